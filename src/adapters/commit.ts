@@ -1,0 +1,83 @@
+/**
+ * Lifecycle commits that contain only the learning's own paths. `git commit --only -- <paths>` commits exactly
+ * those paths from the work tree and leaves the rest of the index as it was (git-commit(1), "--only"), so a file
+ * the user staged stays staged and out of our commit. On failure (a user's hook refuses, no identity) the index
+ * and work tree are put back before the error travels on.
+ */
+import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { UncommittedLearningError } from '../core/errors.js'
+import type { Git } from './git.js'
+
+/** Refuse when a learning's file differs between HEAD, the index and the work tree, or is untracked. */
+export async function assertPathClean(git: Git, name: string, path: string): Promise<void> {
+  // Sample of `git status --porcelain=v1 -z -- p`: " M .learnings/pending/x.md\0" or "?? …\0"; empty when clean.
+  const out = await git.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', path])
+  const code = out.slice(0, 2)
+  if (out.length) {
+    const status = code === '??' ? 'not committed yet' : code[0] !== ' ' ? 'staged changes' : 'unstaged changes'
+    throw new UncommittedLearningError(name, path, status)
+  }
+}
+
+/** Commit `paths` only, with `message`; returns the new commit id. */
+export async function commitOnly(git: Git, paths: readonly string[], message: string): Promise<string> {
+  await git.run(['commit', '--quiet', '--only', '-m', message, '--', ...paths])
+  return (await git.run(['rev-parse', 'HEAD'])).trim()
+}
+
+function ensureDir(root: string, dir: string): string[] {
+  const created: string[] = []
+  let d = dir
+  while (!existsSync(join(root, d))) {
+    created.unshift(d)
+    d = dirname(d)
+  }
+  if (created.length) mkdirSync(join(root, dir), { recursive: true })
+  return created
+}
+
+function removeEmptyDirs(root: string, dirs: readonly string[]): void {
+  for (const d of [...dirs].reverse()) {
+    try {
+      if (readdirSync(join(root, d)).length === 0) rmdirSync(join(root, d))
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** `git mv from to` and a commit of both paths; undone (index and work tree) when the commit fails. */
+export async function commitMove(git: Git, from: string, to: string, message: string): Promise<string> {
+  const created = ensureDir(git.root, dirname(to))
+  try {
+    await git.run(['mv', '--', from, to])
+  } catch (err) {
+    removeEmptyDirs(git.root, created)
+    throw err
+  }
+  try {
+    return await commitOnly(git, [from, to], message)
+  } catch (err) {
+    await git.run(['mv', '--', to, from])
+    removeEmptyDirs(git.root, created)
+    throw err
+  }
+}
+
+/** Write a new file, stage it and (unless `commit` is false) commit it alone; undone when any step fails. */
+export async function commitNewFile(git: Git, path: string, text: string, message: string, commit: boolean): Promise<string | null> {
+  const created = ensureDir(git.root, dirname(path))
+  const file = join(git.root, path)
+  writeFileSync(file, text, { flag: 'wx' })
+  try {
+    await git.run(['add', '--', path])
+    if (!commit) return null
+    return await commitOnly(git, [path], message)
+  } catch (err) {
+    await git.tryRun(['rm', '--cached', '--quiet', '--force', '--', path])
+    unlinkSync(file)
+    removeEmptyDirs(git.root, created)
+    throw err
+  }
+}

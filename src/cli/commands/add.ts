@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs'
+import { isAbsolute, join } from 'node:path'
+import { assertNoOperationInProgress, readIdentity } from '../../adapters/git.js'
+import { commitNewFile } from '../../adapters/commit.js'
+import { openRepo } from '../../adapters/repo.js'
+import { decodeLearningBytes, findLearningPath } from '../../adapters/store.js'
+import { readTemplate } from '../../adapters/templates.js'
+import { loadLearningValidator } from '../../adapters/validators.js'
+import { buildDraftFrontmatter } from '../../core/draft.js'
+import { LearningInvalidError, NameTakenError, UsageError } from '../../core/errors.js'
+import { LEARNING_TYPES } from '../../core/learning-schema.js'
+import { MAX_LEARNING_BYTES, formatLearningFile, learningPath, parseLearning, validateLearning } from '../../core/learning.js'
+import { explainBadName } from '../../core/names.js'
+import { buildCommitMessage } from '../../core/trailers.js'
+import { ExitCode } from '../context.js'
+import type { Ctx } from '../context.js'
+import { added } from '../messages/index.js'
+import { flag, stringOpt } from '../spec.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'add',
+  summary: 'Propose a learning: validate it, write .learnings/pending/<name>.md and commit that file alone.',
+  usage: 'git learn add --file <path>|-   or   git learn add --name <name> --type <type> --description "…" [options]',
+  details:
+    'With --file the whole learning (frontmatter and body) comes from a file, or from stdin with "-".\n' +
+    'Otherwise it is made from the flags, with the body from --body-file or templates/<type>.md.\n' +
+    'The commit carries Learning, Learning-Action: add, Learning-To: pending and Proposed-by trailers;\n' +
+    'anything else you had staged stays staged and out of it.',
+  options: {
+    file: { type: 'string', value: 'path|-', description: 'the learning as a markdown file with YAML frontmatter ("-" reads stdin)' },
+    name: { type: 'string', value: 'name', description: 'kebab-case name, at most 64 characters; also the file name' },
+    type: { type: 'string', value: 'type', description: `one of ${LEARNING_TYPES.join(', ')}` },
+    description: { type: 'string', value: 'text', description: 'what it is and when to use it (1–1024 characters)' },
+    trigger: { type: 'string', value: 'text', description: 'the exact error message or symptom (required for error-solution, instinct, pattern, anti-pattern)' },
+    domain: { type: 'string', value: 'domain', description: 'testing, debugging, git, workflow, code-style, security, architecture, performance, tooling or other' },
+    tags: { type: 'string', value: 'a,b', description: 'comma-separated tags' },
+    confidence: { type: 'string', value: '0..1', description: 'proposed confidence (the effective one is computed from use)' },
+    'body-file': { type: 'string', value: 'path', description: 'the markdown body (default: the type\'s template)' },
+    'no-commit': { type: 'boolean', description: 'write and stage the file, but do not commit' },
+    'dry-run': { type: 'boolean', description: 'validate and say what would happen; write nothing' },
+    json: { type: 'boolean', description: 'print one JSON object: {name, from, to, path, commit}' },
+  },
+}
+
+const FIELD_FLAGS = ['name', 'type', 'description', 'trigger', 'domain', 'tags', 'confidence', 'body-file'] as const
+
+function readInput(ctx: Ctx, path: string, what: string): Buffer {
+  try {
+    return readFileSync(isAbsolute(path) ? path : join(ctx.cwd, path))
+  } catch (err) {
+    throw new UsageError(`cannot read ${what} "${path}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'add')
+  }
+}
+
+export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  const file = stringOpt(args, 'file')
+  const fields = Object.fromEntries(FIELD_FLAGS.map((k) => [k, stringOpt(args, k)])) as Record<(typeof FIELD_FLAGS)[number], string | undefined>
+  if (file !== undefined && FIELD_FLAGS.some((k) => fields[k] !== undefined))
+    throw new UsageError('--file brings the whole learning; do not combine it with --name, --type or the other field flags', 'add')
+
+  let text: string
+  let name: string
+  if (file !== undefined) {
+    const bytes = file === '-' ? await ctx.readStdin() : readInput(ctx, file, 'the learning file')
+    if (bytes.byteLength > MAX_LEARNING_BYTES) throw new UsageError(`the learning is ${bytes.byteLength} bytes; the limit is ${MAX_LEARNING_BYTES} (1 MB)`, 'add')
+    text = decodeLearningBytes(bytes, file === '-' ? '<stdin>' : file)
+    const draft = parseLearning(text, file === '-' ? '<stdin>' : file)
+    if (typeof draft.data.name !== 'string') throw new LearningInvalidError(draft.path, ['field "name" is required; add it to the frontmatter'])
+    name = draft.data.name
+  } else {
+    const missing = (['name', 'type', 'description'] as const).filter((k) => !fields[k])
+    if (missing.length) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(', ')} (or give the whole learning with --file)`, 'add')
+    name = fields.name as string
+    if (!(LEARNING_TYPES as readonly string[]).includes(fields.type as string))
+      throw new UsageError(`unknown type "${fields.type}"; use one of ${LEARNING_TYPES.join(', ')}`, 'add')
+    const body = fields['body-file'] !== undefined ? decodeLearningBytes(readInput(ctx, fields['body-file'], 'the body file'), fields['body-file']) : readTemplate(`${fields.type}.md`)
+    text = formatLearningFile(buildDraftFrontmatter({ ...fields, name, type: fields.type as string, description: fields.description as string }, ctx.now()), body)
+  }
+  const bad = explainBadName(name)
+  if (bad) throw new UsageError(`not a learning name: ${bad}`, 'add')
+
+  const repo = await openRepo(ctx.cwd)
+  const { git } = repo
+  assertNoOperationInProgress(git)
+  await repo.config()
+  const path = learningPath('pending', name)
+  const learning = parseLearning(text, path)
+  const { errors, warnings } = validateLearning(learning, await loadLearningValidator())
+  if (errors.length) throw new LearningInvalidError(file && file !== '-' ? file : path, errors)
+  const existing = findLearningPath(git.root, name)
+  if (existing) throw new NameTakenError(name, existing.path)
+  for (const w of warnings) ctx.stderr(`warning: ${path}: ${w}\n`)
+
+  const identity = await readIdentity(git)
+  const message = buildCommitMessage({ action: 'add', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity } })
+  const dryRun = flag(args, 'dry-run')
+  const commit = !flag(args, 'no-commit')
+  const sha = dryRun ? null : await commitNewFile(git, path, text, message, commit)
+  const result = { name, from: null, to: 'pending', path, commit: sha }
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ ...result, dryRun })}\n`)
+  else ctx.stdout(added(result, { dryRun, committed: commit }))
+  return ExitCode.ok
+}

@@ -1,0 +1,23 @@
+import type { Ctx, ExitCode } from '../context.js'
+import { runMoves } from '../move.js'
+import { flag } from '../spec.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'approve',
+  summary: 'Approve pending learnings: git mv each into .learnings/active/ and commit it alone with the approval trailers.',
+  usage: 'git learn approve <name>… [--dry-run] [--json]',
+  details:
+    'Every name is checked first (exists, is pending, is valid, has no uncommitted edits, was proposed by someone else);\n' +
+    'only then is each moved in its own commit. Other staged work stays staged and out of the commits.\n' +
+    'With approval.distinct_approver (default true) the author of the commit that added a learning cannot approve it.',
+  options: {
+    'dry-run': { type: 'boolean', description: 'say what would happen; change nothing' },
+    json: { type: 'boolean', description: 'print one JSON object: {name, from, to, path, commit} (or {results: […]} for several names)' },
+  },
+  positionals: { min: 1, max: 100, names: '<name>…' },
+}
+
+export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  return runMoves(ctx, args.positionals, 'approve', { dryRun: flag(args, 'dry-run'), json: flag(args, 'json') })
+}

@@ -1,0 +1,36 @@
+import { openRepo } from '../../adapters/repo.js'
+import { readStore } from '../../adapters/store.js'
+import { UsageError } from '../../core/errors.js'
+import type { LearningState } from '../../core/errors.js'
+import { STATES } from '../../core/learning.js'
+import { filterLearnings } from '../../core/query.js'
+import { ExitCode } from '../context.js'
+import type { Ctx } from '../context.js'
+import { listTable, warnUnreadable } from '../messages/index.js'
+import { flag, stringOpt } from '../spec.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'list',
+  summary: 'List learnings with their state, type and description.',
+  usage: 'git learn list [--state pending|active|archived|all] [--type <type>] [--tag <tag>] [--json]',
+  options: {
+    state: { type: 'string', value: 'state', description: 'pending, active, archived or all (default: all)' },
+    type: { type: 'string', value: 'type', description: 'only this type (error-solution, pattern, anti-pattern, decision, instinct, skill)' },
+    tag: { type: 'string', value: 'tag', description: 'only learnings with this tag' },
+    json: { type: 'boolean', description: 'print {"learnings":[{name,state,type,domain,tags,description,path}]}' },
+  },
+}
+
+export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  const state = stringOpt(args, 'state') ?? 'all'
+  if (state !== 'all' && !STATES.includes(state as LearningState))
+    throw new UsageError(`--state must be pending, active, archived or all, not "${state}"`, 'list')
+  const repo = await openRepo(ctx.cwd)
+  const scan = readStore(repo.root, state === 'all' ? STATES : [state as LearningState])
+  for (const p of scan.problems) ctx.stderr(warnUnreadable(p.path, p.reason))
+  const rows = filterLearnings(scan.learnings, { type: stringOpt(args, 'type'), tag: stringOpt(args, 'tag') })
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ learnings: rows })}\n`)
+  else ctx.stdout(listTable(rows))
+  return ExitCode.ok
+}

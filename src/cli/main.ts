@@ -1,0 +1,58 @@
+/** The CLI: route argv to one lazily imported command, print its outcome, map errors to exit codes. */
+import type { Ctx } from './context.js'
+import { processCtx } from './context.js'
+import { COMMANDS } from './registry.js'
+import { formatHelp, parseCommandArgs } from './spec.js'
+
+export const VERSION = '0.1.0'
+
+export function formatUsage(): string {
+  return `usage: git learn <command> [options]
+
+Continuous learning for teams that code with AI agents, kept in git.
+
+lifecycle   init · add · approve · reject · restore · list · show · log
+help        git learn help <command>   ·   git learn <command> -h   ·   man git-learn
+
+Run \`git learn help <command>\` for a command's options.
+`
+}
+
+/** Run one invocation; returns the exit code (the bin sets it). */
+export async function runCli(argv: readonly string[], ctx: Ctx): Promise<number> {
+  const [name, ...rest] = argv
+  if (!name || name === '-h' || name === '--help') {
+    ctx.stdout(formatUsage())
+    return name ? 0 : 2
+  }
+  if (name === '--version' || name === '-v') {
+    ctx.stdout(`git-learn ${VERSION}\n`)
+    return 0
+  }
+  const load = COMMANDS[name]
+  const json = rest.includes('--json')
+  try {
+    if (!load) {
+      const { UsageError } = await import('../core/errors.js')
+      throw new UsageError(`unknown command "${name}"; the commands are: ${Object.keys(COMMANDS).join(', ')}`)
+    }
+    const mod = await load()
+    const args = parseCommandArgs(mod.spec, rest)
+    if (args.values['help']) {
+      ctx.stdout(formatHelp(mod.spec))
+      return 0
+    }
+    return await mod.run(args, ctx)
+  } catch (err) {
+    const { describeError } = await import('./messages/errors.js')
+    const d = describeError(err)
+    ctx.stderr(`git learn ${name}: ${d.message}\n`)
+    if (json) ctx.stdout(`${JSON.stringify({ ok: false, error: { kind: d.kind, code: d.code, message: d.message, ...d.data } })}\n`)
+    return d.code
+  }
+}
+
+/** The process entry: the only place that sets process.exitCode. */
+export async function main(argv: readonly string[]): Promise<void> {
+  process.exitCode = await runCli(argv, processCtx())
+}

@@ -1,0 +1,85 @@
+/** Sentences for every error a command can end with: what happened, where, and what to run next. */
+import {
+  ConfigError,
+  GitCommandError,
+  IllegalTransitionError,
+  LearningInvalidError,
+  LearningNotFoundError,
+  LearningParseError,
+  NameTakenError,
+  NoCommitsError,
+  NoIdentityError,
+  NotARepositoryError,
+  OperationInProgressError,
+  RefusedError,
+  SelfApprovalError,
+  UncommittedLearningError,
+  UsageError,
+} from '../../core/errors.js'
+import { actionsFrom } from '../../core/lifecycle.js'
+import { ExitCode } from '../context.js'
+
+export interface DescribedError {
+  code: ExitCode
+  kind: string
+  message: string
+  /** Extra data for `--json` consumers. */
+  data: Record<string, unknown>
+}
+
+const bullet = (lines: readonly string[]) => lines.map((l) => `  - ${l}`).join('\n')
+
+const NEXT_FOR_ACTION: Record<string, (n: string) => string> = {
+  approve: (n) => `git learn approve ${n}`,
+  reject: (n) => `git learn reject ${n} --reason "…"`,
+  restore: (n) => `git learn restore ${n}`,
+  prune: () => 'git learn prune',
+}
+
+/** Map any thrown value to an exit code and a message; unknown errors are internal (70) with their stack. */
+export function describeError(err: unknown): DescribedError {
+  const d = (code: ExitCode, message: string, data: Record<string, unknown> = {}): DescribedError => ({
+    code,
+    kind: err instanceof Error ? err.name : 'Error',
+    message,
+    data,
+  })
+  if (err instanceof UsageError)
+    return d(ExitCode.usage, `${err.reason}\nRun \`git learn ${err.command ? `${err.command} ` : ''}-h\` for usage.`, { command: err.command })
+  if (err instanceof LearningNotFoundError)
+    return d(ExitCode.usage, `no learning named "${err.learningName}" in .learnings/pending, active or archived.\nRun \`git learn list --state all\` to see the names.`, { name: err.learningName })
+  if (err instanceof LearningParseError)
+    return d(ExitCode.refused, `${err.path}${err.line ? `:${err.line}` : ''}: ${err.reason}\nFix the file, then run the command again.`, { path: err.path, line: err.line ?? null })
+  if (err instanceof LearningInvalidError)
+    return d(ExitCode.refused, `${err.path} is not a valid learning:\n${bullet(err.problems)}\nFix these, then run the command again (templates/ has a skeleton per type).`, { path: err.path, problems: err.problems })
+  if (err instanceof NameTakenError)
+    return d(ExitCode.refused, `a learning named "${err.learningName}" already exists: ${err.existingPath}\nPick another --name, or edit the existing learning.`, { name: err.learningName, path: err.existingPath })
+  if (err instanceof IllegalTransitionError) {
+    const would = actionsFrom(err.from).map((a) => NEXT_FOR_ACTION[a]?.(err.learningName)).filter(Boolean)
+    return d(ExitCode.refused, `cannot ${err.action} "${err.learningName}": it is ${err.from} (.learnings/${err.from}/${err.learningName}.md), and ${err.action} applies to ${requiredState(err.action)} learnings only.\n${would.length ? `What works from ${err.from}: ${would.map((w) => `\`${w}\``).join(', ')}` : ''}`.trim(), { name: err.learningName, from: err.from, action: err.action })
+  }
+  if (err instanceof SelfApprovalError)
+    return d(ExitCode.refused, `${err.identity} proposed "${err.learningName}" and cannot approve it too: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`, { name: err.learningName, identity: err.identity })
+  if (err instanceof UncommittedLearningError)
+    return d(ExitCode.refused, `${err.path} has ${err.status}: a lifecycle commit would take them along unseen.\nCommit them first (\`git add ${err.path} && git commit\`), or discard them (\`git restore --staged --worktree ${err.path}\`).`, { name: err.learningName, path: err.path, status: err.status })
+  if (err instanceof RefusedError)
+    return d(ExitCode.refused, `${err.reason}${err.details.length ? `\n${bullet(err.details)}` : ''}`, { details: err.details })
+  if (err instanceof ConfigError)
+    return d(ExitCode.refused, `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in the README.`, { path: err.path, problems: err.problems })
+  if (err instanceof NotARepositoryError)
+    return d(ExitCode.environment, `not inside a git repository: ${err.cwd}\nRun \`git init\` first, or cd into your repository.${err.stderr ? `\ngit said: ${err.stderr.trim()}` : ''}`, { cwd: err.cwd })
+  if (err instanceof OperationInProgressError)
+    return d(ExitCode.environment, `a ${err.operation} is in progress; git learn will not commit in the middle of it.\nFinish it (\`git ${err.operation} --continue\`) or abort it (\`git ${err.operation} --abort\`), then run the command again.`, { operation: err.operation })
+  if (err instanceof NoCommitsError)
+    return d(ExitCode.environment, `the repository at ${err.cwd} has no commits yet.\nMake a first commit, then run the command again.`)
+  if (err instanceof NoIdentityError)
+    return d(ExitCode.environment, `git does not know who you are, and lifecycle commits record it.\nRun \`git config user.name "Your Name"\` and \`git config user.email you@example.com\`.\ngit said: ${err.stderr.trim()}`)
+  if (err instanceof GitCommandError)
+    return d(ExitCode.environment, `git ${err.args.filter((a) => !a.includes('\n')).join(' ')} failed; nothing was changed.\ngit said:\n${err.stderr.trim()}`, { args: err.args, stderr: err.stderr })
+  const e = err instanceof Error ? err : new Error(String(err))
+  return d(ExitCode.internal, `internal error: ${e.message}\n${e.stack ?? ''}\nThis is a bug in git-learn; please report it with the command you ran and the text above.`)
+}
+
+function requiredState(action: string): string {
+  return { approve: 'pending', reject: 'pending', prune: 'active', restore: 'archived', supersede: 'active' }[action] ?? 'other'
+}

@@ -1,0 +1,72 @@
+/** Sentences of the lifecycle commands. */
+import type { AuditEvent } from '../../core/trailers.js'
+
+export interface MoveResult {
+  name: string
+  from: string | null
+  to: string
+  path: string
+  commit: string | null
+}
+
+const short = (c: string | null) => (c ? c.slice(0, 7) : '')
+
+export function added(r: MoveResult, opts: { dryRun: boolean; committed: boolean }): string {
+  if (opts.dryRun) return `would add ${r.name} as ${r.path} and commit it alone (dry run: nothing written)\n`
+  if (!opts.committed) return `added ${r.path} and staged it (not committed)\nCommit it with: git commit -- ${r.path}\n`
+  return `added ${r.name} → ${r.path} (commit ${short(r.commit)})\nNext: open a pull request; a reviewer approves it with \`git learn approve ${r.name}\`.\n`
+}
+
+export function moved(action: string, r: MoveResult, dryRun: boolean): string {
+  const from = `.learnings/${r.from}/${r.name}.md`
+  if (dryRun) return `would ${action} ${r.name}: git mv ${from} ${r.path}, then commit only those paths (dry run: nothing changed)\n`
+  const next =
+    action === 'approve'
+      ? 'It now reaches agents (search, context, recall).'
+      : action === 'restore'
+        ? `It is pending review again: \`git learn approve ${r.name}\` or \`git learn reject ${r.name} --reason …\`.`
+        : `It is kept in archived/; \`git learn restore ${r.name}\` brings it back.`
+  return `${pastTense(action)} ${r.name}: ${from} → ${r.path} (commit ${short(r.commit)})\n${next}\n`
+}
+
+function pastTense(action: string): string {
+  return { approve: 'approved', reject: 'rejected', restore: 'restored', prune: 'pruned' }[action] ?? `${action}d`
+}
+
+export function initReport(created: readonly string[], root: string): string {
+  if (!created.length) return `.learnings/ is already set up in ${root}; nothing to do.\n`
+  return `created in ${root}:\n${created.map((c) => `  ${c}`).join('\n')}\nNext: \`git learn add --name … --type … --description …\`, then commit .learnings/config.yaml.\n`
+}
+
+export interface ListRow {
+  name: string
+  state: string
+  type: string
+  description: string
+}
+
+export function listTable(rows: readonly ListRow[]): string {
+  if (!rows.length) return 'no learnings match.\n'
+  const w = (k: keyof ListRow) => Math.max(...rows.map((r) => r[k].length))
+  const ws = w('state')
+  const wt = w('type')
+  const wn = w('name')
+  return `${rows
+    .map((r) => {
+      const d = r.description.replace(/\s+/g, ' ')
+      return `${r.state.padEnd(ws)}  ${r.type.padEnd(wt)}  ${r.name.padEnd(wn)}  ${d.length > 80 ? `${d.slice(0, 79)}…` : d}`
+    })
+    .join('\n')}\n`
+}
+
+export function logLines(events: readonly AuditEvent[]): string {
+  if (!events.length) return 'no lifecycle commits found (they carry a "Learning:" trailer).\n'
+  return `${events
+    .map((e) => {
+      const head = `${e.date.slice(0, 10)}  ${e.action.padEnd(8)} ${e.name}  ${e.from ?? '∅'} → ${e.to ?? '?'}  by ${e.by ?? e.author}  ${short(e.commit)}`
+      return e.reason ? `${head}\n            reason: ${e.reason}` : head
+    })
+    .join('\n')}\n`
+}
+
+export const warnUnreadable = (path: string, reason: string) => `warning: skipped ${path}: ${reason}\n`

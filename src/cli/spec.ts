@@ -1,0 +1,79 @@
+/** The declarative shape of a command: its usage and a `node:util` parseArgs table that also writes the help. */
+import { parseArgs } from 'node:util'
+import { UsageError } from '../core/errors.js'
+import type { Ctx, ExitCode } from './context.js'
+
+export interface OptionSpec {
+  type: 'string' | 'boolean'
+  short?: string
+  multiple?: boolean
+  description: string
+  /** Shown in help as `--name <value>`. */
+  value?: string
+}
+
+export interface CommandSpec {
+  name: string
+  summary: string
+  usage: string
+  /** Paragraphs shown after the options in help and in the man page. */
+  details?: string
+  options: Record<string, OptionSpec>
+  positionals?: { min: number; max: number; names: string }
+}
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | undefined>
+  positionals: string[]
+}
+
+export interface CommandModule {
+  spec: CommandSpec
+  run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode>
+}
+
+export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', description: 'show this help' }
+
+/** Parse argv against a spec; UsageError for unknown options, missing values or a wrong count of arguments. */
+export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' } }
+  for (const [name, o] of Object.entries(spec.options)) {
+    options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }
+  }
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
+  } catch (err) {
+    throw new UsageError(String((err as Error).message).replace(/\. To specify a positional.*$/s, ''), spec.name)
+  }
+  const values = parsed.values as ParsedArgs['values']
+  if (values['help']) return { values, positionals: parsed.positionals }
+  const p = spec.positionals ?? { min: 0, max: 0, names: '' }
+  if (parsed.positionals.length < p.min) throw new UsageError(`missing ${p.names}`, spec.name)
+  if (parsed.positionals.length > p.max)
+    throw new UsageError(`unexpected argument "${parsed.positionals[p.max] ?? ''}"`, spec.name)
+  return { values, positionals: parsed.positionals }
+}
+
+/** The help text of a command, made from its spec. */
+export function formatHelp(spec: CommandSpec): string {
+  const rows = Object.entries({ ...spec.options, help: HELP_OPTION }).map(([name, o]) => {
+    const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` <${o.value ?? 'value'}>` : ''}`
+    return [flag, o.description] as const
+  })
+  const width = Math.max(...rows.map(([f]) => f.length)) + 2
+  const lines = [`usage: ${spec.usage}`, '', spec.summary, '', 'options:', ...rows.map(([f, d]) => `  ${f.padEnd(width)}${d}`)]
+  if (spec.details) lines.push('', spec.details)
+  return `${lines.join('\n')}\n`
+}
+
+/** A string option's value, or undefined. */
+export function stringOpt(args: ParsedArgs, name: string): string | undefined {
+  const v = args.values[name]
+  return typeof v === 'string' ? v : undefined
+}
+
+/** A boolean option's value. */
+export function flag(args: ParsedArgs, name: string): boolean {
+  return args.values[name] === true
+}

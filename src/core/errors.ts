@@ -1,0 +1,151 @@
+/** Domain errors: each carries the data of the rule it breaks; the CLI turns them into sentences and exit codes. */
+
+export type LearningState = 'pending' | 'active' | 'archived'
+
+export class GitLearnError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = new.target.name
+  }
+}
+
+/** Bad arguments: an unknown flag, a missing positional, a malformed name. Exit 2. */
+export class UsageError extends GitLearnError {
+  constructor(
+    readonly reason: string,
+    readonly command?: string,
+  ) {
+    super(reason)
+  }
+}
+
+/** The named learning is in none of the three state directories. */
+export class LearningNotFoundError extends GitLearnError {
+  constructor(readonly learningName: string) {
+    super(`learning not found: ${learningName}`)
+  }
+}
+
+/** A learning file that cannot be read as a learning (YAML, encoding, size). */
+export class LearningParseError extends GitLearnError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    readonly line?: number,
+  ) {
+    super(`${path}: ${reason}`)
+  }
+}
+
+/** A learning that parsed but breaks the schema or the required sections. */
+export class LearningInvalidError extends GitLearnError {
+  constructor(
+    readonly path: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`${path}: ${problems.join('; ')}`)
+  }
+}
+
+/** A name already used by a learning in some state. */
+export class NameTakenError extends GitLearnError {
+  constructor(
+    readonly learningName: string,
+    readonly existingPath: string,
+  ) {
+    super(`name taken: ${learningName} (${existingPath})`)
+  }
+}
+
+/** The lifecycle does not allow this action from this state. */
+export class IllegalTransitionError extends GitLearnError {
+  constructor(
+    readonly learningName: string,
+    readonly from: LearningState,
+    readonly action: string,
+  ) {
+    super(`cannot ${action} ${learningName}: it is ${from}`)
+  }
+}
+
+/** The approver is the author of the learning while approval.distinct_approver is on. */
+export class SelfApprovalError extends GitLearnError {
+  constructor(
+    readonly learningName: string,
+    readonly identity: string,
+  ) {
+    super(`${identity} proposed ${learningName} and cannot approve it`)
+  }
+}
+
+/** A policy refusal that is neither schema nor lifecycle (gates, duplicates, secrets in a draft). */
+export class RefusedError extends GitLearnError {
+  constructor(
+    readonly reason: string,
+    readonly details: readonly string[] = [],
+  ) {
+    super(reason)
+  }
+}
+
+/** The configuration file is malformed or breaks its schema. */
+export class ConfigError extends GitLearnError {
+  constructor(
+    readonly path: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`${path}: ${problems.join('; ')}`)
+  }
+}
+
+/** Not inside a git work tree (or git is missing). Exit 3. */
+export class NotARepositoryError extends GitLearnError {
+  constructor(
+    readonly cwd: string,
+    readonly stderr: string = '',
+  ) {
+    super(`not a git repository: ${cwd}`)
+  }
+}
+
+/** A git command failed; carries its arguments and stderr (lint-staged's execGit). Exit 3. */
+export class GitCommandError extends GitLearnError {
+  constructor(
+    readonly args: readonly string[],
+    readonly stderr: string,
+  ) {
+    super(`git ${args.join(' ')} failed: ${stderr.trim()}`)
+  }
+}
+
+/** A merge, rebase, cherry-pick or revert is in progress. Exit 3. */
+export class OperationInProgressError extends GitLearnError {
+  constructor(readonly operation: string) {
+    super(`a ${operation} is in progress`)
+  }
+}
+
+/** A learning's own file has uncommitted changes (or is not committed yet), so a move would commit them unseen. */
+export class UncommittedLearningError extends GitLearnError {
+  constructor(
+    readonly learningName: string,
+    readonly path: string,
+    readonly status: string,
+  ) {
+    super(`${path} has uncommitted changes (${status})`)
+  }
+}
+
+/** The repository has no commits yet and the command needs one. Exit 3. */
+export class NoCommitsError extends GitLearnError {
+  constructor(readonly cwd: string) {
+    super('the repository has no commits yet')
+  }
+}
+
+/** git has no identity configured (user.name / user.email). Exit 3. */
+export class NoIdentityError extends GitLearnError {
+  constructor(readonly stderr: string) {
+    super('git has no user identity')
+  }
+}

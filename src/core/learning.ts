@@ -1,0 +1,161 @@
+/** The learning model: a markdown file with YAML frontmatter, parsed and checked without touching the disk. */
+import matter from 'gray-matter'
+import YAML from 'yaml'
+import { LearningParseError } from './errors.js'
+import type { LearningState } from './errors.js'
+import { KNOWN_KEYS, REQUIRED_SECTIONS, learningSchema } from './learning-schema.js'
+import type { LearningType } from './learning-schema.js'
+import { explainBadName } from './names.js'
+import { formatSchemaErrors } from './validate.js'
+import type { SchemaValidator } from './validate.js'
+
+export const STATES: readonly LearningState[] = ['pending', 'active', 'archived']
+export const STORE_DIR = '.learnings'
+/** Largest learning file accepted, in bytes. */
+export const MAX_LEARNING_BYTES = 1024 * 1024
+/** YAML aliases allowed in frontmatter: enough for hand-written anchors, far too few for a billion laughs. */
+export const MAX_YAML_ALIASES = 50
+
+export type Frontmatter = Record<string, unknown> & {
+  name?: unknown
+  description?: unknown
+  type?: unknown
+  trigger?: unknown
+  tags?: unknown
+}
+
+export interface Learning {
+  /** Repository-relative path, e.g. `.learnings/pending/x.md`. */
+  path: string
+  /** The name the path gives (the file name without `.md`). */
+  name: string
+  state: LearningState
+  data: Frontmatter
+  body: string
+  /** 1-based line of the first body line in the file. */
+  bodyLine: number
+}
+
+/** The state and name a repository-relative path stands for, or undefined outside the store's layout. */
+export function parseStorePath(path: string): { state: LearningState; name: string } | undefined {
+  const m = /^\.learnings\/(pending|active|archived)\/([^/]+)\.md$/.exec(path)
+  if (!m) return undefined
+  return { state: m[1] as LearningState, name: m[2] as string }
+}
+
+/** The repository-relative path of a learning. */
+export function learningPath(state: LearningState, name: string): string {
+  return `${STORE_DIR}/${state}/${name}.md`
+}
+
+/** The YAML engine for gray-matter: the `yaml` package (dates stay strings), aliases bounded, errors with a line. */
+export function parseYamlMapping(text: string): Record<string, unknown> {
+  const value: unknown = YAML.parse(text, { maxAliasCount: MAX_YAML_ALIASES, uniqueKeys: true, prettyErrors: true })
+  if (value === null || value === undefined) return {}
+  if (typeof value !== 'object' || Array.isArray(value)) throw new Error('the frontmatter must be a mapping of keys to values')
+  return value as Record<string, unknown>
+}
+
+const matterOptions = { engines: { yaml: { parse: parseYamlMapping, stringify: (d: object) => YAML.stringify(d) } } }
+
+/** Parse a learning file's text; throws LearningParseError with the file and reason when it is not one. */
+export function parseLearning(text: string, path: string): Learning {
+  const where = parseStorePath(path)
+  const fileName = path.split('/').pop()?.replace(/\.md$/, '') ?? path
+  if (text.length > MAX_LEARNING_BYTES) throw new LearningParseError(path, `the file is larger than ${MAX_LEARNING_BYTES} bytes`)
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  if (!/^---\r?\n/.test(text)) throw new LearningParseError(path, 'no YAML frontmatter: the file must start with a line "---"', 1)
+  let parsed: { data: Record<string, unknown>; content: string; matter: string }
+  try {
+    parsed = matter(text, matterOptions as never) as unknown as typeof parsed
+  } catch (err) {
+    const e = err as { message?: string; linePos?: { line: number }[] }
+    const line = e.linePos?.[0]?.line
+    const first = String(e.message ?? err).split('\n')[0] ?? ''
+    throw new LearningParseError(path, `malformed YAML frontmatter: ${first}`, line === undefined ? undefined : line + 1)
+  }
+  if (!/\r?\n---\s*(\r?\n|$)/.test(text.slice(3))) throw new LearningParseError(path, 'the frontmatter is not closed by a line "---"', 1)
+  const bodyLine = parsed.matter.split('\n').length + 2
+  return {
+    path,
+    name: fileName,
+    state: where?.state ?? 'pending',
+    data: parsed.data,
+    body: parsed.content.replace(/^\r?\n/, ''),
+    bodyLine,
+  }
+}
+
+/** Level-2 headings of a markdown body, outside fenced code blocks. */
+export function parseSections(body: string): string[] {
+  const out: string[] = []
+  let fence: string | undefined
+  for (const line of body.split('\n')) {
+    const f = /^\s*(```+|~~~+)/.exec(line)
+    if (f) {
+      if (!fence) fence = f[1]
+      else if (line.trim().startsWith(fence)) fence = undefined
+      continue
+    }
+    if (fence) continue
+    const h = /^##\s+(.+?)\s*#*\s*$/.exec(line)
+    if (h) out.push(h[1] as string)
+  }
+  return out
+}
+
+/** The text under one `## heading`, up to the next level-2 heading; undefined when absent. */
+export function sectionText(body: string, heading: string): string | undefined {
+  const lines = body.split('\n')
+  const start = lines.findIndex((l) => new RegExp(`^##\\s+${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*#*\\s*$`, 'i').test(l))
+  if (start < 0) return undefined
+  const rest = lines.slice(start + 1)
+  const end = rest.findIndex((l) => /^##\s/.test(l))
+  return (end < 0 ? rest : rest.slice(0, end)).join('\n').trim()
+}
+
+export interface Validation {
+  errors: string[]
+  warnings: string[]
+}
+
+/** Schema, name and section problems of a parsed learning, as sentences. */
+export function validateLearning(learning: Learning, validator: SchemaValidator): Validation {
+  const errors: string[] = []
+  const warnings: string[] = []
+  const data = learning.data
+  if (!validator(data)) errors.push(...formatSchemaErrors(validator.errors ?? [], data))
+  const badFile = explainBadName(learning.name)
+  if (badFile) errors.push(`the file name is not a valid learning name: ${badFile}`)
+  else if (typeof data.name === 'string' && data.name !== learning.name)
+    errors.push(`field "name" is "${data.name}" but the file is ${learning.name}.md; they must be equal (rename the file or the field)`)
+  const type = data.type as LearningType
+  const required = REQUIRED_SECTIONS[type]
+  if (required) {
+    const have = new Set(parseSections(learning.body).map((s) => s.toLowerCase()))
+    const missing = required.filter((s) => !have.has(s.toLowerCase()))
+    if (missing.length)
+      errors.push(`a ${type} needs the section${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"## ${s}"`).join(', ')} in its body (see templates/${type}.md)`)
+  }
+  for (const key of Object.keys(data))
+    if (!KNOWN_KEYS.has(key)) warnings.push(`unknown frontmatter key "${key}" is kept but not used; check its spelling`)
+  return { errors, warnings }
+}
+
+const KEY_ORDER = Object.keys(learningSchema.properties)
+
+/** The file text of a learning: frontmatter in the canonical key order (unknown keys last), then the body. */
+export function formatLearningFile(data: Frontmatter, body: string): string {
+  const ordered: Record<string, unknown> = {}
+  for (const k of KEY_ORDER) if (data[k] !== undefined) ordered[k] = data[k]
+  for (const k of Object.keys(data)) if (!(k in ordered) && data[k] !== undefined) ordered[k] = data[k]
+  const doc = new YAML.Document(ordered)
+  // Dates and versions stay quoted, so YAML 1.1 readers (js-yaml, gray-matter's default) keep them strings.
+  for (const key of ['created', 'version']) {
+    const node = doc.get(key, true)
+    if (YAML.isScalar(node) && typeof node.value === 'string') node.type = 'QUOTE_DOUBLE'
+  }
+  const yaml = doc.toString({ lineWidth: 0 })
+  const text = body.replace(/^\n+/, '').replace(/\s*$/, '\n')
+  return `---\n${yaml}---\n${text}`
+}

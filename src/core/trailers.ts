@@ -1,0 +1,134 @@
+/**
+ * Commit messages of lifecycle commits and the audit trail read back from them. Tokens have no spaces, values
+ * are single lines, repeated tokens are allowed. Trailers are found anywhere in a message, not only in its last
+ * paragraph, because a forge's squash merge folds several branch messages into one body.
+ */
+import type { LearningState } from './errors.js'
+import type { Action } from './lifecycle.js'
+
+export interface Trailer {
+  token: string
+  value: string
+}
+
+export interface CommitMessageInput {
+  action: Action
+  names: readonly string[]
+  from: LearningState | null
+  to: LearningState
+  /** `Approved-by` and the like, with the identity as value. */
+  by?: Trailer
+  reason?: string
+  body?: string
+  extra?: readonly Trailer[]
+}
+
+/** Fold a value to one line: newlines and runs of white space become one space. */
+export function foldValue(value: string): string {
+  return value.replace(/\s+/g, ' ').trim()
+}
+
+/** Subject, optional body, one trailer block. */
+export function buildCommitMessage(input: CommitMessageInput): string {
+  const subject = `learn: ${input.action} ${input.names.join(', ')}`
+  const trailers: Trailer[] = []
+  for (const name of input.names) {
+    trailers.push({ token: 'Learning', value: name })
+    trailers.push({ token: 'Learning-Action', value: input.action })
+    if (input.from) trailers.push({ token: 'Learning-From', value: input.from })
+    trailers.push({ token: 'Learning-To', value: input.to })
+  }
+  if (input.by) trailers.push(input.by)
+  if (input.reason) trailers.push({ token: 'Learning-Reason', value: input.reason })
+  trailers.push(...(input.extra ?? []))
+  const block = trailers.map((t) => `${t.token}: ${foldValue(t.value)}`).join('\n')
+  const body = input.body?.trim()
+  return `${subject}\n\n${body ? `${body}\n\n` : ''}${block}\n`
+}
+
+/** One lifecycle event read back from a commit. */
+export interface AuditEvent {
+  commit: string
+  date: string
+  author: string
+  name: string
+  action: string
+  from: string | null
+  to: string | null
+  by: string | null
+  byRole: string | null
+  reason: string | null
+  trailers: Trailer[]
+}
+
+export interface RawCommit {
+  commit: string
+  date: string
+  author: string
+  message: string
+}
+
+const TRAILER_LINE = /^([A-Za-z][A-Za-z0-9-]*):[ \t]+(.*\S)\s*$/
+
+/** Every `Learning:` group in a message, each with the trailers that follow it until the next `Learning:`. */
+export function parseLearningTrailers(message: string): Trailer[][] {
+  const groups: Trailer[][] = []
+  let current: Trailer[] | undefined
+  for (const raw of message.split(/\r?\n/)) {
+    const m = TRAILER_LINE.exec(raw.replace(/^\s*[*-]?\s*/, ''))
+    if (!m) continue
+    const token = m[1] as string
+    const value = m[2] as string
+    if (token === 'Learning') {
+      current = [{ token, value }]
+      groups.push(current)
+    } else if (current && (token.startsWith('Learning-') || /-by$/.test(token))) current.push({ token, value })
+  }
+  return groups
+}
+
+/** The audit events of a list of commits (newest first stays newest first), optionally for one learning. */
+export function parseAuditTrail(commits: readonly RawCommit[], name?: string): AuditEvent[] {
+  const out: AuditEvent[] = []
+  for (const c of commits) {
+    const groups = parseLearningTrailers(c.message)
+    const shared = groups.flat().filter((t) => /-by$/.test(t.token) || t.token === 'Learning-Reason')
+    for (const g of groups) {
+      const first = (token: string) => g.find((t) => t.token === token)?.value ?? null
+      const learning = first('Learning') as string
+      if (name && learning !== name) continue
+      const byTrailer = g.find((t) => /-by$/.test(t.token)) ?? shared.find((t) => /-by$/.test(t.token))
+      out.push({
+        commit: c.commit,
+        date: c.date,
+        author: c.author,
+        name: learning,
+        action: first('Learning-Action') ?? 'unknown',
+        from: first('Learning-From'),
+        to: first('Learning-To'),
+        by: byTrailer?.value ?? null,
+        byRole: byTrailer?.token ?? null,
+        reason: first('Learning-Reason') ?? shared.find((t) => t.token === 'Learning-Reason')?.value ?? null,
+        trailers: g,
+      })
+    }
+  }
+  return out
+}
+
+/** Split `git log` output written with RAW_LOG_FORMAT into commits. */
+export const RAW_LOG_FORMAT = '%H%x1f%aI%x1f%an <%ae>%x1f%B%x1e'
+
+/**
+ * Sample: "3f2c…\x1f2026-11-20T10:00:00+01:00\x1fJane <j@x>\x1flearn: approve x\n\nLearning: x\n…\x1e\n"
+ */
+export function parseRawLog(out: string): RawCommit[] {
+  return out
+    .split('\x1e')
+    .map((r) => r.replace(/^\n/, ''))
+    .filter((r) => r.includes('\x1f'))
+    .map((r) => {
+      const [commit = '', date = '', author = '', message = ''] = r.split('\x1f')
+      return { commit, date, author, message }
+    })
+}

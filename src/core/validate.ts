@@ -1,0 +1,86 @@
+/**
+ * Schema errors as sentences. ajv's raw output (`/gates/discovery_depth must be <= 3`) never reaches a user:
+ * each error becomes "field X …; fix: …", as commitlint's config-validator does.
+ */
+
+/** The part of an ajv ErrorObject we read (ajv itself stays in the adapters: the core does not compile). */
+export interface SchemaErrorLike {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+  message?: string
+}
+
+/** A compiled validator, ajv's or a standalone one. */
+export type SchemaValidator = ((data: unknown) => boolean) & { errors?: SchemaErrorLike[] | null }
+
+function fieldName(instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  if (extra) parts.push(extra)
+  return parts.length ? parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') : '(top level)'
+}
+
+/** One sentence per schema error, naming the field and the fix. */
+export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unknown): string[] {
+  const out: string[] = []
+  for (const e of errors) {
+    if (e.keyword === 'if') continue
+    const field = fieldName(e.instancePath)
+    const value = valueAt(data, e.instancePath)
+    const shown = value === undefined ? '' : `; it is ${JSON.stringify(value)?.slice(0, 80)}`
+    switch (e.keyword) {
+      case 'required':
+        out.push(`field "${fieldName(e.instancePath, String(e.params['missingProperty']))}" is required; add it to the frontmatter`)
+        break
+      case 'enum':
+        out.push(`field "${field}" must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}${shown}`)
+        break
+      case 'type':
+        out.push(`field "${field}" must be ${article(String(e.params['type']))}${shown}`)
+        break
+      case 'pattern':
+        out.push(`field "${field}" ${patternHint(field)}${shown}`)
+        break
+      case 'minLength':
+        out.push(`field "${field}" must not be empty`)
+        break
+      case 'maxLength':
+        out.push(`field "${field}" must be at most ${String(e.params['limit'])} characters; shorten it`)
+        break
+      case 'maxItems':
+        out.push(`field "${field}" may list at most ${String(e.params['limit'])} items`)
+        break
+      case 'minimum':
+      case 'maximum':
+        out.push(`field "${field}" must be ${e.keyword === 'minimum' ? '≥' : '≤'} ${String(e.params['limit'])}${shown}`)
+        break
+      case 'additionalProperties':
+        out.push(`unknown key "${fieldName(e.instancePath, String(e.params['additionalProperty']))}"; remove it or check its spelling`)
+        break
+      default:
+        out.push(`field "${field}" ${e.message ?? 'is invalid'}${shown}`)
+    }
+  }
+  return [...new Set(out)]
+}
+
+function article(type: string): string {
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`
+}
+
+function patternHint(field: string): string {
+  if (field === 'name' || /^(related|supersedes)\[/.test(field)) return 'must be a kebab-case name (a-z, 0-9, single hyphens, at most 64 characters)'
+  if (field === 'created') return 'must be a date written as "YYYY-MM-DD" (quote it)'
+  if (field === 'version') return 'must be a version such as "1.0.0"'
+  if (field === 'evidence.commit') return 'must be a commit id in hex (git rev-parse --short HEAD)'
+  return 'has the wrong form'
+}
+
+function valueAt(data: unknown, instancePath: string): unknown {
+  let cur: unknown = data
+  for (const p of instancePath.split('/').filter(Boolean)) {
+    if (cur === null || typeof cur !== 'object') return undefined
+    cur = (cur as Record<string, unknown>)[p]
+  }
+  return instancePath ? cur : undefined
+}

@@ -1,0 +1,139 @@
+/**
+ * Real temporary git repositories for integration and e2e tests (as changesets' gitdir and lint-staged's
+ * withGitIntegration do): `git init -b main`, a local identity, no signing, an initial commit.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach } from 'vitest'
+import type { Ctx } from '../../src/cli/context.js'
+import { runCli } from '../../src/cli/main.js'
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const made: string[] = []
+
+afterEach(() => {
+  while (made.length) rmSync(made.pop() as string, { recursive: true, force: true })
+})
+
+export interface TestRepo {
+  root: string
+  git(...args: string[]): string
+  write(path: string, text: string | Buffer): void
+  read(path: string): string
+  exists(path: string): boolean
+  /** `git status --porcelain=v1` plus the index tree and HEAD: equal snapshots mean nothing changed. */
+  snapshot(): string
+  /** Run the CLI in-process in this repository. */
+  cli(argv: string[], opts?: { stdin?: string | Buffer; now?: Date; env?: Record<string, string> }): Promise<CliResult>
+  setIdentity(name: string, email: string): void
+}
+
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+  json(): any
+}
+
+/** A fresh temporary directory removed after the test. */
+export function tempDir(prefix = 'gl-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix))
+  made.push(d)
+  return d
+}
+
+/** A new repository; `commit: false` leaves the branch unborn. */
+export function makeRepo(opts: { commit?: boolean; init?: boolean } = {}): TestRepo {
+  const root = tempDir('gl-repo-')
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] })
+  git('init', '-q', '-b', 'main')
+  git('config', 'user.name', 'Ada Author')
+  git('config', 'user.email', 'ada@example.com')
+  git('config', 'commit.gpgsign', 'false')
+  const repo: TestRepo = {
+    root,
+    git,
+    write(path, text) {
+      mkdirSync(dirname(join(root, path)), { recursive: true })
+      writeFileSync(join(root, path), text)
+    },
+    read: (path) => readFileSync(join(root, path), 'utf8'),
+    exists: (path) => existsSync(join(root, path)),
+    snapshot: () =>
+      [
+        git('status', '--porcelain=v1', '--untracked-files=all', '--ignored'),
+        git('ls-files', '-s'),
+        spawnSync('git', ['rev-parse', '-q', '--verify', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout,
+      ].join('\n--\n'),
+    async cli(argv, o = {}) {
+      let stdout = ''
+      let stderr = ''
+      const ctx: Ctx = {
+        cwd: root,
+        env: { ...process.env, ...o.env },
+        now: () => o.now ?? new Date('2026-11-20T12:00:00Z'),
+        stdout: (t) => void (stdout += t),
+        stderr: (t) => void (stderr += t),
+        readStdin: async () => (o.stdin === undefined ? Buffer.alloc(0) : Buffer.from(o.stdin)),
+        color: false,
+      }
+      const code = await runCli(argv, ctx)
+      return { code, stdout, stderr, json: () => JSON.parse(stdout) }
+    },
+    setIdentity(name, email) {
+      git('config', 'user.name', name)
+      git('config', 'user.email', email)
+    },
+  }
+  if (opts.commit !== false) {
+    repo.write('README.md', '# scratch\n')
+    git('add', 'README.md')
+    git('commit', '-q', '-m', 'initial')
+  }
+  return repo
+}
+
+/** A valid error-solution learning file. */
+export function learningText(name: string, over: Record<string, string> = {}, body?: string): string {
+  const fm = {
+    name,
+    description: `Fix the ${name} failure. Use when the build prints the ${name} error.`,
+    type: 'error-solution',
+    trigger: `Error: ${name} exploded at line 3`,
+    domain: 'testing',
+    tags: '[vitest, esm]',
+    created: '"2026-11-20"',
+    ...over,
+  }
+  const yaml = Object.entries(fm)
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `${k}: ${/^[[\d"]/.test(v) || k === 'tags' ? v : JSON.stringify(v)}`)
+    .join('\n')
+  return `---\n${yaml}\n---\n${body ?? `## Problem\nIt broke.\n\n## Trigger Conditions\nRunning the tests.\n\n## Root Cause\nWe tried A and B; the cause was C.\n\n## Solution\nDo D.\n\n## Verification\nnpx vitest run: 14 passed.\n`}`
+}
+
+/** A directory with `git-learn` (the built bin) on it, for e2e tests that run `git learn …`. */
+export function binPath(): string {
+  const dir = tempDir('gl-bin-')
+  const bin = join(PROJECT_ROOT, 'dist', 'bin.js')
+  if (!existsSync(bin)) throw new Error('dist/bin.js is missing: run `npm run build` first (npm test does)')
+  const shim = join(dir, 'git-learn')
+  symlinkSync(bin, shim)
+  chmodSync(bin, 0o755)
+  return dir
+}
+
+/** Run a command with the built `git learn` first on PATH. */
+export function sh(cwd: string, cmd: string, args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
+  const bins = binPath()
+  const r = spawnSync(cmd, args, {
+    cwd,
+    input: opts.input,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${bins}:${process.env['PATH']}`, ...opts.env },
+  })
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }
+}
