@@ -1,0 +1,108 @@
+// Shared benchmark helpers: generated repositories of N learnings, and timings reported as ratios against
+// `node -e 0` measured in the same run (absolute milliseconds vary by machine; the ratio is what we hold).
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('../', import.meta.url))
+export const BIN = join(ROOT, 'dist', 'bin.js')
+
+const TOPICS = ['vitest', 'esm', 'jest', 'docker', 'postgres', 'react', 'webpack', 'eslint', 'node', 'git', 'npm', 'typescript', 'redis', 'nginx', 'python', 'rust', 'go', 'kafka', 'graphql', 'prisma']
+const ERRORS = ['ReferenceError: Cannot access', 'TypeError: undefined is not a function', 'ECONNREFUSED 127.0.0.1', 'ERR_REQUIRE_ESM', 'Module not found', 'EADDRINUSE', 'ENOSPC', 'SyntaxError: Unexpected token', 'fatal: refusing to merge', 'segmentation fault']
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+export function rng(seed = 42) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** The text of the i-th generated learning (valid, with all required sections). */
+export function learningText(i, rand = rng(i + 1)) {
+  const a = TOPICS[Math.floor(rand() * TOPICS.length)]
+  const b = TOPICS[Math.floor(rand() * TOPICS.length)]
+  const err = ERRORS[Math.floor(rand() * ERRORS.length)]
+  const name = `${a}-${b}-fix-${i}`
+  return {
+    name,
+    text: `---
+name: ${name}
+description: "Fix ${err} when using ${a} with ${b} (case ${i}). Use when ${a} fails with ${err}."
+type: error-solution
+trigger: "${err} in ${a}/${b} module ${i}"
+domain: testing
+tags: [${a}, ${b}]
+confidence: ${(0.5 + rand() * 0.5).toFixed(2)}
+gates:
+  discovery_depth: 2
+  reusability: [${a}, ${b}]
+  verification: "npm test passed"
+created: "2026-11-20"
+version: "1.0.0"
+---
+## Problem
+${a} with ${b} fails with ${err} at src/${a}/${i}.ts:${i % 300}:${i % 80}.
+
+## Trigger Conditions
+Running the ${a} suite after upgrading ${b}.
+
+## Root Cause
+We tried clearing caches and reinstalling; the real cause was the ${b} config for ${a} case ${i}.
+
+## Solution
+Set the ${a} option for ${b} and rerun.
+
+## Verification
+npm test: ${i % 50} passed.
+`,
+  }
+}
+
+/** A temporary repository with `n` learnings (a share of them pending), committed in one commit. */
+export function makeStoreRepo(n, { pendingEvery = 10, prefix = 'gl-bench-' } = {}) {
+  const root = mkdtempSync(join(tmpdir(), prefix))
+  const git = (...args) => execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
+  git('init', '-q', '-b', 'main')
+  git('config', 'user.name', 'Bench')
+  git('config', 'user.email', 'bench@example.com')
+  git('config', 'commit.gpgsign', 'false')
+  for (const s of ['pending', 'active', 'archived']) mkdirSync(join(root, '.learnings', s), { recursive: true })
+  for (let i = 0; i < n; i++) {
+    const { name, text } = learningText(i)
+    const state = i % pendingEvery === 0 ? 'pending' : 'active'
+    writeFileSync(join(root, '.learnings', state, `${name}.md`), text)
+  }
+  writeFileSync(join(root, 'README.md'), '# bench\n')
+  git('add', '-A')
+  git('commit', '-q', '-m', `bench: ${n} learnings`)
+  return { root, git }
+}
+
+/** Median wall time in ms of running a command `runs` times (after one warm-up). */
+export function timeCommand(cmd, args, { cwd = ROOT, runs = 15, input, env } = {}) {
+  const once = () => {
+    const t = process.hrtime.bigint()
+    const r = spawnSync(cmd, args, { cwd, input, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'ignore', 'pipe'] })
+    const ms = Number(process.hrtime.bigint() - t) / 1e6
+    if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
+    return ms
+  }
+  once()
+  const xs = Array.from({ length: runs }, once).sort((a, b) => a - b)
+  return xs[Math.floor(xs.length / 2)]
+}
+
+/** `node -e 0`, the baseline every ratio is against. */
+export function baseline(runs = 15) {
+  return timeCommand(process.execPath, ['-e', '0'], { runs })
+}
+
+/** One markdown row. */
+export const row = (cells) => `| ${cells.join(' | ')} |`
