@@ -18,6 +18,17 @@ export interface Git {
   tryRun(args: readonly string[]): Promise<string | undefined>
 }
 
+/**
+ * simple-git treats a non-zero exit with an empty stderr as success (its default `isTaskError` needs both), so a
+ * pre-commit hook that exits 1 silently would look like a commit. Every non-zero exit is an error here.
+ */
+const errors = (error: Buffer | Error | undefined, result: { exitCode: number; stdOut: Buffer[]; stdErr: Buffer[] }) => {
+  if (error) return error
+  if (result.exitCode === 0) return undefined
+  const text = Buffer.concat([...result.stdErr, ...result.stdOut]).toString().trim()
+  return Buffer.from(`${text ? `${text}\n` : ''}(git exited with code ${result.exitCode})`)
+}
+
 function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
   return sg.raw([...args]).catch((err: unknown) => {
     throw new GitCommandError(args, String((err as Error).message ?? err))
@@ -27,7 +38,7 @@ function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
 /** Open the repository that contains `cwd`; NotARepositoryError outside one. */
 export async function openGit(cwd: string): Promise<Git> {
   if (!existsSync(cwd)) throw new NotARepositoryError(cwd, 'the directory does not exist')
-  const probe = simpleGit({ baseDir: cwd, trimmed: false })
+  const probe = simpleGit({ baseDir: cwd, trimmed: false, errors })
   let out: string
   try {
     out = await probe.raw(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir'])
@@ -36,7 +47,7 @@ export async function openGit(cwd: string): Promise<Git> {
   }
   const [root, gitDir, commonDir] = out.split('\n')
   if (!root || !gitDir || !commonDir) throw new NotARepositoryError(cwd, 'a bare repository has no work tree')
-  const sg = simpleGit({ baseDir: root, trimmed: false })
+  const sg = simpleGit({ baseDir: root, trimmed: false, errors })
   return {
     root,
     gitDir,

@@ -45,7 +45,7 @@ export async function runCli(argv: readonly string[], ctx: Ctx): Promise<number>
     return await mod.run(args, ctx)
   } catch (err) {
     const { describeError } = await import('./messages/errors.js')
-    const d = describeError(err)
+    const d = describeError(err, load ? name : undefined)
     ctx.stderr(`git learn ${name}: ${d.message}\n`)
     if (json) ctx.stdout(`${JSON.stringify({ ok: false, error: { kind: d.kind, code: d.code, message: d.message, ...d.data } })}\n`)
     return d.code

@@ -135,7 +135,7 @@ export function validateLearning(learning: Learning, validator: SchemaValidator)
     const have = new Set(parseSections(learning.body).map((s) => s.toLowerCase()))
     const missing = required.filter((s) => !have.has(s.toLowerCase()))
     if (missing.length)
-      errors.push(`a ${type} needs the section${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"## ${s}"`).join(', ')} in its body (see templates/${type}.md)`)
+      errors.push(`${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} needs the section${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"## ${s}"`).join(', ')} in its body (see templates/${type}.md)`)
   }
   for (const key of Object.keys(data))
     if (!KNOWN_KEYS.has(key)) warnings.push(`unknown frontmatter key "${key}" is kept but not used; check its spelling`)

@@ -70,19 +70,37 @@ export interface RawCommit {
 
 const TRAILER_LINE = /^([A-Za-z][A-Za-z0-9-]*):[ \t]+(.*\S)\s*$/
 
-/** Every `Learning:` group in a message, each with the trailers that follow it until the next `Learning:`. */
+/**
+ * Every `Learning:` group in a message, each with the trailers that follow it until the next `Learning:` or the
+ * end of its paragraph; groups of one paragraph share `*-by` and `Learning-Reason` (one commit moving several).
+ */
 export function parseLearningTrailers(message: string): Trailer[][] {
-  const groups: Trailer[][] = []
-  let current: Trailer[] | undefined
+  return parseGroups(message).map((g) => g.trailers)
+}
+
+interface Group {
+  paragraph: number
+  trailers: Trailer[]
+}
+
+function parseGroups(message: string): Group[] {
+  const groups: Group[] = []
+  let current: Group | undefined
+  let paragraph = 0
   for (const raw of message.split(/\r?\n/)) {
+    if (!raw.trim()) {
+      paragraph++
+      current = undefined
+      continue
+    }
     const m = TRAILER_LINE.exec(raw.replace(/^\s*[*-]?\s*/, ''))
     if (!m) continue
     const token = m[1] as string
     const value = m[2] as string
     if (token === 'Learning') {
-      current = [{ token, value }]
+      current = { paragraph, trailers: [{ token, value }] }
       groups.push(current)
-    } else if (current && (token.startsWith('Learning-') || /-by$/.test(token))) current.push({ token, value })
+    } else if (current && (token.startsWith('Learning-') || /-by$/.test(token))) current.trailers.push({ token, value })
   }
   return groups
 }
@@ -91,12 +109,12 @@ export function parseLearningTrailers(message: string): Trailer[][] {
 export function parseAuditTrail(commits: readonly RawCommit[], name?: string): AuditEvent[] {
   const out: AuditEvent[] = []
   for (const c of commits) {
-    const groups = parseLearningTrailers(c.message)
-    const shared = groups.flat().filter((t) => /-by$/.test(t.token) || t.token === 'Learning-Reason')
-    for (const g of groups) {
+    const groups = parseGroups(c.message)
+    for (const { paragraph, trailers: g } of groups) {
       const first = (token: string) => g.find((t) => t.token === token)?.value ?? null
       const learning = first('Learning') as string
       if (name && learning !== name) continue
+      const shared = groups.filter((o) => o.paragraph === paragraph).flatMap((o) => o.trailers)
       const byTrailer = g.find((t) => /-by$/.test(t.token)) ?? shared.find((t) => /-by$/.test(t.token))
       out.push({
         commit: c.commit,

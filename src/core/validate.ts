@@ -29,9 +29,15 @@ export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unk
     const value = valueAt(data, e.instancePath)
     const shown = value === undefined ? '' : `; it is ${JSON.stringify(value)?.slice(0, 80)}`
     switch (e.keyword) {
-      case 'required':
-        out.push(`field "${fieldName(e.instancePath, String(e.params['missingProperty']))}" is required; add it to the frontmatter`)
+      case 'required': {
+        const missing = fieldName(e.instancePath, String(e.params['missingProperty']))
+        out.push(
+          missing === 'trigger'
+            ? 'field "trigger" is required for this type; quote the exact error message or symptom that should bring this learning up'
+            : `field "${missing}" is required; add it to the frontmatter`,
+        )
         break
+      }
       case 'enum':
         out.push(`field "${field}" must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}${shown}`)
         break
@@ -65,6 +71,8 @@ export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unk
 }
 
 function article(type: string): string {
+  if (type === 'array') return 'a list, such as [a, b]'
+  if (type === 'object') return 'a mapping of keys to values'
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`
 }
 

@@ -33,11 +33,11 @@ const NEXT_FOR_ACTION: Record<string, (n: string) => string> = {
   approve: (n) => `git learn approve ${n}`,
   reject: (n) => `git learn reject ${n} --reason "…"`,
   restore: (n) => `git learn restore ${n}`,
-  prune: () => 'git learn prune',
+  prune: (n) => `git learn prune ${n} --reason "…" --yes`,
 }
 
 /** Map any thrown value to an exit code and a message; unknown errors are internal (70) with their stack. */
-export function describeError(err: unknown): DescribedError {
+export function describeError(err: unknown, command?: string): DescribedError {
   const d = (code: ExitCode, message: string, data: Record<string, unknown> = {}): DescribedError => ({
     code,
     kind: err instanceof Error ? err.name : 'Error',
@@ -45,7 +45,10 @@ export function describeError(err: unknown): DescribedError {
     data,
   })
   if (err instanceof UsageError)
-    return d(ExitCode.usage, `${err.reason}\nRun \`git learn ${err.command ? `${err.command} ` : ''}-h\` for usage.`, { command: err.command })
+    {
+    const cmd = err.command ?? command
+    return d(ExitCode.usage, `${err.reason}\nRun \`git learn ${cmd ? `${cmd} ` : ''}-h\` for usage.`, { command: cmd ?? null })
+  }
   if (err instanceof LearningNotFoundError)
     return d(ExitCode.usage, `no learning named "${err.learningName}" in .learnings/pending, active or archived.\nRun \`git learn list --state all\` to see the names.`, { name: err.learningName })
   if (err instanceof LearningParseError)

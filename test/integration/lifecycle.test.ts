@@ -1,0 +1,427 @@
+import { chmodSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
+import type { TestRepo } from '../helpers/repo.js'
+
+const P = (name: string, state = 'pending') => `.learnings/${state}/${name}.md`
+
+async function withPending(name = 'vitest-esm-hoist'): Promise<TestRepo> {
+  const repo = makeRepo()
+  expect((await repo.cli(['init'])).code).toBe(0)
+  repo.git('add', '.learnings')
+  repo.git('commit', '-q', '-m', 'learn: init')
+  repo.write('draft.md', learningText(name))
+  const r = await repo.cli(['add', '--file', 'draft.md'])
+  expect(r.stderr).toBe('')
+  expect(r.code).toBe(0)
+  rmSync(join(repo.root, 'draft.md'))
+  repo.setIdentity('Rita Reviewer', 'rita@example.com')
+  return repo
+}
+
+const lastMessage = (repo: TestRepo) => repo.git('log', '-1', '--format=%B')
+const filesOfLastCommit = (repo: TestRepo) => repo.git('show', '--name-status', '--format=', 'HEAD').trim().split('\n')
+
+describe('init', () => {
+  test('creates the store and config, says what it created, and is idempotent', async () => {
+    const repo = makeRepo()
+    const first = await repo.cli(['init', '--json'])
+    expect(first.code).toBe(0)
+    expect(first.json().created).toEqual(expect.arrayContaining(['.learnings/pending/', '.learnings/active/', '.learnings/archived/', '.learnings/config.yaml']))
+    expect(repo.read('.learnings/config.yaml')).toContain('distinct_approver: true')
+    const again = await repo.cli(['init'])
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/already set up/)
+  })
+  test('works on an unborn branch', async () => {
+    const repo = makeRepo({ commit: false })
+    expect((await repo.cli(['init'])).code).toBe(0)
+    expect(repo.exists('.learnings/active/.gitkeep')).toBe(true)
+  })
+  test('refuses outside a git repository with exit 3', async () => {
+    const dir = tempDir()
+    const repo = { ...makeRepo(), root: dir }
+    const r = await makeRepoCliAt(dir, ['init'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/not inside a git repository/)
+    expect(repo.root).toBe(dir)
+  })
+})
+
+async function makeRepoCliAt(cwd: string, argv: string[]) {
+  const { runCli } = await import('../../src/cli/main.js')
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(argv, {
+    cwd,
+    env: process.env,
+    now: () => new Date('2026-11-20T12:00:00Z'),
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readStdin: async () => Buffer.alloc(0),
+    color: false,
+  })
+  return { code, stdout, stderr }
+}
+
+describe('add', () => {
+  test('from flags: writes pending/<name>.md from the template and commits only it, with trailers', async () => {
+    const repo = makeRepo()
+    repo.write('other.txt', 'mine\n')
+    repo.git('add', 'other.txt')
+    repo.write('README.md', '# edited, unstaged\n')
+    const r = await repo.cli([
+      'add', '--name', 'pnpm-not-npm', '--type', 'instinct', '--description', 'Use pnpm in this repo. Use when installing packages.',
+      '--trigger', 'npm install in a pnpm workspace', '--tags', 'pnpm, npm', '--domain', 'tooling', '--confidence', '0.6', '--json',
+    ])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const out = r.json()
+    expect(out).toMatchObject({ name: 'pnpm-not-npm', from: null, to: 'pending', path: P('pnpm-not-npm') })
+    expect(out.commit).toMatch(/^[0-9a-f]{40}$/)
+    const text = repo.read(P('pnpm-not-npm'))
+    expect(text).toMatch(/^---\nname: pnpm-not-npm\n/)
+    expect(text).toContain('tags:\n  - pnpm\n  - npm')
+    expect(text).toContain('created: "2026-11-20"')
+    expect(text).toContain('## Action')
+    expect(filesOfLastCommit(repo)).toEqual([`A\t${P('pnpm-not-npm')}`])
+    const msg = lastMessage(repo)
+    expect(msg).toContain('learn: add pnpm-not-npm')
+    expect(msg).toContain('Learning: pnpm-not-npm\nLearning-Action: add\nLearning-To: pending\nProposed-by: Ada Author <ada@example.com>')
+    expect(repo.git('status', '--porcelain')).toBe(' M README.md\nA  other.txt\n')
+  })
+
+  test('from a file and from stdin', async () => {
+    const repo = makeRepo()
+    repo.write('d.md', learningText('from-file'))
+    expect((await repo.cli(['add', '--file', 'd.md'])).code).toBe(0)
+    expect(repo.read(P('from-file'))).toBe(learningText('from-file'))
+    const r = await repo.cli(['add', '--file', '-'], { stdin: learningText('from-stdin') })
+    expect(r.code).toBe(0)
+    expect(repo.exists(P('from-stdin'))).toBe(true)
+  })
+
+  test('--no-commit writes and stages; --dry-run writes nothing', async () => {
+    const repo = makeRepo()
+    repo.write('d.md', learningText('staged-only'))
+    const before = repo.git('rev-parse', 'HEAD')
+    expect((await repo.cli(['add', '--file', 'd.md', '--no-commit'])).code).toBe(0)
+    expect(repo.git('rev-parse', 'HEAD')).toBe(before)
+    expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe(`A  ${P('staged-only')}\n`)
+    repo.write('e.md', learningText('dry'))
+    const snap = repo.snapshot()
+    const r = await repo.cli(['add', '--file', 'e.md', '--dry-run'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/would add dry/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
+  test('works on an unborn branch (the first commit)', async () => {
+    const repo = makeRepo({ commit: false })
+    repo.write('d.md', learningText('first-ever'))
+    const r = await repo.cli(['add', '--file', 'd.md'])
+    expect(r.code).toBe(0)
+    expect(repo.git('log', '--format=%s')).toBe('learn: add first-ever\n')
+  })
+
+  const big = `${learningText('too-big')}\n${'x'.repeat(1024 * 1024)}`
+  const bomb = `---\nname: bomb\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n`
+  test.each([
+    ['malformed YAML', learningText('bad-yaml').replace('domain: "testing"', 'domain: [testing'), 1, /malformed YAML frontmatter/],
+    ['missing required field', learningText('no-desc', { description: '' }), 1, /field "description" is required/],
+    ['missing section', learningText('no-sections', {}, '## Problem\nx\n'), 1, /needs the sections "## Trigger Conditions"/],
+    ['unknown type', learningText('odd-type', { type: 'recipe' }), 1, /field "type" must be one of/],
+    ['name not kebab-case', learningText('Not_Kebab'), 2, /not kebab-case/],
+    ['name too long', learningText('a'.repeat(65)), 2, /the limit is 64/],
+    ['name with ..', learningText('..'), 2, /path separator or "\.\."/],
+    ['not UTF-8', Buffer.concat([Buffer.from(learningText('latin')), Buffer.from([0xff, 0xfe, 0x41])]), 1, /not valid UTF-8/],
+    ['larger than 1 MB', big, 2, /limit is 1048576/],
+    ['YAML alias bomb', bomb, 1, /malformed YAML|alias/i],
+  ])('refuses %s, changes nothing', async (_l, text, code, message) => {
+    const repo = makeRepo()
+    repo.write('draft.md', text)
+    repo.git('add', 'draft.md')
+    const snap = repo.snapshot()
+    const r = await repo.cli(['add', '--file', 'draft.md'])
+    expect(r.stderr).toMatch(message)
+    expect(r.code).toBe(code)
+    expect(repo.snapshot()).toBe(snap)
+    expect(repo.exists('.learnings')).toBe(false)
+  })
+
+  test('refuses a name that exists in any state', async () => {
+    const repo = await withPending('taken')
+    repo.write('.learnings/archived/gone.md', learningText('gone'))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'archived one')
+    for (const name of ['taken', 'gone']) {
+      repo.write('d.md', learningText(name))
+      const snap = repo.snapshot()
+      const r = await repo.cli(['add', '--file', 'd.md'])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(new RegExp(`"${name}" already exists: \\.learnings/(pending|archived)/${name}\\.md`))
+      expect(repo.snapshot()).toBe(snap)
+    }
+  })
+
+  test('usage errors: missing flags, unknown flag, --file with field flags', async () => {
+    const repo = makeRepo()
+    expect((await repo.cli(['add', '--name', 'x'])).stderr).toMatch(/missing --type, --description/)
+    expect((await repo.cli(['add', '--bogus'])).code).toBe(2)
+    const r = await repo.cli(['add', '--file', 'x.md', '--name', 'y'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/do not combine/)
+    expect((await repo.cli(['add', '--file', 'missing.md'])).stderr).toMatch(/cannot read the learning file "missing.md": ENOENT/)
+  })
+
+  test("a user's pre-commit hook that refuses leaves everything as it was", async () => {
+    const repo = makeRepo()
+    repo.write('.git/hooks/pre-commit', '#!/bin/sh\necho "policy: no" >&2\nexit 1\n')
+    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755)
+    repo.write('d.md', learningText('hooked'))
+    const snap = repo.snapshot()
+    const r = await repo.cli(['add', '--file', 'd.md'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/policy: no/)
+    expect(repo.snapshot()).toBe(snap)
+    expect(repo.exists(P('hooked'))).toBe(false)
+  })
+})
+
+describe('approve', () => {
+  test('moves pending → active in one commit of only its paths, with trailers; other work stays', async () => {
+    const repo = await withPending()
+    repo.write('mine.txt', 'staged work\n')
+    repo.git('add', 'mine.txt')
+    repo.write('README.md', '# unstaged edit\n')
+    const r = await repo.cli(['approve', 'vitest-esm-hoist', '--json'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.json()).toMatchObject({ name: 'vitest-esm-hoist', from: 'pending', to: 'active', path: P('vitest-esm-hoist', 'active') })
+    expect(repo.exists(P('vitest-esm-hoist', 'active'))).toBe(true)
+    expect(repo.exists(P('vitest-esm-hoist'))).toBe(false)
+    expect(repo.git('show', '--name-status', '-M', '--format=', 'HEAD').trim()).toBe(`R100\t${P('vitest-esm-hoist')}\t${P('vitest-esm-hoist', 'active')}`)
+    expect(lastMessage(repo)).toContain(
+      'Learning: vitest-esm-hoist\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Rita Reviewer <rita@example.com>',
+    )
+    expect(repo.git('status', '--porcelain')).toBe(' M README.md\nA  mine.txt\n')
+    expect(repo.read('README.md')).toBe('# unstaged edit\n')
+  })
+
+  test('several names: one commit each', async () => {
+    const repo = await withPending('one-a')
+    repo.setIdentity('Ada Author', 'ada@example.com')
+    repo.write('d.md', learningText('two-b'))
+    await repo.cli(['add', '--file', 'd.md'])
+    repo.setIdentity('Rita Reviewer', 'rita@example.com')
+    const r = await repo.cli(['approve', 'one-a', 'two-b', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().results.map((x: { name: string }) => x.name)).toEqual(['one-a', 'two-b'])
+    expect(repo.git('log', '-2', '--format=%s')).toBe('learn: approve two-b\nlearn: approve one-a\n')
+  })
+
+  test('the proposer cannot approve their own learning, unless distinct_approver is off', async () => {
+    const repo = await withPending()
+    repo.setIdentity('Ada Author', 'ada@example.com')
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/Ada Author <ada@example.com> proposed "vitest-esm-hoist" and cannot approve it/)
+    expect(r.stderr).toMatch(/distinct_approver: false/)
+    expect(repo.snapshot()).toBe(snap)
+    repo.write('.learnings/config.yaml', 'approval:\n  distinct_approver: false\n')
+    repo.git('commit', '-qam', 'solo')
+    expect((await repo.cli(['approve', 'vitest-esm-hoist'])).code).toBe(0)
+  })
+
+  test('an illegal move names the state and the command that would work', async () => {
+    const repo = await withPending()
+    await repo.cli(['reject', 'vitest-esm-hoist', '--reason', 'dup'])
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/cannot approve "vitest-esm-hoist": it is archived/)
+    expect(r.stderr).toMatch(/git learn restore vitest-esm-hoist/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
+  test('a learning that does not exist, or a path-like name: exit 2, nothing changed', async () => {
+    const repo = await withPending()
+    const snap = repo.snapshot()
+    const nf = await repo.cli(['approve', 'nope'])
+    expect(nf.code).toBe(2)
+    expect(nf.stderr).toMatch(/no learning named "nope"/)
+    const bad = await repo.cli(['approve', '../config'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/not a learning name/)
+    expect(bad.stderr).toMatch(/git learn approve -h/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
+  test('all names are checked before any commit', async () => {
+    const repo = await withPending()
+    const snap = repo.snapshot()
+    expect((await repo.cli(['approve', 'vitest-esm-hoist', 'nope'])).code).toBe(2)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
+  test('refuses when the learning has uncommitted edits', async () => {
+    const repo = await withPending()
+    repo.write(P('vitest-esm-hoist'), `${repo.read(P('vitest-esm-hoist'))}\nmore\n`)
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/has unstaged changes/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
+  test('refuses an invalid learning', async () => {
+    const repo = await withPending()
+    repo.write(P('vitest-esm-hoist'), repo.read(P('vitest-esm-hoist')).replace('type: "error-solution"', 'type: recipe').replace('type: error-solution', 'type: recipe'))
+    repo.git('commit', '-qam', 'edit')
+    const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/is not a valid learning/)
+  })
+
+  test('refuses during a merge (exit 3), changes nothing', async () => {
+    const repo = await withPending()
+    repo.git('checkout', '-q', '-b', 'side')
+    repo.write('README.md', 'side\n')
+    repo.git('commit', '-qam', 'side')
+    repo.git('checkout', '-q', 'main')
+    repo.write('README.md', 'main\n')
+    repo.git('commit', '-qam', 'main')
+    try {
+      repo.git('merge', 'side')
+    } catch {
+      /* conflict expected */
+    }
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/a merge is in progress/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
+  test("a commit refused by the user's hook undoes the git mv", async () => {
+    const repo = await withPending()
+    repo.write('.git/hooks/pre-commit', '#!/bin/sh\nexit 1\n')
+    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755)
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(r.code).toBe(3)
+    expect(repo.snapshot()).toBe(snap)
+    expect(repo.exists(P('vitest-esm-hoist'))).toBe(true)
+    expect(repo.exists('.learnings/active/vitest-esm-hoist.md')).toBe(false)
+  })
+
+  test('--dry-run changes nothing', async () => {
+    const repo = await withPending()
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'vitest-esm-hoist', '--dry-run'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/would approve vitest-esm-hoist/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+})
+
+describe('reject and restore', () => {
+  test('reject needs a reason, folds its newlines, and archives', async () => {
+    const repo = await withPending()
+    expect((await repo.cli(['reject', 'vitest-esm-hoist'])).code).toBe(2)
+    const r = await repo.cli(['reject', 'vitest-esm-hoist', '--reason', 'one-off\nnot reusable'])
+    expect(r.code).toBe(0)
+    expect(repo.exists(P('vitest-esm-hoist', 'archived'))).toBe(true)
+    expect(lastMessage(repo)).toContain('Rejected-by: Rita Reviewer <rita@example.com>\nLearning-Reason: one-off not reusable')
+  })
+  test('reject of an active learning is refused and says what works', async () => {
+    const repo = await withPending()
+    await repo.cli(['approve', 'vitest-esm-hoist'])
+    const r = await repo.cli(['reject', 'vitest-esm-hoist', '--reason', 'x'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/it is active/)
+  })
+  test('restore brings an archived learning back to pending', async () => {
+    const repo = await withPending()
+    await repo.cli(['reject', 'vitest-esm-hoist', '--reason', 'x'])
+    const r = await repo.cli(['restore', 'vitest-esm-hoist', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json()).toMatchObject({ from: 'archived', to: 'pending' })
+    expect(lastMessage(repo)).toContain('Learning-Action: restore\nLearning-From: archived\nLearning-To: pending\nRestored-by:')
+    const again = await repo.cli(['restore', 'vitest-esm-hoist'])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/it is pending/)
+  })
+})
+
+describe('list, show, log', () => {
+  test('list filters by state, type and tag', async () => {
+    const repo = await withPending('alpha-one')
+    repo.setIdentity('Ada Author', 'ada@example.com')
+    repo.write('d.md', learningText('beta-two', { tags: '[docker]' }))
+    await repo.cli(['add', '--file', 'd.md'])
+    repo.setIdentity('Rita Reviewer', 'rita@example.com')
+    await repo.cli(['approve', 'alpha-one'])
+    const all = (await repo.cli(['list', '--json'])).json().learnings
+    expect(all.map((l: { name: string; state: string }) => `${l.state}:${l.name}`)).toEqual(['active:alpha-one', 'pending:beta-two'])
+    expect((await repo.cli(['list', '--state', 'pending', '--json'])).json().learnings).toHaveLength(1)
+    expect((await repo.cli(['list', '--tag', 'docker', '--json'])).json().learnings[0].name).toBe('beta-two')
+    expect((await repo.cli(['list', '--type', 'decision', '--json'])).json().learnings).toEqual([])
+    expect((await repo.cli(['list'])).stdout).toMatch(/^active\s+error-solution\s+alpha-one\s+Fix the alpha-one failure/)
+    expect((await repo.cli(['list', '--state', 'gone'])).code).toBe(2)
+  })
+  test('list warns about an unreadable file and goes on', async () => {
+    const repo = await withPending()
+    repo.write('.learnings/active/broken.md', 'no frontmatter\n')
+    const r = await repo.cli(['list'])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/warning: skipped \.learnings\/active\/broken\.md: no YAML frontmatter/)
+    expect(r.stdout).toMatch(/vitest-esm-hoist/)
+  })
+  test('show prints the learning; --json has its parts', async () => {
+    const repo = await withPending()
+    expect((await repo.cli(['show', 'vitest-esm-hoist'])).stdout).toMatch(/## Solution\nDo D\./)
+    const j = (await repo.cli(['show', 'vitest-esm-hoist', '--json'])).json()
+    expect(j).toMatchObject({ name: 'vitest-esm-hoist', state: 'pending', frontmatter: { type: 'error-solution' } })
+  })
+  test('log reads the trail back, newest first, per learning, and from squash-merge bodies', async () => {
+    const repo = await withPending()
+    await repo.cli(['approve', 'vitest-esm-hoist'])
+    repo.write('.learnings/pending/squashed.md', learningText('squashed'))
+    repo.git('add', '.')
+    repo.git('commit', '-q', '-m', 'Add squashed (#7)\n\n* learn: add squashed\n\nLearning: squashed\nLearning-Action: add\nLearning-To: pending\nProposed-by: Sam <sam@x>\n')
+    const all = (await repo.cli(['log', '--json'])).json().events
+    expect(all.map((e: { name: string; action: string }) => `${e.action} ${e.name}`)).toEqual(['add squashed', 'approve vitest-esm-hoist', 'add vitest-esm-hoist'])
+    expect(all[0].by).toBe('Sam <sam@x>')
+    const one = await repo.cli(['log', 'vitest-esm-hoist'])
+    expect(one.stdout).toMatch(/approve\s+vitest-esm-hoist\s+pending → active\s+by Rita Reviewer <rita@example.com>/)
+    expect(one.stdout).not.toMatch(/squashed/)
+    expect((await repo.cli(['log', '-n', '1', '--json'])).json().events).toHaveLength(1)
+  })
+  test('log on an unborn branch is empty, not an error', async () => {
+    const repo = makeRepo({ commit: false })
+    const r = await repo.cli(['log'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/no lifecycle commits/)
+  })
+})
+
+describe('help and usage', () => {
+  test('-h and help <cmd> print the options; unknown commands are usage errors', async () => {
+    const repo = makeRepo()
+    expect((await repo.cli(['approve', '-h'])).stdout).toMatch(/usage: git learn approve <name>…/)
+    expect((await repo.cli(['help', 'reject'])).stdout).toMatch(/--reason <text>/)
+    const r = await repo.cli(['frobnicate'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/unknown command "frobnicate"/)
+    expect((await repo.cli([])).code).toBe(2)
+  })
+  test('--json errors are one JSON object on stdout', async () => {
+    const repo = makeRepo()
+    const r = await repo.cli(['show', 'nope', '--json'])
+    expect(r.code).toBe(2)
+    expect(r.json()).toMatchObject({ ok: false, error: { kind: 'LearningNotFoundError', code: 2, name: 'nope' } })
+  })
+})
