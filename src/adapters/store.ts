@@ -83,9 +83,15 @@ export function readStore(root: string, states: readonly LearningState[] = STATE
 export async function readConfig(root: string): Promise<Config> {
   const file = join(root, CONFIG_PATH)
   if (!existsSync(file)) return mergeConfig({})
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(file)
+  } catch (err) {
+    throw new ConfigError(CONFIG_PATH, [`cannot read it: ${(err as NodeJS.ErrnoException).code ?? String(err)}`])
+  }
   let data: Record<string, unknown>
   try {
-    data = parseYamlMapping(decodeLearningBytes(readFileSync(file), CONFIG_PATH))
+    data = parseYamlMapping(decodeLearningBytes(bytes, CONFIG_PATH))
   } catch (err) {
     const e = err as { message?: string; linePos?: { line: number }[]; reason?: string }
     const where = e.linePos?.[0]?.line ? ` (line ${e.linePos[0].line})` : ''

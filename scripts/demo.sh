@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# `npm run demo`: the whole loop on a scratch repository, with the built binary as `git learn` on PATH.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/git-learn-demo.XXXXXX")"
+bin="$scratch/.bin"
+mkdir -p "$bin" && ln -s "$here/dist/bin.js" "$bin/git-learn" && chmod +x "$here/dist/bin.js"
+export PATH="$bin:$PATH" NO_COLOR=1 GIT_CONFIG_NOSYSTEM=1 HOME="$scratch/.home"
+mkdir -p "$HOME"
+repo="$scratch/repo"
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*" 2>/dev/null || printf '\n$ %s\n' "$*"; "$@"; }
+
+mkdir -p "$repo" && cd "$repo"
+git init -q -b main
+git config user.name "Ada Agent" && git config user.email ada@example.com && git config commit.gpgsign false
+echo "# demo" > README.md && git add README.md && git commit -qm "initial"
+echo "A scratch repository at $repo"
+
+step git learn init
+git add .learnings && git commit -qm "learn: init"
+
+cat > "$scratch/vitest.md" <<'MD'
+---
+name: vitest-esm-mock-hoisting
+description: >-
+  Fix "Cannot access '__vi_import_0__' before initialization" when mocking ESM modules in vitest.
+  Use when a vitest mock of an ESM import is ignored or throws a TDZ error.
+type: error-solution
+trigger: "ReferenceError: Cannot access '__vi_import_0__' before initialization"
+domain: testing
+tags: [vitest, esm, mocking]
+confidence: 0.6
+gates:
+  discovery_depth: 2
+  reusability: [vitest, jest-migration]
+  verification: "npx vitest run test/api.test.ts: 14 passed"
+created: "2026-11-20"
+version: "1.0.0"
+---
+## Problem
+A `vi.mock()` of an ESM module throws a TDZ ReferenceError.
+
+## Trigger Conditions
+The mock factory refers to a variable imported at the top of the test file.
+
+## Root Cause
+Tried moving the import and clearing the cache; `vi.mock` is hoisted above imports, so the factory runs first.
+
+## Solution
+Create the values inside the factory, or wrap them with `vi.hoisted(() => …)`.
+
+## Verification
+`npx vitest run test/api.test.ts`: 14 passed.
+MD
+
+echo; echo "# An agent proposes a learning (the commit holds only that file):"
+step git learn add --file "$scratch/vitest.md"
+step git learn add --name retry-flaky-network-tests --type anti-pattern \
+  --description "Do not wrap flaky network tests in retries. Use when a test fails on ECONNRESET." \
+  --trigger "Error: read ECONNRESET in an integration test" --tags testing,network --domain testing
+step git learn list
+
+echo; echo "# The author cannot approve their own learning:"
+git learn approve vitest-esm-mock-hoisting || echo "(exit $?)"
+
+echo; echo "# A reviewer approves one and rejects the other:"
+git config user.name "Rita Reviewer" && git config user.email rita@example.com
+step git learn approve vitest-esm-mock-hoisting
+step git learn reject retry-flaky-network-tests --reason "Template text only; rewrite with the real investigation."
+
+echo; echo "# The audit trail, read back from the commit trailers:"
+step git learn log
+step git log -1 --format=%B
+
+if [ -x "$here/scripts/demo-feed.sh" ]; then "$here/scripts/demo-feed.sh" "$repo"; fi
+if [ -x "$here/scripts/demo-observe.sh" ]; then "$here/scripts/demo-observe.sh" "$repo"; fi
+
+echo; echo "Done. The scratch repository is $repo (remove it with: rm -rf $scratch)"
