@@ -1,0 +1,765 @@
+/**
+ * Secret detection rules: provider formats with known prefixes, private-key blocks, credentials in URLs and
+ * command lines, JWTs, and entropy-checked values assigned to secret-looking names. Pure: strings in, ranges out.
+ *
+ * Every regex is written to stay linear on hostile input: quantifiers are bounded, a pattern that starts with a
+ * character class has a lookbehind so that only the first character of a run can start a match attempt, and tokens
+ * whose distinctive literal sits in the middle are found from that literal (`lead`). Most patterns open with a
+ * literal, which V8 scans for about as fast as `String#includes`, so they need no separate keyword prefilter.
+ */
+
+/** Reports the [start, end) range of a secret value inside the scanned text. */
+export type Emit = (start: number, end: number) => void
+
+export interface SecretRule {
+  readonly id: string
+  readonly description: string
+  /** The rule runs only when one of these substrings occurs in the text, case-insensitively. Empty: always runs. */
+  readonly keywords: readonly string[]
+  /** Wins over lower priorities when two findings overlap: provider formats > structural > generic. */
+  readonly priority: number
+  find(text: string, emit: Emit): void
+}
+
+const PROVIDER = 30
+const STRUCTURAL = 20
+const GENERIC = 10
+
+const ASCII_COUNTS = new Int32Array(128)
+
+/** Shannon entropy in bits per character. */
+export function shannonEntropy(value: string): number {
+  const length = value.length
+  if (length === 0) return 0
+  ASCII_COUNTS.fill(0)
+  let others: Map<number, number> | undefined
+  for (let i = 0; i < length; i++) {
+    const code = value.charCodeAt(i)
+    if (code < 128) ASCII_COUNTS[code] = (ASCII_COUNTS[code] ?? 0) + 1
+    else (others ??= new Map()).set(code, (others.get(code) ?? 0) + 1)
+  }
+  let bits = 0
+  const add = (count: number): void => {
+    const p = count / length
+    bits -= p * Math.log2(p)
+  }
+  for (const count of ASCII_COUNTS) if (count > 0) add(count)
+  if (others !== undefined) for (const count of others.values()) add(count)
+  return bits
+}
+
+/** Documented example values, published by the vendors themselves; never a real credential. */
+const KNOWN_EXAMPLES: ReadonlySet<string> = new Set([
+  'AKIAIOSFODNN7EXAMPLE',
+  'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  'sk_test_4eC39HqLyjWDarjtT1zdp7dc',
+  'sk_test_BQokikJOvBiI2HlWgH4olfQ2',
+  'pk_test_TYooMQauvdEDq54NiTphI7jx',
+])
+
+/** jwt.io's sample token: its "John Doe" payload and its signature. */
+const JWT_IO_PAYLOAD = 'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9l'
+const JWT_IO_SIGNATURE = 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'
+
+const PLACEHOLDER_MARKERS =
+  /xxxx|\*\*\*\*|•••|…|\.\.\.|[<>]|\$\{|\{\{|\}\}|%\(|example|placeholder|redacted|change[_-]?me|dummy|sample|your|insert|replace|[_-]here|not[_-]?(?:a[_-])?real|fake[_-]|secret[_-]value/i
+
+/** True for values that are obviously stand-ins: markers like `xxxx` or `<...>`, runs, alphabet sequences. */
+export function isPlaceholder(value: string, maxRun = 5): boolean {
+  if (KNOWN_EXAMPLES.has(value) || PLACEHOLDER_MARKERS.test(value)) return true
+  let run = 1
+  let ascending = 0
+  for (let i = 1; i < value.length; i++) {
+    const previous = value.charCodeAt(i - 1)
+    const code = value.charCodeAt(i)
+    run = code === previous ? run + 1 : 1
+    if (run > maxRun) return true
+    if (code === previous + 1) ascending++
+  }
+  return value.length >= 8 && ascending / (value.length - 1) >= 0.5
+}
+
+/** Provider tokens: the format already matched, so only reject stand-ins and visibly non-random bodies. */
+function isRandomToken(value: string): boolean {
+  if (isPlaceholder(value, 5)) return false
+  return value.length < 16 || shannonEntropy(value) >= 3
+}
+
+function charClasses(value: string): { lower: boolean; upper: boolean; digit: boolean; other: boolean } {
+  return {
+    lower: /[a-z]/.test(value),
+    upper: /[A-Z]/.test(value),
+    digit: /[0-9]/.test(value),
+    other: /[^A-Za-z0-9]/.test(value),
+  }
+}
+
+function lineAround(text: string, index: number): string {
+  const from = text.lastIndexOf('\n', index) + 1
+  let to = text.indexOf('\n', index)
+  if (to === -1) to = text.length
+  return text.slice(Math.max(from, index - 2000), Math.min(to, index + 2000))
+}
+
+const BASE64_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+
+/** Decodes standard or URL-safe base64 to a latin-1 string; undefined when the input is not base64. */
+export function decodeBase64(input: string): string | undefined {
+  const clean = input.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/')
+  let out = ''
+  let buffer = 0
+  let bits = 0
+  for (let i = 0; i < clean.length; i++) {
+    const index = BASE64_CHARS.indexOf(clean.charAt(i))
+    if (index === -1) return undefined
+    buffer = (buffer << 6) | index
+    bits += 6
+    if (bits >= 8) {
+      bits -= 8
+      out += String.fromCharCode((buffer >> bits) & 0xff)
+    }
+  }
+  return out
+}
+
+interface RegexRuleSpec {
+  id: string
+  description: string
+  keywords: readonly string[]
+  priority?: number
+  /** Global regex with the `d` flag when `group` is used. */
+  pattern: RegExp
+  /** Capture group holding the secret value; 0 (the default) is the whole match. */
+  group?: number
+  /** Extra acceptance test; defaults to `isRandomToken` on the value. */
+  accept?: (value: string, text: string, start: number) => boolean
+  /**
+   * For tokens whose distinctive literal sits in the middle (`….atlasv1.…`, `…Q~…`): `pattern` starts at the literal
+   * and `lead`, anchored with `$` and tested on the `leadMax` characters before it, captures the part in front.
+   */
+  lead?: RegExp
+  leadMax?: number
+}
+
+function regexRule(spec: RegexRuleSpec): SecretRule {
+  const group = spec.group ?? 0
+  const accept = spec.accept ?? isRandomToken
+  return {
+    id: spec.id,
+    description: spec.description,
+    keywords: spec.keywords,
+    priority: spec.priority ?? PROVIDER,
+    find(text, emit) {
+      const pattern = spec.pattern
+      pattern.lastIndex = 0
+      for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+        if (match[0].length === 0) pattern.lastIndex++
+        const span: readonly [number, number] | undefined =
+          group === 0 ? [match.index, match.index + match[0].length] : match.indices?.[group]
+        if (span === undefined) continue
+        let start = span[0]
+        let end = span[1]
+        if (spec.lead !== undefined) {
+          const front = spec.lead.exec(text.slice(Math.max(0, match.index - (spec.leadMax ?? 64)), match.index))?.[1]
+          if (front === undefined) continue
+          if (group === 0) start -= front.length
+        }
+        // A token at the end of a sentence: the period belongs to the prose.
+        while (end > start && text.charCodeAt(end - 1) === 46) end--
+        const value = text.slice(start, end)
+        if (value.length > 0 && accept(value, text, start)) emit(start, end)
+      }
+    },
+  }
+}
+
+/** `AKIA…`, `sk_live_…`: a fixed prefix followed by a body of one alphabet. */
+function prefixRule(id: string, description: string, pattern: RegExp, accept?: RegexRuleSpec['accept']): SecretRule {
+  // No keyword prefilter: a regex that opens with a literal is scanned for that literal as fast as `includes`.
+  return regexRule({ id, description, keywords: [], pattern, ...(accept ? { accept } : {}) })
+}
+
+/** A token found by the literal in its middle; `lead` captures (group 1) the characters in front of it. */
+function leadRule(
+  id: string,
+  description: string,
+  lead: RegExp,
+  leadMax: number,
+  pattern: RegExp,
+  accept?: RegexRuleSpec['accept'],
+): SecretRule {
+  return regexRule({ id, description, keywords: [], pattern, lead, leadMax, ...(accept ? { accept } : {}) })
+}
+
+const PRIVATE_KEY_LABEL = /^[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?$/
+const PRIVATE_KEY_BODY = /[A-Za-z0-9+/=]/g
+
+/** `-----BEGIN … PRIVATE KEY-----` blocks, complete or truncated, raw or JSON-escaped (`\n`). */
+const privateKeyRule: SecretRule = {
+  id: 'private-key',
+  description: 'Private key',
+  keywords: [],
+  priority: PROVIDER,
+  find(text, emit) {
+    // Both searches are cached so that a text of many BEGIN lines stays linear.
+    let nextEnd = -2
+    let begin = text.indexOf('-----BEGIN ')
+    while (begin !== -1) {
+      const labelStart = begin + 11
+      const following = text.indexOf('-----BEGIN ', labelStart)
+      const labelEnd = text.indexOf('-----', labelStart)
+      if (labelEnd !== -1 && labelEnd - labelStart <= 48 && PRIVATE_KEY_LABEL.test(text.slice(labelStart, labelEnd))) {
+        const bodyStart = labelEnd + 5
+        if (nextEnd !== -1 && nextEnd < bodyStart) nextEnd = text.indexOf('-----END ', bodyStart)
+        const limit = following === -1 ? text.length : following
+        let bodyEnd: number
+        let end: number
+        if (nextEnd !== -1 && nextEnd < limit && nextEnd - bodyStart < 65536) {
+          bodyEnd = nextEnd
+          const close = text.indexOf('-----', nextEnd + 9)
+          end = close !== -1 && close - nextEnd < 64 ? close + 5 : nextEnd + 9
+        } else {
+          bodyEnd = truncatedKeyEnd(text, bodyStart, limit)
+          end = bodyEnd
+        }
+        const body = text.slice(bodyStart, bodyEnd).replace(/\\[nr]/g, '\n')
+        const base64 = body.match(PRIVATE_KEY_BODY)?.length ?? 0
+        if (base64 >= 64 && !hasBodyPlaceholder(body)) {
+          while (end > begin && /\s/.test(text.charAt(end - 1))) end--
+          emit(begin, end)
+        }
+      }
+      begin = following
+    }
+  },
+}
+
+/** A truncated paste: the key runs while lines look like base64 (or PEM headers such as `Proc-Type: 4,ENCRYPTED`). */
+function truncatedKeyEnd(text: string, bodyStart: number, limit: number): number {
+  let cursor = bodyStart
+  for (;;) {
+    const next = text.indexOf('\n', cursor + 1)
+    const lineEnd = next === -1 || next > limit ? limit : next
+    const line = text.slice(cursor, lineEnd).trim()
+    if (line.length > 0 && !/^[A-Za-z0-9+/=\\-]+$|^[A-Za-z-]+: /.test(line)) return cursor
+    cursor = lineEnd
+    if (lineEnd >= limit || cursor - bodyStart > 16384) return cursor
+  }
+}
+
+function hasBodyPlaceholder(body: string): boolean {
+  // Case-sensitive and with separators: a random base64 body may contain `your` or `xxxx` by chance.
+  return ['...', '…', '<', 'xxxxx', 'XXXXX', 'redacted', 'REDACTED', 'your-', 'your_', 'YOUR_', 'EXAMPLE'].some((marker) =>
+    body.includes(marker),
+  )
+}
+
+/** Passwords that are the product's documented default or a word in a docs snippet, not a secret. */
+const DEFAULT_PASSWORDS: ReadonlySet<string> = new Set([
+  'password', 'passwd', 'pass', 'secret', 'changeme', 'admin', 'root', 'test', 'guest', 'postgres', 'mysql',
+  'redis', 'user', 'demo', 'default', 'letmein', 'qwerty', 'welcome', 'token', 'mypassword', 'yourpassword',
+  'pwd', 'sa', 'rabbitmq', 'minio', 'minioadmin', 'example', 'sample', 'foobar', 'foo', 'bar', 'hunter',
+])
+
+/** `password1`, `mysecretpassword`, `my-secret-pw`: a docs default dressed up, not a chosen secret. */
+function isDefaultPassword(value: string): boolean {
+  const letters = value.toLowerCase().replace(/[^a-z]/g, '')
+  if (letters.length === 0 || DEFAULT_PASSWORDS.has(letters)) return true
+  const digits = value.replace(/[^0-9]/g, '').length
+  return digits <= 4 && /password|passwd|secret|changeme/.test(letters)
+}
+
+/** After `scheme://`: `user:password@` followed by the first character of a host. */
+const URL_USERINFO = /([^\s:/?#@"'<>`\\[\]{}|]{0,128}):([^\s/?#@"'<>`\\{}|]{1,256})@[A-Za-z0-9[_-]/dy
+
+function isSchemeCode(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 43 || code === 46 || code === 45
+}
+
+/** `scheme://user:password@host`: the password (or a token used as the user name with a dummy password). */
+const urlCredentialsRule: SecretRule = {
+  id: 'url-credentials',
+  description: 'Password in a URL',
+  keywords: [],
+  priority: STRUCTURAL,
+  find(text, emit) {
+    // Anchored on the literal `://`, then a sticky regex: no scan starts at every word of the text.
+    for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
+      if (at === 0 || !isSchemeCode(text.charCodeAt(at - 1))) continue
+      URL_USERINFO.lastIndex = at + 3
+      const match = URL_USERINFO.exec(text)
+      const userSpan = match?.indices?.[1]
+      const passwordSpan = match?.indices?.[2]
+      if (match === null || userSpan === undefined || passwordSpan === undefined) continue
+      const user = match[1] ?? ''
+      const password = match[2] ?? ''
+      if (/^x-oauth-basic$|^x-oauth$/i.test(password)) {
+        if (isCredentialValue(user)) emit(userSpan[0], userSpan[1])
+        continue
+      }
+      if (password === user || isDefaultPassword(password) || !isCredentialValue(password)) continue
+      emit(passwordSpan[0], passwordSpan[1])
+    }
+  },
+}
+
+/** A password or token taken from a URL or command line: not a reference and not a stand-in. */
+function isCredentialValue(value: string): boolean {
+  if (value.length < 3 || isPlaceholder(value, 5)) return false
+  if (/^[$%{]|^\*+$/.test(value)) return false
+  return !isDefaultPassword(value)
+}
+
+/** `curl -u user:pass`, `mysql -pSECRET`, `sshpass -p pass`, `redis-cli -a pass`, `docker login -p pass`. */
+const CLI_PATTERNS: ReadonlyArray<readonly [RegExp | undefined, RegExp]> = [
+  [/(?:^|[\s`'"(])()$/, /-(?:u|-user)[\s=]{1,3}["']?[^\s:"'$`]{1,64}:([^\s"'`]{3,128})/dg],
+  [undefined, /\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(["']?)([^\s"'`]{3,128})\1/dg],
+  [undefined, /\bsshpass\s{1,3}-p\s{0,3}(["']?)([^\s"'`]{3,128})\1/dg],
+  [undefined, /\bredis-cli\b[^\n]{0,200}?\s-a\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
+  [undefined, /\b(?:docker|podman|helm)\s{1,3}(?:registry\s{1,3})?login\b[^\n]{0,200}?\s-p\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
+]
+
+const cliPasswordRules: readonly SecretRule[] = CLI_PATTERNS.map(([lead, pattern]) =>
+  regexRule({
+    id: 'cli-password',
+    description: 'Password on a command line',
+    keywords: [],
+    ...(lead ? { lead, leadMax: 1 } : {}),
+    priority: STRUCTURAL,
+    pattern,
+    // The last group is the password; the one before it, when there is one, is its quote.
+    group: pattern.source.includes('\\1') ? 2 : 1,
+    accept: (value) => !value.startsWith('-') && isCredentialValue(value),
+  }),
+)
+
+/** A token in an HTTP header: random-looking, long enough, not `$TOKEN` or `<token>`. */
+function isHeaderToken(value: string): boolean {
+  if (value.length < 16 || isPlaceholder(value, 5)) return false
+  const classes = charClasses(value)
+  return shannonEntropy(value) >= 3 && classes.digit && (classes.lower || classes.upper)
+}
+
+function isBasicCredentials(value: string): boolean {
+  const decoded = decodeBase64(value)
+  if (decoded === undefined || !/^[\x20-\x7e]+$/.test(decoded)) return false
+  const colon = decoded.indexOf(':')
+  if (colon <= 0) return false
+  const password = decoded.slice(colon + 1)
+  return isCredentialValue(password)
+}
+
+function isJwt(value: string): boolean {
+  if (value.includes(JWT_IO_PAYLOAD) || value.endsWith(JWT_IO_SIGNATURE)) return false
+  const parts = value.split('.')
+  const header = decodeBase64(parts[0] ?? '')
+  return header !== undefined && header.startsWith('{"') && !isPlaceholder(value, 12)
+}
+
+/** A Discord bot token begins with the base64 of the bot's numeric user id. */
+function isDiscordToken(value: string): boolean {
+  const id = decodeBase64(value.slice(0, value.indexOf('.')))
+  return id !== undefined && /^\d{17,20}$/.test(id) && isRandomToken(value)
+}
+
+function hasDigitAndLetter(value: string): boolean {
+  const classes = charClasses(value)
+  return classes.digit && (classes.lower || classes.upper) && isRandomToken(value)
+}
+
+const PROVIDER_RULES: readonly SecretRule[] = [
+  prefixRule('aws-access-key-id', 'AWS access key id',
+    /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g),
+  regexRule({
+    id: 'aws-secret-access-key', description: 'AWS secret access key', keywords: [],
+    pattern: /secret[_.-]?(?:access[_.-]?)?key["']?\s{0,4}(?:=|:|=>|:=)\s{0,4}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
+    group: 1,
+  }),
+  prefixRule('aws-session-token', 'AWS session token',
+    /(?<![A-Za-z0-9+/])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/]{80,4000}={0,2}/g),
+  prefixRule('gcp-api-key', 'Google API key',
+    /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g),
+  prefixRule('gcp-oauth-client-secret', 'Google OAuth client secret',
+    /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/g),
+  prefixRule('gcp-oauth-access-token', 'Google OAuth access token',
+    /(?<![A-Za-z0-9_.-])ya29\.[A-Za-z0-9_-]{30,2000}(?![A-Za-z0-9_-])/g),
+  regexRule({
+    id: 'azure-storage-key', description: 'Azure storage or Service Bus key',
+    keywords: [],
+    pattern: /(?:AccountKey|SharedAccessKey)\s{0,2}=\s{0,2}([A-Za-z0-9+/]{40,100}={0,2})/dgi,
+    group: 1,
+  }),
+  regexRule({
+    id: 'azure-sas-token', description: 'Azure SAS signature', keywords: [],
+    pattern: /sig=([A-Za-z0-9%+/=]{30,150})/dg,
+    group: 1,
+    accept: (value, text, start) =>
+      /[?&;]/.test(text.charAt(start - 5)) && /[?&;]sv=\d{4}-/.test(lineAround(text, start)) && isRandomToken(value),
+  }),
+  leadRule('azure-client-secret', 'Azure AD client secret', /(?:^|[^A-Za-z0-9_~.-])([A-Za-z0-9_~.-]{3}\d)$/, 5,
+    /Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g),
+  leadRule('azure-devops-pat', 'Azure DevOps personal access token', /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{52})$/, 53,
+    /JQQJ9[9DH][A-Za-z0-9]{18}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])/g),
+  prefixRule('github-token', 'GitHub token',
+    /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])/g),
+  prefixRule('github-fine-grained-pat', 'GitHub fine-grained personal access token',
+    /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{70,120}(?![A-Za-z0-9_])/g),
+  prefixRule('gitlab-token', 'GitLab token',
+    /(?<![A-Za-z0-9_-])(?:(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-|GR1348941)[A-Za-z0-9_.-]{20,100}(?![A-Za-z0-9_-])/g),
+  prefixRule('slack-token', 'Slack token',
+    /(?<![A-Za-z0-9-])xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/g),
+  prefixRule('slack-app-token', 'Slack app-level token',
+    /(?<![A-Za-z0-9-])xapp-\d-[A-Z0-9]{9,12}-\d{10,16}-[a-f0-9]{40,80}(?![A-Za-z0-9])/g),
+  prefixRule('slack-webhook', 'Slack webhook URL',
+    /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,150}/g),
+  prefixRule('stripe-secret-key', 'Stripe secret or restricted key',
+    /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/g),
+  prefixRule('stripe-webhook-secret', 'Stripe webhook signing secret',
+    /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,64}(?![A-Za-z0-9+/])/g),
+  prefixRule('openai-api-key', 'OpenAI API key',
+    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9_-]{0,80}T3BlbkFJ[A-Za-z0-9_-]{10,120})(?![A-Za-z0-9_-])/g),
+  prefixRule('anthropic-api-key', 'Anthropic API key',
+    /(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g),
+  prefixRule('groq-api-key', 'Groq API key',
+    /(?<![A-Za-z0-9_])gsk_[A-Za-z0-9]{48,56}(?![A-Za-z0-9])/g),
+  prefixRule('xai-api-key', 'xAI API key',
+    /(?<![A-Za-z0-9_-])xai-[A-Za-z0-9]{70,90}(?![A-Za-z0-9])/g),
+  prefixRule('perplexity-api-key', 'Perplexity API key',
+    /(?<![A-Za-z0-9_-])pplx-[A-Za-z0-9]{40,56}(?![A-Za-z0-9])/g),
+  prefixRule('replicate-api-token', 'Replicate API token',
+    /(?<![A-Za-z0-9_])r8_[A-Za-z0-9]{37}(?![A-Za-z0-9])/g),
+  prefixRule('huggingface-token', 'Hugging Face token',
+    /(?<![A-Za-z0-9_])(?:hf|api_org)_[A-Za-z]{34}(?![A-Za-z0-9_])/g,
+    (value) => !/^(?:hf|api_org)_(?:[A-Z][a-z]+)+$/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value.slice(3)) && isRandomToken(value)),
+  prefixRule('npm-token', 'npm access token',
+    /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g),
+  regexRule({
+    id: 'npmrc-auth', description: 'npm registry credential in .npmrc', keywords: [], priority: STRUCTURAL,
+    pattern: /:_(?:authToken|auth|password)\s{0,2}=\s{0,2}["']?([^\s"']{8,512})/dg,
+    group: 1,
+    accept: (value) => isCredentialValue(value) && isRandomToken(value),
+  }),
+  prefixRule('pypi-token', 'PyPI API token',
+    /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,400}(?![A-Za-z0-9_-])/g),
+  prefixRule('twilio-api-key', 'Twilio API key',
+    /(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g, hasDigitAndLetter),
+  regexRule({
+    id: 'twilio-auth-token', description: 'Twilio auth token', keywords: [],
+    pattern: /(?<![A-Za-z0-9])AC[0-9a-f]{32}:([0-9a-f]{32})(?![A-Za-z0-9])/dg,
+    group: 1,
+  }),
+  prefixRule('sendgrid-api-key', 'SendGrid API key',
+    /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
+  prefixRule('mailgun-api-key', 'Mailgun API key',
+    /(?<![A-Za-z0-9_-])key-[0-9a-f]{32}(?![A-Za-z0-9])/g,
+    (value, text, start) => /mailgun|api:key-/i.test(lineAround(text, start)) || /mailgun/i.test(text) ? isRandomToken(value) : false),
+  regexRule({
+    id: 'mailgun-api-key', description: 'Mailgun API key', keywords: ['mailgun'],
+    pattern: /(?<![A-Za-z0-9-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![A-Za-z0-9-])/g,
+  }),
+  prefixRule('heroku-api-key', 'Heroku API key',
+    /(?<![A-Za-z0-9_-])HRKU-[A-Za-z0-9_-]{58,64}(?![A-Za-z0-9_-])/g),
+  regexRule({
+    id: 'heroku-api-key', description: 'Heroku API key', keywords: [],
+    pattern: /heroku[A-Za-z0-9_.-]{0,20}(?:key|token)["']?\s{0,3}(?:=|:|=>|:=)\s{0,3}["']?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?![A-Za-z0-9-])/dgi,
+    group: 1,
+  }),
+  prefixRule('digitalocean-token', 'DigitalOcean token',
+    /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])/g),
+  prefixRule('shopify-token', 'Shopify token',
+    /(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])/g),
+  leadRule('discord-bot-token', 'Discord bot token', /(?:^|[^A-Za-z0-9_.-])([MNO][A-Za-z0-9_-]{23,27})$/, 29,
+    /\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
+    isDiscordToken),
+  prefixRule('discord-webhook', 'Discord webhook URL',
+    /https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/\d{17,20}\/[A-Za-z0-9_-]{60,80}/g),
+  leadRule('telegram-bot-token', 'Telegram bot token', /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{8,10})$/, 14,
+    /:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g),
+  prefixRule('vault-token', 'HashiCorp Vault token',
+    /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,400}(?![A-Za-z0-9_-])/g),
+  regexRule({
+    id: 'vault-token', description: 'HashiCorp Vault token', keywords: [],
+    pattern: /(?:vault[_-]?token|x-vault-token)["']?\s{0,3}(?:=|:)\s{0,3}["']?([sbr]\.[A-Za-z0-9]{24,100})(?![A-Za-z0-9])/dgi,
+    group: 1,
+  }),
+  leadRule('terraform-cloud-token', 'Terraform Cloud token', /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{14})$/, 15,
+    /\.atlasv1\.[A-Za-z0-9_=-]{60,80}(?![A-Za-z0-9_=-])/g),
+  prefixRule('databricks-token', 'Databricks token',
+    /(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9-])/g, hasDigitAndLetter),
+  prefixRule('doppler-token', 'Doppler token',
+    /(?<![A-Za-z0-9_.])dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])/g),
+  prefixRule('linear-api-key', 'Linear API key',
+    /(?<![A-Za-z0-9_])lin_(?:api|oauth)_[A-Za-z0-9]{40,64}(?![A-Za-z0-9])/g),
+  prefixRule('notion-token', 'Notion integration token',
+    /(?<![A-Za-z0-9_])(?:secret_[A-Za-z0-9]{43}|ntn_\d{11}[A-Za-z0-9]{35})(?![A-Za-z0-9])/g, hasDigitAndLetter),
+  prefixRule('atlassian-api-token', 'Atlassian API token',
+    /(?<![A-Za-z0-9_-])(?:AT[AC]TT3[A-Za-z0-9_=-]{100,300}|ATBB[A-Za-z0-9]{28,40})(?![A-Za-z0-9_=-])/g),
+  prefixRule('sentry-token', 'Sentry auth token',
+    /(?<![A-Za-z0-9_])sntry[su]_[A-Za-z0-9+/=_-]{40,400}(?![A-Za-z0-9+/=_-])/g),
+  regexRule({
+    id: 'sentry-dsn', description: 'Sentry DSN key', keywords: [],
+    pattern: /https?:\/\/([a-f0-9]{32})(?::[a-f0-9]{32})?@[A-Za-z0-9.-]{0,80}sentry[A-Za-z0-9.-]{0,80}\/\d+/dg,
+    group: 1,
+  }),
+  prefixRule('grafana-token', 'Grafana token',
+    /(?<![A-Za-z0-9_+/])(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9+/]{50,200}={0,2})(?![A-Za-z0-9+/=])/g),
+  prefixRule('postman-api-key', 'Postman API key',
+    /(?<![A-Za-z0-9_-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9])/g),
+  prefixRule('age-secret-key', 'age secret key',
+    /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/g),
+  prefixRule('onepassword-token', '1Password service account token',
+    /(?<![A-Za-z0-9_])ops_eyJ[A-Za-z0-9+/=_-]{100,4000}/g),
+  prefixRule('figma-token', 'Figma personal access token',
+    /(?<![A-Za-z0-9_])figd_[A-Za-z0-9_-]{40,48}(?![A-Za-z0-9_-])/g),
+  prefixRule('pulumi-token', 'Pulumi access token',
+    /(?<![A-Za-z0-9_-])pul-[a-f0-9]{40}(?![A-Za-z0-9])/g),
+  prefixRule('supabase-token', 'Supabase token',
+    /(?<![A-Za-z0-9_])(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,80})(?![A-Za-z0-9_-])/g),
+  prefixRule('docker-hub-token', 'Docker Hub access token',
+    /(?<![A-Za-z0-9_])dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g),
+  prefixRule('new-relic-key', 'New Relic key',
+    /(?<![A-Za-z0-9_-])NR(?:AK|II|JS)-[A-Za-z0-9]{19,27}(?![A-Za-z0-9])/g),
+  prefixRule('planetscale-token', 'PlanetScale token',
+    /(?<![A-Za-z0-9_])pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}(?![A-Za-z0-9_-])/g),
+  prefixRule('mapbox-secret-token', 'Mapbox secret token',
+    /(?<![A-Za-z0-9_.])sk\.eyJ[A-Za-z0-9_-]{20,200}\.[A-Za-z0-9_-]{20,60}(?![A-Za-z0-9_-])/g),
+  prefixRule('square-token', 'Square token',
+    /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g),
+]
+
+const STRUCTURAL_RULES: readonly SecretRule[] = [
+  privateKeyRule,
+  urlCredentialsRule,
+  ...cliPasswordRules,
+  regexRule({
+    id: 'jwt', description: 'JSON Web Token', keywords: [], priority: STRUCTURAL,
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{16,2000}(?![A-Za-z0-9_-])/g,
+    accept: isJwt,
+  }),
+  regexRule({
+    id: 'authorization-header', description: 'Credential in an Authorization header',
+    keywords: [], priority: STRUCTURAL,
+    pattern: /(?:\bauthorization["']?\s{0,3}[:=]\s{0,3}["']?(?:bearer|token|bot|apikey|sso-key)?|(?<![A-Za-z])bearer)\s{1,3}([A-Za-z0-9._~+/:-]{16,4000}=*)/dgi,
+    group: 1,
+    accept: isHeaderToken,
+  }),
+  regexRule({
+    id: 'basic-auth-header', description: 'Credentials in a Basic Authorization header', keywords: [],
+    priority: STRUCTURAL,
+    pattern: /(?<![A-Za-z])basic\s{1,3}([A-Za-z0-9+/]{8,400}={0,2})(?![A-Za-z0-9+/=])/dgi,
+    group: 1,
+    accept: isBasicCredentials,
+  }),
+]
+
+/** Words after which an assignment is not the secret itself: `TOKEN_URL`, `password_file`, `secretName`. */
+const TRAILING_NOT_SECRET: ReadonlySet<string> = new Set([
+  'url', 'uri', 'urls', 'endpoint', 'host', 'hostname', 'port', 'path', 'paths', 'file', 'filename', 'files', 'dir',
+  'directory', 'name', 'names', 'id', 'ids', 'type', 'types', 'length', 'len', 'count', 'expiry', 'expires',
+  'expiration', 'exp', 'ttl', 'timeout', 'age', 'max', 'min', 'size', 'header', 'headers', 'field', 'env', 'var',
+  'variable', 'policy', 'version', 'prefix', 'suffix', 'format', 'mode', 'scope', 'scopes', 'limit', 'provider',
+  'method', 'methods', 'algorithm', 'alg', 'label', 'hint', 'enabled', 'disabled', 'enable', 'required', 'ref',
+  'arn', 'location', 'store', 'manager', 'rotation', 'kind', 'source', 'strategy', 'helper', 'command', 'cmd',
+  'class', 'server', 'service', 'user', 'username', 'login', 'email', 'role', 'realm', 'issuer', 'audience',
+  'domain', 'callback', 'redirect', 'flow', 'grant', 'response', 'error', 'status', 'pattern', 'regex', 'template',
+  'description', 'desc', 'text', 'message', 'msg', 'title', 'index', 'date', 'time', 'at', 'created', 'updated',
+  'valid', 'validity', 'bits', 'usage', 'lifetime', 'mask', 'storage', 'backend', 'engine', 'mount', 'keyid',
+  'question', 'rules', 'config', 'configs', 'settings', 'option', 'options', 'flag', 'check',
+  'reset', 'changed', 'confirm', 'confirmation', 'strength', 'hashing', 'salt', 'rounds', 'cost', 'dialog', 'form',
+  'input', 'button', 'page', 'link', 'route', 'handler', 'middleware', 'module', 'plugin', 'schema', 'validator',
+  'secrets', 'tokens', 'keys', 'passwords', 'credentials',
+])
+
+/** Words that make a name about something other than the secret: hashes, paging, public material, usage counts. */
+const NEUTRAL_WORDS: ReadonlySet<string> = new Set([
+  'hash', 'hashed', 'sha', 'sha1', 'sha256', 'sha384', 'sha512', 'md5', 'checksum', 'digest', 'fingerprint',
+  'integrity', 'page', 'next', 'continuation', 'pagination', 'cursor', 'idempotency', 'csrf', 'xsrf', 'cancellation',
+  'public', 'pub', 'publishable', 'tokens', 'tokenizer', 'num', 'max', 'min', 'example', 'sample', 'dummy', 'fake',
+  'mock', 'placeholder', 'prompt', 'completion', 'input', 'output', 'author', 'cache', 'sort', 'partition',
+  'primary', 'foreign', 'lookup', 'unique', 'shard', 'routing', 'dedup', 'nonce', 'gpg', 'pgp', 'ssh', 'has', 'is',
+  'authenticity', 'no', 'use', 'uses', 'allow', 'require', 'requires', 'show', 'hide', 'forgot', 'reset', 'new', 'old', 'length',
+])
+
+const PASSWORD_WORDS: ReadonlySet<string> = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'pw'])
+const TOKEN_WORDS: ReadonlySet<string> = new Set([
+  'secret', 'token', 'apikey', 'auth', 'credential', 'creds', 'pat', 'accesskey', 'privatekey', 'secretkey',
+  'authkey', 'bearer', 'apitoken', 'authtoken', 'accesstoken', 'clientsecret',
+])
+const KEY_QUALIFIERS: ReadonlySet<string> = new Set([
+  'api', 'access', 'private', 'secret', 'signing', 'encryption', 'master', 'session', 'license', 'auth', 'app',
+  'client', 'consumer', 'webhook', 'account', 'service', 'storage', 'deploy', 'admin', 'write', 'read', 'hmac',
+  'jwt', 'shared', 'subscription', 'developer', 'management', 'ingest', 'ingestion', 'server', 'root', 'secure',
+])
+
+type SecretNameKind = 'password' | 'token'
+
+/** Splits `DB_PASSWORD`, `apiKey`, `x-api-key`, `spring.datasource.password` into lower-case words. */
+export function splitNameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 0)
+}
+
+/** Whether a name (an env var, a YAML key, a flag) holds a password, another kind of secret, or neither. */
+export function classifySecretName(name: string): SecretNameKind | undefined {
+  const words = splitNameWords(name)
+  const last = words[words.length - 1]
+  if (last === undefined || TRAILING_NOT_SECRET.has(last)) return undefined
+  if (words.some((word) => NEUTRAL_WORDS.has(word))) return undefined
+  if (words.some((word) => PASSWORD_WORDS.has(word) || /^[a-z]*pass(?:word|wd|phrase)$/.test(word))) return 'password'
+  if (words.some((word) => TOKEN_WORDS.has(word) || /^[a-z]+(?:secret|token|apikey|accesskey|privatekey)$/.test(word))) return 'token'
+  for (let i = 1; i < words.length; i++) {
+    if (words[i] === 'key' && KEY_QUALIFIERS.has(words[i - 1] ?? '')) return 'token'
+  }
+  // `SENDGRID_KEY=…`: an upper-case vendor-named key in an env file.
+  if (last === 'key' && words.length >= 2 && /^[A-Z][A-Z0-9_]*_KEY$/.test(name)) return 'token'
+  return undefined
+}
+
+const TRUTHY_WORDS = /^(?:true|false|yes|no|on|off|null|nil|none|undefined|required|optional|string|number|boolean|int|str|bool|enabled|disabled|inherit|bearer|basic|token|secret|empty)$/i
+
+/** Values that refer to a secret kept elsewhere: env lookups, templates, vault paths, files, code. */
+function isReference(value: string): boolean {
+  if (/^[$%{!@&*#[(\\]/.test(value)) return true
+  if (value.includes('://') || value.includes('(') || value.includes(')')) return true
+  if (/^(?:ENC\[|vault:|op:|arn:|ref\+|sm:|secret:|env:|file:|gcp:|aws:|azurekeyvault|keyvault|sha\d{1,3}[:-]|md5:|bcrypt|argon2|pbkdf2|scrypt)/i.test(value)) return true
+  if (/^(?:\.{0,2}\/|~\/|[A-Za-z]:\\)/.test(value)) return true
+  if (/\.(?:json|pem|key|crt|cer|txt|ya?ml|env|p12|pfx|jks|gpg|asc|der|cfg|conf|ini|toml|properties|xml|js|ts|py|sh)$/i.test(value)) return true
+  // config.apiKey, var.db_password, secrets.GITHUB_TOKEN, random_password.db.result
+  if (/^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)+$/.test(value)) {
+    if (value.split('.').every((part) => !/\d/.test(part) || /^[A-Za-z_-]+\d{0,2}$/.test(part))) return true
+  }
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return true
+  if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value) || /^[a-z]+(?:[_-][a-z]+)+$/.test(value)) return true
+  if (/^[-+]?\d+(?:\.\d+)*$/.test(value) || /^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(value)) return true
+  return TRUTHY_WORDS.test(value)
+}
+
+/** The entropy test for a value assigned to a secret-looking name. */
+export function isLikelySecretValue(value: string, kind: SecretNameKind): boolean {
+  if (value.length > 1000 || isPlaceholder(value, 4) || isReference(value)) return false
+  const classes = charClasses(value)
+  const classCount = Number(classes.lower) + Number(classes.upper) + Number(classes.digit) + Number(classes.other)
+  const entropy = shannonEntropy(value)
+  if (kind === 'password') {
+    if (value.length < 6 || isDefaultPassword(value)) return false
+    return entropy >= 2.2 && (classCount >= 2 || value.length >= 16)
+  }
+  if (value.length < 12) return false
+  if (/^[a-z]+(?:[-_][a-z0-9]+)*$/.test(value) && value.replace(/\D/g, '').length < 3) return false
+  if (classes.digit && (classes.lower || classes.upper)) return entropy >= 3
+  return value.length >= 20 && classes.lower && classes.upper && entropy >= 3.8
+}
+
+const NAME_HINT =
+  /pass|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key|priv(?:ate)?[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|session[_.-]?key|auth|credential|creds|_key\b|pat\b|\bpw\b/gi
+
+/** [A-Za-z0-9_.-] */
+function isNameCode(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 46 || code === 45
+  )
+}
+
+/** Ends an unquoted value: whitespace, quotes, and the punctuation that closes a value in code, URLs and prose. */
+function isValueEnd(code: number): boolean {
+  switch (code) {
+    case 9: case 10: case 11: case 12: case 13: case 32:
+    case 34: case 39: case 96: // " ' `
+    case 44: case 59: case 41: case 93: case 125: // , ; ) ] }
+    case 60: case 62: case 124: case 38: // < > | &
+      return true
+    default:
+      return false
+  }
+}
+
+function skipBlanks(text: string, index: number, max: number): number {
+  let cursor = index
+  while (cursor - index < max) {
+    const code = text.charCodeAt(cursor)
+    if (code !== 32 && code !== 9) break
+    cursor++
+  }
+  return cursor
+}
+
+/**
+ * `KEY=value`, `key: value`, `"key": "value"`, `key => 'value'`, `--password value`, `<password>value</password>`:
+ * finds names that look secret and reads the value after the assignment by hand (no backtracking involved).
+ */
+const genericAssignmentRule: SecretRule = {
+  id: 'generic-assignment',
+  description: 'Secret assigned to a secret-looking name',
+  keywords: [],
+  priority: GENERIC,
+  find(text, emit) {
+    NAME_HINT.lastIndex = 0
+    for (let hint = NAME_HINT.exec(text); hint !== null; hint = NAME_HINT.exec(text)) {
+      let nameStart = hint.index
+      let nameEnd = hint.index + hint[0].length
+      while (nameStart > 0 && hint.index - nameStart < 64 && isNameCode(text.charCodeAt(nameStart - 1))) nameStart--
+      while (nameEnd - hint.index < 64 && isNameCode(text.charCodeAt(nameEnd))) nameEnd++
+      NAME_HINT.lastIndex = nameEnd
+      const isFlag = text.charCodeAt(nameStart) === 45
+      // The cheap question first: most mentions of "token" in prose assign nothing.
+      const value = readAssignedValue(text, nameStart, nameEnd, isFlag)
+      if (value === undefined) continue
+      // Names inside the value belong to the value (`password=password=…` must not rescan itself).
+      NAME_HINT.lastIndex = Math.max(nameEnd, value[1])
+      const kind = classifySecretName(text.slice(nameStart, nameEnd).replace(/^[-.]+|[-.]+$/g, ''))
+      if (kind === undefined) continue
+      const [start, end] = value
+      if (isLikelySecretValue(text.slice(start, end), kind)) emit(start, end)
+    }
+  },
+}
+
+/** Reads the value assigned to the name at [nameStart, nameEnd); returns its range or undefined. */
+function readAssignedValue(text: string, nameStart: number, nameEnd: number, isFlag: boolean): [number, number] | undefined {
+  const before = text.charCodeAt(nameStart - 1)
+  let cursor = nameEnd
+  // <password>value</password>
+  if (before === 60 && text.charCodeAt(cursor) === 62) {
+    const close = text.indexOf('<', cursor + 1)
+    if (close === -1 || close - cursor > 512) return undefined
+    const start = skipBlanks(text, cursor + 1, 8)
+    let end = close
+    while (end > start && /\s/.test(text.charAt(end - 1))) end--
+    return end > start ? [start, end] : undefined
+  }
+  const closing = text.charCodeAt(cursor)
+  if (closing === 34 || closing === 39) cursor++
+  if (text.charCodeAt(cursor) === 93) cursor++
+  cursor = skipBlanks(text, cursor, 8)
+  const op = text.charCodeAt(cursor)
+  const next = text.charCodeAt(cursor + 1)
+  if (op === 58 && next === 61) cursor += 2 // :=
+  else if (op === 61 && next === 62) cursor += 2 // =>
+  else if (op === 61 && next !== 61 && next !== 126) cursor += 1 // = but not == or =~
+  else if (op === 58 && next !== 58 && !isFlag) cursor += 1 // : but not ::
+  else if (!(isFlag && cursor > nameEnd)) return undefined // --password value
+  cursor = skipBlanks(text, cursor, 8)
+  const quote = text.charCodeAt(cursor)
+  if (quote === 34 || quote === 39 || quote === 96) {
+    const start = cursor + 1
+    let end = start
+    while (end < text.length && end - start < 1024) {
+      const code = text.charCodeAt(end)
+      if (code === quote || code === 10) break
+      end += code === 92 ? 2 : 1
+    }
+    return text.charCodeAt(end) === quote && end > start ? [start, end] : undefined
+  }
+  const start = cursor
+  let end = start
+  while (end < text.length && end - start < 1024 && !isValueEnd(text.charCodeAt(end))) end++
+  // The sentence goes on after `TOKEN=abc.` or `password: abc:`.
+  while (end > start && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 58)) end--
+  return end > start ? [start, end] : undefined
+}
+
+/** All rules, most specific first. */
+export const SECRET_RULES: readonly SecretRule[] = [...PROVIDER_RULES, ...STRUCTURAL_RULES, genericAssignmentRule]
