@@ -360,7 +360,7 @@ describe('list, show, log', () => {
   test('list filters by state, type and tag', async () => {
     const repo = await withPending('alpha-one')
     repo.setIdentity('Ada Author', 'ada@example.com')
-    repo.write('d.md', learningText('beta-two', { tags: '[docker]' }))
+    repo.write('d.md', learningText('beta-two', { tags: '[docker, compose]' }))
     await repo.cli(['add', '--file', 'd.md'])
     repo.setIdentity('Rita Reviewer', 'rita@example.com')
     await repo.cli(['approve', 'alpha-one'])

@@ -12,6 +12,7 @@ import { LEARNING_TYPES } from '../../core/learning-schema.js'
 import { MAX_LEARNING_BYTES, formatLearningFile, learningPath, parseLearning, validateLearning } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
 import { buildCommitMessage } from '../../core/trailers.js'
+import { admitLearning } from '../admit.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { added } from '../messages/index.js'
@@ -39,6 +40,8 @@ export const spec: CommandSpec = {
     'body-file': { type: 'string', value: 'path', description: 'the markdown body (default: the type\'s template)' },
     'no-commit': { type: 'boolean', description: 'write and stage the file, but do not commit' },
     'dry-run': { type: 'boolean', description: 'validate and say what would happen; write nothing' },
+    force: { type: 'boolean', description: 'add it although quality gates fail or it is a near duplicate; the override is recorded in the commit' },
+    'allow-directives': { type: 'boolean', description: 'accept instructions aimed at agents (curl | sh, …) that look like prompt injection; recorded in the commit' },
     json: { type: 'boolean', description: 'print one JSON object: {name, from, to, path, commit}' },
   },
 }
@@ -91,9 +94,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const existing = findLearningPath(git.root, name)
   if (existing) throw new NameTakenError(name, existing.path)
   for (const w of warnings) ctx.stderr(`warning: ${path}: ${w}\n`)
+  const admission = await admitLearning(repo, learning, { force: flag(args, 'force'), allowDirectives: flag(args, 'allow-directives'), text })
+  text = admission.text
+  for (const w of admission.warnings) ctx.stderr(`warning: ${path}: ${w}\n`)
 
   const identity = await readIdentity(git)
-  const message = buildCommitMessage({ action: 'add', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity } })
+  const message = buildCommitMessage({ action: 'add', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admission.trailers })
   const dryRun = flag(args, 'dry-run')
   const commit = !flag(args, 'no-commit')
   const sha = dryRun ? null : await commitNewFile(git, path, text, message, commit)

@@ -1,0 +1,194 @@
+/**
+ * What the guards read, through plain child_process (no simple-git to load on every commit): the staged changes
+ * and blobs of the index, the store's files in the work tree, and a few history questions. GIT_INDEX_FILE is
+ * passed through untouched: `git commit --only` runs hooks against a temporary index named by it.
+ */
+import { spawnSync } from 'node:child_process'
+import { existsSync, lstatSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseRawDiff } from '../core/check-diff.js'
+import type { DiffEntry } from '../core/check-diff.js'
+import { GitCommandError, NotARepositoryError } from '../core/errors.js'
+
+type Env = Readonly<Record<string, string | undefined>>
+
+/** Largest file the guards read; larger (and binary) files are skipped with a note. */
+export const MAX_CHECK_BYTES = 1024 * 1024
+
+export interface GitResult {
+  code: number
+  stdout: Buffer
+  stderr: string
+}
+
+/** Run git with an argument array (never a shell string) and optional stdin. */
+export function runGit(cwd: string, env: Env, args: readonly string[], input?: string): GitResult {
+  const r = spawnSync('git', [...args], { cwd, env: env as NodeJS.ProcessEnv, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] })
+  if (r.error) throw new GitCommandError(args, String(r.error.message))
+  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr.toString() }
+}
+
+/** stdout of git as text; GitCommandError on failure. */
+export function gitText(cwd: string, env: Env, args: readonly string[], input?: string): string {
+  const r = runGit(cwd, env, args, input)
+  if (r.code !== 0) throw new GitCommandError(args, r.stderr)
+  return r.stdout.toString('utf8')
+}
+
+/**
+ * The work-tree root. In a hook git runs us at the top of the work tree, where `.git` is: no process needed then.
+ * NotARepositoryError outside a work tree.
+ */
+export function findRoot(cwd: string, env: Env): string {
+  if (!env['GIT_DIR'] && !env['GIT_WORK_TREE'] && existsSync(join(cwd, '.git'))) return cwd
+  const r = runGit(cwd, env, ['rev-parse', '--show-toplevel'])
+  const root = r.stdout.toString('utf8').trim()
+  if (r.code !== 0 || !root) throw new NotARepositoryError(cwd, r.stderr)
+  return root
+}
+
+/** The staged changes (index against HEAD, or against the empty tree before the first commit), renames detected. */
+export function readStagedChanges(root: string, env: Env): DiffEntry[] {
+  // `git diff --cached` on an unborn branch compares with the empty tree, so the first commit works too.
+  const r = runGit(root, env, ['diff', '--cached', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--ignore-submodules'])
+  if (r.code !== 0) throw new GitCommandError(['diff', '--cached', '--raw'], r.stderr)
+  return parseRawDiff(r.stdout.toString('utf8'))
+}
+
+/** The `zones.system` globs of the work tree's config, read without YAML when the config does not set them. */
+export async function readZones(root: string, fallback: readonly string[]): Promise<readonly string[]> {
+  const file = join(root, '.learnings', 'config.yaml')
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    return fallback
+  }
+  if (!/^zones\s*:/m.test(text)) return fallback
+  try {
+    const { parse } = await import('yaml')
+    const data = parse(text, { maxAliasCount: 50 }) as { zones?: { system?: unknown } } | null
+    const system = data?.zones?.system
+    return Array.isArray(system) ? system.filter((s): s is string => typeof s === 'string') : fallback
+  } catch {
+    return fallback // a malformed config is reported by the full check, which validates it
+  }
+}
+
+export interface BlobText {
+  text?: string
+  skipped?: string
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** Decode bytes as text, or say why not (binary, not UTF-8, too large). */
+export function decodeForCheck(bytes: Buffer, size = bytes.length): BlobText {
+  if (size > MAX_CHECK_BYTES) return { skipped: `larger than 1 MB (${size} bytes)` }
+  if (bytes.subarray(0, 8000).includes(0)) return { skipped: 'binary' }
+  try {
+    return { text: utf8.decode(bytes) }
+  } catch {
+    return { skipped: 'not valid UTF-8 text' }
+  }
+}
+
+/**
+ * Blobs by id through one `git cat-file --batch`, after a `--batch-check` so huge blobs are never loaded.
+ * Sample of --batch-check: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad blob 1234\n".
+ */
+export function readBlobs(root: string, env: Env, shas: readonly string[]): Map<string, BlobText> {
+  const out = new Map<string, BlobText>()
+  const unique = [...new Set(shas)]
+  if (!unique.length) return out
+  const sizes = gitText(root, env, ['cat-file', '--batch-check'], `${unique.join('\n')}\n`).split('\n')
+  const small: string[] = []
+  for (const line of sizes) {
+    const [sha = '', type = '', size = ''] = line.split(' ')
+    if (!sha) continue
+    if (type !== 'blob') out.set(sha, { skipped: `not a blob (${type || 'missing'})` })
+    else if (Number(size) > MAX_CHECK_BYTES) out.set(sha, { skipped: `larger than 1 MB (${size} bytes)` })
+    else small.push(sha)
+  }
+  if (!small.length) return out
+  const r = runGit(root, env, ['cat-file', '--batch'], `${small.join('\n')}\n`)
+  if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
+  // Sample: "<sha> blob <size>\n<size bytes>\n" per object.
+  const buf = r.stdout
+  let at = 0
+  while (at < buf.length) {
+    const nl = buf.indexOf(10, at)
+    if (nl < 0) break
+    const [sha = '', , size = '0'] = buf.subarray(at, nl).toString('utf8').split(' ')
+    const n = Number(size)
+    out.set(sha, decodeForCheck(buf.subarray(nl + 1, nl + 1 + n), n))
+    at = nl + 1 + n + 1
+  }
+  return out
+}
+
+/** Paths in the index under a pathspec (`git ls-files -z`). */
+export function readIndexPaths(root: string, env: Env, pathspecs: readonly string[]): string[] {
+  return gitText(root, env, ['ls-files', '-z', '--', ...pathspecs]).split('\0').filter(Boolean)
+}
+
+export interface TreeFile {
+  path: string
+  mode: string
+  text?: string
+  skipped?: string
+}
+
+/**
+ * The work tree's files under the store and the zones: tracked and untracked-but-not-ignored
+ * (`git ls-files -c -o --exclude-standard`), read from disk; a symbolic link gets mode 120000 and no text.
+ */
+export function readTreeFiles(root: string, env: Env, zones: readonly string[]): TreeFile[] {
+  const specs = ['.learnings', ...zones.map((z) => `:(glob)${z}`)]
+  const paths = [...new Set(gitText(root, env, ['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs]).split('\0').filter(Boolean))].sort()
+  const out: TreeFile[] = []
+  for (const path of paths) {
+    const abs = join(root, path)
+    let st
+    try {
+      st = lstatSync(abs)
+    } catch {
+      continue // tracked but deleted in the work tree
+    }
+    if (st.isSymbolicLink()) out.push({ path, mode: '120000' })
+    else if (!st.isFile()) continue
+    else if (st.size > MAX_CHECK_BYTES) out.push({ path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` })
+    else out.push({ path, mode: '100644', ...decodeForCheck(readFileSync(abs)) })
+  }
+  return out
+}
+
+/** Which of these commits exist (`git cat-file --batch-check`), by the id given. */
+export function readKnownCommits(root: string, env: Env, ids: readonly string[]): Set<string> {
+  const known = new Set<string>()
+  const list = [...new Set(ids)].filter((id) => /^[0-9a-f]{4,64}$/.test(id))
+  if (!list.length) return known
+  // Sample: "3f2c1e9^{commit} missing" or "<full sha> commit 245".
+  const out = gitText(root, env, ['cat-file', '--batch-check=%(objecttype)'], `${list.map((id) => `${id}^{commit}`).join('\n')}\n`).split('\n')
+  list.forEach((id, i) => {
+    if (out[i] === 'commit') known.add(id)
+  })
+  return known
+}
+
+/** The paths among `paths` that differ between `commit` and HEAD. */
+export function readChangedSince(root: string, env: Env, commit: string, paths: readonly string[]): string[] {
+  const r = runGit(root, env, ['diff', '--name-only', '-z', '--no-renames', commit, 'HEAD', '--', ...paths])
+  return r.code === 0 ? r.stdout.toString('utf8').split('\0').filter(Boolean) : []
+}
+
+/** The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included). */
+export function readDirectiveOverrides(root: string, env: Env): string {
+  const r = runGit(root, env, ['log', '--all', '--format=%B%x00', '-E', '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:'])
+  return r.code === 0 ? r.stdout.toString('utf8') : ''
+}
+
+/** True while a merge is being concluded (MERGE_HEAD exists): its diff against HEAD carries the other side's work. */
+export function isMerging(root: string, env: Env): boolean {
+  return runGit(root, env, ['rev-parse', '-q', '--verify', 'MERGE_HEAD']).code === 0
+}

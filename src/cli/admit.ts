@@ -1,0 +1,125 @@
+/**
+ * The one admission pipeline every way into pending/ goes through (add, retro --write, import, evolve): absolute
+ * paths rewritten, quality gates, secrets, agent directives, exact and near duplicates against every learning in
+ * every state and the NOTES.md decision and debt tables, partial matches linked in `related`. It writes nothing:
+ * it returns the final file text and the trailers the commit must carry, or throws RefusedError.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Repo } from '../adapters/repo.js'
+import { readStore } from '../adapters/store.js'
+import { readTemplate } from '../adapters/templates.js'
+import { loadLearningValidator } from '../adapters/validators.js'
+import { findDuplicates, learningEntry, parseNotesRows } from '../core/dedupe.js'
+import type { DedupeEntry } from '../core/dedupe.js'
+import { DIRECTIVES_ALLOWED_TRAILER, scanDirectives } from '../core/directives.js'
+import { LearningInvalidError, RefusedError } from '../core/errors.js'
+import { evaluateGates, failedGates, formatGatesTrailer } from '../core/gates.js'
+import type { GateResult } from '../core/gates.js'
+import { formatLearningFile, validateLearning } from '../core/learning.js'
+import type { Frontmatter, Learning } from '../core/learning.js'
+import { rewriteAbsolutePaths, rewritePathsInData } from '../core/paths.js'
+import { scanSecrets } from '../core/secrets.js'
+import type { Trailer } from '../core/trailers.js'
+import { directivesRefused, exactDuplicate, gatesRefused, nearDuplicate, secretsRefused } from './messages/guards.js'
+import type { Refusal } from './messages/guards.js'
+
+export interface AdmitOptions {
+  /** Record failed gates and a near duplicate as overridden instead of refusing. */
+  force?: boolean
+  /** Accept agent directives, recorded as a `Learning-Directives-Allowed` trailer. */
+  allowDirectives?: boolean
+  /** The learning's file text as the user wrote it: kept byte for byte when the frontmatter needs no change. */
+  text?: string
+}
+
+export interface Admission {
+  /** The file text to write to `.learnings/pending/<name>.md`. */
+  text: string
+  warnings: string[]
+  gates: GateResult[]
+  /** Names linked in `related` because they are partial matches. */
+  related: string[]
+  /** Trailers for the commit: Learning-Gates, and the overrides when there are any. */
+  trailers: Trailer[]
+}
+
+const refuse = (r: Refusal): never => {
+  throw new RefusedError(r.reason, r.details)
+}
+
+/** Run the admission pipeline over a parsed learning; RefusedError (or LearningInvalidError) when it may not enter. */
+export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitOptions = {}): Promise<Admission> {
+  const config = await repo.config()
+  const warnings: string[] = []
+  const trailers: Trailer[] = []
+  const name = learning.name
+
+  const data = rewritePathsInData(learning.data, repo.root) as Frontmatter
+  const body = rewriteAbsolutePaths(learning.body, repo.root)
+  if (data !== learning.data || body !== learning.body) warnings.push(`absolute paths were rewritten to \${PROJECT_ROOT}/… (or \${HOME}/…) so the learning holds on every machine`)
+  const candidate: Learning = { ...learning, data, body }
+  const { errors } = validateLearning(candidate, await loadLearningValidator())
+  if (errors.length) throw new LearningInvalidError(learning.path, errors)
+
+  let text = data === learning.data && opts.text !== undefined ? rewriteAbsolutePaths(opts.text, repo.root) : formatLearningFile(data, body)
+
+  const secrets = scanSecrets(text, { allow: config.secrets.allow })
+  if (secrets.length)
+    refuse(secretsRefused(name, secrets.map((s) => `line ${s.line}, column ${s.column}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`)))
+
+  const directives = scanDirectives(text)
+  if (directives.length && !opts.allowDirectives) refuse(directivesRefused(name, directives.map((d) => `line ${d.line}: ${d.description}: "${d.excerpt}"`)))
+  if (opts.allowDirectives) trailers.push({ token: DIRECTIVES_ALLOWED_TRAILER, value: name })
+
+  let template: string | undefined
+  try {
+    template = readTemplate(`${String(data.type)}.md`)
+  } catch {
+    template = undefined
+  }
+  const gates = evaluateGates(candidate, config.gates, template === undefined ? {} : { template })
+  const failed = failedGates(gates)
+  const overridden: string[] = []
+  if (failed.length) {
+    if (!opts.force) refuse(gatesRefused(name, failed))
+    overridden.push(...failed.map((g) => g.gate))
+    warnings.push(`gates overridden with --force: ${failed.map((g) => `${g.gate} (${g.reason})`).join('; ')}`)
+  }
+  trailers.unshift({ token: 'Learning-Gates', value: formatGatesTrailer(gates) })
+
+  const { learnings } = readStore(repo.root)
+  // A skill that consolidates learnings (evolve) repeats their text on purpose: those it supersedes are not its twins.
+  const supersedes = new Set(Array.isArray(data['supersedes']) ? (data['supersedes'] as unknown[]).map(String) : [])
+  const entries: DedupeEntry[] = learnings.filter((l) => l.name !== name && !supersedes.has(l.name)).map((l) => learningEntry(l, ''))
+  const notesPath = config.dedupe.notes_file
+  if (notesPath && existsSync(join(repo.root, notesPath))) {
+    try {
+      entries.push(...parseNotesRows(readFileSync(join(repo.root, notesPath), 'utf8').slice(0, 4 * 1024 * 1024), notesPath))
+    } catch {
+      warnings.push(`could not read ${notesPath}; its decision and debt tables were not compared`)
+    }
+  }
+  const verdict = findDuplicates(candidate, entries, config.dedupe)
+  if (verdict.exact) refuse(exactDuplicate(name, verdict.exact.id, verdict.exact.path))
+  if (verdict.near) {
+    const { entry, similarity } = verdict.near
+    if (!opts.force) {
+      const twinText = entry.isLearning ? readFileSync(join(repo.root, entry.path), 'utf8') : entry.text
+      const { createTwoFilesPatch } = await import('diff')
+      const patch = createTwoFilesPatch(entry.path, learning.path, twinText, text, entry.id, 'new', { context: 2 })
+      refuse(nearDuplicate(name, entry.id, entry.path, similarity, patch.split('\n').slice(0, 80).join('\n')))
+    }
+    overridden.push(`near-duplicate=${entry.id}`)
+    warnings.push(`near duplicate of ${entry.id} (similarity ${similarity.toFixed(2)}) added anyway with --force`)
+  }
+  if (overridden.length) trailers.push({ token: 'Learning-Gates-Overridden', value: overridden.join(' ') })
+
+  const existing = Array.isArray(data['related']) ? (data['related'] as unknown[]).filter((r): r is string => typeof r === 'string') : []
+  const related = verdict.related.map((r) => r.entry.id).filter((id) => !existing.includes(id)).slice(0, Math.max(0, 10 - existing.length))
+  if (related.length) {
+    text = formatLearningFile({ ...data, related: [...existing, ...related] }, body)
+    warnings.push(`linked related learnings: ${related.join(', ')}`)
+  }
+  return { text, warnings, gates, related, trailers }
+}

@@ -1,0 +1,164 @@
+/**
+ * `git learn check`: the pre-commit hook (`--staged`, the index) and CI (the work tree, plus `--base` for the
+ * transitions since the merge base). Only light modules are imported at the top: with nothing guarded staged,
+ * the hook answers after one `git diff --cached` without loading the schema, YAML, simple-git or the scanner.
+ */
+import { findRoot, readStagedChanges, readZones } from '../../adapters/index-reader.js'
+import { changedPaths } from '../../core/check-diff.js'
+import type { DiffEntry } from '../../core/check-diff.js'
+import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
+import { UsageError } from '../../core/errors.js'
+import type { CheckReport, Finding } from '../../core/check.js'
+import { ExitCode } from '../context.js'
+import type { Ctx } from '../context.js'
+import { flag, stringOpt } from '../spec.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'check',
+  summary: 'Check the store: schema, zones, secrets, directives, staleness, budget, and with --base the transitions.',
+  usage: 'git learn check [--staged | --base <ref>] [--format text|json|github] [--json]',
+  details:
+    'With --staged (the pre-commit hook) the index is checked: the staged learnings and system-zone files only;\n' +
+    'it exits 0 at once when nothing under .learnings/ or a system zone is staged.\n' +
+    'Without it every learning in the work tree is checked; --base <ref> adds every transition since the merge base\n' +
+    '(added only to pending/, lifecycle moves only, no deletions, moves into active/ approved in a commit).\n' +
+    'Exit 1 when any finding is an error; warnings (stale, budget) do not fail.',
+  options: {
+    staged: { type: 'boolean', description: 'check what is staged (the pre-commit hook)' },
+    base: { type: 'string', value: 'ref', description: 'also check the transitions since the merge base with <ref> (CI)' },
+    format: { type: 'string', value: 'text|json|github', description: 'output: text (default), json, or GitHub annotations' },
+    json: { type: 'boolean', description: 'same as --format json: {"ok":bool,"findings":[{rule,severity,path,line,message}]}' },
+  },
+}
+
+type Format = 'text' | 'json' | 'github'
+
+export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  const format = (flag(args, 'json') ? 'json' : (stringOpt(args, 'format') ?? 'text')) as Format
+  if (!['text', 'json', 'github'].includes(format)) throw new UsageError(`unknown --format "${format}"; use text, json or github`, 'check')
+  const base = stringOpt(args, 'base')
+  const staged = flag(args, 'staged')
+  if (staged && base !== undefined) throw new UsageError('--staged checks the index and --base a branch; use one of them', 'check')
+
+  if (staged) {
+    const root = findRoot(ctx.cwd, ctx.env)
+    const entries = readStagedChanges(root, ctx.env)
+    const inZone = buildZoneMatcher(await readZones(root, DEFAULT_SYSTEM_ZONES))
+    const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
+    if (!relevant.length) {
+      if (format === 'json') ctx.stdout('{"ok":true,"findings":[]}\n')
+      return ExitCode.ok
+    }
+    return print(ctx, format, await checkStaged(ctx, root, relevant), true)
+  }
+  const root = findRoot(ctx.cwd, ctx.env)
+  return print(ctx, format, await checkTree(ctx, root, base), false)
+}
+
+async function print(ctx: Ctx, format: Format, report: CheckReport, hook: boolean): Promise<ExitCode> {
+  const { formatGithub, formatText } = await import('../../core/check.js')
+  if (format === 'json') ctx.stdout(`${JSON.stringify(report)}\n`)
+  else if (format === 'github') ctx.stdout(formatGithub(report))
+  else {
+    const text = formatText(report)
+    const hint = !report.ok && hook ? 'The commit was stopped by git learn (pre-commit). Fix the files above, stage them, and commit again.\n' : ''
+    // A hook's stdout and stderr both reach the terminal; stderr keeps stdout free for whoever pipes `git commit`.
+    // A clean commit stays quiet.
+    if (hook) {
+      if (report.findings.length) ctx.stderr(text + hint)
+    }
+    else ctx.stdout(text)
+  }
+  return report.ok ? ExitCode.ok : ExitCode.refused
+}
+
+async function loadEngine() {
+  const [engine, validators, store] = await Promise.all([import('../../core/check.js'), import('../../adapters/validators.js'), import('../../adapters/store.js')])
+  return { engine, validator: await validators.loadLearningValidator(), readConfig: store.readConfig }
+}
+
+async function readConfigOrFinding(readConfig: (root: string) => Promise<import('../../core/config-schema.js').Config>, root: string, findings: Finding[]) {
+  const { ConfigError } = await import('../../core/errors.js')
+  const { DEFAULT_CONFIG } = await import('../../core/config-schema.js')
+  try {
+    return await readConfig(root)
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    for (const p of err.problems) findings.push({ rule: 'schema', severity: 'error', path: err.path, line: 1, message: `${p}; fix .learnings/config.yaml (every key is optional)` })
+    return DEFAULT_CONFIG
+  }
+}
+
+/** The index: staged learnings and zone files, deletions, name clashes with everything else in the index. */
+async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[]): Promise<CheckReport> {
+  const { engine, validator, readConfig } = await loadEngine()
+  const { readBlobs, readIndexPaths, isMerging } = await import('../../adapters/index-reader.js')
+  const { parseStorePath } = await import('../../core/learning.js')
+  const findings: Finding[] = []
+  const config = await readConfigOrFinding(readConfig, root, findings)
+  const inZone = buildZoneMatcher(config.zones.system)
+  const present = entries.filter((e) => e.status !== 'D')
+  const blobs = readBlobs(
+    root,
+    ctx.env,
+    present.filter((e) => e.newMode !== '120000' && e.newMode !== '160000').map((e) => e.newSha),
+  )
+  const files = present
+    .filter((e) => e.newMode !== '160000')
+    .map((e) => ({ path: e.path, mode: e.newMode, ...(e.newMode === '120000' ? {} : blobs.get(e.newSha) ?? { skipped: 'unreadable' }) }))
+  const result = engine.checkFiles(files, { validator, inZone, secretsAllow: config.secrets.allow, directives: false })
+  findings.push(...result.findings)
+  const stagedStore = new Set(files.map((f) => f.path).filter((p) => parseStorePath(p)))
+  if (stagedStore.size) findings.push(...engine.checkUniqueNames(readIndexPaths(root, ctx.env, ['.learnings']), stagedStore))
+  if (!isMerging(root, ctx.env))
+    for (const e of entries)
+      if (e.status === 'D' && parseStorePath(e.path))
+        findings.push(engine.finding('transition', e.path, 1, `${e.path} is staged for deletion; learnings are never deleted: \`git restore --staged --worktree ${e.path}\`, then archive it with \`git learn ${parseStorePath(e.path)?.state === 'pending' ? 'reject <name> --reason …' : 'prune'}\``))
+  return engine.buildReport(findings)
+}
+
+/** The work tree (CI): every learning and zone file, names, budget, staleness, and with a base the transitions. */
+async function checkTree(ctx: Ctx, root: string, base: string | undefined): Promise<CheckReport> {
+  const { engine, validator, readConfig } = await loadEngine()
+  const reader = await import('../../adapters/index-reader.js')
+  const { parseStorePath } = await import('../../core/learning.js')
+  const findings: Finding[] = []
+  const config = await readConfigOrFinding(readConfig, root, findings)
+  const inZone = buildZoneMatcher(config.zones.system)
+  const files = reader.readTreeFiles(root, ctx.env, config.zones.system)
+  if (files.length > 2000) ctx.stderr(`git learn check: checking ${files.length} files…\n`)
+  const result = engine.checkFiles(files, { validator, inZone, secretsAllow: config.secrets.allow, directives: true })
+  let content = result.findings
+  if (content.some((f) => f.rule === 'directives')) {
+    const { parseDirectivesAllowed } = await import('../../core/directives.js')
+    const allowed = parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env))
+    content = content.filter((f) => f.rule !== 'directives' || !allowed.has(parseStorePath(f.path)?.name ?? ''))
+  }
+  findings.push(...content)
+  findings.push(...engine.checkUniqueNames(files.map((f) => f.path)))
+  findings.push(...engine.checkBudget(result.learnings))
+
+  const pinned = result.learnings.filter((l) => l.state === 'active').flatMap((l) => {
+    const e = engine.readEvidence(l)
+    return e ? [{ l, e }] : []
+  })
+  if (pinned.length) {
+    const known = reader.readKnownCommits(root, ctx.env, pinned.map((p) => p.e.commit))
+    for (const { l, e } of pinned) {
+      if (!known.has(e.commit)) continue // unknown here (a shallow clone, another repository): nothing to compare
+      const f = engine.staleFinding(l, e.commit, reader.readChangedSince(root, ctx.env, e.commit, e.paths))
+      if (f) findings.push(f)
+    }
+  }
+
+  if (base !== undefined) {
+    const { parseRawDiff } = await import('../../core/check-diff.js')
+    const { RAW_LOG_FORMAT, parseAuditTrail, parseRawLog } = await import('../../core/trailers.js')
+    const mergeBase = reader.gitText(root, ctx.env, ['merge-base', base, 'HEAD']).trim()
+    const changes = parseRawDiff(reader.gitText(root, ctx.env, ['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings']))
+    const events = parseAuditTrail(parseRawLog(reader.gitText(root, ctx.env, ['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`])))
+    findings.push(...engine.checkTransitions(changes, events))
+  }
+  return engine.buildReport(findings)
+}

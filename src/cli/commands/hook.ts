@@ -1,0 +1,119 @@
+/**
+ * `git learn hook …`: the commit-msg guard (`commit-msg <file>`), the post-merge refresh, and installing or
+ * removing the hooks. commit-msg runs on every commit, so like `check --staged` it answers after one
+ * `git diff --cached` when nothing under .learnings/ is staged.
+ */
+import { readFileSync } from 'node:fs'
+import { isAbsolute, join } from 'node:path'
+import { findRoot, readStagedChanges } from '../../adapters/index-reader.js'
+import { UsageError } from '../../core/errors.js'
+import { ExitCode } from '../context.js'
+import type { Ctx } from '../context.js'
+import { flag } from '../spec.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'hook',
+  summary: 'Install or remove the git hooks, and run the commit-msg and post-merge guards.',
+  usage: 'git learn hook install [--force] | uninstall | commit-msg <message-file> | post-merge',
+  details:
+    'install: with husky (core.hooksPath = .husky/_) append one marked line to .husky/pre-commit and .husky/commit-msg;\n' +
+    'otherwise write the pre-commit, commit-msg and post-merge shims into the hooks dir where none exists\n' +
+    '(--force replaces yours and keeps it as <hook>.git-learn-backup). uninstall removes exactly what install added.\n' +
+    'commit-msg: a staged move into .learnings/active/ or archived/ needs its trailers (git learn approve, reject and\n' +
+    'prune write them); staged learnings with agent directives need a Learning-Directives-Allowed trailer.\n' +
+    'HUSKY=0 or GIT_LEARN_HOOKS=0 skips the hooks.',
+  options: {
+    force: { type: 'boolean', description: 'install: replace hooks that are not ours (a backup is kept)' },
+    json: { type: 'boolean', description: 'print one JSON object' },
+  },
+  positionals: { min: 1, max: 2, names: 'install|uninstall|commit-msg <file>|post-merge' },
+}
+
+export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  const [sub, file] = args.positionals
+  switch (sub) {
+    case 'commit-msg':
+      if (!file) throw new UsageError('commit-msg needs the message file git passes to the hook ("$1")', 'hook')
+      return commitMsg(ctx, file, flag(args, 'json'))
+    case 'post-merge':
+      return postMerge(ctx)
+    case 'install':
+    case 'uninstall': {
+      if (file) throw new UsageError(`unexpected argument "${file}"`, 'hook')
+      const { openGit } = await import('../../adapters/git.js')
+      const { installHooks, uninstallHooks } = await import('../../adapters/hooks.js')
+      const { hookReport } = await import('../messages/guards.js')
+      const git = await openGit(ctx.cwd)
+      const { layout, changes } = sub === 'install' ? await installHooks(git, { force: flag(args, 'force') }) : await uninstallHooks(git)
+      if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ kind: layout.kind, dir: layout.dir, changes })}\n`)
+      else ctx.stdout(hookReport(layout.kind, changes, sub === 'uninstall'))
+      return ExitCode.ok
+    }
+    default:
+      throw new UsageError(`unknown hook subcommand "${sub ?? ''}"; use install, uninstall, commit-msg or post-merge`, 'hook')
+  }
+}
+
+async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCode> {
+  const root = findRoot(ctx.cwd, ctx.env)
+  const staged = readStagedChanges(root, ctx.env)
+  const store = staged.filter((e) => e.path.startsWith('.learnings/') || e.oldPath?.startsWith('.learnings/'))
+  if (!store.length) {
+    if (json) ctx.stdout('{"ok":true,"findings":[]}\n')
+    return ExitCode.ok
+  }
+  const reader = await import('../../adapters/index-reader.js')
+  if (reader.isMerging(root, ctx.env)) return ExitCode.ok // the other side's moves were checked where they were made
+  const engine = await import('../../core/check.js')
+  const { parseDirectivesAllowed, scanDirectives } = await import('../../core/directives.js')
+  const { parseStorePath } = await import('../../core/learning.js')
+  let raw: string
+  try {
+    raw = readFileSync(isAbsolute(file) ? file : join(ctx.cwd, file), 'utf8')
+  } catch (err) {
+    throw new UsageError(`cannot read the commit message file "${file}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'hook')
+  }
+  // git strips comment lines after the hook has run; the scissors line ends a verbose message.
+  const message = raw.split(/^# -+ >8 -+$/m)[0]!.split('\n').filter((l) => !l.startsWith('#')).join('\n')
+  const findings = engine.checkCommitMessage(store, message)
+
+  const added = store.filter((e) => e.status !== 'D' && e.newMode !== '120000' && parseStorePath(e.path))
+  const blobs = reader.readBlobs(root, ctx.env, added.map((e) => e.newSha))
+  const hits = added.flatMap((e) => {
+    const text = blobs.get(e.newSha)?.text
+    return text ? scanDirectives(text).map((d) => ({ e, d })) : []
+  })
+  if (hits.length) {
+    const allowed = parseDirectivesAllowed(message)
+    const pending = hits.filter((h) => !allowed.has(parseStorePath(h.e.path)?.name ?? ''))
+    const history = pending.length ? parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env)) : new Set<string>()
+    for (const { e, d } of pending) {
+      const name = parseStorePath(e.path)?.name ?? ''
+      if (history.has(name)) continue
+      findings.push(engine.finding('directives', e.path, d.line, `${d.description}: "${d.excerpt}"; agents read learnings as instructions: rewrite it, or propose it with \`git learn add --allow-directives\` (which records "Learning-Directives-Allowed: ${name}")`))
+    }
+  }
+  const report = engine.buildReport(findings)
+  if (json) ctx.stdout(`${JSON.stringify(report)}\n`)
+  else if (report.findings.length) {
+    ctx.stderr(engine.formatText(report))
+    if (!report.ok) ctx.stderr('The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n')
+  }
+  return report.ok ? ExitCode.ok : ExitCode.refused
+}
+
+/** After a merge: re-render what agents read when a render command is available; never fails the merge. */
+async function postMerge(ctx: Ctx): Promise<ExitCode> {
+  const { COMMANDS } = await import('../registry.js')
+  const render = COMMANDS['render']
+  if (!render) return ExitCode.ok
+  try {
+    const mod = await render()
+    const { parseCommandArgs } = await import('../spec.js')
+    await mod.run(parseCommandArgs(mod.spec, []), ctx)
+  } catch (err) {
+    ctx.stderr(`git learn post-merge: render failed (${(err as Error).message}); run \`git learn render\` yourself.\n`)
+  }
+  return ExitCode.ok
+}

@@ -1,0 +1,65 @@
+/** Sentences of the guards: hook installation, CI setup, and the admission refusals of add. */
+import type { GateResult } from '../../core/gates.js'
+
+export interface HookChangeLine {
+  file: string
+  action: string
+  note?: string
+}
+
+export function hookReport(kind: 'husky' | 'hooks-dir', changes: readonly HookChangeLine[], uninstall: boolean): string {
+  const lines = changes.map((c) => `  ${c.action.padEnd(9)} ${c.file}${c.note ? ` (${c.note})` : ''}`)
+  const where = kind === 'husky' ? 'husky hooks (.husky/)' : 'git hooks'
+  const skipped = changes.some((c) => c.action === 'skipped')
+  const tail = uninstall
+    ? ''
+    : `${skipped ? 'A hook of your own was left in place: add `git learn check --staged` (pre-commit) and `git learn hook commit-msg "$1"` (commit-msg) to it, or run `git learn hook install --force` to replace it (yours is kept as a backup).\n' : ''}` +
+      'The hooks run `git-learn`, which must be on PATH (or in node_modules/.bin); GIT_LEARN_HOOKS=0 skips them once.\n'
+  return `${uninstall ? 'removed git learn from' : 'git learn guards'} ${where}:\n${lines.join('\n')}\n${tail}`
+}
+
+export function ciReport(created: readonly string[], existing: readonly string[]): string {
+  const lines = [
+    ...created.map((c) => `  created ${c}`),
+    ...existing.map((c) => `  kept    ${c} (already there; compare with templates/ of git-learn)`),
+  ]
+  return `${lines.join('\n')}
+Make the pull request the human approval:
+  1. Commit .github/workflows/git-learn.yml and .github/CODEOWNERS (it names who approves .learnings/active/;
+     edit the team name in it).
+  2. In the repository settings, protect the default branch: "Require a pull request before merging",
+     "Require review from Code Owners", and require the status check "git-learn / check".
+A learning then reaches active/ only through a reviewed pull request whose check passed.
+`
+}
+
+/** A refusal of add: the headline (with the fix) and one line per problem. */
+export interface Refusal {
+  reason: string
+  details: string[]
+}
+
+export const gatesRefused = (name: string, failed: readonly GateResult[]): Refusal => ({
+  reason: `${name} does not pass the quality gates; fix the learning, or run again with --force to record the override in the commit (Learning-Gates-Overridden):`,
+  details: failed.map((g) => `${g.gate}: ${g.reason}`),
+})
+
+export const secretsRefused = (name: string, lines: readonly string[]): Refusal => ({
+  reason: `${name} contains what looks like a credential, so nothing was written. Remove it (write a placeholder such as \${API_TOKEN}) and rotate it if it was real; a reviewed false positive goes into secrets.allow in .learnings/config.yaml by its fingerprint:`,
+  details: [...lines],
+})
+
+export const directivesRefused = (name: string, lines: readonly string[]): Refusal => ({
+  reason: `${name} contains instructions aimed at agents that look like prompt injection (agents read learnings as instructions). Rewrite them as descriptions, or, if they are meant, run again with --allow-directives (recorded as a Learning-Directives-Allowed trailer):`,
+  details: [...lines],
+})
+
+export const exactDuplicate = (name: string, twin: string, path: string): Refusal => ({
+  reason: `${name} is an exact duplicate of ${twin} (${path}): the same description and solution. Edit ${twin} instead of adding a copy.`,
+  details: [],
+})
+
+export const nearDuplicate = (name: string, twin: string, path: string, similarity: number, diff: string): Refusal => ({
+  reason: `${name} is a near duplicate of ${twin} (${path}, similarity ${similarity.toFixed(2)}); improve ${twin} instead, or make the difference clear (--force adds it anyway and records the override). The difference:\n${diff.trimEnd()}`,
+  details: [],
+})

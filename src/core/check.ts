@@ -1,0 +1,319 @@
+/**
+ * The check engine (DESIGN section 5): pure rules over files (their path, mode and text), the changes since a base
+ * and commit messages. The three entry points (pre-commit, commit-msg, CI) gather inputs through adapters and
+ * call these; every finding names its rule, severity, file, line and the fix.
+ */
+import type { DiffEntry } from './check-diff.js'
+import { SYMLINK_MODE } from './check-diff.js'
+import { isLearningShaped, isLocalStateFile, isRendered, isStoreSupportFile } from './check-zones.js'
+import { scanDirectives } from './directives.js'
+import { LearningParseError } from './errors.js'
+import type { LearningState } from './errors.js'
+import { parseLearning, parseStorePath, validateLearning } from './learning.js'
+import type { Learning } from './learning.js'
+import { MOVES, isAllowedMove } from './lifecycle.js'
+import { scanSecrets } from './secrets.js'
+import type { AuditEvent } from './trailers.js'
+import { parseLearningTrailers } from './trailers.js'
+import type { SchemaValidator } from './validate.js'
+
+export type Severity = 'error' | 'warning' | 'note'
+export type RuleId = 'schema' | 'zone' | 'transition' | 'secrets' | 'stale' | 'budget' | 'directives'
+
+/** Every rule with its default severity and what it holds. */
+export const RULES: Readonly<Record<RuleId, { severity: Severity; summary: string }>> = {
+  schema: { severity: 'error', summary: 'frontmatter valid, required sections present, name = file name, unique across states' },
+  zone: { severity: 'error', summary: 'learnings only in .learnings/{pending,active,archived}; none hand-made in a system zone; no local state files; no symlinks in the store' },
+  transition: { severity: 'error', summary: 'added only to pending/, only lifecycle moves, no deletions, a move into active/ approved in a commit' },
+  secrets: { severity: 'error', summary: 'no credentials in a learning or a system-zone file' },
+  directives: { severity: 'error', summary: 'no prompt-injection-like instructions unless added with --allow-directives' },
+  stale: { severity: 'warning', summary: 'an active learning whose evidence.paths changed since evidence.commit' },
+  budget: { severity: 'warning', summary: "the summed descriptions of active learnings fit the agents' skill-listing budget" },
+}
+
+/**
+ * Characters of active descriptions agents list. Claude Code lists skills' descriptions within a character budget
+ * (SLASH_COMMAND_TOOL_CHAR_BUDGET, 15,000 by default); past it, descriptions are cut and agents miss learnings.
+ */
+export const LISTING_BUDGET_CHARS = 15_000
+
+export interface Finding {
+  rule: RuleId
+  severity: Severity
+  path: string
+  /** 1-based; 1 when the finding is about the whole file. */
+  line: number
+  message: string
+}
+
+export function finding(rule: RuleId, path: string, line: number, message: string, severity: Severity = RULES[rule].severity): Finding {
+  return { rule, severity, path, line: Math.max(1, line), message }
+}
+
+/** A file to check: its repository-relative path, git mode, and text (absent when it was skipped). */
+export interface CheckFile {
+  path: string
+  mode: string
+  text?: string
+  /** Why the text was not read: binary, or larger than the limit. */
+  skipped?: string
+}
+
+export interface ContentOptions {
+  validator: SchemaValidator
+  inZone: (path: string) => boolean
+  secretsAllow?: readonly string[]
+  /** Whether to look for directives (pre-commit leaves them to the commit-msg hook, which sees the trailers). */
+  directives: boolean
+  /** Learnings whose add commit carried `Learning-Directives-Allowed`. */
+  directivesAllowed?: ReadonlySet<string>
+}
+
+export interface ContentResult {
+  findings: Finding[]
+  learnings: Learning[]
+}
+
+/** The schema, zone, secrets and directives rules over a set of files. */
+export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): ContentResult {
+  const findings: Finding[] = []
+  const learnings: Learning[] = []
+  for (const f of files) {
+    const inStore = f.path.startsWith('.learnings/')
+    const where = parseStorePath(f.path)
+    if (isLocalStateFile(f.path)) {
+      findings.push(finding('zone', f.path, 1, `${f.path} looks like git learn's local state (observations, usage events), which never leaves the machine: remove it from the commit (git rm --cached ${f.path}) and delete the copy`))
+      continue
+    }
+    if (inStore) {
+      if (f.mode === SYMLINK_MODE) {
+        findings.push(finding('zone', f.path, 1, `${f.path} is a symbolic link; the store holds only regular files: replace it with the file itself (or remove it)`))
+        continue
+      }
+      if (!where) {
+        if (!isStoreSupportFile(f.path))
+          findings.push(finding('zone', f.path, 1, `${f.path} is not where learnings live: a learning is .learnings/{pending,active,archived}/<name>.md; propose it with \`git learn add --file ${f.path}\` and remove this copy`))
+        continue
+      }
+      if (f.text === undefined) {
+        findings.push(finding('schema', f.path, 1, `${f.path} is not a learning: ${f.skipped ?? 'unreadable'}; a learning is UTF-8 markdown of at most 1 MB`))
+        continue
+      }
+      let learning: Learning
+      try {
+        learning = parseLearning(f.text, f.path)
+      } catch (err) {
+        if (!(err instanceof LearningParseError)) throw err
+        findings.push(finding('schema', f.path, err.line ?? 1, `${err.reason}; fix the file (templates/ has a skeleton per type)`))
+        scanText(f, findings, opts)
+        continue
+      }
+      learnings.push(learning)
+      const { errors, warnings } = validateLearning(learning, opts.validator)
+      for (const e of errors) findings.push(finding('schema', f.path, 1, e))
+      for (const w of warnings) findings.push(finding('schema', f.path, 1, w, 'warning'))
+      scanText(f, findings, opts, learning.name)
+      continue
+    }
+    if (opts.inZone(f.path)) {
+      if (f.text === undefined) {
+        findings.push(finding('zone', f.path, 1, `skipped ${f.path}: ${f.skipped ?? 'unreadable'}`, 'note'))
+        continue
+      }
+      if (isLearningShaped(f.text) && !isRendered(f.text))
+        findings.push(finding('zone', f.path, 1, `${f.path} is a learning (its frontmatter has source or evidence) inside a system zone, where agents obey it without review: propose it with \`git learn add --file ${f.path}\`, and let \`git learn render\` write the approved version here`))
+      scanText(f, findings, { ...opts, directives: false })
+    }
+  }
+  return { findings, learnings }
+}
+
+function scanText(f: CheckFile, findings: Finding[], opts: ContentOptions, name?: string): void {
+  const text = f.text ?? ''
+  for (const s of scanSecrets(text, { allow: opts.secretsAllow ?? [] }))
+    findings.push(finding('secrets', f.path, s.line, `${s.description} (${s.rule}) at column ${s.column}: ${s.masked}; remove it and rotate the credential (a reviewed false positive goes into secrets.allow as "${s.fingerprint}")`))
+  if (opts.directives && !(name && opts.directivesAllowed?.has(name)))
+    for (const d of scanDirectives(text))
+      findings.push(finding('directives', f.path, d.line, `${d.description}: "${d.excerpt}"; agents read learnings as instructions: rewrite it as a description, or propose it with \`git learn add --allow-directives\` if it is meant`))
+}
+
+/** Names used by more than one learning across the states; findings only for the paths in `report` (all when absent). */
+export function checkUniqueNames(paths: readonly string[], report?: ReadonlySet<string>): Finding[] {
+  const byName = new Map<string, string[]>()
+  for (const p of paths) {
+    const w = parseStorePath(p)
+    if (!w) continue
+    const list = byName.get(w.name) ?? []
+    list.push(p)
+    byName.set(w.name, list)
+  }
+  const out: Finding[] = []
+  for (const [name, list] of byName) {
+    if (list.length < 2) continue
+    for (const p of list) {
+      if (report && !report.has(p)) continue
+      const others = list.filter((o) => o !== p)
+      out.push(finding('schema', p, 1, `the name "${name}" is also used by ${others.join(', ')}; names are unique across pending, active and archived: rename one (file and name field), or archive the older one`))
+    }
+  }
+  return out
+}
+
+/** The listing-budget warning when the active learnings' descriptions add up to more than `budget` characters. */
+export function checkBudget(learnings: readonly Learning[], budget = LISTING_BUDGET_CHARS): Finding[] {
+  const active = learnings.filter((l) => l.state === 'active')
+  const total = active.reduce((n, l) => n + (typeof l.data.description === 'string' ? l.data.description.length : 0), 0)
+  if (total <= budget) return []
+  return [finding('budget', '.learnings/active', 1, `the ${active.length} active learnings' descriptions add up to ${total} characters, over the ${budget}-character listing budget agents load (Claude Code's skill listing): shorten descriptions, or prune unused learnings (\`git learn prune\`)`)]
+}
+
+/** A learning's evidence pin, when it has one: the commit and the paths it rests on. */
+export function readEvidence(l: Learning): { commit: string; paths: string[] } | undefined {
+  const e = l.data['evidence']
+  if (!e || typeof e !== 'object') return undefined
+  const commit = (e as Record<string, unknown>)['commit']
+  const paths = (e as Record<string, unknown>)['paths']
+  if (typeof commit !== 'string' || !Array.isArray(paths)) return undefined
+  const ps = paths.filter((p): p is string => typeof p === 'string' && p.length > 0 && !p.startsWith('/') && !p.includes('${'))
+  return ps.length ? { commit, paths: ps } : undefined
+}
+
+/** The stale warning of one active learning, given the evidence paths that changed since its commit. */
+export function staleFinding(l: Learning, commit: string, changed: readonly string[]): Finding | undefined {
+  if (!changed.length) return undefined
+  const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '')
+  return finding('stale', l.path, 1, `${l.name} rests on files changed since ${commit.slice(0, 12)}: ${shown}; re-verify it and update evidence.commit, or archive it (\`git learn prune\`)`)
+}
+
+function stateOf(path: string): LearningState | undefined {
+  return parseStorePath(path)?.state
+}
+
+/** Trailers a lifecycle move must carry, per target state. */
+const BY_TOKENS: Record<LearningState, readonly string[]> = {
+  active: [MOVES.approve.by],
+  archived: [MOVES.reject.by, MOVES.prune.by, MOVES.supersede.by],
+  pending: [MOVES.restore.by],
+}
+
+/**
+ * The transition rule over the changes from the merge base to HEAD: added only to pending/, moves only as the
+ * lifecycle allows (a delete and an add of the same name count as a move when git's rename detection missed it),
+ * no deletions, and every move into active/ approved by a commit in the range (`events`, from its trailers).
+ */
+export function checkTransitions(changes: readonly DiffEntry[], events: readonly AuditEvent[]): Finding[] {
+  const out: Finding[] = []
+  const deleted = new Map<string, DiffEntry>()
+  const added = new Map<string, DiffEntry>()
+  const moves: { name: string; from: string; to: string; fromState: LearningState; toState: LearningState }[] = []
+  for (const c of changes) {
+    const to = parseStorePath(c.path)
+    if (c.status === 'R') {
+      const from = parseStorePath(c.oldPath ?? '')
+      if (from && to) moves.push({ name: to.name, from: c.oldPath as string, to: c.path, fromState: from.state, toState: to.state })
+      else if (from) deleted.set(from.name, { ...c, path: c.oldPath as string })
+      else if (to) added.set(to.name, c)
+      if (from && to && from.name !== to.name)
+        out.push(finding('transition', c.path, 1, `${c.oldPath} was renamed to ${c.path}: a learning keeps its name through its life; rename it while it is pending (add a new one and reject the old), not during a move`))
+      continue
+    }
+    if (!to) continue
+    if (c.status === 'D') deleted.set(to.name, c)
+    else if (c.status === 'A' || c.status === 'C') added.set(to.name, c)
+  }
+  for (const [name, a] of [...added]) {
+    const d = deleted.get(name)
+    if (!d) continue
+    moves.push({ name, from: d.path, to: a.path, fromState: stateOf(d.path) as LearningState, toState: stateOf(a.path) as LearningState })
+    added.delete(name)
+    deleted.delete(name)
+  }
+  for (const [name, a] of added) {
+    const state = stateOf(a.path) as LearningState
+    // Proposed and approved (or rejected) within the range: the net change is an add, the trailers show the path.
+    const reviewed = events.some((e) => e.name === name && e.to === state && e.by && e.byRole !== null && BY_TOKENS[state].includes(e.byRole))
+    if (state !== 'pending' && !reviewed)
+      out.push(finding('transition', a.path, 1, `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\``))
+  }
+  for (const [, d] of deleted)
+    out.push(finding('transition', d.path, 1, `${d.path} was deleted; learnings are never deleted: restore it (\`git checkout <base> -- ${d.path}\`) and archive it with \`git learn ${stateOf(d.path) === 'pending' ? 'reject <name> --reason …' : 'prune'}\``))
+  for (const m of moves) {
+    if (m.fromState === m.toState) continue
+    if (!isAllowedMove(m.fromState, m.toState)) {
+      out.push(finding('transition', m.to, 1, `${m.name} moved ${m.fromState} → ${m.toState}, which the lifecycle does not allow (pending → active|archived, active → archived, archived → pending): move it back and use git learn approve, reject, prune or restore`))
+      continue
+    }
+    if (m.toState === 'active') {
+      const ok = events.some((e) => e.name === m.name && e.to === 'active' && e.byRole === MOVES.approve.by && e.by)
+      if (!ok)
+        out.push(finding('transition', m.to, 1, `${m.name} moved into active/ without an approving commit in the range (trailers "Learning: ${m.name}", "Learning-To: active", "Approved-by: …"): move it back and run \`git learn approve ${m.name}\``))
+    }
+  }
+  return out
+}
+
+/**
+ * The commit-msg rule: each staged move or add into active/ or archived/ needs a trailer group naming it
+ * (Learning, Learning-Action, Learning-From, Learning-To) and a `*-by` trailer of that move.
+ */
+export function checkCommitMessage(staged: readonly DiffEntry[], message: string): Finding[] {
+  const groups = parseLearningTrailers(message)
+  const paragraphBy = new Set(groups.flat().filter((t) => /-by$/.test(t.token)).map((t) => t.token))
+  const out: Finding[] = []
+  for (const c of staged) {
+    const to = parseStorePath(c.path)
+    if (!to || to.state === 'pending') continue
+    let fromState: LearningState | undefined
+    if (c.status === 'R') fromState = stateOf(c.oldPath ?? '')
+    else if (c.status === 'A' || c.status === 'C') {
+      const deletedTwin = staged.find((d) => d.status === 'D' && parseStorePath(d.path)?.name === to.name)
+      fromState = deletedTwin ? stateOf(deletedTwin.path) : undefined
+    } else continue
+    if (fromState === to.state) continue
+    const fix = `commit lifecycle moves with git learn (\`git learn ${to.state === 'active' ? 'approve' : 'reject|prune'} ${to.name}\`); undo this one with \`git restore --staged ${c.path}${c.oldPath ? ` ${c.oldPath}` : ''}\` and move the file back`
+    if (!fromState) {
+      out.push(finding('transition', c.path, 1, `${c.path} is added straight into ${to.state}/: learnings start in pending/ (\`git learn add\`): ${fix}`))
+      continue
+    }
+    if (!isAllowedMove(fromState, to.state)) {
+      out.push(finding('transition', c.path, 1, `${to.name} moves ${fromState} → ${to.state}, which the lifecycle does not allow: ${fix}`))
+      continue
+    }
+    const g = groups.find((gr) => gr.some((t) => t.token === 'Learning' && t.value === to.name))
+    const has = (token: string, value?: string) => g?.some((t) => t.token === token && (value === undefined || t.value === value)) ?? false
+    const byOk = BY_TOKENS[to.state].some((b) => has(b) || paragraphBy.has(b))
+    if (!g || !has('Learning-Action') || !has('Learning-From', fromState) || !has('Learning-To', to.state) || !byOk)
+      out.push(finding('transition', c.path, 1, `${to.name} moves ${fromState} → ${to.state} but the commit message lacks its trailers (Learning: ${to.name}, Learning-Action, Learning-From: ${fromState}, Learning-To: ${to.state}, ${BY_TOKENS[to.state].join('/')}): ${fix}`))
+  }
+  return out
+}
+
+export interface CheckReport {
+  ok: boolean
+  findings: Finding[]
+}
+
+/** Sort findings (errors first, then by path and line) and decide: ok unless any error. */
+export function buildReport(findings: readonly Finding[]): CheckReport {
+  const rank: Record<Severity, number> = { error: 0, warning: 1, note: 2 }
+  const sorted = [...findings].sort((a, b) => rank[a.severity] - rank[b.severity] || a.path.localeCompare(b.path) || a.line - b.line)
+  return { ok: !sorted.some((f) => f.severity === 'error'), findings: sorted }
+}
+
+/** `--format text`: `path:line: severity [rule] message`. */
+export function formatText(report: CheckReport): string {
+  const lines = report.findings.map((f) => `${f.path}:${f.line}: ${f.severity} [${f.rule}] ${f.message}`)
+  const errors = report.findings.filter((f) => f.severity === 'error').length
+  const warnings = report.findings.filter((f) => f.severity === 'warning').length
+  lines.push(report.ok ? `git learn check: ok${warnings ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}` : `git learn check: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`)
+  return `${lines.join('\n')}\n`
+}
+
+const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+const escapeProp = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C')
+
+/** `--format github`: workflow commands that GitHub turns into annotations on the pull request's files. */
+export function formatGithub(report: CheckReport): string {
+  const kind: Record<Severity, string> = { error: 'error', warning: 'warning', note: 'notice' }
+  return report.findings.map((f) => `::${kind[f.severity]} file=${escapeProp(f.path)},line=${f.line},title=${escapeProp(`git-learn ${f.rule}`)}::${escapeData(f.message)}\n`).join('')
+}

@@ -1,0 +1,97 @@
+/**
+ * Text aimed at agents that looks like prompt injection. A learning is read by agents as instructions, so a
+ * learning that says "ignore previous instructions", sends credentials somewhere, or pipes the network into a
+ * shell is refused unless a person said it is meant (`git learn add --allow-directives`).
+ */
+import { redactSecrets } from './secrets.js'
+
+export type DirectiveKind = 'ignore-instructions' | 'exfiltration' | 'pipe-to-shell' | 'base64-to-shell'
+
+export interface DirectiveFinding {
+  kind: DirectiveKind
+  description: string
+  /** 1-based. */
+  line: number
+  /** The matched text, cut to 120 characters. */
+  excerpt: string
+}
+
+const SHELL = String.raw`(?:sudo\s+)?(?:ba|z|da|k|fi)?sh|iex|python3?|perl|ruby|node`
+const SECRET_PLACE = String.raw`~?\/?\.ssh\b|id_(?:rsa|ed25519|ecdsa)|\.env\b|\.aws\/credentials|\.npmrc|\.netrc|\.pypirc|\.git-credentials|\.kube\/config|\/etc\/(?:passwd|shadow)`
+const SECRET_WORD = String.raw`${SECRET_PLACE}|credentials|secrets?|tokens?|api[_ -]?keys?|passwords?|private keys?|env(?:ironment)? var(?:iable)?s`
+
+const RULES: readonly { kind: DirectiveKind; description: string; re: RegExp }[] = [
+  {
+    kind: 'ignore-instructions',
+    description: 'tells the agent to ignore its instructions',
+    re: /\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|original|system|existing)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages?)/i,
+  },
+  {
+    kind: 'ignore-instructions',
+    description: 'asks the agent to reveal or replace its system prompt',
+    re: /\b(?:reveal|print|show|output|repeat)\s+(?:your\s+|the\s+)?system\s+prompt\b|\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|unrestricted)\b/i,
+  },
+  {
+    kind: 'exfiltration',
+    description: 'uploads a credentials file with curl or wget',
+    re: new RegExp(String.raw`\b(?:curl|wget|http)\b[^\n|;]*?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-file)(?:\s+|=)['"]?(?:[\w.-]+=)?@?[^\s'"]*(?:${SECRET_PLACE})`, 'i'),
+  },
+  {
+    kind: 'exfiltration',
+    description: 'pipes credentials into a network tool',
+    re: new RegExp(String.raw`(?:\b(?:cat|base64|tar|zip|gpg|xxd)\b[^\n|]*(?:${SECRET_PLACE})[^\n|]*|\b(?:env|printenv|set)\s*)\|\s*(?:curl|wget|nc|ncat|netcat|socat|telnet)\b`, 'i'),
+  },
+  {
+    kind: 'exfiltration',
+    description: 'tells the agent to send credentials or private files somewhere',
+    re: new RegExp(String.raw`\b(?:send|upload|post|exfiltrate|transmit|forward|email|leak|copy)\b[^\n]{0,80}?(?:${SECRET_WORD})[^\n]{0,80}?\b(?:to|at|into)\b\s+[^\n]{0,40}?(?:https?:\/\/|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|sh|xyz|ru|cn|me|co|app|site|info|biz|top|tk|cc)\b|\S+@[\w-]+\.\w+|webhook)`, 'i'),
+  },
+  {
+    kind: 'pipe-to-shell',
+    description: 'pipes a download into a shell',
+    re: new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|invoke-webrequest|irm|invoke-restmethod)\b[^\n|;]*\|\s*(?:${SHELL})\b`, 'i'),
+  },
+  {
+    kind: 'pipe-to-shell',
+    description: 'runs a download in a shell',
+    re: /\b(?:(?:ba|z|da|k)?sh|source|\.|eval)\s+(?:-c\s+)?["']?(?:<\(|\$\(|`)\s*(?:curl|wget)\b/i,
+  },
+  {
+    kind: 'base64-to-shell',
+    description: 'decodes base64 into a shell',
+    re: new RegExp(String.raw`base64\s+(?:-d|--decode|-D)\b[^\n]*\|\s*(?:${SHELL})\b|\beval\b[^\n]*base64\s+(?:-d|--decode|-D)\b|\b(?:ba|z)?sh\s+-c\s+["']?\$\([^)\n]*base64\s+(?:-d|--decode|-D)`, 'i'),
+  },
+]
+
+/** Words at least one rule needs: a text without any of them is skipped in one pass. */
+const KEYWORDS = /ignore|disregard|forget|override|system\s+prompt|you\s+are\s+now|curl|wget|fetch|iwr|invoke-|irm\b|\|\s*(?:nc|ncat|netcat|socat|telnet)\b|send|upload|post|exfiltrate|transmit|forward|email|leak|copy|base64/i
+
+/** Every directive-like passage of `text`, one finding per rule and line. */
+export function scanDirectives(text: string): DirectiveFinding[] {
+  const out: DirectiveFinding[] = []
+  if (!KEYWORDS.test(text)) return out
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] as string).slice(0, 4000)
+    const seen = new Set<DirectiveKind>()
+    for (const r of RULES) {
+      if (seen.has(r.kind)) continue
+      if (!r.re.test(line)) continue
+      seen.add(r.kind)
+      // The excerpt is cut from the redacted line, so a token inside a command is never shown whole.
+      const shown = r.re.exec(redactSecrets(line))?.[0] ?? redactSecrets(line)
+      out.push({ kind: r.kind, description: r.description, line: i + 1, excerpt: shown.slice(0, 120) })
+    }
+  }
+  return out
+}
+
+/** The trailer `add --allow-directives` records, with the learning's name as its value. */
+export const DIRECTIVES_ALLOWED_TRAILER = 'Learning-Directives-Allowed'
+
+/** Names whose override trailer appears in `message` (anywhere: squash merges fold messages together). */
+export function parseDirectivesAllowed(message: string): Set<string> {
+  const out = new Set<string>()
+  for (const m of message.matchAll(/^\s*[*-]?\s*Learning-Directives-Allowed:[ \t]+(\S+)\s*$/gm)) out.add(m[1] as string)
+  return out
+}

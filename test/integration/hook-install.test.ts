@@ -1,0 +1,68 @@
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { makeRepo } from '../helpers/repo.js'
+
+describe('git learn hook install|uninstall', () => {
+  test('writes the shims where no hook exists, leaves a foreign hook alone, and uninstall removes only ours', async () => {
+    const repo = makeRepo()
+    repo.write('.git/hooks/pre-commit', '#!/bin/sh\necho mine\n')
+    const r = await repo.cli(['hook', 'install', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().changes).toEqual([
+      { file: '.git/hooks/pre-commit', action: 'skipped', note: 'a hook of your own is there' },
+      { file: '.git/hooks/commit-msg', action: 'created' },
+      { file: '.git/hooks/post-merge', action: 'created' },
+    ])
+    expect(repo.read('.git/hooks/pre-commit')).toBe('#!/bin/sh\necho mine\n')
+    expect(repo.read('.git/hooks/commit-msg')).toContain('exec git-learn hook commit-msg "$1"')
+    expect(statSync(join(repo.root, '.git/hooks/commit-msg')).mode & 0o111).not.toBe(0)
+    expect((await repo.cli(['hook', 'install', '--json'])).json().changes[1]).toMatchObject({ action: 'unchanged' })
+
+    const forced = await repo.cli(['hook', 'install', '--force', '--json'])
+    expect(forced.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'replaced' })
+    expect(repo.read('.git/hooks/pre-commit')).toContain('exec git-learn check --staged')
+
+    const un = await repo.cli(['hook', 'uninstall', '--json'])
+    expect(un.json().changes.map((c: { action: string }) => c.action)).toEqual(['restored', 'removed', 'removed'])
+    expect(repo.read('.git/hooks/pre-commit')).toBe('#!/bin/sh\necho mine\n')
+    expect(repo.exists('.git/hooks/commit-msg')).toBe(false)
+  })
+
+  test('with husky, one marked line goes into .husky/pre-commit and .husky/commit-msg; .husky/_ is untouched', async () => {
+    const repo = makeRepo()
+    repo.write('.husky/_/h', '# husky internals\n')
+    repo.write('.husky/pre-commit', 'npx lint-staged\n')
+    repo.git('config', 'core.hooksPath', '.husky/_')
+    const r = await repo.cli(['hook', 'install'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('husky')
+    expect(repo.read('.husky/pre-commit')).toBe('npx lint-staged\n[ "${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged # git-learn\n')
+    expect(repo.read('.husky/commit-msg')).toBe('[ "${GIT_LEARN_HOOKS-}" = 0 ] || git-learn hook commit-msg "$1" # git-learn\n')
+    expect(repo.read('.husky/_/h')).toBe('# husky internals\n')
+    expect(repo.exists('.husky/_/pre-commit')).toBe(false)
+    await repo.cli(['hook', 'install'])
+    expect(repo.read('.husky/pre-commit').match(/# git-learn/g)).toHaveLength(1)
+
+    expect((await repo.cli(['hook', 'uninstall'])).code).toBe(0)
+    expect(repo.read('.husky/pre-commit')).toBe('npx lint-staged\n')
+    expect(repo.exists('.husky/commit-msg')).toBe(false)
+  })
+
+  test('init --ci writes the workflow and CODEOWNERS and explains the review setup', async () => {
+    const repo = makeRepo()
+    const r = await repo.cli(['init', '--ci'])
+    expect(r.code).toBe(0)
+    const wf = repo.read('.github/workflows/git-learn.yml')
+    expect(wf).toContain('fetch-depth: 0')
+    expect(wf).toContain('check --base "origin/${{ github.base_ref }}" --format github')
+    expect(wf).toContain('branches: [main]')
+    expect(wf).not.toMatch(/paths:/)
+    expect(repo.read('.github/CODEOWNERS')).toContain('/.learnings/active/')
+    expect(r.stdout).toContain('Require review from Code Owners')
+    repo.write('.github/CODEOWNERS', '* @someone\n')
+    const again = await repo.cli(['init', '--ci', '--json'])
+    expect(again.json().ci).toEqual({ created: ['.github/CODEOWNERS (git-learn block appended)'], existing: ['.github/workflows/git-learn.yml'] })
+    expect(repo.read('.github/CODEOWNERS')).toMatch(/^\* @someone\n\n# git-learn/)
+  })
+})
