@@ -1,0 +1,554 @@
+/**
+ * The feed cache, under `<common dir>/learn/cache/`. search, recall, context, status and feedback read learnings
+ * from it, never from the 10,000 files themselves.
+ *
+ * The key. `git ls-files -s` gives the blob id of every learning in the index, `git status --porcelain` the paths
+ * whose work-tree file differs from it (edited, added, deleted, untracked); those few are stat'ed (size, mtime,
+ * ctime, inode). With the bytes of config.yaml (tier pins and weights) and a stamp of this code, that is the key:
+ * two git processes run side by side, git stats the files in C with its index's stat cache, and no learning is read.
+ * Without git's answer (an error), the key falls back to stat'ing every file.
+ *
+ * The files of one key, written by a rebuild (feed-<key>.json last: it marks the set complete):
+ * - `feed-<key>.json`: problems (unreadable learnings), tiers, per document [name, state, type, tier], and the byte
+ *   offset of each row in the catalog file;
+ * - `catalog-<key>.json`: every catalog entry, one JSON object a line (status and context parse it all; search
+ *   reads only the rows of its hits);
+ * - `terms-<key>.json` and `postings-<key>.txt`: the minisearch index cut by term (src/core/search.ts splitIndex):
+ *   a query loads the postings of the terms it can reach, not the whole index, and ranks exactly as the whole
+ *   index would.
+ *
+ * A rebuild re-parses only the files whose blob id changed: `parsed.json` keeps each file's catalog entry, search
+ * document and content hash by path and blob id (git's own id for clean files; computed the same way for the
+ * others). A corrupt, torn or foreign cache file is a miss, never an error.
+ */
+import { createHash } from 'node:crypto'
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type MiniSearch from 'minisearch'
+import type { AsPlainObject } from 'minisearch'
+import type { Config } from '../core/config-schema.js'
+import type { LearningState } from '../core/errors.js'
+import { NotARepositoryError } from '../core/errors.js'
+import type { CatalogEntry, CatalogView, DocMeta, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
+import { gitAsync, locateRepo } from './fast-git.js'
+
+/** Bump when a cache file's format changes: old caches are then ignored. */
+const CACHE_FORMAT = 2
+const STATES: readonly LearningState[] = ['pending', 'active', 'archived']
+const STORE_DIR = '.learnings'
+const TIER_REF_PREFIX = 'refs/learn/tiers/'
+
+export interface Problem {
+  path: string
+  reason: string
+}
+
+interface FeedBase {
+  root: string
+  commonDir: string
+  /** Files that could not be read as learnings (reported once per command as a warning). */
+  problems: Problem[]
+  /** Whether the cache was used (false: rebuilt now). */
+  cached: boolean
+}
+
+export interface Feed extends FeedBase {
+  catalog: CatalogEntry[]
+}
+
+export interface SearchFeed extends FeedBase {
+  /** Rank learnings for a query (src/core/search.ts rankLearnings over the cached index). */
+  rank(query: string, filter?: SearchFilter, limit?: number): Promise<SearchHit[]>
+}
+
+export function cacheDir(commonDir: string): string {
+  return join(commonDir, 'learn', 'cache')
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The key
+
+/** A hash of the modules whose output the cache holds: a new version of git-learn is a new key. */
+let stamp: string | undefined
+function codeStamp(): string {
+  if (stamp !== undefined) return stamp
+  const h = createHash('sha1')
+  for (const m of ['../core/search', '../core/normalize-error', '../core/learning', '../core/config-schema', '../core/search-recall', './search-index']) {
+    for (const ext of ['.js', '.ts']) {
+      try {
+        h.update(readFileSync(new URL(`${m}${ext}`, import.meta.url)))
+        break
+      } catch {
+        // Try the next extension (.ts under the test runner).
+      }
+    }
+  }
+  stamp = h.digest('hex')
+  return stamp
+}
+
+function readConfigBytes(root: string): Buffer | undefined {
+  try {
+    return readFileSync(join(root, STORE_DIR, 'config.yaml'))
+  } catch {
+    return undefined
+  }
+}
+
+interface StoreState {
+  key: string
+  /** `git ls-files -s -z` output of the store, when git answered. */
+  lsFiles?: string
+  /** Paths whose work-tree file differs from the index (git status), when git answered. */
+  dirty?: Set<string>
+}
+
+/** The key from stat'ing every learning file (when git cannot answer). */
+function statKey(root: string, h: ReturnType<typeof createHash>): string {
+  for (const state of STATES) {
+    let files: string[]
+    try {
+      files = readdirSync(join(root, STORE_DIR, state)).filter((f) => f.endsWith('.md')).sort()
+    } catch {
+      continue
+    }
+    for (const f of files) {
+      const st = lstatSync(join(root, STORE_DIR, state, f), { throwIfNoEntry: false })
+      h.update(st ? `${state}/${f}\0${st.size}\0${st.mtimeMs}\0${st.ino}\n` : `${state}/${f}\0gone\n`)
+    }
+  }
+  return h.digest('hex').slice(0, 20)
+}
+
+/**
+ * The store's state now. Sample outputs: ls-files "100644 3f2c…e1 0\t.learnings/active/x.md\0"; status
+ * " M .learnings/active/x.md\0?? .learnings/pending/y.md\0".
+ */
+async function readStoreState(root: string): Promise<StoreState> {
+  const [ls, st] = await Promise.all([
+    gitAsync(root, ['ls-files', '-s', '-z', '--', STORE_DIR]),
+    gitAsync(root, ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', STORE_DIR]),
+  ])
+  const h = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp()}\n`)
+  h.update(readConfigBytes(root) ?? 'no config').update('\0\0')
+  if (ls === undefined || st === undefined) return { key: statKey(root, h) }
+  h.update(ls).update('\0\0').update(st).update('\0\0')
+  const dirty = new Set<string>()
+  for (const rec of st.toString('utf8').split('\0')) if (rec.length > 3) dirty.add(rec.slice(3))
+  for (const p of [...dirty].sort()) {
+    const s = lstatSync(join(root, p), { throwIfNoEntry: false })
+    h.update(s ? `${p}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\n` : `${p}\0gone\n`)
+  }
+  return { key: h.digest('hex').slice(0, 20), lsFiles: ls.toString('utf8'), dirty }
+}
+
+function locate(cwd: string) {
+  const where = locateRepo(cwd)
+  if (!where) throw new NotARepositoryError(cwd)
+  return where
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cache files
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+function writeAtomic(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, text)
+  renameSync(tmp, file)
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+
+type DocTuple = [name: string, state: LearningState, type: string, tier: number]
+
+interface FeedFile {
+  format: number
+  key: string
+  problems: Problem[]
+  tiers: { tier: string; weight: number }[]
+  docs: DocTuple[]
+  /** Byte offset of each catalog row, and one past the last row's separator (docs.length + 1 values). */
+  rows: number[]
+  /** Size of catalog-<key>.json. */
+  catalogBytes: number
+  /** A tier could not be read for a reason the key does not see (its commit not fetched yet): rebuild next time. */
+  volatile?: boolean
+}
+
+interface TermsFile {
+  format: number
+  header: Omit<AsPlainObject, 'index'>
+  terms: string[]
+  /** Byte offset of each term's postings in postings-<key>.txt (terms.length + 1 values). */
+  offsets: number[]
+}
+
+const files = (dir: string, key: string) => ({
+  feed: join(dir, `feed-${key}.json`),
+  catalog: join(dir, `catalog-${key}.json`),
+  terms: join(dir, `terms-${key}.json`),
+  postings: join(dir, `postings-${key}.txt`),
+})
+
+function readFeedFile(dir: string, key: string): FeedFile | undefined {
+  const f = readJson(files(dir, key).feed)
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key || f['volatile']) return undefined
+  const docs = f['docs']
+  const rows = f['rows']
+  if (!Array.isArray(docs) || !Array.isArray(rows) || rows.length !== docs.length + 1 || !Array.isArray(f['problems']) || !Array.isArray(f['tiers'])) return undefined
+  return f as unknown as FeedFile
+}
+
+/** Bytes [start, start + length) of an open file. */
+function readSlice(fd: number, start: number, length: number): string {
+  const buf = Buffer.allocUnsafe(length)
+  let got = 0
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, start + got)
+    if (n <= 0) throw new Error('the cache file is shorter than its offsets')
+    got += n
+  }
+  return buf.toString('utf8')
+}
+
+/** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
+function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
+  const rows = readJson(files(dir, key).catalog)
+  return Array.isArray(rows) && rows.length === feed.docs.length && rows.every(isObject) ? (rows as unknown as CatalogEntry[]) : undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rebuild
+
+interface ParsedFile {
+  oid: string
+  entry?: CatalogEntry
+  doc?: Omit<SearchDoc, 'id'>
+  hash?: string
+  problem?: string
+}
+
+interface Built {
+  catalog: CatalogEntry[]
+  problems: Problem[]
+  index: MiniSearch<SearchDoc>
+}
+
+/** Git's blob id of some bytes: sha1("blob <size>\0" + bytes). */
+function blobId(bytes: Buffer): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+}
+
+/** `git ls-files -s -z` records as path → {mode, oid}. Sample: "100644 3f2c…e1 0\t.learnings/active/x.md\0". */
+function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid: string }> {
+  const map = new Map<string, { mode: string; oid: string }>()
+  for (const rec of (out ?? '').split('\0')) {
+    const tab = rec.indexOf('\t')
+    if (tab < 0) continue
+    const [mode = '', oid = '', stage = '0'] = rec.slice(0, tab).split(' ')
+    if (stage === '0') map.set(rec.slice(tab + 1), { mode, oid })
+  }
+  return map
+}
+
+function readParseCache(dir: string): Map<string, ParsedFile> {
+  const f = readJson(join(dir, 'parsed.json'))
+  const map = new Map<string, ParsedFile>()
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['stamp'] !== codeStamp() || !isObject(f['files'])) return map
+  for (const [path, v] of Object.entries(f['files'])) if (isObject(v) && typeof v['oid'] === 'string') map.set(path, v as unknown as ParsedFile)
+  return map
+}
+
+/** Read every source (re-parsing only changed project files), fold, index, and write the cache files of `state.key`. */
+async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
+  const [store, learning, search, sources] = await Promise.all([import('./store.js'), import('../core/learning.js'), import('../core/search.js'), import('./sources.js')])
+  const dir = cacheDir(commonDir)
+  const previous = readParseCache(dir)
+  const indexed = parseLsFiles(state.lsFiles)
+  const parsed = new Map<string, ParsedFile>()
+  const problems: Problem[] = []
+  type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
+  const project: Item[] = []
+  for (const st of STATES) {
+    let names: string[]
+    try {
+      names = readdirSync(join(root, STORE_DIR, st)).filter((f) => f.endsWith('.md')).sort()
+    } catch {
+      continue
+    }
+    for (const file of names) {
+      const path = `${STORE_DIR}/${st}/${file}`
+      let result: ParsedFile
+      try {
+        const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
+        let bytes: Buffer | undefined
+        let oid: string
+        if (clean) {
+          if (clean.mode === '120000') throw new Error('is a symbolic link; the store holds only regular files')
+          oid = clean.oid
+        } else {
+          if (lstatSync(join(root, path)).isSymbolicLink()) throw new Error('is a symbolic link; the store holds only regular files')
+          bytes = readFileSync(join(root, path))
+          oid = blobId(bytes)
+        }
+        const hit = previous.get(path)
+        if (hit && hit.oid === oid) result = hit
+        else {
+          try {
+            const l = learning.parseLearning(store.decodeLearningBytes(bytes ?? readFileSync(join(root, path)), path), path)
+            const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+            result = { oid, entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), doc, hash: sources.contentHash(l) }
+          } catch (err) {
+            const e = err as { reason?: string; message?: string }
+            result = { oid, problem: e.reason ?? e.message ?? String(err) }
+          }
+        }
+      } catch (err) {
+        result = { oid: '', problem: (err as Error).message }
+      }
+      if (result.oid) parsed.set(path, result)
+      if (result.entry && result.doc && result.hash) project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
+      else problems.push({ path, reason: result.problem ?? 'unreadable' })
+    }
+  }
+
+  // Tiers (section 9): active learnings read from each pinned commit's git objects (cached per commit by tiers.ts).
+  const groups: { tier: string; weight: number; items: Item[] }[] = [{ tier: sources.PROJECT_TIER, weight: 1, items: project }]
+  let volatile = false
+  const config = await readConfigCached(root, commonDir)
+  if (config.tiers.length) {
+    const [{ openRepo }, { readTierSources, tierProblem }] = await Promise.all([import('./repo.js'), import('./tiers.js')])
+    const repo = await openRepo(root)
+    for (const t of await readTierSources(repo, (w) => {
+      const p = tierProblem(w)
+      problems.push({ path: p.path, reason: p.reason })
+      if (w.path.startsWith(TIER_REF_PREFIX)) volatile = true
+    }))
+      groups.push({
+        tier: t.tier,
+        weight: t.weight,
+        items: t.learnings.map((l) => {
+          const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+          return { entry: search.buildCatalogEntry(l, t.tier, t.weight), doc, hash: sources.contentHash(l) }
+        }),
+      })
+  }
+
+  // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does.
+  const order = [...groups.keys()].sort((a, b) => (groups[b] as (typeof groups)[number]).weight - (groups[a] as (typeof groups)[number]).weight || a - b)
+  const seen = new Set<string>()
+  const keptByGroup = new Map<number, Item[]>()
+  for (const g of order)
+    keptByGroup.set(
+      g,
+      (groups[g] as (typeof groups)[number]).items.filter((it) => {
+        if (seen.has(it.hash)) return false
+        seen.add(it.hash)
+        return true
+      }),
+    )
+  const catalog: CatalogEntry[] = []
+  const docs: SearchDoc[] = []
+  const tuples: DocTuple[] = []
+  groups.forEach((_g, gi) => {
+    for (const it of keptByGroup.get(gi) ?? []) {
+      docs.push({ id: catalog.length, ...it.doc })
+      catalog.push(it.entry)
+      tuples.push([it.entry.name, it.entry.state, it.entry.type, gi])
+    }
+  })
+  const index = search.buildIndex(docs)
+  writeCache(dir, state.key, { catalog, problems, index, tuples, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
+  return { catalog, problems, index }
+}
+
+function writeCache(
+  dir: string,
+  key: string,
+  b: { catalog: CatalogEntry[]; problems: Problem[]; index: MiniSearch<SearchDoc>; tuples: DocTuple[]; tiers: FeedFile['tiers']; volatile: boolean; parsed: Map<string, ParsedFile> },
+  splitIndex: typeof import('../core/search.js').splitIndex,
+): void {
+  try {
+    mkdirSync(dir, { recursive: true })
+    const f = files(dir, key)
+    // The catalog: "[\n" row ",\n" row … "\n]\n"; rows[i] is where row i starts.
+    const rows: number[] = []
+    let pos = 2
+    const texts = b.catalog.map((e) => {
+      const t = JSON.stringify(e)
+      rows.push(pos)
+      pos += Buffer.byteLength(t) + 2
+      return t
+    })
+    rows.push(pos)
+    const catalogText = `[\n${texts.join(',\n')}\n]\n`
+    const parts = splitIndex(b.index)
+    const offsets: number[] = []
+    let at = 0
+    for (const p of parts.postings) {
+      offsets.push(at)
+      at += Buffer.byteLength(p)
+    }
+    offsets.push(at)
+    for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|search)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
+    writeAtomic(f.postings, parts.postings.join(''))
+    writeAtomic(f.terms, JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile))
+    writeAtomic(f.catalog, catalogText)
+    writeAtomic(f.feed, JSON.stringify({ format: CACHE_FORMAT, key, problems: b.problems, tiers: b.tiers, docs: b.tuples, rows, catalogBytes: Buffer.byteLength(catalogText), ...(b.volatile ? { volatile: true } : {}) } satisfies FeedFile))
+    writeAtomic(join(dir, 'parsed.json'), JSON.stringify({ format: CACHE_FORMAT, stamp: codeStamp(), files: Object.fromEntries(b.parsed) }))
+  } catch {
+    // A read-only git dir only costs speed: the next command rebuilds again.
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Readers
+
+/** The catalog of every learning in every source and state, from the cache when it is current. */
+export async function readFeed(cwd: string): Promise<Feed> {
+  const { root, commonDir } = locate(cwd)
+  const state = await readStoreState(root)
+  const dir = cacheDir(commonDir)
+  const feed = readFeedFile(dir, state.key)
+  const catalog = feed && readCatalogFile(dir, state.key, feed)
+  if (feed && catalog) return { root, commonDir, catalog, problems: feed.problems, cached: true }
+  const built = await rebuild(root, commonDir, state)
+  return { root, commonDir, catalog: built.catalog, problems: built.problems, cached: false }
+}
+
+/** The cached index of one key, read lazily: the terms a query reaches, and the rows of its hits. */
+class CachedIndex implements CatalogView {
+  private readonly metas: DocMeta[]
+  private readonly entries = new Map<number, CatalogEntry>()
+
+  constructor(
+    private readonly f: ReturnType<typeof files>,
+    readonly feed: FeedFile,
+    private readonly terms: TermsFile,
+  ) {
+    this.metas = feed.docs.map(([name, state, type, tier]) => {
+      const t = feed.tiers[tier]
+      return { name, state, type, tier: t?.tier ?? '?', weight: t?.weight ?? 1 }
+    })
+  }
+
+  meta(id: number): DocMeta | undefined {
+    return this.metas[id]
+  }
+
+  entry(id: number): CatalogEntry | undefined {
+    const start = this.feed.rows[id]
+    const end = this.feed.rows[id + 1]
+    if (start === undefined || end === undefined) return undefined
+    let e = this.entries.get(id)
+    if (!e) {
+      const fd = openSync(this.f.catalog, 'r')
+      try {
+        e = JSON.parse(readSlice(fd, start, end - start - 2)) as CatalogEntry
+      } finally {
+        closeSync(fd)
+      }
+      this.entries.set(id, e)
+    }
+    return e
+  }
+
+  /** An index holding the postings of the terms `query` can reach. */
+  indexFor(query: string, search: typeof import('../core/search.js')): MiniSearch<SearchDoc> {
+    const { terms, offsets, header } = this.terms
+    const picked = search.selectIndexTerms(terms, search.buildQueryTerms(query))
+    const fd = openSync(this.f.postings, 'r')
+    try {
+      if (fstatSync(fd).size !== offsets[offsets.length - 1]) throw new Error('the postings file does not match its offsets')
+      const entries: AsPlainObject['index'] = picked.map((i) => [terms[i] as string, JSON.parse(readSlice(fd, offsets[i] as number, (offsets[i + 1] as number) - (offsets[i] as number))) as AsPlainObject['index'][number][1]])
+      return search.joinIndex(header, entries)
+    } finally {
+      closeSync(fd)
+    }
+  }
+}
+
+function readCachedIndex(dir: string, key: string): CachedIndex | undefined {
+  const feed = readFeedFile(dir, key)
+  if (!feed) return undefined
+  const f = files(dir, key)
+  const t = readJson(f.terms)
+  if (!isObject(t) || t['format'] !== CACHE_FORMAT || !isObject(t['header']) || !Array.isArray(t['terms']) || !Array.isArray(t['offsets'])) return undefined
+  const terms = t as unknown as TermsFile
+  if (terms.offsets.length !== terms.terms.length + 1) return undefined
+  const catalogSize = statSync(f.catalog, { throwIfNoEntry: false })?.size
+  if (catalogSize !== feed.catalogBytes) return undefined
+  return new CachedIndex(f, feed, terms)
+}
+
+/** The learnings ready to rank, from the cache when it is current. */
+export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
+  const { root, commonDir } = locate(cwd)
+  const [state, search] = await Promise.all([readStoreState(root), import('../core/search.js')])
+  const dir = cacheDir(commonDir)
+  const cached = readCachedIndex(dir, state.key)
+  let built: Built | undefined
+  const fresh = async () => (built ??= await rebuild(root, commonDir, state))
+  const rankFresh = async (query: string, filter?: SearchFilter, limit?: number) => {
+    const b = await fresh()
+    return search.rankLearnings(b.index, b.catalog, query, filter, limit)
+  }
+  if (cached) {
+    return {
+      root,
+      commonDir,
+      problems: cached.feed.problems,
+      cached: true,
+      async rank(query, filter, limit) {
+        if (built) return rankFresh(query, filter, limit)
+        try {
+          return search.rankLearnings(cached.indexFor(query, search), cached, query, filter, limit)
+        } catch {
+          // A torn or foreign cache file: rebuild, and answer from the fresh index.
+          return rankFresh(query, filter, limit)
+        }
+      },
+    }
+  }
+  const b = await fresh()
+  return { root, commonDir, problems: b.problems, cached: false, rank: rankFresh }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Configuration
+
+/**
+ * `.learnings/config.yaml`, validated and merged with the defaults (src/adapters/store.ts readConfig), cached by
+ * the hash of its bytes: a hit parses one small JSON file and loads neither yaml nor the validator. An invalid
+ * file is never cached, so its ConfigError is thrown every time.
+ */
+export async function readConfigCached(root: string, commonDir: string): Promise<Config> {
+  const bytes = readConfigBytes(root)
+  const key = createHash('sha1')
+    .update(`format ${CACHE_FORMAT}\n${codeStamp()}\n`)
+    .update(bytes ?? 'no config')
+    .digest('hex')
+    .slice(0, 20)
+  const dir = cacheDir(commonDir)
+  const file = join(dir, `config-${key}.json`)
+  const hit = readJson(file)
+  if (isObject(hit) && hit['format'] === CACHE_FORMAT && isObject(hit['config'])) return hit['config'] as unknown as Config
+  const { readConfig } = await import('./store.js')
+  const config = await readConfig(root)
+  try {
+    mkdirSync(dir, { recursive: true })
+    for (const name of readdirSync(dir)) if (name.startsWith('config-') && name !== `config-${key}.json`) unlinkSync(join(dir, name))
+    writeAtomic(file, JSON.stringify({ format: CACHE_FORMAT, config }))
+  } catch {
+    // The cache is an optimisation only.
+  }
+  return config
+}

@@ -1,0 +1,55 @@
+import { UsageError } from '../../core/errors.js'
+import { ExitCode } from '../context.js'
+import type { Ctx } from '../context.js'
+import { flag, stringOpt } from '../spec.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'context',
+  hook: true,
+  summary: 'Agent hook (SessionStart): print the learnings to apply and an index of the rest, within context.max_tokens.',
+  usage: 'git learn context [--format json|text]',
+  details:
+    'Prints {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"…"}} for Claude Code.\n' +
+    'Active learnings with effective confidence ≥ confidence.apply come first as one-line directives; then the\n' +
+    'others (name: description), those touching files changed on this branch first. Tokens are estimated as\n' +
+    'characters / 4. Never fails the session: on any problem it prints a minimal context, exits 0 and logs to\n' +
+    '$(git rev-parse --git-common-dir)/learn/hooks.log.',
+  options: {
+    format: { type: 'string', value: 'json|text', description: 'json: the hook JSON (default); text: the plain context' },
+    json: { type: 'boolean', description: 'the same as --format json' },
+  },
+}
+
+const MINIMAL = 'git-learn: learnings are under .learnings/active/; look an error up with `git learn search "<error text>"`.'
+
+export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  const format = stringOpt(args, 'format') ?? 'json'
+  if (format !== 'json' && format !== 'text') throw new UsageError(`--format must be json or text, not "${format}"`, 'context')
+  let text = MINIMAL
+  try {
+    const [{ readFeed, readConfigCached }, { readEventsSync }, { readBranchChanges }, { buildContext }, { summarizeUsage }] = await Promise.all([
+      import('../../adapters/search-index.js'),
+      import('../../adapters/events.js'),
+      import('../../adapters/fast-git.js'),
+      import('../../core/context.js'),
+      import('../../core/usage.js'),
+    ])
+    const feed = await readFeed(ctx.cwd)
+    const config = await readConfigCached(feed.root, feed.commonDir)
+    const built = buildContext({
+      entries: feed.catalog.filter((e) => e.state === 'active'),
+      usage: summarizeUsage(readEventsSync(feed.commonDir)),
+      changedFiles: readBranchChanges(feed.root),
+      now: ctx.now(),
+      config,
+    })
+    text = built.text
+  } catch (err) {
+    const { logHookError } = await import('../../adapters/hooks-log.js')
+    logHookError(ctx.cwd, 'context', err, ctx.now())
+  }
+  if (format === 'text' && !flag(args, 'json')) ctx.stdout(`${text}\n`)
+  else ctx.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } })}\n`)
+  return ExitCode.ok
+}

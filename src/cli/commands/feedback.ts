@@ -1,0 +1,57 @@
+import { appendEvent, readEvents } from '../../adapters/events.js'
+import { readConfigCached, readFeed } from '../../adapters/search-index.js'
+import { baseConfidence, effectiveConfidence } from '../../core/confidence.js'
+import { LearningNotFoundError, UsageError } from '../../core/errors.js'
+import { explainBadName } from '../../core/names.js'
+import { EMPTY_USAGE, summarizeUsage } from '../../core/usage.js'
+import type { UsageEvent } from '../../core/usage.js'
+import { ExitCode } from '../context.js'
+import type { Ctx } from '../context.js'
+import { feedbackDone } from '../messages/feed.js'
+import { flag, stringOpt } from '../spec.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'feedback',
+  summary: 'Record that a learning helped or misled: a usage event that moves its effective confidence.',
+  usage: 'git learn feedback <name> --helpful|--harmful [--note "…"] [--json]',
+  details:
+    'Each --helpful adds confidence.confirm (0.05), each --harmful takes confidence.contradict (0.10); the\n' +
+    'events live in $(git rev-parse --git-common-dir)/learn/events.jsonl, never committed.',
+  options: {
+    helpful: { type: 'boolean', description: 'the learning helped (confirms it)' },
+    harmful: { type: 'boolean', description: 'the learning was wrong or misleading (contradicts it)' },
+    note: { type: 'string', value: 'text', description: 'why, in a sentence (kept in the event)' },
+    session: { type: 'string', value: 'id', description: 'the agent session this happened in' },
+    json: { type: 'boolean', description: 'print {name, kind, previous, confidence}' },
+  },
+  positionals: { min: 1, max: 1, names: '<name>' },
+}
+
+export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  const name = args.positionals[0] as string
+  const bad = explainBadName(name)
+  if (bad) throw new UsageError(`not a learning name: ${bad}`, 'feedback')
+  const helpful = flag(args, 'helpful')
+  if (helpful === flag(args, 'harmful')) throw new UsageError('say either --helpful or --harmful (exactly one)', 'feedback')
+  const kind = helpful ? 'helpful' : 'harmful'
+
+  const feed = await readFeed(ctx.cwd)
+  const entry = feed.catalog.find((e) => e.name === name && e.tier === 'project') ?? feed.catalog.find((e) => e.name === name)
+  if (!entry) throw new LearningNotFoundError(name)
+  const config = (await readConfigCached(feed.root, feed.commonDir)).confidence
+  const mine: UsageEvent[] = []
+  for await (const e of readEvents(feed.commonDir)) if (e.name === name) mine.push(e)
+  const now = ctx.now()
+  const confidenceOf = (events: UsageEvent[]) =>
+    effectiveConfidence(baseConfidence(entry.confidence), summarizeUsage(events).get(name) ?? EMPTY_USAGE, now, config, entry.created)
+  const previous = confidenceOf(mine)
+  const note = stringOpt(args, 'note')
+  const session = stringOpt(args, 'session')
+  const event: UsageEvent = { ts: now.toISOString(), kind, name, ...(session ? { session } : {}), ...(note ? { note } : {}) }
+  appendEvent(feed.commonDir, event)
+  const confidence = confidenceOf([...mine, event])
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ name, kind, previous, confidence })}\n`)
+  else ctx.stdout(feedbackDone(name, kind, previous, confidence))
+  return ExitCode.ok
+}

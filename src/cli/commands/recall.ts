@@ -1,0 +1,39 @@
+// The PostToolUse / PostToolUseFailure hook. Only light modules are imported here: a successful tool call costs
+// one JSON.parse; the search index is loaded only when the tool failed.
+import { detectToolFailure } from '../../core/search-recall.js'
+import { ExitCode } from '../context.js'
+import type { Ctx } from '../context.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'recall',
+  hook: true,
+  summary: 'Agent hook (PostToolUse, PostToolUseFailure): when a tool failed, return the matching learning\'s fix.',
+  usage: 'git learn recall < hook-payload.json',
+  details:
+    'Reads the agent\'s hook JSON on stdin. When the tool failed (an error, a non-zero exit, a failing test run),\n' +
+    'looks the normalized error up among active error-solution and anti-pattern learnings and, when the error holds\n' +
+    'most of a learning\'s trigger, prints {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}.\n' +
+    'Otherwise prints nothing. Always exits 0; problems go to $(git rev-parse --git-common-dir)/learn/hooks.log.',
+  options: {},
+}
+
+export async function run(_args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  let payload: unknown
+  try {
+    payload = JSON.parse((await ctx.readStdin()).toString('utf8'))
+  } catch {
+    return ExitCode.ok
+  }
+  const failure = detectToolFailure(payload)
+  if (!failure || !failure.text.trim()) return ExitCode.ok
+  try {
+    const { recallFailure } = await import('../../adapters/recall.js')
+    const out = await recallFailure(failure, ctx.cwd, ctx.now())
+    if (out) ctx.stdout(`${JSON.stringify(out)}\n`)
+  } catch (err) {
+    const { logHookError } = await import('../../adapters/hooks-log.js')
+    logHookError(failure.cwd ?? ctx.cwd, 'recall', err, ctx.now())
+  }
+  return ExitCode.ok
+}

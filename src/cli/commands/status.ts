@@ -1,0 +1,44 @@
+import { readEventsSync } from '../../adapters/events.js'
+import { readStale } from '../../adapters/fast-git.js'
+import { readConfigCached, readFeed } from '../../adapters/search-index.js'
+import { buildStatus, formatBar } from '../../core/status.js'
+import { summarizeUsage } from '../../core/usage.js'
+import { ExitCode } from '../context.js'
+import type { Ctx } from '../context.js'
+import { statusText, warnProblems } from '../messages/feed.js'
+import { flag } from '../spec.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'status',
+  summary: 'The dashboard: counts per state and tier, active learnings by domain with confidence and use, stale, prune, pending.',
+  usage: 'git learn status [--all] [--json]',
+  details:
+    'At most about 60 lines unless --all. Confidence bars use █░ when LANG/LC_ALL/LC_CTYPE say UTF-8, #- otherwise.\n' +
+    'Stale is best effort: up to 200 active learnings with evidence.commit are checked with git diff.',
+  options: {
+    all: { type: 'boolean', description: 'every row, however many' },
+    json: { type: 'boolean', description: 'print {counts, tiers, domains, stale, prune, pending}' },
+  },
+}
+
+/** Whether the locale says UTF-8 (LC_ALL over LC_CTYPE over LANG, as setlocale does). */
+export function isUtf8Locale(env: Readonly<Record<string, string | undefined>>): boolean {
+  const v = env['LC_ALL'] || env['LC_CTYPE'] || env['LANG'] || ''
+  return /utf-?8/i.test(v)
+}
+
+export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  const feed = await readFeed(ctx.cwd)
+  ctx.stderr(warnProblems(feed.problems))
+  const config = await readConfigCached(feed.root, feed.commonDir)
+  const active = feed.catalog.filter((e) => e.state === 'active' && e.tier === 'project')
+  const stale = readStale(feed.root, active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })))
+  const report = buildStatus(feed.catalog, summarizeUsage(readEventsSync(feed.commonDir)), stale, ctx.now(), config)
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(report)}\n`)
+  else {
+    const utf8 = isUtf8Locale(ctx.env)
+    ctx.stdout(statusText(report, { all: flag(args, 'all'), bar: (v) => formatBar(v, utf8) }))
+  }
+  return ExitCode.ok
+}

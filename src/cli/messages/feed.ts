@@ -1,0 +1,127 @@
+/** Sentences of the feeding commands: search, context, recall, feedback, status, render, eval. */
+
+export interface SearchRow {
+  name: string
+  tier: string
+  type: string
+  state: string
+  score: number
+  path: string
+  description: string
+}
+
+const cut = (s: string, n: number) => {
+  const t = s.replace(/\s+/g, ' ').trim()
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t
+}
+
+/** Warnings for files that could not be read as learnings: one line each, on stderr. */
+export function warnProblems(problems: readonly { path: string; reason: string }[]): string {
+  return problems.map((p) => `warning: ${p.path}: ${p.reason} (skipped; \`git learn check\` explains)\n`).join('')
+}
+
+export function searchResults(rows: readonly SearchRow[], state: string): string {
+  if (!rows.length)
+    return `no ${state === 'all' ? '' : `${state} `}learning matches.\n${state === 'active' ? 'Try `--state all`, or fewer words.\n' : ''}`
+  const wn = Math.max(...rows.map((r) => r.name.length))
+  const lines = rows.map((r) => {
+    const tier = r.tier === 'project' ? '' : ` [${r.tier}]`
+    return `${r.score.toFixed(2).padStart(7)}  ${r.name.padEnd(wn)}  ${r.type}${tier}${r.state === 'active' ? '' : ` (${r.state})`}  ${cut(r.description, 80)}`
+  })
+  return `${lines.join('\n')}\nRead one with \`git learn show <name>\`.\n`
+}
+
+export function feedbackDone(name: string, kind: string, before: number, after: number): string {
+  return `recorded: ${name} was ${kind}. Effective confidence ${before.toFixed(2)} → ${after.toFixed(2)}.\n`
+}
+
+export function recallContext(items: readonly { name: string; fix: string; description: string }[]): string {
+  return items
+    .map((i) => `git-learn: ${i.name} — ${cut(i.fix || i.description, 240)} (git learn show ${i.name})`)
+    .join('\n')
+}
+
+export interface StatusView {
+  counts: { pending: number; active: number; archived: number }
+  tiers: Record<string, { pending: number; active: number; archived: number }>
+  domains: { domain: string; learnings: { name: string; tier: string; confidence: number; matches: number; lastUsed: string | null }[] }[]
+  stale: { name: string; paths: string[] }[]
+  prune: { name: string; reason: string }[]
+  pending: { name: string; description: string }[]
+}
+
+/** The dashboard: at most about 60 lines unless `all`. */
+export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number) => string }): string {
+  const lines: string[] = []
+  const c = s.counts
+  lines.push(`learnings: ${c.active} active · ${c.pending} pending · ${c.archived} archived`)
+  const tierNames = Object.keys(s.tiers).filter((t) => t !== 'project')
+  if (tierNames.length) lines.push(`tiers: ${Object.keys(s.tiers).map((t) => `${t} ${s.tiers[t]?.active ?? 0} active`).join(' · ')}`)
+  const cap = (n: number) => (opts.all ? Infinity : n)
+  let hidden = false
+  if (s.domains.length) {
+    lines.push('', 'active, by domain (effective confidence · recall matches · last use):')
+    const budget = cap(32)
+    let used = 0
+    for (const d of s.domains) {
+      lines.push(`  ${d.domain} (${d.learnings.length})`)
+      const room = opts.all ? d.learnings.length : Math.max(2, Math.min(d.learnings.length, Math.floor(budget / s.domains.length), budget - used))
+      const wn = Math.min(40, Math.max(...d.learnings.map((l) => l.name.length)))
+      for (const l of d.learnings.slice(0, room)) {
+        const tier = l.tier === 'project' ? '' : ` [${l.tier}]`
+        lines.push(`    ${cut(l.name, 40).padEnd(wn)}  ${opts.bar(l.confidence)} ${l.confidence.toFixed(2)}  ${String(l.matches).padStart(3)} match${l.matches === 1 ? ' ' : 'es'}  ${l.lastUsed ? `last ${l.lastUsed.slice(0, 10)}` : 'never used'}${tier}`)
+        used++
+      }
+      if (d.learnings.length > room) {
+        lines.push(`    … ${d.learnings.length - room} more`)
+        hidden = true
+      }
+    }
+  }
+  const section = (title: string, rows: string[], max: number) => {
+    if (!rows.length) return
+    lines.push('', title)
+    const n = opts.all ? rows.length : Math.min(rows.length, max)
+    lines.push(...rows.slice(0, n).map((r) => `  ${r}`))
+    if (rows.length > n) {
+      lines.push(`  … ${rows.length - n} more`)
+      hidden = true
+    }
+  }
+  section('stale (evidence.paths changed since evidence.commit; review them):', s.stale.map((x) => `${x.name}: ${x.paths.slice(0, 3).join(', ')}${x.paths.length > 3 ? ', …' : ''}`), 5)
+  section('prune would propose (`git learn prune` to review):', s.prune.map((x) => `${x.name}: ${x.reason}`), 5)
+  section('pending review (`git learn approve <name>` or `git learn reject <name> --reason …`):', s.pending.map((x) => `${x.name}: ${cut(x.description, 70)}`), 5)
+  if (hidden) lines.push('', 'More with `git learn status --all` or `--json`.')
+  return `${lines.join('\n')}\n`
+}
+
+export function renderReport(r: { written: string[]; removed: string[]; unchanged: string[]; skipped: string[] }, dryRun: boolean): string {
+  const verb = dryRun ? 'would write' : 'wrote'
+  const lines = [
+    ...r.written.map((p) => `${verb} ${p}`),
+    ...r.removed.map((p) => `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active)`),
+  ]
+  lines.push(`${r.written.length} written, ${r.removed.length} removed, ${r.unchanged.length} unchanged${r.skipped.length ? `, ${r.skipped.length} left alone` : ''}.`)
+  if (!dryRun && (r.written.length || r.removed.length)) lines.push('Commit them with the learnings, or add them to .gitignore if each clone renders its own.')
+  return `${lines.join('\n')}\n`
+}
+
+export function agentReport(a: { settings: string; hooksAdded: string[]; commandsWritten: string[]; commandsKept: string[] }): string {
+  const lines = [
+    a.hooksAdded.length ? `added to ${a.settings}:\n${a.hooksAdded.map((h) => `  ${h}`).join('\n')}` : `${a.settings} already has the git learn hooks; unchanged.`,
+    ...a.commandsWritten.map((c) => `wrote ${c}`),
+    ...a.commandsKept.map((c) => `kept ${c} (it exists; delete it to get the shipped one)`),
+    'Commit .claude/ so every teammate\'s agent gets the learnings.',
+  ]
+  return `${lines.join('\n')}\n`
+}
+
+export function evalReport(r: { queries: number; k: number; top1: number; precisionAtK: number; hitAtK: number; mrr: number; contextTokens: number; misses: { query: string; expect: string[]; got: string | null; rank: number | null }[] }): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+  const lines = [
+    `${r.queries} queries: top-1 ${pct(r.top1)} · precision@${r.k} ${pct(r.precisionAtK)} · hit@${r.k} ${pct(r.hitAtK)} · MRR ${r.mrr.toFixed(3)}`,
+    `context injects about ${r.contextTokens} tokens (characters / 4)`,
+    ...r.misses.map((m) => `miss: "${cut(m.query, 60)}" expected ${m.expect.join(' or ')}, got ${m.got ?? 'nothing'}${m.rank ? ` (expected at rank ${m.rank})` : ' (expected not in the results)'}`),
+  ]
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,120 @@
+/**
+ * The recall hook's decisions, kept free of minisearch so the no-failure path of a PostToolUse hook loads almost
+ * nothing: did the tool fail, and what is its error text. The threshold rule lives here too.
+ */
+
+export interface HookPayload {
+  session_id?: unknown
+  cwd?: unknown
+  hook_event_name?: unknown
+  tool_name?: unknown
+  tool_input?: unknown
+  tool_response?: unknown
+  tool_use_id?: unknown
+  error?: unknown
+}
+
+export interface ToolFailure {
+  event: string
+  session: string | null
+  cwd: string | null
+  tool: string | null
+  /** The error text to look up (at most MAX_ERROR_TEXT characters). */
+  text: string
+}
+
+const MAX_ERROR_TEXT = 256 * 1024
+
+/** Output of a test run or build that failed, even when the tool reports success (exit codes are not always given). */
+const FAILING_RUN = /(?:^|\n)\s*(?:FAIL\b|×|✗|✕)|\bTests?:?\s+\d+ failed\b|\b\d+ (?:failed|failing)\b|npm ERR!|Traceback \(most recent call last\)|(?:^|\n)error(?:\[E\d+\])?: |(?:^|\n)\w*(?:Error|Exception): /
+
+const s = (v: unknown): string | null => (typeof v === 'string' && v ? v : null)
+
+function textOf(v: unknown): string {
+  if (typeof v === 'string') return v
+  if (v === null || v === undefined) return ''
+  try {
+    return JSON.stringify(v)
+  } catch {
+    return ''
+  }
+}
+
+/** The failure a hook payload reports, or undefined when the tool succeeded (or the payload is not one). */
+export function detectToolFailure(payload: unknown): ToolFailure | undefined {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined
+  const p = payload as HookPayload
+  const event = s(p.hook_event_name) ?? 'PostToolUse'
+  const base = { event, session: s(p.session_id), cwd: s(p.cwd), tool: s(p.tool_name) }
+  const cut = (t: string) => (t.length > MAX_ERROR_TEXT ? t.slice(-MAX_ERROR_TEXT) : t)
+  const error = textOf(p.error)
+  const r = p.tool_response && typeof p.tool_response === 'object' && !Array.isArray(p.tool_response) ? (p.tool_response as Record<string, unknown>) : undefined
+  const out = r ? [textOf(r['stderr']), textOf(r['stdout']), textOf(r['error']), textOf(r['output'])].filter(Boolean).join('\n') : textOf(p.tool_response)
+  if (event === 'PostToolUseFailure' || error) return { ...base, text: cut([error, out].filter(Boolean).join('\n')) }
+  if (!r) return FAILING_RUN.test(out) ? { ...base, text: cut(out) } : undefined
+  const code = r['exit_code'] ?? r['exitCode'] ?? r['returncode'] ?? r['code']
+  const failed = (typeof code === 'number' && code !== 0) || r['interrupted'] === true || r['is_error'] === true || r['success'] === false || FAILING_RUN.test(out)
+  return failed && out.trim() ? { ...base, text: cut(out) } : undefined
+}
+
+/**
+ * Recall speaks only when the error contains most of a learning's trigger: at least RECALL_MIN_COVERAGE of the
+ * trigger's index terms appear in the error, and at least two of them (one when the trigger has only one term).
+ * Raw BM25 scores depend on the store's size, so the rule is on coverage, with the score only for ranking.
+ */
+export const RECALL_MIN_COVERAGE = 0.6
+export const RECALL_MAX_ITEMS = 2
+
+/** Whether a candidate passes the recall threshold. */
+export function passesRecall(coverage: number, triggerTerms: number): boolean {
+  return coverage >= RECALL_MIN_COVERAGE && coverage * triggerTerms >= Math.min(2, triggerTerms)
+}
+
+/**
+ * What recall searches: the active error-solution and anti-pattern learnings that have a trigger, each with the
+ * index terms of its trigger. Built with the search cache; small enough to load on every failing tool call.
+ */
+export interface RecallIndex {
+  names: string[]
+  /** Tier weights (project 1.0). */
+  weights: number[]
+  /** Distinct index terms of each trigger (src/core/terms.ts termsOf), never empty. */
+  triggers: string[][]
+}
+
+export interface RecallCandidate {
+  /** Position in the RecallIndex. */
+  doc: number
+  coverage: number
+  /** Sum of the inverse document frequency (over the triggers) of the matched trigger terms, times the tier weight. */
+  score: number
+}
+
+/**
+ * The learnings whose trigger the error holds (passesRecall), best first: rare matched trigger terms count more
+ * (BM25's idf over the triggers), then coverage, then the name. Every candidate passes; the caller takes the first few.
+ */
+export function rankRecall(index: RecallIndex, queryTerms: ReadonlySet<string>): RecallCandidate[] {
+  const n = index.triggers.length
+  const matched: { doc: number; terms: string[] }[] = []
+  const df = new Map<string, number>()
+  index.triggers.forEach((t, doc) => {
+    const hit = t.filter((x) => queryTerms.has(x))
+    if (!passesRecall(hit.length / t.length, t.length)) return
+    matched.push({ doc, terms: hit })
+    for (const x of hit) df.set(x, 0)
+  })
+  if (!matched.length) return []
+  for (const t of index.triggers) for (const x of t) if (df.has(x)) df.set(x, (df.get(x) as number) + 1)
+  const idf = (x: string) => {
+    const d = df.get(x) ?? 0
+    return Math.log(1 + (n - d + 0.5) / (d + 0.5))
+  }
+  return matched
+    .map(({ doc, terms }) => ({
+      doc,
+      coverage: terms.length / (index.triggers[doc] as string[]).length,
+      score: Math.round(terms.reduce((s, x) => s + idf(x), 0) * (index.weights[doc] ?? 1) * 1000) / 1000,
+    }))
+    .sort((a, b) => b.score - a.score || b.coverage - a.coverage || (index.names[a.doc] as string).localeCompare(index.names[b.doc] as string))
+}

@@ -1,0 +1,287 @@
+/**
+ * Ranked full-text search over learnings (minisearch: BM25 with field boosts). The catalog is the small, plain
+ * record of each learning that search, recall, context and status need; the index is built from the catalog plus
+ * the normalized bodies, and both are cached by the adapter (src/adapters/search-index.ts).
+ */
+import MiniSearch from 'minisearch'
+import type { AsPlainObject, Options } from 'minisearch'
+import type { LearningState } from './errors.js'
+import type { Learning } from './learning.js'
+import { normalizeError } from './normalize-error.js'
+import { SPLIT, buildQueryTerms, processTerm, termsOf } from './terms.js'
+
+export interface CatalogEntry {
+  name: string
+  tier: string
+  /** The tier's weight: multiplies search scores (project 1.0). */
+  weight: number
+  state: LearningState
+  type: string
+  domain: string | null
+  tags: string[]
+  description: string
+  trigger: string | null
+  /** Frontmatter confidence, or null when absent. */
+  confidence: number | null
+  created: string | null
+  evidencePaths: string[]
+  evidenceCommit: string | null
+  supersedes: string[]
+  /** One line out of the Solution (or Correct pattern, Decision, Action) section. */
+  fix: string
+  /** Repository-relative path (project) or `<tier>:<path>` for a tier. */
+  path: string
+}
+
+/** What the index holds of one learning; `id` is the entry's position in the catalog. */
+export interface SearchDoc {
+  id: number
+  name: string
+  description: string
+  trigger: string
+  tags: string
+  body: string
+}
+
+/** Field boosts: a learning named, triggered or described like the query outranks one that mentions it in passing. */
+export const FIELD_BOOSTS = { name: 2, trigger: 3, description: 2, tags: 1.5, body: 1 } as const
+
+export { SPLIT, buildQueryTerms, processTerm, termsOf } from './terms.js'
+
+/** The index's options (the same for building and loading). */
+export function indexOptions(): Options<SearchDoc> {
+  return { idField: 'id', fields: ['name', 'description', 'trigger', 'tags', 'body'], storeFields: [], tokenize: (text) => text.split(SPLIT), processTerm }
+}
+
+const FIX_SECTIONS = ['Solution', 'Correct pattern', 'Decision', 'Action']
+
+// The text under `## heading` (as core/learning sectionText, repeated here so search does not load gray-matter).
+function sectionText(body: string, heading: string): string | undefined {
+  const lines = body.split('\n')
+  const start = lines.findIndex((l) => /^##\s+(.+?)\s*#*\s*$/.exec(l)?.[1]?.toLowerCase() === heading.toLowerCase())
+  if (start < 0) return undefined
+  const rest = lines.slice(start + 1)
+  const end = rest.findIndex((l) => /^##\s/.test(l))
+  return (end < 0 ? rest : rest.slice(0, end)).join('\n').trim()
+}
+const MAX_FIX = 240
+
+/** One line summarising the fix: the first paragraph of the Solution (or its equivalent), code fences dropped. */
+export function summarizeFix(body: string): string {
+  for (const heading of FIX_SECTIONS) {
+    const text = sectionText(body, heading)
+    if (!text) continue
+    const para = text
+      .replace(/```[\s\S]*?(```|$)/g, ' ')
+      .split(/\n\s*\n/)
+      .map((p) => p.replace(/^\s*[-*]\s+/gm, '').replace(/\s+/g, ' ').trim())
+      .find(Boolean)
+    if (para) return para.length > MAX_FIX ? `${para.slice(0, MAX_FIX - 1)}…` : para
+  }
+  return ''
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
+
+/** The catalog entry of a learning read from a source. */
+export function buildCatalogEntry(l: Learning, tier: string, weight: number): CatalogEntry {
+  const d = l.data
+  const evidence = (d['evidence'] && typeof d['evidence'] === 'object' ? d['evidence'] : {}) as Record<string, unknown>
+  return {
+    name: l.name,
+    tier,
+    weight,
+    state: l.state,
+    type: str(d.type) ?? '?',
+    domain: str(d['domain']),
+    tags: strs(d.tags),
+    description: (str(d.description) ?? '').replace(/\s+/g, ' ').trim(),
+    trigger: str(d.trigger),
+    confidence: typeof d['confidence'] === 'number' ? (d['confidence'] as number) : null,
+    created: str(d['created']),
+    evidencePaths: strs(evidence['paths']),
+    evidenceCommit: str(evidence['commit']),
+    supersedes: strs(d['supersedes']),
+    fix: summarizeFix(l.body),
+    path: tier === 'project' ? l.path : `${tier}:${l.path}`,
+  }
+}
+
+/** The index document of a learning (text fields normalized like error output). */
+export function buildSearchDoc(id: number, l: Learning): SearchDoc {
+  const d = l.data
+  return {
+    id,
+    name: l.name.replace(/-/g, ' '),
+    description: str(d.description) ?? '',
+    trigger: normalizeError(str(d.trigger) ?? ''),
+    tags: strs(d.tags).join(' '),
+    body: normalizeError(l.body.slice(0, 64 * 1024)),
+  }
+}
+
+/** A fresh index over documents. */
+export function buildIndex(docs: readonly SearchDoc[]): MiniSearch<SearchDoc> {
+  const ms = new MiniSearch<SearchDoc>(indexOptions())
+  ms.addAll(docs as SearchDoc[])
+  return ms
+}
+
+/** An index restored from its JSON (MiniSearch.toJSON). */
+export function loadIndex(json: string): MiniSearch<SearchDoc> {
+  return MiniSearch.loadJSON<SearchDoc>(json, indexOptions())
+}
+
+/** A serialized index cut in pieces: everything but the postings, the sorted terms, and each term's postings as JSON. */
+export interface IndexParts {
+  header: Omit<AsPlainObject, 'index'>
+  terms: string[]
+  postings: string[]
+}
+
+/** Cut an index in parts, terms sorted, so a reader can load just the postings of the terms a query reaches. */
+export function splitIndex(index: MiniSearch<SearchDoc>): IndexParts {
+  const { index: entries, ...header } = index.toJSON()
+  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  return { header, terms: entries.map((e) => e[0]), postings: entries.map((e) => JSON.stringify(e[1])) }
+}
+
+/** An index of some terms only (their postings parsed), over the header of the whole index. */
+export function joinIndex(header: Omit<AsPlainObject, 'index'>, entries: AsPlainObject['index']): MiniSearch<SearchDoc> {
+  return MiniSearch.loadJS<SearchDoc>({ ...header, index: entries }, indexOptions())
+}
+
+export interface SearchFilter {
+  /** States to keep; undefined keeps every state. */
+  states?: readonly LearningState[]
+  types?: readonly string[]
+}
+
+export interface SearchHit {
+  entry: CatalogEntry
+  score: number
+  /** Index terms of the query that this learning matched. */
+  matched: string[]
+}
+
+/** What ranking needs of every candidate: filter, weight and tie-break fields. */
+export interface DocMeta {
+  name: string
+  tier: string
+  weight: number
+  state: LearningState
+  type: string
+}
+
+/**
+ * The catalog as ranking reads it: the small record of any document, the full entry only for the hits returned
+ * (the adapter reads those few rows from its cache instead of parsing all of them).
+ */
+export interface CatalogView {
+  meta(id: number): DocMeta | undefined
+  entry(id: number): CatalogEntry | undefined
+}
+
+/** A catalog held in memory as a view. */
+export function catalogView(catalog: readonly CatalogEntry[]): CatalogView {
+  return { meta: (id) => catalog[id], entry: (id) => catalog[id] }
+}
+
+// Typed queries (a few terms) get prefixes and typo tolerance; pasted logs (many terms) match exactly, which is faster.
+const FEW_TERMS = 4
+const MAX_FUZZY = 6 // minisearch's default maxFuzzy
+const prefixOf = (few: boolean) => (few ? (t: string) => t.length >= 4 : false)
+const fuzzyOf = (few: boolean) => (few ? (t: string) => (t.length >= 6 ? 0.2 : false) : false)
+
+/** Whether the edit distance (insertions, deletions, substitutions) between a and b is at most max. */
+export function withinEditDistance(a: string, b: string, max: number): boolean {
+  if (Math.abs(a.length - b.length) > max) return false
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    let rowMin = i
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+      cur.push(v)
+      if (v < rowMin) rowMin = v
+    }
+    if (rowMin > max) return false
+    prev = cur
+  }
+  return (prev[b.length] as number) <= max
+}
+
+/** First position in a sorted array whose value is ≥ x. */
+function lowerBound(sorted: readonly string[], x: string): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((sorted[mid] as string) < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * The index terms a query can reach, as positions in `sorted` (every term of the index, sorted): each query term
+ * itself, and for a typed query (≤ 4 terms) the terms it prefixes (4+ characters) and those within minisearch's
+ * fuzzy distance (6+ characters: round(0.2 × length)). An index holding only these terms ranks the query exactly as
+ * the whole index does, so the adapter loads only their postings.
+ */
+export function selectIndexTerms(sorted: readonly string[], queryTerms: readonly string[]): number[] {
+  const few = queryTerms.length <= FEW_TERMS
+  const prefix = prefixOf(few)
+  const fuzzy = fuzzyOf(few)
+  const out = new Set<number>()
+  for (const q of queryTerms) {
+    let i = lowerBound(sorted, q)
+    if (sorted[i] === q) out.add(i)
+    if (prefix && prefix(q)) for (; i < sorted.length && (sorted[i] as string).startsWith(q); i++) out.add(i)
+    const f = fuzzy ? fuzzy(q) : false
+    if (f) {
+      const max = Math.min(MAX_FUZZY, Math.round(q.length * f))
+      sorted.forEach((t, j) => {
+        if (!out.has(j) && withinEditDistance(q, t, max)) out.add(j)
+      })
+    }
+  }
+  return [...out].sort((a, b) => a - b)
+}
+
+/** Rank catalog entries for a query: BM25 with field boosts, times the tier weight; best first. */
+export function rankLearnings(index: MiniSearch<SearchDoc>, catalog: readonly CatalogEntry[] | CatalogView, query: string, filter: SearchFilter = {}, limit = 10): SearchHit[] {
+  const view = Array.isArray(catalog) ? catalogView(catalog) : (catalog as CatalogView)
+  const terms = buildQueryTerms(query)
+  if (!terms.length) return []
+  const few = terms.length <= FEW_TERMS
+  const keep = (id: number) => {
+    const e = view.meta(id)
+    return !!e && (!filter.states || filter.states.includes(e.state)) && (!filter.types || filter.types.includes(e.type))
+  }
+  const results = index.search(terms.join(' '), {
+    boost: { ...FIELD_BOOSTS },
+    combineWith: 'OR',
+    prefix: prefixOf(few),
+    fuzzy: fuzzyOf(few),
+    filter: (r) => keep(r['id'] as number),
+  })
+  return results
+    .map((r) => {
+      const meta = view.meta(r.id as number) as DocMeta
+      return { id: r.id as number, meta, score: Math.round(r.score * meta.weight * 1000) / 1000, matched: [...new Set(r.queryTerms)] }
+    })
+    .sort((a, b) => b.score - a.score || a.meta.name.localeCompare(b.meta.name) || a.meta.tier.localeCompare(b.meta.tier))
+    .slice(0, limit)
+    .map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: h.matched }))
+}
+
+/** How much of a learning's trigger the query contains: matched trigger terms / trigger terms (0 without a trigger). */
+export function triggerCoverage(entry: CatalogEntry, queryTerms: ReadonlySet<string>): number {
+  const t = termsOf(entry.trigger ?? '')
+  if (!t.size) return 0
+  let hit = 0
+  for (const x of t) if (queryTerms.has(x)) hit++
+  return hit / t.size
+}

@@ -1,0 +1,98 @@
+import { describe, expect, test } from 'vitest'
+import { makeRepo } from '../helpers/repo.js'
+import { seedStore } from '../helpers/feed-store.js'
+
+describe('git learn init --agent claude', () => {
+  test('merges the hooks without clobbering others, writes the commands, and is idempotent', async () => {
+    const repo = makeRepo()
+    const mine = { permissions: { allow: ['Bash(npm test)'] }, hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'npx prettier --write', timeout: 30 }] }] } }
+    repo.write('.claude/settings.json', JSON.stringify(mine, null, 2))
+    const r = await repo.cli(['init', '--agent', 'claude', '--json'])
+    expect(r.code).toBe(0)
+    const s = JSON.parse(repo.read('.claude/settings.json'))
+    expect(s.permissions).toEqual(mine.permissions)
+    expect(s.hooks.PostToolUse[0]).toEqual(mine.hooks.PostToolUse[0])
+    expect(s.hooks.SessionStart).toContainEqual({ hooks: [{ type: 'command', command: 'git learn context', timeout: 10 }] })
+    expect(s.hooks.PostToolUseFailure).toContainEqual({ matcher: '*', hooks: [{ type: 'command', command: 'git learn recall', timeout: 5 }] })
+    expect(s.hooks.PostToolUse).toContainEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: 'git learn recall', timeout: 5 }] })
+    for (const ev of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SessionStart', 'SessionEnd']) {
+      const observe = s.hooks[ev].flatMap((g: { hooks: { command: string; async?: boolean }[] }) => g.hooks).filter((h: { command: string }) => h.command === 'git learn observe')
+      expect(observe, ev).toEqual([{ type: 'command', command: 'git learn observe', timeout: 5, async: true }])
+    }
+    expect(repo.read('.claude/commands/learn.md')).toMatch(/git learn add/)
+    expect(repo.read('.claude/commands/learnings.md')).toMatch(/git learn search/)
+    const before = repo.read('.claude/settings.json')
+    const again = await repo.cli(['init', '--agent', 'claude', '--json'])
+    expect(again.json().agent.hooksAdded).toEqual([])
+    expect(repo.read('.claude/settings.json')).toBe(before)
+  })
+
+  test('a malformed settings.json is refused with its line, and nothing changes', async () => {
+    const repo = makeRepo()
+    repo.write('.claude/settings.json', '{\n  "hooks": {\n    "Stop": [,]\n  }\n}\n')
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'settings')
+    const before = repo.snapshot()
+    const r = await repo.cli(['init', '--agent', 'claude'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/\.claude\/settings\.json/)
+    expect(r.stderr).toMatch(/line 3/)
+    expect(repo.snapshot()).toBe(before)
+  })
+
+  test('an unsupported agent is a usage error', async () => {
+    const repo = makeRepo()
+    expect((await repo.cli(['init', '--agent', 'emacs'])).code).toBe(2)
+  })
+})
+
+describe('git learn eval', () => {
+  test('top-1, precision@k, MRR, misses and context tokens', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write(
+      'queries.yaml',
+      [
+        '- query: "ReferenceError: Cannot access \'__vi_import_0__\' before initialization"',
+        '  expect: vitest-esm-mock-hoisting',
+        '- query: connect ECONNREFUSED 127.0.0.1:5432',
+        '  expect: postgres-econnrefused',
+        '- query: the flux capacitor overheated',
+        '  expect: docker-enospc',
+      ].join('\n'),
+    )
+    const r = await repo.cli(['eval', '--set', 'queries.yaml', '--json'])
+    expect(r.code).toBe(0)
+    const j = r.json()
+    expect(j.queries).toBe(3)
+    expect(j.top1).toBeCloseTo(2 / 3, 3)
+    expect(j.k).toBe(3)
+    expect(j.mrr).toBeGreaterThanOrEqual(2 / 3)
+    expect(j.misses).toEqual([expect.objectContaining({ query: 'the flux capacitor overheated', expect: ['docker-enospc'], rank: null })])
+    expect(j.contextTokens).toBeGreaterThan(0)
+    expect(j.contextTokens).toBeLessThanOrEqual(1500)
+    const text = await repo.cli(['eval', '--set', 'queries.yaml'])
+    expect(text.stdout).toMatch(/top-1 66\.7%/)
+    expect(text.stdout).toMatch(/miss: "the flux capacitor overheated"/)
+  })
+
+  test('a bad set file is a usage error naming it', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write('bad.yaml', 'just: a mapping\n')
+    const r = await repo.cli(['eval', '--set', 'bad.yaml'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/bad\.yaml/)
+    expect((await repo.cli(['eval', '--set', 'missing.yaml'])).code).toBe(2)
+  })
+})
+
+test('the shipped eval set for the test store scores every query first', async () => {
+  const { readFileSync } = await import('node:fs')
+  const repo = makeRepo()
+  seedStore(repo)
+  repo.write('set.yaml', readFileSync(new URL('../fixtures/eval/seeds.yaml', import.meta.url), 'utf8'))
+  const j = (await repo.cli(['eval', '--set', 'set.yaml', '--json'])).json()
+  expect(j.misses).toEqual([])
+  expect(j.top1).toBe(1)
+})

@@ -1,0 +1,158 @@
+import { readFileSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { makeRepo } from '../helpers/repo.js'
+import { SEEDS, VITEST_FAILURE, seedStore } from '../helpers/feed-store.js'
+
+const events = (root: string) => {
+  const f = join(root, '.git', 'learn', 'events.jsonl')
+  return existsSync(f) ? readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : []
+}
+
+const failurePayload = (root: string, over: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    session_id: 'sess-1',
+    cwd: root,
+    hook_event_name: 'PostToolUseFailure',
+    tool_name: 'Bash',
+    tool_input: { command: 'npx vitest run' },
+    tool_use_id: 'toolu_1',
+    error: VITEST_FAILURE,
+    ...over,
+  })
+
+describe('git learn recall', () => {
+  test('a PostToolUseFailure payload returns the matching fix and records a match event', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const r = await repo.cli(['recall'], { stdin: failurePayload(repo.root) })
+    expect(r.code).toBe(0)
+    const out = r.json()
+    expect(out.hookSpecificOutput.hookEventName).toBe('PostToolUseFailure')
+    expect(out.hookSpecificOutput.additionalContext).toMatch(/^git-learn: vitest-esm-mock-hoisting — Move the variables .*vi\.hoisted.*\(git learn show vitest-esm-mock-hoisting\)$/m)
+    expect(events(repo.root)).toEqual([expect.objectContaining({ kind: 'match', name: 'vitest-esm-mock-hoisting', session: 'sess-1' })])
+  })
+
+  test('a PostToolUse Bash response with a non-zero exit code and a failing run is a failure', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const payload = failurePayload(repo.root, { hook_event_name: 'PostToolUse', error: undefined, tool_response: { stdout: '', stderr: 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect', exit_code: 1 } })
+    const r = await repo.cli(['recall'], { stdin: payload })
+    expect(r.json().hookSpecificOutput).toMatchObject({ hookEventName: 'PostToolUse', additionalContext: expect.stringContaining('postgres-econnrefused') })
+  })
+
+  test('a successful tool call prints nothing and records nothing', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const payload = JSON.stringify({ session_id: 's', cwd: repo.root, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_response: { stdout: 'Tests 14 passed', stderr: '', interrupted: false } })
+    const r = await repo.cli(['recall'], { stdin: payload })
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' })
+    expect(events(repo.root)).toEqual([])
+  })
+
+  test('a failure that matches no trigger well enough prints nothing', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const r = await repo.cli(['recall'], { stdin: failurePayload(repo.root, { error: 'Error: the flux capacitor overheated' }) })
+    expect(r).toMatchObject({ code: 0, stdout: '' })
+  })
+
+  test('archived and pending learnings are never recalled', async () => {
+    const repo = makeRepo()
+    seedStore(repo, SEEDS.filter((s) => s.name !== 'vitest-esm-mock-hoisting'))
+    const r = await repo.cli(['recall'], { stdin: failurePayload(repo.root) })
+    expect(r.stdout).not.toMatch(/archived-vitest-old/)
+  })
+
+  test.each([
+    ['not JSON', 'this is { not json'],
+    ['empty', ''],
+    ['a JSON array', '[1,2]'],
+    ['missing fields', '{}'],
+    ['null', 'null'],
+  ])('payload %s → exit 0, silent', async (_what, stdin) => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const r = await repo.cli(['recall'], { stdin })
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' })
+  })
+
+  test('outside a repository it exits 0, silently', async () => {
+    const repo = makeRepo()
+    const r = await repo.cli(['recall'], { stdin: failurePayload('/nonexistent-dir-gl') })
+    expect(r).toMatchObject({ code: 0, stdout: '' })
+  })
+})
+
+describe('git learn context', () => {
+  test('prints SessionStart hook JSON within 1,500 tokens, directives first, then the index', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const r = await repo.cli(['context'])
+    expect(r.code).toBe(0)
+    const out = r.json()
+    expect(out.hookSpecificOutput.hookEventName).toBe('SessionStart')
+    const text: string = out.hookSpecificOutput.additionalContext
+    expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(1500)
+    expect(text).toMatch(/Apply these:\n- (prefer-git-mv|vitest-esm-mock-hoisting): /)
+    expect(text).toMatch(/- postgres-econnrefused: Fix tests failing with ECONNREFUSED/)
+    expect(text).toMatch(/git learn show <name>/)
+    expect(text).not.toMatch(/pending-example|archived-vitest-old/)
+  })
+
+  test('hundreds of learnings still fit the budget, with a pointer to the rest', async () => {
+    const repo = makeRepo()
+    const many = Array.from({ length: 300 }, (_, i) => ({ ...SEEDS[3]!, name: `filler-learning-${i}`, description: `Filler learning number ${i} with a long enough description to take room in the index.` }))
+    seedStore(repo, many)
+    const text: string = (await repo.cli(['context'])).json().hookSpecificOutput.additionalContext
+    expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(1500)
+    expect(text).toMatch(/\(\+\d+ more: `git learn list --state active`\)/)
+  })
+
+  test('learnings touching files changed on the branch come first in the index', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.git('checkout', '-q', '-b', 'feature')
+    repo.write('kafka/consumer.ts', 'x')
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'kafka work')
+    const text: string = (await repo.cli(['context', '--format', 'text'])).stdout
+    const index = text.split('Also available:')[1] ?? text.split('Available:')[1] ?? ''
+    expect(index.trim().split('\n')[0]).toMatch(/^- kafka-config-fix:/)
+  })
+
+  test('a broken environment still gives a minimal context and exit 0, logged', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write('.learnings/config.yaml', 'confidence: [not a mapping\n')
+    const r = await repo.cli(['context'])
+    expect(r.code).toBe(0)
+    expect(r.json().hookSpecificOutput.additionalContext).toMatch(/git learn search/)
+    expect(readFileSync(join(repo.root, '.git', 'learn', 'hooks.log'), 'utf8')).toMatch(/context: /)
+  })
+})
+
+describe('git learn feedback', () => {
+  test('--helpful raises and --harmful lowers the effective confidence, each one event', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const now = new Date('2026-11-20T12:00:00Z')
+    const a = await repo.cli(['feedback', 'vitest-esm-mock-hoisting', '--helpful', '--json', '--note', 'it worked'], { now })
+    expect(a.json()).toEqual({ name: 'vitest-esm-mock-hoisting', kind: 'helpful', previous: 0.8, confidence: 0.85 })
+    const b = await repo.cli(['feedback', 'vitest-esm-mock-hoisting', '--harmful', '--json'], { now })
+    expect(b.json()).toEqual({ name: 'vitest-esm-mock-hoisting', kind: 'harmful', previous: 0.85, confidence: 0.75 })
+    expect(events(repo.root).map((e) => e.kind)).toEqual(['helpful', 'harmful'])
+    expect(events(repo.root)[0].note).toBe('it worked')
+    const text = await repo.cli(['feedback', 'vitest-esm-mock-hoisting', '--helpful'], { now })
+    expect(text.stdout).toMatch(/0\.75 → 0\.80/)
+  })
+
+  test('unknown learning, both flags, or neither are refused', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    expect((await repo.cli(['feedback', 'no-such-thing', '--helpful'])).code).toBe(2)
+    expect((await repo.cli(['feedback', 'docker-enospc'])).code).toBe(2)
+    expect((await repo.cli(['feedback', 'docker-enospc', '--helpful', '--harmful'])).code).toBe(2)
+    expect(events(repo.root)).toEqual([])
+  })
+})

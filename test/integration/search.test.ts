@@ -1,0 +1,117 @@
+import { describe, expect, test } from 'vitest'
+import { makeRepo } from '../helpers/repo.js'
+import { SEEDS, VITEST_FAILURE, seedStore } from '../helpers/feed-store.js'
+
+describe('git learn search', () => {
+  test('a pasted vitest failure puts the matching error-solution first', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const r = await repo.cli(['search', '--json', VITEST_FAILURE])
+    expect(r.code).toBe(0)
+    const { results } = r.json()
+    expect(results[0]).toMatchObject({ name: 'vitest-esm-mock-hoisting', tier: 'project', type: 'error-solution', state: 'active', path: '.learnings/active/vitest-esm-mock-hoisting.md' })
+    expect(results[0].score).toBeGreaterThan(0)
+    expect(results.map((x: { name: string }) => x.name)).not.toContain('archived-vitest-old')
+  })
+
+  test('the same log on stdin with "-" gives the same first result, from the cache the second time', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const a = (await repo.cli(['search', '--json', '-'], { stdin: VITEST_FAILURE })).json()
+    const b = (await repo.cli(['search', '--json', '-'], { stdin: VITEST_FAILURE })).json()
+    expect(a.results[0].name).toBe('vitest-esm-mock-hoisting')
+    expect(b).toEqual(a)
+  })
+
+  test.each([
+    ['connect ECONNREFUSED 10.0.0.7:5432', 'postgres-econnrefused'],
+    ['Error [ERR_REQUIRE_ESM]: require() of ES Module /x/node_modules/chalk/source/index.js from /y/z.js not supported', 'node-err-require-esm'],
+    ['fatal: refusing to merge unrelated histories', 'git-refusing-unrelated-histories'],
+    ['rendered more hooks', 'react-hooks-order'],
+    ['vitest mock', 'vitest-esm-mock-hoisting'],
+    ['kafka configuration', 'kafka-config-fix'],
+  ])('%s → %s', async (query, expected) => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const r = await repo.cli(['search', '--json', query])
+    expect(r.json().results[0]?.name).toBe(expected)
+  })
+
+  test('--state all finds archived learnings; --type filters; --limit caps', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const all = (await repo.cli(['search', '--json', '--state', 'all', '__vi_import_0__ before initialization'])).json().results
+    expect(all.map((x: { name: string }) => x.name)).toContain('archived-vitest-old')
+    const anti = (await repo.cli(['search', '--json', '--type', 'anti-pattern', 'test timed out'])).json().results
+    expect(anti.map((x: { type: string }) => x.type)).toEqual(['anti-pattern'])
+    const one = (await repo.cli(['search', '--json', '--limit', '1', 'error'])).json().results
+    expect(one).toHaveLength(1)
+  })
+
+  test('text output names the learning and how to read it', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const r = await repo.cli(['search', 'postgres ECONNREFUSED'])
+    expect(r.stdout).toMatch(/postgres-econnrefused/)
+    expect(r.stdout).toMatch(/git learn show/)
+  })
+
+  test('an edited learning is found under its new words (the cache follows the files)', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    expect((await repo.cli(['search', '--json', 'zebracorn'])).json().results).toEqual([])
+    const seed = SEEDS.find((s) => s.name === 'docker-enospc')!
+    repo.write('.learnings/active/docker-enospc.md', repo.read('.learnings/active/docker-enospc.md').replace(seed.solution, 'Feed the zebracorn.'))
+    expect((await repo.cli(['search', '--json', 'zebracorn'])).json().results[0]?.name).toBe('docker-enospc')
+  })
+})
+
+describe('git learn search: bad input', () => {
+  test('an empty query is a usage error', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    for (const argv of [['search'], ['search', '   '], ['search', '--json', '']]) {
+      const r = await repo.cli(argv)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(/give a query/)
+    }
+  })
+
+  test('regex metacharacters are plain text', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    for (const q of ['(.*', '[a-z+', '\\', '*?+{}|^$', '(0 , _foo.default) is not a function']) {
+      const r = await repo.cli(['search', '--json', q])
+      expect(r.code).toBe(0)
+      expect(Array.isArray(r.json().results)).toBe(true)
+    }
+  })
+
+  test('a 1 MB pasted log is bounded and still finds the error', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const noise = Array.from({ length: 12000 }, (_, i) => `[info] step ${i} compiled module chunk ok`).join('\n')
+    const log = `${noise}\n${VITEST_FAILURE}\n${noise}`
+    expect(log.length).toBeGreaterThan(900_000)
+    const r = await repo.cli(['search', '--json', '-'], { stdin: log })
+    expect(r.code).toBe(0)
+    expect(r.json().results[0].name).toBe('vitest-esm-mock-hoisting')
+  })
+
+  test('an invalid learning in the store is one warning on stderr, and search goes on', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write('.learnings/active/broken.md', '---\nname: [unclosed\n---\nbody\n')
+    const r = await repo.cli(['search', '--json', 'postgres'])
+    expect(r.code).toBe(0)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).toMatch(/\.learnings\/active\/broken\.md/)
+    expect(r.json().results[0].name).toBe('postgres-econnrefused')
+  })
+
+  test('bad --state and --limit are usage errors', async () => {
+    const repo = makeRepo()
+    expect((await repo.cli(['search', '--state', 'done', 'x'])).code).toBe(2)
+    expect((await repo.cli(['search', '--limit', '0', 'x'])).code).toBe(2)
+  })
+})

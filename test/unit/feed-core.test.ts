@@ -1,0 +1,134 @@
+import { describe, expect, test } from 'vitest'
+import { DEFAULT_CONFIG } from '../../src/core/config-schema.js'
+import { baseConfidence, effectiveConfidence } from '../../src/core/confidence.js'
+import { buildContext, estimateTokens } from '../../src/core/context.js'
+import { parseLearning } from '../../src/core/learning.js'
+import { planRender, removeAgentsSection, spliceAgentsSection } from '../../src/core/render.js'
+import { buildCatalogEntry, buildIndex, buildSearchDoc, rankLearnings, summarizeFix } from '../../src/core/search.js'
+import { detectToolFailure, passesRecall } from '../../src/core/search-recall.js'
+import { EMPTY_USAGE, parseUsageEvent, summarizeUsage } from '../../src/core/usage.js'
+import { SEEDS, VITEST_FAILURE, seedText } from '../helpers/feed-store.js'
+
+const cfg = DEFAULT_CONFIG.confidence
+const now = new Date('2026-11-20T00:00:00Z')
+const u = (o: Partial<typeof EMPTY_USAGE>) => ({ ...EMPTY_USAGE, ...o })
+
+describe('effectiveConfidence', () => {
+  test.each([
+    ['base only, created today', 0.6, u({}), '2026-11-20', 0.6],
+    ['one helpful', 0.6, u({ helpful: 1, lastConfirmed: '2026-11-20T00:00:00Z' }), '2026-01-01', 0.65],
+    ['helpful + applied', 0.6, u({ helpful: 1, applied: 1, lastConfirmed: '2026-11-19T00:00:00Z' }), null, 0.7],
+    ['one harmful', 0.6, u({ harmful: 1 }), '2026-11-20', 0.5],
+    ['3 whole weeks since created, never confirmed', 0.6, u({}), '2026-10-29', 0.54],
+    ['6 days is not a week', 0.6, u({}), '2026-11-14', 0.6],
+    ['decay counts from the last confirmation', 0.6, u({ helpful: 1, lastConfirmed: '2026-11-06T00:00:00Z' }), '2025-01-01', 0.61],
+    ['clamped at 1', 0.98, u({ helpful: 3, lastConfirmed: '2026-11-20T00:00:00Z' }), null, 1],
+    ['clamped at 0', 0.1, u({ harmful: 5 }), null, 0],
+    ['no created and no confirmation: no decay', 0.5, u({}), null, 0.5],
+  ])('%s', (_what, base, usage, created, expected) => {
+    expect(effectiveConfidence(base, usage, now, cfg, created)).toBe(expected)
+  })
+  test.each([
+    [0.8, 0.8],
+    [undefined, 0.5],
+    ['high', 0.5],
+    [7, 1],
+  ])('base confidence of %s is %s', (v, expected) => expect(baseConfidence(v)).toBe(expected))
+})
+
+describe('usage events', () => {
+  test('summarize counts kinds and keeps the latest use and confirmation', () => {
+    const events = [
+      { ts: '2026-11-01T00:00:00Z', kind: 'match', name: 'a' },
+      { ts: '2026-11-03T00:00:00Z', kind: 'helpful', name: 'a' },
+      { ts: '2026-11-05T00:00:00Z', kind: 'match', name: 'a' },
+      { ts: '2026-11-02T00:00:00Z', kind: 'harmful', name: 'b' },
+    ] as const
+    const s = summarizeUsage(events)
+    expect(s.get('a')).toEqual({ matches: 2, helpful: 1, harmful: 0, applied: 0, lastUsed: '2026-11-05T00:00:00Z', lastConfirmed: '2026-11-03T00:00:00Z' })
+    expect(s.get('b')).toMatchObject({ harmful: 1, lastConfirmed: null })
+  })
+  test.each(['', 'not json', '{"ts":"x","kind":"match","name":"a"}', '{"ts":"2026-11-01","kind":"liked","name":"a"}', '[]', '{"{'])('rejects line %j', (line) => {
+    expect(parseUsageEvent(line)).toBeUndefined()
+  })
+})
+
+describe('ranking', () => {
+  const learnings = SEEDS.map((s) => parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`))
+  const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
+  const index = buildIndex(learnings.map((l, i) => buildSearchDoc(i, l)))
+  test('a pasted vitest failure ranks its error-solution first among active ones', () => {
+    expect(rankLearnings(index, catalog, VITEST_FAILURE, { states: ['active'] })[0]?.entry.name).toBe('vitest-esm-mock-hoisting')
+  })
+  test('a tier weight below 1 lets the project copy win over an equal tier copy', () => {
+    const tierCatalog = [...catalog, { ...catalog[0]!, tier: 'org', weight: 0.9, path: 'org:x' }]
+    const tierIndex = buildIndex([...learnings.map((l, i) => buildSearchDoc(i, l)), buildSearchDoc(learnings.length, learnings[0]!)])
+    const hits = rankLearnings(tierIndex, tierCatalog, 'vi_import before initialization', { states: ['active'] })
+    expect(hits.slice(0, 2).map((h) => h.entry.tier)).toEqual(['project', 'org'])
+    expect(hits[1]!.score).toBeLessThan(hits[0]!.score)
+  })
+  test('the fix summary is the first paragraph of Solution', () => {
+    expect(summarizeFix('## Solution\n\n- Do this\n  and that.\n\nMore.\n## Verification\nok')).toBe('Do this and that.')
+  })
+})
+
+describe('recall decisions', () => {
+  test.each([
+    ['PostToolUseFailure', { hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: 'Command failed' }, true],
+    ['error field', { hook_event_name: 'PostToolUse', error: 'boom' }, true],
+    ['non-zero exit', { hook_event_name: 'PostToolUse', tool_response: { stdout: 'x', stderr: 'bad', exit_code: 2 } }, true],
+    ['interrupted', { hook_event_name: 'PostToolUse', tool_response: { stdout: 'partial', interrupted: true } }, true],
+    ['failing test run with exit 0', { hook_event_name: 'PostToolUse', tool_response: { stdout: ' FAIL  test/a.test.ts\n Tests  1 failed | 3 passed', stderr: '' } }, true],
+    ['passing run', { hook_event_name: 'PostToolUse', tool_response: { stdout: ' ✓ test/a.test.ts (3 tests)\n Tests  3 passed', stderr: '' } }, false],
+    ['an edit', { hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_response: { filePath: '/x', success: true } }, false],
+    ['not an object', 'hello', false],
+  ])('%s', (_what, payload, failed) => {
+    expect(Boolean(detectToolFailure(payload))).toBe(failed)
+  })
+  test.each([
+    [1, 5, true],
+    [0.6, 5, true],
+    [0.5, 6, false],
+    [1, 1, true],
+    [0.5, 2, false],
+  ])('coverage %s of %s trigger terms passes: %s', (cov, n, ok) => expect(passesRecall(cov, n)).toBe(ok))
+})
+
+describe('render', () => {
+  const learnings = SEEDS.filter((s) => (s.state ?? 'active') === 'active').map((s) => parseLearning(seedText(s), `.learnings/active/${s.name}.md`))
+  test('the same learnings in any order give the same bytes', () => {
+    const a = planRender(learnings, ['claude', 'cursor', 'copilot', 'agents'])
+    const b = planRender([...learnings].reverse(), ['agents', 'copilot', 'cursor', 'claude'])
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a))
+    expect(a.files.every((f) => !/\d{4}-\d{2}-\d{2}T/.test(f.content))).toBe(true)
+  })
+  test('skill names and descriptions follow the Agent Skills limits', () => {
+    for (const f of planRender(learnings, ['claude']).files) {
+      const name = /^name: (.+)$/m.exec(f.content)?.[1]
+      expect(f.path).toBe(`.claude/skills/${name}/SKILL.md`)
+      expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+      expect((/^description: (.+)$/m.exec(f.content)?.[1] ?? '').length).toBeLessThanOrEqual(1026)
+    }
+  })
+  test('the AGENTS.md section is spliced and removed without touching the rest', () => {
+    const section = '<!-- git-learn:begin -->\nX\n<!-- git-learn:end -->'
+    expect(spliceAgentsSection(null, section)).toBe(`${section}\n`)
+    const mine = '# Mine\n\ntext\n'
+    const once = spliceAgentsSection(mine, section)
+    expect(once).toBe(`# Mine\n\ntext\n\n${section}\n`)
+    expect(spliceAgentsSection(once, section.replace('X', 'Y'))).toBe(`# Mine\n\ntext\n\n${section.replace('X', 'Y')}\n`)
+    expect(removeAgentsSection(once)).toBe('# Mine\n\ntext\n')
+  })
+})
+
+describe('context budget', () => {
+  test('stays within max_tokens however many learnings there are', () => {
+    const l = parseLearning(seedText(SEEDS[0]!), '.learnings/active/x.md')
+    const entries = Array.from({ length: 2000 }, (_, i) => ({ ...buildCatalogEntry(l, 'project', 1), name: `learning-${i}`, confidence: i % 3 ? 0.9 : 0.2 }))
+    for (const max of [100, 500, 1500]) {
+      const c = buildContext({ entries, usage: new Map(), changedFiles: [], now, config: { confidence: cfg, context: { max_tokens: max } } })
+      expect(c.tokens).toBeLessThanOrEqual(max)
+      expect(estimateTokens(c.text)).toBe(c.tokens)
+    }
+  })
+})
