@@ -1,0 +1,111 @@
+// Observation benchmarks: one `git learn observe` call against `node -e 0` (target ≤ 1.2×), throughput with 8
+// concurrent writers, and `git learn retro` over 1,000,000 generated observations (time and peak memory).
+import { execFileSync, spawn } from 'node:child_process'
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { rng } from './lib.mjs'
+
+function scratchRepo() {
+  const root = mkdtempSync(join(tmpdir(), 'gl-bench-observe-'))
+  const git = (...a) => execFileSync('git', a, { cwd: root, stdio: 'ignore' })
+  git('init', '-q', '-b', 'main')
+  git('config', 'user.name', 'Bench')
+  git('config', 'user.email', 'bench@example.com')
+  git('config', 'commit.gpgsign', 'false')
+  writeFileSync(join(root, 'README.md'), '# bench\n')
+  git('add', '-A')
+  git('commit', '-q', '-m', 'initial')
+  return root
+}
+
+const PAYLOAD = JSON.stringify({
+  session_id: '8c1f2d3e-1111-4a5b-9c7d-000000000001',
+  transcript_path: '/home/dev/.claude/projects/p/s.jsonl',
+  cwd: '/home/dev/shop',
+  permission_mode: 'default',
+  hook_event_name: 'PostToolUse',
+  tool_name: 'Bash',
+  tool_input: { command: 'npx vitest run test/api.test.ts', description: 'run the tests' },
+  tool_response: { stdout: ' ✓ test/api.test.ts (14 tests) 41ms\n\n Test Files  1 passed (1)\n      Tests  14 passed (14)\n'.repeat(20), stderr: '', interrupted: false },
+  tool_use_id: 'toolu_01ABC',
+})
+
+function runWriters(bin, cwd, writers, each) {
+  const script = `const { spawnSync } = require('node:child_process'); const [bin, p, n] = process.argv.slice(1);
+    for (let i = 0; i < Number(n); i++) spawnSync(process.execPath, [bin, 'observe'], { input: p })`
+  return Promise.all(Array.from({ length: writers }, () => new Promise((done) => spawn(process.execPath, ['-e', script, bin, PAYLOAD, String(each)], { cwd, stdio: 'ignore' }).on('exit', done))))
+}
+
+const TOOLS = ['Read', 'Grep', 'Glob', 'Edit', 'Bash', 'Bash', 'Bash', 'Write']
+const CMDS = ['npm test', 'pnpm lint', 'git status', 'git diff', 'npx vitest run test/a.test.ts', 'rg -n foo src', 'npm run build', 'ls -la', 'git commit -am wip', 'cargo test']
+const PROMPTS = ['now add a test for it', 'no, use pnpm here', 'looks good', "don't touch the lockfile", 'continue']
+
+/** Write `n` observation lines (sessions of 200 events) into archive files of 100,000 lines and a live file. */
+async function generateObservations(stateDir, n) {
+  const rand = rng(7)
+  const archive = join(stateDir, 'observations.archive')
+  mkdirSync(archive, { recursive: true })
+  let out
+  const t0 = Date.UTC(2026, 10, 1)
+  for (let i = 0; i < n; i++) {
+    if (i % 100000 === 0) {
+      if (out) await new Promise((r) => out.end(r))
+      const last = i + 100000 >= n
+      out = createWriteStream(last ? join(stateDir, 'observations.jsonl') : join(archive, `observations-${String(i).padStart(8, '0')}.jsonl`))
+    }
+    const session = `s${Math.floor(i / 200)}`
+    const ts = new Date(t0 + i * 1000).toISOString()
+    let rec
+    if (rand() < 0.03) rec = { v: 1, ts, agent: 'claude-code', session, event: 'UserPromptSubmit', tool: null, tool_use_id: null, input: PROMPTS[Math.floor(rand() * PROMPTS.length)], ok: null, cwd: '/r' }
+    else {
+      const tool = TOOLS[Math.floor(rand() * TOOLS.length)]
+      const ok = rand() > 0.12
+      const input = tool === 'Bash' ? { command: CMDS[Math.floor(rand() * CMDS.length)] } : { file_path: `/r/src/f${Math.floor(rand() * 50)}.ts` }
+      rec = { v: 1, ts, agent: 'claude-code', session, event: ok ? 'PostToolUse' : 'PostToolUseFailure', tool, tool_use_id: `t${i}`, ok, cwd: '/r', input, ...(ok ? { output: { stdout: 'ok' } } : { error: `Exit code 1\nError: E${Math.floor(rand() * 20)} failed in module m${Math.floor(rand() * 5)}` }) }
+    }
+    if (!out.write(`${JSON.stringify(rec)}\n`)) await new Promise((r) => out.once('drain', r))
+  }
+  await new Promise((r) => out.end(r))
+}
+
+export async function bench(ctx) {
+  const rows = []
+  const root = scratchRepo()
+  try {
+    ctx.log('observe: one call')
+    const one = ctx.timeCommand(process.execPath, [ctx.BIN, 'observe'], { cwd: root, input: PAYLOAD, runs: 31 })
+    rows.push({ what: 'observe: one PostToolUse event (2 KB payload)', ms: one, ratio: one / ctx.base, target: '≤ 1.2× node -e 0' })
+
+    ctx.log('observe: 8 concurrent writers')
+    const WRITERS = 8
+    const EACH = 15
+    const t = process.hrtime.bigint()
+    await runWriters(ctx.BIN, root, WRITERS, EACH)
+    const secs = Number(process.hrtime.bigint() - t) / 1e9
+    rows.push({ what: `observe: ${WRITERS} concurrent writers × ${EACH} events`, ms: (secs * 1000) / (WRITERS * EACH), note: `${((WRITERS * EACH) / secs).toFixed(0)} events/s in total` })
+
+    const N = Number(process.env.BENCH_RETRO_LINES ?? 1_000_000)
+    ctx.log(`retro: generating ${N} observations`)
+    const stateDir = join(root, '.git', 'learn')
+    rmSync(stateDir, { recursive: true, force: true })
+    await generateObservations(stateDir, N)
+    const hook = join(root, '..', `gl-bench-rss-${process.pid}.cjs`)
+    writeFileSync(hook, 'process.on("exit", () => process.stderr.write(`maxrss=${process.resourceUsage().maxRSS}\\n`))\n')
+    ctx.log('retro: analysing')
+    const t1 = process.hrtime.bigint()
+    const r = await new Promise((done) => {
+      let err = ''
+      const p = spawn(process.execPath, ['--require', hook, ctx.BIN, 'retro', '--json'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] })
+      p.stderr.on('data', (d) => (err += d))
+      p.on('exit', (code) => done({ code, err }))
+    })
+    const ms = Number(process.hrtime.bigint() - t1) / 1e6
+    rmSync(hook, { force: true })
+    const rss = /maxrss=(\d+)/.exec(r.err)?.[1]
+    rows.push({ what: `retro --json over ${N.toLocaleString('en')} observations`, ms, note: `exit ${r.code}; peak RSS ${rss ? (Number(rss) / 1024).toFixed(0) : '?'} MB; ${(N / (ms / 1000)).toFixed(0)} lines/s` })
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+  return rows
+}

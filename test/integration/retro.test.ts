@@ -1,0 +1,88 @@
+import { appendFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { makeRepo } from '../helpers/repo.js'
+import type { TestRepo } from '../helpers/repo.js'
+import { sessionPayloads } from '../helpers/sessions.js'
+
+async function replay(repo: TestRepo, file: string) {
+  for (const p of sessionPayloads(file, repo.root)) expect((await repo.cli(['observe'], { stdin: p })).code).toBe(0)
+}
+
+async function setup() {
+  const repo = makeRepo()
+  expect((await repo.cli(['init'])).code).toBe(0)
+  repo.git('add', '.learnings')
+  repo.git('commit', '-q', '-m', 'init learnings')
+  await replay(repo, 'claude-every-detector.jsonl')
+  await replay(repo, 'claude-short-session.jsonl')
+  return repo
+}
+
+describe('git learn retro', () => {
+  test('--json finds the planted error→solution, retry loop, repeated workflow, correction and preference', async () => {
+    const repo = await setup()
+    const r = await repo.cli(['retro', '--json'])
+    expect(r.code).toBe(0)
+    const out = r.json()
+    expect(out.skipped_lines).toBe(0)
+    const byKind = (k: string) => out.candidates.filter((c: { kind: string }) => c.kind === k)
+    expect(byKind('error-solution')).toEqual([
+      expect.objectContaining({
+        type: 'error-solution',
+        trigger: 'ReferenceError: Cannot access __vi_import_0__ before initialization',
+        evidence: expect.objectContaining({ command: 'npx vitest run test/api.test.ts', edited_paths: [join(repo.root, 'test/api.test.ts')] }),
+      }),
+    ])
+    expect(byKind('retry-loop')).toEqual([expect.objectContaining({ type: 'anti-pattern', evidence: expect.objectContaining({ call: 'npm run build', max_in_a_row: 3 }) })])
+    expect(byKind('repeated-workflow')).toEqual([expect.objectContaining({ type: 'pattern', evidence: expect.objectContaining({ steps: ['Edit(*.ts)', 'Bash(pnpm lint)', 'Bash(git commit)'] }) })])
+    expect(byKind('user-correction')).toEqual([expect.objectContaining({ type: 'instinct', trigger: 'about to run npm install zod' })])
+    expect(byKind('tool-preference')).toEqual([expect.objectContaining({ name: 'prefer-pnpm-over-npm' })])
+    for (const c of out.candidates) expect(Object.keys(c).sort()).toEqual(['description', 'evidence', 'kind', 'name', 'trigger', 'type'])
+  })
+
+  test('text output names each candidate and the next step; corrupt lines are counted', async () => {
+    const repo = await setup()
+    appendFileSync(join(repo.root, '.git', 'learn', 'observations.jsonl'), '{"broken\nnot json\n')
+    const r = await repo.cli(['retro'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/skipped 2 corrupt line/)
+    expect(r.stdout).toContain('avoid-retrying-npm-run-build')
+    expect(r.stdout).toContain('git learn retro --write')
+  })
+
+  test('--session keeps one session; an unknown date is a usage error', async () => {
+    const repo = await setup()
+    const r = await repo.cli(['retro', '--json', '--session', '5e6f7a8b-2222-4c3d-8e9f-000000000002'])
+    expect(r.json().candidates).toEqual([])
+    expect(r.json().records).toBe(6)
+    expect((await repo.cli(['retro', '--since', 'last week'])).code).toBe(2)
+    expect((await repo.cli(['retro', '--json', '--since', '2999-01-01'])).json().records).toBe(0)
+  })
+
+  test('--write lands the admitted candidates in pending/ in ONE commit and lists refusals with a reason', async () => {
+    const repo = await setup()
+    const head = repo.git('rev-parse', 'HEAD').trim()
+    const r = await repo.cli(['retro', '--write', '--json'])
+    const out = r.json()
+    expect(out.written.length).toBeGreaterThan(0)
+    expect(out.written.length + out.refused.length).toBe(out.candidates.length)
+    for (const x of out.refused) expect(x.reason).toBeTruthy()
+    expect(repo.git('rev-list', '--count', `${head}..HEAD`).trim()).toBe('1')
+    const files = repo.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()
+    expect(files).toEqual(out.written.map((w: { path: string }) => w.path).sort())
+    const msg = repo.git('log', '-1', '--format=%B')
+    for (const w of out.written) expect(msg).toContain(`Learning: ${w.name}`)
+    expect(msg).toContain('Learning-To: pending')
+    const one = repo.read(out.written[0].path)
+    expect(one).toContain('confidence: 0.3')
+    expect(one).toMatch(/source:\n\s+kind: retrospective\n\s+agent: claude-code/)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    // The observations are kept: nothing is archived or deleted as "processed".
+    expect(readdirSync(join(repo.root, '.git', 'learn'))).toContain('observations.jsonl')
+    // A second run refuses every candidate (names taken) and commits nothing.
+    const again = await repo.cli(['retro', '--write', '--json'])
+    expect(again.json().written).toEqual([])
+    expect(repo.git('rev-list', '--count', `${head}..HEAD`).trim()).toBe('1')
+  })
+})
