@@ -1,0 +1,64 @@
+import { existsSync, writeFileSync } from 'node:fs'
+import { isAbsolute, join, relative, resolve } from 'node:path'
+import { openRepo } from '../../adapters/repo.js'
+import { readStore } from '../../adapters/store.js'
+import { buildBundle, stripLearning } from '../../core/bundle.js'
+import { RefusedError, UsageError } from '../../core/errors.js'
+import type { LearningState } from '../../core/errors.js'
+import { STATES } from '../../core/learning.js'
+import { ExitCode } from '../context.js'
+import type { Ctx } from '../context.js'
+import { exportReport, strippedLines, warnUnreadable } from '../messages/index.js'
+import { flag, stringOpt } from '../spec.js'
+import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+export const spec: CommandSpec = {
+  name: 'export',
+  summary: 'Write a bundle of learnings (one JSON document) stripped of what must not leave the repository.',
+  usage: 'git learn export [--out <file>] [--state active|pending|archived|all] [--keep-code] [--force] [--json]',
+  details:
+    'Stripped from every learning: fenced code blocks (unless --keep-code), absolute paths (the file name is kept),\n' +
+    'session ids (source.session), e-mail addresses, timestamps older than a week, and secrets. What was stripped\n' +
+    'is listed per learning on stderr (or in the --json report). Without --out the bundle goes to stdout.\n' +
+    'Bring it into another repository with `git learn import <file>`.',
+  options: {
+    out: { type: 'string', value: 'file', description: 'write the bundle here (an existing file outside the repository needs --force)' },
+    state: { type: 'string', value: 'state', description: 'which learnings: active (default), pending, archived or all' },
+    'keep-code': { type: 'boolean', description: 'keep fenced code blocks' },
+    force: { type: 'boolean', description: 'overwrite an existing --out file outside the repository' },
+    json: { type: 'boolean', description: 'print {"out","count","stripped":[{name,stripped}]} (and "bundle" when there is no --out)' },
+  },
+}
+
+export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  const state = stringOpt(args, 'state') ?? 'active'
+  if (state !== 'all' && !STATES.includes(state as LearningState))
+    throw new UsageError(`--state must be active, pending, archived or all, not "${state}"`, 'export')
+  const repo = await openRepo(ctx.cwd)
+  const config = await repo.config()
+  const out = stringOpt(args, 'out')
+  const outPath = out === undefined ? undefined : isAbsolute(out) ? out : resolve(ctx.cwd, out)
+  if (outPath && existsSync(outPath) && !flag(args, 'force')) {
+    const rel = relative(repo.root, outPath)
+    if (rel.startsWith('..') || isAbsolute(rel))
+      throw new RefusedError(`${outPath} already exists and is outside the repository; export will not overwrite it`, ['choose another --out, or pass --force to overwrite it'])
+  }
+  const scan = readStore(repo.root, state === 'all' ? STATES : [state as LearningState])
+  for (const p of scan.problems) ctx.stderr(warnUnreadable(p.path, p.reason))
+  const opts = { keepCode: flag(args, 'keep-code'), now: ctx.now(), allow: config.secrets.allow }
+  const stripped = scan.learnings
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((l) => stripLearning(l, opts))
+  const bundle = buildBundle(stripped.map((s) => s.entry), ctx.now())
+  const report = stripped.map((s) => ({ name: s.entry.name, stripped: s.stripped }))
+  const text = `${JSON.stringify(bundle, null, 2)}\n`
+  if (outPath) writeFileSync(outPath, text)
+  const shown = outPath ? relative(ctx.cwd, outPath) || outPath : null
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ out: shown, count: bundle.learnings.length, stripped: report, ...(outPath ? {} : { bundle }) })}\n`)
+  else {
+    if (!outPath) ctx.stdout(text)
+    ctx.stderr(strippedLines(report))
+    if (outPath) ctx.stdout(exportReport(bundle.learnings.length, shown ?? join(outPath)))
+  }
+  return ExitCode.ok
+}

@@ -1,0 +1,138 @@
+/** Sentences of the lifecycle-at-scale commands: prune, evolve, export, import, tier, promote. */
+import type { MoveResult } from './lifecycle.js'
+
+const short = (c: string | null | undefined) => (c ? c.slice(0, 7) : '')
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+export interface PruneRow {
+  name: string
+  reason: string
+  path: string
+}
+
+export function pruneReport(rows: readonly PruneRow[], pruned: readonly MoveResult[], o: { yes: boolean; named: boolean; settings: { after_days: number; min_matches: number } }): string {
+  if (!rows.length)
+    return `nothing to prune: every active learning was used in the last ${o.settings.after_days} days, matched at least ${o.settings.min_matches} times, and is superseded by none.\n`
+  if (o.yes)
+    return `${pruned.map((p) => `pruned ${p.name}: .learnings/active/${p.name}.md → ${p.path} (commit ${short(p.commit)})`).join('\n')}\n` +
+      `${plural(pruned.length, 'learning')} archived, one commit each; \`git learn restore <name>\` brings one back.\n`
+  const lines = rows.map((r) => `  ${r.name}  — ${r.reason}`)
+  const next = o.named ? `git learn prune ${rows.map((r) => r.name).join(' ')} --reason "…" --yes` : 'git learn prune --yes'
+  return `${o.named ? 'would retire' : 'would prune'} ${plural(rows.length, 'active learning')} (nothing changed):\n${lines.join('\n')}\nRun \`${next}\` to archive them, one commit each.\n`
+}
+
+export const shallowWarning = () =>
+  'warning: this is a shallow clone, so approval dates are not in the history; prune falls back to each learning\'s `created` date.\n' +
+  'Run `git fetch --unshallow` for exact dates.\n'
+
+export const supersededNote = (skill: string, old: readonly string[], dryRun: boolean) =>
+  `${dryRun ? 'would archive' : 'archived'} in the same commit, superseded by ${skill}: ${old.map((o) => `.learnings/active/${o}.md → .learnings/archived/${o}.md`).join(', ')}\n`
+
+export interface EvolveRow {
+  name: string
+  members: string[]
+  sharedTags: string[]
+  domain: string | null
+  path: string
+  commit: string | null
+  refused: string | null
+}
+
+export function evolveReport(rows: readonly EvolveRow[], o: { write: boolean; active: number }): string {
+  if (!rows.length)
+    return `nothing to cluster: no 3 or more of the ${plural(o.active, 'active learning')} share a domain, tags and similar triggers or text (skills and learnings a skill already supersedes are left out).\n`
+  const lines = rows.map((r) => {
+    const head = `${r.name}  ← ${r.members.join(', ')}${r.sharedTags.length ? `  [${r.sharedTags.join(', ')}]` : ''}`
+    if (!o.write) return `  ${head}`
+    if (r.refused) return `  ${head}\n    refused: ${r.refused.replace(/\n/g, '\n    ')}`
+    return `  ${head}\n    added ${r.path} (commit ${short(r.commit)})`
+  })
+  const next = o.write
+    ? 'Review each skill in a pull request; `git learn approve <skill>` archives the learnings it supersedes in the same commit.\n'
+    : 'Run `git learn evolve --write` to add these drafts to .learnings/pending/ (one commit each).\n'
+  return `${o.write ? 'drafted' : 'would draft'} ${plural(rows.length, 'skill')} from clusters of related learnings:\n${lines.join('\n')}\n${next}`
+}
+
+const STRIP_WORDS: Record<string, [string, string]> = {
+  codeBlocks: ['code block', 'code blocks'],
+  absolutePaths: ['absolute path', 'absolute paths'],
+  sessionIds: ['session id', 'session ids'],
+  emails: ['e-mail address', 'e-mail addresses'],
+  timestamps: ['old timestamp', 'old timestamps'],
+  secrets: ['secret', 'secrets'],
+}
+
+/** "stripped from x: 2 code blocks, 1 e-mail address" per learning that lost anything. */
+export function strippedLines(rows: readonly { name: string; stripped: Partial<Record<string, number>> }[]): string {
+  const lines = rows
+    .filter((r) => Object.keys(r.stripped).length)
+    .map((r) => `stripped from ${r.name}: ${Object.entries(r.stripped).map(([k, n]) => plural(n ?? 0, ...(STRIP_WORDS[k] ?? [k, k]))).join(', ')}`)
+  return lines.length ? `${lines.join('\n')}\n` : ''
+}
+
+export const exportReport = (count: number, out: string) =>
+  `exported ${plural(count, 'learning')} to ${out}\nImport it elsewhere with \`git learn import ${out}\`; every entry lands in pending/ for review.\n`
+
+export interface ImportRow {
+  name: string
+  action: 'added' | 'updated' | 'skipped' | 'proposed-update'
+  path: string | null
+  reason: string | null
+}
+
+export function importReport(origin: string, rows: readonly ImportRow[], commit: string | null, dryRun: boolean): string {
+  if (!rows.length) return `${origin} holds no learnings; nothing to import.\n`
+  const verb = (a: ImportRow['action']) => (dryRun ? { added: 'would add', updated: 'would update', skipped: 'would skip', 'proposed-update': 'proposed update' }[a] : a)
+  const lines = rows.map((r) => `  ${verb(r.action).padEnd(15)} ${r.name}${r.path ? ` → ${r.path}` : ''}${r.reason ? `\n                  ${r.reason}` : ''}`)
+  const written = rows.filter((r) => r.action === 'added' || r.action === 'updated').length
+  const tail = dryRun
+    ? 'dry run: nothing was written.\n'
+    : written
+      ? `${plural(written, 'learning')} in .learnings/pending/ (commit ${short(commit)}); review them and \`git learn approve <name>\` what holds.\n`
+      : 'nothing was written.\n'
+  return `import from ${origin}:\n${lines.join('\n')}\n${tail}`
+}
+
+export function tierAdded(t: { name: string; url: string; ref?: string | undefined; commit?: string | undefined; weight?: number | undefined }, count: number, configCommit: string): string {
+  return (
+    `added tier ${t.name}: ${t.url} ${t.ref ?? 'main'} → refs/learn/tiers/${t.name} at ${short(t.commit)} (${plural(count, 'active learning')}, weight ${t.weight ?? 0.9})\n` +
+    `pinned in .learnings/config.yaml (commit ${short(configCommit)}); search, context and recall now include it.\n` +
+    `Check it any time with \`git learn tier verify\`; move the pin with \`git learn tier update ${t.name}\`.\n`
+  )
+}
+
+export interface TierRow {
+  name: string
+  url: string
+  ref: string
+  commit: string | null
+  weight: number
+  learnings: number | null
+}
+
+export function tierList(rows: readonly TierRow[]): string {
+  if (!rows.length) return 'no tiers configured. Add one with `git learn tier add <name> <git-url> [--ref main]`.\n'
+  return `${rows
+    .map((r) => `${r.name}  ${r.url}  ${r.ref}  ${r.commit ? r.commit.slice(0, 12) : '(not pinned)'}  weight ${r.weight}  ${r.learnings === null ? 'objects missing: run `git learn tier update ' + r.name + '`' : plural(r.learnings, 'active learning')}`)
+    .join('\n')}\n`
+}
+
+export function tierUpdated(name: string, from: string | undefined, to: string, diff: { added: string[]; removed: string[]; changed: string[] } | null, commit: string | null): string {
+  if (from === to) return `tier ${name} is up to date at ${short(to)}; nothing to commit.\n`
+  const list = (label: string, xs: readonly string[]) => (xs.length ? `  ${label} (${xs.length}): ${xs.join(', ')}\n` : '')
+  const changes = diff
+    ? list('added', diff.added) + list('removed', diff.removed) + list('changed', diff.changed) || '  no learning changed under .learnings/active/\n'
+    : '  (the old pinned commit is not in this repository, so the changes cannot be listed)\n'
+  return `tier ${name}: ${short(from) || '(none)'} → ${short(to)}\n${changes}committed the new pin in .learnings/config.yaml (commit ${short(commit)}); it is reviewed like any change.\n`
+}
+
+export function tierVerified(results: readonly { name: string; commit: string | null; ok: boolean; problems: string[] }[]): string {
+  if (!results.length) return 'no tiers configured; nothing to verify.\n'
+  return `${results
+    .map((r) => (r.ok ? `ok     ${r.name} at ${short(r.commit)}` : `ERROR  ${r.name}:\n${r.problems.map((p) => `         ${p}`).join('\n')}`))
+    .join('\n')}\n${results.every((r) => r.ok) ? '' : 'A tier that fails verification is not what was reviewed: find out who moved it before trusting its learnings.\n'}`
+}
+
+export const promoted = (r: { name: string; tier: string; url: string; branch: string; commit: string; path: string }) =>
+  `pushed ${r.name} to ${r.url} as branch ${r.branch} (commit ${short(r.commit)}): it adds ${r.path} on top of tier ${r.tier}'s pinned commit.\n` +
+  `Next: open a pull request from ${r.branch} in the tier repository; its reviewers approve it there.\n`

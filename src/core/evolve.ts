@@ -1,0 +1,192 @@
+/**
+ * evolve: clusters of related active learnings, and the `type: skill` draft that consolidates each one
+ * (DESIGN section 9). Deterministic: the same store gives the same clusters, names and bytes.
+ */
+import { formatDate } from './draft.js'
+import type { Frontmatter } from './learning.js'
+import { sectionText } from './learning.js'
+import { NAME_MAX, slugify } from './names.js'
+
+export interface EvolveInput {
+  name: string
+  data: Frontmatter
+  body: string
+}
+
+export interface Cluster {
+  /** Member names, sorted. */
+  members: string[]
+  /** Tags shared by at least two members, most shared first. */
+  sharedTags: string[]
+  domain: string | null
+}
+
+export interface EvolveSettings {
+  /** Smallest cluster that becomes a skill. */
+  minSize: number
+  /** Pair score (0..1) at or above which two learnings are related. */
+  threshold: number
+}
+
+export const EVOLVE_DEFAULTS: EvolveSettings = { minSize: 3, threshold: 0.4 }
+
+const STOP = new Set('the and for with when use that this from into are was were not but you your has have had its can will then than they them what which while after before also just only more most some such'.split(' '))
+
+/** Lower-case word tokens of at least three characters, stop words dropped. */
+export function tokenize(text: string): Set<string> {
+  const out = new Set<string>()
+  for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w.length >= 3 && !STOP.has(w) && !/^\d+$/.test(w)) out.add(w)
+  return out
+}
+
+/** |a ∩ b| / |a ∪ b|; 0 for two empty sets. */
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (!a.size && !b.size) return 0
+  let inter = 0
+  for (const x of a) if (b.has(x)) inter++
+  return inter / (a.size + b.size - inter)
+}
+
+interface Features {
+  name: string
+  tags: Set<string>
+  domain: string | null
+  trigger: Set<string>
+  text: Set<string>
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '')
+const tagsOf = (d: Frontmatter): string[] => (Array.isArray(d.tags) ? d.tags.filter((t): t is string => typeof t === 'string').map((t) => t.toLowerCase()) : [])
+
+function features(l: EvolveInput): Features {
+  return {
+    name: l.name,
+    tags: new Set(tagsOf(l.data)),
+    domain: typeof l.data['domain'] === 'string' ? (l.data['domain'] as string) : null,
+    trigger: tokenize(str(l.data.trigger)),
+    text: tokenize(`${str(l.data.description)} ${l.body}`),
+  }
+}
+
+/**
+ * How related two learnings are, 0..1: half shared tags, a quarter trigger words, a quarter text words. Two
+ * learnings with no tag in common, or in different domains, are not related at all.
+ */
+export function scoreRelated(a: Features, b: Features): number {
+  if (a.domain && b.domain && a.domain !== b.domain) return 0
+  const tags = jaccard(a.tags, b.tags)
+  if (tags === 0) return 0
+  return 0.5 * tags + 0.25 * jaccard(a.trigger, b.trigger) + 0.25 * jaccard(a.text, b.text)
+}
+
+/**
+ * Clusters of related learnings: connected groups of pairs scoring at or above the threshold, of at least
+ * `minSize` members. Skills and learnings some skill already supersedes (`exclude`) take no part. Sorted by
+ * their first member's name.
+ */
+export function planClusters(learnings: readonly EvolveInput[], exclude: ReadonlySet<string> = new Set(), settings: EvolveSettings = EVOLVE_DEFAULTS): Cluster[] {
+  const pool = learnings
+    .filter((l) => l.data.type !== 'skill' && !exclude.has(l.name))
+    .map(features)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const parent = pool.map((_, i) => i)
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i] as number] as number
+    return i
+  }
+  // Only pairs that share a tag can score above zero: an inverted index of tags gives the candidate pairs.
+  const byTag = new Map<string, number[]>()
+  pool.forEach((f, i) => f.tags.forEach((t) => byTag.set(t, [...(byTag.get(t) ?? []), i])))
+  const seen = new Set<number>()
+  for (const members of byTag.values())
+    for (let x = 0; x < members.length; x++)
+      for (let y = x + 1; y < members.length; y++) {
+        const i = members[x] as number
+        const j = members[y] as number
+        const key = i * pool.length + j
+        if (seen.has(key)) continue
+        seen.add(key)
+        if (scoreRelated(pool[i] as Features, pool[j] as Features) >= settings.threshold) {
+          const ri = find(i)
+          const rj = find(j)
+          if (ri !== rj) parent[Math.max(ri, rj)] = Math.min(ri, rj)
+        }
+      }
+  const groups = new Map<number, number[]>()
+  pool.forEach((_, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), i]))
+  const out: Cluster[] = []
+  for (const idx of [...groups.values()].filter((g) => g.length >= settings.minSize)) {
+    const fs = idx.map((i) => pool[i] as Features)
+    const count = new Map<string, number>()
+    for (const f of fs) for (const t of f.tags) count.set(t, (count.get(t) ?? 0) + 1)
+    const sharedTags = [...count.entries()]
+      .filter(([, n]) => n >= 2)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([t]) => t)
+    const domains = [...new Set(fs.map((f) => f.domain).filter((d): d is string => d !== null))]
+    out.push({ members: fs.map((f) => f.name), sharedTags, domain: domains.length === 1 ? (domains[0] as string) : null })
+  }
+  return out.sort((a, b) => ((a.members[0] as string) < (b.members[0] as string) ? -1 : 1))
+}
+
+/** A free name for the skill of a cluster: its top shared tags and "skill", with -2, -3… when taken. */
+export function buildSkillName(cluster: Cluster, taken: ReadonlySet<string>): string {
+  const base = slugify(`${cluster.sharedTags.slice(0, 3).join(' ') || cluster.domain || 'related'} skill`).slice(0, NAME_MAX - 3).replace(/-+$/, '')
+  if (!taken.has(base)) return base
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`
+}
+
+const indent = (text: string) => text.replace(/\n/g, '\n  ')
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+
+/** The `type: skill` draft of a cluster: frontmatter merged from its members, body sections merged from theirs. */
+export function buildSkillDraft(cluster: Cluster, members: readonly EvolveInput[], name: string, today: Date): { data: Frontmatter; body: string } {
+  const ms = [...members].sort((a, b) => (a.name < b.name ? -1 : 1))
+  const triggers = ms.map((m) => str(m.data.trigger)).filter(Boolean)
+  const tags = [...new Set(ms.flatMap((m) => tagsOf(m.data)))].sort().slice(0, 50)
+  const confidences = ms.map((m) => m.data['confidence']).filter((c): c is number => typeof c === 'number')
+  const gates = ms.map((m) => (m.data['gates'] && typeof m.data['gates'] === 'object' ? (m.data['gates'] as Record<string, unknown>) : {}))
+  const depth = Math.max(0, ...gates.map((g) => (typeof g['discovery_depth'] === 'number' ? (g['discovery_depth'] as number) : 0)))
+  const reuse = [...new Set(gates.flatMap((g) => (Array.isArray(g['reusability']) ? g['reusability'].filter((x): x is string => typeof x === 'string') : [])))].sort()
+  const topic = cluster.sharedTags.slice(0, 3).join(', ') || tags.slice(0, 3).join(', ') || 'related problems'
+  const description = cut(
+    `Consolidated ${cluster.domain ? `${cluster.domain} ` : ''}skill for ${topic}, merged from ${ms.length} learnings (${ms.map((m) => m.name).join(', ')}). ` +
+      `Use when any of their triggers appears: ${triggers.map((t) => cut(t, 120)).join('; ')}`,
+    1024,
+  )
+  const data: Frontmatter = {
+    name,
+    description,
+    type: 'skill',
+    ...(triggers.length ? { trigger: cut(triggers.join(' | '), 2000) } : {}),
+    ...(cluster.domain ? { domain: cluster.domain } : {}),
+    tags,
+    ...(confidences.length ? { confidence: Math.round((confidences.reduce((a, b) => a + b, 0) / confidences.length) * 100) / 100 } : {}),
+    gates: { discovery_depth: depth, reusability: reuse.length ? reuse.slice(0, 50) : tags.slice(0, 50), verification: `each merged learning records its own verification (${ms.map((m) => m.name).join(', ')})` },
+    source: { kind: 'evolve' },
+    supersedes: ms.map((m) => m.name),
+    created: formatDate(today),
+    version: '1.0.0',
+  }
+  const part = (m: EvolveInput, heading: string, fallback: string) => sectionText(m.body, heading) || fallback
+  const body = [
+    '## Problem',
+    ...ms.map((m) => `- **${m.name}**: ${indent(part(m, 'Problem', str(m.data.description)))}`),
+    '',
+    '## Trigger Conditions',
+    ...ms.map((m) => `- **${m.name}**: ${indent(part(m, 'Trigger Conditions', str(m.data.trigger) || str(m.data.description)))}`),
+    '',
+    ...(ms.some((m) => sectionText(m.body, 'Root Cause'))
+      ? ['## Root Cause', ...ms.filter((m) => sectionText(m.body, 'Root Cause')).map((m) => `- **${m.name}**: ${indent(sectionText(m.body, 'Root Cause') as string)}`), '']
+      : []),
+    '## Solution',
+    ...ms.flatMap((m) => [`### ${m.name}`, part(m, 'Solution', part(m, 'Correct pattern', part(m, 'Action', part(m, 'Decision', str(m.data.description))))), '']),
+    '## Verification',
+    ...ms.map((m) => `- **${m.name}**: ${indent(part(m, 'Verification', part(m, 'Evidence', 'not recorded')))}`),
+    '',
+    '## Related Memory',
+    ...ms.map((m) => `- ${m.name}: ${str(m.data.description).replace(/\s+/g, ' ')}`),
+    '',
+  ].join('\n')
+  return { data, body }
+}
