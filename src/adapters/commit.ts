@@ -65,6 +65,32 @@ export async function commitMove(git: Git, from: string, to: string, message: st
   }
 }
 
+/** `git mv` each move, then one commit of all their paths; every move is undone (in reverse) when a step fails. */
+export async function commitMoves(git: Git, moves: readonly { from: string; to: string }[], message: string): Promise<string> {
+  const created: string[] = []
+  const done: { from: string; to: string }[] = []
+  const undo = async () => {
+    for (const m of [...done].reverse()) await git.run(['mv', '--', m.to, m.from])
+    removeEmptyDirs(git.root, created)
+  }
+  try {
+    for (const m of moves) {
+      created.push(...ensureDir(git.root, dirname(m.to)))
+      await git.run(['mv', '--', m.from, m.to])
+      done.push(m)
+    }
+  } catch (err) {
+    await undo()
+    throw err
+  }
+  try {
+    return await commitOnly(git, moves.flatMap((m) => [m.from, m.to]), message)
+  } catch (err) {
+    await undo()
+    throw err
+  }
+}
+
 /** Write a new file, stage it and (unless `commit` is false) commit it alone; undone when any step fails. */
 export async function commitNewFile(git: Git, path: string, text: string, message: string, commit: boolean): Promise<string | null> {
   const created = ensureDir(git.root, dirname(path))
@@ -77,6 +103,26 @@ export async function commitNewFile(git: Git, path: string, text: string, messag
   } catch (err) {
     await git.tryRun(['rm', '--cached', '--quiet', '--force', '--', path])
     unlinkSync(file)
+    removeEmptyDirs(git.root, created)
+    throw err
+  }
+}
+
+/** Write several new files, stage them and commit them alone in one commit; all undone when any step fails. */
+export async function commitNewFiles(git: Git, files: readonly { path: string; text: string }[], message: string): Promise<string> {
+  const created: string[] = []
+  const written: string[] = []
+  try {
+    for (const f of files) {
+      created.push(...ensureDir(git.root, dirname(f.path)))
+      writeFileSync(join(git.root, f.path), f.text, { flag: 'wx' })
+      written.push(f.path)
+    }
+    await git.run(['add', '--', ...written])
+    return await commitOnly(git, written, message)
+  } catch (err) {
+    if (written.length) await git.tryRun(['rm', '--cached', '--quiet', '--force', '--ignore-unmatch', '--', ...written])
+    for (const p of written) unlinkSync(join(git.root, p))
     removeEmptyDirs(git.root, created)
     throw err
   }

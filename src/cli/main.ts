@@ -31,12 +31,14 @@ export async function runCli(argv: readonly string[], ctx: Ctx): Promise<number>
   }
   const load = COMMANDS[name]
   const json = rest.includes('--json')
+  let hook = false
   try {
     if (!load) {
       const { UsageError } = await import('../core/errors.js')
       throw new UsageError(`unknown command "${name}"; the commands are: ${Object.keys(COMMANDS).join(', ')}`)
     }
     const mod = await load()
+    hook = mod.spec.hook === true
     const args = parseCommandArgs(mod.spec, rest)
     if (args.values['help']) {
       ctx.stdout(formatHelp(mod.spec))
@@ -48,7 +50,7 @@ export async function runCli(argv: readonly string[], ctx: Ctx): Promise<number>
     const d = describeError(err, load ? name : undefined)
     ctx.stderr(`git learn ${name}: ${d.message}\n`)
     if (json) ctx.stdout(`${JSON.stringify({ ok: false, error: { kind: d.kind, code: d.code, message: d.message, ...d.data } })}\n`)
-    return d.code
+    return hook ? 0 : d.code
   }
 }
 

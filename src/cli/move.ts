@@ -1,8 +1,8 @@
 /** The shared body of approve, reject and restore: check every name first, then one commit per transition. */
 import { assertNoOperationInProgress, readIdentity } from '../adapters/git.js'
-import { assertPathClean, commitMove } from '../adapters/commit.js'
+import { assertPathClean, commitMove, commitMoves } from '../adapters/commit.js'
 import { openRepo } from '../adapters/repo.js'
-import { readLearning } from '../adapters/store.js'
+import { findLearningPath, readLearning } from '../adapters/store.js'
 import { loadLearningValidator } from '../adapters/validators.js'
 import { LearningInvalidError } from '../core/errors.js'
 import { learningPath, validateLearning } from '../core/learning.js'
@@ -11,7 +11,7 @@ import type { MoveAction, Transition } from '../core/lifecycle.js'
 import { buildCommitMessage } from '../core/trailers.js'
 import { ExitCode } from './context.js'
 import type { Ctx } from './context.js'
-import { moved } from './messages/index.js'
+import { moved, supersededNote } from './messages/index.js'
 import type { MoveResult } from './messages/index.js'
 
 export interface MoveOptions {
@@ -29,6 +29,9 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
   const validator = await loadLearningValidator()
   const identity = await readIdentity(git)
   const plans: Transition[] = []
+  // approve: a skill's `supersedes` names active learnings that are archived in the approval's own commit.
+  const supersedes = new Map<string, string[]>()
+  const claimed = new Set<string>()
   for (const name of new Set(names)) {
     const learning = readLearning(git.root, name)
     const plan = planTransition(name, learning.state, action)
@@ -37,6 +40,15 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
       if (errors.length) throw new LearningInvalidError(learning.path, errors)
       const proposer = (await git.run(['log', '-1', '--diff-filter=A', '--format=%an <%ae>', '--', learning.path])).trim()
       assertDistinctApprover(name, identity, proposer || undefined, config.approval.distinct_approver)
+      const listed = Array.isArray(learning.data['supersedes']) ? (learning.data['supersedes'] as unknown[]) : []
+      const old: string[] = []
+      for (const s of listed) {
+        if (typeof s !== 'string' || s === name || claimed.has(s) || findLearningPath(git.root, s)?.state !== 'active') continue
+        await assertPathClean(git, s, learningPath('active', s))
+        claimed.add(s)
+        old.push(s)
+      }
+      if (old.length) supersedes.set(name, old)
     }
     await assertPathClean(git, name, learning.path)
     plans.push(plan)
@@ -45,6 +57,15 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
   for (const plan of plans) {
     const from = learningPath(plan.from ?? 'pending', plan.name)
     const to = learningPath(plan.to, plan.name)
+    const old = supersedes.get(plan.name) ?? []
+    const extra = old.flatMap((s) => [
+      { token: 'Learning', value: s },
+      { token: 'Learning-Action', value: 'supersede' },
+      { token: 'Learning-From', value: 'active' },
+      { token: 'Learning-To', value: 'archived' },
+      { token: MOVES.supersede.by, value: identity },
+      { token: 'Learning-Reason', value: `superseded by ${plan.name}` },
+    ])
     const message = buildCommitMessage({
       action: plan.action,
       names: [plan.name],
@@ -52,11 +73,14 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
       to: plan.to,
       by: { token: MOVES[action].by, value: identity },
       ...(opts.reason ? { reason: opts.reason } : {}),
+      ...(old.length ? { extra } : {}),
     })
-    const commit = opts.dryRun ? null : await commitMove(git, from, to, message)
-    const result = { name: plan.name, from: plan.from, to: plan.to, path: to, commit }
+    const moves = [{ from, to }, ...old.map((s) => ({ from: learningPath('active', s), to: learningPath('archived', s) }))]
+    const commit = opts.dryRun ? null : old.length ? await commitMoves(git, moves, message) : await commitMove(git, from, to, message)
+    const result: MoveResult & { superseded?: string[] } = { name: plan.name, from: plan.from, to: plan.to, path: to, commit }
+    if (old.length) result.superseded = old
     results.push(result)
-    if (!opts.json) ctx.stdout(moved(action, result, opts.dryRun))
+    if (!opts.json) ctx.stdout(moved(action, result, opts.dryRun) + (old.length ? supersededNote(plan.name, old, opts.dryRun) : ''))
   }
   if (opts.json) {
     const out = results.length === 1 ? { ...results[0], dryRun: opts.dryRun } : { results, dryRun: opts.dryRun }

@@ -20,6 +20,11 @@ export interface CommandSpec {
   details?: string
   options: Record<string, OptionSpec>
   positionals?: { min: number; max: number; names: string }
+  /**
+   * An agent hook (observe, recall, context): it must never block the agent, so every failure, a bad flag
+   * included, still exits 0 (the message goes to stderr, which agents show only in verbose modes).
+   */
+  hook?: boolean
 }
 
 export interface ParsedArgs {

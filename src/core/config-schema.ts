@@ -6,7 +6,7 @@ export interface Config {
   approval: { distinct_approver: boolean }
   confidence: { confirm: number; contradict: number; decay_per_week: number; apply: number }
   prune: { after_days: number; min_matches: number }
-  observe: { enabled: boolean; max_field_bytes: number; rotate_bytes: number; ignore_tools: string[] }
+  observe: { enabled: boolean; max_field_bytes: number; rotate_bytes: number; ignore_tools: string[]; skip_subagents: boolean }
   context: { max_tokens: number }
   zones: { system: string[] }
   secrets: { allow: string[] }
@@ -20,7 +20,7 @@ export const DEFAULT_CONFIG: Config = {
   approval: { distinct_approver: true },
   confidence: { confirm: 0.05, contradict: 0.1, decay_per_week: 0.02, apply: 0.7 },
   prune: { after_days: 90, min_matches: 2 },
-  observe: { enabled: true, max_field_bytes: 5120, rotate_bytes: 10485760, ignore_tools: [] },
+  observe: { enabled: true, max_field_bytes: 5120, rotate_bytes: 10485760, ignore_tools: [], skip_subagents: false },
   context: { max_tokens: 1500 },
   zones: { system: ['.claude/skills/**', '.claude/commands/**', '.claude/agents/**'] },
   secrets: { allow: [] },
@@ -43,7 +43,7 @@ export const configSchema = {
     approval: section({ distinct_approver: { type: 'boolean' } }),
     confidence: section({ confirm: unit, contradict: unit, decay_per_week: unit, apply: unit }),
     prune: section({ after_days: count, min_matches: count }),
-    observe: section({ enabled: { type: 'boolean' }, max_field_bytes: { type: 'integer', minimum: 256 }, rotate_bytes: { type: 'integer', minimum: 1024 }, ignore_tools: strings }),
+    observe: section({ enabled: { type: 'boolean' }, max_field_bytes: { type: 'integer', minimum: 256 }, rotate_bytes: { type: 'integer', minimum: 1024 }, ignore_tools: strings, skip_subagents: { type: 'boolean' } }),
     context: section({ max_tokens: { type: 'integer', minimum: 100 } }),
     zones: section({ system: strings }),
     secrets: section({ allow: strings }),

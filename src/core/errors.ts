@@ -149,3 +149,23 @@ export class NoIdentityError extends GitLearnError {
     super('git has no user identity')
   }
 }
+
+/** A bundle (import) or bundle source that is refused as a whole: wrong shape, too big, hostile names, not https. */
+export class BundleRefusedError extends GitLearnError {
+  constructor(
+    readonly source: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`${source}: ${problems.join('; ')}`)
+  }
+}
+
+/** A bundle source that could not be fetched or read (network, timeout, missing file). Exit 3. */
+export class BundleUnreachableError extends GitLearnError {
+  constructor(
+    readonly source: string,
+    readonly reason: string,
+  ) {
+    super(`${source}: ${reason}`)
+  }
+}

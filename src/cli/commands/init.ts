@@ -13,15 +13,19 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 export const spec: CommandSpec = {
   name: 'init',
   summary: 'Set up the store: .learnings/{pending,active,archived}/ and .learnings/config.yaml. Safe to run again.',
-  usage: 'git learn init [--json]',
+  usage: 'git learn init [--hooks] [--ci] [--json]',
   details: 'Works on a fresh repository with no commits yet. It writes files only; commit them yourself.',
   options: {
     json: { type: 'boolean', description: 'print one JSON object: {root, created: [paths]}' },
+    hooks: { type: 'boolean', description: 'also install the pre-commit, commit-msg and post-merge guards (git learn hook install)' },
+    ci: { type: 'boolean', description: 'also write .github/workflows/git-learn.yml and the CODEOWNERS block that make the pull request the approval' },
+    agent: { type: 'string', value: 'claude', description: 'also wire an agent: claude merges hooks into .claude/settings.json and writes .claude/commands/' },
   },
 }
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const git = await openGit(ctx.cwd)
+  if (args.values['agent'] !== undefined) (await import('../../adapters/claude-settings.js')).assertSettingsReadable(git.root)
   const created: string[] = []
   for (const state of STATES) {
     const dir = `${STORE_DIR}/${state}`
@@ -39,7 +43,43 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     writeFileSync(join(git.root, CONFIG_PATH), readTemplate('config.yaml'), { flag: 'wx' })
     created.push(CONFIG_PATH)
   }
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ root: git.root, created })}\n`)
-  else ctx.stdout(initReport(created, git.root))
+  const guards = await setUpGuards(args, git)
+  const agent = await setUpAgent(args, git.root)
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ root: git.root, created, ...guards.json, ...agent.json })}\n`)
+  else ctx.stdout(initReport(created, git.root) + guards.text + agent.text)
   return ExitCode.ok
+}
+
+/** `--hooks` and `--ci` (src/adapters/hooks.ts): what was written, as text and as JSON fields. */
+async function setUpGuards(args: ParsedArgs, git: Awaited<ReturnType<typeof openGit>>): Promise<{ text: string; json: Record<string, unknown> }> {
+  let text = ''
+  const json: Record<string, unknown> = {}
+  if (!flag(args, 'hooks') && !flag(args, 'ci')) return { text, json }
+  const hooks = await import('../../adapters/hooks.js')
+  const { ciReport, hookReport } = await import('../messages/guards.js')
+  if (flag(args, 'hooks')) {
+    const { layout, changes } = await hooks.installHooks(git)
+    json['hooks'] = changes
+    text += hookReport(layout.kind, changes, false)
+  }
+  if (flag(args, 'ci')) {
+    const ci = await hooks.writeCiFiles(git, readTemplate)
+    json['ci'] = ci
+    text += ciReport(ci.created, ci.existing)
+  }
+  return { text, json }
+}
+
+/** `--agent claude` (src/adapters/claude-settings.ts): hooks and agent commands; refuses a malformed settings file first. */
+async function setUpAgent(args: ParsedArgs, root: string): Promise<{ text: string; json: Record<string, unknown> }> {
+  const agent = args.values['agent']
+  if (agent === undefined) return { text: '', json: {} }
+  if (agent !== 'claude') {
+    const { UsageError } = await import('../../core/errors.js')
+    throw new UsageError(`--agent supports claude; for Codex, Cursor and Gemini CLI see the README's "Feeding learnings back" section`, 'init')
+  }
+  const { installClaudeAgent } = await import('../../adapters/claude-settings.js')
+  const { agentReport } = await import('../messages/feed.js')
+  const setup = installClaudeAgent(root)
+  return { text: agentReport(setup), json: { agent: setup } }
 }

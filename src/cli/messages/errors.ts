@@ -1,5 +1,7 @@
 /** Sentences for every error a command can end with: what happened, where, and what to run next. */
 import {
+  BundleRefusedError,
+  BundleUnreachableError,
   ConfigError,
   GitCommandError,
   IllegalTransitionError,
@@ -77,6 +79,10 @@ export function describeError(err: unknown, command?: string): DescribedError {
     return d(ExitCode.environment, `the repository at ${err.cwd} has no commits yet.\nMake a first commit, then run the command again.`)
   if (err instanceof NoIdentityError)
     return d(ExitCode.environment, `git does not know who you are, and lifecycle commits record it.\nRun \`git config user.name "Your Name"\` and \`git config user.email you@example.com\`.\ngit said: ${err.stderr.trim()}`)
+  if (err instanceof BundleRefusedError)
+    return d(ExitCode.refused, `refused ${err.source}; nothing was written:\n${bullet(err.problems)}`, { source: err.source, problems: err.problems })
+  if (err instanceof BundleUnreachableError)
+    return d(ExitCode.environment, `cannot read ${err.source}: ${err.reason}\nNothing was written. Check the path or URL and your network, then run the command again.`, { source: err.source, reason: err.reason })
   if (err instanceof GitCommandError)
     return d(ExitCode.environment, `git ${err.args.filter((a) => !a.includes('\n')).join(' ')} failed; nothing was changed.\ngit said:\n${err.stderr.trim()}`, { args: err.args, stderr: err.stderr })
   const e = err instanceof Error ? err : new Error(String(err))
