@@ -55,9 +55,49 @@ MD
 
 echo; echo "# An agent proposes a learning (the commit holds only that file):"
 step git learn add --file "$scratch/vitest.md"
+cat > "$scratch/retry-body.md" <<'MD'
+## Anti-pattern
+Wrapping a flaky integration test in `retry(3)` when it fails with `read ECONNRESET`.
+
+## Correct pattern
+Start the fake server before the test and wait for its `listening` event; keep the test deterministic.
+
+## Rationale
+Tried retries first: they hid a race between server start and the first request (the real cause), and made the
+suite 3x slower when the server really was down.
+
+## Verification
+`npm test -- --repeat 50`: 50 passed, none retried.
+MD
+echo; echo "# From flags, the template's placeholder body is refused by the quality gates:"
+git learn add --name retry-flaky-network-tests --type anti-pattern \
+  --description "Do not wrap flaky network tests in retries. Use when an integration test fails on ECONNRESET." \
+  --trigger "Error: read ECONNRESET in an integration test" --tags testing,network --domain testing || echo "(exit $?)"
 step git learn add --name retry-flaky-network-tests --type anti-pattern \
-  --description "Do not wrap flaky network tests in retries. Use when a test fails on ECONNRESET." \
-  --trigger "Error: read ECONNRESET in an integration test" --tags testing,network --domain testing
+  --description "Do not wrap flaky network tests in retries. Use when an integration test fails on ECONNRESET." \
+  --trigger "Error: read ECONNRESET in an integration test" --tags testing,network --domain testing \
+  --body-file "$scratch/retry-body.md"
+
+echo; echo "# A draft with a pasted token never reaches the store (the value is shown masked):"
+token="ghp_$(node -e 'const a="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";let s="";for(let i=0;i<36;i++)s+=a[(i*7919+13)%62];process.stdout.write(s)')"
+cat > "$scratch/leaky.md" <<MD
+---
+name: ci-token-for-private-registry
+description: How CI reaches the private npm registry. Use when npm ci fails with E401 in CI.
+type: decision
+tags: [ci, npm]
+created: "2026-11-20"
+---
+## Context
+npm ci failed with E401 against the private registry.
+
+## Decision
+Export GITHUB_TOKEN=$token in the CI job before npm ci.
+
+## Consequences
+Rotate it yearly.
+MD
+git learn add --file "$scratch/leaky.md" || echo "(exit $?)"
 step git learn list
 
 echo; echo "# The author cannot approve their own learning:"
@@ -72,7 +112,19 @@ echo; echo "# The audit trail, read back from the commit trailers:"
 step git learn log
 step git log -1 --format=%B
 
-if [ -x "$here/scripts/demo-feed.sh" ]; then "$here/scripts/demo-feed.sh" "$repo"; fi
-if [ -x "$here/scripts/demo-observe.sh" ]; then "$here/scripts/demo-observe.sh" "$repo"; fi
+echo; echo "# Agents get it back: a pasted test failure finds the fix."
+step git learn search "FAIL test/api.test.ts > api > loads user
+ReferenceError: Cannot access '__vi_import_0__' before initialization
+ ❯ test/api.test.ts:3:1"
+echo; echo "# The PostToolUseFailure hook answers with the fix as additionalContext:"
+printf '%s' '{"session_id":"demo","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"npx vitest run"},"error":"ReferenceError: Cannot access '"'"'__vi_import_0__'"'"' before initialization","cwd":"'"$repo"'"}' > "$scratch/payload.json"
+printf '\n$ git learn recall < payload.json\n'; git learn recall < "$scratch/payload.json"; echo
+step git learn context --format text
+step git learn status
+
+if [ -x "$here/scripts/demo-observe.sh" ]; then
+  echo; echo "# Observation → retrospective → review, on a second scratch repository:"
+  "$here/scripts/demo-observe.sh"
+fi
 
 echo; echo "Done. The scratch repository is $repo (remove it with: rm -rf $scratch)"
