@@ -1,0 +1,31 @@
+import { expect, test } from 'vitest'
+import { makeRepo, tempDir } from '../helpers/repo.js'
+import { runCli } from '../../src/cli/main.js'
+
+// An agent hook that exits 2 blocks Claude Code's tool call: observe, recall and context exit 0 whatever happens.
+test.each(['observe', 'recall', 'context'])('%s exits 0 on a bad flag, with the reason on stderr only', async (cmd) => {
+  const repo = makeRepo()
+  const r = await repo.cli([cmd, '--no-such-flag'], { stdin: '{}' })
+  expect(r.code).toBe(0)
+  expect(r.stderr).toMatch(/no-such-flag/)
+  expect(r.stdout).toBe('')
+})
+
+test.each(['observe', 'recall'])('%s outside a repository exits 0 and prints nothing', async (cmd) => {
+  let stdout = ''
+  const code = await runCli([cmd], {
+    cwd: tempDir(),
+    env: { ...process.env, GIT_CEILING_DIRECTORIES: '/' },
+    now: () => new Date(),
+    stdout: (t) => void (stdout += t),
+    stderr: () => undefined,
+    readStdin: async () => Buffer.from('{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","error":"boom"}'),
+    color: false,
+  })
+  expect(code).toBe(0)
+  expect(stdout).toBe('')
+})
+
+test('a command that is not a hook still exits 2 on a bad flag', async () => {
+  expect((await makeRepo().cli(['list', '--no-such-flag'])).code).toBe(2)
+})
