@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect, test } from 'vitest'
+import { PROJECT_ROOT, learningText, makeRepo, sh } from '../helpers/repo.js'
+
+// The real husky (its own bin, as `npm exec husky` would run it) in a fresh repository, then `git learn hook install`
+// appends its marked lines, and real commits go through .husky/_ → .husky/pre-commit → git learn check --staged.
+test('with husky: hook install appends marked lines, a pasted token is blocked, a clean learning commits', () => {
+  const repo = makeRepo()
+  const husky = sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')])
+  expect(husky.code).toBe(0)
+  expect(repo.git('config', 'core.hooksPath').trim()).toBe('.husky/_')
+  repo.write('.husky/pre-commit', 'echo "own hook ran"\n')
+
+  const install = sh(repo.root, 'git', ['learn', 'hook', 'install'])
+  expect(install.code).toBe(0)
+  const pre = readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8')
+  expect(pre).toMatch(/^echo "own hook ran"\n/)
+  expect(pre).toMatch(/git-learn check --staged # git-learn/)
+  expect(readFileSync(join(repo.root, '.husky/commit-msg'), 'utf8')).toMatch(/git-learn hook commit-msg "\$1" # git-learn/)
+  expect(sh(repo.root, 'git', ['learn', 'hook', 'install']).code).toBe(0)
+  expect(readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8')).toBe(pre)
+
+  const token = `ghp_${'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7cF0hJ3lO6'.slice(0, 36)}`
+  repo.write('.learnings/pending/leaky.md', learningText('leaky', {}, `## Problem\nCI could not pull.\n\n## Trigger Conditions\nE401.\n\n## Root Cause\nTried A; the token was missing.\n\n## Solution\nexport GITHUB_TOKEN=${token}\n\n## Verification\nnpm ci passed.\n`))
+  repo.git('add', '.learnings/pending/leaky.md')
+  const blocked = sh(repo.root, 'git', ['commit', '-m', 'add leaky'])
+  expect(blocked.code).not.toBe(0)
+  expect(blocked.stdout + blocked.stderr).toMatch(/own hook ran/)
+  expect(blocked.stderr).toMatch(/\.learnings\/pending\/leaky\.md:\d+.*secrets/)
+  expect(blocked.stderr).not.toContain(token)
+  repo.git('rm', '-q', '--cached', '.learnings/pending/leaky.md')
+
+  repo.write('.learnings/pending/clean.md', learningText('clean'))
+  repo.git('add', '.learnings/pending/clean.md')
+  const ok = sh(repo.root, 'git', ['commit', '-q', '-m', 'add clean'])
+  expect(ok.stderr).not.toMatch(/error/)
+  expect(ok.code).toBe(0)
+
+  const skip = sh(repo.root, 'git', ['commit', '-q', '--allow-empty', '-m', 'skip'], { env: { HUSKY: '0' } })
+  expect(skip.code).toBe(0)
+
+  const un = sh(repo.root, 'git', ['learn', 'hook', 'uninstall'])
+  expect(un.code).toBe(0)
+  expect(readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8')).toBe('echo "own hook ran"\n')
+})
