@@ -1,9 +1,9 @@
-/** The failure path of the recall hook: search the cached index, apply the threshold, record the matches. */
-import { termsOf, triggerCoverage, buildQueryTerms } from '../core/search.js'
+/** The failure path of the recall hook: match the error against the cached triggers, record the matches. */
 import type { ToolFailure } from '../core/search-recall.js'
-import { RECALL_MAX_ITEMS, passesRecall } from '../core/search-recall.js'
+import { RECALL_MAX_ITEMS, rankRecall } from '../core/search-recall.js'
+import { buildQueryTerms } from '../core/terms.js'
 import { appendEvent } from './events.js'
-import { readSearchFeed } from './search-index.js'
+import { readRecallFeed } from './search-index.js'
 
 export interface HookOutput {
   hookSpecificOutput: { hookEventName: string; additionalContext: string }
@@ -14,16 +14,17 @@ const cut = (t: string, n: number) => {
   return x.length > n ? `${x.slice(0, n - 1)}…` : x
 }
 
-/** The hook output for a failure, or undefined when no active learning passes the threshold. */
+/** The hook output for a failure, or undefined when no active learning's trigger is in the error. */
 export async function recallFailure(failure: ToolFailure, cwd: string, now: Date): Promise<HookOutput | undefined> {
-  const feed = await readSearchFeed(failure.cwd ?? cwd)
-  const hits = await feed.rank(failure.text, { states: ['active'], types: ['error-solution', 'anti-pattern'] }, 5)
-  if (!hits.length) return undefined
-  const query = new Set(buildQueryTerms(failure.text))
-  const chosen = hits.filter((h) => passesRecall(triggerCoverage(h.entry, query), termsOf(h.entry.trigger ?? '').size)).slice(0, RECALL_MAX_ITEMS)
+  const feed = await readRecallFeed(failure.cwd ?? cwd)
+  const chosen = rankRecall(feed.index, new Set(buildQueryTerms(failure.text))).slice(0, RECALL_MAX_ITEMS)
   if (!chosen.length) return undefined
-  for (const h of chosen)
-    appendEvent(feed.commonDir, { ts: now.toISOString(), kind: 'match', name: h.entry.name, ...(failure.session ? { session: failure.session } : {}), score: h.score })
-  const lines = chosen.map((h) => `git-learn: ${h.entry.name} — ${cut(h.entry.fix || h.entry.description, 240)} (git learn show ${h.entry.name})`)
-  return { hookSpecificOutput: { hookEventName: failure.event, additionalContext: lines.join('\n') } }
+  const lines: string[] = []
+  for (const c of chosen) {
+    const entry = feed.entry(c.doc)
+    if (!entry) continue
+    appendEvent(feed.commonDir, { ts: now.toISOString(), kind: 'match', name: entry.name, ...(failure.session ? { session: failure.session } : {}), score: c.score })
+    lines.push(`git-learn: ${entry.name} — ${cut(entry.fix || entry.description, 240)} (git learn show ${entry.name})`)
+  }
+  return lines.length ? { hookSpecificOutput: { hookEventName: failure.event, additionalContext: lines.join('\n') } } : undefined
 }

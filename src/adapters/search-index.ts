@@ -30,7 +30,8 @@ import type { Config } from '../core/config-schema.js'
 import type { LearningState } from '../core/errors.js'
 import { NotARepositoryError } from '../core/errors.js'
 import type { CatalogEntry, CatalogView, DocMeta, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
-import { gitAsync, locateRepo } from './fast-git.js'
+import type { RecallIndex } from '../core/search-recall.js'
+import { gitAsync } from './fast-git.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
 const CACHE_FORMAT = 2
@@ -120,15 +121,35 @@ function statKey(root: string, h: ReturnType<typeof createHash>): string {
   return h.digest('hex').slice(0, 20)
 }
 
+/** Where the repository is, and its store's key being computed (git still running). */
+interface Keying {
+  root: string
+  commonDir: string
+  state: Promise<StoreState>
+}
+
+// The store from anywhere in the work tree (paths from the top), whatever GIT_LITERAL_PATHSPECS says.
+const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
+
 /**
- * The store's state now. Sample outputs: ls-files "100644 3f2c…e1 0\t.learnings/active/x.md\0"; status
- * " M .learnings/active/x.md\0?? .learnings/pending/y.md\0".
+ * Start the three git processes at once (where the repository is, the index's entries of the store, the work-tree
+ * changes), and return when the first has answered. Sample outputs: ls-files "100644 3f2c…e1 0\t.learnings/active/
+ * x.md\0"; status " M .learnings/active/x.md\0?? .learnings/pending/y.md\0" (porcelain paths are from the top).
  */
-async function readStoreState(root: string): Promise<StoreState> {
-  const [ls, st] = await Promise.all([
-    gitAsync(root, ['ls-files', '-s', '-z', '--', STORE_DIR]),
-    gitAsync(root, ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', STORE_DIR]),
-  ])
+async function startKeying(cwd: string): Promise<Keying> {
+  const where = gitAsync(cwd, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'])
+  const ls = gitAsync(cwd, ['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC])
+  const st = gitAsync(cwd, ['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', ...STORE_SPEC])
+  const [root, commonDir] = ((await where)?.toString('utf8') ?? '').split('\n')
+  if (!root || !commonDir) {
+    await Promise.all([ls, st])
+    throw new NotARepositoryError(cwd)
+  }
+  return { root, commonDir, state: finishKey(root, ls, st) }
+}
+
+async function finishKey(root: string, lsRun: Promise<Buffer | undefined>, stRun: Promise<Buffer | undefined>): Promise<StoreState> {
+  const [ls, st] = await Promise.all([lsRun, stRun])
   const h = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp()}\n`)
   h.update(readConfigBytes(root) ?? 'no config').update('\0\0')
   if (ls === undefined || st === undefined) return { key: statKey(root, h) }
@@ -140,12 +161,6 @@ async function readStoreState(root: string): Promise<StoreState> {
     h.update(s ? `${p}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\n` : `${p}\0gone\n`)
   }
   return { key: h.digest('hex').slice(0, 20), lsFiles: ls.toString('utf8'), dirty }
-}
-
-function locate(cwd: string) {
-  const where = locateRepo(cwd)
-  if (!where) throw new NotARepositoryError(cwd)
-  return where
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -196,6 +211,7 @@ const files = (dir: string, key: string) => ({
   catalog: join(dir, `catalog-${key}.json`),
   terms: join(dir, `terms-${key}.json`),
   postings: join(dir, `postings-${key}.txt`),
+  recall: join(dir, `recall-${key}.json`),
 })
 
 function readFeedFile(dir: string, key: string): FeedFile | undefined {
@@ -240,6 +256,17 @@ interface Built {
   catalog: CatalogEntry[]
   problems: Problem[]
   index: MiniSearch<SearchDoc>
+  recall: RecallIndex
+  /** The catalog position of each recall entry. */
+  recallIds: number[]
+}
+
+interface RecallFile extends RecallIndex {
+  format: number
+  key: string
+  /** [start, end) of each recall entry's row in catalog-<key>.json. */
+  rows: [number, number][]
+  catalogBytes: number
 }
 
 /** Git's blob id of some bytes: sha1("blob <size>\0" + bytes). */
@@ -269,7 +296,13 @@ function readParseCache(dir: string): Map<string, ParsedFile> {
 
 /** Read every source (re-parsing only changed project files), fold, index, and write the cache files of `state.key`. */
 async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
-  const [store, learning, search, sources] = await Promise.all([import('./store.js'), import('../core/learning.js'), import('../core/search.js'), import('./sources.js')])
+  const [store, learning, search, sources, { RECALL_TYPES }] = await Promise.all([
+    import('./store.js'),
+    import('../core/learning.js'),
+    import('../core/search.js'),
+    import('./sources.js'),
+    import('../core/search-recall.js'),
+  ])
   const dir = cacheDir(commonDir)
   const previous = readParseCache(dir)
   const indexed = parseLsFiles(state.lsFiles)
@@ -366,14 +399,26 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
     }
   })
   const index = search.buildIndex(docs)
-  writeCache(dir, state.key, { catalog, problems, index, tuples, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
-  return { catalog, problems, index }
+  const recall: RecallIndex = { names: [], weights: [], triggers: [] }
+  const recallIds: number[] = []
+  catalog.forEach((e, id) => {
+    if (e.state !== 'active' || !RECALL_TYPES.includes(e.type)) return
+    const t = [...search.termsOf(e.trigger ?? '')]
+    if (!t.length) return
+    recallIds.push(id)
+    recall.names.push(e.name)
+    recall.weights.push(e.weight)
+    recall.triggers.push(t)
+  })
+  const built: Built = { catalog, problems, index, recall, recallIds }
+  writeCache(dir, state.key, { ...built, tuples, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
+  return built
 }
 
 function writeCache(
   dir: string,
   key: string,
-  b: { catalog: CatalogEntry[]; problems: Problem[]; index: MiniSearch<SearchDoc>; tuples: DocTuple[]; tiers: FeedFile['tiers']; volatile: boolean; parsed: Map<string, ParsedFile> },
+  b: Built & { tuples: DocTuple[]; tiers: FeedFile['tiers']; volatile: boolean; parsed: Map<string, ParsedFile> },
   splitIndex: typeof import('../core/search.js').splitIndex,
 ): void {
   try {
@@ -402,7 +447,16 @@ function writeCache(
     writeAtomic(f.postings, parts.postings.join(''))
     writeAtomic(f.terms, JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile))
     writeAtomic(f.catalog, catalogText)
+    const recallFile: RecallFile = {
+      format: CACHE_FORMAT,
+      key,
+      ...b.recall,
+      rows: b.recallIds.map((id) => [rows[id] as number, (rows[id + 1] as number) - 2]),
+      catalogBytes: Buffer.byteLength(catalogText),
+    }
+    writeAtomic(f.recall, JSON.stringify(recallFile))
     writeAtomic(f.feed, JSON.stringify({ format: CACHE_FORMAT, key, problems: b.problems, tiers: b.tiers, docs: b.tuples, rows, catalogBytes: Buffer.byteLength(catalogText), ...(b.volatile ? { volatile: true } : {}) } satisfies FeedFile))
+    writeAtomic(join(dir, 'last-key'), key)
     writeAtomic(join(dir, 'parsed.json'), JSON.stringify({ format: CACHE_FORMAT, stamp: codeStamp(), files: Object.fromEntries(b.parsed) }))
   } catch {
     // A read-only git dir only costs speed: the next command rebuilds again.
@@ -411,15 +465,38 @@ function writeCache(
 
 // ---------------------------------------------------------------------------------------------------------------
 // Readers
+//
+// Each reader starts the two git processes of the key, then, while they run, reads the cache files of the last key
+// written (most often still current); if git's answer gives another key, it reads that key's files instead.
+
+function lastKey(dir: string): string | undefined {
+  try {
+    const k = readFileSync(join(dir, 'last-key'), 'utf8')
+    return /^[0-9a-f]{20}$/.test(k) ? k : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** `read(key)` for the key of the store now, read for the last key while git computes the current one. */
+async function readWhileKeying<T>(k: Keying, read: (dir: string, key: string) => T | undefined): Promise<{ state: StoreState; hit: T | undefined }> {
+  const dir = cacheDir(k.commonDir)
+  const guess = lastKey(dir)
+  const early = guess ? read(dir, guess) : undefined
+  const state = await k.state
+  return { state, hit: guess === state.key ? early : read(dir, state.key) }
+}
 
 /** The catalog of every learning in every source and state, from the cache when it is current. */
 export async function readFeed(cwd: string): Promise<Feed> {
-  const { root, commonDir } = locate(cwd)
-  const state = await readStoreState(root)
-  const dir = cacheDir(commonDir)
-  const feed = readFeedFile(dir, state.key)
-  const catalog = feed && readCatalogFile(dir, state.key, feed)
-  if (feed && catalog) return { root, commonDir, catalog, problems: feed.problems, cached: true }
+  const k = await startKeying(cwd)
+  const { root, commonDir } = k
+  const { state, hit } = await readWhileKeying(k, (dir, key) => {
+    const feed = readFeedFile(dir, key)
+    const catalog = feed && readCatalogFile(dir, key, feed)
+    return feed && catalog ? { feed, catalog } : undefined
+  })
+  if (hit) return { root, commonDir, catalog: hit.catalog, problems: hit.feed.problems, cached: true }
   const built = await rebuild(root, commonDir, state)
   return { root, commonDir, catalog: built.catalog, problems: built.problems, cached: false }
 }
@@ -491,10 +568,9 @@ function readCachedIndex(dir: string, key: string): CachedIndex | undefined {
 
 /** The learnings ready to rank, from the cache when it is current. */
 export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
-  const { root, commonDir } = locate(cwd)
-  const [state, search] = await Promise.all([readStoreState(root), import('../core/search.js')])
-  const dir = cacheDir(commonDir)
-  const cached = readCachedIndex(dir, state.key)
+  const k = await startKeying(cwd)
+  const { root, commonDir } = k
+  const [{ state, hit: cached }, search] = await Promise.all([readWhileKeying(k, readCachedIndex), import('../core/search.js')])
   let built: Built | undefined
   const fresh = async () => (built ??= await rebuild(root, commonDir, state))
   const rankFresh = async (query: string, filter?: SearchFilter, limit?: number) => {
@@ -520,6 +596,57 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
   }
   const b = await fresh()
   return { root, commonDir, problems: b.problems, cached: false, rank: rankFresh }
+}
+
+export interface RecallFeed {
+  commonDir: string
+  index: RecallIndex
+  /** The catalog entry of recall entry `i`. */
+  entry(i: number): CatalogEntry | undefined
+}
+
+function readRecallFile(dir: string, key: string): { recall: RecallFile; catalog: string } | undefined {
+  const f = files(dir, key)
+  const r = readJson(f.recall)
+  const ok =
+    isObject(r) &&
+    r['format'] === CACHE_FORMAT &&
+    r['key'] === key &&
+    Array.isArray(r['names']) &&
+    Array.isArray(r['weights']) &&
+    Array.isArray(r['triggers']) &&
+    Array.isArray(r['rows']) &&
+    r['rows'].length === r['names'].length &&
+    r['triggers'].length === r['names'].length &&
+    (r['triggers'] as unknown[]).every((t) => Array.isArray(t) && t.length > 0) &&
+    statSync(f.catalog, { throwIfNoEntry: false })?.size === r['catalogBytes']
+  return ok ? { recall: r as unknown as RecallFile, catalog: f.catalog } : undefined
+}
+
+/** What the recall hook searches, from the cache when it is current: one small file, and the rows of its matches. */
+export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
+  const k = await startKeying(cwd)
+  const { root, commonDir } = k
+  const { state, hit } = await readWhileKeying(k, readRecallFile)
+  if (hit) {
+    const { recall, catalog } = hit
+    return {
+      commonDir,
+      index: recall,
+      entry(i) {
+        const row = recall.rows[i]
+        if (!row) return undefined
+        const fd = openSync(catalog, 'r')
+        try {
+          return JSON.parse(readSlice(fd, row[0], row[1] - row[0])) as CatalogEntry
+        } finally {
+          closeSync(fd)
+        }
+      },
+    }
+  }
+  const built = await rebuild(root, commonDir, state)
+  return { commonDir, index: built.recall, entry: (i) => built.catalog[built.recallIds[i] as number] }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

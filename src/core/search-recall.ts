@@ -63,6 +63,8 @@ export function detectToolFailure(payload: unknown): ToolFailure | undefined {
  * Raw BM25 scores depend on the store's size, so the rule is on coverage, with the score only for ranking.
  */
 export const RECALL_MIN_COVERAGE = 0.6
+/** The types recall looks among (active learnings only). */
+export const RECALL_TYPES: readonly string[] = ['error-solution', 'anti-pattern']
 export const RECALL_MAX_ITEMS = 2
 
 /** Whether a candidate passes the recall threshold. */
@@ -86,21 +88,24 @@ export interface RecallCandidate {
   /** Position in the RecallIndex. */
   doc: number
   coverage: number
-  /** Sum of the inverse document frequency (over the triggers) of the matched trigger terms, times the tier weight. */
+  /** Sum of the inverse document frequencies (over the triggers) of the matched trigger terms × coverage × tier weight. */
   score: number
 }
 
 /**
- * The learnings whose trigger the error holds (passesRecall), best first: rare matched trigger terms count more
- * (BM25's idf over the triggers), then coverage, then the name. Every candidate passes; the caller takes the first few.
+ * The learnings whose trigger the error holds (passesRecall), best first by score: rare matched trigger terms count
+ * more (BM25's idf over the triggers), a trigger matched in full more than one matched in part; then coverage, then
+ * the name. Every candidate passes the threshold; the caller takes the first few.
  */
 export function rankRecall(index: RecallIndex, queryTerms: ReadonlySet<string>): RecallCandidate[] {
   const n = index.triggers.length
   const matched: { doc: number; terms: string[] }[] = []
   const df = new Map<string, number>()
   index.triggers.forEach((t, doc) => {
+    let count = 0
+    for (const x of t) if (queryTerms.has(x)) count++
+    if (!count || !passesRecall(count / t.length, t.length)) return
     const hit = t.filter((x) => queryTerms.has(x))
-    if (!passesRecall(hit.length / t.length, t.length)) return
     matched.push({ doc, terms: hit })
     for (const x of hit) df.set(x, 0)
   })
@@ -114,7 +119,7 @@ export function rankRecall(index: RecallIndex, queryTerms: ReadonlySet<string>):
     .map(({ doc, terms }) => ({
       doc,
       coverage: terms.length / (index.triggers[doc] as string[]).length,
-      score: Math.round(terms.reduce((s, x) => s + idf(x), 0) * (index.weights[doc] ?? 1) * 1000) / 1000,
+      score: Math.round(terms.reduce((s, x) => s + idf(x), 0) * (terms.length / (index.triggers[doc] as string[]).length) * (index.weights[doc] ?? 1) * 1000) / 1000,
     }))
     .sort((a, b) => b.score - a.score || b.coverage - a.coverage || (index.names[a.doc] as string).localeCompare(index.names[b.doc] as string))
 }

@@ -1,6 +1,8 @@
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { makeRepo } from '../helpers/repo.js'
-import { SEEDS, VITEST_FAILURE, seedStore } from '../helpers/feed-store.js'
+import { SEEDS, VITEST_FAILURE, seedStore, seedText } from '../helpers/feed-store.js'
 
 describe('git learn search', () => {
   test('a pasted vitest failure puts the matching error-solution first', async () => {
@@ -113,5 +115,77 @@ describe('git learn search: bad input', () => {
     const repo = makeRepo()
     expect((await repo.cli(['search', '--state', 'done', 'x'])).code).toBe(2)
     expect((await repo.cli(['search', '--limit', '0', 'x'])).code).toBe(2)
+  })
+})
+
+describe('the feed cache follows the store and survives damage', () => {
+  const cacheFiles = (root: string) => readdirSync(join(root, '.git', 'learn', 'cache'))
+  const names = async (repo: ReturnType<typeof makeRepo>, query: string) => (await repo.cli(['search', '--json', '--state', 'all', query])).json().results.map((x: { name: string }) => x.name)
+
+  test('a new untracked learning is found; a deleted one is gone; a staged edit is seen', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    expect(await names(repo, 'quokka')).toEqual([])
+    repo.write('.learnings/pending/quokka-leak.md', seedText({ ...SEEDS[0]!, name: 'quokka-leak', description: 'The quokka leaks memory. Use when a quokka leaks.', state: 'pending' }))
+    expect(await names(repo, 'quokka')).toEqual(['quokka-leak'])
+    rmSync(join(repo.root, '.learnings', 'pending', 'quokka-leak.md'))
+    expect(await names(repo, 'quokka')).toEqual([])
+    const file = '.learnings/active/postgres-econnrefused.md'
+    repo.write(file, repo.read(file).replace(/^description: .*$/m, 'description: "Wombat burrow refused the connection. Use when the wombat refuses."'))
+    repo.git('add', file)
+    expect(await names(repo, 'wombat')).toEqual(['postgres-econnrefused'])
+    repo.git('commit', '-q', '-m', 'edit')
+    expect(await names(repo, 'wombat')).toEqual(['postgres-econnrefused'])
+  })
+
+  test('a learning moved between states (approve) is found in its new state', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const before = (await repo.cli(['search', '--json', '--state', 'all', 'pending example'])).json().results[0]
+    repo.git('mv', '.learnings/pending/pending-example.md', '.learnings/active/pending-example.md')
+    const after = (await repo.cli(['search', '--json', '--state', 'all', 'pending example'])).json().results[0]
+    expect([before.name, before.state]).toEqual(['pending-example', 'pending'])
+    expect([after.name, after.state, after.path]).toEqual(['pending-example', 'active', '.learnings/active/pending-example.md'])
+  })
+
+  test.each(['feed', 'catalog', 'terms', 'postings', 'recall', 'parsed', 'config', 'last-key'])(
+    'a corrupt %s cache file is rebuilt, never a crash, and answers stay the same',
+    async (kind) => {
+      const repo = makeRepo()
+      seedStore(repo)
+      const search = async () => (await repo.cli(['search', '--json', '-'], { stdin: VITEST_FAILURE })).json()
+      const recall = async () => (await repo.cli(['recall'], { stdin: JSON.stringify({ cwd: repo.root, hook_event_name: 'PostToolUseFailure', error: VITEST_FAILURE }) })).stdout
+      // Recall records match events, which status counts: compare what the store decides.
+      const status = async () => {
+        const s = (await repo.cli(['status', '--json'], { now: new Date('2026-11-20T12:00:00Z') })).json()
+        return { counts: s.counts, pending: s.pending, domains: s.domains.map((d: { domain: string; learnings: { name: string }[] }) => [d.domain, d.learnings.map((l) => l.name).sort()]) }
+      }
+      const good = { search: await search(), recall: await recall(), status: await status() }
+      expect(good.recall).toMatch(/vitest-esm-mock-hoisting/)
+      const dir = join(repo.root, '.git', 'learn', 'cache')
+      const hit = cacheFiles(repo.root).filter((f) => f.startsWith(kind))
+      expect(hit.length).toBeGreaterThan(0)
+      for (const f of hit) {
+        const text = readFileSync(join(dir, f), 'utf8')
+        writeFileSync(join(dir, f), text.slice(0, Math.floor(text.length / 2)))
+      }
+      expect(await search()).toEqual(good.search)
+      expect(await recall()).toBe(good.recall)
+      expect(await status()).toEqual(good.status)
+      for (const f of hit) writeFileSync(join(dir, f), '{"format":2,"key":"x","docs":"nope","rows":[1],"problems":[],"tiers":[]}')
+      expect(await search()).toEqual(good.search)
+      expect(await recall()).toBe(good.recall)
+      expect(await status()).toEqual(good.status)
+    },
+  )
+
+  test('an unwritable cache directory only costs speed', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    mkdirSync(join(repo.root, '.git', 'learn'), { recursive: true })
+    writeFileSync(join(repo.root, '.git', 'learn', 'cache'), 'a file where the directory should be')
+    const r = await repo.cli(['search', '--json', 'postgres'])
+    expect(r.code).toBe(0)
+    expect(r.json().results[0].name).toBe('postgres-econnrefused')
   })
 })

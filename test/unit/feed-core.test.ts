@@ -4,8 +4,8 @@ import { baseConfidence, effectiveConfidence } from '../../src/core/confidence.j
 import { buildContext, estimateTokens } from '../../src/core/context.js'
 import { parseLearning } from '../../src/core/learning.js'
 import { planRender, removeAgentsSection, spliceAgentsSection } from '../../src/core/render.js'
-import { buildCatalogEntry, buildIndex, buildSearchDoc, rankLearnings, summarizeFix } from '../../src/core/search.js'
-import { detectToolFailure, passesRecall } from '../../src/core/search-recall.js'
+import { buildCatalogEntry, buildIndex, buildQueryTerms, buildSearchDoc, joinIndex, rankLearnings, selectIndexTerms, splitIndex, summarizeFix, termsOf, withinEditDistance } from '../../src/core/search.js'
+import { detectToolFailure, passesRecall, rankRecall } from '../../src/core/search-recall.js'
 import { EMPTY_USAGE, parseUsageEvent, summarizeUsage } from '../../src/core/usage.js'
 import { SEEDS, VITEST_FAILURE, seedText } from '../helpers/feed-store.js'
 
@@ -130,5 +130,66 @@ describe('context budget', () => {
       expect(c.tokens).toBeLessThanOrEqual(max)
       expect(estimateTokens(c.text)).toBe(c.tokens)
     }
+  })
+})
+
+describe('an index of the terms a query reaches ranks as the whole index', () => {
+  const learnings = SEEDS.map((s) => parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`))
+  const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
+  const whole = buildIndex(learnings.map((l, i) => buildSearchDoc(i, l)))
+  const parts = splitIndex(whole)
+  const partial = (query: string) =>
+    joinIndex(
+      parts.header,
+      selectIndexTerms(parts.terms, buildQueryTerms(query)).map((i) => [parts.terms[i]!, JSON.parse(parts.postings[i]!)]),
+    )
+  test.each([
+    ['a pasted failure (exact terms)', VITEST_FAILURE],
+    ['prefixes', 'postg hook'],
+    ['a typo within the fuzzy distance', 'kafkaa configuraton'],
+    ['words', 'vitest mock'],
+    ['nothing known', 'flux capacitor'],
+  ])('%s', (_what, query) => {
+    const a = rankLearnings(whole, catalog, query, {}, 50)
+    const b = rankLearnings(partial(query), catalog, query, {}, 50)
+    expect(b).toEqual(a)
+    expect(selectIndexTerms(parts.terms, buildQueryTerms(query)).length).toBeLessThan(parts.terms.length)
+  })
+  test('the terms are sorted and every term has its postings', () => {
+    expect([...parts.terms].sort()).toEqual(parts.terms)
+    expect(parts.postings).toHaveLength(parts.terms.length)
+  })
+  test.each([
+    ['kitten', 'sitting', 3, true],
+    ['kitten', 'sitting', 2, false],
+    ['postgres', 'postgre', 1, true],
+    ['abc', 'abc', 0, true],
+    ['abc', 'abd', 0, false],
+    ['short', 'muchlonger', 2, false],
+  ])('edit distance %s → %s within %i: %s', (a, b, max, ok) => expect(withinEditDistance(a, b, max)).toBe(ok))
+})
+
+describe('rankRecall', () => {
+  const index = {
+    names: ['pg-refused', 'vitest-hoist', 'one-word', 'pg-refused-tier'],
+    weights: [1, 1, 1, 0.9],
+    triggers: [
+      [...termsOf('ECONNREFUSED postgres')],
+      [...termsOf("ReferenceError: Cannot access '__vi_import_0__' before initialization")],
+      [...termsOf('ENOSPC')],
+      [...termsOf('ECONNREFUSED postgres')],
+    ],
+  }
+  test('only triggers the error holds pass; the project beats an equal tier copy', () => {
+    const got = rankRecall(index, new Set(buildQueryTerms('Error: connect ECONNREFUSED 127.0.0.1:5432 (postgres)')))
+    expect(got.map((c) => index.names[c.doc])).toEqual(['pg-refused', 'pg-refused-tier'])
+    expect(got[0]!.coverage).toBe(1)
+    expect(got[1]!.score).toBeLessThan(got[0]!.score)
+  })
+  test('a partial trigger below the coverage threshold is not recalled', () => {
+    expect(rankRecall(index, new Set(buildQueryTerms('ReferenceError: something else')))).toEqual([])
+  })
+  test('a one-term trigger is enough when it is there', () => {
+    expect(rankRecall(index, new Set(buildQueryTerms('write failed: ENOSPC no space left'))).map((c) => index.names[c.doc])).toEqual(['one-word'])
   })
 })
