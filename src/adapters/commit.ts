@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { UncommittedLearningError } from '../core/errors.js'
+import { assertNoSecretInMessage } from '../core/trailers.js'
 import type { Git } from './git.js'
 
 /** Refuse when a learning's file differs between HEAD, the index and the work tree, or is untracked. */
@@ -22,6 +23,8 @@ export async function assertPathClean(git: Git, name: string, path: string): Pro
 
 /** Commit `paths` only, with `message`; returns the new commit id. */
 export async function commitOnly(git: Git, paths: readonly string[], message: string): Promise<string> {
+  // Last line of defence: a reason or an origin with a credential in it never reaches a commit message.
+  assertNoSecretInMessage(message, 'the commit message')
   await git.run(['commit', '--quiet', '--only', '-m', message, '--', ...paths])
   return (await git.run(['rev-parse', 'HEAD'])).trim()
 }

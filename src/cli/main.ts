@@ -1,20 +1,21 @@
 /** The CLI: route argv to one lazily imported command, print its outcome, map errors to exit codes. */
 import type { Ctx } from './context.js'
 import { processCtx } from './context.js'
-import { COMMANDS } from './registry.js'
+import { COMMANDS, COMMAND_GROUPS } from './registry.js'
 import { formatHelp, parseCommandArgs } from './spec.js'
 
 export const VERSION = '0.1.0'
 
 export function formatUsage(): string {
+  const width = Math.max(...COMMAND_GROUPS.map(([g]) => g.length)) + 2
+  const groups = COMMAND_GROUPS.map(([group, names]) => `  ${group.padEnd(width)}${names.join(' · ')}`).join('\n')
   return `usage: git learn <command> [options]
 
 Continuous learning for teams that code with AI agents, kept in git.
 
-lifecycle   init · add · approve · reject · restore · list · show · log
-help        git learn help <command>   ·   git learn <command> -h   ·   man git-learn
+${groups}
 
-Run \`git learn help <command>\` for a command's options.
+Run \`git learn <command> -h\` or \`git learn help <command>\` for a command's options; \`man git-learn\` for all.
 `
 }
 
@@ -48,9 +49,15 @@ export async function runCli(argv: readonly string[], ctx: Ctx): Promise<number>
   } catch (err) {
     const { describeError } = await import('./messages/errors.js')
     const d = describeError(err, load ? name : undefined)
+    if (hook) {
+      // An agent hook prints nothing on failure and exits 0 (DESIGN section 8); the reason goes to learn/hooks.log.
+      const { logHookError } = await import('../adapters/hooks-log.js')
+      logHookError(ctx.cwd, name, new Error(d.message), ctx.now())
+      return 0
+    }
     ctx.stderr(`git learn ${name}: ${d.message}\n`)
     if (json) ctx.stdout(`${JSON.stringify({ ok: false, error: { kind: d.kind, code: d.code, message: d.message, ...d.data } })}\n`)
-    return hook ? 0 : d.code
+    return d.code
   }
 }
 

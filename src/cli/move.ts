@@ -4,11 +4,11 @@ import { assertPathClean, commitMove, commitMoves } from '../adapters/commit.js'
 import { openRepo } from '../adapters/repo.js'
 import { findLearningPath, readLearning } from '../adapters/store.js'
 import { loadLearningValidator } from '../adapters/validators.js'
-import { LearningInvalidError } from '../core/errors.js'
+import { LearningInvalidError, PartialMoveError } from '../core/errors.js'
 import { learningPath, validateLearning } from '../core/learning.js'
 import { MOVES, assertDistinctApprover, planTransition } from '../core/lifecycle.js'
 import type { MoveAction, Transition } from '../core/lifecycle.js'
-import { buildCommitMessage } from '../core/trailers.js'
+import { assertNoSecretInMessage, buildCommitMessage } from '../core/trailers.js'
 import { ExitCode } from './context.js'
 import type { Ctx } from './context.js'
 import { moved, supersededNote } from './messages/index.js'
@@ -28,6 +28,7 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
   const config = await repo.config()
   const validator = await loadLearningValidator()
   const identity = await readIdentity(git)
+  if (opts.reason) assertNoSecretInMessage(opts.reason, '--reason')
   const plans: Transition[] = []
   // approve: a skill's `supersedes` names active learnings that are archived in the approval's own commit.
   const supersedes = new Map<string, string[]>()
@@ -38,8 +39,9 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
     if (action === 'approve') {
       const { errors } = validateLearning(learning, validator)
       if (errors.length) throw new LearningInvalidError(learning.path, errors)
-      const proposer = (await git.run(['log', '-1', '--diff-filter=A', '--format=%an <%ae>', '--', learning.path])).trim()
-      assertDistinctApprover(name, identity, proposer || undefined, config.approval.distinct_approver)
+      // Everyone who ever put it into pending/ (a restore too) counts as a proposer: a restore must not launder it.
+      const proposers = (await git.run(['log', '--diff-filter=A', '--format=%an <%ae>', '--', learning.path])).split('\n').filter(Boolean)
+      assertDistinctApprover(name, identity, proposers, config.approval.distinct_approver)
       const listed = Array.isArray(learning.data['supersedes']) ? (learning.data['supersedes'] as unknown[]) : []
       const old: string[] = []
       for (const s of listed) {
@@ -76,7 +78,14 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
       ...(old.length ? { extra } : {}),
     })
     const moves = [{ from, to }, ...old.map((s) => ({ from: learningPath('active', s), to: learningPath('archived', s) }))]
-    const commit = opts.dryRun ? null : old.length ? await commitMoves(git, moves, message) : await commitMove(git, from, to, message)
+    let commit: string | null = null
+    try {
+      if (!opts.dryRun) commit = old.length ? await commitMoves(git, moves, message) : await commitMove(git, from, to, message)
+    } catch (err) {
+      // Earlier names are committed already: say so, rather than let the error claim nothing happened.
+      if (results.length) throw new PartialMoveError(action, results.map((r) => ({ name: r.name, commit: r.commit })), plan.name, plans.slice(plans.indexOf(plan) + 1).map((p) => p.name), err)
+      throw err
+    }
     const result: MoveResult & { superseded?: string[] } = { name: plan.name, from: plan.from, to: plan.to, path: to, commit }
     if (old.length) result.superseded = old
     results.push(result)

@@ -29,3 +29,13 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   check: () => import('./commands/check.js'),
   hook: () => import('./commands/hook.js'),
 }
+
+/** How `git learn -h` groups the commands (a test holds it to COMMANDS, so none is left out). */
+export const COMMAND_GROUPS: readonly (readonly [string, readonly string[]])[] = [
+  ['lifecycle', ['init', 'add', 'approve', 'reject', 'restore', 'list', 'show', 'log']],
+  ['guards', ['check', 'hook']],
+  ['agents', ['search', 'context', 'recall', 'feedback', 'status', 'render', 'eval']],
+  ['observation', ['observe', 'retro']],
+  ['at scale', ['prune', 'evolve', 'export', 'import', 'tier', 'promote']],
+  ['help', ['help']],
+]

@@ -169,3 +169,26 @@ export class BundleUnreachableError extends GitLearnError {
     super(`${source}: ${reason}`)
   }
 }
+
+/** A multi-learning move stopped part way: some commits were made before one failed. */
+export class PartialMoveError extends GitLearnError {
+  constructor(
+    readonly action: string,
+    readonly done: readonly { name: string; commit: string | null }[],
+    readonly failed: string,
+    readonly notAttempted: readonly string[],
+    readonly cause: unknown,
+  ) {
+    super(`${action} stopped at ${failed} after ${done.length} commit(s)`)
+  }
+}
+
+/** A value bound for a commit message (a reason, an origin, the message itself) carries a credential. */
+export class SecretInMessageError extends GitLearnError {
+  constructor(
+    readonly what: string,
+    readonly findings: readonly { description: string; rule: string; masked: string }[],
+  ) {
+    super(`${what} contains a credential`)
+  }
+}

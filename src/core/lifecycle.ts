@@ -45,7 +45,7 @@ export function identityKey(identity: string): string {
   return (m?.[1] ?? identity).trim().toLowerCase()
 }
 
-/** Refuse self-approval when the config asks for a distinct approver (SelfApprovalError). */
-export function assertDistinctApprover(name: string, approver: string, proposer: string | undefined, distinct: boolean): void {
-  if (distinct && proposer && identityKey(proposer) === identityKey(approver)) throw new SelfApprovalError(name, approver)
+/** Refuse self-approval when the config asks for a distinct approver: the approver is none of the proposers. */
+export function assertDistinctApprover(name: string, approver: string, proposers: readonly string[], distinct: boolean): void {
+  if (distinct && proposers.some((p) => identityKey(p) === identityKey(approver))) throw new SelfApprovalError(name, approver)
 }

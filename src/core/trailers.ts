@@ -3,7 +3,9 @@
  * are single lines, repeated tokens are allowed. Trailers are found anywhere in a message, not only in its last
  * paragraph, because a forge's squash merge folds several branch messages into one body.
  */
+import { SecretInMessageError } from './errors.js'
 import type { LearningState } from './errors.js'
+import { scanSecrets } from './secrets.js'
 import type { Action } from './lifecycle.js'
 
 export interface Trailer {
@@ -21,6 +23,8 @@ export interface CommitMessageInput {
   reason?: string
   body?: string
   extra?: readonly Trailer[]
+  /** Trailers that belong to one learning's group (its gates, its origin), keyed by name. */
+  perName?: Readonly<Record<string, readonly Trailer[]>>
 }
 
 /** Fold a value to one line: newlines and runs of white space become one space. */
@@ -37,6 +41,7 @@ export function buildCommitMessage(input: CommitMessageInput): string {
     trailers.push({ token: 'Learning-Action', value: input.action })
     if (input.from) trailers.push({ token: 'Learning-From', value: input.from })
     trailers.push({ token: 'Learning-To', value: input.to })
+    trailers.push(...(input.perName?.[name] ?? []))
   }
   if (input.by) trailers.push(input.by)
   if (input.reason) trailers.push({ token: 'Learning-Reason', value: input.reason })
@@ -149,4 +154,10 @@ export function parseRawLog(out: string): RawCommit[] {
       const [commit = '', date = '', author = '', message = ''] = r.split('\x1f')
       return { commit, date, author, message }
     })
+}
+
+/** Refuse a value bound for a commit message when it carries a credential: a commit message is on disk for good. */
+export function assertNoSecretInMessage(value: string, what: string): void {
+  const found = scanSecrets(value)
+  if (found.length) throw new SecretInMessageError(what, found.map((f) => ({ description: f.description, rule: f.rule, masked: f.masked })))
 }

@@ -425,3 +425,54 @@ describe('help and usage', () => {
     expect(r.json()).toMatchObject({ ok: false, error: { kind: 'LearningNotFoundError', code: 2, name: 'nope' } })
   })
 })
+
+describe('review fixes', () => {
+  test('a restore does not launder self-approval: every proposer counts', async () => {
+    const repo = await withPending()
+    await repo.cli(['reject', 'vitest-esm-hoist', '--reason', 'rework'])
+    await repo.cli(['restore', 'vitest-esm-hoist'])
+    repo.setIdentity('Ada Author', 'ada@example.com')
+    const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/Ada Author <ada@example.com> proposed "vitest-esm-hoist"/)
+  })
+
+  test('a reason with a credential is refused before anything moves, and never printed whole', async () => {
+    const repo = await withPending()
+    const token = 'ghp_R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
+    const snap = repo.snapshot()
+    const r = await repo.cli(['reject', 'vitest-esm-hoist', '--reason', `leaked ${token}`])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/--reason contains what looks like a credential/)
+    expect(r.stderr).not.toContain(token)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
+  test('approve of several names that stops part way says what was committed', async () => {
+    const repo = await withPending('one-a')
+    repo.setIdentity('Ada Author', 'ada@example.com')
+    repo.write('d.md', learningText('two-b'))
+    await repo.cli(['add', '--file', 'd.md'])
+    rmSync(join(repo.root, 'd.md'))
+    repo.setIdentity('Rita Reviewer', 'rita@example.com')
+    // A hook that refuses only the commit that moves two-b.
+    repo.write('.git/hooks/pre-commit', '#!/bin/sh\ngit diff --cached --name-only | grep -q two-b && { echo "no two-b" >&2; exit 1; }\nexit 0\n')
+    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755)
+    const r = await repo.cli(['approve', 'one-a', 'two-b', '--json'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/approve stopped part way: one-a \(commit [0-9a-f]{7}\) was committed; two-b failed/)
+    expect(r.json().error).toMatchObject({ done: [{ name: 'one-a' }], failed: 'two-b' })
+    expect(repo.exists(P('one-a', 'active'))).toBe(true)
+    expect(repo.exists(P('two-b'))).toBe(true)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  test('init --agent with an unsupported agent writes nothing', async () => {
+    const repo = makeRepo()
+    const snap = repo.snapshot()
+    const r = await repo.cli(['init', '--hooks', '--agent', 'codex'])
+    expect(r.code).toBe(2)
+    expect(repo.snapshot()).toBe(snap)
+    expect(repo.exists('.learnings')).toBe(false)
+  })
+})

@@ -48,12 +48,13 @@ describe('distinct approver', () => {
     expect(identityKey('no-email')).toBe('no-email')
   })
   test('the proposer cannot approve when distinct_approver is on', () => {
-    expect(() => assertDistinctApprover('x', 'Jane <jane@x.org>', 'J. Doe <JANE@x.org>', true)).toThrow(SelfApprovalError)
+    expect(() => assertDistinctApprover('x', 'Jane <jane@x.org>', ['J. Doe <JANE@x.org>'], true)).toThrow(SelfApprovalError)
+    expect(() => assertDistinctApprover('x', 'Jane <jane@x.org>', ['Bob <bob@x.org>', 'Jane <jane@x.org>'], true)).toThrow(SelfApprovalError)
   })
   test.each([
-    ['another person', 'Bob <bob@x.org>', 'Jane <jane@x.org>', true],
-    ['setting off', 'Jane <jane@x.org>', 'Jane <jane@x.org>', false],
-    ['unknown proposer', 'Jane <jane@x.org>', undefined, true],
+    ['another person', 'Bob <bob@x.org>', ['Jane <jane@x.org>'], true],
+    ['setting off', 'Jane <jane@x.org>', ['Jane <jane@x.org>'], false],
+    ['unknown proposer', 'Jane <jane@x.org>', [], true],
   ] as const)('allowed: %s', (_label, approver, proposer, distinct) => {
     expect(() => assertDistinctApprover('x', approver, proposer, distinct)).not.toThrow()
   })

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { openGit } from '../../adapters/git.js'
 import { CONFIG_PATH } from '../../adapters/store.js'
 import { readTemplate } from '../../adapters/templates.js'
+import { UsageError } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
@@ -13,7 +14,7 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 export const spec: CommandSpec = {
   name: 'init',
   summary: 'Set up the store: .learnings/{pending,active,archived}/ and .learnings/config.yaml. Safe to run again.',
-  usage: 'git learn init [--hooks] [--ci] [--json]',
+  usage: 'git learn init [--hooks] [--ci] [--agent claude] [--json]',
   details: 'Works on a fresh repository with no commits yet. It writes files only; commit them yourself.',
   options: {
     json: { type: 'boolean', description: 'print one JSON object: {root, created: [paths]}' },
@@ -24,8 +25,11 @@ export const spec: CommandSpec = {
 }
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+  const agentName = args.values['agent']
+  if (agentName !== undefined && agentName !== 'claude')
+    throw new UsageError(`--agent supports claude; for Codex, Cursor and Gemini CLI see the README's "Feeding learnings back" section`, 'init')
   const git = await openGit(ctx.cwd)
-  if (args.values['agent'] !== undefined) (await import('../../adapters/claude-settings.js')).assertSettingsReadable(git.root)
+  if (agentName !== undefined) (await import('../../adapters/claude-settings.js')).assertSettingsReadable(git.root)
   const created: string[] = []
   for (const state of STATES) {
     const dir = `${STORE_DIR}/${state}`
@@ -74,10 +78,6 @@ async function setUpGuards(args: ParsedArgs, git: Awaited<ReturnType<typeof open
 async function setUpAgent(args: ParsedArgs, root: string): Promise<{ text: string; json: Record<string, unknown> }> {
   const agent = args.values['agent']
   if (agent === undefined) return { text: '', json: {} }
-  if (agent !== 'claude') {
-    const { UsageError } = await import('../../core/errors.js')
-    throw new UsageError(`--agent supports claude; for Codex, Cursor and Gemini CLI see the README's "Feeding learnings back" section`, 'init')
-  }
   const { installClaudeAgent } = await import('../../adapters/claude-settings.js')
   const { agentReport } = await import('../messages/feed.js')
   const setup = installClaudeAgent(root)

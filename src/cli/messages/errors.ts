@@ -13,6 +13,8 @@ import {
   NoIdentityError,
   NotARepositoryError,
   OperationInProgressError,
+  PartialMoveError,
+  SecretInMessageError,
   RefusedError,
   SelfApprovalError,
   UncommittedLearningError,
@@ -20,6 +22,7 @@ import {
 } from '../../core/errors.js'
 import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
+import { partialMove, secretInMessage } from './lifecycle.js'
 
 export interface DescribedError {
   code: ExitCode
@@ -67,6 +70,12 @@ export function describeError(err: unknown, command?: string): DescribedError {
     return d(ExitCode.refused, `${err.identity} proposed "${err.learningName}" and cannot approve it too: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`, { name: err.learningName, identity: err.identity })
   if (err instanceof UncommittedLearningError)
     return d(ExitCode.refused, `${err.path} has ${err.status}: a lifecycle commit would take them along unseen.\nCommit them first (\`git add ${err.path} && git commit\`), or discard them (\`git restore --staged --worktree ${err.path}\`).`, { name: err.learningName, path: err.path, status: err.status })
+  if (err instanceof SecretInMessageError)
+    return d(ExitCode.refused, `${secretInMessage(err.what)}\n${bullet(err.findings.map((f) => `${f.description} (${f.rule}): ${f.masked}`))}`, { what: err.what, findings: err.findings })
+  if (err instanceof PartialMoveError) {
+    const inner = describeError(err.cause, command)
+    return d(inner.code, partialMove(err.action, err.done, err.failed, err.notAttempted, inner.message), { done: err.done, failed: err.failed, notAttempted: err.notAttempted })
+  }
   if (err instanceof RefusedError)
     return d(ExitCode.refused, `${err.reason}${err.details.length ? `\n${bullet(err.details)}` : ''}`, { details: err.details })
   if (err instanceof ConfigError)
@@ -84,11 +93,16 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof BundleUnreachableError)
     return d(ExitCode.environment, `cannot read ${err.source}: ${err.reason}\nNothing was written. Check the path or URL and your network, then run the command again.`, { source: err.source, reason: err.reason })
   if (err instanceof GitCommandError)
-    return d(ExitCode.environment, `git ${err.args.filter((a) => !a.includes('\n')).join(' ')} failed; nothing was changed.\ngit said:\n${err.stderr.trim()}`, { args: err.args, stderr: err.stderr })
+    return d(ExitCode.environment, `git ${formatGitArgs(err.args)} failed.\ngit said:\n${err.stderr.trim()}`, { args: err.args, stderr: err.stderr })
   const e = err instanceof Error ? err : new Error(String(err))
   return d(ExitCode.internal, `internal error: ${e.message}\n${e.stack ?? ''}\nThis is a bug in git-learn; please report it with the command you ran and the text above.`)
 }
 
 function requiredState(action: string): string {
   return { approve: 'pending', reject: 'pending', prune: 'active', restore: 'archived', supersede: 'active' }[action] ?? 'other'
+}
+
+/** A git command line for a message: a commit message after -m is shown as <message>. */
+function formatGitArgs(args: readonly string[]): string {
+  return args.map((a, i) => (args[i - 1] === '-m' ? '<message>' : a)).join(' ')
 }

@@ -70,3 +70,11 @@ export function logLines(events: readonly AuditEvent[]): string {
 }
 
 export const warnUnreadable = (path: string, reason: string) => `warning: skipped ${path}: ${reason}\n`
+
+export const secretInMessage = (what: string) =>
+  `${what} contains what looks like a credential, and it would be recorded in the commit message for good; nothing was changed. Write it without the secret (and rotate it if it was real):`
+
+export function partialMove(action: string, done: readonly { name: string; commit: string | null }[], failed: string, notAttempted: readonly string[], cause: string): string {
+  const list = done.map((d) => `${d.name} (commit ${(d.commit ?? '').slice(0, 7)})`).join(', ')
+  return `${action} stopped part way: ${list} ${done.length === 1 ? 'was' : 'were'} committed; ${failed} failed and was put back as it was${notAttempted.length ? `; not attempted: ${notAttempted.join(', ')}` : ''}.\nWhy ${failed} failed: ${cause}\nFix that, then run \`git learn ${action} ${[failed, ...notAttempted].join(' ')}\`.`
+}
