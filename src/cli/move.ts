@@ -4,7 +4,7 @@ import { assertPathClean, commitMove, commitMoves } from '../adapters/commit.js'
 import { openRepo } from '../adapters/repo.js'
 import { findLearningPath, readLearning } from '../adapters/store.js'
 import { loadLearningValidator } from '../adapters/validators.js'
-import { LearningInvalidError, PartialMoveError } from '../core/errors.js'
+import { LearningInvalidError, PartialMoveError, UsageError } from '../core/errors.js'
 import { learningPath, validateLearning } from '../core/learning.js'
 import { MOVES, assertDistinctApprover, planTransition } from '../core/lifecycle.js'
 import type { MoveAction, Transition } from '../core/lifecycle.js'
@@ -13,6 +13,8 @@ import { ExitCode } from './context.js'
 import type { Ctx } from './context.js'
 import { moved, supersededNote } from './messages/index.js'
 import type { MoveResult } from './messages/index.js'
+import { flag, stringOpt } from './spec.js'
+import type { CommandModule, CommandSpec, ParsedArgs } from './spec.js'
 
 export interface MoveOptions {
   reason?: string
@@ -96,4 +98,26 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
     ctx.stdout(`${JSON.stringify(out)}\n`)
   }
   return ExitCode.ok
+}
+
+/** reject, restore: one learning, a reason (required or not), --dry-run and --json. */
+export function singleMoveCommand(action: 'reject' | 'restore', text: { summary: string; details?: string; reason: string; reasonRequired: boolean }): CommandModule {
+  const spec: CommandSpec = {
+    name: action,
+    summary: text.summary,
+    usage: `git learn ${action} <name> ${text.reasonRequired ? '--reason "…"' : '[--reason "…"]'} [--dry-run] [--json]`,
+    ...(text.details ? { details: text.details } : {}),
+    options: {
+      reason: { type: 'string', value: 'text', description: text.reason },
+      'dry-run': { type: 'boolean', description: 'say what would happen; change nothing' },
+      json: { type: 'boolean', description: 'print one JSON object: {name, from, to, path, commit}' },
+    },
+    positionals: { min: 1, max: 1, names: '<name>' },
+  }
+  async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
+    const reason = stringOpt(args, 'reason')?.trim()
+    if (text.reasonRequired && !reason) throw new UsageError(`--reason "…" is required: say why the learning is ${action}ed`, action)
+    return runMoves(ctx, args.positionals, action, { ...(reason ? { reason } : {}), dryRun: flag(args, 'dry-run'), json: flag(args, 'json') })
+  }
+  return { spec, run }
 }
