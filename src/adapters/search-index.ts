@@ -15,7 +15,9 @@
  *   reads only the rows of its hits);
  * - `terms-<key>.json` and `postings-<key>.txt`: the minisearch index cut by term (src/core/search.ts splitIndex):
  *   a query loads the postings of the terms it can reach, not the whole index, and ranks exactly as the whole
- *   index would.
+ *   index would;
+ * - `project-<key>.json`: every readable file of the project store, unfolded, as a listing row (list, prune),
+ *   and the project's problems.
  *
  * A rebuild re-parses only the files whose blob id changed: `parsed.json` keeps each file's catalog entry, search
  * document and content hash by path and blob id (git's own id for clean files; computed the same way for the
@@ -29,6 +31,7 @@ import type { AsPlainObject } from 'minisearch'
 import type { Config } from '../core/config-schema.js'
 import type { LearningState } from '../core/errors.js'
 import { NotARepositoryError } from '../core/errors.js'
+import type { LearningSummary } from '../core/query.js'
 import type { CatalogEntry, CatalogView, DocMeta, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
 import type { RecallIndex } from '../core/search-recall.js'
 import { gitAsync } from './fast-git.js'
@@ -74,7 +77,7 @@ let stamp: string | undefined
 function codeStamp(): string {
   if (stamp !== undefined) return stamp
   const h = createHash('sha1')
-  for (const m of ['../core/search', '../core/normalize-error', '../core/learning', '../core/config-schema', '../core/search-recall', './search-index']) {
+  for (const m of ['../core/search', '../core/normalize-error', '../core/learning', '../core/config-schema', '../core/search-recall', '../core/query', './search-index']) {
     for (const ext of ['.js', '.ts']) {
       try {
         h.update(readFileSync(new URL(`${m}${ext}`, import.meta.url)))
@@ -212,6 +215,7 @@ const files = (dir: string, key: string) => ({
   terms: join(dir, `terms-${key}.json`),
   postings: join(dir, `postings-${key}.txt`),
   recall: join(dir, `recall-${key}.json`),
+  project: join(dir, `project-${key}.json`),
 })
 
 function readFeedFile(dir: string, key: string): FeedFile | undefined {
@@ -247,6 +251,8 @@ function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry
 interface ParsedFile {
   oid: string
   entry?: CatalogEntry
+  /** The file as a listing row (src/core/query.ts summarize). */
+  row?: LearningSummary
   doc?: Omit<SearchDoc, 'id'>
   hash?: string
   problem?: string
@@ -259,6 +265,20 @@ interface Built {
   recall: RecallIndex
   /** The catalog position of each recall entry. */
   recallIds: number[]
+  /** Every readable project file, unfolded, in store order, and the project's problems. */
+  project: ProjectFile
+}
+
+/** A project learning as list and prune need it. */
+export interface ProjectRow {
+  row: LearningSummary
+  created: string | null
+  supersedes: string[]
+}
+
+interface ProjectFile {
+  rows: ProjectRow[]
+  problems: Problem[]
 }
 
 interface RecallFile extends RecallIndex {
@@ -296,12 +316,13 @@ function readParseCache(dir: string): Map<string, ParsedFile> {
 
 /** Read every source (re-parsing only changed project files), fold, index, and write the cache files of `state.key`. */
 async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
-  const [store, learning, search, sources, { RECALL_TYPES }] = await Promise.all([
+  const [store, learning, search, sources, { RECALL_TYPES }, { summarize }] = await Promise.all([
     import('./store.js'),
     import('../core/learning.js'),
     import('../core/search.js'),
     import('./sources.js'),
     import('../core/search-recall.js'),
+    import('../core/query.js'),
   ])
   const dir = cacheDir(commonDir)
   const previous = readParseCache(dir)
@@ -310,6 +331,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
   const problems: Problem[] = []
   type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
   const project: Item[] = []
+  const projectFile: ProjectFile = { rows: [], problems: [] }
   for (const st of STATES) {
     let names: string[]
     try {
@@ -333,12 +355,12 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
           oid = blobId(bytes)
         }
         const hit = previous.get(path)
-        if (hit && hit.oid === oid) result = hit
+        if (hit && hit.oid === oid && (hit.problem !== undefined || hit.row)) result = hit
         else {
           try {
             const l = learning.parseLearning(store.decodeLearningBytes(bytes ?? readFileSync(join(root, path)), path), path)
             const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-            result = { oid, entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), doc, hash: sources.contentHash(l) }
+            result = { oid, entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), row: summarize(l), doc, hash: sources.contentHash(l) }
           } catch (err) {
             const e = err as { reason?: string; message?: string }
             result = { oid, problem: e.reason ?? e.message ?? String(err) }
@@ -348,31 +370,60 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
         result = { oid: '', problem: (err as Error).message }
       }
       if (result.oid) parsed.set(path, result)
-      if (result.entry && result.doc && result.hash) project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
-      else problems.push({ path, reason: result.problem ?? 'unreadable' })
+      if (result.entry && result.doc && result.hash) {
+        project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
+        if (result.row) projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
+      } else {
+        problems.push({ path, reason: result.problem ?? 'unreadable' })
+        projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
+      }
     }
   }
 
-  // Tiers (section 9): active learnings read from each pinned commit's git objects (cached per commit by tiers.ts).
+  // Tiers (section 9): active learnings read from each pinned commit's git objects. A commit never changes, so its
+  // entries, index documents and content hashes are cached under its id (tier-items-<commit>-<stamp>.json) and a
+  // rebuild after a project change does not parse, normalize or hash the tier's learnings again.
   const groups: { tier: string; weight: number; items: Item[] }[] = [{ tier: sources.PROJECT_TIER, weight: 1, items: project }]
   let volatile = false
   const config = await readConfigCached(root, commonDir)
   if (config.tiers.length) {
-    const [{ openRepo }, { readTierSources, tierProblem }] = await Promise.all([import('./repo.js'), import('./tiers.js')])
+    const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([import('./repo.js'), import('./tiers.js'), import('./validators.js')])
     const repo = await openRepo(root)
-    for (const t of await readTierSources(repo, (w) => {
-      const p = tierProblem(w)
+    const onWarning = (w: { path: string; reason: string }) => {
+      const p = tiers.tierProblem(w)
       problems.push({ path: p.path, reason: p.reason })
       if (w.path.startsWith(TIER_REF_PREFIX)) volatile = true
-    }))
+    }
+    const pins = await tiers.readTierPins(repo, onWarning)
+    const keep = new Set<string>()
+    for (const pin of pins) {
+      const file = join(dir, `tier-items-${pin.commit}-${codeStamp().slice(0, 12)}.json`)
+      keep.add(file)
+      let cached = readTierItems(file, pin.commit)
+      if (!cached) {
+        const scan = await tiers.readTierLearningsCached(repo.git, pin.tier, pin.commit, loadLearningValidator)
+        cached = {
+          items: scan.learnings.map((l) => {
+            const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+            return { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, doc, hash: sources.contentHash(l) }
+          }),
+          warnings: scan.warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
+        }
+        writeTierItems(dir, file, pin.commit, cached)
+      }
+      for (const w of cached.warnings) onWarning({ path: `${pin.tier}:${w.path}`, reason: w.reason })
       groups.push({
-        tier: t.tier,
-        weight: t.weight,
-        items: t.learnings.map((l) => {
-          const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-          return { entry: search.buildCatalogEntry(l, t.tier, t.weight), doc, hash: sources.contentHash(l) }
-        }),
+        tier: pin.tier,
+        weight: pin.weight,
+        // Entries are cached without their tier: its name and weight come from config.yaml, not from the commit.
+        items: cached.items.map((it) => ({ ...it, entry: { ...it.entry, tier: pin.tier, weight: pin.weight, path: `${pin.tier}:${it.entry.path}` } })),
       })
+    }
+    try {
+      for (const name of readdirSync(dir)) if (name.startsWith('tier-items-') && !keep.has(join(dir, name))) unlinkSync(join(dir, name))
+    } catch {
+      // The cache is an optimisation only.
+    }
   }
 
   // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does.
@@ -410,9 +461,31 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
     recall.weights.push(e.weight)
     recall.triggers.push(t)
   })
-  const built: Built = { catalog, problems, index, recall, recallIds }
+  const built: Built = { catalog, problems, index, recall, recallIds, project: projectFile }
   writeCache(dir, state.key, { ...built, tuples, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
   return built
+}
+
+interface TierItems {
+  items: { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }[]
+  /** Paths inside the tier (without the tier's name). */
+  warnings: Problem[]
+}
+
+function readTierItems(file: string, commit: string): TierItems | undefined {
+  const f = readJson(file)
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['commit'] !== commit || !Array.isArray(f['items']) || !Array.isArray(f['warnings'])) return undefined
+  if (!(f['items'] as unknown[]).every((it) => isObject(it) && isObject(it['entry']) && isObject(it['doc']) && typeof it['hash'] === 'string')) return undefined
+  return f as unknown as TierItems
+}
+
+function writeTierItems(dir: string, file: string, commit: string, t: TierItems): void {
+  try {
+    mkdirSync(dir, { recursive: true })
+    writeAtomic(file, JSON.stringify({ format: CACHE_FORMAT, commit, ...t }))
+  } catch {
+    // A read-only git dir only costs speed.
+  }
 }
 
 function writeCache(
@@ -443,7 +516,7 @@ function writeCache(
       at += Buffer.byteLength(p)
     }
     offsets.push(at)
-    for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|search)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
+    for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|search|project|recall)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
     writeAtomic(f.postings, parts.postings.join(''))
     writeAtomic(f.terms, JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile))
     writeAtomic(f.catalog, catalogText)
@@ -455,6 +528,7 @@ function writeCache(
       catalogBytes: Buffer.byteLength(catalogText),
     }
     writeAtomic(f.recall, JSON.stringify(recallFile))
+    writeAtomic(f.project, JSON.stringify({ format: CACHE_FORMAT, key, ...b.project }))
     writeAtomic(f.feed, JSON.stringify({ format: CACHE_FORMAT, key, problems: b.problems, tiers: b.tiers, docs: b.tuples, rows, catalogBytes: Buffer.byteLength(catalogText), ...(b.volatile ? { volatile: true } : {}) } satisfies FeedFile))
     writeAtomic(join(dir, 'last-key'), key)
     writeAtomic(join(dir, 'parsed.json'), JSON.stringify({ format: CACHE_FORMAT, stamp: codeStamp(), files: Object.fromEntries(b.parsed) }))
@@ -647,6 +721,32 @@ export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
   }
   const built = await rebuild(root, commonDir, state)
   return { commonDir, index: built.recall, entry: (i) => built.catalog[built.recallIds[i] as number] }
+}
+
+function readProjectFile(dir: string, key: string): ProjectFile | undefined {
+  const f = readJson(files(dir, key).project)
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key || !Array.isArray(f['rows']) || !Array.isArray(f['problems'])) return undefined
+  if (!(f['rows'] as unknown[]).every((r) => isObject(r) && isObject(r['row']) && Array.isArray(r['supersedes']))) return undefined
+  return f as unknown as ProjectFile
+}
+
+export interface ProjectFeed extends ProjectFile {
+  root: string
+  commonDir: string
+  cached: boolean
+}
+
+/**
+ * Every readable learning file of the project store (all states, not folded with tiers) as a listing row, and
+ * the files that could not be read, from the cache when it is current (else the cache is rebuilt).
+ */
+export async function readProjectFeed(cwd: string): Promise<ProjectFeed> {
+  const k = await startKeying(cwd)
+  const { root, commonDir } = k
+  const { state, hit } = await readWhileKeying(k, readProjectFile)
+  if (hit) return { root, commonDir, ...hit, cached: true }
+  const built = await rebuild(root, commonDir, state)
+  return { root, commonDir, ...built.project, cached: false }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

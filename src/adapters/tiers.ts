@@ -172,10 +172,31 @@ export interface TierSource {
  * pinned or whose objects are missing is skipped with a warning; `onWarning` gets every warning.
  */
 export async function readTierSources(repo: Repo, onWarning: (w: TierWarning) => void = () => undefined): Promise<TierSource[]> {
-  const config = await repo.config()
-  if (!config.tiers.length) return []
+  const pins = await readTierPins(repo, onWarning)
+  if (!pins.length) return []
   const { loadLearningValidator } = await import('./validators.js')
   const out: TierSource[] = []
+  for (const t of pins) {
+    const scan = await readTierLearningsCached(repo.git, t.tier, t.commit, loadLearningValidator)
+    for (const w of scan.warnings) onWarning(w)
+    out.push({ tier: t.tier, weight: t.weight, learnings: scan.learnings })
+  }
+  return out
+}
+
+export interface TierPin {
+  tier: string
+  weight: number
+  commit: string
+}
+
+/**
+ * The configured tiers whose pinned commit is in this repository, in config order; a tier with no pin or a
+ * missing commit is skipped with a warning to `onWarning`.
+ */
+export async function readTierPins(repo: Repo, onWarning: (w: TierWarning) => void = () => undefined): Promise<TierPin[]> {
+  const config = await repo.config()
+  const out: TierPin[] = []
   for (const t of config.tiers) {
     if (!t.commit) {
       onWarning({ path: tierRef(t.name), reason: `no pinned commit in ${CONFIG_PATH}; run \`git learn tier update ${t.name}\`` })
@@ -185,9 +206,7 @@ export async function readTierSources(repo: Repo, onWarning: (w: TierWarning) =>
       onWarning({ path: tierRef(t.name), reason: `the pinned commit ${t.commit.slice(0, 12)} is not in this repository; run \`git learn tier update ${t.name}\`` })
       continue
     }
-    const scan = await readTierLearningsCached(repo.git, t.name, t.commit, loadLearningValidator)
-    for (const w of scan.warnings) onWarning(w)
-    out.push({ tier: t.name, weight: t.weight ?? DEFAULT_TIER_WEIGHT, learnings: scan.learnings })
+    out.push({ tier: t.name, weight: t.weight ?? DEFAULT_TIER_WEIGHT, commit: t.commit })
   }
   return out
 }

@@ -1,3 +1,6 @@
+import { RECENT_MATCHES } from './usage.js'
+import type { UsageTotals } from './usage.js'
+
 /**
  * Which active learnings prune proposes to archive, and why (DESIGN section 9). Pure: the command gathers the
  * facts (approval dates from the audit trail, usage from the event log) and this decides.
@@ -124,3 +127,19 @@ export function tallyUsageEvent(tallies: Map<string, UsageTally>, since: Readonl
     tally.lastUsed = e.ts
   }
 }
+
+/**
+ * The tally of one learning from its cached usage totals, counting only uses at or after `start` (epoch ms), as
+ * folding every event with tallyUsageEvent would. The match count is exact below RECENT_MATCHES; at or above it,
+ * it is a lower bound (RECENT_MATCHES), which is enough while `prune.min_matches` ≤ RECENT_MATCHES.
+ */
+export function tallyFromTotals(t: UsageTotals | undefined, start: number | undefined): UsageTally | undefined {
+  if (!t || start === undefined || t.lastUse === null || t.lastUseMs < start) return undefined
+  // Every match is at or after start, or else the matches since start are among the latest RECENT_MATCHES ones
+  // (all of them when fewer than RECENT_MATCHES are).
+  const matches = t.firstMatchMs !== null && t.firstMatchMs >= start ? t.matches : t.recentMatchMs.filter((ms) => ms >= start).length
+  return { matches, lastUsed: t.lastUse, lastUsedMs: t.lastUseMs }
+}
+
+/** Whether tallyFromTotals decides as exactly as the raw events for this min_matches setting. */
+export const totalsSuffice = (minMatches: number): boolean => minMatches <= RECENT_MATCHES

@@ -64,3 +64,75 @@ export function summarizeUsage(events: Iterable<UsageEvent>): Map<string, UsageS
   }
   return out
 }
+
+/**
+ * What the usage-summary cache keeps per learning: the status/context summary, plus what prune needs to count
+ * uses after a learning became active without the events themselves — the latest use (match, helpful or applied),
+ * the earliest match, and the RECENT_MATCHES latest match times. Times are also kept as epoch ms, so folding a
+ * million events parses each date once.
+ */
+export interface UsageTotals extends UsageSummary {
+  lastUsedMs: number
+  lastConfirmedMs: number
+  /** Latest match, helpful or applied event (ISO): a "use" for prune. */
+  lastUse: string | null
+  lastUseMs: number
+  /** Earliest match (epoch ms), or null. */
+  firstMatchMs: number | null
+  /** The latest match times (epoch ms), newest first, at most RECENT_MATCHES. */
+  recentMatchMs: number[]
+}
+
+/** How many latest match times a UsageTotals keeps: prune counts matches since a date exactly below this. */
+export const RECENT_MATCHES = 10
+
+/** A fresh UsageTotals. */
+export function emptyTotals(): UsageTotals {
+  return { ...EMPTY_USAGE, lastUsedMs: -Infinity, lastConfirmedMs: -Infinity, lastUse: null, lastUseMs: -Infinity, firstMatchMs: null, recentMatchMs: [] }
+}
+
+/** Fold one event into the totals per name (file order; on equal times the first event seen stays, as summarizeUsage does). */
+export function foldUsageEvent(totals: Map<string, UsageTotals>, e: UsageEvent): void {
+  const t = Date.parse(e.ts)
+  if (Number.isNaN(t)) return
+  let s = totals.get(e.name)
+  if (!s) totals.set(e.name, (s = emptyTotals()))
+  if (e.kind === 'match') {
+    s.matches++
+    if (s.firstMatchMs === null || t < s.firstMatchMs) s.firstMatchMs = t
+    const r = s.recentMatchMs
+    if (r.length < RECENT_MATCHES || t > (r[r.length - 1] as number)) {
+      let i = r.length
+      while (i > 0 && (r[i - 1] as number) < t) i--
+      r.splice(i, 0, t)
+      if (r.length > RECENT_MATCHES) r.pop()
+    }
+  } else if (e.kind === 'helpful') s.helpful++
+  else if (e.kind === 'harmful') s.harmful++
+  else s.applied++
+  if (t > s.lastUsedMs) {
+    s.lastUsedMs = t
+    s.lastUsed = e.ts
+  }
+  if (CONFIRMING.has(e.kind) && t > s.lastConfirmedMs) {
+    s.lastConfirmedMs = t
+    s.lastConfirmed = e.ts
+  }
+  if (e.kind !== 'harmful' && t > s.lastUseMs) {
+    s.lastUseMs = t
+    s.lastUse = e.ts
+  }
+}
+
+/** A deep copy of one learning's totals. */
+export function cloneTotals(s: UsageTotals): UsageTotals {
+  return { ...s, recentMatchMs: [...s.recentMatchMs] }
+}
+
+/** The status/context summary of the totals. */
+export function summarizeTotals(totals: ReadonlyMap<string, UsageTotals>): Map<string, UsageSummary> {
+  const out = new Map<string, UsageSummary>()
+  for (const [name, s] of totals)
+    out.set(name, { matches: s.matches, helpful: s.helpful, harmful: s.harmful, applied: s.applied, lastUsed: s.lastUsed, lastConfirmed: s.lastConfirmed })
+  return out
+}

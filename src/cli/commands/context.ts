@@ -28,18 +28,17 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (format !== 'json' && format !== 'text') throw new UsageError(`--format must be json or text, not "${format}"`, 'context')
   let text = MINIMAL
   try {
-    const [{ readFeed, readConfigCached }, { readEventsSync }, { readBranchChanges }, { buildContext }, { summarizeUsage }] = await Promise.all([
+    const [{ readFeed, readConfigCached }, { readUsageSummary }, { readBranchChanges }, { buildContext }] = await Promise.all([
       import('../../adapters/search-index.js'),
       import('../../adapters/events.js'),
       import('../../adapters/fast-git.js'),
       import('../../core/context.js'),
-      import('../../core/usage.js'),
     ])
     const feed = await readFeed(ctx.cwd)
     const config = await readConfigCached(feed.root, feed.commonDir)
     const built = buildContext({
       entries: feed.catalog.filter((e) => e.state === 'active'),
-      usage: summarizeUsage(readEventsSync(feed.commonDir)),
+      usage: readUsageSummary(feed.commonDir),
       changedFiles: readBranchChanges(feed.root),
       now: ctx.now(),
       config,

@@ -1,9 +1,8 @@
-import { openRepo } from '../../adapters/repo.js'
-import { readStore } from '../../adapters/store.js'
+import { readProjectFeed } from '../../adapters/search-index.js'
 import { UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
-import { STATES } from '../../core/learning.js'
-import { filterLearnings } from '../../core/query.js'
+import { STATES, STORE_DIR } from '../../core/learning.js'
+import { filterSummaries } from '../../core/query.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { listTable, warnUnreadable } from '../messages/index.js'
@@ -26,10 +25,14 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const state = stringOpt(args, 'state') ?? 'all'
   if (state !== 'all' && !STATES.includes(state as LearningState))
     throw new UsageError(`--state must be pending, active, archived or all, not "${state}"`, 'list')
-  const repo = await openRepo(ctx.cwd)
-  const scan = readStore(repo.root, state === 'all' ? STATES : [state as LearningState])
-  for (const p of scan.problems) ctx.stderr(warnUnreadable(p.path, p.reason))
-  const rows = filterLearnings(scan.learnings, { type: stringOpt(args, 'type'), tag: stringOpt(args, 'tag') })
+  // The rows come from the feed cache (src/adapters/search-index.ts): at 10,000 learnings, one file instead of 10,000.
+  const feed = await readProjectFeed(ctx.cwd)
+  const inState = (path: string) => state === 'all' || path.startsWith(`${STORE_DIR}/${state}/`)
+  for (const p of feed.problems) if (inState(p.path)) ctx.stderr(warnUnreadable(p.path, p.reason))
+  const rows = filterSummaries(
+    feed.rows.map((r) => r.row).filter((r) => inState(r.path)),
+    { type: stringOpt(args, 'type'), tag: stringOpt(args, 'tag') },
+  )
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ learnings: rows })}\n`)
   else ctx.stdout(listTable(rows))
   return ExitCode.ok

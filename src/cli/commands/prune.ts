@@ -1,13 +1,14 @@
 import { assertNoOperationInProgress, readIdentity } from '../../adapters/git.js'
 import type { Git } from '../../adapters/git.js'
 import { assertPathClean, commitMove } from '../../adapters/commit.js'
-import { readEvents } from '../../adapters/events.js'
+import { readEvents, readUsageLog } from '../../adapters/events.js'
 import { openRepo } from '../../adapters/repo.js'
-import { readLearning, readStore } from '../../adapters/store.js'
+import { readProjectFeed } from '../../adapters/search-index.js'
+import { readLearning } from '../../adapters/store.js'
 import { UsageError } from '../../core/errors.js'
-import { learningPath } from '../../core/learning.js'
+import { STORE_DIR, learningPath } from '../../core/learning.js'
 import { MOVES, planTransition } from '../../core/lifecycle.js'
-import { buildSupersededBy, daysSince, planPrune, tallyUsageEvent } from '../../core/prune.js'
+import { buildSupersededBy, daysSince, planPrune, tallyFromTotals, tallyUsageEvent, totalsSuffice } from '../../core/prune.js'
 import type { PruneCandidate, PruneFacts, UsageTally } from '../../core/prune.js'
 import { RAW_LOG_FORMAT, buildCommitMessage, parseAuditTrail, parseRawLog } from '../../core/trailers.js'
 import { ExitCode } from '../context.js'
@@ -63,24 +64,33 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     }
   } else {
     if (reasonOpt) throw new UsageError('--reason goes with named learnings: `git learn prune <name>… --reason "…"`', 'prune')
-    const scan = readStore(git.root, ['active'])
-    for (const p of scan.problems) ctx.stderr(warnUnreadable(p.path, p.reason))
-    shallow = (await git.run(['rev-parse', '--is-shallow-repository'])).trim() === 'true'
+    // The active learnings from the feed cache (one file, not 10,000), the approval dates from one `git log`,
+    // the usage from the usage-summary cache (only the events appended since it was written are read).
+    const activeDir = `${STORE_DIR}/active/`
+    const [feed, isShallow] = await Promise.all([readProjectFeed(git.root), git.run(['rev-parse', '--is-shallow-repository'])])
+    for (const p of feed.problems) if (p.path.startsWith(activeDir)) ctx.stderr(warnUnreadable(p.path, p.reason))
+    const active = feed.rows.filter((r) => r.row.state === 'active')
+    shallow = isShallow.trim() === 'true'
     if (shallow && !json) ctx.stderr(shallowWarning())
     const approvals = shallow ? new Map<string, string>() : await readApprovalDates(git)
     const since = new Map<string, number>()
-    const base = scan.learnings.map((l) => {
-      const approved = approvals.get(l.name)
-      const created = typeof l.data['created'] === 'string' ? (l.data['created'] as string) : null
+    const base = active.map(({ row, created }) => {
+      const approved = approvals.get(row.name)
       const activeSince = approved ?? created
       const from: PruneFacts['activeSinceFrom'] = approved ? 'approval' : created ? 'created' : 'unknown'
       if (activeSince !== null && daysSince(activeSince, ctx.now()) !== undefined)
-        since.set(l.name, Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(activeSince) ? `${activeSince}T00:00:00Z` : activeSince))
-      return { name: l.name, activeSince, activeSinceFrom: from }
+        since.set(row.name, Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(activeSince) ? `${activeSince}T00:00:00Z` : activeSince))
+      return { name: row.name, activeSince, activeSinceFrom: from }
     })
     const tallies = new Map<string, UsageTally>()
-    for await (const e of readEvents(git.commonDir)) tallyUsageEvent(tallies, since, e)
-    const supersededBy = buildSupersededBy(scan.learnings.map((l) => ({ name: l.name, supersedes: l.data['supersedes'] })))
+    if (totalsSuffice(config.prune.min_matches)) {
+      const { totals } = readUsageLog(git.commonDir)
+      for (const [name, start] of since) {
+        const t = tallyFromTotals(totals.get(name), start)
+        if (t) tallies.set(name, t)
+      }
+    } else for await (const e of readEvents(git.commonDir)) tallyUsageEvent(tallies, since, e)
+    const supersededBy = buildSupersededBy(active.map((r) => ({ name: r.row.name, supersedes: r.supersedes })))
     const facts: PruneFacts[] = base.map((b) => ({
       ...b,
       lastUsed: tallies.get(b.name)?.lastUsed ?? null,

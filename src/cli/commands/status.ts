@@ -1,8 +1,7 @@
-import { readEventsSync } from '../../adapters/events.js'
+import { readUsageSummary } from '../../adapters/events.js'
 import { readStale } from '../../adapters/fast-git.js'
 import { readConfigCached, readFeed } from '../../adapters/search-index.js'
 import { buildStatus, formatBar } from '../../core/status.js'
-import { summarizeUsage } from '../../core/usage.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { statusText, warnProblems } from '../messages/feed.js'
@@ -34,7 +33,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const config = await readConfigCached(feed.root, feed.commonDir)
   const active = feed.catalog.filter((e) => e.state === 'active' && e.tier === 'project')
   const stale = readStale(feed.root, active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })))
-  const report = buildStatus(feed.catalog, summarizeUsage(readEventsSync(feed.commonDir)), stale, ctx.now(), config)
+  const report = buildStatus(feed.catalog, readUsageSummary(feed.commonDir), stale, ctx.now(), config)
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(report)}\n`)
   else {
     const utf8 = isUtf8Locale(ctx.env)
