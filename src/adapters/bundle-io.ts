@@ -2,10 +2,11 @@
  * Reading a bundle from a file or an https URL, bounded in size and time, and decoding it (JSON or YAML with
  * the alias limit). Everything received is hostile until core/bundle.ts's parseBundle has checked its shape.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { BundleRefusedError, BundleUnreachableError } from '../core/errors.js'
 import { parseYamlMapping } from '../core/learning.js'
+import { readFileBounded } from './read-bounded.js'
+import type { BoundedRead } from './read-bounded.js'
 
 /** Largest bundle read, in bytes. */
 export const MAX_BUNDLE_BYTES = 10 * 1024 * 1024
@@ -15,29 +16,17 @@ export const FETCH_TIMEOUT_MS = 10_000
 // A scheme of two or more letters (so "C:\\x" stays a path): http:, file:, ftp: are refused, not read as files.
 const isUrl = (src: string) => /^[a-z][a-z0-9+.-]+:/i.test(src)
 
-/** Read a file of at most `max` bytes without reading more than max + 1 of it. */
-function readFileBounded(path: string, max: number, source: string): Buffer {
-  let fd: number
+/** Read a bundle file of at most `max` bytes without reading more than max + 1 of it. */
+function readBundleFile(path: string, max: number, source: string): Buffer {
+  let r: BoundedRead
   try {
-    fd = openSync(path, 'r')
+    r = readFileBounded(path, max, { regularOnly: true })
   } catch (err) {
     throw new BundleUnreachableError(source, `cannot open it (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
   }
-  try {
-    const st = fstatSync(fd)
-    if (!st.isFile()) throw new BundleRefusedError(source, ['it is not a regular file'])
-    if (st.size > max) throw new BundleRefusedError(source, [`it is ${st.size} bytes; a bundle may be at most ${max} bytes (10 MB)`])
-    const buf = Buffer.alloc(st.size)
-    let off = 0
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, st.size - off, off)
-      if (n === 0) break
-      off += n
-    }
-    return buf.subarray(0, off)
-  } finally {
-    closeSync(fd)
-  }
+  if (!r.regular) throw new BundleRefusedError(source, ['it is not a regular file'])
+  if (r.over) throw new BundleRefusedError(source, [`it is ${r.size ?? `more than ${max}`} bytes; a bundle may be at most ${max} bytes (10 MB)`])
+  return r.bytes
 }
 
 /** GET an https URL with a timeout and a size cap; redirects are followed only to https. */
@@ -102,5 +91,5 @@ export async function readBundleSource(src: string, cwd: string, opts: { maxByte
     if (!/^https:\/\//i.test(src)) throw new BundleRefusedError(src, [`only https:// URLs are fetched (not ${src.split(':')[0]}:); download it yourself and import the file if you trust it`])
     return decodeBundle(await fetchBounded(src, max, opts.timeoutMs ?? FETCH_TIMEOUT_MS), src)
   }
-  return decodeBundle(readFileBounded(isAbsolute(src) ? src : join(cwd, src), max, src), src)
+  return decodeBundle(readBundleFile(isAbsolute(src) ? src : join(cwd, src), max, src), src)
 }

@@ -3,6 +3,7 @@
  * simple-git to load. Failures return undefined; callers treat git's answers as best effort.
  */
 import { execFile, execFileSync } from 'node:child_process'
+import { isCommitId } from '../core/git-args.js'
 
 /** stdout of `git <args>` run in `cwd`, or undefined when git fails or is missing. */
 export function gitSync(cwd: string, args: readonly string[], maxBuffer = 64 * 1024 * 1024): string | undefined {
@@ -52,12 +53,13 @@ export function readBranchChanges(root: string): string[] {
 
 /**
  * Learnings whose evidence.paths changed since evidence.commit (best effort: an unknown commit or a git failure
- * counts as not stale). At most `limit` learnings are checked, one `git diff --name-only` each.
+ * counts as not stale; a commit that is not a hex object id is never passed to git). At most `limit` learnings are checked, one `git diff --name-only` each.
  */
 export function readStale(root: string, pins: readonly { name: string; commit: string | null; paths: string[] }[], limit = 200): { name: string; paths: string[] }[] {
   const out: { name: string; paths: string[] }[] = []
-  for (const p of pins.filter((x) => x.commit && x.paths.length).slice(0, limit)) {
-    const changed = gitSync(root, ['diff', '--name-only', '-z', `${p.commit}`, 'HEAD', '--', ...p.paths.map((x) => `:(literal)${x}`)])
+  // evidence.commit comes from a learning file: only a hex object id reaches git, after --end-of-options.
+  for (const p of pins.filter((x) => isCommitId(x.commit) && x.paths.length).slice(0, limit)) {
+    const changed = gitSync(root, ['diff', '--name-only', '-z', '--end-of-options', `${p.commit}`, 'HEAD', '--', ...p.paths.map((x) => `:(literal)${x}`)])
     const files = changed?.split('\0').filter(Boolean) ?? []
     if (files.length) out.push({ name: p.name, paths: files })
   }

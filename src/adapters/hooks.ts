@@ -2,15 +2,19 @@
  * Installing the guards as git hooks without clobbering anyone's. With husky (core.hooksPath ending in `.husky/_`)
  * one marked line goes into `.husky/pre-commit` and `.husky/commit-msg` (husky's own `.husky/_` is never touched);
  * otherwise the `githooks/` shims are written into the hooks dir where no hook exists. Everything we add carries
- * the marker `# git-learn`, which is how uninstall finds exactly what to remove.
+ * the marker `# git-learn`; a hook file is ours only when it is byte-equal to a shipped shim, and a husky line only
+ * when it is one of our git-learn commands ending with the marker: everything else is the user's and left alone.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import type { Git } from './git.js'
 
 export const HOOK_MARKER = '# git-learn'
 export const SHIM_HOOKS = ['pre-commit', 'commit-msg', 'post-merge'] as const
 const BACKUP_SUFFIX = '.git-learn-backup'
+const EDITED_NOTE = 'it mentions git-learn but differs from the shipped shim (edited, or from another version): left alone as yours'
+const backupExistsNote = (hook: string) =>
+  `a hook of your own is there and ${hook}${BACKUP_SUFFIX} already exists: move that backup away (or merge it into ${hook}) and run install --force again`
 
 /** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
 export const HUSKY_LINES: Record<'pre-commit' | 'commit-msg', string> = {
@@ -51,6 +55,18 @@ export async function readHookLayout(git: Git): Promise<HookLayout> {
   return { kind: 'hooks-dir', dir }
 }
 
+/** Every shim git learn ships (githooks/*), read once. */
+let shipped: Set<string> | undefined
+function isShippedShim(text: string): boolean {
+  shipped ??= new Set(readdirSync(SHIMS).map((f) => readShim(f)))
+  return shipped.has(text)
+}
+
+/** A line install put into a husky hook: a git-learn command ending with the marker (not any line mentioning it). */
+function isOurHuskyLine(line: string): boolean {
+  return Object.values(HUSKY_LINES).includes(line) || /\bgit-learn (check|hook)\b.*\s# git-learn\s*$/.test(line)
+}
+
 function shown(root: string, file: string): string {
   const rel = relative(root, file)
   return rel.startsWith('..') || isAbsolute(rel) ? file : rel
@@ -72,7 +88,7 @@ export async function installHooks(git: Git, opts: { force?: boolean } = {}): Pr
       }
       const text = readFileSync(file, 'utf8')
       const lines = text.split('\n')
-      const at = lines.findIndex((l) => l.includes(HOOK_MARKER))
+      const at = lines.findIndex(isOurHuskyLine)
       if (at >= 0) {
         if (lines[at] === line) changes.push({ file: rel, action: 'unchanged' })
         else {
@@ -91,9 +107,10 @@ export async function installHooks(git: Git, opts: { force?: boolean } = {}): Pr
     const file = join(layout.dir, hook)
     const rel = shown(git.root, file)
     const shim = readShim(hook)
-    if (existsSync(file)) {
+    if (lstatSync(file, { throwIfNoEntry: false })) {
       const text = readFileSync(file, 'utf8')
-      if (text.includes(HOOK_MARKER)) {
+      // Ours only when byte-equal to a shipped shim: a marked file with lines of yours in it is yours.
+      if (isShippedShim(text)) {
         if (text === shim) changes.push({ file: rel, action: 'unchanged' })
         else {
           writeFileSync(file, shim)
@@ -103,7 +120,11 @@ export async function installHooks(git: Git, opts: { force?: boolean } = {}): Pr
         continue
       }
       if (!opts.force) {
-        changes.push({ file: rel, action: 'skipped', note: 'a hook of your own is there' })
+        changes.push({ file: rel, action: 'skipped', note: text.includes(HOOK_MARKER) ? EDITED_NOTE : 'a hook of your own is there' })
+        continue
+      }
+      if (lstatSync(`${file}${BACKUP_SUFFIX}`, { throwIfNoEntry: false })) {
+        changes.push({ file: rel, action: 'skipped', note: backupExistsNote(hook) })
         continue
       }
       renameSync(file, `${file}${BACKUP_SUFFIX}`)
@@ -131,12 +152,13 @@ export async function uninstallHooks(git: Git): Promise<{ layout: HookLayout; ch
       continue
     }
     const text = readFileSync(file, 'utf8')
-    if (!text.includes(HOOK_MARKER)) {
+    const ours = layout.kind === 'husky' ? text.split('\n').some(isOurHuskyLine) : isShippedShim(text)
+    if (!ours) {
       changes.push({ file: rel, action: 'absent', note: 'not ours; left alone' })
       continue
     }
     if (layout.kind === 'husky') {
-      const rest = text.split('\n').filter((l) => !l.includes(HOOK_MARKER))
+      const rest = text.split('\n').filter((l) => !isOurHuskyLine(l))
       if (rest.join('').trim() === '') unlinkSync(file)
       else writeFileSync(file, rest.join('\n'))
       changes.push({ file: rel, action: 'removed' })

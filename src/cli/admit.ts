@@ -4,8 +4,9 @@
  * every state and the NOTES.md decision and debt tables, partial matches linked in `related`. It writes nothing:
  * it returns the final file text and the trailers the commit must carry, or throws RefusedError.
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { readFileBounded } from '../adapters/read-bounded.js'
 import type { Repo } from '../adapters/repo.js'
 import { readStore } from '../adapters/store.js'
 import { readTemplate } from '../adapters/templates.js'
@@ -23,6 +24,7 @@ import { scanSecrets } from '../core/secrets.js'
 import type { Trailer } from '../core/trailers.js'
 import { directivesRefused, exactDuplicate, gatesRefused, nearDuplicate, secretsRefused } from './messages/guards.js'
 import type { Refusal } from './messages/guards.js'
+import { notesFileOutside, notesFileTruncated } from './messages/hardening.js'
 
 export interface AdmitOptions {
   /** Record failed gates and a near duplicate as overridden instead of refusing. */
@@ -31,6 +33,8 @@ export interface AdmitOptions {
   allowDirectives?: boolean
   /** The learning's file text as the user wrote it: kept byte for byte when the frontmatter needs no change. */
   text?: string
+  /** The name of a learning this one replaces (an import updating its pending copy): left out of the duplicate comparison. */
+  replacing?: string
 }
 
 export interface Admission {
@@ -46,6 +50,41 @@ export interface Admission {
 
 const refuse = (r: Refusal): never => {
   throw new RefusedError(r.reason, r.details)
+}
+
+/** Largest part of dedupe.notes_file that is read and compared. */
+export const MAX_NOTES_BYTES = 4 * 1024 * 1024
+
+/**
+ * The decision and debt rows of dedupe.notes_file: only a file inside the repository (symbolic links resolved),
+ * at most MAX_NOTES_BYTES of it. Anything else is a warning, never a read.
+ */
+function readNotesEntries(root: string, notesPath: string, warnings: string[]): DedupeEntry[] {
+  const abs = resolve(root, notesPath)
+  if (!existsSync(abs)) return []
+  let real: string
+  try {
+    real = realpathSync(abs)
+  } catch {
+    real = abs
+  }
+  const inside = (base: string, p: string) => {
+    const rel = relative(base, p)
+    return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
+  }
+  if (!inside(root, abs) || !inside(realpathSync(root), real)) {
+    warnings.push(notesFileOutside(notesPath))
+    return []
+  }
+  try {
+    const r = readFileBounded(real, MAX_NOTES_BYTES, { regularOnly: true })
+    if (!r.regular) throw new Error('not a regular file')
+    if (r.over) warnings.push(notesFileTruncated(notesPath, MAX_NOTES_BYTES))
+    return parseNotesRows(r.bytes.toString('utf8'), notesPath)
+  } catch {
+    warnings.push(`could not read ${notesPath}; its decision and debt tables were not compared`)
+    return []
+  }
 }
 
 /** Run the admission pipeline over a parsed learning; RefusedError (or LearningInvalidError) when it may not enter. */
@@ -91,15 +130,9 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
   const { learnings } = readStore(repo.root)
   // A skill that consolidates learnings (evolve) repeats their text on purpose: those it supersedes are not its twins.
   const supersedes = new Set(Array.isArray(data['supersedes']) ? (data['supersedes'] as unknown[]).map(String) : [])
-  const entries: DedupeEntry[] = learnings.filter((l) => l.name !== name && !supersedes.has(l.name)).map((l) => learningEntry(l, ''))
+  const entries: DedupeEntry[] = learnings.filter((l) => l.name !== name && l.name !== opts.replacing && !supersedes.has(l.name)).map((l) => learningEntry(l, ''))
   const notesPath = config.dedupe.notes_file
-  if (notesPath && existsSync(join(repo.root, notesPath))) {
-    try {
-      entries.push(...parseNotesRows(readFileSync(join(repo.root, notesPath), 'utf8').slice(0, 4 * 1024 * 1024), notesPath))
-    } catch {
-      warnings.push(`could not read ${notesPath}; its decision and debt tables were not compared`)
-    }
-  }
+  if (notesPath) entries.push(...readNotesEntries(repo.root, notesPath, warnings))
   const verdict = findDuplicates(candidate, entries, config.dedupe)
   if (verdict.exact) refuse(exactDuplicate(name, verdict.exact.id, verdict.exact.path))
   if (verdict.near) {

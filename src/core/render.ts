@@ -4,7 +4,10 @@
  */
 import YAML from 'yaml'
 import { RENDER_MARKER } from './check-zones.js'
+import { validateLearning } from './learning.js'
 import type { Learning } from './learning.js'
+import { explainBadName } from './names.js'
+import type { SchemaValidator } from './validate.js'
 
 export const RENDER_TARGETS = ['claude', 'agents', 'cursor', 'copilot'] as const
 export type RenderTarget = (typeof RENDER_TARGETS)[number]
@@ -92,10 +95,33 @@ export function removeAgentsSection(existing: string): string | undefined {
   return (existing.slice(0, b).replace(/\n+$/, '\n') + existing.slice(e + AGENTS_END.length).replace(/^\n+/, '')).replace(/^\n+$/, '')
 }
 
-/** The plan for the active learnings (first occurrence of a name wins) and the targets. */
+/** A learning render leaves out, and why. */
+export interface RenderRejected {
+  path: string
+  reason: string
+}
+
+/**
+ * The learnings render may turn into files: a valid name (it becomes a path) and a schema-valid learning. The
+ * others come back with their first error, to be reported, never rendered.
+ */
+export function selectRenderable(active: readonly Learning[], validator: SchemaValidator): { learnings: Learning[]; rejected: RenderRejected[] } {
+  const learnings: Learning[] = []
+  const rejected: RenderRejected[] = []
+  for (const l of active) {
+    const bad = explainBadName(l.name)
+    const reason = bad ? `its name is not valid: ${bad}` : validateLearning(l, validator).errors[0]
+    if (reason) rejected.push({ path: l.path, reason })
+    else learnings.push(l)
+  }
+  return { learnings, rejected }
+}
+
+/** The plan for the active learnings (first occurrence of a name wins; a name that is not kebab-case is never a path) and the targets. */
 export function planRender(active: readonly Learning[], targets: readonly RenderTarget[]): RenderPlan {
   const seen = new Set<string>()
-  const learnings = [...active]
+  const learnings = active
+    .filter((l) => explainBadName(l.name) === undefined)
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .filter((l) => (seen.has(l.name) ? false : (seen.add(l.name), true)))
   const files: RenderedFile[] = []

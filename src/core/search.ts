@@ -7,6 +7,7 @@ import MiniSearch from 'minisearch'
 import type { AsPlainObject, Options } from 'minisearch'
 import type { LearningState } from './errors.js'
 import type { Learning } from './learning.js'
+import { isCommitId } from './git-args.js'
 import { normalizeError } from './normalize-error.js'
 import { SPLIT, buildQueryTerms, processTerm, termsOf } from './terms.js'
 
@@ -101,7 +102,8 @@ export function buildCatalogEntry(l: Learning, tier: string, weight: number): Ca
     confidence: typeof d['confidence'] === 'number' ? (d['confidence'] as number) : null,
     created: str(d['created']),
     evidencePaths: strs(evidence['paths']),
-    evidenceCommit: str(evidence['commit']),
+    // Only a hex object id: status passes it to git (a learning file could hold "--output=…").
+    evidenceCommit: isCommitId(evidence['commit']) ? evidence['commit'] : null,
     supersedes: strs(d['supersedes']),
     fix: summarizeFix(l.body),
     path: tier === 'project' ? l.path : `${tier}:${l.path}`,

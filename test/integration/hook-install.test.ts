@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { makeRepo } from '../helpers/repo.js'
+import { PROJECT_ROOT, makeRepo } from '../helpers/repo.js'
 
 describe('git learn hook install|uninstall', () => {
   test('writes the shims where no hook exists, leaves a foreign hook alone, and uninstall removes only ours', async () => {
@@ -47,6 +47,45 @@ describe('git learn hook install|uninstall', () => {
     expect((await repo.cli(['hook', 'uninstall'])).code).toBe(0)
     expect(repo.read('.husky/pre-commit')).toBe('npx lint-staged\n')
     expect(repo.exists('.husky/commit-msg')).toBe(false)
+  })
+
+  test('a hook that carries the marker but has lines of yours is yours: install and uninstall leave it byte for byte', async () => {
+    const repo = makeRepo()
+    const shim = readFileSync(join(PROJECT_ROOT, 'githooks', 'pre-commit'), 'utf8')
+    const mine = shim.replace('exec git-learn check --staged', 'npm run lint\ngit-learn check --staged')
+    repo.write('.git/hooks/pre-commit', mine)
+    const r = await repo.cli(['hook', 'install', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'skipped' })
+    expect(r.json().changes[0].note).toMatch(/differs from the shipped shim/)
+    expect(repo.read('.git/hooks/pre-commit')).toBe(mine)
+    const un = await repo.cli(['hook', 'uninstall', '--json'])
+    expect(un.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'absent', note: 'not ours; left alone' })
+    expect(repo.read('.git/hooks/pre-commit')).toBe(mine)
+    expect(repo.exists('.git/hooks/commit-msg')).toBe(false)
+  })
+
+  test('install --force never replaces an existing backup: it says so and changes nothing', async () => {
+    const repo = makeRepo()
+    repo.write('.git/hooks/pre-commit', '#!/bin/sh\necho second\n')
+    repo.write('.git/hooks/pre-commit.git-learn-backup', '#!/bin/sh\necho first\n')
+    const r = await repo.cli(['hook', 'install', '--force', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'skipped' })
+    expect(r.json().changes[0].note).toMatch(/pre-commit\.git-learn-backup already exists/)
+    expect(repo.read('.git/hooks/pre-commit')).toBe('#!/bin/sh\necho second\n')
+    expect(repo.read('.git/hooks/pre-commit.git-learn-backup')).toBe('#!/bin/sh\necho first\n')
+  })
+
+  test('with husky, a line of yours that mentions "# git-learn" is neither replaced nor removed', async () => {
+    const repo = makeRepo()
+    const mine = 'npx lint-staged\necho "docs: see # git-learn"\n'
+    repo.write('.husky/pre-commit', mine)
+    repo.git('config', 'core.hooksPath', '.husky/_')
+    expect((await repo.cli(['hook', 'install'])).code).toBe(0)
+    expect(repo.read('.husky/pre-commit')).toBe(`${mine}[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged # git-learn\n`)
+    expect((await repo.cli(['hook', 'uninstall'])).code).toBe(0)
+    expect(repo.read('.husky/pre-commit')).toBe(mine)
   })
 
   test('init --ci writes the workflow and CODEOWNERS and explains the review setup', async () => {

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { assertNoOperationInProgress, readIdentity } from '../../adapters/git.js'
 import { commitNewFile } from '../../adapters/commit.js'
+import { readFileBounded } from '../../adapters/read-bounded.js'
+import type { BoundedRead } from '../../adapters/read-bounded.js'
 import { openRepo } from '../../adapters/repo.js'
 import { decodeLearningBytes, findLearningPath } from '../../adapters/store.js'
 import { readTemplate } from '../../adapters/templates.js'
@@ -15,7 +16,7 @@ import { buildCommitMessage } from '../../core/trailers.js'
 import { admitLearning } from '../admit.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { added } from '../messages/index.js'
+import { added, tooLarge } from '../messages/index.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -49,11 +50,14 @@ export const spec: CommandSpec = {
 const FIELD_FLAGS = ['name', 'type', 'description', 'trigger', 'domain', 'tags', 'confidence', 'body-file'] as const
 
 function readInput(ctx: Ctx, path: string, what: string): Buffer {
+  let r: BoundedRead
   try {
-    return readFileSync(isAbsolute(path) ? path : join(ctx.cwd, path))
+    r = readFileBounded(isAbsolute(path) ? path : join(ctx.cwd, path), MAX_LEARNING_BYTES)
   } catch (err) {
     throw new UsageError(`cannot read ${what} "${path}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'add')
   }
+  if (r.over) throw new UsageError(tooLarge(what, path, r.size, MAX_LEARNING_BYTES), 'add')
+  return r.bytes
 }
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
@@ -66,7 +70,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   let name: string
   if (file !== undefined) {
     const bytes = file === '-' ? await ctx.readStdin() : readInput(ctx, file, 'the learning file')
-    if (bytes.byteLength > MAX_LEARNING_BYTES) throw new UsageError(`the learning is ${bytes.byteLength} bytes; the limit is ${MAX_LEARNING_BYTES} (1 MB)`, 'add')
+    if (bytes.byteLength > MAX_LEARNING_BYTES) throw new UsageError(tooLarge('the learning', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES), 'add')
     text = decodeLearningBytes(bytes, file === '-' ? '<stdin>' : file)
     const draft = parseLearning(text, file === '-' ? '<stdin>' : file)
     if (typeof draft.data.name !== 'string') throw new LearningInvalidError(draft.path, ['field "name" is required; add it to the frontmatter'])

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { readEventsSync } from '../../adapters/events.js'
 import { readBranchChanges } from '../../adapters/fast-git.js'
+import { readFileBounded } from '../../adapters/read-bounded.js'
 import { readConfigCached, readFeed, readSearchFeed } from '../../adapters/search-index.js'
 import { buildContext } from '../../core/context.js'
 import { UsageError } from '../../core/errors.js'
@@ -11,6 +11,7 @@ import { summarizeUsage } from '../../core/usage.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { evalReport, warnProblems } from '../messages/feed.js'
+import { tooLarge } from '../messages/hardening.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 import { parseLimit } from './search.js'
@@ -27,14 +28,20 @@ export const spec: CommandSpec = {
   },
 }
 
+/** Largest queries file read. */
+export const MAX_EVAL_SET_BYTES = 4 * 1024 * 1024
+
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const set = stringOpt(args, 'set')
   if (!set) throw new UsageError('give the queries file with --set <queries.yaml>', 'eval')
   const k = parseLimit(stringOpt(args, 'k'), 'eval', 3)
   let cases: EvalCase[]
   try {
-    cases = parseEvalSet(readFileSync(isAbsolute(set) ? set : join(ctx.cwd, set), 'utf8'))
+    const r = readFileBounded(isAbsolute(set) ? set : join(ctx.cwd, set), MAX_EVAL_SET_BYTES)
+    if (r.over) throw new UsageError(tooLarge('the queries file', set, r.size, MAX_EVAL_SET_BYTES), 'eval')
+    cases = parseEvalSet(r.bytes.toString('utf8'))
   } catch (err) {
+    if (err instanceof UsageError) throw err
     const e = err as NodeJS.ErrnoException
     throw new UsageError(`${set}: ${e.code === 'ENOENT' ? 'no such file' : String(e.message).split('\n')[0]}`, 'eval')
   }

@@ -1,14 +1,15 @@
-import { existsSync, writeFileSync } from 'node:fs'
-import { isAbsolute, join, relative, resolve } from 'node:path'
+import { lstatSync, realpathSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { writeFileNoClobber } from '../../adapters/write-file.js'
 import { openRepo } from '../../adapters/repo.js'
 import { readStore } from '../../adapters/store.js'
 import { buildBundle, stripLearning } from '../../core/bundle.js'
 import { RefusedError, UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
-import { STATES } from '../../core/learning.js'
+import { STATES, STORE_DIR } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { exportReport, strippedLines, warnUnreadable } from '../messages/index.js'
+import { exportExists, exportIntoStore, exportReport, strippedLines, warnUnreadable } from '../messages/index.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -22,12 +23,36 @@ export const spec: CommandSpec = {
     'is listed per learning on stderr (or in the --json report). Without --out the bundle goes to stdout.\n' +
     'Bring it into another repository with `git learn import <file>`.',
   options: {
-    out: { type: 'string', value: 'file', description: 'write the bundle here (an existing file outside the repository needs --force)' },
+    out: { type: 'string', value: 'file', description: 'write the bundle here (an existing file needs --force; never inside .learnings/)' },
     state: { type: 'string', value: 'state', description: 'which learnings: active (default), pending, archived or all' },
     'keep-code': { type: 'boolean', description: 'keep fenced code blocks' },
-    force: { type: 'boolean', description: 'overwrite an existing --out file outside the repository' },
+    force: { type: 'boolean', description: 'overwrite an existing --out file' },
     json: { type: 'boolean', description: 'print {"out","count","stripped":[{name,stripped}]} (and "bundle" when there is no --out)' },
   },
+}
+
+const isInside = (root: string, path: string) => {
+  const rel = relative(root, path)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}
+
+/** The real path of `path` as far as it exists (the file itself may not exist yet). */
+function realish(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    const parent = dirname(path)
+    return parent === path ? path : join(realish(parent), basename(path))
+  }
+}
+
+/** Refuse an --out inside .learnings/ (whatever --force says) and an existing file without --force. */
+function assertExportTarget(root: string, outPath: string, force: boolean): void {
+  const store = join(root, STORE_DIR)
+  if (isInside(store, outPath) || isInside(realish(store), realish(outPath)))
+    throw new RefusedError(exportIntoStore(outPath), ['choose an --out outside .learnings/'])
+  if (!force && lstatSync(outPath, { throwIfNoEntry: false }))
+    throw new RefusedError(exportExists(outPath, isInside(root, outPath)), ['choose another --out, or pass --force to overwrite it'])
 }
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
@@ -38,11 +63,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const config = await repo.config()
   const out = stringOpt(args, 'out')
   const outPath = out === undefined ? undefined : isAbsolute(out) ? out : resolve(ctx.cwd, out)
-  if (outPath && existsSync(outPath) && !flag(args, 'force')) {
-    const rel = relative(repo.root, outPath)
-    if (rel.startsWith('..') || isAbsolute(rel))
-      throw new RefusedError(`${outPath} already exists and is outside the repository; export will not overwrite it`, ['choose another --out, or pass --force to overwrite it'])
-  }
+  if (outPath) assertExportTarget(repo.root, outPath, flag(args, 'force'))
   const scan = readStore(repo.root, state === 'all' ? STATES : [state as LearningState])
   for (const p of scan.problems) ctx.stderr(warnUnreadable(p.path, p.reason))
   const opts = { keepCode: flag(args, 'keep-code'), now: ctx.now(), allow: config.secrets.allow }
@@ -52,7 +73,14 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const bundle = buildBundle(stripped.map((s) => s.entry), ctx.now())
   const report = stripped.map((s) => ({ name: s.entry.name, stripped: s.stripped }))
   const text = `${JSON.stringify(bundle, null, 2)}\n`
-  if (outPath) writeFileSync(outPath, text)
+  if (outPath) {
+    try {
+      writeFileNoClobber(outPath, text, flag(args, 'force'))
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new RefusedError(exportExists(outPath, isInside(repo.root, outPath)), ['choose another --out, or pass --force to overwrite it'])
+      throw err
+    }
+  }
   const shown = outPath ? relative(ctx.cwd, outPath) || outPath : null
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ out: shown, count: bundle.learnings.length, stripped: report, ...(outPath ? {} : { bundle }) })}\n`)
   else {

@@ -3,7 +3,6 @@
  * removing the hooks. commit-msg runs on every commit, so like `check --staged` it answers after one
  * `git diff --cached` when nothing under .learnings/ is staged.
  */
-import { readFileSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { findRoot, readStagedChanges } from '../../adapters/index-reader.js'
 import { UsageError } from '../../core/errors.js'
@@ -55,6 +54,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   }
 }
 
+/** Largest commit message the commit-msg guard reads. */
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
 async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCode> {
   const root = findRoot(ctx.cwd, ctx.env)
   const staged = readStagedChanges(root, ctx.env)
@@ -68,12 +70,18 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   const engine = await import('../../core/check.js')
   const { parseDirectivesAllowed, scanDirectives } = await import('../../core/directives.js')
   const { parseStorePath } = await import('../../core/learning.js')
-  let raw: string
+  const { readFileBounded } = await import('../../adapters/read-bounded.js')
+  let read: { bytes: Buffer; over: boolean; size: number | undefined }
   try {
-    raw = readFileSync(isAbsolute(file) ? file : join(ctx.cwd, file), 'utf8')
+    read = readFileBounded(isAbsolute(file) ? file : join(ctx.cwd, file), MAX_MESSAGE_BYTES)
   } catch (err) {
     throw new UsageError(`cannot read the commit message file "${file}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'hook')
   }
+  if (read.over) {
+    const { tooLarge } = await import('../messages/hardening.js')
+    throw new UsageError(tooLarge('the commit message file', file, read.size, MAX_MESSAGE_BYTES), 'hook')
+  }
+  const raw = read.bytes.toString('utf8')
   // git strips comment lines after the hook has run; the scissors line ends a verbose message.
   const message = raw.split(/^# -+ >8 -+$/m)[0]!.split('\n').filter((l) => !l.startsWith('#')).join('\n')
   const findings = engine.checkCommitMessage(store, message)

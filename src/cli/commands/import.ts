@@ -12,7 +12,6 @@ import type { BundleEntry, ExistingLearning } from '../../core/bundle.js'
 import { BundleRefusedError, LearningInvalidError, LearningParseError, RefusedError } from '../../core/errors.js'
 import { STORE_DIR, formatLearningFile, learningPath, parseLearning, validateLearning } from '../../core/learning.js'
 import type { Frontmatter } from '../../core/learning.js'
-import { scanSecrets } from '../../core/secrets.js'
 import { foldValue } from '../../core/trailers.js'
 import type { Trailer } from '../../core/trailers.js'
 import { ExitCode } from '../context.js'
@@ -57,7 +56,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const repo = await openRepo(ctx.cwd)
   const { git } = repo
   if (!dryRun) assertNoOperationInProgress(git)
-  const config = await repo.config()
+  await repo.config()
   const raw = await readBundleSource(origin, ctx.cwd)
   const { entries, problems } = parseBundle(raw)
   if (problems.length) throw new BundleRefusedError(origin, problems)
@@ -99,14 +98,15 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
         const learning = parseLearning(entryText(d.entry), path)
         const { errors } = validateLearning(learning, validator)
         if (errors.length) throw new LearningInvalidError(`${origin} → ${d.entry.name}`, errors)
+        const admitOpts = { force: flag(args, 'force'), allowDirectives: flag(args, 'allow-directives') }
         if (d.kind === 'update-pending') {
           await assertPathClean(git, d.entry.name, path)
-          const text = entryText(d.entry)
-          const found = scanSecrets(text, { allow: config.secrets.allow })
-          if (found.length) throw new RefusedError(`${d.entry.name} holds ${found.length} secret${found.length > 1 ? 's' : ''}`, found.map((f) => `line ${f.line}: ${f.description} ${f.masked}`))
+          // The same admission as a new entry (paths, gates, secrets, directives, duplicates), its old copy aside.
+          const admitted = await admitLearning(repo, learning, { ...admitOpts, replacing: d.entry.name })
+          for (const w of admitted.warnings) if (!json) ctx.stderr(`warning: ${d.entry.name}: ${w}\n`)
           if (!dryRun) {
             updated.push({ path, old: readFileSync(join(git.root, path), 'utf8') })
-            writeFileSync(join(git.root, path), text)
+            writeFileSync(join(git.root, path), admitted.text)
             await git.run(['add', '--', path])
           }
           rows.push({ name: d.entry.name, action: 'updated', path, reason: d.reason })
@@ -115,11 +115,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
             { token: 'Learning-Action', value: 'import' },
             { token: 'Learning-From', value: 'pending' },
             { token: 'Learning-To', value: 'pending' },
+            ...admitted.trailers,
             { token: 'Learning-Origin', value: origin },
           ])
           continue
         }
-        const admitted = await admitLearning(repo, learning, { force: flag(args, 'force'), allowDirectives: flag(args, 'allow-directives') })
+        const admitted = await admitLearning(repo, learning, admitOpts)
         for (const w of admitted.warnings) if (!json) ctx.stderr(`warning: ${d.entry.name}: ${w}\n`)
         if (!dryRun) {
           // Written at once, so the duplicate check of the next entry sees it (two near-twins in one bundle).

@@ -1,13 +1,15 @@
 import { applyRender } from '../../adapters/render.js'
 import { openRepo } from '../../adapters/repo.js'
 import { readSources } from '../../adapters/sources.js'
+import { loadLearningValidator } from '../../adapters/validators.js'
 import { LISTING_BUDGET_CHARS } from '../../core/check.js'
 import { UsageError } from '../../core/errors.js'
-import { RENDER_TARGETS, planRender } from '../../core/render.js'
+import { RENDER_TARGETS, planRender, selectRenderable } from '../../core/render.js'
 import type { RenderTarget } from '../../core/render.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { renderReport, warnProblems } from '../messages/feed.js'
+import { renderSkippedInvalid } from '../messages/hardening.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -36,9 +38,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const targets = [...new Set(asked.length ? asked : config.render.targets)] as RenderTarget[]
   const { sources, problems } = await readSources(repo, { states: ['active'] })
   ctx.stderr(warnProblems(problems))
-  const plan = planRender(sources.flatMap((s) => s.learnings), targets)
+  const { learnings, rejected } = selectRenderable(sources.flatMap((s) => s.learnings), await loadLearningValidator())
+  const plan = planRender(learnings, targets)
   const result = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
-  const warnings: string[] = result.skipped.map((p) => `${p} was not written by git learn; left alone (rename the learning or move that file)`)
+  const warnings: string[] = rejected.map((r) => renderSkippedInvalid(r.path, r.reason))
+  warnings.push(...result.skipped.map((p) => `${p} was not written by git learn; left alone (rename the learning or move that file)`))
   if (plan.descriptionChars > LISTING_BUDGET_CHARS)
     warnings.push(`the rendered skills' descriptions sum to ${plan.descriptionChars} characters, over the ${LISTING_BUDGET_CHARS}-character listing budget: agents will see them cut; shorten descriptions or prune`)
   for (const w of warnings) ctx.stderr(`warning: ${w}\n`)

@@ -7,14 +7,16 @@ import { openRepo } from '../../adapters/repo.js'
 import { findLearningPath } from '../../adapters/store.js'
 import { UsageError } from '../../core/errors.js'
 import { learningPath, parseLearning } from '../../core/learning.js'
+import type { Learning } from '../../core/learning.js'
 import { createRetroAnalysis, parseSince } from '../../core/retro/analyze.js'
+import { dedupeDrafts } from '../../core/retro/dedupe-drafts.js'
 import { RETRO_CONFIDENCE, formatCandidateLearning } from '../../core/retro/drafts.js'
 import { buildCommitMessage } from '../../core/trailers.js'
 import type { Trailer } from '../../core/trailers.js'
 import { admitLearning } from '../admit.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { describeError, retroNoObservations, retroReport, retroWritten } from '../messages/index.js'
+import { describeError, retroNearTwin, retroNoObservations, retroReport, retroSameName, retroWritten } from '../messages/index.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -62,29 +64,41 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   }
 
   assertNoOperationInProgress(git)
-  await repo.config()
+  const config = await repo.config()
   const commit = await readHead(git)
   const identity = await readIdentity(git)
   const written: { name: string; path: string; text: string }[] = []
   const refused: { name: string; reason: string }[] = []
-  const trailers: Trailer[] = []
+  const reasonOf = (err: unknown) => {
+    const d = describeError(err, 'retro')
+    if (d.code === ExitCode.internal) throw err
+    return d.message.split('\n').filter((l) => !/^Run `|^Fix /.test(l)).join(' ')
+  }
+  const drafts: Learning[] = []
   for (const c of result.candidates) {
-    const existing = findLearningPath(git.root, c.name)
+    try {
+      drafts.push(parseLearning(formatCandidateLearning(c, { now: ctx.now(), commit, root: git.root }), learningPath('pending', c.name)))
+    } catch (err) {
+      refused.push({ name: c.name, reason: reasonOf(err) })
+    }
+  }
+  // Compared with each other first: the store's check cannot see the drafts of this run.
+  const { kept, skipped: twins } = dedupeDrafts(drafts, config.dedupe)
+  const skipped = twins.map((t) => ({ name: t.name, reason: t.kind === 'same-name' ? retroSameName(t.name) : retroNearTwin(t.of, t.similarity) }))
+  const perName: Record<string, Trailer[]> = {}
+  for (const learning of kept) {
+    const existing = findLearningPath(git.root, learning.name)
     if (existing) {
-      refused.push({ name: c.name, reason: `a learning named ${c.name} already exists: ${existing.path}` })
+      refused.push({ name: learning.name, reason: `a learning named ${learning.name} already exists: ${existing.path}` })
       continue
     }
-    const path = learningPath('pending', c.name)
     try {
-      const learning = parseLearning(formatCandidateLearning(c, { now: ctx.now(), commit, root: git.root }), path)
       const admitted = await admitLearning(repo, learning, {})
-      for (const w of admitted.warnings) ctx.stderr(`warning: ${path}: ${w}\n`)
-      trailers.push(...admitted.trailers)
-      written.push({ name: c.name, path, text: admitted.text })
+      for (const w of admitted.warnings) ctx.stderr(`warning: ${learning.path}: ${w}\n`)
+      perName[learning.name] = admitted.trailers
+      written.push({ name: learning.name, path: learning.path, text: admitted.text })
     } catch (err) {
-      const d = describeError(err, 'retro')
-      if (d.code === ExitCode.internal) throw err
-      refused.push({ name: c.name, reason: d.message.split('\n').filter((l) => !/^Run `|^Fix /.test(l)).join(' ') })
+      refused.push({ name: learning.name, reason: reasonOf(err) })
     }
   }
   let sha: string | null = null
@@ -96,11 +110,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       to: 'pending',
       by: { token: 'Proposed-by', value: identity },
       body: `Proposed by git learn retro from ${result.records} observation(s); confidence ${RETRO_CONFIDENCE}.`,
-      extra: trailers,
+      perName,
     })
     sha = await commitNewFiles(git, written, message)
   }
-  const out = { written: written.map(({ name, path }) => ({ name, path })), refused, commit: sha }
+  const out = { written: written.map(({ name, path }) => ({ name, path })), refused, skipped, commit: sha }
   if (json) ctx.stdout(`${JSON.stringify({ candidates: result.candidates, records: result.records, skipped_lines: result.skipped_lines, ...out })}\n`)
   else ctx.stdout(`${retroReport(report)}\n${retroWritten(out)}`)
   return written.length || !refused.length ? ExitCode.ok : ExitCode.refused

@@ -39,6 +39,8 @@ export function retroReport(r: RetroReport): string {
 export interface RetroWriteReport {
   written: readonly { name: string; path: string }[]
   refused: readonly { name: string; reason: string }[]
+  /** Candidates left out because another candidate of the run has their name or (nearly) their text. */
+  skipped?: readonly { name: string; reason: string }[]
   commit: string | null
 }
 
@@ -48,6 +50,7 @@ export function retroWritten(r: RetroWriteReport): string {
     lines.push(`proposed ${r.written.length} learning(s) in one commit ${r.commit ? r.commit.slice(0, 7) : ''}:`, ...r.written.map((w) => `  ${w.path}`))
   else lines.push('no learning was written.')
   if (r.refused.length) lines.push(`refused ${r.refused.length}:`, ...r.refused.map((x) => `  ${x.name}: ${clip(x.reason.replace(/\s+/g, ' '), 200)}`))
+  if (r.skipped?.length) lines.push(`skipped ${r.skipped.length}:`, ...r.skipped.map((x) => `  ${x.name}: ${clip(x.reason, 200)}`))
   if (r.written.length) lines.push(`Next: review them in a pull request; approve with \`git learn approve ${r.written.map((w) => w.name).join(' ')}\`.`)
   return `${lines.join('\n')}\n`
 }

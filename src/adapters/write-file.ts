@@ -1,0 +1,30 @@
+/** Writing a whole file so that readers never see half of it, and (unless asked) never replacing one. */
+import { randomBytes } from 'node:crypto'
+import { existsSync, linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+
+/**
+ * Write `text` to `path` through a temporary file in the same directory. With `replace` the temporary file is
+ * renamed over `path`; without it the last step is link(2), which fails with EEXIST (thrown as node's error)
+ * when `path` exists, even if it appeared a moment ago.
+ */
+export function writeFileNoClobber(path: string, text: string, replace = false): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
+  writeFileSync(tmp, text, { flag: 'wx' })
+  try {
+    if (replace) renameSync(tmp, path)
+    else {
+      try {
+        linkSync(tmp, path)
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code
+        // A file system without hard links: fall back to an existence check and a rename.
+        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err
+        if (existsSync(path)) throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' })
+        renameSync(tmp, path)
+      }
+    }
+  } finally {
+    if (existsSync(tmp)) unlinkSync(tmp)
+  }
+}
