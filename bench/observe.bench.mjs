@@ -77,6 +77,17 @@ export async function bench(ctx) {
     const one = ctx.timeCommand(process.execPath, [ctx.BIN, 'observe'], { cwd: root, input: PAYLOAD, runs: 31 })
     rows.push({ what: 'observe: one PostToolUse event (2 KB payload)', ms: one, ratio: one / ctx.base, target: '≤ 1.2× node -e 0' })
 
+    // The hook never reads the store: a repository of 1,000 learnings (and a config.yaml) costs the same.
+    ctx.log('observe: one call in a repository of 1,000 learnings')
+    const store = ctx.makeStoreRepo(1000)
+    try {
+      writeFileSync(join(store.root, '.learnings', 'config.yaml'), 'observe:\n  max_field_bytes: 4096\n')
+      const inStore = ctx.timeCommand(process.execPath, [ctx.BIN, 'observe'], { cwd: store.root, input: PAYLOAD, runs: 31 })
+      rows.push({ what: 'observe: one event, repository of 1,000 learnings with a config.yaml', ms: inStore, ratio: inStore / ctx.base, target: '≤ 1.2× node -e 0' })
+    } finally {
+      rmSync(store.root, { recursive: true, force: true })
+    }
+
     ctx.log('observe: 8 concurrent writers')
     const WRITERS = 8
     const EACH = 15

@@ -1,5 +1,40 @@
 #!/usr/bin/env node
 // Entry: nothing heavy here; main lazy-loads the one command it runs.
-import { main } from './cli/main.js'
+import type { Ctx } from './cli/context.js'
 
-await main(process.argv.slice(2))
+const argv = process.argv.slice(2)
+
+/**
+ * `git learn observe` runs on every agent tool call, so it takes a shorter road than main: no registry, no
+ * node:util parseArgs (observe takes no options; with any argument main runs it as usual), no stdout stream (it
+ * prints nothing; the stream costs a few ms to build on a pipe), and stdin read synchronously. It exits 0 whatever
+ * happens, as main does for hook commands. False when the modules cannot be loaded: main then reports why.
+ */
+async function observeFastPath(): Promise<boolean> {
+  let modules
+  try {
+    modules = await Promise.all([import('./cli/commands/observe.js'), import('./adapters/observations.js'), import('./cli/context.js')])
+  } catch {
+    return false
+  }
+  const [observe, { readStdinSync }, { MAX_STDIN_BYTES, readProcessStdin }] = modules
+  const ctx: Ctx = {
+    cwd: process.cwd(),
+    env: process.env,
+    now: () => new Date(),
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+    async readStdin() {
+      const read = readStdinSync(MAX_STDIN_BYTES)
+      return read.done ? read.bytes : Buffer.concat([read.bytes, await readProcessStdin(MAX_STDIN_BYTES - read.bytes.length)])
+    },
+    color: false,
+  }
+  await observe.run({ values: {}, positionals: [] }, ctx)
+  return true
+}
+
+if (!(argv.length === 1 && argv[0] === 'observe' && (await observeFastPath()))) {
+  const { main } = await import('./cli/main.js')
+  await main(argv)
+}

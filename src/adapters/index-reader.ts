@@ -4,6 +4,7 @@
  * passed through untouched: `git commit --only` runs hooks against a temporary index named by it.
  */
 import { spawnSync } from 'node:child_process'
+import { isCommitId } from '../core/git-args.js'
 import { existsSync, lstatSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseRawDiff } from '../core/check-diff.js'
@@ -166,7 +167,7 @@ export function readTreeFiles(root: string, env: Env, zones: readonly string[]):
 /** Which of these commits exist (`git cat-file --batch-check`), by the id given. */
 export function readKnownCommits(root: string, env: Env, ids: readonly string[]): Set<string> {
   const known = new Set<string>()
-  const list = [...new Set(ids)].filter((id) => /^[0-9a-f]{4,64}$/.test(id))
+  const list = [...new Set(ids)].filter(isCommitId)
   if (!list.length) return known
   // Sample: "3f2c1e9^{commit} missing" or "<full sha> commit 245".
   const out = gitText(root, env, ['cat-file', '--batch-check=%(objecttype)'], `${list.map((id) => `${id}^{commit}`).join('\n')}\n`).split('\n')
@@ -178,7 +179,9 @@ export function readKnownCommits(root: string, env: Env, ids: readonly string[])
 
 /** The paths among `paths` that differ between `commit` and HEAD. */
 export function readChangedSince(root: string, env: Env, commit: string, paths: readonly string[]): string[] {
-  const r = runGit(root, env, ['diff', '--name-only', '-z', '--no-renames', commit, 'HEAD', '--', ...paths])
+  // The commit comes from a learning's frontmatter: never let it reach git as an option (--output=… writes files).
+  if (!isCommitId(commit)) return []
+  const r = runGit(root, env, ['diff', '--name-only', '-z', '--no-renames', '--end-of-options', commit, 'HEAD', '--', ...paths])
   return r.code === 0 ? r.stdout.toString('utf8').split('\0').filter(Boolean) : []
 }
 

@@ -14,7 +14,7 @@
  *   truncated or deleted. The O_EXCL lock file `learn/rotate.lock` only stops several writers from rotating at
  *   once (which would leave small extra archive files, never lose data).
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, createReadStream } from 'node:fs'
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, createReadStream } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings } from '../core/observation.js'
 import type { ObserveSettings } from '../core/observation.js'
@@ -58,10 +58,15 @@ export async function locateRepo(cwd: string, env: Readonly<Record<string, strin
         gitDir = isAbsolute(m[1] as string) ? (m[1] as string) : resolve(dir, m[1] as string)
       }
       let commonDir = gitDir
-      try {
-        commonDir = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim())
-      } catch {
-        /* not a linked worktree: the git dir is the common dir */
+      // Not a linked worktree (the usual case): the git dir is the common dir. Checked with a stat rather than a
+      // failed read, whose error object (with its stack) costs more than the rest of this walk.
+      const commondirFile = join(gitDir, 'commondir')
+      if (isFile(commondirFile)) {
+        try {
+          commonDir = resolve(gitDir, readFileSync(commondirFile, 'utf8').trim())
+        } catch {
+          /* unreadable: treat the git dir as the common dir */
+        }
       }
       return { root: dir, commonDir, stateDir: join(commonDir, 'learn') }
     }
@@ -82,6 +87,46 @@ async function locateWithGit(cwd: string): Promise<RepoLocation | undefined> {
   } catch {
     return undefined
   }
+}
+
+/*
+ * The hook's stdin, read synchronously (bin.ts's fast path; this module is loaded for observe anyway).
+ * `process.stdin` builds a stream (a net.Socket for a pipe) and reads it through the event loop, about 5 ms a call;
+ * readSync on fd 0 takes well under one. A terminal is never read (it would wait for the user); a non-blocking
+ * descriptor that runs dry (EAGAIN) hands over to the stream reader.
+ */
+export interface StdinRead {
+  /** What was read: at most `limit` + 1 bytes, so a caller can tell that the payload was cut. */
+  bytes: Buffer
+  /** False when the descriptor is non-blocking and ran dry before EOF: read the rest from the stream. */
+  done: boolean
+}
+
+/** Read fd 0 to EOF (or past `limit`) with blocking reads. */
+export function readStdinSync(limit: number): StdinRead {
+  try {
+    // A character device is a terminal or /dev/null: neither carries a payload, and a terminal would block.
+    if (fstatSync(0).isCharacterDevice()) return { bytes: Buffer.alloc(0), done: true }
+  } catch {
+    return { bytes: Buffer.alloc(0), done: true } // fd 0 closed
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  let done = true
+  try {
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - size))
+      const n = readSync(0, chunk, 0, chunk.length, null)
+      if (n === 0) break
+      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n))
+      size += n
+      if (size > limit) break
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err
+    done = false
+  }
+  return { bytes: Buffer.concat(chunks, size), done }
 }
 
 /**

@@ -4,6 +4,7 @@
  * call these; every finding names its rule, severity, file, line and the fix.
  */
 import type { DiffEntry } from './check-diff.js'
+import { isCommitId } from './git-args.js'
 import { SYMLINK_MODE } from './check-diff.js'
 import { isLearningShaped, isLocalStateFile, isRendered, isStoreSupportFile } from './check-zones.js'
 import { scanDirectives } from './directives.js'
@@ -67,6 +68,8 @@ export interface ContentOptions {
   directives: boolean
   /** Learnings whose add commit carried `Learning-Directives-Allowed`. */
   directivesAllowed?: ReadonlySet<string>
+  /** Frontmatter block → mapping (parseYamlMapping by default; the CI check puts a cache in front of it). */
+  parseYaml?: (matter: string) => Record<string, unknown>
 }
 
 export interface ContentResult {
@@ -101,7 +104,7 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
       }
       let learning: Learning
       try {
-        learning = parseLearning(f.text, f.path)
+        learning = parseLearning(f.text, f.path, opts.parseYaml)
       } catch (err) {
         if (!(err instanceof LearningParseError)) throw err
         findings.push(finding('schema', f.path, err.line ?? 1, `${err.reason}; fix the file (templates/ has a skeleton per type)`))
@@ -173,7 +176,7 @@ export function readEvidence(l: Learning): { commit: string; paths: string[] } |
   if (!e || typeof e !== 'object') return undefined
   const commit = (e as Record<string, unknown>)['commit']
   const paths = (e as Record<string, unknown>)['paths']
-  if (typeof commit !== 'string' || !Array.isArray(paths)) return undefined
+  if (typeof commit !== 'string' || !isCommitId(commit) || !Array.isArray(paths)) return undefined
   const ps = paths.filter((p): p is string => typeof p === 'string' && p.length > 0 && !p.startsWith('/') && !p.includes('${'))
   return ps.length ? { commit, paths: ps } : undefined
 }

@@ -4,8 +4,9 @@
  *
  * Every regex is written to stay linear on hostile input: quantifiers are bounded, a pattern that starts with a
  * character class has a lookbehind so that only the first character of a run can start a match attempt, and tokens
- * whose distinctive literal sits in the middle are found from that literal (`lead`). Most patterns open with a
- * literal, which V8 scans for about as fast as `String#includes`, so they need no separate keyword prefilter.
+ * whose distinctive literal sits in the middle are found from that literal (`lead`). Every rule that has one names
+ * the literals a match must contain (`keywords`): the scanner runs a rule only when one occurs in the text, so a
+ * hook scanning a small payload compiles only the few regexes that could match (V8 compiles each on first use).
  */
 
 /** Reports the [start, end) range of a secret value inside the scanned text. */
@@ -14,7 +15,10 @@ export type Emit = (start: number, end: number) => void
 export interface SecretRule {
   readonly id: string
   readonly description: string
-  /** The rule runs only when one of these substrings occurs in the text, case-insensitively. Empty: always runs. */
+  /**
+   * Lower-case substrings, one of which every match contains (case-insensitively): the rule, and so the first
+   * compilation of its regex, runs only when one occurs in the text. Empty: always runs.
+   */
   readonly keywords: readonly string[]
   /** Wins over lower priorities when two findings overlap: provider formats > structural > generic. */
   readonly priority: number
@@ -147,7 +151,7 @@ function regexRule(spec: RegexRuleSpec): SecretRule {
   return {
     id: spec.id,
     description: spec.description,
-    keywords: spec.keywords,
+    keywords: spec.keywords.map((keyword) => keyword.toLowerCase()),
     priority: spec.priority ?? PROVIDER,
     find(text, emit) {
       const pattern = spec.pattern
@@ -173,22 +177,26 @@ function regexRule(spec: RegexRuleSpec): SecretRule {
   }
 }
 
-/** `AKIA…`, `sk_live_…`: a fixed prefix followed by a body of one alphabet. */
-function prefixRule(id: string, description: string, pattern: RegExp, accept?: RegexRuleSpec['accept']): SecretRule {
-  // No keyword prefilter: a regex that opens with a literal is scanned for that literal as fast as `includes`.
-  return regexRule({ id, description, keywords: [], pattern, ...(accept ? { accept } : {}) })
+/**
+ * `AKIA…`, `sk_live_…`: a fixed prefix followed by a body of one alphabet. The keywords are the prefixes: a text
+ * without any of them never compiles the regex (V8 compiles a regex on its first exec, ~0.1 ms each, which a hook
+ * pays on every call).
+ */
+function prefixRule(id: string, description: string, keywords: readonly string[], pattern: RegExp, accept?: RegexRuleSpec['accept']): SecretRule {
+  return regexRule({ id, description, keywords, pattern, ...(accept ? { accept } : {}) })
 }
 
 /** A token found by the literal in its middle; `lead` captures (group 1) the characters in front of it. */
 function leadRule(
   id: string,
   description: string,
+  keywords: readonly string[],
   lead: RegExp,
   leadMax: number,
   pattern: RegExp,
   accept?: RegexRuleSpec['accept'],
 ): SecretRule {
-  return regexRule({ id, description, keywords: [], pattern, lead, leadMax, ...(accept ? { accept } : {}) })
+  return regexRule({ id, description, keywords, pattern, lead, leadMax, ...(accept ? { accept } : {}) })
 }
 
 const PRIVATE_KEY_LABEL = /^[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?$/
@@ -311,19 +319,19 @@ function isCredentialValue(value: string): boolean {
 }
 
 /** `curl -u user:pass`, `mysql -pSECRET`, `sshpass -p pass`, `redis-cli -a pass`, `docker login -p pass`. */
-const CLI_PATTERNS: ReadonlyArray<readonly [RegExp | undefined, RegExp]> = [
-  [/(?:^|[\s`'"(])()$/, /-(?:u|-user)[\s=]{1,3}["']?[^\s:"'$`]{1,64}:([^\s"'`]{3,128})/dg],
-  [undefined, /\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(["']?)([^\s"'`]{3,128})\1/dg],
-  [undefined, /\bsshpass\s{1,3}-p\s{0,3}(["']?)([^\s"'`]{3,128})\1/dg],
-  [undefined, /\bredis-cli\b[^\n]{0,200}?\s-a\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
-  [undefined, /\b(?:docker|podman|helm)\s{1,3}(?:registry\s{1,3})?login\b[^\n]{0,200}?\s-p\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
+const CLI_PATTERNS: ReadonlyArray<readonly [readonly string[], RegExp | undefined, RegExp]> = [
+  [['-u'], /(?:^|[\s`'"(])()$/, /-(?:u|-user)[\s=]{1,3}["']?[^\s:"'$`]{1,64}:([^\s"'`]{3,128})/dg],
+  [['mysql', 'mariadb'], undefined, /\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(["']?)([^\s"'`]{3,128})\1/dg],
+  [['sshpass'], undefined, /\bsshpass\s{1,3}-p\s{0,3}(["']?)([^\s"'`]{3,128})\1/dg],
+  [['redis-cli'], undefined, /\bredis-cli\b[^\n]{0,200}?\s-a\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
+  [['login'], undefined, /\b(?:docker|podman|helm)\s{1,3}(?:registry\s{1,3})?login\b[^\n]{0,200}?\s-p\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
 ]
 
-const cliPasswordRules: readonly SecretRule[] = CLI_PATTERNS.map(([lead, pattern]) =>
+const cliPasswordRules: readonly SecretRule[] = CLI_PATTERNS.map(([keywords, lead, pattern]) =>
   regexRule({
     id: 'cli-password',
     description: 'Password on a command line',
-    keywords: [],
+    keywords,
     ...(lead ? { lead, leadMax: 1 } : {}),
     priority: STRUCTURAL,
     pattern,
@@ -368,162 +376,162 @@ function hasDigitAndLetter(value: string): boolean {
 }
 
 const PROVIDER_RULES: readonly SecretRule[] = [
-  prefixRule('aws-access-key-id', 'AWS access key id',
+  prefixRule('aws-access-key-id', 'AWS access key id', ['a3t', 'akia', 'asia', 'abia', 'acca'],
     /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g),
   regexRule({
-    id: 'aws-secret-access-key', description: 'AWS secret access key', keywords: [],
+    id: 'aws-secret-access-key', description: 'AWS secret access key', keywords: ['secret'],
     pattern: /secret[_.-]?(?:access[_.-]?)?key["']?\s{0,4}(?:=|:|=>|:=)\s{0,4}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
     group: 1,
   }),
-  prefixRule('aws-session-token', 'AWS session token',
+  prefixRule('aws-session-token', 'AWS session token', ['iqojb3jpz2lux2vj', 'fwogzxivyxdze'],
     /(?<![A-Za-z0-9+/])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/]{80,4000}={0,2}/g),
-  prefixRule('gcp-api-key', 'Google API key',
+  prefixRule('gcp-api-key', 'Google API key', ['aiza'],
     /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g),
-  prefixRule('gcp-oauth-client-secret', 'Google OAuth client secret',
+  prefixRule('gcp-oauth-client-secret', 'Google OAuth client secret', ['gocspx-'],
     /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/g),
-  prefixRule('gcp-oauth-access-token', 'Google OAuth access token',
+  prefixRule('gcp-oauth-access-token', 'Google OAuth access token', ['ya29.'],
     /(?<![A-Za-z0-9_.-])ya29\.[A-Za-z0-9_-]{30,2000}(?![A-Za-z0-9_-])/g),
   regexRule({
     id: 'azure-storage-key', description: 'Azure storage or Service Bus key',
-    keywords: [],
+    keywords: ['accountkey', 'sharedaccesskey'],
     pattern: /(?:AccountKey|SharedAccessKey)\s{0,2}=\s{0,2}([A-Za-z0-9+/]{40,100}={0,2})/dgi,
     group: 1,
   }),
   regexRule({
-    id: 'azure-sas-token', description: 'Azure SAS signature', keywords: [],
+    id: 'azure-sas-token', description: 'Azure SAS signature', keywords: ['sig='],
     pattern: /sig=([A-Za-z0-9%+/=]{30,150})/dg,
     group: 1,
     accept: (value, text, start) =>
       /[?&;]/.test(text.charAt(start - 5)) && /[?&;]sv=\d{4}-/.test(lineAround(text, start)) && isRandomToken(value),
   }),
-  leadRule('azure-client-secret', 'Azure AD client secret', /(?:^|[^A-Za-z0-9_~.-])([A-Za-z0-9_~.-]{3}\d)$/, 5,
+  leadRule('azure-client-secret', 'Azure AD client secret', ['q~'], /(?:^|[^A-Za-z0-9_~.-])([A-Za-z0-9_~.-]{3}\d)$/, 5,
     /Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g),
-  leadRule('azure-devops-pat', 'Azure DevOps personal access token', /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{52})$/, 53,
+  leadRule('azure-devops-pat', 'Azure DevOps personal access token', ['jqqj9'], /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{52})$/, 53,
     /JQQJ9[9DH][A-Za-z0-9]{18}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])/g),
-  prefixRule('github-token', 'GitHub token',
+  prefixRule('github-token', 'GitHub token', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
     /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])/g),
-  prefixRule('github-fine-grained-pat', 'GitHub fine-grained personal access token',
+  prefixRule('github-fine-grained-pat', 'GitHub fine-grained personal access token', ['github_pat_'],
     /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{70,120}(?![A-Za-z0-9_])/g),
-  prefixRule('gitlab-token', 'GitLab token',
+  prefixRule('gitlab-token', 'GitLab token', ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glft-', 'glsoat-', 'glcbt-', 'gloas-', 'glimt-', 'glagent-', 'glffct-', 'gr1348941'],
     /(?<![A-Za-z0-9_-])(?:(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-|GR1348941)[A-Za-z0-9_.-]{20,100}(?![A-Za-z0-9_-])/g),
-  prefixRule('slack-token', 'Slack token',
+  prefixRule('slack-token', 'Slack token', ['xox'],
     /(?<![A-Za-z0-9-])xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/g),
-  prefixRule('slack-app-token', 'Slack app-level token',
+  prefixRule('slack-app-token', 'Slack app-level token', ['xapp-'],
     /(?<![A-Za-z0-9-])xapp-\d-[A-Z0-9]{9,12}-\d{10,16}-[a-f0-9]{40,80}(?![A-Za-z0-9])/g),
-  prefixRule('slack-webhook', 'Slack webhook URL',
+  prefixRule('slack-webhook', 'Slack webhook URL', ['hooks.slack.com/'],
     /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,150}/g),
-  prefixRule('stripe-secret-key', 'Stripe secret or restricted key',
+  prefixRule('stripe-secret-key', 'Stripe secret or restricted key', ['k_live_', 'k_test_'],
     /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/g),
-  prefixRule('stripe-webhook-secret', 'Stripe webhook signing secret',
+  prefixRule('stripe-webhook-secret', 'Stripe webhook signing secret', ['whsec_'],
     /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,64}(?![A-Za-z0-9+/])/g),
-  prefixRule('openai-api-key', 'OpenAI API key',
+  prefixRule('openai-api-key', 'OpenAI API key', ['sk-'],
     /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9_-]{0,80}T3BlbkFJ[A-Za-z0-9_-]{10,120})(?![A-Za-z0-9_-])/g),
-  prefixRule('anthropic-api-key', 'Anthropic API key',
+  prefixRule('anthropic-api-key', 'Anthropic API key', ['sk-ant-'],
     /(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g),
-  prefixRule('groq-api-key', 'Groq API key',
+  prefixRule('groq-api-key', 'Groq API key', ['gsk_'],
     /(?<![A-Za-z0-9_])gsk_[A-Za-z0-9]{48,56}(?![A-Za-z0-9])/g),
-  prefixRule('xai-api-key', 'xAI API key',
+  prefixRule('xai-api-key', 'xAI API key', ['xai-'],
     /(?<![A-Za-z0-9_-])xai-[A-Za-z0-9]{70,90}(?![A-Za-z0-9])/g),
-  prefixRule('perplexity-api-key', 'Perplexity API key',
+  prefixRule('perplexity-api-key', 'Perplexity API key', ['pplx-'],
     /(?<![A-Za-z0-9_-])pplx-[A-Za-z0-9]{40,56}(?![A-Za-z0-9])/g),
-  prefixRule('replicate-api-token', 'Replicate API token',
+  prefixRule('replicate-api-token', 'Replicate API token', ['r8_'],
     /(?<![A-Za-z0-9_])r8_[A-Za-z0-9]{37}(?![A-Za-z0-9])/g),
-  prefixRule('huggingface-token', 'Hugging Face token',
+  prefixRule('huggingface-token', 'Hugging Face token', ['hf_', 'api_org_'],
     /(?<![A-Za-z0-9_])(?:hf|api_org)_[A-Za-z]{34}(?![A-Za-z0-9_])/g,
     (value) => !/^(?:hf|api_org)_(?:[A-Z][a-z]+)+$/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value.slice(3)) && isRandomToken(value)),
-  prefixRule('npm-token', 'npm access token',
+  prefixRule('npm-token', 'npm access token', ['npm_'],
     /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g),
   regexRule({
-    id: 'npmrc-auth', description: 'npm registry credential in .npmrc', keywords: [], priority: STRUCTURAL,
+    id: 'npmrc-auth', description: 'npm registry credential in .npmrc', keywords: [':_auth', ':_password'], priority: STRUCTURAL,
     pattern: /:_(?:authToken|auth|password)\s{0,2}=\s{0,2}["']?([^\s"']{8,512})/dg,
     group: 1,
     accept: (value) => isCredentialValue(value) && isRandomToken(value),
   }),
-  prefixRule('pypi-token', 'PyPI API token',
+  prefixRule('pypi-token', 'PyPI API token', ['pypi-age'],
     /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,400}(?![A-Za-z0-9_-])/g),
-  prefixRule('twilio-api-key', 'Twilio API key',
+  prefixRule('twilio-api-key', 'Twilio API key', ['sk'],
     /(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g, hasDigitAndLetter),
   regexRule({
-    id: 'twilio-auth-token', description: 'Twilio auth token', keywords: [],
+    id: 'twilio-auth-token', description: 'Twilio auth token', keywords: ['ac'],
     pattern: /(?<![A-Za-z0-9])AC[0-9a-f]{32}:([0-9a-f]{32})(?![A-Za-z0-9])/dg,
     group: 1,
   }),
-  prefixRule('sendgrid-api-key', 'SendGrid API key',
+  prefixRule('sendgrid-api-key', 'SendGrid API key', ['sg.'],
     /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
-  prefixRule('mailgun-api-key', 'Mailgun API key',
+  prefixRule('mailgun-api-key', 'Mailgun API key', ['key-'],
     /(?<![A-Za-z0-9_-])key-[0-9a-f]{32}(?![A-Za-z0-9])/g,
     (value, text, start) => /mailgun|api:key-/i.test(lineAround(text, start)) || /mailgun/i.test(text) ? isRandomToken(value) : false),
   regexRule({
     id: 'mailgun-api-key', description: 'Mailgun API key', keywords: ['mailgun'],
     pattern: /(?<![A-Za-z0-9-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![A-Za-z0-9-])/g,
   }),
-  prefixRule('heroku-api-key', 'Heroku API key',
+  prefixRule('heroku-api-key', 'Heroku API key', ['hrku-'],
     /(?<![A-Za-z0-9_-])HRKU-[A-Za-z0-9_-]{58,64}(?![A-Za-z0-9_-])/g),
   regexRule({
-    id: 'heroku-api-key', description: 'Heroku API key', keywords: [],
+    id: 'heroku-api-key', description: 'Heroku API key', keywords: ['heroku'],
     pattern: /heroku[A-Za-z0-9_.-]{0,20}(?:key|token)["']?\s{0,3}(?:=|:|=>|:=)\s{0,3}["']?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?![A-Za-z0-9-])/dgi,
     group: 1,
   }),
-  prefixRule('digitalocean-token', 'DigitalOcean token',
+  prefixRule('digitalocean-token', 'DigitalOcean token', ['_v1_'],
     /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])/g),
-  prefixRule('shopify-token', 'Shopify token',
+  prefixRule('shopify-token', 'Shopify token', ['shpat_', 'shpss_', 'shpca_', 'shppa_'],
     /(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])/g),
-  leadRule('discord-bot-token', 'Discord bot token', /(?:^|[^A-Za-z0-9_.-])([MNO][A-Za-z0-9_-]{23,27})$/, 29,
+  leadRule('discord-bot-token', 'Discord bot token', [], /(?:^|[^A-Za-z0-9_.-])([MNO][A-Za-z0-9_-]{23,27})$/, 29,
     /\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
     isDiscordToken),
-  prefixRule('discord-webhook', 'Discord webhook URL',
+  prefixRule('discord-webhook', 'Discord webhook URL', ['discord'],
     /https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/\d{17,20}\/[A-Za-z0-9_-]{60,80}/g),
-  leadRule('telegram-bot-token', 'Telegram bot token', /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{8,10})$/, 14,
+  leadRule('telegram-bot-token', 'Telegram bot token', [':aa'], /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{8,10})$/, 14,
     /:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g),
-  prefixRule('vault-token', 'HashiCorp Vault token',
+  prefixRule('vault-token', 'HashiCorp Vault token', ['hvs.', 'hvb.', 'hvr.'],
     /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,400}(?![A-Za-z0-9_-])/g),
   regexRule({
-    id: 'vault-token', description: 'HashiCorp Vault token', keywords: [],
+    id: 'vault-token', description: 'HashiCorp Vault token', keywords: ['vault'],
     pattern: /(?:vault[_-]?token|x-vault-token)["']?\s{0,3}(?:=|:)\s{0,3}["']?([sbr]\.[A-Za-z0-9]{24,100})(?![A-Za-z0-9])/dgi,
     group: 1,
   }),
-  leadRule('terraform-cloud-token', 'Terraform Cloud token', /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{14})$/, 15,
+  leadRule('terraform-cloud-token', 'Terraform Cloud token', ['.atlasv1.'], /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{14})$/, 15,
     /\.atlasv1\.[A-Za-z0-9_=-]{60,80}(?![A-Za-z0-9_=-])/g),
-  prefixRule('databricks-token', 'Databricks token',
+  prefixRule('databricks-token', 'Databricks token', ['dapi'],
     /(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9-])/g, hasDigitAndLetter),
-  prefixRule('doppler-token', 'Doppler token',
+  prefixRule('doppler-token', 'Doppler token', ['dp.'],
     /(?<![A-Za-z0-9_.])dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])/g),
-  prefixRule('linear-api-key', 'Linear API key',
+  prefixRule('linear-api-key', 'Linear API key', ['lin_'],
     /(?<![A-Za-z0-9_])lin_(?:api|oauth)_[A-Za-z0-9]{40,64}(?![A-Za-z0-9])/g),
-  prefixRule('notion-token', 'Notion integration token',
+  prefixRule('notion-token', 'Notion integration token', ['secret_', 'ntn_'],
     /(?<![A-Za-z0-9_])(?:secret_[A-Za-z0-9]{43}|ntn_\d{11}[A-Za-z0-9]{35})(?![A-Za-z0-9])/g, hasDigitAndLetter),
-  prefixRule('atlassian-api-token', 'Atlassian API token',
+  prefixRule('atlassian-api-token', 'Atlassian API token', ['atatt3', 'atctt3', 'atbb'],
     /(?<![A-Za-z0-9_-])(?:AT[AC]TT3[A-Za-z0-9_=-]{100,300}|ATBB[A-Za-z0-9]{28,40})(?![A-Za-z0-9_=-])/g),
-  prefixRule('sentry-token', 'Sentry auth token',
+  prefixRule('sentry-token', 'Sentry auth token', ['sntry'],
     /(?<![A-Za-z0-9_])sntry[su]_[A-Za-z0-9+/=_-]{40,400}(?![A-Za-z0-9+/=_-])/g),
   regexRule({
-    id: 'sentry-dsn', description: 'Sentry DSN key', keywords: [],
+    id: 'sentry-dsn', description: 'Sentry DSN key', keywords: ['sentry'],
     pattern: /https?:\/\/([a-f0-9]{32})(?::[a-f0-9]{32})?@[A-Za-z0-9.-]{0,80}sentry[A-Za-z0-9.-]{0,80}\/\d+/dg,
     group: 1,
   }),
-  prefixRule('grafana-token', 'Grafana token',
+  prefixRule('grafana-token', 'Grafana token', ['glc_', 'glsa_', 'eyjrijoi'],
     /(?<![A-Za-z0-9_+/])(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9+/]{50,200}={0,2})(?![A-Za-z0-9+/=])/g),
-  prefixRule('postman-api-key', 'Postman API key',
+  prefixRule('postman-api-key', 'Postman API key', ['pmak-'],
     /(?<![A-Za-z0-9_-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9])/g),
-  prefixRule('age-secret-key', 'age secret key',
+  prefixRule('age-secret-key', 'age secret key', ['age-secret-key-1'],
     /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/g),
-  prefixRule('onepassword-token', '1Password service account token',
+  prefixRule('onepassword-token', '1Password service account token', ['ops_eyj'],
     /(?<![A-Za-z0-9_])ops_eyJ[A-Za-z0-9+/=_-]{100,4000}/g),
-  prefixRule('figma-token', 'Figma personal access token',
+  prefixRule('figma-token', 'Figma personal access token', ['figd_'],
     /(?<![A-Za-z0-9_])figd_[A-Za-z0-9_-]{40,48}(?![A-Za-z0-9_-])/g),
-  prefixRule('pulumi-token', 'Pulumi access token',
+  prefixRule('pulumi-token', 'Pulumi access token', ['pul-'],
     /(?<![A-Za-z0-9_-])pul-[a-f0-9]{40}(?![A-Za-z0-9])/g),
-  prefixRule('supabase-token', 'Supabase token',
+  prefixRule('supabase-token', 'Supabase token', ['sbp_', 'sb_secret_'],
     /(?<![A-Za-z0-9_])(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,80})(?![A-Za-z0-9_-])/g),
-  prefixRule('docker-hub-token', 'Docker Hub access token',
+  prefixRule('docker-hub-token', 'Docker Hub access token', ['dckr_'],
     /(?<![A-Za-z0-9_])dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g),
-  prefixRule('new-relic-key', 'New Relic key',
+  prefixRule('new-relic-key', 'New Relic key', ['nrak-', 'nrii-', 'nrjs-'],
     /(?<![A-Za-z0-9_-])NR(?:AK|II|JS)-[A-Za-z0-9]{19,27}(?![A-Za-z0-9])/g),
-  prefixRule('planetscale-token', 'PlanetScale token',
+  prefixRule('planetscale-token', 'PlanetScale token', ['pscale_'],
     /(?<![A-Za-z0-9_])pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}(?![A-Za-z0-9_-])/g),
-  prefixRule('mapbox-secret-token', 'Mapbox secret token',
+  prefixRule('mapbox-secret-token', 'Mapbox secret token', ['sk.eyj'],
     /(?<![A-Za-z0-9_.])sk\.eyJ[A-Za-z0-9_-]{20,200}\.[A-Za-z0-9_-]{20,60}(?![A-Za-z0-9_-])/g),
-  prefixRule('square-token', 'Square token',
+  prefixRule('square-token', 'Square token', ['sq0'],
     /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g),
 ]
 
@@ -532,19 +540,19 @@ const STRUCTURAL_RULES: readonly SecretRule[] = [
   urlCredentialsRule,
   ...cliPasswordRules,
   regexRule({
-    id: 'jwt', description: 'JSON Web Token', keywords: [], priority: STRUCTURAL,
+    id: 'jwt', description: 'JSON Web Token', keywords: ['eyj'], priority: STRUCTURAL,
     pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{16,2000}(?![A-Za-z0-9_-])/g,
     accept: isJwt,
   }),
   regexRule({
     id: 'authorization-header', description: 'Credential in an Authorization header',
-    keywords: [], priority: STRUCTURAL,
+    keywords: ['authorization', 'bearer'], priority: STRUCTURAL,
     pattern: /(?:\bauthorization["']?\s{0,3}[:=]\s{0,3}["']?(?:bearer|token|bot|apikey|sso-key)?|(?<![A-Za-z])bearer)\s{1,3}([A-Za-z0-9._~+/:-]{16,4000}=*)/dgi,
     group: 1,
     accept: isHeaderToken,
   }),
   regexRule({
-    id: 'basic-auth-header', description: 'Credentials in a Basic Authorization header', keywords: [],
+    id: 'basic-auth-header', description: 'Credentials in a Basic Authorization header', keywords: ['basic'],
     priority: STRUCTURAL,
     pattern: /(?<![A-Za-z])basic\s{1,3}([A-Za-z0-9+/]{8,400}={0,2})(?![A-Za-z0-9+/=])/dgi,
     group: 1,
@@ -693,7 +701,8 @@ function skipBlanks(text: string, index: number, max: number): number {
 const genericAssignmentRule: SecretRule = {
   id: 'generic-assignment',
   description: 'Secret assigned to a secret-looking name',
-  keywords: [],
+  // What every NAME_HINT alternative contains.
+  keywords: ['pass', 'pw', 'secret', 'token', 'api', 'access', 'priv', 'signing', 'encryption', 'master', 'session', 'auth', 'cred', '_key', 'pat'],
   priority: GENERIC,
   find(text, emit) {
     NAME_HINT.lastIndex = 0

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
+import { SECRET_RULES } from '../../src/core/secret-rules.js'
 import { fnv1a64, maskSecret, redactSecrets, scanSecrets, type SecretFinding } from '../../src/core/secrets.js'
 
 interface Labelled {
@@ -53,6 +54,34 @@ describe('labelled corpus', () => {
     )
     expect(recall).toBeGreaterThanOrEqual(0.97)
     expect(fpr).toBeLessThanOrEqual(0.03)
+  })
+})
+
+describe('keyword prefilter', () => {
+  // The scanner skips a rule when none of its keywords occurs in the text; that must never hide a match.
+  const texts = [...positives, ...negatives].flatMap((sample) => [sample.text, sample.text.toUpperCase(), sample.text.toLowerCase()])
+
+  test('keywords are lower case', () => {
+    for (const rule of SECRET_RULES) for (const keyword of rule.keywords) expect(keyword, rule.id).toBe(keyword.toLowerCase())
+  })
+
+  test('every match a rule finds, run without the prefilter, contains one of its keywords', () => {
+    let matched = 0
+    for (const rule of SECRET_RULES.filter((r) => r.keywords.length > 0)) {
+      for (const text of texts) {
+        rule.find(text, (start, end) => {
+          matched++
+          const around = text.slice(Math.max(0, start - 64), end + 64).toLowerCase()
+          expect(rule.keywords.some((keyword) => around.includes(keyword)), `${rule.id} in ${text.slice(0, 80)}`).toBe(true)
+        })
+      }
+    }
+    expect(matched).toBeGreaterThan(100)
+  })
+
+  test('a text with no keyword of any rule still gets the rules without keywords (private keys, URLs)', () => {
+    const url = 'postgres://deploy:Zr8qT2vLm4Xw9Kp1@db.internal:5432/app'
+    expect(scanSecrets(url).map((f) => f.rule)).toEqual(['url-credentials'])
   })
 })
 

@@ -74,14 +74,19 @@ async function print(ctx: Ctx, format: Format, report: CheckReport, hook: boolea
 }
 
 async function loadEngine() {
-  const [engine, validators, store] = await Promise.all([import('../../core/check.js'), import('../../adapters/validators.js'), import('../../adapters/store.js')])
-  return { engine, validator: await validators.loadLearningValidator(), readConfig: store.readConfig }
+  const [engine, validators] = await Promise.all([import('../../core/check.js'), import('../../adapters/validators.js')])
+  return { engine, validator: await validators.loadLearningValidator() }
 }
 
-async function readConfigOrFinding(readConfig: (root: string) => Promise<import('../../core/config-schema.js').Config>, root: string, findings: Finding[]) {
+/** The config, or the defaults and a finding when it is invalid. No config file: the defaults, without loading the store. */
+async function readConfigOrFinding(root: string, findings: Finding[]) {
+  const { existsSync } = await import('node:fs')
+  const { join } = await import('node:path')
   const { ConfigError } = await import('../../core/errors.js')
-  const { DEFAULT_CONFIG } = await import('../../core/config-schema.js')
+  const { DEFAULT_CONFIG, mergeConfig } = await import('../../core/config-schema.js')
+  if (!existsSync(join(root, '.learnings', 'config.yaml'))) return mergeConfig({})
   try {
+    const { readConfig } = await import('../../adapters/store.js')
     return await readConfig(root)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
@@ -92,11 +97,11 @@ async function readConfigOrFinding(readConfig: (root: string) => Promise<import(
 
 /** The index: staged learnings and zone files, deletions, name clashes with everything else in the index. */
 async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[]): Promise<CheckReport> {
-  const { engine, validator, readConfig } = await loadEngine()
+  const { engine, validator } = await loadEngine()
   const { readBlobs, readIndexPaths, isMerging } = await import('../../adapters/index-reader.js')
-  const { parseStorePath } = await import('../../core/learning.js')
+  const { parseStorePath, learningPath, STATES } = await import('../../core/learning.js')
   const findings: Finding[] = []
-  const config = await readConfigOrFinding(readConfig, root, findings)
+  const config = await readConfigOrFinding(root, findings)
   const inZone = buildZoneMatcher(config.zones.system)
   const present = entries.filter((e) => e.status !== 'D')
   const blobs = readBlobs(
@@ -110,25 +115,43 @@ async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[]
   const result = engine.checkFiles(files, { validator, inZone, secretsAllow: config.secrets.allow, directives: false })
   findings.push(...result.findings)
   const stagedStore = new Set(files.map((f) => f.path).filter((p) => parseStorePath(p)))
-  if (stagedStore.size) findings.push(...engine.checkUniqueNames(readIndexPaths(root, ctx.env, ['.learnings']), stagedStore))
-  if (!isMerging(root, ctx.env))
-    for (const e of entries)
-      if (e.status === 'D' && parseStorePath(e.path))
-        findings.push(engine.finding('transition', e.path, 1, `${e.path} is staged for deletion; learnings are never deleted: \`git restore --staged --worktree ${e.path}\`, then archive it with \`git learn ${parseStorePath(e.path)?.state === 'pending' ? 'reject <name> --reason …' : 'prune'}\``))
+  if (stagedStore.size) {
+    // Only the staged names can clash: ask the index for those names in every state (literal pathspecs), not for
+    // every path of a store of thousands.
+    const names = new Set([...stagedStore].map((p) => parseStorePath(p)?.name as string))
+    const specs = names.size > 200 ? ['.learnings'] : [...names].flatMap((name) => STATES.map((state) => `:(literal)${learningPath(state, name)}`))
+    findings.push(...engine.checkUniqueNames(readIndexPaths(root, ctx.env, specs), stagedStore))
+  }
+  const deleted = entries.filter((e) => e.status === 'D' && parseStorePath(e.path))
+  if (deleted.length && !isMerging(root, ctx.env))
+    for (const e of deleted)
+      findings.push(engine.finding('transition', e.path, 1, `${e.path} is staged for deletion; learnings are never deleted: \`git restore --staged --worktree ${e.path}\`, then archive it with \`git learn ${parseStorePath(e.path)?.state === 'pending' ? 'reject <name> --reason …' : 'prune'}\``))
   return engine.buildReport(findings)
+}
+
+async function openCache(root: string, ctx: Ctx) {
+  const reader = await import('../../adapters/index-reader.js')
+  const r = reader.runGit(root, ctx.env, ['rev-parse', '--path-format=absolute', '--git-common-dir'])
+  const commonDir = r.stdout.toString('utf8').trim()
+  if (r.code !== 0 || !commonDir) return undefined
+  const { openParseCache } = await import('../../adapters/parse-cache.js')
+  return openParseCache(commonDir)
 }
 
 /** The work tree (CI): every learning and zone file, names, budget, staleness, and with a base the transitions. */
 async function checkTree(ctx: Ctx, root: string, base: string | undefined): Promise<CheckReport> {
-  const { engine, validator, readConfig } = await loadEngine()
+  const { engine, validator } = await loadEngine()
   const reader = await import('../../adapters/index-reader.js')
   const { parseStorePath } = await import('../../core/learning.js')
   const findings: Finding[] = []
-  const config = await readConfigOrFinding(readConfig, root, findings)
+  const config = await readConfigOrFinding(root, findings)
   const inZone = buildZoneMatcher(config.zones.system)
   const files = reader.readTreeFiles(root, ctx.env, config.zones.system)
   if (files.length > 2000) ctx.stderr(`git learn check: checking ${files.length} files…\n`)
-  const result = engine.checkFiles(files, { validator, inZone, secretsAllow: config.secrets.allow, directives: true })
+  // Parsed frontmatter is cached under the git common dir (see parse-cache.ts): a second run parses only what changed.
+  const cache = files.length >= 50 ? await openCache(root, ctx) : undefined
+  const result = engine.checkFiles(files, { validator, inZone, secretsAllow: config.secrets.allow, directives: true, ...(cache ? { parseYaml: cache.parseYaml } : {}) })
+  cache?.save()
   let content = result.findings
   if (content.some((f) => f.rule === 'directives')) {
     const { parseDirectivesAllowed } = await import('../../core/directives.js')
@@ -155,7 +178,7 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined): Prom
   if (base !== undefined) {
     const { parseRawDiff } = await import('../../core/check-diff.js')
     const { RAW_LOG_FORMAT, parseAuditTrail, parseRawLog } = await import('../../core/trailers.js')
-    const mergeBase = reader.gitText(root, ctx.env, ['merge-base', base, 'HEAD']).trim()
+    const mergeBase = reader.gitText(root, ctx.env, ['merge-base', '--end-of-options', base, 'HEAD']).trim()
     const changes = parseRawDiff(reader.gitText(root, ctx.env, ['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings']))
     const events = parseAuditTrail(parseRawLog(reader.gitText(root, ctx.env, ['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`])))
     findings.push(...engine.checkTransitions(changes, events))
