@@ -30,7 +30,8 @@ function coldCheck(BIN, root, runs) {
   return xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 }
 
-export async function bench({ base, timeCommand, makeStoreRepo, BIN, log }) {
+export async function bench(ctx) {
+  const { timeCommand, makeStoreRepo, BIN, log } = ctx
   const rows = []
   for (const N of SIZES) {
     log(`check: generating a repository of ${N} learnings…`)
@@ -40,13 +41,13 @@ export async function bench({ base, timeCommand, makeStoreRepo, BIN, log }) {
       writeFileSync(join(root, 'src.txt'), 'unrelated\n')
       git('add', 'src.txt')
       const idle = timeCommand(process.execPath, [BIN, 'check', '--staged'], { cwd: root, runs: 15 })
-      rows.push({ what: `check --staged, nothing relevant staged (${N} learnings)`, ms: idle, ratio: idle / base, target: '≤ 1.3× node -e 0' })
+      rows.push({ what: `check --staged, nothing relevant staged (${N} learnings)`, ms: idle, ratio: idle / ctx.base, target: '≤ 1.3× node -e 0' })
 
       const { text } = learningText(N + 1)
       writeFileSync(join(root, '.learnings', 'pending', 'bench-staged-one.md'), text.replace(/^name: .*$/m, 'name: bench-staged-one'))
       git('add', '.learnings/pending/bench-staged-one.md')
       const one = timeCommand(process.execPath, [BIN, 'check', '--staged'], { cwd: root, runs: 15 })
-      rows.push({ what: `check --staged, one staged learning (${N} learnings)`, ms: one, ratio: one / base, target: '≤ 2× node -e 0' })
+      rows.push({ what: `check --staged, one staged learning (${N} learnings)`, ms: one, ratio: one / ctx.base, target: '≤ 2× node -e 0' })
       git('reset', '-q')
 
       const cold = coldCheck(BIN, root, 3)

@@ -12,7 +12,7 @@ Error: ECONNREFUSED 127.0.0.1 in postgres/redis module 17
 Test Files  1 failed (1)`
 
 export async function bench(ctx) {
-  const { base, timeCommand, makeStoreRepo, BIN, log } = ctx
+  const { timeCommand, makeStoreRepo, BIN, log } = ctx
   const rows = []
   const node = process.execPath
   for (const n of [1000, 10000]) {
@@ -26,7 +26,7 @@ export async function bench(ctx) {
       if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`)
       return Number(process.hrtime.bigint() - t0) / 1e6
     }
-    const ratioRow = (what, ms, target, limit) => ({ what, ms, ratio: ms / base, target, note: ms / base <= limit ? 'met' : 'NOT met' })
+    const ratioRow = (what, ms, target, limit) => ({ what, ms, ratio: ms / ctx.base, target, note: ms / ctx.base <= limit ? 'met' : 'NOT met' })
 
     rows.push({ what: `search ${k}: first build (no cache: every file parsed, index written)`, ms: once(['search', 'warm up']), note: 'once per clone' })
     const active = join(root, '.learnings', 'active')

@@ -85,23 +85,37 @@ export function makeStoreRepo(n, { pendingEvery = 10, prefix = 'gl-bench-' } = {
   return { root, git }
 }
 
-/** Median wall time in ms of running a command `runs` times (after one warm-up). */
-export function timeCommand(cmd, args, { cwd = ROOT, runs = 15, input, env } = {}) {
-  const once = () => {
+/** The median `node -e 0` measured alongside the last timeCommand call (see below). */
+export const interleaved = { base: undefined }
+
+/**
+ * Median wall time in ms of running a command `runs` times (after one warm-up). Each run is paired with a run of
+ * `node -e 0` right before it, and the median of those is kept in `interleaved.base`: on a shared machine whose
+ * load changes from minute to minute, a ratio is only fair against a baseline measured at the same moment.
+ */
+export function timeCommand(cmd, args, { cwd = ROOT, runs = 15, input, env, pair = true } = {}) {
+  const once = (c, a, opts = {}) => {
     const t = process.hrtime.bigint()
-    const r = spawnSync(cmd, args, { cwd, input, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'ignore', 'pipe'] })
+    const r = spawnSync(c, a, { cwd, input: opts.input, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'ignore', 'pipe'] })
     const ms = Number(process.hrtime.bigint() - t) / 1e6
-    if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
+    if (r.status !== 0 && r.status !== 1) throw new Error(`${c} ${a.join(' ')} exited ${r.status}: ${r.stderr}`)
     return ms
   }
-  once()
-  const xs = Array.from({ length: runs }, once).sort((a, b) => a - b)
-  return xs[Math.floor(xs.length / 2)]
+  once(cmd, args, { input })
+  const xs = []
+  const bs = []
+  for (let i = 0; i < runs; i++) {
+    if (pair) bs.push(once(process.execPath, ['-e', '0']))
+    xs.push(once(cmd, args, { input }))
+  }
+  const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]
+  if (pair) interleaved.base = median(bs)
+  return median(xs)
 }
 
 /** `node -e 0`, the baseline every ratio is against. */
 export function baseline(runs = 15) {
-  return timeCommand(process.execPath, ['-e', '0'], { runs })
+  return timeCommand(process.execPath, ['-e', '0'], { runs, pair: false })
 }
 
 /** One markdown row. */
