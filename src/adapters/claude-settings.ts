@@ -53,8 +53,9 @@ export function parseSettings(text: string, path = SETTINGS_PATH): Json {
 }
 
 /**
- * Where a JSON text first stops being JSON (for the line number Node's JSON.parse message does not always give):
- * a small recursive-descent scan; undefined when it finds no error.
+ * Where a JSON text first stops being JSON: a small recursive-descent scan; undefined when it finds no error. Kept
+ * because Node 20's JSON.parse gives no position for some errors ("Unexpected token ',', … is not valid JSON" for
+ * `[,]`, "Unexpected end of JSON input"), and the refusal names the line.
  */
 export function findJsonErrorOffset(text: string): number | undefined {
   let i = 0

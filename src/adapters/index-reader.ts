@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { isCommitId } from '../core/git-args.js'
+import { parseCatFileBatch } from '../core/git-output.js'
 import { existsSync, lstatSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseRawDiff } from '../core/check-diff.js'
@@ -84,7 +85,7 @@ export interface BlobText {
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Decode bytes as text, or say why not (binary, not UTF-8, too large). */
-export function decodeForCheck(bytes: Buffer, size = bytes.length): BlobText {
+export function decodeForCheck(bytes: Uint8Array, size = bytes.length): BlobText {
   if (size > MAX_CHECK_BYTES) return { skipped: `larger than 1 MB (${size} bytes)` }
   if (bytes.subarray(0, 8000).includes(0)) return { skipped: 'binary' }
   try {
@@ -114,17 +115,7 @@ export function readBlobs(root: string, env: Env, shas: readonly string[]): Map<
   if (!small.length) return out
   const r = runGit(root, env, ['cat-file', '--batch'], `${small.join('\n')}\n`)
   if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
-  // Sample: "<sha> blob <size>\n<size bytes>\n" per object.
-  const buf = r.stdout
-  let at = 0
-  while (at < buf.length) {
-    const nl = buf.indexOf(10, at)
-    if (nl < 0) break
-    const [sha = '', , size = '0'] = buf.subarray(at, nl).toString('utf8').split(' ')
-    const n = Number(size)
-    out.set(sha, decodeForCheck(buf.subarray(nl + 1, nl + 1 + n), n))
-    at = nl + 1 + n + 1
-  }
+  for (const o of parseCatFileBatch(r.stdout)) if (o.bytes) out.set(o.oid, decodeForCheck(o.bytes, o.bytes.length))
   return out
 }
 

@@ -31,6 +31,7 @@ import type { AsPlainObject } from 'minisearch'
 import type { Config } from '../core/config-schema.js'
 import type { LearningState } from '../core/errors.js'
 import { NotARepositoryError } from '../core/errors.js'
+import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../core/layout.js'
 import type { LearningSummary } from '../core/query.js'
 import type { CatalogEntry, CatalogView, DocMeta, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
 import type { RecallIndex } from '../core/search-recall.js'
@@ -38,9 +39,6 @@ import { gitAsync } from './fast-git.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
 const CACHE_FORMAT = 2
-const STATES: readonly LearningState[] = ['pending', 'active', 'archived']
-const STORE_DIR = '.learnings'
-const TIER_REF_PREFIX = 'refs/learn/tiers/'
 
 export interface Problem {
   path: string

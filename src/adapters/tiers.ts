@@ -9,17 +9,18 @@ import { join } from 'node:path'
 import YAML from 'yaml'
 import type { Config } from '../core/config-schema.js'
 import { GitCommandError, LearningParseError, UsageError } from '../core/errors.js'
-import { MAX_LEARNING_BYTES, parseLearning, parseStorePath, validateLearning } from '../core/learning.js'
+import { parseCatFileBatch } from '../core/git-output.js'
+import { TIER_REF_PREFIX } from '../core/layout.js'
+import { parseLearning, parseStorePath, parseYamlMapping, validateLearning } from '../core/learning.js'
 import type { Learning } from '../core/learning.js'
 import type { SchemaValidator } from '../core/validate.js'
 import { assertPathClean, commitOnly } from './commit.js'
 import type { Git } from './git.js'
 import type { Repo } from './repo.js'
-import { CONFIG_PATH } from './store.js'
+import { CONFIG_PATH, decodeLearningBytes } from './store.js'
 
 export type TierConfig = Config['tiers'][number]
 export const DEFAULT_TIER_WEIGHT = 0.9
-export const TIER_REF_PREFIX = 'refs/learn/tiers/'
 const ACTIVE_DIR = '.learnings/active'
 
 export const tierRef = (name: string) => `${TIER_REF_PREFIX}${name}`
@@ -61,30 +62,6 @@ export function parseLsTree(out: string): TreeEntry[] {
   return entries
 }
 
-/**
- * Parse `git cat-file --batch` output into one Buffer per requested object, in order; a missing object is
- * undefined. Sample: "3f2c… blob 12\nhello world\n\n" and "abcd… missing\n".
- */
-export function parseCatFileBatch(buf: Buffer): (Buffer | undefined)[] {
-  const out: (Buffer | undefined)[] = []
-  let pos = 0
-  while (pos < buf.length) {
-    const nl = buf.indexOf(0x0a, pos)
-    if (nl < 0) break
-    const header = buf.subarray(pos, nl).toString('utf8')
-    const parts = header.split(' ')
-    if (parts[1] === 'missing' || parts.length < 3) {
-      out.push(undefined)
-      pos = nl + 1
-      continue
-    }
-    const size = Number(parts[2])
-    out.push(buf.subarray(nl + 1, nl + 1 + size))
-    pos = nl + 1 + size + 1
-  }
-  return out
-}
-
 /** Something skipped while reading a tier: `path` is `<tier>:<path in the tier>` or the tier's ref. */
 export interface TierWarning {
   path: string
@@ -111,15 +88,13 @@ export async function readTierLearnings(git: Git, tier: string, commit: string, 
   }
   if (!blobs.length) return { learnings: [], warnings }
   const contents = parseCatFileBatch(await runGitWithInput(git.root, ['cat-file', '--batch'], `${blobs.map((b) => b.oid).join('\n')}\n`))
-  const utf8 = new TextDecoder('utf-8', { fatal: true })
   const learnings: Learning[] = []
   blobs.forEach((b, i) => {
-    const bytes = contents[i]
+    const bytes = contents[i]?.bytes
     try {
       if (!bytes) throw new Error('its object is missing from this repository (run `git learn tier update`)')
-      if (bytes.length > MAX_LEARNING_BYTES) throw new Error(`it is over ${MAX_LEARNING_BYTES} bytes`)
       if (!parseStorePath(b.path)) throw new Error('it is not directly inside .learnings/active/')
-      const learning = parseLearning(utf8.decode(bytes), b.path)
+      const learning = parseLearning(decodeLearningBytes(bytes, b.path), b.path)
       const { errors } = validateLearning(learning, validator)
       if (errors.length) throw new Error(errors.join('; '))
       learnings.push(learning)
@@ -260,6 +235,13 @@ export async function diffTierLearnings(git: Git, from: string, to: string): Pro
 export function setTierInConfig(text: string | undefined, tier: TierConfig): string {
   const doc = YAML.parseDocument(text ?? '')
   if (doc.errors.length) throw new UsageError(`${CONFIG_PATH} is not valid YAML: ${doc.errors[0]?.message ?? ''}`, 'tier')
+  // The Document is for editing (comments and layout survive); what it holds passes the checks of every other read
+  // of config.yaml first: aliases bounded, keys unique, a mapping.
+  try {
+    parseYamlMapping(text ?? '')
+  } catch (err) {
+    throw new UsageError(`${CONFIG_PATH} is not valid YAML: ${String((err as Error).message ?? err).split('\n')[0]}`, 'tier')
+  }
   if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never
   let seq = doc.get('tiers', true)
   if (!YAML.isSeq(seq)) {
@@ -299,14 +281,24 @@ export async function commitTierConfig(git: Git, tier: TierConfig, message: stri
   }
 }
 
+/** A reason not to trust a tier (messages: tierVerifyProblem). */
+export type TierProblem =
+  | { kind: 'no-pin' }
+  | { kind: 'no-ref'; ref: string }
+  | { kind: 'ref-moved'; ref: string; at: string; pin: string }
+  | { kind: 'pin-missing'; pin: string }
+  | { kind: 'object-missing'; oid: string; path: string }
+  | { kind: 'object-tampered'; oid: string; path: string }
+  | { kind: 'fsck'; detail: string }
+
 /** Problems that make a tier untrustworthy: the ref moved off the pin, objects missing or corrupt. */
-export async function verifyTier(git: Git, tier: TierConfig): Promise<string[]> {
-  const problems: string[] = []
-  if (!tier.commit) return [`no commit is pinned in ${CONFIG_PATH}; run \`git learn tier update ${tier.name}\``]
+export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProblem[]> {
+  const problems: TierProblem[] = []
+  if (!tier.commit) return [{ kind: 'no-pin' }]
   const ref = await readTierRef(git, tier.name)
-  if (!ref) problems.push(`${tierRef(tier.name)} does not exist; run \`git learn tier update ${tier.name}\` to fetch it again`)
-  else if (ref !== tier.commit) problems.push(`${tierRef(tier.name)} points at ${ref.slice(0, 12)}, not the pinned ${tier.commit.slice(0, 12)}: the ref was moved outside \`git learn tier update\``)
-  if ((await git.tryRun(['cat-file', '-e', `${tier.commit}^{commit}`])) === undefined) problems.push(`the pinned commit ${tier.commit.slice(0, 12)} is missing from this repository`)
+  if (!ref) problems.push({ kind: 'no-ref', ref: tierRef(tier.name) })
+  else if (ref !== tier.commit) problems.push({ kind: 'ref-moved', ref: tierRef(tier.name), at: ref, pin: tier.commit })
+  if ((await git.tryRun(['cat-file', '-e', `${tier.commit}^{commit}`])) === undefined) problems.push({ kind: 'pin-missing', pin: tier.commit })
   else {
     try {
       await git.run(['fsck', '--no-progress', '--no-dangling', '--connectivity-only', tier.commit])
@@ -316,15 +308,15 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<string[]> 
       if (blobs.length) {
         const contents = parseCatFileBatch(await runGitWithInput(git.root, ['cat-file', '--batch'], `${blobs.map((b) => b.oid).join('\n')}\n`))
         blobs.forEach((b, i) => {
-          const c = contents[i]
-          if (!c) return void problems.push(`object ${b.oid.slice(0, 12)} (${b.path}) is missing`)
+          const c = contents[i]?.bytes
+          if (!c) return void problems.push({ kind: 'object-missing', oid: b.oid, path: b.path })
           const algo = b.oid.length === 64 ? 'sha256' : 'sha1'
           const h = createHash(algo).update(`blob ${c.length}\0`).update(c).digest('hex')
-          if (h !== b.oid) problems.push(`object ${b.oid.slice(0, 12)} (${b.path}) does not match its hash: the object store was tampered with`)
+          if (h !== b.oid) problems.push({ kind: 'object-tampered', oid: b.oid, path: b.path })
         })
       }
     } catch (err) {
-      problems.push(`git fsck found problems in the tier's objects: ${((err as GitCommandError).stderr ?? String(err)).trim().split('\n').slice(0, 5).join(' / ')}`)
+      problems.push({ kind: 'fsck', detail: ((err as GitCommandError).stderr ?? String(err)).trim().split('\n').slice(0, 5).join(' / ') })
     }
   }
   return problems

@@ -13,7 +13,7 @@ import { ExitCode } from './context.js'
 import type { Ctx } from './context.js'
 import { moved, supersededNote } from './messages/index.js'
 import type { MoveResult } from './messages/index.js'
-import { flag, stringOpt } from './spec.js'
+import { DRY_RUN_OPTION, MOVE_JSON_OPTION, flag, stringOpt } from './spec.js'
 import type { CommandModule, CommandSpec, ParsedArgs } from './spec.js'
 
 export interface MoveOptions {
@@ -109,8 +109,8 @@ export function singleMoveCommand(action: 'reject' | 'restore', text: { summary:
     ...(text.details ? { details: text.details } : {}),
     options: {
       reason: { type: 'string', value: 'text', description: text.reason },
-      'dry-run': { type: 'boolean', description: 'say what would happen; change nothing' },
-      json: { type: 'boolean', description: 'print one JSON object: {name, from, to, path, commit}' },
+      'dry-run': DRY_RUN_OPTION,
+      json: MOVE_JSON_OPTION,
     },
     positionals: { min: 1, max: 1, names: '<name>' },
   }

@@ -38,6 +38,12 @@ export interface CommandModule {
 }
 
 export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', description: 'show this help' }
+/** `--json`, its help saying what the object holds. */
+export const jsonOption = (description = 'print one JSON object'): OptionSpec => ({ type: 'boolean', description })
+/** `--json` of the commands that write or move one learning. */
+export const MOVE_JSON_OPTION = jsonOption('print one JSON object: {name, from, to, path, commit}')
+/** `--dry-run` of the lifecycle moves. */
+export const DRY_RUN_OPTION: OptionSpec = { type: 'boolean', description: 'say what would happen; change nothing' }
 
 /** Parse argv against a spec; UsageError for unknown options, missing values or a wrong count of arguments. */
 export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {

@@ -18,6 +18,8 @@ export const SOLUTION_SECTION: Record<LearningType, string> = {
   instinct: 'Action',
 }
 
+// Not terms.ts's tokenizer on purpose: similarity keeps numbers and paths (`v2`, `src/x.ts`), and the duplicate
+// thresholds (DESIGN section 4) were set with these words and this stop list.
 const STOP = new Set(
   'a an and are as at be but by can do does for from has have how if in into is it its not of on or so such that the their then there these this to use used uses using was when where which while will with you your we our after before'.split(' '),
 )

@@ -10,7 +10,8 @@ export interface EvalCase {
 
 /** Parse a queries file: a YAML list (or `{queries: [...]}`) of `{query, expect}`; throws Error with the entry at fault. */
 export function parseEvalSet(text: string): EvalCase[] {
-  const v: unknown = YAML.parse(text, { maxAliasCount: MAX_YAML_ALIASES })
+  // Not parseYamlMapping: a queries file may be a top-level list. Aliases are bounded the same way.
+  const v: unknown = YAML.parse(text, { maxAliasCount: MAX_YAML_ALIASES, uniqueKeys: true })
   const list = Array.isArray(v) ? v : v && typeof v === 'object' && Array.isArray((v as Record<string, unknown>)['queries']) ? ((v as Record<string, unknown>)['queries'] as unknown[]) : undefined
   if (!list) throw new Error('expected a YAML list of {query, expect} entries (or queries: [...])')
   return list.map((e, i) => {

@@ -30,6 +30,8 @@ export interface EvolveSettings {
 
 export const EVOLVE_DEFAULTS: EvolveSettings = { minSize: 3, threshold: 0.4 }
 
+// Not dedupe's or terms' tokenizer on purpose: clustering compares word sets of 3+ ASCII characters, and the
+// default threshold (0.4) was set with this list; another tokenizer moves the clusters.
 const STOP = new Set('the and for with when use that this from into are was were not but you your has have had its can will then than they them what which while after before also just only more most some such'.split(' '))
 
 /** Lower-case word tokens of at least three characters, stop words dropped. */

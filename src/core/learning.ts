@@ -8,8 +8,9 @@ import { explainBadName } from './names.js'
 import { formatSchemaErrors } from './validate.js'
 import type { SchemaValidator } from './validate.js'
 
-export const STATES: readonly LearningState[] = ['pending', 'active', 'archived']
-export const STORE_DIR = '.learnings'
+import { STATES, STORE_DIR } from './layout.js'
+
+export { STATES, STORE_DIR }
 /** Largest learning file accepted, in bytes. */
 export const MAX_LEARNING_BYTES = 1024 * 1024
 /** YAML aliases allowed in frontmatter: enough for hand-written anchors, far too few for a billion laughs. */

@@ -14,8 +14,11 @@ export function explainBadName(name: string): string | undefined {
   return undefined
 }
 
-/** A kebab-case name made from free text (a title or description), cut at a word boundary. */
-export function slugify(text: string): string {
+/**
+ * A kebab-case name made from free text (a title or description), at most `max` characters, cut at a word
+ * boundary; `fallback` when no word is left. Accented letters lose their accents ("café" → "cafe").
+ */
+export function slugify(text: string, max = NAME_MAX, fallback = 'learning'): string {
   const words = text
     .toLowerCase()
     .normalize('NFKD')
@@ -26,8 +29,8 @@ export function slugify(text: string): string {
   let out = ''
   for (const w of words) {
     const next = out ? `${out}-${w}` : w
-    if (next.length > NAME_MAX) break
+    if (next.length > max) break
     out = next
   }
-  return out || 'learning'
+  return out || fallback
 }

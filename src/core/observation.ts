@@ -21,20 +21,10 @@ export interface ObservedEvent {
   subagent?: string | null
 }
 
-/** One line of observations.jsonl. */
-export interface ObservationRecord {
+/** One line of observations.jsonl: the event, stamped, its subagent null-free. */
+export interface ObservationRecord extends Omit<ObservedEvent, 'subagent'> {
   v: 1
   ts: string
-  agent: string
-  session: string | null
-  event: string
-  tool: string | null
-  tool_use_id: string | null
-  input?: unknown
-  output?: unknown
-  error?: unknown
-  ok: boolean | null
-  cwd: string | null
   subagent?: string
   /** Some field was cut to observe.max_field_bytes (its strings end with the truncation marker). */
   truncated?: true

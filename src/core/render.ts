@@ -138,8 +138,3 @@ export function planRender(active: readonly Learning[], targets: readonly Render
     descriptionChars: on.has('claude') ? learnings.reduce((n, l) => n + desc(l).length, 0) : 0,
   }
 }
-
-/** Whether a path is one render writes whole files to (for finding its own files without a manifest). */
-export function isRenderPath(path: string): boolean {
-  return /^\.claude\/skills\/[^/]+\/SKILL\.md$|^\.cursor\/rules\/[^/]+\.mdc$|^\.github\/instructions\/[^/]+\.instructions\.md$/.test(path)
-}

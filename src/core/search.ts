@@ -9,7 +9,7 @@ import type { LearningState } from './errors.js'
 import type { Learning } from './learning.js'
 import { isCommitId } from './git-args.js'
 import { normalizeError } from './normalize-error.js'
-import { SPLIT, buildQueryTerms, processTerm, termsOf } from './terms.js'
+import { SPLIT, buildQueryTerms, processTerm } from './terms.js'
 
 export interface CatalogEntry {
   name: string
@@ -128,11 +128,6 @@ export function buildIndex(docs: readonly SearchDoc[]): MiniSearch<SearchDoc> {
   const ms = new MiniSearch<SearchDoc>(indexOptions())
   ms.addAll(docs as SearchDoc[])
   return ms
-}
-
-/** An index restored from its JSON (MiniSearch.toJSON). */
-export function loadIndex(json: string): MiniSearch<SearchDoc> {
-  return MiniSearch.loadJSON<SearchDoc>(json, indexOptions())
 }
 
 /** A serialized index cut in pieces: everything but the postings, the sorted terms, and each term's postings as JSON. */
@@ -277,13 +272,4 @@ export function rankLearnings(index: MiniSearch<SearchDoc>, catalog: readonly Ca
     .sort((a, b) => b.score - a.score || a.meta.name.localeCompare(b.meta.name) || a.meta.tier.localeCompare(b.meta.tier))
     .slice(0, limit)
     .map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: h.matched }))
-}
-
-/** How much of a learning's trigger the query contains: matched trigger terms / trigger terms (0 without a trigger). */
-export function triggerCoverage(entry: CatalogEntry, queryTerms: ReadonlySet<string>): number {
-  const t = termsOf(entry.trigger ?? '')
-  if (!t.size) return 0
-  let hit = 0
-  for (const x of t) if (queryTerms.has(x)) hit++
-  return hit / t.size
 }

@@ -4,6 +4,8 @@
  */
 import { boundQuery, normalizeError } from './normalize-error.js'
 
+// Not shared with dedupe.ts or evolve.ts on purpose: index terms drop pure numbers and split paths at punctuation, and
+// search ranking and recall's trigger matching are tuned on them.
 const STOP_WORDS = new Set(
   'a an and are as at be but by for from has have in is it its of on or that the this to was were will with when use run not no if then than into via you your we our after before while'.split(' '),
 )

@@ -1,4 +1,5 @@
 /** Usage events and their per-learning summary (what search, recall, feedback and the retrospective record). */
+import { parseJsonLine } from './jsonl.js'
 
 export const USAGE_EVENT_KINDS = ['match', 'helpful', 'harmful', 'applied'] as const
 export type UsageEventKind = (typeof USAGE_EVENT_KINDS)[number]
@@ -33,15 +34,8 @@ export const EMPTY_USAGE: UsageSummary = Object.freeze({ matches: 0, helpful: 0,
 
 /** One line of events.jsonl as an event, or undefined when it is not one (torn, hand-edited, unknown kind). */
 export function parseUsageEvent(line: string): UsageEvent | undefined {
-  if (!line.trim()) return undefined
-  let v: unknown
-  try {
-    v = JSON.parse(line)
-  } catch {
-    return undefined
-  }
-  if (!v || typeof v !== 'object') return undefined
-  const e = v as Record<string, unknown>
+  const e = parseJsonLine(line)
+  if (!e) return undefined
   if (typeof e['ts'] !== 'string' || typeof e['name'] !== 'string' || !(USAGE_EVENT_KINDS as readonly unknown[]).includes(e['kind'])) return undefined
   if (Number.isNaN(Date.parse(e['ts']))) return undefined
   return e as unknown as UsageEvent

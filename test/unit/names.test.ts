@@ -23,4 +23,6 @@ test('slugify', () => {
   expect(slugify('Fix "vi.mock() is not hoisted" in ESM!')).toBe('fix-vi-mock-is-not-hoisted-in-esm')
   expect(slugify('x'.repeat(70))).toBe('learning')
   expect(slugify('word '.repeat(30)).length).toBeLessThanOrEqual(64)
+  expect(slugify('Cannot find module "./café.js"', 30, 'x')).toBe('cannot-find-module-cafe-js')
+  expect(slugify('!!!', 20, 'x')).toBe('x')
 })

@@ -16,8 +16,8 @@ import { buildCommitMessage } from '../../core/trailers.js'
 import { admitLearning } from '../admit.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { added, tooLarge } from '../messages/index.js'
-import { flag, stringOpt } from '../spec.js'
+import { added, tooLarge, warningAt } from '../messages/index.js'
+import { MOVE_JSON_OPTION, flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
@@ -43,7 +43,7 @@ export const spec: CommandSpec = {
     'dry-run': { type: 'boolean', description: 'validate and say what would happen; write nothing' },
     force: { type: 'boolean', description: 'add it although quality gates fail or it is a near duplicate; the override is recorded in the commit' },
     'allow-directives': { type: 'boolean', description: 'accept instructions aimed at agents (curl | sh, …) that look like prompt injection; recorded in the commit' },
-    json: { type: 'boolean', description: 'print one JSON object: {name, from, to, path, commit}' },
+    json: MOVE_JSON_OPTION,
   },
 }
 
@@ -97,10 +97,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (errors.length) throw new LearningInvalidError(file && file !== '-' ? file : path, errors)
   const existing = findLearningPath(git.root, name)
   if (existing) throw new NameTakenError(name, existing.path)
-  for (const w of warnings) ctx.stderr(`warning: ${path}: ${w}\n`)
+  for (const w of warnings) ctx.stderr(warningAt(path, w))
   const admission = await admitLearning(repo, learning, { force: flag(args, 'force'), allowDirectives: flag(args, 'allow-directives'), text })
   text = admission.text
-  for (const w of admission.warnings) ctx.stderr(`warning: ${path}: ${w}\n`)
+  for (const w of admission.warnings) ctx.stderr(warningAt(path, w))
 
   const identity = await readIdentity(git)
   const message = buildCommitMessage({ action: 'add', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admission.trailers })

@@ -1,6 +1,6 @@
 import type { Ctx, ExitCode } from '../context.js'
 import { runMoves } from '../move.js'
-import { flag } from '../spec.js'
+import { DRY_RUN_OPTION, flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
@@ -12,7 +12,7 @@ export const spec: CommandSpec = {
     'only then is each moved in its own commit. Other staged work stays staged and out of the commits.\n' +
     'With approval.distinct_approver (default true) the author of the commit that added a learning cannot approve it.',
   options: {
-    'dry-run': { type: 'boolean', description: 'say what would happen; change nothing' },
+    'dry-run': DRY_RUN_OPTION,
     json: { type: 'boolean', description: 'print one JSON object: {name, from, to, path, commit} (or {results: […]} for several names)' },
   },
   positionals: { min: 1, max: 100, names: '<name>…' },

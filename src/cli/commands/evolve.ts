@@ -10,7 +10,7 @@ import { formatLearningFile, learningPath, parseLearning, validateLearning } fro
 import { buildCommitMessage } from '../../core/trailers.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { describeError, evolveReport, warnUnreadable } from '../messages/index.js'
+import { describeError, evolveReport, warnUnreadable, warningAt } from '../messages/index.js'
 import type { EvolveRow } from '../messages/index.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
@@ -67,7 +67,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       const { errors } = validateLearning(learning, validator)
       if (errors.length) throw new LearningInvalidError(path, errors)
       const admitted = await admitLearning(repo, learning, { force: flag(args, 'force') })
-      for (const w of admitted.warnings) ctx.stderr(`warning: ${path}: ${w}\n`)
+      for (const w of admitted.warnings) ctx.stderr(warningAt(path, w))
       const message = buildCommitMessage({ action: 'evolve', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admitted.trailers })
       row.commit = await commitNewFile(git, path, admitted.text, message, true)
     } catch (err) {

@@ -8,7 +8,7 @@ import { findRoot, readStagedChanges } from '../../adapters/index-reader.js'
 import { UsageError } from '../../core/errors.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { flag } from '../spec.js'
+import { flag, jsonOption } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
@@ -24,7 +24,7 @@ export const spec: CommandSpec = {
     'HUSKY=0 or GIT_LEARN_HOOKS=0 skips the hooks.',
   options: {
     force: { type: 'boolean', description: 'install: replace hooks that are not ours (a backup is kept)' },
-    json: { type: 'boolean', description: 'print one JSON object' },
+    json: jsonOption(),
   },
   positionals: { min: 1, max: 2, names: 'install|uninstall|commit-msg <file>|post-merge' },
 }
@@ -106,7 +106,7 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   if (json) ctx.stdout(`${JSON.stringify(report)}\n`)
   else if (report.findings.length) {
     ctx.stderr(engine.formatText(report))
-    if (!report.ok) ctx.stderr('The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n')
+    if (!report.ok) ctx.stderr((await import('../messages/guards.js')).commitMsgStopped)
   }
   return report.ok ? ExitCode.ok : ExitCode.refused
 }
@@ -121,7 +121,8 @@ async function postMerge(ctx: Ctx): Promise<ExitCode> {
     const { parseCommandArgs } = await import('../spec.js')
     await mod.run(parseCommandArgs(mod.spec, []), ctx)
   } catch (err) {
-    ctx.stderr(`git learn post-merge: render failed (${(err as Error).message}); run \`git learn render\` yourself.\n`)
+    const { postMergeRenderFailed } = await import('../messages/guards.js')
+    ctx.stderr(postMergeRenderFailed((err as Error).message))
   }
   return ExitCode.ok
 }

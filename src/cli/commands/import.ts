@@ -16,7 +16,7 @@ import { foldValue } from '../../core/trailers.js'
 import type { Trailer } from '../../core/trailers.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { describeError, importReport } from '../messages/index.js'
+import { describeError, importReport, importing, warningAt } from '../messages/index.js'
 import type { ImportRow } from '../messages/index.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
@@ -60,7 +60,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const raw = await readBundleSource(origin, ctx.cwd)
   const { entries, problems } = parseBundle(raw)
   if (problems.length) throw new BundleRefusedError(origin, problems)
-  if (entries.length > 100 && !json) ctx.stderr(`importing ${entries.length} entries from ${origin}…\n`)
+  if (entries.length > 100 && !json) ctx.stderr(importing(entries.length, origin))
 
   const scan = readStore(git.root)
   const existing = new Map<string, ExistingLearning>(scan.learnings.map((l) => [l.name, { state: l.state, data: l.data, body: l.body }]))
@@ -103,7 +103,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
           await assertPathClean(git, d.entry.name, path)
           // The same admission as a new entry (paths, gates, secrets, directives, duplicates), its old copy aside.
           const admitted = await admitLearning(repo, learning, { ...admitOpts, replacing: d.entry.name })
-          for (const w of admitted.warnings) if (!json) ctx.stderr(`warning: ${d.entry.name}: ${w}\n`)
+          for (const w of admitted.warnings) if (!json) ctx.stderr(warningAt(d.entry.name, w))
           if (!dryRun) {
             updated.push({ path, old: readFileSync(join(git.root, path), 'utf8') })
             writeFileSync(join(git.root, path), admitted.text)
@@ -121,7 +121,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
           continue
         }
         const admitted = await admitLearning(repo, learning, admitOpts)
-        for (const w of admitted.warnings) if (!json) ctx.stderr(`warning: ${d.entry.name}: ${w}\n`)
+        for (const w of admitted.warnings) if (!json) ctx.stderr(warningAt(d.entry.name, w))
         if (!dryRun) {
           // Written at once, so the duplicate check of the next entry sees it (two near-twins in one bundle).
           mkdirSync(join(git.root, STORE_DIR, 'pending'), { recursive: true })

@@ -28,9 +28,9 @@ export async function run(_args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const failure = detectToolFailure(payload)
   if (!failure || !failure.text.trim()) return ExitCode.ok
   try {
-    const { recallFailure } = await import('../../adapters/recall.js')
-    const out = await recallFailure(failure, ctx.cwd, ctx.now())
-    if (out) ctx.stdout(`${JSON.stringify(out)}\n`)
+    const [{ recallFailure }, { recallContext }] = await Promise.all([import('../../adapters/recall.js'), import('../messages/feed.js')])
+    const recalled = await recallFailure(failure, ctx.cwd, ctx.now())
+    if (recalled.length) ctx.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: failure.event, additionalContext: recallContext(recalled) } })}\n`)
   } catch (err) {
     const { logHookError } = await import('../../adapters/hooks-log.js')
     logHookError(failure.cwd ?? ctx.cwd, 'recall', err, ctx.now())

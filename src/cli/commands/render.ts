@@ -8,8 +8,9 @@ import { RENDER_TARGETS, planRender, selectRenderable } from '../../core/render.
 import type { RenderTarget } from '../../core/render.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { renderReport, warnProblems } from '../messages/feed.js'
+import { renderLeftAlone, renderOverBudget, renderReport, warnProblems } from '../messages/feed.js'
 import { renderSkippedInvalid } from '../messages/hardening.js'
+import { warning } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -42,10 +43,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const plan = planRender(learnings, targets)
   const result = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
   const warnings: string[] = rejected.map((r) => renderSkippedInvalid(r.path, r.reason))
-  warnings.push(...result.skipped.map((p) => `${p} was not written by git learn; left alone (rename the learning or move that file)`))
+  warnings.push(...result.skipped.map(renderLeftAlone))
   if (plan.descriptionChars > LISTING_BUDGET_CHARS)
-    warnings.push(`the rendered skills' descriptions sum to ${plan.descriptionChars} characters, over the ${LISTING_BUDGET_CHARS}-character listing budget: agents will see them cut; shorten descriptions or prune`)
-  for (const w of warnings) ctx.stderr(`warning: ${w}\n`)
+    warnings.push(renderOverBudget(plan.descriptionChars, LISTING_BUDGET_CHARS))
+  for (const w of warnings) ctx.stderr(warning(w))
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ targets, ...result, warnings, dryRun: flag(args, 'dry-run') })}\n`)
   else if (!flag(args, 'quiet')) ctx.stdout(renderReport(result, flag(args, 'dry-run')))
   return ExitCode.ok

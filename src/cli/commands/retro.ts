@@ -16,7 +16,7 @@ import type { Trailer } from '../../core/trailers.js'
 import { admitLearning } from '../admit.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { describeError, retroNearTwin, retroNoObservations, retroReport, retroSameName, retroWritten } from '../messages/index.js'
+import { describeError, retroNearTwin, retroNoObservations, retroReading, retroReport, retroSameName, retroWritten, warningAt } from '../messages/index.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -51,7 +51,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const stateDir = join(git.commonDir, 'learn')
   const files = listObservationFiles(stateDir)
   const bytes = files.reduce((n, f) => n + (statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0)
-  if (bytes > PROGRESS_BYTES) ctx.stderr(`retro: reading ${(bytes / 1048576).toFixed(0)} MB of observations in ${files.length} file(s)…\n`)
+  if (bytes > PROGRESS_BYTES) ctx.stderr(retroReading(bytes, files.length))
   const analysis = createRetroAnalysis({ session: stringOpt(args, 'session'), since })
   for await (const line of readObservationLines(files)) analysis.feedLine(line)
   const result = analysis.finish()
@@ -94,7 +94,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     }
     try {
       const admitted = await admitLearning(repo, learning, {})
-      for (const w of admitted.warnings) ctx.stderr(`warning: ${learning.path}: ${w}\n`)
+      for (const w of admitted.warnings) ctx.stderr(warningAt(learning.path, w))
       perName[learning.name] = admitted.trailers
       written.push({ name: learning.name, path: learning.path, text: admitted.text })
     } catch (err) {

@@ -2,6 +2,7 @@ import { openRepo } from '../../adapters/repo.js'
 import { readLearning } from '../../adapters/store.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
+import { showText } from '../messages/index.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -19,6 +20,6 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const repo = await openRepo(ctx.cwd)
   const l = readLearning(repo.root, args.positionals[0] as string)
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ name: l.name, state: l.state, path: l.path, frontmatter: l.data, body: l.body })}\n`)
-  else ctx.stdout(`# ${l.path} (${l.state})\n${typeof l.data.description === 'string' ? `${l.data.description.trim()}\n` : ''}\n${l.body.trimEnd()}\n`)
+  else ctx.stdout(showText(l))
   return ExitCode.ok
 }

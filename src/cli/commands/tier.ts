@@ -16,8 +16,8 @@ import { RefusedError, UsageError } from '../../core/errors.js'
 import { explainBadName } from '../../core/names.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { tierAdded, tierList, tierUpdated, tierVerified } from '../messages/index.js'
-import { flag, stringOpt } from '../spec.js'
+import { tierAdded, tierList, tierUpdated, tierVerified, tierVerifyProblem } from '../messages/index.js'
+import { flag, jsonOption, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
@@ -34,7 +34,7 @@ export const spec: CommandSpec = {
   options: {
     ref: { type: 'string', value: 'ref', description: 'branch, tag or ref of the tier repository to fetch (default: main)' },
     weight: { type: 'string', value: '0..1', description: `how much its learnings count in search against the project's 1.0 (default ${DEFAULT_TIER_WEIGHT})` },
-    json: { type: 'boolean', description: 'print one JSON object' },
+    json: jsonOption(),
   },
   positionals: { min: 1, max: 3, names: 'add|list|update|verify [<name>] [<git-url>]' },
 }
@@ -129,7 +129,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     if (args.positionals.length > 2) throw new UsageError('usage: git learn tier verify [<name>]', 'tier')
     const tiers = name ? [find(name)] : config.tiers
     const results = []
-    for (const t of tiers) results.push({ name: t.name, commit: t.commit ?? null, ok: false, problems: await verifyTier(git, t) })
+    for (const t of tiers) results.push({ name: t.name, commit: t.commit ?? null, ok: false, problems: (await verifyTier(git, t)).map((p) => tierVerifyProblem(t.name, p)) })
     for (const r of results) r.ok = r.problems.length === 0
     const ok = results.every((r) => r.ok)
     if (json) ctx.stdout(`${JSON.stringify({ ok, tiers: results })}\n`)

@@ -95,6 +95,11 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
   return `${lines.join('\n')}\n`
 }
 
+export const renderLeftAlone = (path: string) => `${path} was not written by git learn; left alone (rename the learning or move that file)`
+
+export const renderOverBudget = (chars: number, budget: number) =>
+  `the rendered skills' descriptions sum to ${chars} characters, over the ${budget}-character listing budget: agents will see them cut; shorten descriptions or prune`
+
 export function renderReport(r: { written: string[]; removed: string[]; unchanged: string[]; skipped: string[] }, dryRun: boolean): string {
   const verb = dryRun ? 'would write' : 'wrote'
   const lines = [

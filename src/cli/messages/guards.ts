@@ -63,3 +63,9 @@ export const nearDuplicate = (name: string, twin: string, path: string, similari
   reason: `${name} is a near duplicate of ${twin} (${path}, similarity ${similarity.toFixed(2)}); improve ${twin} instead, or make the difference clear (--force adds it anyway and records the override). The difference:\n${diff.trimEnd()}`,
   details: [],
 })
+
+/** After the commit-msg findings, when they stop the commit. */
+export const commitMsgStopped =
+  'The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n'
+
+export const postMergeRenderFailed = (reason: string) => `git learn post-merge: render failed (${reason}); run \`git learn render\` yourself.\n`

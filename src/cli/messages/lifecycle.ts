@@ -70,6 +70,13 @@ export function logLines(events: readonly AuditEvent[]): string {
 }
 
 export const warnUnreadable = (path: string, reason: string) => `warning: skipped ${path}: ${reason}\n`
+/** A warning line on stderr; `warningAt` names the file or learning it is about. */
+export const warning = (text: string) => `warning: ${text}\n`
+export const warningAt = (where: string, text: string) => warning(`${where}: ${text}`)
+
+/** `git learn show`: the path and state, the description, then the body. */
+export const showText = (l: { path: string; state: string; data: Record<string, unknown>; body: string }) =>
+  `# ${l.path} (${l.state})\n${typeof l.data['description'] === 'string' ? `${l.data['description'].trim()}\n` : ''}\n${l.body.trimEnd()}\n`
 
 export const secretInMessage = (what: string) =>
   `${what} contains what looks like a credential, and it would be recorded in the commit message for good; nothing was changed. Write it without the secret (and rotate it if it was real):`

@@ -57,3 +57,6 @@ export function retroWritten(r: RetroWriteReport): string {
 
 export const retroNoObservations = (stateDir: string) =>
   `no observations yet in ${stateDir}: register the hook with \`git learn init --agent claude\` and work a session first.\n`
+
+/** Progress on stderr before a long read. */
+export const retroReading = (bytes: number, files: number) => `retro: reading ${(bytes / 1048576).toFixed(0)} MB of observations in ${files} file(s)…\n`

@@ -1,4 +1,5 @@
 /** Sentences of the lifecycle-at-scale commands: prune, evolve, export, import, tier, promote. */
+import type { TierProblem } from '../../adapters/tiers.js'
 import type { MoveResult } from './lifecycle.js'
 
 const short = (c: string | null | undefined) => (c ? c.slice(0, 7) : '')
@@ -80,6 +81,9 @@ export interface ImportRow {
   reason: string | null
 }
 
+/** Progress on stderr before a large import. */
+export const importing = (entries: number, origin: string) => `importing ${entries} entries from ${origin}…\n`
+
 export function importReport(origin: string, rows: readonly ImportRow[], commit: string | null, dryRun: boolean): string {
   if (!rows.length) return `${origin} holds no learnings; nothing to import.\n`
   const verb = (a: ImportRow['action']) => (dryRun ? { added: 'would add', updated: 'would update', skipped: 'would skip', 'proposed-update': 'proposed update' }[a] : a)
@@ -124,6 +128,26 @@ export function tierUpdated(name: string, from: string | undefined, to: string, 
     ? list('added', diff.added) + list('removed', diff.removed) + list('changed', diff.changed) || '  no learning changed under .learnings/active/\n'
     : '  (the old pinned commit is not in this repository, so the changes cannot be listed)\n'
   return `tier ${name}: ${short(from) || '(none)'} → ${short(to)}\n${changes}committed the new pin in .learnings/config.yaml (commit ${short(commit)}); it is reviewed like any change.\n`
+}
+
+/** One reason a tier fails `git learn tier verify`. */
+export function tierVerifyProblem(name: string, p: TierProblem): string {
+  switch (p.kind) {
+    case 'no-pin':
+      return `no commit is pinned in .learnings/config.yaml; run \`git learn tier update ${name}\``
+    case 'no-ref':
+      return `${p.ref} does not exist; run \`git learn tier update ${name}\` to fetch it again`
+    case 'ref-moved':
+      return `${p.ref} points at ${p.at.slice(0, 12)}, not the pinned ${p.pin.slice(0, 12)}: the ref was moved outside \`git learn tier update\``
+    case 'pin-missing':
+      return `the pinned commit ${p.pin.slice(0, 12)} is missing from this repository`
+    case 'object-missing':
+      return `object ${p.oid.slice(0, 12)} (${p.path}) is missing`
+    case 'object-tampered':
+      return `object ${p.oid.slice(0, 12)} (${p.path}) does not match its hash: the object store was tampered with`
+    case 'fsck':
+      return `git fsck found problems in the tier's objects: ${p.detail}`
+  }
 }
 
 export function tierVerified(results: readonly { name: string; commit: string | null; ok: boolean; problems: string[] }[]): string {

@@ -3,6 +3,8 @@
  * detectors need — what kind of tool it was, the shell command, a key for "the same call", a workflow step label,
  * and the informative line of an error.
  */
+import { parseJsonLine } from '../jsonl.js'
+import { slugify as slugifyName } from '../names.js'
 import { normalizeError } from '../normalize-error.js'
 
 /** The fields of an observation record the detectors read. */
@@ -20,15 +22,8 @@ export interface RetroRecord {
 
 /** A line of observations.jsonl as a record, or undefined for a corrupt, truncated or foreign line. */
 export function parseObservationLine(line: string): RetroRecord | undefined {
-  if (!line.trim()) return undefined
-  let v: unknown
-  try {
-    v = JSON.parse(line)
-  } catch {
-    return undefined
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined
-  const o = v as Record<string, unknown>
+  const o = parseJsonLine(line)
+  if (!o) return undefined
   if (typeof o['event'] !== 'string' || typeof o['ts'] !== 'string') return undefined
   return {
     ts: o['ts'],
@@ -179,14 +174,5 @@ export function errorTrigger(text: string): string {
   return (norm || line).slice(0, 200)
 }
 
-/** kebab-case words of a text, at most `max` characters, cut at a word boundary. */
-export function slugify(text: string, max = 40): string {
-  const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? []
-  let out = ''
-  for (const w of words) {
-    const next = out ? `${out}-${w}` : w
-    if (next.length > max) break
-    out = next
-  }
-  return out || 'x'
-}
+/** kebab-case words of a text, at most `max` characters, cut at a word boundary ("x" when none is left). */
+export const slugify = (text: string, max = 40): string => slugifyName(text, max, 'x')

@@ -1,0 +1,40 @@
+/** Parsers of git's machine output, pure: the adapters run git, these read what it printed. */
+
+/** One answer of `git cat-file --batch`: the object's id and type, and its bytes (undefined when git has none). */
+export interface CatFileObject {
+  /** The object id, or the name asked for when git did not find it. */
+  oid: string
+  /** "blob", "tree", …; "missing" or "ambiguous" when git has no object for the name. */
+  type: string
+  bytes: Uint8Array | undefined
+}
+
+const ascii = new TextDecoder()
+
+/**
+ * Parse `git cat-file --batch` output: one answer per requested object, in request order. Sample of the raw output
+ * for a 12-byte blob then a missing object:
+ *
+ *   "3f2c9a…e1 blob 12\nhello world\n\n" + "abcd missing\n"
+ *
+ * Each header is "<oid> <type> <size>\n", then <size> bytes and a "\n"; a name git cannot resolve gets the line
+ * "<name> missing" (or "<name> ambiguous") and no bytes.
+ */
+export function parseCatFileBatch(out: Uint8Array): CatFileObject[] {
+  const objects: CatFileObject[] = []
+  let pos = 0
+  while (pos < out.length) {
+    const nl = out.indexOf(0x0a, pos)
+    if (nl < 0) break
+    const [oid = '', type = '', size] = ascii.decode(out.subarray(pos, nl)).split(' ')
+    if (type === 'missing' || size === undefined) {
+      objects.push({ oid, type, bytes: undefined })
+      pos = nl + 1
+      continue
+    }
+    const n = Number(size)
+    objects.push({ oid, type, bytes: out.subarray(nl + 1, nl + 1 + n) })
+    pos = nl + 1 + n + 1
+  }
+  return objects
+}
