@@ -1,6 +1,4 @@
 /** The declarative shape of a command: its usage and a `node:util` parseArgs table that also writes the help. */
-import { parseArgs } from 'node:util'
-import { UsageError } from '../core/errors.js'
 import type { Ctx, ExitCode } from './context.js'
 
 export interface OptionSpec {
@@ -44,27 +42,6 @@ export const jsonOption = (description = 'print one JSON object'): OptionSpec =>
 export const MOVE_JSON_OPTION = jsonOption('print one JSON object: {name, from, to, path, commit}')
 /** `--dry-run` of the lifecycle moves. */
 export const DRY_RUN_OPTION: OptionSpec = { type: 'boolean', description: 'say what would happen; change nothing' }
-
-/** Parse argv against a spec; UsageError for unknown options, missing values or a wrong count of arguments. */
-export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' } }
-  for (const [name, o] of Object.entries(spec.options)) {
-    options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }
-  }
-  let parsed: ReturnType<typeof parseArgs>
-  try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
-  } catch (err) {
-    throw new UsageError(String((err as Error).message).replace(/\. To specify a positional.*$/s, ''), spec.name)
-  }
-  const values = parsed.values as ParsedArgs['values']
-  if (values['help']) return { values, positionals: parsed.positionals }
-  const p = spec.positionals ?? { min: 0, max: 0, names: '' }
-  if (parsed.positionals.length < p.min) throw new UsageError(`missing ${p.names}`, spec.name)
-  if (parsed.positionals.length > p.max)
-    throw new UsageError(`unexpected argument "${parsed.positionals[p.max] ?? ''}"`, spec.name)
-  return { values, positionals: parsed.positionals }
-}
 
 /** The help text of a command, made from its spec. */
 export function formatHelp(spec: CommandSpec): string {

@@ -118,7 +118,7 @@ async function postMerge(ctx: Ctx): Promise<ExitCode> {
   if (!render) return ExitCode.ok
   try {
     const mod = await render()
-    const { parseCommandArgs } = await import('../spec.js')
+    const { parseCommandArgs } = await import('../parse-args.js')
     await mod.run(parseCommandArgs(mod.spec, []), ctx)
   } catch (err) {
     const { postMergeRenderFailed } = await import('../messages/guards.js')

@@ -1,0 +1,25 @@
+/** argv against a command's spec, with node:util's parseArgs (kept apart from spec.ts: hooks that skip it skip node:util). */
+import { parseArgs } from 'node:util'
+import { UsageError } from '../core/errors.js'
+import type { CommandSpec, ParsedArgs } from './spec.js'
+
+/** Parse argv against a spec; UsageError for unknown options, missing values or a wrong count of arguments. */
+export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' } }
+  for (const [name, o] of Object.entries(spec.options)) {
+    options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }
+  }
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
+  } catch (err) {
+    throw new UsageError(String((err as Error).message).replace(/\. To specify a positional.*$/s, ''), spec.name)
+  }
+  const values = parsed.values as ParsedArgs['values']
+  if (values['help']) return { values, positionals: parsed.positionals }
+  const p = spec.positionals ?? { min: 0, max: 0, names: '' }
+  if (parsed.positionals.length < p.min) throw new UsageError(`missing ${p.names}`, spec.name)
+  if (parsed.positionals.length > p.max)
+    throw new UsageError(`unexpected argument "${parsed.positionals[p.max] ?? ''}"`, spec.name)
+  return { values, positionals: parsed.positionals }
+}
