@@ -2,7 +2,6 @@
 import type { Ctx } from './context.js'
 import { processCtx } from './context.js'
 import { COMMANDS, COMMAND_GROUPS } from './registry.js'
-import type { ParsedArgs } from './spec.js'
 
 export const VERSION = '0.1.0'
 
@@ -62,25 +61,7 @@ export async function runCli(argv: readonly string[], ctx: Ctx): Promise<number>
   }
 }
 
-/**
- * Exact argument lists that skip the argv parser (node:util and the spec table cost ~9 ms): the pre-commit hook runs
- * on every commit. Anything else, and any error on this road, takes the full road, which reports it.
- */
-const FAST_ROADS: Readonly<Record<string, ParsedArgs>> = {
-  'check --staged': { values: { staged: true }, positionals: [] },
-}
-
 /** The process entry: the only place that sets process.exitCode. */
 export async function main(argv: readonly string[]): Promise<void> {
-  const fast = FAST_ROADS[argv.join(' ')]
-  const load = argv[0] === undefined ? undefined : COMMANDS[argv[0]]
-  if (fast && load) {
-    try {
-      process.exitCode = await (await load()).run(fast, processCtx())
-      return
-    } catch {
-      // The full road below runs the command again and turns the error into a message and an exit code.
-    }
-  }
   process.exitCode = await runCli(argv, processCtx())
 }

@@ -44,7 +44,6 @@ describe('the built binary as `git learn` on PATH', () => {
     const r = sh(dir, 'git', ['learn', 'list'], { env: { GIT_CEILING_DIRECTORIES: dir } })
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/not inside a git repository/)
-    // `check --staged` takes the short road that skips the argv parser; its errors still come out the same way.
     const c = sh(dir, 'git', ['learn', 'check', '--staged'], { env: { GIT_CEILING_DIRECTORIES: dir } })
     expect(c.code).toBe(3)
     expect(c.stderr).toMatch(/git learn check: not inside a git repository/)
