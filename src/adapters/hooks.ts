@@ -10,15 +10,17 @@ import { dirname, isAbsolute, join, relative } from 'node:path'
 import type { Git } from './git.js'
 
 export const HOOK_MARKER = '# git-learn'
-export const SHIM_HOOKS = ['pre-commit', 'commit-msg', 'post-merge'] as const
+// pre-merge-commit: a merge without conflicts commits through it, not through pre-commit.
+export const SHIM_HOOKS = ['pre-commit', 'pre-merge-commit', 'commit-msg', 'post-merge', 'post-checkout'] as const
 const BACKUP_SUFFIX = '.git-learn-backup'
 const EDITED_NOTE = 'it mentions git-learn but differs from the shipped shim (edited, or from another version): left alone as yours'
 const backupExistsNote = (hook: string) =>
   `a hook of your own is there and ${hook}${BACKUP_SUFFIX} already exists: move that backup away (or merge it into ${hook}) and run install --force again`
 
 /** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
-export const HUSKY_LINES: Record<'pre-commit' | 'commit-msg', string> = {
+export const HUSKY_LINES: Record<'pre-commit' | 'pre-merge-commit' | 'commit-msg', string> = {
   'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged ${HOOK_MARKER}`,
+  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged ${HOOK_MARKER}`,
   'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn hook commit-msg "$1" ${HOOK_MARKER}`,
 }
 

@@ -57,15 +57,23 @@ export function readStagedChanges(root: string, env: Env): DiffEntry[] {
   return parseRawDiff(r.stdout.toString('utf8'))
 }
 
-/** The `zones.system` globs of the work tree's config, read without YAML when the config does not set them. */
-export async function readZones(root: string, fallback: readonly string[]): Promise<readonly string[]> {
-  const file = join(root, '.learnings', 'config.yaml')
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch {
-    return fallback
-  }
+/**
+ * The bytes of `.learnings/config.yaml` as staged (its entry in the index, stage 0), or undefined when the index has
+ * none: the hook checks the commit being made, so an unstaged edit of the config must neither break nor loosen it.
+ * Sample of `git cat-file --batch` for ":.learnings/config.yaml": "<sha> blob 42\n<42 bytes>\n", or
+ * ":.learnings/config.yaml missing\n".
+ */
+export function readStagedConfig(root: string, env: Env): Buffer | undefined {
+  const r = runGit(root, env, ['cat-file', '--batch'], ':.learnings/config.yaml\n')
+  if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
+  const [o] = parseCatFileBatch(r.stdout)
+  return o?.type === 'blob' && o.bytes ? Buffer.from(o.bytes) : undefined
+}
+
+/** The `zones.system` globs of a config's bytes (absent: the fallback), read without YAML when it does not set them. */
+export async function readZones(config: Buffer | undefined, fallback: readonly string[]): Promise<readonly string[]> {
+  if (config === undefined) return fallback
+  const text = config.toString('utf8')
   if (!/^zones\s*:/m.test(text)) return fallback
   try {
     const { parse } = await import('yaml')

@@ -138,7 +138,7 @@ export async function readObserveSettings(loc: RepoLocation, log: (msg: string) 
   const file = join(loc.root, '.learnings', 'config.yaml')
   const st = isFile(file)
   if (!st) return DEFAULT_OBSERVE_SETTINGS
-  const key = `${st.size}:${st.mtimeMs}:${st.ino}`
+  const key = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` // ctime too: `cp -p` or `touch -r` can keep mtime and size
   const cache = join(loc.stateDir, CONFIG_CACHE)
   try {
     const cached = JSON.parse(readFileSync(cache, 'utf8')) as { key?: string; settings?: ObserveSettings }

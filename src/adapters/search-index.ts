@@ -2,8 +2,9 @@
  * The feed cache, under `<common dir>/learn/cache/`. search, recall, context, status and feedback read learnings
  * from it, never from the 10,000 files themselves.
  *
- * The key. `git ls-files -s` gives the blob id of every learning in the index, `git status --porcelain` the paths
- * whose work-tree file differs from it (edited, added, deleted, untracked); those few are stat'ed (size, mtime,
+ * The key. `git ls-files -s` gives the blob id of every learning in the index, `git status --porcelain --ignored`
+ * the paths whose work-tree file differs from it (edited, added, deleted, untracked, gitignored: the rebuild reads
+ * the store's directories, so an ignored learning is indexed like any other); those few are stat'ed (size, mtime,
  * ctime, inode). With the bytes of config.yaml (tier pins and weights) and a stamp of this code, that is the key:
  * two git processes run side by side, git stats the files in C with its index's stat cache, and no learning is read.
  * Without git's answer (an error), the key falls back to stat'ing every file.
@@ -101,7 +102,7 @@ interface StoreState {
   key: string
   /** `git ls-files -s -z` output of the store, when git answered. */
   lsFiles?: string
-  /** Paths whose work-tree file differs from the index (git status), when git answered. */
+  /** Paths whose work-tree file differs from the index, untracked or ignored ones included (git status), when git answered. */
   dirty?: Set<string>
 }
 
@@ -135,12 +136,15 @@ const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
 /**
  * Start the three git processes at once (where the repository is, the index's entries of the store, the work-tree
  * changes), and return when the first has answered. Sample outputs: ls-files "100644 3f2c…e1 0\t.learnings/active/
- * x.md\0"; status " M .learnings/active/x.md\0?? .learnings/pending/y.md\0" (porcelain paths are from the top).
+ * x.md\0"; status " M .learnings/active/x.md\0?? .learnings/pending/y.md\0!! .learnings/pending/z.md\0" (porcelain
+ * paths are from the top).
  */
 async function startKeying(cwd: string): Promise<Keying> {
   const where = gitAsync(cwd, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'])
   const ls = gitAsync(cwd, ['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC])
-  const st = gitAsync(cwd, ['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', ...STORE_SPEC])
+  // --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
+  // directory: the rebuild reads the directories, so a gitignored learning is indexed and must be in the key too.
+  const st = gitAsync(cwd, ['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored', '--no-renames', ...STORE_SPEC])
   const [root, commonDir] = ((await where)?.toString('utf8') ?? '').split('\n')
   if (!root || !commonDir) {
     await Promise.all([ls, st])

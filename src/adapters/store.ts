@@ -27,6 +27,9 @@ export function decodeLearningBytes(bytes: Uint8Array, path: string): string {
 
 /** Read and parse one learning file; throws LearningParseError. */
 export function readLearningFile(root: string, path: string): Learning {
+  const st = lstatSync(join(root, path))
+  if (st.isSymbolicLink()) throw new LearningParseError(path, 'is a symbolic link; the store holds only regular files (replace the link with the file)')
+  if (!st.isFile()) throw new LearningParseError(path, 'is not a regular file (a directory?); a learning is one markdown file: move what is inside elsewhere and remove it')
   return parseLearning(decodeLearningBytes(readFileSync(join(root, path)), path), path)
 }
 
@@ -44,7 +47,7 @@ export function findLearningPath(root: string, name: string): { state: LearningS
 /** Find and parse a learning by name; LearningNotFoundError when no state holds it. */
 export function readLearning(root: string, name: string): Learning {
   const found = findLearningPath(root, name)
-  if (!found) throw new LearningNotFoundError(name)
+  if (!found) throw new LearningNotFoundError(name, !existsSync(join(root, STORE_DIR)))
   return readLearningFile(root, found.path)
 }
 
@@ -68,7 +71,6 @@ export function readStore(root: string, states: readonly LearningState[] = STATE
     for (const file of files) {
       const path = `${STORE_DIR}/${state}/${file}`
       try {
-        if (lstatSync(join(root, path)).isSymbolicLink()) throw new LearningParseError(path, 'is a symbolic link; the store holds only regular files')
         learnings.push(readLearningFile(root, path))
       } catch (err) {
         if (err instanceof LearningParseError) problems.push(err)
@@ -89,6 +91,15 @@ export async function readConfig(root: string): Promise<Config> {
   } catch (err) {
     throw new ConfigError(CONFIG_PATH, [`cannot read it: ${(err as NodeJS.ErrnoException).code ?? String(err)}`])
   }
+  return configFromBytes(bytes)
+}
+
+/**
+ * The configuration some bytes of config.yaml hold (the work-tree file, or the staged blob for the pre-commit hook);
+ * undefined: no config, the defaults. ConfigError when the YAML is malformed or breaks the schema.
+ */
+export async function configFromBytes(bytes: Uint8Array | undefined): Promise<Config> {
+  if (bytes === undefined) return mergeConfig({})
   let data: Record<string, unknown>
   try {
     data = parseYamlMapping(decodeLearningBytes(bytes, CONFIG_PATH))
@@ -100,4 +111,9 @@ export async function readConfig(root: string): Promise<Config> {
   const validate = await loadConfigValidator()
   if (!validate(data)) throw new ConfigError(CONFIG_PATH, formatSchemaErrors(validate.errors ?? [], data))
   return mergeConfig(data)
+}
+
+/** True when the repository has a `.learnings/` directory. */
+export function hasStore(root: string): boolean {
+  return existsSync(join(root, STORE_DIR))
 }

@@ -21,7 +21,11 @@ export class UsageError extends GitLearnError {
 
 /** The named learning is in none of the three state directories. */
 export class LearningNotFoundError extends GitLearnError {
-  constructor(readonly learningName: string) {
+  constructor(
+    readonly learningName: string,
+    /** True when the repository has no `.learnings/` at all. */
+    readonly storeMissing = false,
+  ) {
     super(`learning not found: ${learningName}`)
   }
 }

@@ -69,7 +69,9 @@ export function splitFrontmatter(text: string): { matter: string; content: strin
   let content = str.slice(close + 4)
   if (content.charCodeAt(0) === 13) content = content.slice(1)
   if (content.charCodeAt(0) === 10) content = content.slice(1)
-  return { matter: str.slice(0, close), content }
+  // With CRLF line endings (core.autocrlf on Windows) the block's last line keeps its "\r": the yaml package refuses a
+  // quoted scalar followed by a lone "\r", so the block is handed over without it.
+  return { matter: str.slice(0, close).replace(/\r$/, ''), content }
 }
 
 /**

@@ -11,20 +11,23 @@ describe('git learn hook install|uninstall', () => {
     expect(r.code).toBe(0)
     expect(r.json().changes).toEqual([
       { file: '.git/hooks/pre-commit', action: 'skipped', note: 'a hook of your own is there' },
+      { file: '.git/hooks/pre-merge-commit', action: 'created' },
       { file: '.git/hooks/commit-msg', action: 'created' },
       { file: '.git/hooks/post-merge', action: 'created' },
+      { file: '.git/hooks/post-checkout', action: 'created' },
     ])
+    expect(repo.read('.git/hooks/pre-merge-commit')).toContain('exec git-learn check --staged')
     expect(repo.read('.git/hooks/pre-commit')).toBe('#!/bin/sh\necho mine\n')
     expect(repo.read('.git/hooks/commit-msg')).toContain('exec git-learn hook commit-msg "$1"')
     expect(statSync(join(repo.root, '.git/hooks/commit-msg')).mode & 0o111).not.toBe(0)
-    expect((await repo.cli(['hook', 'install', '--json'])).json().changes[1]).toMatchObject({ action: 'unchanged' })
+    expect((await repo.cli(['hook', 'install', '--json'])).json().changes[2]).toMatchObject({ file: '.git/hooks/commit-msg', action: 'unchanged' })
 
     const forced = await repo.cli(['hook', 'install', '--force', '--json'])
     expect(forced.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'replaced' })
     expect(repo.read('.git/hooks/pre-commit')).toContain('exec git-learn check --staged')
 
     const un = await repo.cli(['hook', 'uninstall', '--json'])
-    expect(un.json().changes.map((c: { action: string }) => c.action)).toEqual(['restored', 'removed', 'removed'])
+    expect(un.json().changes.map((c: { action: string }) => c.action)).toEqual(['restored', 'removed', 'removed', 'removed', 'removed'])
     expect(repo.read('.git/hooks/pre-commit')).toBe('#!/bin/sh\necho mine\n')
     expect(repo.exists('.git/hooks/commit-msg')).toBe(false)
   })

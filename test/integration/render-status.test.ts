@@ -120,8 +120,8 @@ describe('git learn status', () => {
   })
 })
 
-test('githooks/post-checkout is a short shim that renders quietly', () => {
+test('githooks/post-checkout is a short shim that refreshes renders when .learnings/ changed', () => {
   const text = readFileSync(new URL('../../githooks/post-checkout', import.meta.url), 'utf8')
-  expect(text).toMatch(/git-learn render --quiet/)
+  expect(text).toMatch(/exec git-learn hook post-merge/)
   expect(text).toMatch(/-- \.learnings/)
 })

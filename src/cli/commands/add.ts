@@ -10,7 +10,7 @@ import { loadLearningValidator } from '../../adapters/validators.js'
 import { buildDraftFrontmatter } from '../../core/draft.js'
 import { LearningInvalidError, NameTakenError, UsageError } from '../../core/errors.js'
 import { LEARNING_TYPES } from '../../core/learning-schema.js'
-import { MAX_LEARNING_BYTES, formatLearningFile, learningPath, parseLearning, validateLearning } from '../../core/learning.js'
+import { MAX_LEARNING_BYTES, STATES, formatLearningFile, learningPath, parseLearning, validateLearning } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
 import { buildCommitMessage } from '../../core/trailers.js'
 import { admitLearning } from '../admit.js'
@@ -97,6 +97,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (errors.length) throw new LearningInvalidError(file && file !== '-' ? file : path, errors)
   const existing = findLearningPath(git.root, name)
   if (existing) throw new NameTakenError(name, existing.path)
+  // The index too: in a sparse checkout a learning can be tracked without a file in the work tree.
+  const tracked = (await git.run(['ls-files', '-z', '--', ...STATES.map((st) => `:(literal)${learningPath(st, name)}`)])).split('\0').find(Boolean)
+  if (tracked) throw new NameTakenError(name, tracked)
   for (const w of warnings) ctx.stderr(warningAt(path, w))
   const admission = await admitLearning(repo, learning, { force: flag(args, 'force'), allowDirectives: flag(args, 'allow-directives'), text })
   text = admission.text

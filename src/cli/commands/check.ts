@@ -1,9 +1,10 @@
 /**
  * `git learn check`: the pre-commit hook (`--staged`, the index) and CI (the work tree, plus `--base` for the
  * transitions since the merge base). Only light modules are imported at the top: with nothing guarded staged,
- * the hook answers after one `git diff --cached` without loading the schema, YAML, simple-git or the scanner.
+ * the hook answers after `git diff --cached` and a `git cat-file` of the staged config.yaml, without loading the
+ * schema, simple-git or the scanner (YAML only when that config sets zones).
  */
-import { findRoot, readStagedChanges, readZones } from '../../adapters/index-reader.js'
+import { findRoot, readStagedChanges, readStagedConfig, readZones } from '../../adapters/index-reader.js'
 import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
@@ -20,7 +21,8 @@ export const spec: CommandSpec = {
   usage: 'git learn check [--staged | --base <ref>] [--format text|json|github] [--json]',
   details:
     'With --staged (the pre-commit hook) the index is checked: the staged learnings and system-zone files only;\n' +
-    'it exits 0 at once when nothing under .learnings/ or a system zone is staged.\n' +
+    'it exits 0 at once when nothing under .learnings/ or a system zone is staged. The zones, secrets.allow and the\n' +
+    'config schema come from .learnings/config.yaml as staged (none in the index: the defaults), not the work tree.\n' +
     'Without it every learning in the work tree is checked; --base <ref> adds every transition since the merge base\n' +
     '(added only to pending/, lifecycle moves only, no deletions, moves into active/ approved in a commit).\n' +
     'Exit 1 when any finding is an error; warnings (stale, budget) do not fail.',
@@ -44,13 +46,15 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (staged) {
     const root = findRoot(ctx.cwd, ctx.env)
     const entries = readStagedChanges(root, ctx.env)
-    const inZone = buildZoneMatcher(await readZones(root, DEFAULT_SYSTEM_ZONES))
+    // The commit's own config (the index), not the work tree's: an unstaged edit must neither break nor loosen it.
+    const config = entries.length ? readStagedConfig(root, ctx.env) : undefined
+    const inZone = buildZoneMatcher(await readZones(config, DEFAULT_SYSTEM_ZONES))
     const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
     if (!relevant.length) {
       if (format === 'json') ctx.stdout('{"ok":true,"findings":[]}\n')
       return ExitCode.ok
     }
-    return print(ctx, format, await checkStaged(ctx, root, relevant), true)
+    return print(ctx, format, await checkStaged(ctx, root, relevant, config), true)
   }
   const root = findRoot(ctx.cwd, ctx.env)
   return print(ctx, format, await checkTree(ctx, root, base), false)
@@ -78,16 +82,20 @@ async function loadEngine() {
   return { engine, validator: await validators.loadLearningValidator() }
 }
 
-/** The config, or the defaults and a finding when it is invalid. No config file: the defaults, without loading the store. */
-async function readConfigOrFinding(root: string, findings: Finding[]) {
+/**
+ * The config, or the defaults and a finding when it is invalid: the work tree's file (`root`), or the staged bytes
+ * (`{ staged }`, undefined when the index has no config). No config: the defaults, without loading the store.
+ */
+async function readConfigOrFinding(from: string | { staged: Buffer | undefined }, findings: Finding[]) {
   const { existsSync } = await import('node:fs')
   const { join } = await import('node:path')
   const { ConfigError } = await import('../../core/errors.js')
   const { DEFAULT_CONFIG, mergeConfig } = await import('../../core/config-schema.js')
-  if (!existsSync(join(root, '.learnings', 'config.yaml'))) return mergeConfig({})
+  if (typeof from === 'string' ? !existsSync(join(from, '.learnings', 'config.yaml')) : from.staged === undefined) return mergeConfig({})
   try {
+    if (typeof from !== 'string') return await (await import('../../adapters/store.js')).configFromBytes(from.staged)
     const { readConfig } = await import('../../adapters/store.js')
-    return await readConfig(root)
+    return await readConfig(from)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
     for (const p of err.problems) findings.push({ rule: 'schema', severity: 'error', path: err.path, line: 1, message: `${p}; fix .learnings/config.yaml (every key is optional)` })
@@ -96,12 +104,12 @@ async function readConfigOrFinding(root: string, findings: Finding[]) {
 }
 
 /** The index: staged learnings and zone files, deletions, name clashes with everything else in the index. */
-async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[]): Promise<CheckReport> {
+async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[], stagedConfig: Buffer | undefined): Promise<CheckReport> {
   const { engine, validator } = await loadEngine()
   const { readBlobs, readIndexPaths, isMerging } = await import('../../adapters/index-reader.js')
   const { parseStorePath, learningPath, STATES } = await import('../../core/learning.js')
   const findings: Finding[] = []
-  const config = await readConfigOrFinding(root, findings)
+  const config = await readConfigOrFinding({ staged: stagedConfig }, findings)
   const inZone = buildZoneMatcher(config.zones.system)
   const present = entries.filter((e) => e.status !== 'D')
   const blobs = readBlobs(

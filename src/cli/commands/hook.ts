@@ -16,11 +16,15 @@ export const spec: CommandSpec = {
   summary: 'Install or remove the git hooks, and run the commit-msg and post-merge guards.',
   usage: 'git learn hook install [--force] | uninstall | commit-msg <message-file> | post-merge',
   details:
-    'install: with husky (core.hooksPath = .husky/_) append one marked line to .husky/pre-commit and .husky/commit-msg;\n' +
-    'otherwise write the pre-commit, commit-msg and post-merge shims into the hooks dir where none exists\n' +
+    'install: with husky (core.hooksPath = .husky/_) append one marked line to .husky/pre-commit, pre-merge-commit\n' +
+    'and commit-msg;\n' +
+    'otherwise write the pre-commit, pre-merge-commit, commit-msg, post-merge and post-checkout shims into the hooks\n' +
+    'dir where none exists (with husky, pre-merge-commit gets the marked line too)\n' +
     '(--force replaces yours and keeps it as <hook>.git-learn-backup). uninstall removes exactly what install added.\n' +
     'commit-msg: a staged move into .learnings/active/ or archived/ needs its trailers (git learn approve, reject and\n' +
     'prune write them); staged learnings with agent directives need a Learning-Directives-Allowed trailer.\n' +
+    'post-merge (also run by the post-checkout shim when a checkout changed .learnings/): refresh the files\n' +
+    '`git learn render` wrote, only if it has been run in this repository.\n' +
     'HUSKY=0 or GIT_LEARN_HOOKS=0 skips the hooks.',
   options: {
     force: { type: 'boolean', description: 'install: replace hooks that are not ours (a backup is kept)' },
@@ -116,6 +120,12 @@ async function postMerge(ctx: Ctx): Promise<ExitCode> {
   const { COMMANDS } = await import('../registry.js')
   const render = COMMANDS['render']
   if (!render) return ExitCode.ok
+  // Refresh only what the user chose to render: with no render manifest, `git learn render` never ran here, and a
+  // merge or a checkout must not start writing .claude/skills/ into their tree.
+  const { locateRepo } = await import('../../adapters/fast-git.js')
+  const where = locateRepo(ctx.cwd)
+  const { existsSync } = await import('node:fs')
+  if (!where || !existsSync(join(where.commonDir, 'learn', 'render-manifest.json'))) return ExitCode.ok
   try {
     const mod = await render()
     const { parseCommandArgs } = await import('../parse-args.js')

@@ -1,11 +1,13 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { readProjectFeed } from '../../adapters/search-index.js'
 import { UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
-import { STATES, STORE_DIR } from '../../core/learning.js'
+import { STATES, STORE_DIR } from '../../core/layout.js'
 import { filterSummaries } from '../../core/query.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { listTable, warnUnreadable } from '../messages/index.js'
+import { listTable, noStore, warnUnreadable } from '../messages/index.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -29,6 +31,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readProjectFeed(ctx.cwd)
   const inState = (path: string) => state === 'all' || path.startsWith(`${STORE_DIR}/${state}/`)
   for (const p of feed.problems) if (inState(p.path)) ctx.stderr(warnUnreadable(p.path, p.reason))
+  if (!existsSync(join(feed.root, STORE_DIR))) ctx.stderr(noStore())
   const rows = filterSummaries(
     feed.rows.map((r) => r.row).filter((r) => inState(r.path)),
     { type: stringOpt(args, 'type'), tag: stringOpt(args, 'tag') },

@@ -1,10 +1,14 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { readUsageSummary } from '../../adapters/events.js'
 import { readStale } from '../../adapters/fast-git.js'
 import { readConfigCached, readFeed } from '../../adapters/search-index.js'
+import { STORE_DIR } from '../../core/layout.js'
 import { buildStatus, formatBar } from '../../core/status.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { statusText, warnProblems } from '../messages/feed.js'
+import { noStore } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -30,6 +34,7 @@ export function isUtf8Locale(env: Readonly<Record<string, string | undefined>>):
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readFeed(ctx.cwd)
   ctx.stderr(warnProblems(feed.problems))
+  if (!existsSync(join(feed.root, STORE_DIR))) ctx.stderr(noStore())
   const config = await readConfigCached(feed.root, feed.commonDir)
   const active = feed.catalog.filter((e) => e.state === 'active' && e.tier === 'project')
   const stale = readStale(feed.root, active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })))

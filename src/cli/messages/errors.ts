@@ -55,7 +55,13 @@ export function describeError(err: unknown, command?: string): DescribedError {
     return d(ExitCode.usage, `${err.reason}\nRun \`git learn ${cmd ? `${cmd} ` : ''}-h\` for usage.`, { command: cmd ?? null })
   }
   if (err instanceof LearningNotFoundError)
-    return d(ExitCode.usage, `no learning named "${err.learningName}" in .learnings/pending, active or archived.\nRun \`git learn list --state all\` to see the names.`, { name: err.learningName })
+    return d(
+      ExitCode.usage,
+      err.storeMissing
+        ? `no learning named "${err.learningName}": this repository has no .learnings/ yet.\nRun \`git learn init\` to set up the store.`
+        : `no learning named "${err.learningName}" in .learnings/pending, active or archived.\nRun \`git learn list --state all\` to see the names.`,
+      { name: err.learningName },
+    )
   if (err instanceof LearningParseError)
     return d(ExitCode.refused, `${err.path}${err.line ? `:${err.line}` : ''}: ${err.reason}\nFix the file, then run the command again.`, { path: err.path, line: err.line ?? null })
   if (err instanceof LearningInvalidError)

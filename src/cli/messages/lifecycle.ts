@@ -85,3 +85,5 @@ export function partialMove(action: string, done: readonly { name: string; commi
   const list = done.map((d) => `${d.name} (commit ${(d.commit ?? '').slice(0, 7)})`).join(', ')
   return `${action} stopped part way: ${list} ${done.length === 1 ? 'was' : 'were'} committed; ${failed} failed and was put back as it was${notAttempted.length ? `; not attempted: ${notAttempted.join(', ')}` : ''}.\nWhy ${failed} failed: ${cause}\nFix that, then run \`git learn ${action} ${[failed, ...notAttempted].join(' ')}\`.`
 }
+
+export const noStore = () => 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'

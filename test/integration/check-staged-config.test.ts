@@ -1,0 +1,100 @@
+import { describe, expect, test } from 'vitest'
+import { learningText, makeRepo } from '../helpers/repo.js'
+import type { TestRepo } from '../helpers/repo.js'
+
+const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`
+const withToken = (name: string) =>
+  learningText(name, {}, `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\nexport GITHUB_TOKEN=${TOKEN}\n\n## Verification\nok\n`)
+const CONFIG = 'approval:\n  distinct_approver: true\n'
+const withAllow = (fp: string) => `${CONFIG}secrets:\n  allow: ["${fp}"]\n`
+
+interface Finding {
+  rule: string
+  path: string
+  message: string
+}
+
+/** A repository whose HEAD holds a valid config.yaml and one learning. */
+function repoWithConfig(config = CONFIG): TestRepo {
+  const repo = makeRepo()
+  repo.write('.learnings/config.yaml', config)
+  repo.write('.learnings/active/first-one.md', learningText('first-one'))
+  repo.git('add', '.')
+  repo.git('commit', '-q', '-m', 'store')
+  return repo
+}
+
+async function checkStaged(repo: TestRepo): Promise<{ code: number; findings: Finding[] }> {
+  const r = await repo.cli(['check', '--staged', '--json'])
+  return { code: r.code, findings: r.json().findings }
+}
+
+/** The secrets.allow fingerprint check reports for TOKEN. */
+async function fingerprintOfToken(repo: TestRepo): Promise<string> {
+  const { findings } = await checkStaged(repo)
+  const fp = findings.find((f) => f.rule === 'secrets')?.message.match(/secrets\.allow as "([^"]+)"/)?.[1]
+  expect(fp).toMatch(/^[\w-]+:[0-9a-f]{16}$/)
+  return fp as string
+}
+
+describe('git learn check --staged reads the staged config.yaml, not the work tree one', () => {
+  test('a staged invalid config is refused although the work-tree file is valid', async () => {
+    const repo = repoWithConfig()
+    repo.write('.learnings/config.yaml', `${CONFIG}bogus_key: 1\n`)
+    repo.git('add', '.learnings/config.yaml')
+    repo.write('.learnings/config.yaml', CONFIG) // the work tree is restored, the index keeps the broken file
+    const { code, findings } = await checkStaged(repo)
+    expect(code).toBe(1)
+    expect(findings).toEqual([expect.objectContaining({ rule: 'schema', path: '.learnings/config.yaml', message: expect.stringContaining('bogus_key') })])
+  })
+
+  test('an invalid config left unstaged does not stop a commit of a valid learning', async () => {
+    const repo = repoWithConfig()
+    repo.write('.learnings/config.yaml', `${CONFIG}bogus_key: 1\n`)
+    repo.write('.learnings/pending/second-one.md', learningText('second-one'))
+    repo.git('add', '.learnings/pending/second-one.md')
+    expect(await checkStaged(repo)).toEqual({ code: 0, findings: [] })
+  })
+
+  test('a secret allowed only in the unstaged config is still blocked', async () => {
+    const repo = repoWithConfig()
+    repo.write('.learnings/pending/leaky.md', withToken('leaky'))
+    repo.git('add', '.learnings/pending/leaky.md')
+    const fp = await fingerprintOfToken(repo)
+    repo.write('.learnings/config.yaml', withAllow(fp)) // not staged
+    const { code, findings } = await checkStaged(repo)
+    expect(code).toBe(1)
+    expect(findings.map((f) => [f.rule, f.path])).toEqual([['secrets', '.learnings/pending/leaky.md']])
+  })
+
+  test('a staged allow-list entry is honoured, whatever the work tree says', async () => {
+    const repo = repoWithConfig()
+    repo.write('.learnings/pending/leaky.md', withToken('leaky'))
+    repo.git('add', '.learnings/pending/leaky.md')
+    const fp = await fingerprintOfToken(repo)
+    repo.write('.learnings/config.yaml', withAllow(fp))
+    repo.git('add', '.learnings/config.yaml')
+    expect(await checkStaged(repo)).toEqual({ code: 0, findings: [] })
+    repo.write('.learnings/config.yaml', CONFIG) // removed from the work tree only
+    expect(await checkStaged(repo)).toEqual({ code: 0, findings: [] })
+  })
+
+  test('the system zones are the committed ones: removing a zone in the work tree does not unguard it', async () => {
+    const repo = repoWithConfig(`${CONFIG}zones:\n  system: ["agent-notes/**"]\n`)
+    repo.write('.learnings/config.yaml', CONFIG) // the zone removed, not staged
+    repo.write('agent-notes/setup.md', `# Setup\nexport GITHUB_TOKEN=${TOKEN}\n`)
+    repo.git('add', 'agent-notes/setup.md')
+    const { code, findings } = await checkStaged(repo)
+    expect(code).toBe(1)
+    expect(findings.map((f) => [f.rule, f.path])).toEqual([['secrets', 'agent-notes/setup.md']])
+  })
+
+  test('with no config in the index the defaults apply, even when the work tree has one', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/pending/leaky.md', withToken('leaky'))
+    repo.git('add', '.learnings/pending/leaky.md')
+    const fp = await fingerprintOfToken(repo)
+    repo.write('.learnings/config.yaml', withAllow(fp)) // untracked
+    expect((await checkStaged(repo)).findings.map((f) => f.rule)).toContain('secrets')
+  })
+})

@@ -1,0 +1,75 @@
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { expect, test } from 'vitest'
+import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
+import type { TestRepo } from '../helpers/repo.js'
+
+test('a clone with core.autocrlf=true (CRLF files) reads every learning', async () => {
+  const origin = makeRepo()
+  await origin.cli(['init'])
+  origin.write('d.md', learningText('crlf-one'))
+  expect((await origin.cli(['add', '--file', 'd.md'])).code).toBe(0)
+  const dir = join(tempDir(), 'clone')
+  execFileSync('git', ['-c', 'core.autocrlf=true', 'clone', '-q', origin.root, dir])
+  execFileSync('git', ['config', 'core.autocrlf', 'true'], { cwd: dir })
+  const clone = { ...origin, root: dir } as TestRepo
+  const cli = (argv: string[]) => makeRepoCliAt(clone, argv)
+  expect((await import('node:fs')).readFileSync(join(dir, '.learnings/pending/crlf-one.md'), 'utf8')).toContain('\r\n')
+  const check = await cli(['check'])
+  expect(check.stdout + check.stderr).not.toMatch(/malformed YAML/)
+  expect(check.code).toBe(0)
+  expect((await cli(['show', 'crlf-one', '--json'])).json().frontmatter).toMatchObject({ name: 'crlf-one', created: '2026-11-20' })
+})
+
+async function makeRepoCliAt(repo: TestRepo, argv: string[]) {
+  const { runCli } = await import('../../src/cli/main.js')
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(argv, {
+    cwd: repo.root,
+    env: process.env,
+    now: () => new Date('2026-11-20T12:00:00Z'),
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readStdin: async () => Buffer.alloc(0),
+    color: false,
+  })
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) }
+}
+
+test('a directory where a learning file should be is a refusal that says what to do, not an internal error', async () => {
+  const repo = makeRepo()
+  await repo.cli(['init'])
+  repo.write('.learnings/pending/dir-thing.md/x.txt', 'hi\n')
+  for (const argv of [['show', 'dir-thing'], ['approve', 'dir-thing']]) {
+    const r = await repo.cli(argv)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/\.learnings\/pending\/dir-thing\.md: is not a regular file/)
+  }
+  const list = await repo.cli(['list'])
+  expect(list.code).toBe(0)
+  expect(list.stderr).toMatch(/skipped \.learnings\/pending\/dir-thing\.md/)
+})
+
+test('without .learnings/, list, status and show say to run git learn init', async () => {
+  const repo = makeRepo()
+  expect((await repo.cli(['list'])).stderr).toMatch(/no \.learnings\/ yet; run `git learn init`/)
+  expect((await repo.cli(['status'])).stderr).toMatch(/no \.learnings\/ yet; run `git learn init`/)
+  const show = await repo.cli(['show', 'foo'])
+  expect(show.code).toBe(2)
+  expect(show.stderr).toMatch(/this repository has no \.learnings\/ yet\.\nRun `git learn init`/)
+})
+
+test('in a sparse checkout, add refuses a name the index already holds', async () => {
+  const repo = makeRepo()
+  await repo.cli(['init'])
+  repo.write('d.md', learningText('sparse-one'))
+  expect((await repo.cli(['add', '--file', 'd.md'])).code).toBe(0)
+  repo.git('sparse-checkout', 'set', '--no-cone', '/*', '!/.learnings/pending/')
+  expect(repo.exists('.learnings/pending/sparse-one.md')).toBe(false)
+  const snap = repo.snapshot()
+  const r = await repo.cli(['add', '--file', 'd.md'])
+  expect(r.code).toBe(1)
+  expect(r.stderr).toMatch(/"sparse-one" already exists: \.learnings\/pending\/sparse-one\.md/)
+  expect(repo.snapshot()).toBe(snap)
+})
