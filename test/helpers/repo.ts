@@ -45,6 +45,22 @@ export function tempDir(prefix = 'gl-'): string {
   return d
 }
 
+/** Run the CLI in-process in any directory (outside a repository, a clone the helper did not make). */
+export async function cliAt(cwd: string, argv: string[], env: Record<string, string | undefined> = process.env): Promise<CliResult> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(argv, {
+    cwd,
+    env,
+    now: () => new Date('2026-11-20T12:00:00Z'),
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readStdin: async () => Buffer.alloc(0),
+    color: false,
+  })
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) }
+}
+
 /** A new repository; `commit: false` leaves the branch unborn. */
 export function makeRepo(opts: { commit?: boolean; init?: boolean } = {}): TestRepo {
   const root = tempDir('gl-repo-')

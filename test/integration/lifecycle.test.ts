@@ -1,7 +1,7 @@
-import { chmodSync, rmSync } from 'node:fs'
+import { chmodSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
+import { cliAt, learningText, makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 const P = (name: string, state = 'pending') => `.learnings/${state}/${name}.md`
@@ -41,29 +41,13 @@ describe('init', () => {
   })
   test('refuses outside a git repository with exit 3', async () => {
     const dir = tempDir()
-    const repo = { ...makeRepo(), root: dir }
-    const r = await makeRepoCliAt(dir, ['init'])
+    const r = await cliAt(dir, ['init'], { ...process.env, GIT_CEILING_DIRECTORIES: dir })
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/not inside a git repository/)
-    expect(repo.root).toBe(dir)
+    expect(readdirSync(dir)).toEqual([])
   })
 })
 
-async function makeRepoCliAt(cwd: string, argv: string[]) {
-  const { runCli } = await import('../../src/cli/main.js')
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, {
-    cwd,
-    env: process.env,
-    now: () => new Date('2026-11-20T12:00:00Z'),
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    readStdin: async () => Buffer.alloc(0),
-    color: false,
-  })
-  return { code, stdout, stderr }
-}
 
 describe('add', () => {
   test('from flags: writes pending/<name>.md from the template and commits only it, with trailers', async () => {

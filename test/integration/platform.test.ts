@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
-import type { TestRepo } from '../helpers/repo.js'
+import { cliAt, learningText, makeRepo, tempDir } from '../helpers/repo.js'
 
 test('a clone with core.autocrlf=true (CRLF files) reads every learning', async () => {
   const origin = makeRepo()
@@ -12,8 +11,7 @@ test('a clone with core.autocrlf=true (CRLF files) reads every learning', async 
   const dir = join(tempDir(), 'clone')
   execFileSync('git', ['-c', 'core.autocrlf=true', 'clone', '-q', origin.root, dir])
   execFileSync('git', ['config', 'core.autocrlf', 'true'], { cwd: dir })
-  const clone = { ...origin, root: dir } as TestRepo
-  const cli = (argv: string[]) => makeRepoCliAt(clone, argv)
+  const cli = (argv: string[]) => cliAt(dir, argv)
   expect((await import('node:fs')).readFileSync(join(dir, '.learnings/pending/crlf-one.md'), 'utf8')).toContain('\r\n')
   const check = await cli(['check'])
   expect(check.stdout + check.stderr).not.toMatch(/malformed YAML/)
@@ -21,21 +19,6 @@ test('a clone with core.autocrlf=true (CRLF files) reads every learning', async 
   expect((await cli(['show', 'crlf-one', '--json'])).json().frontmatter).toMatchObject({ name: 'crlf-one', created: '2026-11-20' })
 })
 
-async function makeRepoCliAt(repo: TestRepo, argv: string[]) {
-  const { runCli } = await import('../../src/cli/main.js')
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, {
-    cwd: repo.root,
-    env: process.env,
-    now: () => new Date('2026-11-20T12:00:00Z'),
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    readStdin: async () => Buffer.alloc(0),
-    color: false,
-  })
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) }
-}
 
 test('a directory where a learning file should be is a refusal that says what to do, not an internal error', async () => {
   const repo = makeRepo()
