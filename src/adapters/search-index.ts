@@ -14,9 +14,10 @@
  *   offset of each row in the catalog file;
  * - `catalog-<key>.json`: every catalog entry, one JSON object a line (status and context parse it all; search
  *   reads only the rows of its hits);
- * - `terms-<key>.json` and `postings-<key>.txt`: the minisearch index cut by term (src/core/search.ts splitIndex):
- *   a query loads the postings of the terms it can reach, not the whole index, and ranks exactly as the whole
- *   index would;
+ * - `terms-<key>.json`, `postings-<key>.txt` and `docs-<key>.bin`: the minisearch index cut by term (src/core/search.ts
+ *   splitIndex): a query loads the postings of the terms it can reach, not the whole index, and ranks exactly as
+ *   the whole index would; docs-<key>.bin holds each document's id and field lengths by short id, as fixed-width
+ *   little-endian uint32 records, so only the documents of those postings are read;
  * - `project-<key>.json`: every readable file of the project store, unfolded, as a listing row (list, prune),
  *   and the project's problems.
  *
@@ -34,12 +35,12 @@ import type { LearningState } from '../core/errors.js'
 import { NotARepositoryError } from '../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../core/layout.js'
 import type { LearningSummary } from '../core/query.js'
-import type { CatalogEntry, CatalogView, DocMeta, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
+import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexParts, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
 import type { RecallIndex } from '../core/search-recall.js'
 import { gitAsync } from './fast-git.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
-const CACHE_FORMAT = 2
+const CACHE_FORMAT = 3
 
 export interface Problem {
   path: string
@@ -187,15 +188,22 @@ function writeAtomic(file: string, text: string): void {
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 
-type DocTuple = [name: string, state: LearningState, type: string, tier: number]
+/** Per document, by column (one array of strings parses faster than 30,000 small arrays): name, state, type, tier. */
+interface DocColumns {
+  names: string[]
+  states: LearningState[]
+  types: string[]
+  /** Position in FeedFile.tiers. */
+  tiers: number[]
+}
 
 interface FeedFile {
   format: number
   key: string
   problems: Problem[]
   tiers: { tier: string; weight: number }[]
-  docs: DocTuple[]
-  /** Byte offset of each catalog row, and one past the last row's separator (docs.length + 1 values). */
+  docs: DocColumns
+  /** Byte offset of each catalog row, and one past the last row's separator (docs.names.length + 1 values). */
   rows: number[]
   /** Size of catalog-<key>.json. */
   catalogBytes: number
@@ -205,7 +213,7 @@ interface FeedFile {
 
 interface TermsFile {
   format: number
-  header: Omit<AsPlainObject, 'index'>
+  header: IndexHeader
   terms: string[]
   /** Byte offset of each term's postings in postings-<key>.txt (terms.length + 1 values). */
   offsets: number[]
@@ -216,6 +224,7 @@ const files = (dir: string, key: string) => ({
   catalog: join(dir, `catalog-${key}.json`),
   terms: join(dir, `terms-${key}.json`),
   postings: join(dir, `postings-${key}.txt`),
+  docs: join(dir, `docs-${key}.bin`),
   recall: join(dir, `recall-${key}.json`),
   project: join(dir, `project-${key}.json`),
 })
@@ -223,9 +232,11 @@ const files = (dir: string, key: string) => ({
 function readFeedFile(dir: string, key: string): FeedFile | undefined {
   const f = readJson(files(dir, key).feed)
   if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key || f['volatile']) return undefined
-  const docs = f['docs']
+  const docs = isObject(f['docs']) ? f['docs'] : {}
+  const n = Array.isArray(docs['names']) ? docs['names'].length : -1
+  if (!['states', 'types', 'tiers'].every((c) => Array.isArray(docs[c]) && docs[c].length === n)) return undefined
   const rows = f['rows']
-  if (!Array.isArray(docs) || !Array.isArray(rows) || rows.length !== docs.length + 1 || !Array.isArray(f['problems']) || !Array.isArray(f['tiers'])) return undefined
+  if (!Array.isArray(rows) || rows.length !== n + 1 || !Array.isArray(f['problems']) || !Array.isArray(f['tiers'])) return undefined
   return f as unknown as FeedFile
 }
 
@@ -244,7 +255,7 @@ function readSlice(fd: number, start: number, length: number): string {
 /** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
 function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
   const rows = readJson(files(dir, key).catalog)
-  return Array.isArray(rows) && rows.length === feed.docs.length && rows.every(isObject) ? (rows as unknown as CatalogEntry[]) : undefined
+  return Array.isArray(rows) && rows.length === feed.docs.names.length && rows.every(isObject) ? (rows as unknown as CatalogEntry[]) : undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -443,12 +454,15 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
     )
   const catalog: CatalogEntry[] = []
   const docs: SearchDoc[] = []
-  const tuples: DocTuple[] = []
+  const columns: DocColumns = { names: [], states: [], types: [], tiers: [] }
   groups.forEach((_g, gi) => {
     for (const it of keptByGroup.get(gi) ?? []) {
       docs.push({ id: catalog.length, ...it.doc })
       catalog.push(it.entry)
-      tuples.push([it.entry.name, it.entry.state, it.entry.type, gi])
+      columns.names.push(it.entry.name)
+      columns.states.push(it.entry.state)
+      columns.types.push(it.entry.type)
+      columns.tiers.push(gi)
     }
   })
   const index = search.buildIndex(docs)
@@ -464,7 +478,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
     recall.triggers.push(t)
   })
   const built: Built = { catalog, problems, index, recall, recallIds, project: projectFile }
-  writeCache(dir, state.key, { ...built, tuples, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
+  writeCache(dir, state.key, { ...built, columns, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
   return built
 }
 
@@ -493,7 +507,7 @@ function writeTierItems(dir: string, file: string, commit: string, t: TierItems)
 function writeCache(
   dir: string,
   key: string,
-  b: Built & { tuples: DocTuple[]; tiers: FeedFile['tiers']; volatile: boolean; parsed: Map<string, ParsedFile> },
+  b: Built & { columns: DocColumns; tiers: FeedFile['tiers']; volatile: boolean; parsed: Map<string, ParsedFile> },
   splitIndex: typeof import('../core/search.js').splitIndex,
 ): void {
   try {
@@ -518,8 +532,9 @@ function writeCache(
       at += Buffer.byteLength(p)
     }
     offsets.push(at)
-    for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|search|project|recall)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
+    for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|docs|search|project|recall)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
     writeAtomic(f.postings, parts.postings.join(''))
+    writeFileAtomic(f.docs, docTable(parts))
     writeAtomic(f.terms, JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile))
     writeAtomic(f.catalog, catalogText)
     const recallFile: RecallFile = {
@@ -531,12 +546,31 @@ function writeCache(
     }
     writeAtomic(f.recall, JSON.stringify(recallFile))
     writeAtomic(f.project, JSON.stringify({ format: CACHE_FORMAT, key, ...b.project }))
-    writeAtomic(f.feed, JSON.stringify({ format: CACHE_FORMAT, key, problems: b.problems, tiers: b.tiers, docs: b.tuples, rows, catalogBytes: Buffer.byteLength(catalogText), ...(b.volatile ? { volatile: true } : {}) } satisfies FeedFile))
+    writeAtomic(f.feed, JSON.stringify({ format: CACHE_FORMAT, key, problems: b.problems, tiers: b.tiers, docs: b.columns, rows, catalogBytes: Buffer.byteLength(catalogText), ...(b.volatile ? { volatile: true } : {}) } satisfies FeedFile))
     writeAtomic(join(dir, 'last-key'), key)
     writeAtomic(join(dir, 'parsed.json'), JSON.stringify({ format: CACHE_FORMAT, stamp: codeStamp(), files: Object.fromEntries(b.parsed) }))
   } catch {
     // A read-only git dir only costs speed: the next command rebuilds again.
   }
+}
+
+const ABSENT = 0xffffffff
+
+/** docs-<key>.bin: per short id, the document's id (ABSENT: none) and its field lengths, uint32 little-endian. */
+function docTable(parts: IndexParts): Buffer {
+  const width = 1 + Object.keys(parts.header.fieldIds).length
+  const buf = Buffer.alloc(parts.docs.length * width * 4)
+  parts.docs.forEach((d, short) => {
+    buf.writeUInt32LE(d ? d[0] : ABSENT, short * width * 4)
+    for (let f = 1; f < width; f++) buf.writeUInt32LE(d?.[1][f - 1] ?? 0, (short * width + f) * 4)
+  })
+  return buf
+}
+
+function writeFileAtomic(file: string, bytes: Buffer): void {
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, bytes)
+  renameSync(tmp, file)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -579,22 +613,29 @@ export async function readFeed(cwd: string): Promise<Feed> {
 
 /** The cached index of one key, read lazily: the terms a query reaches, and the rows of its hits. */
 class CachedIndex implements CatalogView {
-  private readonly metas: DocMeta[]
+  /** The record of each document, made when ranking first asks for it. */
+  private readonly metas = new Map<number, DocMeta>()
   private readonly entries = new Map<number, CatalogEntry>()
 
   constructor(
     private readonly f: ReturnType<typeof files>,
     readonly feed: FeedFile,
     private readonly terms: TermsFile,
-  ) {
-    this.metas = feed.docs.map(([name, state, type, tier]) => {
-      const t = feed.tiers[tier]
-      return { name, state, type, tier: t?.tier ?? '?', weight: t?.weight ?? 1 }
-    })
-  }
+  ) {}
 
   meta(id: number): DocMeta | undefined {
-    return this.metas[id]
+    let m = this.metas.get(id)
+    if (!m) {
+      const { names, states, types, tiers } = this.feed.docs
+      const name = names[id]
+      const state = states[id]
+      const type = types[id]
+      if (name === undefined || state === undefined || type === undefined) return undefined
+      const t = this.feed.tiers[tiers[id] ?? -1]
+      m = { name, state, type, tier: t?.tier ?? '?', weight: t?.weight ?? 1 }
+      this.metas.set(id, m)
+    }
+    return m
   }
 
   entry(id: number): CatalogEntry | undefined {
@@ -622,7 +663,19 @@ class CachedIndex implements CatalogView {
     try {
       if (fstatSync(fd).size !== offsets[offsets.length - 1]) throw new Error('the postings file does not match its offsets')
       const entries: AsPlainObject['index'] = picked.map((i) => [terms[i] as string, JSON.parse(readSlice(fd, offsets[i] as number, (offsets[i + 1] as number) - (offsets[i] as number))) as AsPlainObject['index'][number][1]])
-      return search.joinIndex(header, entries)
+      const table = readFileSync(this.f.docs)
+      const width = 1 + Object.keys(header.fieldIds).length
+      if (table.length !== header.nextId * width * 4) throw new Error('the document table does not match the index')
+      const doc = (short: number): IndexDoc | undefined => {
+        if (!Number.isInteger(short) || short < 0 || short >= header.nextId) return undefined
+        const at = short * width * 4
+        const id = table.readUInt32LE(at)
+        if (id === ABSENT) return undefined
+        const lengths: number[] = []
+        for (let f = 1; f < width; f++) lengths.push(table.readUInt32LE(at + f * 4))
+        return [id, lengths]
+      }
+      return search.joinIndex(header, entries, doc)
     } finally {
       closeSync(fd)
     }

@@ -130,23 +130,51 @@ export function buildIndex(docs: readonly SearchDoc[]): MiniSearch<SearchDoc> {
   return ms
 }
 
-/** A serialized index cut in pieces: everything but the postings, the sorted terms, and each term's postings as JSON. */
+/** The serialized index without its postings and without its per-document tables. */
+export type IndexHeader = Omit<AsPlainObject, 'index' | 'documentIds' | 'fieldLength' | 'storedFields'>
+
+/** One document of the index by its short id: its id (catalog position) and its field lengths. */
+export type IndexDoc = readonly [id: number, lengths: readonly number[]]
+
+/**
+ * A serialized index cut in pieces: the header, the sorted terms, each term's postings as JSON, and the documents by
+ * short id (undefined: no such document). The index stores no fields (storeFields: []).
+ */
 export interface IndexParts {
-  header: Omit<AsPlainObject, 'index'>
+  header: IndexHeader
   terms: string[]
   postings: string[]
+  docs: (IndexDoc | undefined)[]
 }
 
 /** Cut an index in parts, terms sorted, so a reader can load just the postings of the terms a query reaches. */
 export function splitIndex(index: MiniSearch<SearchDoc>): IndexParts {
-  const { index: entries, ...header } = index.toJSON()
+  const { index: entries, documentIds, fieldLength, storedFields: _stored, ...header } = index.toJSON()
   entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-  return { header, terms: entries.map((e) => e[0]), postings: entries.map((e) => JSON.stringify(e[1])) }
+  const docs: (IndexDoc | undefined)[] = Array.from({ length: header.nextId }, () => undefined)
+  for (const [short, id] of Object.entries(documentIds)) docs[Number(short)] = [id as number, fieldLength[short] ?? []]
+  return { header, terms: entries.map((e) => e[0]), postings: entries.map((e) => JSON.stringify(e[1])), docs }
 }
 
-/** An index of some terms only (their postings parsed), over the header of the whole index. */
-export function joinIndex(header: Omit<AsPlainObject, 'index'>, entries: AsPlainObject['index']): MiniSearch<SearchDoc> {
-  return MiniSearch.loadJS<SearchDoc>({ ...header, index: entries }, indexOptions())
+/**
+ * An index of some terms only (their postings parsed), over the header of the whole index. Only the documents these
+ * postings hold get a document id and field lengths (`doc` reads them by short id): scoring reads nothing of the
+ * others (document count and average field lengths come from the header), and loading 30,000 of them would cost
+ * more than the query.
+ */
+export function joinIndex(header: IndexHeader, entries: AsPlainObject['index'], doc: (short: number) => IndexDoc | undefined): MiniSearch<SearchDoc> {
+  const documentIds: Record<string, number> = {}
+  const fieldLength: Record<string, number[]> = {}
+  for (const [, fields] of entries)
+    for (const field of Object.values(fields))
+      for (const short of Object.keys(field)) {
+        if (Object.hasOwn(documentIds, short)) continue
+        const d = doc(Number(short))
+        if (!d) continue
+        documentIds[short] = d[0]
+        fieldLength[short] = d[1] as number[]
+      }
+  return MiniSearch.loadJS<SearchDoc>({ ...header, documentIds, fieldLength, storedFields: {}, index: entries }, indexOptions())
 }
 
 export interface SearchFilter {
@@ -264,12 +292,20 @@ export function rankLearnings(index: MiniSearch<SearchDoc>, catalog: readonly Ca
     fuzzy: fuzzyOf(few),
     filter: (r) => keep(r['id'] as number),
   })
-  return results
-    .map((r) => {
-      const meta = view.meta(r.id as number) as DocMeta
-      return { id: r.id as number, meta, score: Math.round(r.score * meta.weight * 1000) / 1000, matched: [...new Set(r.queryTerms)] }
-    })
-    .sort((a, b) => b.score - a.score || a.meta.name.localeCompare(b.meta.name) || a.meta.tier.localeCompare(b.meta.tier))
-    .slice(0, limit)
-    .map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: h.matched }))
+  // The best `limit` by score, then name, then tier, as a stable sort of all results would keep them, in one pass:
+  // most results lose to the current last place with a single comparison (a pasted log can match thousands).
+  type Ranked = { id: number; meta: DocMeta; score: number; queryTerms: string[] }
+  const cmp = (a: Ranked, b: Ranked) => b.score - a.score || a.meta.name.localeCompare(b.meta.name) || a.meta.tier.localeCompare(b.meta.tier)
+  const top: Ranked[] = []
+  for (const r of results) {
+    const meta = view.meta(r.id as number) as DocMeta
+    const c: Ranked = { id: r.id as number, meta, score: Math.round(r.score * meta.weight * 1000) / 1000, queryTerms: r.queryTerms }
+    if (top.length >= limit && (limit <= 0 || cmp(top[top.length - 1] as Ranked, c) <= 0)) continue
+    let at = top.length
+    while (at > 0 && cmp(top[at - 1] as Ranked, c) > 0) at--
+    top.splice(at, 0, c)
+    if (top.length > limit) top.pop()
+  }
+  return top
+    .map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: [...new Set(h.queryTerms)] }))
 }

@@ -142,6 +142,7 @@ describe('an index of the terms a query reaches ranks as the whole index', () =>
     joinIndex(
       parts.header,
       selectIndexTerms(parts.terms, buildQueryTerms(query)).map((i) => [parts.terms[i]!, JSON.parse(parts.postings[i]!)]),
+      (short) => parts.docs[short],
     )
   test.each([
     ['a pasted failure (exact terms)', VITEST_FAILURE],
@@ -154,6 +155,15 @@ describe('an index of the terms a query reaches ranks as the whole index', () =>
     const b = rankLearnings(partial(query), catalog, query, {}, 50)
     expect(b).toEqual(a)
     expect(selectIndexTerms(parts.terms, buildQueryTerms(query)).length).toBeLessThan(parts.terms.length)
+  })
+  test.each([1, 3, 7])('with tiers of other weights, the best %i are the first of a longer ranking, partial or whole', (limit) => {
+    const tiered = learnings.map((l, i) => buildCatalogEntry(l, i % 3 === 0 ? 'project' : `t${i % 3}`, i % 3 === 0 ? 1 : 0.9))
+    for (const query of ['error test config module fix', 'test error', VITEST_FAILURE]) {
+      const all = rankLearnings(whole, tiered, query, {}, 1000)
+      expect(all.length).toBeGreaterThan(limit + 1)
+      expect(rankLearnings(whole, tiered, query, {}, limit)).toEqual(all.slice(0, limit))
+      expect(rankLearnings(partial(query), tiered, query, {}, limit)).toEqual(all.slice(0, limit))
+    }
   })
   test('the terms are sorted and every term has its postings', () => {
     expect([...parts.terms].sort()).toEqual(parts.terms)
