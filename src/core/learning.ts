@@ -1,5 +1,6 @@
 /** The learning model: a markdown file with YAML frontmatter, parsed and checked without touching the disk. */
 import YAML from 'yaml'
+import { parseSections, sectionText } from './sections.js'
 import { LearningParseError } from './errors.js'
 import type { LearningState } from './errors.js'
 import { KNOWN_KEYS, REQUIRED_SECTIONS, learningSchema } from './learning-schema.js'
@@ -10,7 +11,7 @@ import type { SchemaValidator } from './validate.js'
 
 import { STATES, STORE_DIR } from './layout.js'
 
-export { STATES, STORE_DIR }
+export { STATES, STORE_DIR, parseSections, sectionText }
 /** Largest learning file accepted, in bytes. */
 export const MAX_LEARNING_BYTES = 1024 * 1024
 /** YAML aliases allowed in frontmatter: enough for hand-written anchors, far too few for a billion laughs. */
@@ -105,34 +106,6 @@ export function parseLearning(text: string, path: string, parseYaml: (matter: st
     body: parsed.content.replace(/^\r?\n/, ''),
     bodyLine,
   }
-}
-
-/** Level-2 headings of a markdown body, outside fenced code blocks. */
-export function parseSections(body: string): string[] {
-  const out: string[] = []
-  let fence: string | undefined
-  for (const line of body.split('\n')) {
-    const f = /^\s*(```+|~~~+)/.exec(line)
-    if (f) {
-      if (!fence) fence = f[1]
-      else if (line.trim().startsWith(fence)) fence = undefined
-      continue
-    }
-    if (fence) continue
-    const h = /^##\s+(.+?)\s*#*\s*$/.exec(line)
-    if (h) out.push(h[1] as string)
-  }
-  return out
-}
-
-/** The text under one `## heading`, up to the next level-2 heading; undefined when absent. */
-export function sectionText(body: string, heading: string): string | undefined {
-  const lines = body.split('\n')
-  const start = lines.findIndex((l) => new RegExp(`^##\\s+${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*#*\\s*$`, 'i').test(l))
-  if (start < 0) return undefined
-  const rest = lines.slice(start + 1)
-  const end = rest.findIndex((l) => /^##\s/.test(l))
-  return (end < 0 ? rest : rest.slice(0, end)).join('\n').trim()
 }
 
 export interface Validation {

@@ -3,6 +3,7 @@
  * record of each learning that search, recall, context and status need; the index is built from the catalog plus
  * the normalized bodies, and both are cached by the adapter (src/adapters/search-index.ts).
  */
+import { sectionText } from './sections.js'
 import MiniSearch from 'minisearch'
 import type { AsPlainObject, Options } from 'minisearch'
 import type { LearningState } from './errors.js'
@@ -56,15 +57,6 @@ export function indexOptions(): Options<SearchDoc> {
 
 const FIX_SECTIONS = ['Solution', 'Correct pattern', 'Decision', 'Action']
 
-// The text under `## heading` (as core/learning sectionText, repeated here so search does not load gray-matter).
-function sectionText(body: string, heading: string): string | undefined {
-  const lines = body.split('\n')
-  const start = lines.findIndex((l) => /^##\s+(.+?)\s*#*\s*$/.exec(l)?.[1]?.toLowerCase() === heading.toLowerCase())
-  if (start < 0) return undefined
-  const rest = lines.slice(start + 1)
-  const end = rest.findIndex((l) => /^##\s/.test(l))
-  return (end < 0 ? rest : rest.slice(0, end)).join('\n').trim()
-}
 const MAX_FIX = 240
 
 /** One line summarising the fix: the first paragraph of the Solution (or its equivalent), code fences dropped. */
