@@ -34,7 +34,10 @@ async function observeFastPath(): Promise<boolean> {
   return true
 }
 
-if (!(argv.length === 1 && argv[0] === 'observe' && (await observeFastPath()))) {
+async function start(): Promise<void> {
+  if (argv.length === 1 && argv[0] === 'observe' && (await observeFastPath())) return
   const { main } = await import('./cli/main.js')
   await main(argv)
 }
+
+void start()

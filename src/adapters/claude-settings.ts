@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { ConfigError } from '../core/errors.js'
 
 export const SETTINGS_PATH = '.claude/settings.json'
-const COMMANDS_TEMPLATES = new URL('../../templates/claude/commands/', import.meta.url)
+const COMMANDS_TEMPLATES = join(__dirname, '..', '..', 'templates', 'claude', 'commands')
 
 export interface HookSpec {
   event: string
@@ -156,7 +156,7 @@ export function installClaudeAgent(root: string): AgentSetup {
       commandsKept.push(rel)
       continue
     }
-    writeFileSync(join(root, rel), readFileSync(new URL(t, COMMANDS_TEMPLATES)), { flag: 'wx' })
+    writeFileSync(join(root, rel), readFileSync(join(COMMANDS_TEMPLATES, t)), { flag: 'wx' })
     commandsWritten.push(rel)
   }
   return { settings: SETTINGS_PATH, hooksAdded: added, commandsWritten, commandsKept }

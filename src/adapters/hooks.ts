@@ -33,11 +33,11 @@ export interface HookChange {
   note?: string
 }
 
-const SHIMS = new URL('../../githooks/', import.meta.url)
+const SHIMS = join(__dirname, '..', '..', 'githooks')
 
 /** The text of a shipped shim. */
 export function readShim(hook: string): string {
-  return readFileSync(new URL(hook, SHIMS), 'utf8')
+  return readFileSync(join(SHIMS, hook), 'utf8')
 }
 
 export interface HookLayout {

@@ -20,8 +20,7 @@ const PARSER = `yaml@${readYamlVersion()}`
 
 function readYamlVersion(): string {
   try {
-    const url = import.meta.resolve('yaml/package.json')
-    return (JSON.parse(readFileSync(new URL(url), 'utf8')) as { version?: string }).version ?? 'unknown'
+    return (JSON.parse(readFileSync(require.resolve('yaml/package.json'), 'utf8')) as { version?: string }).version ?? 'unknown'
   } catch {
     return 'unknown'
   }

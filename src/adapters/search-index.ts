@@ -80,7 +80,7 @@ function codeStamp(): string {
   for (const m of ['../core/search', '../core/normalize-error', '../core/learning', '../core/config-schema', '../core/search-recall', '../core/query', './search-index']) {
     for (const ext of ['.js', '.ts']) {
       try {
-        h.update(readFileSync(new URL(`${m}${ext}`, import.meta.url)))
+        h.update(readFileSync(join(__dirname, `${m}${ext}`)))
         break
       } catch {
         // Try the next extension (.ts under the test runner).

@@ -3,6 +3,7 @@
  * standalone code (dist/generated/*.js), so hooks validate without loading or compiling ajv; when those are
  * absent (running from source under vitest), ajv compiles them here, once per process.
  */
+import { join } from 'node:path'
 import type { SchemaValidator } from '../core/validate.js'
 
 let learning: SchemaValidator | undefined
@@ -16,8 +17,8 @@ async function compile(schema: object): Promise<SchemaValidator> {
 
 async function loadGenerated(file: string): Promise<SchemaValidator | undefined> {
   try {
-    const mod = (await import(new URL(`../generated/${file}`, import.meta.url).href)) as { default: SchemaValidator }
-    return mod.default
+    const mod = require(join(__dirname, '..', 'generated', file)) as SchemaValidator | { default: SchemaValidator }
+    return 'default' in mod ? mod.default : mod
   } catch {
     return undefined
   }
