@@ -31,8 +31,21 @@ export async function readProcessStdin(limit = MAX_STDIN_BYTES): Promise<Buffer>
   return Buffer.concat(chunks).subarray(0, limit + 1)
 }
 
+/**
+ * A reader that stops early (`git learn list --json | head`) closes the pipe: the next write fails with EPIPE, which
+ * Node reports as an unhandled 'error' event with a stack trace. Git dies of SIGPIPE there, silently; we end the run
+ * as quietly, with the exit code it already has (0 unless something failed before).
+ */
+function endQuietlyOnEpipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+    process.exit()
+  })
+}
+
 /** The context of a real run of the binary. */
 export function processCtx(): Ctx {
+  endQuietlyOnEpipe(process.stdout)
   return {
     cwd: process.cwd(),
     env: process.env,

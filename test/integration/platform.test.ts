@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { cliAt, learningText, makeRepo, tempDir } from '../helpers/repo.js'
+import { cliAt, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 test('a clone with core.autocrlf=true (CRLF files) reads every learning', async () => {
   const origin = makeRepo()
@@ -55,4 +56,14 @@ test('in a sparse checkout, add refuses a name the index already holds', async (
   expect(r.code).toBe(1)
   expect(r.stderr).toMatch(/"sparse-one" already exists: \.learnings\/pending\/sparse-one\.md/)
   expect(repo.snapshot()).toBe(snap)
+})
+
+test('a reader that closes the pipe early (`| head`) ends the run quietly, as git does, not with a stack trace', () => {
+  const dir = tempDir()
+  const err = join(dir, 'stderr.txt')
+  // `true` exits without reading, so every write of git learn meets a closed pipe (EPIPE).
+  const r = sh(dir, 'bash', ['-c', 'set -o pipefail; git learn help 2>"$1" | true', '_', err])
+  const stderr = readFileSync(err, 'utf8')
+  expect(stderr).not.toMatch(/EPIPE|Unhandled|at /)
+  expect(r.code).toBe(0)
 })
