@@ -8,6 +8,7 @@ import { baseConfidence, effectiveConfidence } from './confidence.js'
 import type { CatalogEntry } from './search.js'
 import type { UsageSummary } from './usage.js'
 import { EMPTY_USAGE } from './usage.js'
+import { compareCodeUnits } from './compare.js'
 
 /** Estimated tokens of a text: ceil(characters / 4). */
 export function estimateTokens(text: string): number {
@@ -67,7 +68,7 @@ export function buildContext(input: ContextInput): BuiltContext {
     const u = input.usage.get(e.name) ?? EMPTY_USAGE
     return { e, u, conf: effectiveConfidence(baseConfidence(e.confidence), u, input.now, cc, e.created), near: touchesChanged(e, input.changedFiles) }
   })
-  const byName = (a: { e: CatalogEntry }, b: { e: CatalogEntry }) => a.e.name.localeCompare(b.e.name) || a.e.tier.localeCompare(b.e.tier)
+  const byName = (a: { e: CatalogEntry }, b: { e: CatalogEntry }) => compareCodeUnits(a.e.name, b.e.name) || compareCodeUnits(a.e.tier, b.e.tier)
   const apply = scored.filter((s) => s.conf >= cc.apply).sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || byName(a, b))
   const rest = scored
     .filter((s) => s.conf < cc.apply)

@@ -1,5 +1,6 @@
 /** Selecting and summarising learnings for listings. */
 import type { Learning } from './learning.js'
+import { compareCodeUnits } from './compare.js'
 
 export interface LearningSummary {
   name: string
@@ -35,5 +36,5 @@ export function filterSummaries(rows: readonly LearningSummary[], f: { type?: st
   const order = { active: 0, pending: 1, archived: 2 } as Record<string, number>
   return rows
     .filter((r) => (!f.type || r.type === f.type) && (!f.tag || r.tags.includes(f.tag)))
-    .sort((a, b) => (order[a.state] ?? 9) - (order[b.state] ?? 9) || a.name.localeCompare(b.name))
+    .sort((a, b) => (order[a.state] ?? 9) - (order[b.state] ?? 9) || compareCodeUnits(a.name, b.name))
 }

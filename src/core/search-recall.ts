@@ -2,6 +2,7 @@
  * The recall hook's decisions, kept free of minisearch so the no-failure path of a PostToolUse hook loads almost
  * nothing: did the tool fail, and what is its error text. The threshold rule lives here too.
  */
+import { compareCodeUnits } from './compare.js'
 
 export interface HookPayload {
   session_id?: unknown
@@ -121,5 +122,5 @@ export function rankRecall(index: RecallIndex, queryTerms: ReadonlySet<string>):
       coverage: terms.length / (index.triggers[doc] as string[]).length,
       score: Math.round(terms.reduce((s, x) => s + idf(x), 0) * (terms.length / (index.triggers[doc] as string[]).length) * (index.weights[doc] ?? 1) * 1000) / 1000,
     }))
-    .sort((a, b) => b.score - a.score || b.coverage - a.coverage || (index.names[a.doc] as string).localeCompare(index.names[b.doc] as string))
+    .sort((a, b) => b.score - a.score || b.coverage - a.coverage || compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string))
 }

@@ -11,6 +11,7 @@ import type { Learning } from './learning.js'
 import { isCommitId } from './git-args.js'
 import { normalizeError } from './normalize-error.js'
 import { SPLIT, buildQueryTerms, processTerm } from './terms.js'
+import { compareCodeUnits } from './compare.js'
 
 export interface CatalogEntry {
   name: string
@@ -287,7 +288,7 @@ export function rankLearnings(index: MiniSearch<SearchDoc>, catalog: readonly Ca
   // The best `limit` by score, then name, then tier, as a stable sort of all results would keep them, in one pass:
   // most results lose to the current last place with a single comparison (a pasted log can match thousands).
   type Ranked = { id: number; meta: DocMeta; score: number; queryTerms: string[] }
-  const cmp = (a: Ranked, b: Ranked) => b.score - a.score || a.meta.name.localeCompare(b.meta.name) || a.meta.tier.localeCompare(b.meta.tier)
+  const cmp = (a: Ranked, b: Ranked) => b.score - a.score || compareCodeUnits(a.meta.name, b.meta.name) || compareCodeUnits(a.meta.tier, b.meta.tier)
   const top: Ranked[] = []
   for (const r of results) {
     const meta = view.meta(r.id as number) as DocMeta

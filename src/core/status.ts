@@ -5,6 +5,7 @@ import { buildSupersededBy, planPrune } from './prune.js'
 import type { CatalogEntry } from './search.js'
 import type { UsageSummary } from './usage.js'
 import { EMPTY_USAGE } from './usage.js'
+import { compareCodeUnits } from './compare.js'
 
 export interface StatusLearning {
   name: string
@@ -56,8 +57,8 @@ export function buildStatus(
     else byDomain.set(row.domain, [row])
   }
   const domains = [...byDomain.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([domain, learnings]) => ({ domain, learnings: learnings.sort((a, b) => b.confidence - a.confidence || a.name.localeCompare(b.name)) }))
+    .sort(([a], [b]) => compareCodeUnits(a, b))
+    .map(([domain, learnings]) => ({ domain, learnings: learnings.sort((a, b) => b.confidence - a.confidence || compareCodeUnits(a.name, b.name)) }))
   const project = active.filter((e) => e.tier === 'project')
   const supersededBy = buildSupersededBy(project.map((e) => ({ name: e.name, supersedes: e.supersedes })))
   const prune = planPrune(
@@ -71,8 +72,8 @@ export function buildStatus(
   const pending = catalog
     .filter((e) => e.state === 'pending')
     .map((e) => ({ name: e.name, description: e.description }))
-    .sort((a, b) => a.name.localeCompare(b.name))
-  return { counts, tiers, domains, stale: [...stale].sort((a, b) => a.name.localeCompare(b.name)), prune, pending }
+    .sort((a, b) => compareCodeUnits(a.name, b.name))
+  return { counts, tiers, domains, stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)), prune, pending }
 }
 
 /** A confidence bar of `width` cells: `█░` on UTF-8 terminals, `#-` otherwise. */
