@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { simpleGit } from 'simple-git'
+import { simpleGit } from '../vendor/simple-git.js'
 import type { SimpleGit } from 'simple-git'
 import { GitCommandError, NoIdentityError, NotARepositoryError, OperationInProgressError } from '../core/errors.js'
 

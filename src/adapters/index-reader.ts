@@ -5,7 +5,8 @@
  */
 import { spawnSync } from 'node:child_process'
 import { isCommitId } from '../core/git-args.js'
-import { parseCatFileBatch } from '../core/git-output.js'
+import { parseCatFileBatch, parseCatFileBatchCheck } from '../core/git-output.js'
+import type { ObjectInfo } from '../core/git-output.js'
 import { existsSync, lstatSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseRawDiff } from '../core/check-diff.js'
@@ -16,6 +17,8 @@ type Env = Readonly<Record<string, string | undefined>>
 
 /** Largest file the guards read; larger (and binary) files are skipped with a note. */
 export const MAX_CHECK_BYTES = 1024 * 1024
+
+const CONFIG_PATH = '.learnings/config.yaml'
 
 export interface GitResult {
   code: number
@@ -64,7 +67,7 @@ export function readStagedChanges(root: string, env: Env): DiffEntry[] {
  * ":.learnings/config.yaml missing\n".
  */
 export function readStagedConfig(root: string, env: Env): Buffer | undefined {
-  const r = runGit(root, env, ['cat-file', '--batch'], ':.learnings/config.yaml\n')
+  const r = runGit(root, env, ['cat-file', '--batch'], `:${CONFIG_PATH}\n`)
   if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
   const [o] = parseCatFileBatch(r.stdout)
   return o?.type === 'blob' && o.bytes ? Buffer.from(o.bytes) : undefined
@@ -76,7 +79,7 @@ export async function readZones(config: Buffer | undefined, fallback: readonly s
   const text = config.toString('utf8')
   if (!/^zones\s*:/m.test(text)) return fallback
   try {
-    const { parse } = await import('yaml')
+    const { parse } = await import('../vendor/yaml.js')
     const data = parse(text, { maxAliasCount: 50 }) as { zones?: { system?: unknown } } | null
     const system = data?.zones?.system
     return Array.isArray(system) ? system.filter((s): s is string => typeof s === 'string') : fallback
@@ -103,28 +106,74 @@ export function decodeForCheck(bytes: Uint8Array, size = bytes.length): BlobText
   }
 }
 
-/**
- * Blobs by id through one `git cat-file --batch`, after a `--batch-check` so huge blobs are never loaded.
- * Sample of --batch-check: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad blob 1234\n".
- */
+/** Type and size of objects by name (a blob id, or `:<path>` for a path's entry in the index), in order, through one
+ * `git cat-file --batch-check`; undefined for a name git does not have. */
+export function statObjects(root: string, env: Env, names: readonly string[]): (ObjectInfo | undefined)[] {
+  if (!names.length) return []
+  return parseCatFileBatchCheck(gitText(root, env, ['cat-file', '--batch-check'], `${names.join('\n')}\n`))
+}
+
+/** Sort stat answers into blobs small enough to read and the skipped ones (with why). */
+function sortBySize(shas: readonly string[], infos: readonly (ObjectInfo | undefined)[], out: Map<string, BlobText>): string[] {
+  const small: string[] = []
+  shas.forEach((sha, i) => {
+    const info = infos[i]
+    if (info?.type !== 'blob') out.set(sha, { skipped: `not a blob (${info?.type ?? 'missing'})` })
+    else if (info.size > MAX_CHECK_BYTES) out.set(sha, { skipped: `larger than 1 MB (${info.size} bytes)` })
+    else small.push(sha)
+  })
+  return small
+}
+
+/** The bytes of objects by id through one `git cat-file --batch` (callers pass only ids known to be small). */
+function readObjects(root: string, env: Env, ids: readonly string[]): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>()
+  if (!ids.length) return out
+  const r = runGit(root, env, ['cat-file', '--batch'], `${ids.join('\n')}\n`)
+  if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
+  for (const o of parseCatFileBatch(r.stdout)) if (o.bytes) out.set(o.oid, o.bytes)
+  return out
+}
+
+/** Blobs by id through one `git cat-file --batch`, after a `--batch-check` so huge blobs are never loaded. */
 export function readBlobs(root: string, env: Env, shas: readonly string[]): Map<string, BlobText> {
   const out = new Map<string, BlobText>()
   const unique = [...new Set(shas)]
   if (!unique.length) return out
-  const sizes = gitText(root, env, ['cat-file', '--batch-check'], `${unique.join('\n')}\n`).split('\n')
-  const small: string[] = []
-  for (const line of sizes) {
-    const [sha = '', type = '', size = ''] = line.split(' ')
-    if (!sha) continue
-    if (type !== 'blob') out.set(sha, { skipped: `not a blob (${type || 'missing'})` })
-    else if (Number(size) > MAX_CHECK_BYTES) out.set(sha, { skipped: `larger than 1 MB (${size} bytes)` })
-    else small.push(sha)
-  }
-  if (!small.length) return out
-  const r = runGit(root, env, ['cat-file', '--batch'], `${small.join('\n')}\n`)
-  if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
-  for (const o of parseCatFileBatch(r.stdout)) if (o.bytes) out.set(o.oid, decodeForCheck(o.bytes, o.bytes.length))
+  const small = sortBySize(unique, statObjects(root, env, unique), out)
+  for (const [sha, bytes] of readObjects(root, env, small)) out.set(sha, decodeForCheck(bytes))
   return out
+}
+
+export interface StagedForCheck {
+  /** `.learnings/config.yaml` as staged; undefined when the index has none. */
+  config: Buffer | undefined
+  blobs: Map<string, BlobText>
+  /** The asked index paths that the index holds. */
+  inIndex: string[]
+}
+
+/**
+ * What the pre-commit check of staged learnings reads of the index, in two git processes whatever their number:
+ * one `--batch-check` for the staged config, the blobs' sizes and which of `indexPaths` exist, then one `--batch`
+ * for the config and the blobs small enough to check. No process at all when there is nothing to ask.
+ */
+export function readStagedForCheck(root: string, env: Env, shas: readonly string[], indexPaths: readonly string[], withConfig = true): StagedForCheck {
+  const unique = [...new Set(shas)]
+  const first = withConfig ? 1 : 0
+  const infos = statObjects(root, env, [...(withConfig ? [`:${CONFIG_PATH}`] : []), ...unique, ...indexPaths.map((p) => `:${p}`)])
+  const configInfo = withConfig ? infos[0] : undefined
+  const blobs = new Map<string, BlobText>()
+  const small = sortBySize(unique, infos.slice(first, first + unique.length), blobs)
+  const inIndex = indexPaths.filter((_, i) => infos[first + unique.length + i] !== undefined)
+  const configSha = configInfo?.type === 'blob' ? configInfo.oid : undefined
+  const bytes = readObjects(root, env, [...new Set([...(configSha ? [configSha] : []), ...small])])
+  for (const sha of small) {
+    const b = bytes.get(sha)
+    if (b) blobs.set(sha, decodeForCheck(b))
+  }
+  const config = configSha ? bytes.get(configSha) : undefined
+  return { config: config ? Buffer.from(config) : undefined, blobs, inIndex }
 }
 
 /** Paths in the index under a pathspec (`git ls-files -z`). */

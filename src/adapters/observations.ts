@@ -148,7 +148,7 @@ export async function readObserveSettings(loc: RepoLocation, log: (msg: string) 
   }
   let data: unknown = {}
   try {
-    const { parse } = await import('yaml')
+    const { parse } = await import('../vendor/yaml.js')
     data = parse(readFileSync(file, 'utf8'), { maxAliasCount: 50 })
   } catch (err) {
     log(`.learnings/config.yaml: ${String((err as Error).message ?? err).split('\n')[0]}; using the default observe settings`)

@@ -139,7 +139,7 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
     const { entry, similarity } = verdict.near
     if (!opts.force) {
       const twinText = entry.isLearning ? readFileSync(join(repo.root, entry.path), 'utf8') : entry.text
-      const { createTwoFilesPatch } = await import('diff')
+      const { createTwoFilesPatch } = await import('../vendor/diff.js')
       const patch = createTwoFilesPatch(entry.path, learning.path, twinText, text, entry.id, 'new', { context: 2 })
       refuse(nearDuplicate(name, entry.id, entry.path, similarity, patch.split('\n').slice(0, 80).join('\n')))
     }

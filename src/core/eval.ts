@@ -1,5 +1,5 @@
 /** Retrieval measured on a team's own queries: top-1, precision@k, hit@k, MRR and the misses. */
-import YAML from 'yaml'
+import * as YAML from '../vendor/yaml.js'
 import { MAX_YAML_ALIASES } from './learning.js'
 
 export interface EvalCase {

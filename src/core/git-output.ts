@@ -38,3 +38,25 @@ export function parseCatFileBatch(out: Uint8Array): CatFileObject[] {
   }
   return objects
 }
+
+/** One answer of `git cat-file --batch-check`: type and size, or undefined when git has no object for the name. */
+export interface ObjectInfo {
+  oid: string
+  type: string
+  size: number
+}
+
+/**
+ * Parse `git cat-file --batch-check` output: one line per requested name, in request order. Sample for a blob, then
+ * an index path that is not in the index:
+ *
+ *   "3f2c9a…e1 blob 1234\n" + ":.learnings/active/x.md missing\n"
+ */
+export function parseCatFileBatchCheck(out: string): (ObjectInfo | undefined)[] {
+  const lines = out.split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  return lines.map((line) => {
+    const [oid = '', type = '', size] = line.split(' ')
+    return size === undefined || type === 'missing' || type === 'ambiguous' ? undefined : { oid, type, size: Number(size) }
+  })
+}

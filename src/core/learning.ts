@@ -1,5 +1,5 @@
 /** The learning model: a markdown file with YAML frontmatter, parsed and checked without touching the disk. */
-import YAML from 'yaml'
+import * as YAML from '../vendor/yaml.js'
 import { parseSections, sectionText } from './sections.js'
 import { LearningParseError } from './errors.js'
 import type { LearningState } from './errors.js'

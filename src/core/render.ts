@@ -2,7 +2,7 @@
  * What `git learn render` writes for the active learnings: the files of each target and the marked AGENTS.md
  * section. Deterministic: sorted by name, no timestamps, YAML written by one stringifier with fixed options.
  */
-import YAML from 'yaml'
+import * as YAML from '../vendor/yaml.js'
 import { RENDER_MARKER } from './check-zones.js'
 import { validateLearning } from './learning.js'
 import type { Learning } from './learning.js'

@@ -9,7 +9,7 @@ const files = (dir: string): string[] =>
 test.each(files(coreDir).map((f) => [f.slice(coreDir.length)]))('src/core/%s does no I/O', (rel) => {
   const text = readFileSync(join(coreDir, rel), 'utf8')
   expect(text).not.toMatch(/from ['"](node:)?(fs|child_process|fs\/promises|os|net|http|https)['"]/)
-  expect(text).not.toMatch(/from ['"]simple-git['"]/)
+  expect(text).not.toMatch(/from ['"](simple-git|[./]*vendor\/simple-git\.js)['"]/)
   expect(text).not.toMatch(/\bimport\s*\(\s*['"](node:)?(fs|child_process|fs\/promises|os|net|http|https|simple-git)['"]/)
   expect(text).not.toMatch(/\b(require|createRequire)\s*\(/)
   expect(text).not.toMatch(/\bprocess\.(env|cwd|argv|exit|stdout|stderr)/)

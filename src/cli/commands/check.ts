@@ -46,15 +46,19 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (staged) {
     const root = findRoot(ctx.cwd, ctx.env)
     const entries = readStagedChanges(root, ctx.env)
-    // The commit's own config (the index), not the work tree's: an unstaged edit must neither break nor loosen it.
-    const config = entries.length ? readStagedConfig(root, ctx.env) : undefined
-    const inZone = buildZoneMatcher(await readZones(config, DEFAULT_SYSTEM_ZONES))
-    const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
-    if (!relevant.length) {
+    const quiet = () => {
       if (format === 'json') ctx.stdout('{"ok":true,"findings":[]}\n')
       return ExitCode.ok
     }
-    return print(ctx, format, await checkStaged(ctx, root, relevant, config), true)
+    if (!entries.length) return quiet()
+    // A change under .learnings/ is always checked: the config is then read along with the staged learnings.
+    if (entries.some((e) => changedPaths([e]).some(isStorePath))) return print(ctx, format, await checkStaged(ctx, root, entries), true)
+    // The commit's own config (the index), not the work tree's: an unstaged edit must neither break nor loosen it.
+    const config = readStagedConfig(root, ctx.env)
+    const inZone = buildZoneMatcher(await readZones(config, DEFAULT_SYSTEM_ZONES))
+    const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
+    if (!relevant.length) return quiet()
+    return print(ctx, format, await checkStaged(ctx, root, relevant, { config }), true)
   }
   const root = findRoot(ctx.cwd, ctx.env)
   return print(ctx, format, await checkTree(ctx, root, base), false)
@@ -104,37 +108,46 @@ async function readConfigOrFinding(from: string | { staged: Buffer | undefined }
 }
 
 /** The index: staged learnings and zone files, deletions, name clashes with everything else in the index. */
-async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[], stagedConfig: Buffer | undefined): Promise<CheckReport> {
+/**
+ * The staged changes. With `known` the staged config was already read (zone files only); otherwise it comes in the
+ * same two git processes as the staged learnings and the index paths their names could clash with.
+ */
+async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[], known?: { config: Buffer | undefined }): Promise<CheckReport> {
   const { engine, validator } = await loadEngine()
-  const { readBlobs, readIndexPaths, isMerging } = await import('../../adapters/index-reader.js')
+  const { readBlobs, readIndexPaths, readStagedForCheck, isMerging } = await import('../../adapters/index-reader.js')
   const { parseStorePath, learningPath, STATES } = await import('../../core/learning.js')
+  const { NAME_PATTERN } = await import('../../core/names.js')
   const findings: Finding[] = []
-  const config = await readConfigOrFinding({ staged: stagedConfig }, findings)
-  const inZone = buildZoneMatcher(config.zones.system)
   const present = entries.filter((e) => e.status !== 'D')
-  const blobs = readBlobs(
-    root,
-    ctx.env,
-    present.filter((e) => e.newMode !== '120000' && e.newMode !== '160000').map((e) => e.newSha),
-  )
-  const files = present
-    .filter((e) => e.newMode !== '160000')
+  const readable = (e: DiffEntry) => e.newMode !== '120000' && e.newMode !== '160000'
+  // Only the staged names can clash: ask the index for those names in every state, not for every path of a store of
+  // thousands. A name that is not a valid one (it gets its own finding) could not be asked on cat-file's stdin.
+  const names = new Set(present.map((e) => parseStorePath(e.path)?.name).filter((n): n is string => n !== undefined))
+  const askable = names.size <= 200 && [...names].every((n) => NAME_PATTERN.test(n))
+  const specs = askable ? [...names].flatMap((name) => STATES.map((state) => learningPath(state, name))) : []
+  const staged = readStagedForCheck(root, ctx.env, present.filter((e) => readable(e) && isStorePath(e.path)).map((e) => e.newSha), specs, !known)
+  const config = await readConfigOrFinding({ staged: known ? known.config : staged.config }, findings)
+  const inZone = buildZoneMatcher(config.zones.system)
+  const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
+  const zoneShas = relevant.filter((e) => e.status !== 'D' && readable(e) && !staged.blobs.has(e.newSha)).map((e) => e.newSha)
+  const blobs = zoneShas.length ? new Map([...staged.blobs, ...readBlobs(root, ctx.env, zoneShas)]) : staged.blobs
+  const files = relevant
+    .filter((e) => e.status !== 'D' && e.newMode !== '160000')
     .map((e) => ({ path: e.path, mode: e.newMode, ...(e.newMode === '120000' ? {} : blobs.get(e.newSha) ?? { skipped: 'unreadable' }) }))
   const result = engine.checkFiles(files, { validator, inZone, secretsAllow: config.secrets.allow, directives: false })
   findings.push(...result.findings)
   const stagedStore = new Set(files.map((f) => f.path).filter((p) => parseStorePath(p)))
-  if (stagedStore.size) {
-    // Only the staged names can clash: ask the index for those names in every state (literal pathspecs), not for
-    // every path of a store of thousands.
-    const names = new Set([...stagedStore].map((p) => parseStorePath(p)?.name as string))
-    const specs = names.size > 200 ? ['.learnings'] : [...names].flatMap((name) => STATES.map((state) => `:(literal)${learningPath(state, name)}`))
-    findings.push(...engine.checkUniqueNames(readIndexPaths(root, ctx.env, specs), stagedStore))
-  }
-  const deleted = entries.filter((e) => e.status === 'D' && parseStorePath(e.path))
+  if (stagedStore.size) findings.push(...engine.checkUniqueNames(askable ? staged.inIndex : readIndexPaths(root, ctx.env, ['.learnings']), stagedStore))
+  const deleted = relevant.filter((e) => e.status === 'D' && parseStorePath(e.path))
   if (deleted.length && !isMerging(root, ctx.env))
     for (const e of deleted)
       findings.push(engine.finding('transition', e.path, 1, `${e.path} is staged for deletion; learnings are never deleted: \`git restore --staged --worktree ${e.path}\`, then archive it with \`git learn ${parseStorePath(e.path)?.state === 'pending' ? 'reject <name> --reason …' : 'prune'}\``))
   return engine.buildReport(findings)
+}
+
+/** A path inside the store directory. */
+function isStorePath(path: string): boolean {
+  return path === '.learnings' || path.startsWith('.learnings/')
 }
 
 async function openCache(root: string, ctx: Ctx) {
