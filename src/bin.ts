@@ -13,29 +13,36 @@ const argv = process.argv.slice(2)
 async function observeFastPath(): Promise<boolean> {
   let modules
   try {
-    modules = await Promise.all([import('./cli/commands/observe.js'), import('./adapters/observations.js'), import('./cli/context.js')])
+    modules = await Promise.all([import('./cli/commands/observe.js'), import('./cli/context.js')])
   } catch {
     return false
   }
-  const [observe, { readStdinSync }, { MAX_STDIN_BYTES, readProcessStdin }] = modules
+  const [observe, { readAllStdin }] = modules
   const ctx: Ctx = {
     cwd: process.cwd(),
     env: process.env,
     now: () => new Date(),
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
-    async readStdin() {
-      const read = readStdinSync(MAX_STDIN_BYTES)
-      return read.done ? read.bytes : Buffer.concat([read.bytes, await readProcessStdin(MAX_STDIN_BYTES - read.bytes.length)])
-    },
+    readStdin: () => readAllStdin(),
     color: false,
   }
   await observe.run({ values: {}, positionals: [] }, ctx)
   return true
 }
 
+/** The commands that read the feed cache: its key's git processes start before their modules load. */
+const FEED_COMMANDS = new Set(['search', 'status', 'context', 'list', 'feedback', 'eval'])
+
 async function start(): Promise<void> {
   if (argv.length === 1 && argv[0] === 'observe' && (await observeFastPath())) return
+  if (FEED_COMMANDS.has(argv[0] ?? '') && !argv.includes('-h') && !argv.includes('--help')) {
+    try {
+      ;(await import('./adapters/search-index.js')).prefetchKeying(process.cwd())
+    } catch {
+      // The command loads the module again and reports why it cannot.
+    }
+  }
   const { main } = await import('./cli/main.js')
   await main(argv)
 }

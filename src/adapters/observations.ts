@@ -14,9 +14,10 @@
  *   truncated or deleted. The O_EXCL lock file `learn/rotate.lock` only stops several writers from rotating at
  *   once (which would leave small extra archive files, never lose data).
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, createReadStream } from 'node:fs'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, createReadStream } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings } from '../core/observation.js'
+import { findGitDirs, needsGit } from './locate.js'
 import type { ObserveSettings } from '../core/observation.js'
 
 export const LIVE_FILE = 'observations.jsonl'
@@ -39,41 +40,12 @@ export interface RepoLocation {
 
 const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })
 
-/**
- * Find the repository around `cwd` without spawning git: walk up to the first `.git`. A directory is the git dir;
- * a file `gitdir: <path>` (worktrees, submodules) points to it. A git dir with a `commondir` file (a linked
- * worktree, gitrepository-layout(5)) shares the common dir it names. With GIT_DIR set, ask git instead.
- */
+/** The repository around `cwd` (src/adapters/locate.ts: no git process in the usual layout; with GIT_DIR and the
+ * like, git is asked). */
 export async function locateRepo(cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<RepoLocation | undefined> {
-  if (env['GIT_DIR']) return locateWithGit(cwd)
-  let dir = resolve(cwd)
-  for (;;) {
-    const dotgit = join(dir, '.git')
-    const st = isFile(dotgit)
-    if (st) {
-      let gitDir = dotgit
-      if (st.isFile()) {
-        const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotgit, 'utf8'))
-        if (!m) return undefined
-        gitDir = isAbsolute(m[1] as string) ? (m[1] as string) : resolve(dir, m[1] as string)
-      }
-      let commonDir = gitDir
-      // Not a linked worktree (the usual case): the git dir is the common dir. Checked with a stat rather than a
-      // failed read, whose error object (with its stack) costs more than the rest of this walk.
-      const commondirFile = join(gitDir, 'commondir')
-      if (isFile(commondirFile)) {
-        try {
-          commonDir = resolve(gitDir, readFileSync(commondirFile, 'utf8').trim())
-        } catch {
-          /* unreadable: treat the git dir as the common dir */
-        }
-      }
-      return { root: dir, commonDir, stateDir: join(commonDir, 'learn') }
-    }
-    const up = dirname(dir)
-    if (up === dir) return undefined
-    dir = up
-  }
+  if (needsGit(env)) return locateWithGit(cwd)
+  const dirs = findGitDirs(cwd, env)
+  return dirs && { ...dirs, stateDir: join(dirs.commonDir, 'learn') }
 }
 
 async function locateWithGit(cwd: string): Promise<RepoLocation | undefined> {
@@ -87,46 +59,6 @@ async function locateWithGit(cwd: string): Promise<RepoLocation | undefined> {
   } catch {
     return undefined
   }
-}
-
-/*
- * The hook's stdin, read synchronously (bin.ts's fast path; this module is loaded for observe anyway).
- * `process.stdin` builds a stream (a net.Socket for a pipe) and reads it through the event loop, about 5 ms a call;
- * readSync on fd 0 takes well under one. A terminal is never read (it would wait for the user); a non-blocking
- * descriptor that runs dry (EAGAIN) hands over to the stream reader.
- */
-export interface StdinRead {
-  /** What was read: at most `limit` + 1 bytes, so a caller can tell that the payload was cut. */
-  bytes: Buffer
-  /** False when the descriptor is non-blocking and ran dry before EOF: read the rest from the stream. */
-  done: boolean
-}
-
-/** Read fd 0 to EOF (or past `limit`) with blocking reads. */
-export function readStdinSync(limit: number): StdinRead {
-  try {
-    // A character device is a terminal or /dev/null: neither carries a payload, and a terminal would block.
-    if (fstatSync(0).isCharacterDevice()) return { bytes: Buffer.alloc(0), done: true }
-  } catch {
-    return { bytes: Buffer.alloc(0), done: true } // fd 0 closed
-  }
-  const chunks: Buffer[] = []
-  let size = 0
-  let done = true
-  try {
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - size))
-      const n = readSync(0, chunk, 0, chunk.length, null)
-      if (n === 0) break
-      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n))
-      size += n
-      if (size > limit) break
-    }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err
-    done = false
-  }
-  return { bytes: Buffer.concat(chunks, size), done }
 }
 
 /**

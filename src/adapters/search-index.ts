@@ -38,6 +38,7 @@ import type { LearningSummary } from '../core/query.js'
 import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexParts, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
 import type { RecallIndex } from '../core/search-recall.js'
 import { gitAsync } from './fast-git.js'
+import { findGitDirs } from './locate.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
 const CACHE_FORMAT = 3
@@ -135,23 +136,44 @@ interface Keying {
 const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
 
 /**
- * Start the three git processes at once (where the repository is, the index's entries of the store, the work-tree
- * changes), and return when the first has answered. Sample outputs: ls-files "100644 3f2c…e1 0\t.learnings/active/
- * x.md\0"; status " M .learnings/active/x.md\0?? .learnings/pending/y.md\0!! .learnings/pending/z.md\0" (porcelain
- * paths are from the top).
+ * Start the two git processes of the key at once (the index's entries of the store, the work-tree changes) and say
+ * where the repository is: found by walking up to `.git` (src/adapters/locate.ts), or by a third process, `git
+ * rev-parse`, when the environment redirects discovery or there is no `.git` to find. Sample outputs: ls-files
+ * "100644 3f2c…e1 0\t.learnings/active/x.md\0"; status " M .learnings/active/x.md\0?? .learnings/pending/y.md\0!!
+ * .learnings/pending/z.md\0" (porcelain paths are from the top).
  */
 async function startKeying(cwd: string): Promise<Keying> {
-  const where = gitAsync(cwd, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'])
+  const found = findGitDirs(cwd, process.env)
+  const where = found ? undefined : gitAsync(cwd, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'])
   const ls = gitAsync(cwd, ['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC])
   // --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
   // directory: the rebuild reads the directories, so a gitignored learning is indexed and must be in the key too.
   const st = gitAsync(cwd, ['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored', '--no-renames', ...STORE_SPEC])
-  const [root, commonDir] = ((await where)?.toString('utf8') ?? '').split('\n')
+  const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')
   if (!root || !commonDir) {
     await Promise.all([ls, st])
     throw new NotARepositoryError(cwd)
   }
   return { root, commonDir, state: finishKey(root, ls, st) }
+}
+
+let prefetched: { cwd: string; keying: Promise<Keying> } | undefined
+
+/**
+ * Start the key's git processes now, before the command's modules are loaded (bin.ts does this first thing for the
+ * commands that read the feed), so that git works while Node compiles; the command's reader then takes them over.
+ */
+export function prefetchKeying(cwd: string): void {
+  const keying = startKeying(cwd)
+  keying.catch(() => undefined) // not a repository: the command's own reader reports it
+  prefetched = { cwd, keying }
+}
+
+/** The keying for `cwd`: the prefetched one (once), else a new one. */
+function keyingFor(cwd: string): Promise<Keying> {
+  const p = prefetched
+  prefetched = undefined
+  return p && p.cwd === cwd ? p.keying : startKeying(cwd)
 }
 
 async function finishKey(root: string, lsRun: Promise<Buffer | undefined>, stRun: Promise<Buffer | undefined>): Promise<StoreState> {
@@ -599,7 +621,7 @@ async function readWhileKeying<T>(k: Keying, read: (dir: string, key: string) =>
 
 /** The catalog of every learning in every source and state, from the cache when it is current. */
 export async function readFeed(cwd: string): Promise<Feed> {
-  const k = await startKeying(cwd)
+  const k = await keyingFor(cwd)
   const { root, commonDir } = k
   const { state, hit } = await readWhileKeying(k, (dir, key) => {
     const feed = readFeedFile(dir, key)
@@ -697,7 +719,7 @@ function readCachedIndex(dir: string, key: string): CachedIndex | undefined {
 
 /** The learnings ready to rank, from the cache when it is current. */
 export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
-  const k = await startKeying(cwd)
+  const k = await keyingFor(cwd)
   const { root, commonDir } = k
   const [{ state, hit: cached }, search] = await Promise.all([readWhileKeying(k, readCachedIndex), import('../core/search.js')])
   let built: Built | undefined
@@ -754,7 +776,7 @@ function readRecallFile(dir: string, key: string): { recall: RecallFile; catalog
 
 /** What the recall hook searches, from the cache when it is current: one small file, and the rows of its matches. */
 export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
-  const k = await startKeying(cwd)
+  const k = await keyingFor(cwd)
   const { root, commonDir } = k
   const { state, hit } = await readWhileKeying(k, readRecallFile)
   if (hit) {
@@ -796,7 +818,7 @@ export interface ProjectFeed extends ProjectFile {
  * the files that could not be read, from the cache when it is current (else the cache is rebuilt).
  */
 export async function readProjectFeed(cwd: string): Promise<ProjectFeed> {
-  const k = await startKeying(cwd)
+  const k = await keyingFor(cwd)
   const { root, commonDir } = k
   const { state, hit } = await readWhileKeying(k, readProjectFile)
   if (hit) return { root, commonDir, ...hit, cached: true }

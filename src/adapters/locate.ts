@@ -1,0 +1,64 @@
+/**
+ * Where the repository around a directory is, without spawning git when the layout is the usual one. Hooks and the
+ * feed commands ask this on every run; `git rev-parse` would cost a process (3–20 ms on the bench machine, and the
+ * feed's other git processes waited for its answer). Imports node:fs and node:path only.
+ */
+import { readFileSync, statSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+
+export interface GitDirs {
+  /** The work tree root (where `.learnings/` lives). */
+  root: string
+  /** The git common dir, absolute (`git rev-parse --git-common-dir`). */
+  commonDir: string
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+/** Variables that change how git finds the repository: with any of them set, ask git itself. */
+const DISCOVERY_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_CEILING_DIRECTORIES', 'GIT_COMMON_DIR']
+
+const stat = (p: string) => statSync(p, { throwIfNoEntry: false })
+
+/**
+ * Walk up from `cwd` to the first `.git`, as git's discovery does. A directory is the git dir; a file
+ * `gitdir: <path>` (linked worktrees, submodules) points to it. A git dir with a `commondir` file (a linked
+ * worktree, gitrepository-layout(5)) shares the common dir it names. Undefined when there is no `.git` above
+ * `cwd`, or when the environment redirects discovery (`needsGit` says so: then run `git rev-parse`).
+ */
+export function findGitDirs(cwd: string, env: Env): GitDirs | undefined {
+  if (needsGit(env)) return undefined
+  let dir = resolve(cwd)
+  for (;;) {
+    const dotgit = join(dir, '.git')
+    const st = stat(dotgit)
+    if (st) {
+      let gitDir = dotgit
+      if (st.isFile()) {
+        const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotgit, 'utf8'))
+        if (!m) return undefined
+        gitDir = isAbsolute(m[1] as string) ? (m[1] as string) : resolve(dir, m[1] as string)
+      }
+      let commonDir = gitDir
+      // Not a linked worktree (the usual case): the git dir is the common dir. Checked with a stat rather than a
+      // failed read, whose error object (with its stack) costs more than the rest of this walk.
+      const commondirFile = join(gitDir, 'commondir')
+      if (stat(commondirFile)) {
+        try {
+          commonDir = resolve(gitDir, readFileSync(commondirFile, 'utf8').trim())
+        } catch {
+          /* unreadable: treat the git dir as the common dir */
+        }
+      }
+      return { root: dir, commonDir }
+    }
+    const up = dirname(dir)
+    if (up === dir) return undefined
+    dir = up
+  }
+}
+
+/** True when the environment changes git's discovery, so only git can say where the repository is. */
+export function needsGit(env: Env): boolean {
+  return DISCOVERY_ENV.some((v) => env[v])
+}
