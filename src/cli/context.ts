@@ -91,16 +91,26 @@ function endQuietlyOnEpipe(stream: NodeJS.WriteStream): void {
   })
 }
 
-/** The context of a real run of the binary. */
+/** The context of a real run of the binary. `process.stdout` is built on first use (a few ms on a pipe): a hook
+ * that prints nothing never builds it. */
 export function processCtx(): Ctx {
-  endQuietlyOnEpipe(process.stdout)
+  let out: NodeJS.WriteStream | undefined
+  const stdout = () => {
+    if (!out) {
+      out = process.stdout
+      endQuietlyOnEpipe(out)
+    }
+    return out
+  }
   return {
     cwd: process.cwd(),
     env: process.env,
     now: () => new Date(),
-    stdout: (t) => void process.stdout.write(t),
+    stdout: (t) => void stdout().write(t),
     stderr: (t) => void process.stderr.write(t),
     readStdin: () => readAllStdin(),
-    color: Boolean(process.stdout.isTTY) && !('NO_COLOR' in process.env) && process.env['TERM'] !== 'dumb',
+    get color() {
+      return Boolean(stdout().isTTY) && !('NO_COLOR' in process.env) && process.env['TERM'] !== 'dumb'
+    },
   }
 }
