@@ -11,6 +11,8 @@ export interface GitDirs {
   root: string
   /** The git common dir, absolute (`git rev-parse --git-common-dir`). */
   commonDir: string
+  /** The git dir of this work tree (a linked worktree has its own, holding its index). */
+  gitDir: string
 }
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -50,7 +52,7 @@ export function findGitDirs(cwd: string, env: Env): GitDirs | undefined {
           /* unreadable: treat the git dir as the common dir */
         }
       }
-      return { root: dir, commonDir }
+      return { root: dir, commonDir, gitDir }
     }
     const up = dirname(dir)
     if (up === dir) return undefined

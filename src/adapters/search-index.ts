@@ -37,6 +37,7 @@ import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../core/layout.js'
 import type { LearningSummary } from '../core/query.js'
 import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexParts, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
 import type { RecallIndex } from '../core/search-recall.js'
+import type { StatusEntry } from '../core/status.js'
 import { gitAsync } from './fast-git.js'
 import { findGitDirs } from './locate.js'
 
@@ -102,8 +103,9 @@ function readConfigBytes(root: string): Buffer | undefined {
 
 interface StoreState {
   key: string
-  /** `git ls-files -s -z` output of the store, when git answered. */
+  /** `git ls-files -s -z` output of the store, when git answered (or `lsLater` to ask for it: see the alias key). */
   lsFiles?: string
+  lsLater?: () => Promise<string | undefined>
   /** Paths whose work-tree file differs from the index, untracked or ignored ones included (git status), when git answered. */
   dirty?: Set<string>
 }
@@ -136,25 +138,29 @@ interface Keying {
 const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
 
 /**
- * Start the two git processes of the key at once (the index's entries of the store, the work-tree changes) and say
- * where the repository is: found by walking up to `.git` (src/adapters/locate.ts), or by a third process, `git
- * rev-parse`, when the environment redirects discovery or there is no `.git` to find. Sample outputs: ls-files
- * "100644 3f2c…e1 0\t.learnings/active/x.md\0"; status " M .learnings/active/x.md\0?? .learnings/pending/y.md\0!!
- * .learnings/pending/z.md\0" (porcelain paths are from the top).
+ * Start the git processes of the key and say where the repository is: found by walking up to `.git`
+ * (src/adapters/locate.ts), or by `git rev-parse` when the environment redirects discovery or there is no `.git` to
+ * find. The key needs `git status` (the work tree's changes) and the index's entries of the store (`git ls-files
+ * -s`); when the repository was found by the walk, ls-files waits until the alias key (finishKey) misses. Sample
+ * outputs: ls-files "100644 3f2c…e1 0\t.learnings/active/x.md\0"; status " M .learnings/active/x.md\0?? .learnings/
+ * pending/y.md\0!! .learnings/pending/z.md\0" (porcelain paths are from the top).
  */
 async function startKeying(cwd: string): Promise<Keying> {
   const found = findGitDirs(cwd, process.env)
   const where = found ? undefined : gitAsync(cwd, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'])
-  const ls = gitAsync(cwd, ['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC])
+  let lsRun: Promise<Buffer | undefined> | undefined
+  const ls = () => (lsRun ??= gitAsync(cwd, ['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC]))
   // --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
   // directory: the rebuild reads the directories, so a gitignored learning is indexed and must be in the key too.
   const st = gitAsync(cwd, ['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored', '--no-renames', ...STORE_SPEC])
+  const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
+  if (!index) void ls()
   const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')
   if (!root || !commonDir) {
-    await Promise.all([ls, st])
+    await Promise.all([ls(), st])
     throw new NotARepositoryError(cwd)
   }
-  return { root, commonDir, state: finishKey(root, ls, st) }
+  return { root, commonDir, state: finishKey(root, commonDir, index, ls, st) }
 }
 
 let prefetched: { cwd: string; keying: Promise<Keying> } | undefined
@@ -176,19 +182,54 @@ function keyingFor(cwd: string): Promise<Keying> {
   return p && p.cwd === cwd ? p.keying : startKeying(cwd)
 }
 
-async function finishKey(root: string, lsRun: Promise<Buffer | undefined>, stRun: Promise<Buffer | undefined>): Promise<StoreState> {
-  const [ls, st] = await Promise.all([lsRun, stRun])
-  const h = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp()}\n`)
-  h.update(readConfigBytes(root) ?? 'no config').update('\0\0')
-  if (ls === undefined || st === undefined) return { key: statKey(root, h) }
-  h.update(ls).update('\0\0').update(st).update('\0\0')
+/**
+ * The key. Its full form hashes the index's entries of the store (ls-files), the work tree's changes (status) and
+ * the stat of each changed path. The index file changes whenever those entries can, so its stat (size, mtime,
+ * ctime, inode) stands in for them: the alias key (index stat + status + stats) names a file holding the full key
+ * it was last seen with, and only when that alias is missing is ls-files run (an index refresh or any `git add`
+ * makes a new alias, costing one ls-files, not a rebuild). That saves a git process on most runs.
+ */
+async function finishKey(root: string, commonDir: string, index: string | undefined, ls: () => Promise<Buffer | undefined>, stRun: Promise<Buffer | undefined>): Promise<StoreState> {
+  const st = await stRun
+  const base = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp()}\n`)
+  base.update(readConfigBytes(root) ?? 'no config').update('\0\0')
+  if (st === undefined) return { key: statKey(root, base) }
   const dirty = new Set<string>()
   for (const rec of st.toString('utf8').split('\0')) if (rec.length > 3) dirty.add(rec.slice(3))
+  const changes = createHash('sha1').update(st).update('\0\0')
   for (const p of [...dirty].sort()) {
     const s = lstatSync(join(root, p), { throwIfNoEntry: false })
-    h.update(s ? `${p}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\n` : `${p}\0gone\n`)
+    changes.update(s ? `${p}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\n` : `${p}\0gone\n`)
   }
-  return { key: h.digest('hex').slice(0, 20), lsFiles: ls.toString('utf8'), dirty }
+  const changed = changes.digest('hex')
+  const lsLater = async () => (await ls())?.toString('utf8')
+  const ist = index ? statSync(index, { throwIfNoEntry: false, bigint: true }) : undefined
+  const alias = ist && base.copy().update(`alias\0${ist.size}\0${ist.mtimeNs}\0${ist.ctimeNs}\0${ist.ino}\0${changed}`).digest('hex').slice(0, 20)
+  const aliasFile = alias && join(cacheDir(commonDir), `alias-${alias}`)
+  if (aliasFile) {
+    try {
+      const key = readFileSync(aliasFile, 'utf8')
+      if (/^[0-9a-f]{20}$/.test(key)) return { key, dirty, lsLater }
+    } catch {
+      // No alias yet: compute the full key below.
+    }
+  }
+  const out = await ls()
+  if (out === undefined) return { key: statKey(root, base) }
+  const key = base.update(out).update('\0\0').update(changed).digest('hex').slice(0, 20)
+  if (aliasFile) writeAlias(cacheDir(commonDir), aliasFile, key)
+  return { key, lsFiles: out.toString('utf8'), dirty }
+}
+
+/** Record alias → key; old aliases are removed (each is 20 bytes, but an index changes often). */
+function writeAlias(dir: string, file: string, key: string): void {
+  try {
+    mkdirSync(dir, { recursive: true })
+    for (const name of readdirSync(dir)) if (name.startsWith('alias-') && join(dir, name) !== file) unlinkSync(join(dir, name))
+    writeAtomic(file, key)
+  } catch {
+    // A read-only git dir only costs speed.
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -249,6 +290,7 @@ const files = (dir: string, key: string) => ({
   docs: join(dir, `docs-${key}.bin`),
   recall: join(dir, `recall-${key}.json`),
   project: join(dir, `project-${key}.json`),
+  status: join(dir, `status-${key}.json`),
 })
 
 function readFeedFile(dir: string, key: string): FeedFile | undefined {
@@ -361,7 +403,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
   ])
   const dir = cacheDir(commonDir)
   const previous = readParseCache(dir)
-  const indexed = parseLsFiles(state.lsFiles)
+  const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
   const parsed = new Map<string, ParsedFile>()
   const problems: Problem[] = []
   type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
@@ -554,7 +596,7 @@ function writeCache(
       at += Buffer.byteLength(p)
     }
     offsets.push(at)
-    for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|docs|search|project|recall)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
+    for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|docs|search|project|recall|status)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
     writeAtomic(f.postings, parts.postings.join(''))
     writeFileAtomic(f.docs, docTable(parts))
     writeAtomic(f.terms, JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile))
@@ -568,6 +610,7 @@ function writeCache(
     }
     writeAtomic(f.recall, JSON.stringify(recallFile))
     writeAtomic(f.project, JSON.stringify({ format: CACHE_FORMAT, key, ...b.project }))
+    writeAtomic(f.status, JSON.stringify(statusFile(key, b.catalog, b.problems)))
     writeAtomic(f.feed, JSON.stringify({ format: CACHE_FORMAT, key, problems: b.problems, tiers: b.tiers, docs: b.columns, rows, catalogBytes: Buffer.byteLength(catalogText), ...(b.volatile ? { volatile: true } : {}) } satisfies FeedFile))
     writeAtomic(join(dir, 'last-key'), key)
     writeAtomic(join(dir, 'parsed.json'), JSON.stringify({ format: CACHE_FORMAT, stamp: codeStamp(), files: Object.fromEntries(b.parsed) }))
@@ -617,6 +660,89 @@ async function readWhileKeying<T>(k: Keying, read: (dir: string, key: string) =>
   const early = guess ? read(dir, guess) : undefined
   const state = await k.state
   return { state, hit: guess === state.key ? early : read(dir, state.key) }
+}
+
+/**
+ * status-<key>.json: what `status` reads of every learning, by column, with the rare fields kept sparse (by row):
+ * at 10,000 learnings about a tenth of the catalog, which status would otherwise parse whole.
+ */
+interface StatusFile {
+  format: number
+  key: string
+  problems: Problem[]
+  tiers: string[]
+  name: string[]
+  /** Position in `tiers`, and in STATES. */
+  tier: number[]
+  state: number[]
+  domain: (string | null)[]
+  confidence: (number | null)[]
+  created: (string | null)[]
+  supersedes: Record<string, string[]>
+  evidence: Record<string, [string | null, string[]]>
+  /** Pending learnings only (the others' are not shown). */
+  description: Record<string, string>
+}
+
+function statusFile(key: string, catalog: readonly CatalogEntry[], problems: Problem[]): StatusFile {
+  const tiers = [...new Set(catalog.map((e) => e.tier))]
+  const f: StatusFile = { format: CACHE_FORMAT, key, problems, tiers, name: [], tier: [], state: [], domain: [], confidence: [], created: [], supersedes: {}, evidence: {}, description: {} }
+  catalog.forEach((e, i) => {
+    f.name.push(e.name)
+    f.tier.push(tiers.indexOf(e.tier))
+    f.state.push(STATES.indexOf(e.state))
+    f.domain.push(e.domain)
+    f.confidence.push(e.confidence)
+    f.created.push(e.created)
+    if (e.supersedes.length) f.supersedes[i] = e.supersedes
+    if (e.evidenceCommit || e.evidencePaths.length) f.evidence[i] = [e.evidenceCommit, e.evidencePaths]
+    if (e.state === 'pending') f.description[i] = e.description
+  })
+  return f
+}
+
+function readStatusFile(dir: string, key: string): { entries: StatusEntry[]; problems: Problem[] } | undefined {
+  const f = readJson(files(dir, key).status)
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key) return undefined
+  const s = f as unknown as StatusFile
+  const n = Array.isArray(s.name) ? s.name.length : -1
+  const columns = [s.tier, s.state, s.domain, s.confidence, s.created]
+  if (!columns.every((c) => Array.isArray(c) && c.length === n) || !Array.isArray(s.tiers) || !Array.isArray(s.problems)) return undefined
+  if (![s.supersedes, s.evidence, s.description].every(isObject)) return undefined
+  const entries: StatusEntry[] = []
+  for (let i = 0; i < n; i++) {
+    const state = STATES[s.state[i] as number]
+    const tier = s.tiers[s.tier[i] as number]
+    if (state === undefined || tier === undefined) return undefined
+    const ev = s.evidence[i]
+    entries.push({
+      name: s.name[i] as string,
+      tier,
+      state,
+      domain: s.domain[i] ?? null,
+      confidence: s.confidence[i] ?? null,
+      created: s.created[i] ?? null,
+      supersedes: s.supersedes[i] ?? [],
+      description: s.description[i] ?? '',
+      evidenceCommit: ev?.[0] ?? null,
+      evidencePaths: ev?.[1] ?? [],
+    })
+  }
+  return { entries, problems: s.problems }
+}
+
+export interface StatusFeed extends FeedBase {
+  entries: StatusEntry[]
+}
+
+/** What status needs of every learning, from the cache when it is current (status-<key>.json). */
+export async function readStatusFeed(cwd: string): Promise<StatusFeed> {
+  const k = await keyingFor(cwd)
+  const { root, commonDir } = k
+  const { state, hit } = await readWhileKeying(k, readStatusFile)
+  if (hit) return { root, commonDir, entries: hit.entries, problems: hit.problems, cached: true }
+  const built = await rebuild(root, commonDir, state)
+  return { root, commonDir, entries: built.catalog, problems: built.problems, cached: false }
 }
 
 /** The catalog of every learning in every source and state, from the cache when it is current. */

@@ -1,0 +1,46 @@
+import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { expect, test } from 'vitest'
+import { PROJECT_ROOT, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+
+/** A `git` first on PATH that logs each call's arguments, then runs the real git. */
+function loggingGit(): { dir: string; calls: () => string[] } {
+  const dir = tempDir('gl-gitlog-')
+  const log = join(dir, 'calls.log')
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+  writeFileSync(join(dir, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`)
+  chmodSync(join(dir, 'git'), 0o755)
+  return { dir, calls: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) }
+}
+
+test('a search on an unchanged store asks git status only; a commit or a checkout is seen at once', async () => {
+  const repo = makeRepo()
+  await repo.cli(['init'])
+  repo.write('d.md', learningText('redis-timeout-fix', { description: '"Fix the redis timeout in CI."' }))
+  expect((await repo.cli(['add', '--file', 'd.md'])).code).toBe(0)
+  const g = loggingGit()
+  // The built bin run directly: `git learn` would put git's exec-path (and its own git) first on PATH.
+  const PATH = `${g.dir}:${process.env['PATH']}`
+  const search = (q: string) => {
+    const r = sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'search', '--state', 'pending', '--json', q], { env: { PATH } })
+    expect(r.code, r.stderr).toBe(0)
+    return JSON.parse(r.stdout).results.map((x: { name: string; description: string }) => `${x.name}: ${x.description}`)
+  }
+  expect(search('redis timeout')).toEqual(['redis-timeout-fix: Fix the redis timeout in CI.'])
+  const before = g.calls().length
+  expect(g.calls().some((c) => c.includes('ls-files'))).toBe(true) // the first run computed the full key
+  expect(search('redis timeout')).toEqual(['redis-timeout-fix: Fix the redis timeout in CI.'])
+  const second = g.calls().slice(before)
+  expect(second.some((c) => c.includes('status')), second.join('\n')).toBe(true)
+  expect(second.some((c) => c.includes('ls-files'))).toBe(false) // the alias of the index's stat stood in for it
+  expect(readdirSync(join(repo.root, '.git', 'learn', 'cache')).filter((f) => f.startsWith('alias-'))).toHaveLength(1)
+
+  // A commit that changes the learning, then a checkout back: each is seen by the next search.
+  repo.git('checkout', '-q', '-b', 'edit')
+  repo.write('.learnings/pending/redis-timeout-fix.md', learningText('redis-timeout-fix', { description: '"Raise the redis timeout to 5 s."' }))
+  repo.git('commit', '-q', '-am', 'edit the learning')
+  expect(search('redis timeout')).toEqual(['redis-timeout-fix: Raise the redis timeout to 5 s.'])
+  repo.git('checkout', '-q', 'main')
+  expect(search('redis timeout')).toEqual(['redis-timeout-fix: Fix the redis timeout in CI.'])
+})
