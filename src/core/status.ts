@@ -25,9 +25,12 @@ export interface StatusReport {
   pending: { name: string; description: string }[]
 }
 
+/** What status reads of each learning (the adapter keeps these columns apart from the full catalog). */
+export type StatusEntry = Pick<CatalogEntry, 'name' | 'tier' | 'state' | 'domain' | 'confidence' | 'created' | 'supersedes' | 'description' | 'evidenceCommit' | 'evidencePaths'>
+
 /** Build the report; `stale` comes from the adapter (it asks git). Project learnings only are proposed for prune. */
 export function buildStatus(
-  catalog: readonly CatalogEntry[],
+  catalog: readonly StatusEntry[],
   usage: ReadonlyMap<string, UsageSummary>,
   stale: readonly { name: string; paths: string[] }[],
   now: Date,

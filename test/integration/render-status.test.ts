@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { makeRepo } from '../helpers/repo.js'
@@ -94,6 +94,10 @@ describe('git learn status', () => {
     expect(ascii.stdout).toMatch(/vitest-esm-mock-hoisting\s+#{9}- 0\.85/)
     expect(ascii.stdout).toMatch(/pending review/)
     expect(ascii.stdout.split('\n').length).toBeLessThanOrEqual(62)
+    // Read from status-<key>.json (written by the feedback run's rebuild) and rebuilt from the files: the same report.
+    const cached = (await repo.cli(['status', '--json'], { now })).stdout
+    rmSync(join(repo.root, '.git', 'learn', 'cache'), { recursive: true, force: true })
+    expect((await repo.cli(['status', '--json'], { now })).stdout).toBe(cached)
   })
 
   test('a learning whose evidence paths changed since its commit is stale', async () => {
@@ -105,8 +109,9 @@ describe('git learn status', () => {
     seedStore(repo, [{ ...SEEDS[3]!, evidence: { commit: pin, paths: ['src/db.ts'] } }, { ...SEEDS[4]!, evidence: { commit: pin, paths: ['README.md'] } }])
     repo.write('src/db.ts', 'v2\n')
     repo.git('commit', '-q', '-am', 'change db')
-    const j = (await repo.cli(['status', '--json'])).json()
-    expect(j.stale).toEqual([{ name: 'postgres-econnrefused', paths: ['src/db.ts'] }])
+    const first = await repo.cli(['status', '--json'])
+    expect(first.json().stale).toEqual([{ name: 'postgres-econnrefused', paths: ['src/db.ts'] }])
+    expect((await repo.cli(['status', '--json'])).stdout).toBe(first.stdout) // the second from status-<key>.json
   })
 
   test('hundreds of learnings stay within about 60 lines unless --all', async () => {

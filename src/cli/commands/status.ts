@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { readUsageSummary } from '../../adapters/events.js'
 import { readStale } from '../../adapters/fast-git.js'
-import { readConfigCached, readFeed } from '../../adapters/search-index.js'
+import { readConfigCached, readStatusFeed } from '../../adapters/search-index.js'
 import { STORE_DIR } from '../../core/layout.js'
 import { buildStatus, formatBar } from '../../core/status.js'
 import { ExitCode } from '../context.js'
@@ -32,13 +32,13 @@ export function isUtf8Locale(env: Readonly<Record<string, string | undefined>>):
 }
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
-  const feed = await readFeed(ctx.cwd)
+  const feed = await readStatusFeed(ctx.cwd)
   ctx.stderr(warnProblems(feed.problems))
   if (!existsSync(join(feed.root, STORE_DIR))) ctx.stderr(noStore())
   const config = await readConfigCached(feed.root, feed.commonDir)
-  const active = feed.catalog.filter((e) => e.state === 'active' && e.tier === 'project')
+  const active = feed.entries.filter((e) => e.state === 'active' && e.tier === 'project')
   const stale = readStale(feed.root, active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })))
-  const report = buildStatus(feed.catalog, readUsageSummary(feed.commonDir), stale, ctx.now(), config)
+  const report = buildStatus(feed.entries, readUsageSummary(feed.commonDir), stale, ctx.now(), config)
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(report)}\n`)
   else {
     const utf8 = isUtf8Locale(ctx.env)
