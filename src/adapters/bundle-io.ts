@@ -29,17 +29,32 @@ function readBundleFile(path: string, max: number, source: string): Buffer {
   return r.bytes
 }
 
-/** GET an https URL with a timeout and a size cap; redirects are followed only to https. */
+const MAX_REDIRECTS = 5
+
+/**
+ * GET an https URL with a timeout (for the whole exchange) and a size cap. Redirects are followed by hand, and only
+ * to https: a redirect to http is refused before any request is made to it.
+ */
 async function fetchBounded(url: string, max: number, timeoutMs: number): Promise<Buffer> {
+  const signal = AbortSignal.timeout(timeoutMs)
   let res: Response
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow', headers: { accept: 'application/json, application/yaml, text/plain' } })
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } }
-    const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (e.cause?.code ?? e.cause?.message ?? e.message)
-    throw new BundleUnreachableError(url, why)
+  let at = url
+  for (let hops = 0; ; hops++) {
+    try {
+      res = await fetch(at, { signal, redirect: 'manual', headers: { accept: 'application/json, application/yaml, text/plain' } })
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string; message?: string } }
+      const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (e.cause?.code ?? e.cause?.message ?? e.message)
+      throw new BundleUnreachableError(url, why)
+    }
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null
+    if (location === null) break
+    await res.body?.cancel().catch(() => undefined)
+    const next = new URL(location, at).href
+    if (!next.startsWith('https://')) throw new BundleRefusedError(url, [`it redirected to ${next.slice(0, 200)}, which is not https`])
+    if (hops >= MAX_REDIRECTS) throw new BundleUnreachableError(url, `more than ${MAX_REDIRECTS} redirects`)
+    at = next
   }
-  if (!res.url.startsWith('https://')) throw new BundleRefusedError(url, [`it redirected to ${res.url.slice(0, 200)}, which is not https`])
   if (!res.ok) throw new BundleUnreachableError(url, `the server answered ${res.status} ${res.statusText}`)
   const declared = Number(res.headers.get('content-length') ?? 'NaN')
   if (declared > max) {
