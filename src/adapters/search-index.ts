@@ -2,12 +2,13 @@
  * The feed cache, under `<common dir>/learn/cache/`. search, recall, context, status and feedback read learnings
  * from it, never from the 10,000 files themselves.
  *
- * The key. `git ls-files -s` gives the blob id of every learning in the index, `git status --porcelain --ignored`
- * the paths whose work-tree file differs from it (edited, added, deleted, untracked, gitignored: the rebuild reads
- * the store's directories, so an ignored learning is indexed like any other); those few are stat'ed (size, mtime,
- * ctime, inode). With the bytes of config.yaml (tier pins and weights) and a stamp of this code, that is the key:
- * two git processes run side by side, git stats the files in C with its index's stat cache, and no learning is read.
- * Without git's answer (an error), the key falls back to stat'ing every file.
+ * The key (src/adapters/feed-key.ts). `git ls-files -s` gives the blob id of every learning in the index, `git
+ * status --porcelain --ignored` the paths whose work-tree file differs from it (edited, added, deleted, untracked,
+ * gitignored: the rebuild reads the store's directories, so an ignored learning is indexed like any other); those
+ * few are stat'ed (size, mtime, ctime, inode). With the bytes of config.yaml (tier pins and weights) and a stamp of
+ * this code, that is the key; on most runs the index file's stat stands in for ls-files. git stats the files in C
+ * with its index's stat cache, and no learning is read. Without git's answer the key falls back to stat'ing every
+ * file.
  *
  * The files of one key, written by a rebuild (feed-<key>.json last: it marks the set complete):
  * - `feed-<key>.json`: problems (unreadable learnings), tiers, per document [name, state, type, tier], and the byte
@@ -32,17 +33,14 @@ import type MiniSearch from 'minisearch'
 import type { AsPlainObject } from 'minisearch'
 import type { Config } from '../core/config-schema.js'
 import type { LearningState } from '../core/errors.js'
-import { NotARepositoryError } from '../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../core/layout.js'
 import type { LearningSummary } from '../core/query.js'
 import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexParts, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
-import type { RecallIndex } from '../core/search-recall.js'
+import type { RecallIndex, RecallPostings } from '../core/search-recall.js'
+import { invertRecall } from '../core/search-recall.js'
 import type { StatusEntry } from '../core/status.js'
-import { gitAsync } from './fast-git.js'
-import { findGitDirs } from './locate.js'
-
-/** Bump when a cache file's format changes: old caches are then ignored. */
-const CACHE_FORMAT = 3
+import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, readConfigBytes, writeAtomic } from './feed-key.js'
+import type { Keying, StoreState } from './feed-key.js'
 
 export interface Problem {
   path: string
@@ -67,171 +65,6 @@ export interface SearchFeed extends FeedBase {
   rank(query: string, filter?: SearchFilter, limit?: number): Promise<SearchHit[]>
 }
 
-export function cacheDir(commonDir: string): string {
-  return join(commonDir, 'learn', 'cache')
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The key
-
-/** A hash of the modules whose output the cache holds: a new version of git-learn is a new key. */
-let stamp: string | undefined
-function codeStamp(): string {
-  if (stamp !== undefined) return stamp
-  const h = createHash('sha1')
-  for (const m of ['../core/search', '../core/normalize-error', '../core/learning', '../core/config-schema', '../core/search-recall', '../core/query', './search-index']) {
-    for (const ext of ['.js', '.ts']) {
-      try {
-        h.update(readFileSync(join(__dirname, `${m}${ext}`)))
-        break
-      } catch {
-        // Try the next extension (.ts under the test runner).
-      }
-    }
-  }
-  stamp = h.digest('hex')
-  return stamp
-}
-
-function readConfigBytes(root: string): Buffer | undefined {
-  try {
-    return readFileSync(join(root, STORE_DIR, 'config.yaml'))
-  } catch {
-    return undefined
-  }
-}
-
-interface StoreState {
-  key: string
-  /** `git ls-files -s -z` output of the store, when git answered (or `lsLater` to ask for it: see the alias key). */
-  lsFiles?: string
-  lsLater?: () => Promise<string | undefined>
-  /** Paths whose work-tree file differs from the index, untracked or ignored ones included (git status), when git answered. */
-  dirty?: Set<string>
-}
-
-/** The key from stat'ing every learning file (when git cannot answer). */
-function statKey(root: string, h: ReturnType<typeof createHash>): string {
-  for (const state of STATES) {
-    let files: string[]
-    try {
-      files = readdirSync(join(root, STORE_DIR, state)).filter((f) => f.endsWith('.md')).sort()
-    } catch {
-      continue
-    }
-    for (const f of files) {
-      const st = lstatSync(join(root, STORE_DIR, state, f), { throwIfNoEntry: false })
-      h.update(st ? `${state}/${f}\0${st.size}\0${st.mtimeMs}\0${st.ino}\n` : `${state}/${f}\0gone\n`)
-    }
-  }
-  return h.digest('hex').slice(0, 20)
-}
-
-/** Where the repository is, and its store's key being computed (git still running). */
-interface Keying {
-  root: string
-  commonDir: string
-  state: Promise<StoreState>
-}
-
-// The store from anywhere in the work tree (paths from the top), whatever GIT_LITERAL_PATHSPECS says.
-const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
-
-/**
- * Start the git processes of the key and say where the repository is: found by walking up to `.git`
- * (src/adapters/locate.ts), or by `git rev-parse` when the environment redirects discovery or there is no `.git` to
- * find. The key needs `git status` (the work tree's changes) and the index's entries of the store (`git ls-files
- * -s`); when the repository was found by the walk, ls-files waits until the alias key (finishKey) misses. Sample
- * outputs: ls-files "100644 3f2c…e1 0\t.learnings/active/x.md\0"; status " M .learnings/active/x.md\0?? .learnings/
- * pending/y.md\0!! .learnings/pending/z.md\0" (porcelain paths are from the top).
- */
-async function startKeying(cwd: string): Promise<Keying> {
-  const found = findGitDirs(cwd, process.env)
-  const where = found ? undefined : gitAsync(cwd, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'])
-  let lsRun: Promise<Buffer | undefined> | undefined
-  const ls = () => (lsRun ??= gitAsync(cwd, ['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC]))
-  // --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
-  // directory: the rebuild reads the directories, so a gitignored learning is indexed and must be in the key too.
-  const st = gitAsync(cwd, ['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored', '--no-renames', ...STORE_SPEC])
-  const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
-  if (!index) void ls()
-  const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')
-  if (!root || !commonDir) {
-    await Promise.all([ls(), st])
-    throw new NotARepositoryError(cwd)
-  }
-  return { root, commonDir, state: finishKey(root, commonDir, index, ls, st) }
-}
-
-let prefetched: { cwd: string; keying: Promise<Keying> } | undefined
-
-/**
- * Start the key's git processes now, before the command's modules are loaded (bin.ts does this first thing for the
- * commands that read the feed), so that git works while Node compiles; the command's reader then takes them over.
- */
-export function prefetchKeying(cwd: string): void {
-  const keying = startKeying(cwd)
-  keying.catch(() => undefined) // not a repository: the command's own reader reports it
-  prefetched = { cwd, keying }
-}
-
-/** The keying for `cwd`: the prefetched one (once), else a new one. */
-function keyingFor(cwd: string): Promise<Keying> {
-  const p = prefetched
-  prefetched = undefined
-  return p && p.cwd === cwd ? p.keying : startKeying(cwd)
-}
-
-/**
- * The key. Its full form hashes the index's entries of the store (ls-files), the work tree's changes (status) and
- * the stat of each changed path. The index file changes whenever those entries can, so its stat (size, mtime,
- * ctime, inode) stands in for them: the alias key (index stat + status + stats) names a file holding the full key
- * it was last seen with, and only when that alias is missing is ls-files run (an index refresh or any `git add`
- * makes a new alias, costing one ls-files, not a rebuild). That saves a git process on most runs.
- */
-async function finishKey(root: string, commonDir: string, index: string | undefined, ls: () => Promise<Buffer | undefined>, stRun: Promise<Buffer | undefined>): Promise<StoreState> {
-  const st = await stRun
-  const base = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp()}\n`)
-  base.update(readConfigBytes(root) ?? 'no config').update('\0\0')
-  if (st === undefined) return { key: statKey(root, base) }
-  const dirty = new Set<string>()
-  for (const rec of st.toString('utf8').split('\0')) if (rec.length > 3) dirty.add(rec.slice(3))
-  const changes = createHash('sha1').update(st).update('\0\0')
-  for (const p of [...dirty].sort()) {
-    const s = lstatSync(join(root, p), { throwIfNoEntry: false })
-    changes.update(s ? `${p}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\n` : `${p}\0gone\n`)
-  }
-  const changed = changes.digest('hex')
-  const lsLater = async () => (await ls())?.toString('utf8')
-  const ist = index ? statSync(index, { throwIfNoEntry: false, bigint: true }) : undefined
-  const alias = ist && base.copy().update(`alias\0${ist.size}\0${ist.mtimeNs}\0${ist.ctimeNs}\0${ist.ino}\0${changed}`).digest('hex').slice(0, 20)
-  const aliasFile = alias && join(cacheDir(commonDir), `alias-${alias}`)
-  if (aliasFile) {
-    try {
-      const key = readFileSync(aliasFile, 'utf8')
-      if (/^[0-9a-f]{20}$/.test(key)) return { key, dirty, lsLater }
-    } catch {
-      // No alias yet: compute the full key below.
-    }
-  }
-  const out = await ls()
-  if (out === undefined) return { key: statKey(root, base) }
-  const key = base.update(out).update('\0\0').update(changed).digest('hex').slice(0, 20)
-  if (aliasFile) writeAlias(cacheDir(commonDir), aliasFile, key)
-  return { key, lsFiles: out.toString('utf8'), dirty }
-}
-
-/** Record alias → key; old aliases are removed (each is 20 bytes, but an index changes often). */
-function writeAlias(dir: string, file: string, key: string): void {
-  try {
-    mkdirSync(dir, { recursive: true })
-    for (const name of readdirSync(dir)) if (name.startsWith('alias-') && join(dir, name) !== file) unlinkSync(join(dir, name))
-    writeAtomic(file, key)
-  } catch {
-    // A read-only git dir only costs speed.
-  }
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Cache files
 
@@ -241,12 +74,6 @@ function readJson(file: string): unknown {
   } catch {
     return undefined
   }
-}
-
-function writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`
-  writeFileSync(tmp, text)
-  renameSync(tmp, file)
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
@@ -358,7 +185,7 @@ interface ProjectFile {
   problems: Problem[]
 }
 
-interface RecallFile extends RecallIndex {
+interface RecallFile extends RecallPostings {
   format: number
   key: string
   /** [start, end) of each recall entry's row in catalog-<key>.json. */
@@ -386,7 +213,7 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
 function readParseCache(dir: string): Map<string, ParsedFile> {
   const f = readJson(join(dir, 'parsed.json'))
   const map = new Map<string, ParsedFile>()
-  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['stamp'] !== codeStamp() || !isObject(f['files'])) return map
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['stamp'] !== codeStamp(createHash) || !isObject(f['files'])) return map
   for (const [path, v] of Object.entries(f['files'])) if (isObject(v) && typeof v['oid'] === 'string') map.set(path, v as unknown as ParsedFile)
   return map
 }
@@ -474,7 +301,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
     const pins = await tiers.readTierPins(repo, onWarning)
     const keep = new Set<string>()
     for (const pin of pins) {
-      const file = join(dir, `tier-items-${pin.commit}-${codeStamp().slice(0, 12)}.json`)
+      const file = join(dir, `tier-items-${pin.commit}-${codeStamp(createHash).slice(0, 12)}.json`)
       keep.add(file)
       let cached = readTierItems(file, pin.commit)
       if (!cached) {
@@ -604,7 +431,7 @@ function writeCache(
     const recallFile: RecallFile = {
       format: CACHE_FORMAT,
       key,
-      ...b.recall,
+      ...invertRecall(b.recall),
       rows: b.recallIds.map((id) => [rows[id] as number, (rows[id + 1] as number) - 2]),
       catalogBytes: Buffer.byteLength(catalogText),
     }
@@ -613,7 +440,7 @@ function writeCache(
     writeAtomic(f.status, JSON.stringify(statusFile(key, b.catalog, b.problems)))
     writeAtomic(f.feed, JSON.stringify({ format: CACHE_FORMAT, key, problems: b.problems, tiers: b.tiers, docs: b.columns, rows, catalogBytes: Buffer.byteLength(catalogText), ...(b.volatile ? { volatile: true } : {}) } satisfies FeedFile))
     writeAtomic(join(dir, 'last-key'), key)
-    writeAtomic(join(dir, 'parsed.json'), JSON.stringify({ format: CACHE_FORMAT, stamp: codeStamp(), files: Object.fromEntries(b.parsed) }))
+    writeAtomic(join(dir, 'parsed.json'), JSON.stringify({ format: CACHE_FORMAT, stamp: codeStamp(createHash), files: Object.fromEntries(b.parsed) }))
   } catch {
     // A read-only git dir only costs speed: the next command rebuilds again.
   }
@@ -877,7 +704,7 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
 
 export interface RecallFeed {
   commonDir: string
-  index: RecallIndex
+  index: RecallIndex | RecallPostings
   /** The catalog entry of recall entry `i`. */
   entry(i: number): CatalogEntry | undefined
 }
@@ -885,22 +712,19 @@ export interface RecallFeed {
 function readRecallFile(dir: string, key: string): { recall: RecallFile; catalog: string } | undefined {
   const f = files(dir, key)
   const r = readJson(f.recall)
+  if (!isObject(r) || r['format'] !== CACHE_FORMAT || r['key'] !== key) return undefined
+  const { names, weights, lengths, terms, postings, rows } = r as Partial<Record<keyof RecallFile, unknown>>
+  const n = Array.isArray(names) ? names.length : -1
   const ok =
-    isObject(r) &&
-    r['format'] === CACHE_FORMAT &&
-    r['key'] === key &&
-    Array.isArray(r['names']) &&
-    Array.isArray(r['weights']) &&
-    Array.isArray(r['triggers']) &&
-    Array.isArray(r['rows']) &&
-    r['rows'].length === r['names'].length &&
-    r['triggers'].length === r['names'].length &&
-    (r['triggers'] as unknown[]).every((t) => Array.isArray(t) && t.length > 0) &&
+    [weights, lengths, rows].every((c) => Array.isArray(c) && c.length === n) &&
+    Array.isArray(terms) &&
+    Array.isArray(postings) &&
+    postings.length === terms.length &&
+    postings.every((p) => Array.isArray(p) && p.every((d) => Number.isInteger(d) && d >= 0 && d < n)) &&
     statSync(f.catalog, { throwIfNoEntry: false })?.size === r['catalogBytes']
   return ok ? { recall: r as unknown as RecallFile, catalog: f.catalog } : undefined
 }
 
-/** What the recall hook searches, from the cache when it is current: one small file, and the rows of its matches. */
 export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
   const k = await keyingFor(cwd)
   const { root, commonDir } = k
@@ -963,7 +787,7 @@ export async function readProjectFeed(cwd: string): Promise<ProjectFeed> {
 export async function readConfigCached(root: string, commonDir: string): Promise<Config> {
   const bytes = readConfigBytes(root)
   const key = createHash('sha1')
-    .update(`format ${CACHE_FORMAT}\n${codeStamp()}\n`)
+    .update(`format ${CACHE_FORMAT}\n${codeStamp(createHash)}\n`)
     .update(bytes ?? 'no config')
     .digest('hex')
     .slice(0, 20)

@@ -94,33 +94,86 @@ export interface RecallCandidate {
 }
 
 /**
+ * A RecallIndex inverted, as the hook reads it from the cache: the distinct trigger terms sorted, for each the
+ * documents whose trigger holds it, and each document's number of trigger terms. A failure's terms then reach only
+ * the documents that share one, instead of every trigger being scanned (and parsed: 10,000 small arrays).
+ */
+export interface RecallPostings {
+  names: string[]
+  weights: number[]
+  lengths: number[]
+  terms: string[]
+  postings: number[][]
+}
+
+/** Invert the triggers (see RecallPostings). */
+export function invertRecall(index: RecallIndex): RecallPostings {
+  const byTerm = new Map<string, number[]>()
+  index.triggers.forEach((t, doc) => {
+    for (const x of new Set(t)) {
+      const list = byTerm.get(x)
+      if (list) list.push(doc)
+      else byTerm.set(x, [doc])
+    }
+  })
+  const terms = [...byTerm.keys()].sort(compareCodeUnits)
+  return { names: index.names, weights: index.weights, lengths: index.triggers.map((t) => new Set(t).size), terms, postings: terms.map((x) => byTerm.get(x) as number[]) }
+}
+
+/** Position of `x` in sorted `terms`, or -1. */
+function find(terms: readonly string[], x: string): number {
+  let lo = 0
+  let hi = terms.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((terms[mid] as string) < x) lo = mid + 1
+    else hi = mid
+  }
+  return terms[lo] === x ? lo : -1
+}
+
+/**
  * The learnings whose trigger the error holds (passesRecall), best first by score: rare matched trigger terms count
  * more (BM25's idf over the triggers), a trigger matched in full more than one matched in part; then coverage, then
  * the name. Every candidate passes the threshold; the caller takes the first few.
  */
-export function rankRecall(index: RecallIndex, queryTerms: ReadonlySet<string>): RecallCandidate[] {
-  const n = index.triggers.length
-  const matched: { doc: number; terms: string[] }[] = []
-  const df = new Map<string, number>()
-  index.triggers.forEach((t, doc) => {
-    let count = 0
-    for (const x of t) if (queryTerms.has(x)) count++
-    if (!count || !passesRecall(count / t.length, t.length)) return
-    const hit = t.filter((x) => queryTerms.has(x))
-    matched.push({ doc, terms: hit })
-    for (const x of hit) df.set(x, 0)
-  })
-  if (!matched.length) return []
-  for (const t of index.triggers) for (const x of t) if (df.has(x)) df.set(x, (df.get(x) as number) + 1)
-  const idf = (x: string) => {
-    const d = df.get(x) ?? 0
-    return Math.log(1 + (n - d + 0.5) / (d + 0.5))
+export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: ReadonlySet<string>): RecallCandidate[] {
+  const index = 'triggers' in source ? invertRecall(source) : source
+  const n = index.lengths.length
+  // The query's terms that some trigger holds, sorted (so each document's matched terms, and the float sum of their
+  // idf, come in one order), with their documents.
+  const present: { term: string; docs: number[] }[] = []
+  for (const term of [...queryTerms].sort(compareCodeUnits)) {
+    const at = find(index.terms, term)
+    if (at >= 0) present.push({ term, docs: index.postings[at] as number[] })
   }
-  return matched
-    .map(({ doc, terms }) => ({
-      doc,
-      coverage: terms.length / (index.triggers[doc] as string[]).length,
-      score: Math.round(terms.reduce((s, x) => s + idf(x), 0) * (terms.length / (index.triggers[doc] as string[]).length) * (index.weights[doc] ?? 1) * 1000) / 1000,
-    }))
-    .sort((a, b) => b.score - a.score || b.coverage - a.coverage || compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string))
+  // Count matched terms per document in a typed array: a common term can reach thousands of triggers, of which only
+  // the few that pass the threshold are looked at again.
+  const count = new Uint16Array(n)
+  for (const { docs } of present) for (const doc of docs) count[doc] = (count[doc] as number) + 1
+  const idf = (d: number) => Math.log(1 + (n - d + 0.5) / (d + 0.5))
+  const out: RecallCandidate[] = []
+  for (let doc = 0; doc < n; doc++) {
+    const matched = count[doc] as number
+    if (!matched) continue
+    const len = index.lengths[doc] as number
+    const coverage = matched / len
+    if (!passesRecall(coverage, len)) continue
+    let sum = 0
+    for (const { docs } of present) if (hasDoc(docs, doc)) sum += idf(docs.length)
+    out.push({ doc, coverage, score: Math.round(sum * coverage * (index.weights[doc] ?? 1) * 1000) / 1000 })
+  }
+  return out.sort((a, b) => b.score - a.score || b.coverage - a.coverage || compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string))
+}
+
+/** Whether ascending `docs` holds `doc`. */
+function hasDoc(docs: readonly number[], doc: number): boolean {
+  let lo = 0
+  let hi = docs.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((docs[mid] as number) < doc) lo = mid + 1
+    else hi = mid
+  }
+  return docs[lo] === doc
 }

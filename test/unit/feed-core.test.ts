@@ -5,7 +5,8 @@ import { buildContext, estimateTokens } from '../../src/core/context.js'
 import { parseLearning } from '../../src/core/learning.js'
 import { planRender, removeAgentsSection, spliceAgentsSection } from '../../src/core/render.js'
 import { buildCatalogEntry, buildIndex, buildQueryTerms, buildSearchDoc, joinIndex, rankLearnings, selectIndexTerms, splitIndex, summarizeFix, termsOf, withinEditDistance } from '../../src/core/search.js'
-import { detectToolFailure, passesRecall, rankRecall } from '../../src/core/search-recall.js'
+import { detectToolFailure, invertRecall, passesRecall, rankRecall } from '../../src/core/search-recall.js'
+import type { RecallIndex } from '../../src/core/search-recall.js'
 import { EMPTY_USAGE, parseUsageEvent, summarizeUsage } from '../../src/core/usage.js'
 import { SEEDS, VITEST_FAILURE, seedText } from '../helpers/feed-store.js'
 
@@ -201,5 +202,39 @@ describe('rankRecall', () => {
   })
   test('a one-term trigger is enough when it is there', () => {
     expect(rankRecall(index, new Set(buildQueryTerms('write failed: ENOSPC no space left'))).map((c) => index.names[c.doc])).toEqual(['one-word'])
+  })
+
+  // The hook ranks from the inverted form read from the cache; this is the scan over every trigger it replaced.
+  const scanEveryTrigger = (ix: RecallIndex, q: ReadonlySet<string>) => {
+    const matched: { doc: number; terms: string[] }[] = []
+    const df = new Map<string, number>()
+    ix.triggers.forEach((t, doc) => {
+      const hit = t.filter((x) => q.has(x))
+      if (!hit.length || !passesRecall(hit.length / t.length, t.length)) return
+      matched.push({ doc, terms: hit })
+      for (const x of hit) df.set(x, 0)
+    })
+    for (const t of ix.triggers) for (const x of t) if (df.has(x)) df.set(x, (df.get(x) as number) + 1)
+    const idf = (x: string) => Math.log(1 + (ix.triggers.length - (df.get(x) as number) + 0.5) / ((df.get(x) as number) + 0.5))
+    return matched
+      .map(({ doc, terms }) => ({ doc, coverage: terms.length / (ix.triggers[doc] as string[]).length, score: Math.round(terms.reduce((s, x) => s + idf(x), 0) * (terms.length / (ix.triggers[doc] as string[]).length) * (ix.weights[doc] ?? 1) * 1000) / 1000 }))
+      .sort((a, b) => b.score - a.score || b.coverage - a.coverage || ((ix.names[a.doc] as string) < (ix.names[b.doc] as string) ? -1 : 1))
+  }
+
+  test('ranking from the inverted triggers (what the cache holds) equals a scan of every trigger, on 300 random stores', () => {
+    let seed = 5
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const vocab = Array.from({ length: 40 }, (_, i) => `term${i}`)
+    for (let round = 0; round < 300; round++) {
+      const n = 1 + Math.floor(rand() * 60)
+      const ix: RecallIndex = {
+        names: Array.from({ length: n }, (_, i) => `learning-${round}-${i}`),
+        weights: Array.from({ length: n }, () => (rand() < 0.3 ? 0.9 : 1)),
+        triggers: Array.from({ length: n }, () => [...new Set(Array.from({ length: 1 + Math.floor(rand() * 6) }, () => vocab[Math.floor(rand() * 12)] as string))]),
+      }
+      const q = new Set(Array.from({ length: Math.floor(rand() * 10) }, () => vocab[Math.floor(rand() * 14)] as string))
+      const inverted = invertRecall(ix)
+      expect(rankRecall(inverted, q)).toEqual(scanEveryTrigger(ix, q))
+    }
   })
 })
