@@ -7,8 +7,9 @@ import { spawnSync } from 'node:child_process'
 import { isCommitId } from '../core/git-args.js'
 import { parseCatFileBatch, parseCatFileBatchCheck } from '../core/git-output.js'
 import type { ObjectInfo } from '../core/git-output.js'
-import { existsSync, lstatSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { findGitDirs, readHeadCommit } from './locate.js'
 import { parseRawDiff } from '../core/check-diff.js'
 import type { DiffEntry } from '../core/check-diff.js'
 import { GitCommandError, NotARepositoryError } from '../core/errors.js'
@@ -67,10 +68,44 @@ export function readStagedChanges(root: string, env: Env): DiffEntry[] {
  * ":.learnings/config.yaml missing\n".
  */
 export function readStagedConfig(root: string, env: Env): Buffer | undefined {
-  const r = runGit(root, env, ['cat-file', '--batch'], `:${CONFIG_PATH}\n`)
+  return readConfigObject(root, env, `:${CONFIG_PATH}`)
+}
+
+function readConfigObject(root: string, env: Env, name: string): Buffer | undefined {
+  const r = runGit(root, env, ['cat-file', '--batch'], `${name}\n`)
   if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
   const [o] = parseCatFileBatch(r.stdout)
   return o?.type === 'blob' && o.bytes ? Buffer.from(o.bytes) : undefined
+}
+
+/**
+ * readStagedConfig for the pre-commit hook's common case, without a git process: when the staged changes leave
+ * config.yaml alone, the index holds HEAD's config, and HEAD's config is cached by HEAD's commit id (content
+ * addressed: it never changes) in `learn/cache/staged-config.json`. A commit that changes config.yaml, an unborn
+ * branch, GIT_DIR and the like, or a HEAD that cannot be read from the files: asked of the index as before.
+ */
+export function readStagedConfigFor(root: string, env: Env, staged: readonly DiffEntry[]): Buffer | undefined {
+  const touched = staged.some((e) => e.path === CONFIG_PATH || e.oldPath === CONFIG_PATH)
+  const dirs = touched ? undefined : findGitDirs(root, env)
+  const head = dirs && readHeadCommit(dirs)
+  if (!dirs || !head) return readStagedConfig(root, env)
+  const file = join(dirs.commonDir, 'learn', 'cache', 'staged-config.json')
+  try {
+    const c = JSON.parse(readFileSync(file, 'utf8')) as { head?: unknown; config?: unknown }
+    if (c.head === head && (c.config === null || typeof c.config === 'string')) return c.config === null ? undefined : Buffer.from(c.config, 'base64')
+  } catch {
+    // No cache yet, or a damaged one: read it from the index and write it again.
+  }
+  const config = readStagedConfig(root, env)
+  try {
+    mkdirSync(dirname(file), { recursive: true })
+    const tmp = `${file}.${process.pid}.tmp`
+    writeFileSync(tmp, JSON.stringify({ head, config: config ? config.toString('base64') : null }))
+    renameSync(tmp, file)
+  } catch {
+    // A read-only git dir only costs a process.
+  }
+  return config
 }
 
 /** The `zones.system` globs of a config's bytes (absent: the fallback), read without YAML when it does not set them. */

@@ -64,3 +64,33 @@ export function findGitDirs(cwd: string, env: Env): GitDirs | undefined {
 export function needsGit(env: Env): boolean {
   return DISCOVERY_ENV.some((v) => env[v])
 }
+
+const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/
+
+/**
+ * The commit HEAD points at, read from the files (HEAD, a loose ref, packed-refs), or undefined when that is not
+ * plain: an unborn branch, the reftable backend, a symbolic chain deeper than five, anything unexpected. Callers
+ * then ask git.
+ */
+export function readHeadCommit(dirs: GitDirs): string | undefined {
+  try {
+    let target = readFileSync(join(dirs.gitDir, 'HEAD'), 'utf8').trim()
+    for (let depth = 0; depth < 5; depth++) {
+      if (OBJECT_ID.test(target)) return target
+      const m = /^ref: (refs\/[^\0\n]+)$/.exec(target)
+      if (!m || m[1]?.includes('..')) return undefined
+      const ref = m[1] as string
+      const loose = stat(join(dirs.commonDir, ref))
+      if (loose?.isFile()) {
+        target = readFileSync(join(dirs.commonDir, ref), 'utf8').trim()
+        continue
+      }
+      const packed = stat(join(dirs.commonDir, 'packed-refs')) ? readFileSync(join(dirs.commonDir, 'packed-refs'), 'utf8') : ''
+      const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`))
+      return line && OBJECT_ID.test(line.slice(0, line.indexOf(' '))) ? line.slice(0, line.indexOf(' ')) : undefined
+    }
+  } catch {
+    // Unreadable: let git answer.
+  }
+  return undefined
+}

@@ -98,3 +98,42 @@ describe('git learn check --staged reads the staged config.yaml, not the work tr
     expect((await checkStaged(repo)).findings.map((f) => f.rule)).toContain('secrets')
   })
 })
+
+describe('the zones of a commit that leaves config.yaml alone come from HEAD, cached by its commit id', () => {
+  const zoned = (zone: string) => `${CONFIG}zones:\n  system: ["${zone}"]\n`
+  const skill = (name: string) => `---\nname: ${name}\ndescription: x\nsource:\n  kind: agent\n---\nexport GITHUB_TOKEN=${TOKEN}\n`
+
+  test('a zone of the committed config guards a staged file, from the cache on the second run too; a new HEAD brings its own zones', async () => {
+    const repo = repoWithConfig(zoned('docs/skills/**'))
+    repo.write('docs/skills/a.md', skill('a'))
+    repo.write('src/other.ts', 'export const x = 1\n')
+    repo.git('add', 'docs/skills/a.md', 'src/other.ts')
+    for (let run = 0; run < 2; run++) {
+      const { code, findings } = await checkStaged(repo)
+      expect(code, `run ${run}`).toBe(1)
+      expect(findings.some((f) => f.rule === 'secrets' && f.path === 'docs/skills/a.md')).toBe(true)
+    }
+    const cache = JSON.parse(repo.read('.git/learn/cache/staged-config.json')) as { head: string }
+    expect(cache.head).toBe(repo.git('rev-parse', 'HEAD').trim())
+    // An unstaged edit of the config that drops the zone does not loosen the check.
+    repo.write('.learnings/config.yaml', CONFIG)
+    expect((await checkStaged(repo)).code).toBe(1)
+    // A commit that moves the zone elsewhere: the next check reads the new HEAD's config.
+    repo.write('.learnings/config.yaml', zoned('elsewhere/**'))
+    repo.git('commit', '-q', '-m', 'move the zone', '--', '.learnings/config.yaml')
+    expect(await checkStaged(repo)).toEqual({ code: 0, findings: [] })
+    expect((JSON.parse(repo.read('.git/learn/cache/staged-config.json')) as { head: string }).head).toBe(repo.git('rev-parse', 'HEAD').trim())
+  })
+
+  test('a staged change of config.yaml is read from the index, not from the cache', async () => {
+    const repo = repoWithConfig(CONFIG)
+    repo.write('docs/skills/a.md', skill('a'))
+    repo.git('add', 'docs/skills/a.md')
+    expect(await checkStaged(repo)).toEqual({ code: 0, findings: [] }) // no zone there yet; HEAD's config is cached
+    repo.write('.learnings/config.yaml', zoned('docs/skills/**'))
+    repo.git('add', '.learnings/config.yaml')
+    const { code, findings } = await checkStaged(repo)
+    expect(code).toBe(1)
+    expect(findings.some((f) => f.path === 'docs/skills/a.md')).toBe(true)
+  })
+})

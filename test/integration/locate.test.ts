@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { findGitDirs } from '../../src/adapters/locate.js'
+import { findGitDirs, readHeadCommit } from '../../src/adapters/locate.js'
 import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 /** What git itself says, for comparison. */
@@ -61,4 +61,19 @@ test('the built git learn searches from a subdirectory and from a linked worktre
   const out = sh(tempDir(), 'git', ['learn', 'search', 'x'])
   expect(out.code).toBe(3)
   expect(out.stderr).toMatch(/not inside a git repository/)
+})
+
+test('readHeadCommit reads HEAD through a loose ref, packed-refs and a detached HEAD; an unborn branch is undefined', () => {
+  const repo = makeRepo()
+  const dirs = () => findGitDirs(repo.root, {}) as NonNullable<ReturnType<typeof findGitDirs>>
+  const head = () => repo.git('rev-parse', 'HEAD').trim()
+  expect(readHeadCommit(dirs())).toBe(head())
+  repo.git('pack-refs', '--all')
+  expect(readHeadCommit(dirs())).toBe(head())
+  repo.git('checkout', '-q', '--detach')
+  expect(readHeadCommit(dirs())).toBe(head())
+  const wt = join(tempDir(), 'wt')
+  repo.git('worktree', 'add', '-q', '-b', 'side', wt)
+  expect(readHeadCommit(findGitDirs(wt, {}) as NonNullable<ReturnType<typeof findGitDirs>>)).toBe(head())
+  expect(readHeadCommit(findGitDirs(makeRepo({ commit: false }).root, {}) as NonNullable<ReturnType<typeof findGitDirs>>)).toBeUndefined()
 })

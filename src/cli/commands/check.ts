@@ -1,10 +1,11 @@
 /**
  * `git learn check`: the pre-commit hook (`--staged`, the index) and CI (the work tree, plus `--base` for the
  * transitions since the merge base). Only light modules are imported at the top: with nothing guarded staged,
- * the hook answers after `git diff --cached` and a `git cat-file` of the staged config.yaml, without loading the
- * schema, simple-git or the scanner (YAML only when that config sets zones).
+ * the hook answers after `git diff --cached` alone (the staged config.yaml, when the commit leaves it alone, is
+ * HEAD's, cached by commit id), without loading the schema, simple-git or the scanner (YAML only when that config
+ * sets zones).
  */
-import { findRoot, readStagedChanges, readStagedConfig, readZones } from '../../adapters/index-reader.js'
+import { findRoot, readStagedChanges, readStagedConfigFor, readZones } from '../../adapters/index-reader.js'
 import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
@@ -54,7 +55,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     // A change under .learnings/ is always checked: the config is then read along with the staged learnings.
     if (entries.some((e) => changedPaths([e]).some(isStorePath))) return print(ctx, format, await checkStaged(ctx, root, entries), true)
     // The commit's own config (the index), not the work tree's: an unstaged edit must neither break nor loosen it.
-    const config = readStagedConfig(root, ctx.env)
+    const config = readStagedConfigFor(root, ctx.env, entries)
     const inZone = buildZoneMatcher(await readZones(config, DEFAULT_SYSTEM_ZONES))
     const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
     if (!relevant.length) return quiet()
