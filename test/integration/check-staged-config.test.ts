@@ -115,6 +115,11 @@ describe('the zones of a commit that leaves config.yaml alone come from HEAD, ca
     }
     const cache = JSON.parse(repo.read('.git/learn/cache/staged-config.json')) as { head: string }
     expect(cache.head).toBe(repo.git('rev-parse', 'HEAD').trim())
+    // A damaged cache is read again from the index, never an error.
+    for (const damaged of ['{"head":', '{"head": 5, "config": []}', '']) {
+      repo.write('.git/learn/cache/staged-config.json', damaged)
+      expect((await checkStaged(repo)).code, damaged).toBe(1)
+    }
     // An unstaged edit of the config that drops the zone does not loosen the check.
     repo.write('.learnings/config.yaml', CONFIG)
     expect((await checkStaged(repo)).code).toBe(1)
