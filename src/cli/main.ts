@@ -1,5 +1,6 @@
 /** The CLI: route argv to one lazily imported command, print its outcome, map errors to exit codes. */
 import type { Ctx } from './context.js'
+import type { CommandSpec, ParsedArgs } from './spec.js'
 import { processCtx } from './context.js'
 import { COMMANDS, COMMAND_GROUPS } from './registry.js'
 
@@ -16,6 +17,19 @@ ${groups}
 
 Run \`git learn <command> -h\` or \`git learn help <command>\` for a command's options; \`man git-learn\` for all.
 `
+}
+
+/** The parsed options when argv holds only long boolean flags the command declares (`--staged`), else undefined. */
+export function onlyBooleanFlags(spec: CommandSpec, argv: readonly string[]): ParsedArgs | undefined {
+  if ((spec.positionals?.min ?? 0) > 0) return undefined
+  const values: ParsedArgs['values'] = {}
+  for (const a of argv) {
+    const name = /^--([a-z][a-z0-9-]*)$/.exec(a)?.[1]
+    const o = name === undefined ? undefined : spec.options[name]
+    if (name === undefined || o === undefined || o.type !== 'boolean' || o.multiple) return undefined
+    values[name] = true
+  }
+  return { values, positionals: [] }
 }
 
 /** Run one invocation; returns the exit code (the bin sets it). */
@@ -39,10 +53,10 @@ export async function runCli(argv: readonly string[], ctx: Ctx): Promise<number>
     }
     const mod = await load()
     hook = mod.spec.hook === true
-    const [{ parseCommandArgs }, { formatHelp }] = await Promise.all([import('./parse-args.js'), import('./spec.js')])
-    const args = parseCommandArgs(mod.spec, rest)
+    // A hook's plain `check --staged` needs no parser: node:util's parseArgs is loaded only for the rest.
+    const args = onlyBooleanFlags(mod.spec, rest) ?? (await import('./parse-args.js')).parseCommandArgs(mod.spec, rest)
     if (args.values['help']) {
-      ctx.stdout(formatHelp(mod.spec))
+      ctx.stdout((await import('./spec.js')).formatHelp(mod.spec))
       return 0
     }
     return await mod.run(args, ctx)
