@@ -6,3 +6,20 @@
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
+
+/** First position in ascending `sorted` whose value is not below `x` (`sorted.length` when there is none). */
+export function lowerBound<T extends string | number>(sorted: readonly T[], x: T): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((sorted[mid] as T) < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Whether ascending `sorted` holds `x`. */
+export function sortedHas<T extends string | number>(sorted: readonly T[], x: T): boolean {
+  return sorted[lowerBound(sorted, x)] === x
+}

@@ -2,7 +2,7 @@
  * The recall hook's decisions, kept free of minisearch so the no-failure path of a PostToolUse hook loads almost
  * nothing: did the tool fail, and what is its error text. The threshold rule lives here too.
  */
-import { compareCodeUnits } from './compare.js'
+import { compareCodeUnits, lowerBound, sortedHas } from './compare.js'
 
 export interface HookPayload {
   session_id?: unknown
@@ -120,18 +120,6 @@ export function invertRecall(index: RecallIndex): RecallPostings {
   return { names: index.names, weights: index.weights, lengths: index.triggers.map((t) => new Set(t).size), terms, postings: terms.map((x) => byTerm.get(x) as number[]) }
 }
 
-/** Position of `x` in sorted `terms`, or -1. */
-function find(terms: readonly string[], x: string): number {
-  let lo = 0
-  let hi = terms.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((terms[mid] as string) < x) lo = mid + 1
-    else hi = mid
-  }
-  return terms[lo] === x ? lo : -1
-}
-
 /**
  * The learnings whose trigger the error holds (passesRecall), best first by score: rare matched trigger terms count
  * more (BM25's idf over the triggers), a trigger matched in full more than one matched in part; then coverage, then
@@ -144,8 +132,8 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
   // idf, come in one order), with their documents.
   const present: { term: string; docs: number[] }[] = []
   for (const term of [...queryTerms].sort(compareCodeUnits)) {
-    const at = find(index.terms, term)
-    if (at >= 0) present.push({ term, docs: index.postings[at] as number[] })
+    const at = lowerBound(index.terms, term)
+    if (index.terms[at] === term) present.push({ term, docs: index.postings[at] as number[] })
   }
   // Count matched terms per document in a typed array: a common term can reach thousands of triggers, of which only
   // the few that pass the threshold are looked at again.
@@ -160,20 +148,8 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
     const coverage = matched / len
     if (!passesRecall(coverage, len)) continue
     let sum = 0
-    for (const { docs } of present) if (hasDoc(docs, doc)) sum += idf(docs.length)
+    for (const { docs } of present) if (sortedHas(docs, doc)) sum += idf(docs.length)
     out.push({ doc, coverage, score: Math.round(sum * coverage * (index.weights[doc] ?? 1) * 1000) / 1000 })
   }
   return out.sort((a, b) => b.score - a.score || b.coverage - a.coverage || compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string))
-}
-
-/** Whether ascending `docs` holds `doc`. */
-function hasDoc(docs: readonly number[], doc: number): boolean {
-  let lo = 0
-  let hi = docs.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((docs[mid] as number) < doc) lo = mid + 1
-    else hi = mid
-  }
-  return docs[lo] === doc
 }

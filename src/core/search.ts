@@ -11,7 +11,7 @@ import type { Learning } from './learning.js'
 import { isCommitId } from './git-args.js'
 import { normalizeError } from './normalize-error.js'
 import { SPLIT, buildQueryTerms, processTerm } from './terms.js'
-import { compareCodeUnits } from './compare.js'
+import { compareCodeUnits, lowerBound } from './compare.js'
 
 export interface CatalogEntry {
   name: string
@@ -228,18 +228,6 @@ export function withinEditDistance(a: string, b: string, max: number): boolean {
     prev = cur
   }
   return (prev[b.length] as number) <= max
-}
-
-/** First position in a sorted array whose value is ≥ x. */
-function lowerBound(sorted: readonly string[], x: string): number {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((sorted[mid] as string) < x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 /**

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { compareCodeUnits } from '../../../src/core/compare.js'
+import { compareCodeUnits, lowerBound, sortedHas } from '../../../src/core/compare.js'
 
 test('on learning-name strings, code-unit order is the order localeCompare gave (the switch reorders nothing)', () => {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789-'
@@ -15,4 +15,14 @@ test('compareCodeUnits is a total order: equal strings compare 0, and it is anti
   expect(compareCodeUnits('a-b', 'ab')).toBe(-1)
   expect(compareCodeUnits('ab', 'a-b')).toBe(1)
   expect(compareCodeUnits('B', 'a')).toBe(-1) // not the locale's order outside the name alphabet: by code unit
+})
+
+test('lowerBound and sortedHas on strings and numbers, at the edges too', () => {
+  expect(lowerBound(['b', 'd', 'f'], 'a')).toBe(0)
+  expect(lowerBound(['b', 'd', 'f'], 'd')).toBe(1)
+  expect(lowerBound(['b', 'd', 'f'], 'e')).toBe(2)
+  expect(lowerBound(['b', 'd', 'f'], 'z')).toBe(3)
+  expect(lowerBound([], 3)).toBe(0)
+  expect([1, 4, 9].map((x) => sortedHas([1, 4, 9], x))).toEqual([true, true, true])
+  expect([0, 5, 10].map((x) => sortedHas([1, 4, 9], x))).toEqual([false, false, false])
 })
