@@ -4,9 +4,10 @@
  * never interleave), so hooks of parallel agent sessions can write at the same time.
  */
 import { createHash } from 'node:crypto'
-import { appendFileSync, closeSync, createReadStream, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs'
+import { appendFileSync, closeSync, createReadStream, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { writeCacheFile } from './cache-file.js'
 import type { UsageEvent, UsageSummary, UsageTotals } from '../core/usage.js'
 import { cloneTotals, foldUsageEvent, parseUsageEvent, summarizeTotals } from '../core/usage.js'
 
@@ -135,15 +136,8 @@ function readSummaryFile(commonDir: string): (SummaryFile & { map: Map<string, U
 }
 
 function writeSummaryFile(commonDir: string, f: SummaryFile): void {
-  const file = usageSummaryPath(commonDir)
-  try {
-    mkdirSync(join(stateDir(commonDir), 'cache'), { recursive: true })
-    const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, JSON.stringify(f))
-    renameSync(tmp, file)
-  } catch {
-    // A read-only git dir only costs speed: the next command folds the log again.
-  }
+  // A read-only git dir only costs speed: the next command folds the log again.
+  writeCacheFile(usageSummaryPath(commonDir), JSON.stringify(f))
 }
 
 /** sha1 of bytes [start, end) of an open file. */

@@ -4,10 +4,11 @@
  * the repository walk: node:crypto and the readers load while git works.
  */
 import type { Hash } from 'node:crypto'
-import { lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { NotARepositoryError } from '../core/errors.js'
 import { STATES, STORE_DIR } from '../core/layout.js'
+import { writeCacheFileAlone } from './cache-file.js'
 import { gitAsync } from './fast-git.js'
 import { findGitDirs } from './locate.js'
 
@@ -165,25 +166,7 @@ async function finishKey(root: string, commonDir: string, index: string | undefi
   const out = await ls()
   if (out === undefined) return { key: statKey(root, base) }
   const key = base.update(out).update('\0\0').update(changed).digest('hex').slice(0, 20)
-  if (aliasFile) writeAlias(cacheDir(commonDir), aliasFile, key)
+  if (aliasFile) writeCacheFileAlone(aliasFile, key, 'alias-') // old aliases go: an index changes often
   return { key, lsFiles: out.toString('utf8'), dirty }
 }
 
-/** Record alias → key; old aliases are removed (each is 20 bytes, but an index changes often). */
-function writeAlias(dir: string, file: string, key: string): void {
-  try {
-    mkdirSync(dir, { recursive: true })
-    for (const name of readdirSync(dir)) if (name.startsWith('alias-') && join(dir, name) !== file) unlinkSync(join(dir, name))
-    writeAtomic(file, key)
-  } catch {
-    // A read-only git dir only costs speed.
-  }
-}
-
-
-/** Write a file atomically: a reader sees the old bytes or the new, never a part. */
-export function writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`
-  writeFileSync(tmp, text)
-  renameSync(tmp, file)
-}

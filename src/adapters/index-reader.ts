@@ -7,8 +7,9 @@ import { spawnSync } from 'node:child_process'
 import { isCommitId } from '../core/git-args.js'
 import { parseCatFileBatch, parseCatFileBatchCheck } from '../core/git-output.js'
 import type { ObjectInfo } from '../core/git-output.js'
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, lstatSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeCacheFile } from './cache-file.js'
 import { findGitDirs, readHeadCommit } from './locate.js'
 import { parseRawDiff } from '../core/check-diff.js'
 import type { DiffEntry } from '../core/check-diff.js'
@@ -97,14 +98,7 @@ export function readStagedConfigFor(root: string, env: Env, staged: readonly Dif
     // No cache yet, or a damaged one: read it from the index and write it again.
   }
   const config = readStagedConfig(root, env)
-  try {
-    mkdirSync(dirname(file), { recursive: true })
-    const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, JSON.stringify({ head, config: config ? config.toString('base64') : null }))
-    renameSync(tmp, file)
-  } catch {
-    // A read-only git dir only costs a process.
-  }
+  writeCacheFile(file, JSON.stringify({ head, config: config ? config.toString('base64') : null }))
   return config
 }
 

@@ -14,8 +14,9 @@
  *   truncated or deleted. The O_EXCL lock file `learn/rotate.lock` only stops several writers from rotating at
  *   once (which would leave small extra archive files, never lose data).
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, createReadStream } from 'node:fs'
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeSync, createReadStream } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { writeCacheFile } from './cache-file.js'
 import { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings } from '../core/observation.js'
 import { findGitDirs, needsGit } from './locate.js'
 import type { ObserveSettings } from '../core/observation.js'
@@ -87,14 +88,7 @@ export async function readObserveSettings(loc: RepoLocation, log: (msg: string) 
   }
   const { settings, problems } = parseObserveSettings(data)
   for (const p of problems) log(`.learnings/config.yaml: ${p}`)
-  try {
-    mkdirSync(loc.stateDir, { recursive: true })
-    const tmp = `${cache}.${process.pid}.tmp`
-    writeFileSync(tmp, JSON.stringify({ key, settings }))
-    renameSync(tmp, cache)
-  } catch {
-    /* a read-only state dir: parse again next time */
-  }
+  writeCacheFile(cache, JSON.stringify({ key, settings })) // a read-only state dir: parse again next time
   return settings
 }
 

@@ -9,8 +9,9 @@
  * file holds exactly the entries that run used, so it does not grow with old versions; it is replaced atomically
  * (write then rename), so concurrent runs at worst lose each other's additions.
  */
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { writeCacheFile } from './cache-file.js'
 import { parseYamlMapping } from '../core/learning.js'
 
 export const PARSE_CACHE_FILE = 'frontmatter-v1.json'
@@ -97,19 +98,8 @@ export function openParseCache(commonDir: string): ParseCache {
     },
     save() {
       if (added === 0 && used.size === known.size) return
-      const tmp = `${file}.${process.pid}.tmp`
-      try {
-        mkdirSync(dir, { recursive: true })
-        const out: CacheFile = { parser: PARSER, entries: Object.fromEntries(used) }
-        writeFileSync(tmp, JSON.stringify(out))
-        renameSync(tmp, file)
-      } catch {
-        try {
-          unlinkSync(tmp)
-        } catch {
-          /* nothing was written */
-        }
-      }
+      const out: CacheFile = { parser: PARSER, entries: Object.fromEntries(used) }
+      writeCacheFile(file, JSON.stringify(out))
     },
   }
 }

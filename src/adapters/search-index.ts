@@ -27,7 +27,7 @@
  * others). A corrupt, torn or foreign cache file is a miss, never an error.
  */
 import { createHash } from 'node:crypto'
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type MiniSearch from 'minisearch'
 import type { AsPlainObject } from 'minisearch'
@@ -39,7 +39,8 @@ import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexPa
 import type { RecallIndex, RecallPostings } from '../core/search-recall.js'
 import { invertRecall } from '../core/search-recall.js'
 import type { StatusEntry } from '../core/status.js'
-import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, readConfigBytes, writeAtomic } from './feed-key.js'
+import { writeAtomic, writeCacheFile, writeCacheFileAlone } from './cache-file.js'
+import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, readConfigBytes } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
 
 export interface Problem {
@@ -313,7 +314,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
           }),
           warnings: scan.warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
         }
-        writeTierItems(dir, file, pin.commit, cached)
+        writeTierItems(file, pin.commit, cached)
       }
       for (const w of cached.warnings) onWarning({ path: `${pin.tier}:${w.path}`, reason: w.reason })
       groups.push({
@@ -386,13 +387,8 @@ function readTierItems(file: string, commit: string): TierItems | undefined {
   return f as unknown as TierItems
 }
 
-function writeTierItems(dir: string, file: string, commit: string, t: TierItems): void {
-  try {
-    mkdirSync(dir, { recursive: true })
-    writeAtomic(file, JSON.stringify({ format: CACHE_FORMAT, commit, ...t }))
-  } catch {
-    // A read-only git dir only costs speed.
-  }
+function writeTierItems(file: string, commit: string, t: TierItems): void {
+  writeCacheFile(file, JSON.stringify({ format: CACHE_FORMAT, commit, ...t }))
 }
 
 function writeCache(
@@ -425,7 +421,7 @@ function writeCache(
     offsets.push(at)
     for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|docs|search|project|recall|status)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
     writeAtomic(f.postings, parts.postings.join(''))
-    writeFileAtomic(f.docs, docTable(parts))
+    writeAtomic(f.docs, docTable(parts))
     writeAtomic(f.terms, JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile))
     writeAtomic(f.catalog, catalogText)
     const recallFile: RecallFile = {
@@ -457,12 +453,6 @@ function docTable(parts: IndexParts): Buffer {
     for (let f = 1; f < width; f++) buf.writeUInt32LE(d?.[1][f - 1] ?? 0, (short * width + f) * 4)
   })
   return buf
-}
-
-function writeFileAtomic(file: string, bytes: Buffer): void {
-  const tmp = `${file}.${process.pid}.tmp`
-  writeFileSync(tmp, bytes)
-  renameSync(tmp, file)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -797,12 +787,6 @@ export async function readConfigCached(root: string, commonDir: string): Promise
   if (isObject(hit) && hit['format'] === CACHE_FORMAT && isObject(hit['config'])) return hit['config'] as unknown as Config
   const { readConfig } = await import('./store.js')
   const config = await readConfig(root)
-  try {
-    mkdirSync(dir, { recursive: true })
-    for (const name of readdirSync(dir)) if (name.startsWith('config-') && name !== `config-${key}.json`) unlinkSync(join(dir, name))
-    writeAtomic(file, JSON.stringify({ format: CACHE_FORMAT, config }))
-  } catch {
-    // The cache is an optimisation only.
-  }
+  writeCacheFileAlone(file, JSON.stringify({ format: CACHE_FORMAT, config }), 'config-')
   return config
 }

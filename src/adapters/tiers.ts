@@ -4,8 +4,9 @@
  */
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { writeCacheFile } from './cache-file.js'
 import * as YAML from '../vendor/yaml.js'
 import type { Config } from '../core/config-schema.js'
 import { GitCommandError, LearningParseError, UsageError } from '../core/errors.js'
@@ -125,14 +126,7 @@ export async function readTierLearningsCached(git: Git, tier: string, commit: st
     }
   }
   const scan = await readTierLearnings(git, tier, commit, await validator())
-  try {
-    mkdirSync(dir, { recursive: true })
-    const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, JSON.stringify({ v: 1, ...scan } satisfies CachedTier))
-    renameSync(tmp, file)
-  } catch {
-    /* the cache is an optimisation only */
-  }
+  writeCacheFile(file, JSON.stringify({ v: 1, ...scan } satisfies CachedTier))
   return scan
 }
 

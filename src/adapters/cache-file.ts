@@ -1,0 +1,52 @@
+/**
+ * Writing git-learn's local state under `<git-common-dir>/learn/` (caches, settings): a whole file through a
+ * temporary one and rename(2), so a reader sees the old bytes or the new, never a part, and concurrent writers at
+ * worst replace each other's file. Imports node:fs and node:path only (the observe hook uses it).
+ */
+import { mkdirSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+
+/** Replace `file` with `data`; throws on failure, leaving no temporary file behind. */
+export function writeAtomic(file: string, data: string | Uint8Array): void {
+  const tmp = `${file}.${process.pid}.tmp`
+  try {
+    writeFileSync(tmp, data)
+    renameSync(tmp, file)
+  } catch (err) {
+    try {
+      unlinkSync(tmp)
+    } catch {
+      // Nothing was written.
+    }
+    throw err
+  }
+}
+
+/**
+ * writeAtomic for a cache, creating its directory: a failure (a read-only git dir, a full disk) only costs speed,
+ * so it is swallowed. Returns whether the file was written.
+ */
+export function writeCacheFile(file: string, data: string | Uint8Array): boolean {
+  try {
+    mkdirSync(dirname(file), { recursive: true })
+    writeAtomic(file, data)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * writeCacheFile, then remove the other files of its directory whose names start with `prefix` (the older versions of
+ * a cache keyed in its file name), so they do not pile up. Returns whether the file was written.
+ */
+export function writeCacheFileAlone(file: string, data: string | Uint8Array, prefix: string): boolean {
+  if (!writeCacheFile(file, data)) return false
+  const dir = dirname(file)
+  try {
+    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && join(dir, name) !== file) unlinkSync(join(dir, name))
+  } catch {
+    // An old version left behind only costs disk.
+  }
+  return true
+}
