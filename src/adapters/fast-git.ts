@@ -4,11 +4,12 @@
  */
 import { execFile, execFileSync } from 'node:child_process'
 import { isCommitId } from '../core/git-args.js'
+import { findGitDirs } from './locate.js'
 
 /** stdout of `git <args>` run in `cwd`, or undefined when git fails or is missing. */
-export function gitSync(cwd: string, args: readonly string[], maxBuffer = 64 * 1024 * 1024): string | undefined {
+export function gitSync(cwd: string, args: readonly string[], maxBuffer = 64 * 1024 * 1024, env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
   try {
-    return execFileSync('git', [...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer })
+    return execFileSync('git', [...args], { cwd, env: env as NodeJS.ProcessEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer })
   } catch {
     return undefined
   }
@@ -26,9 +27,14 @@ export interface Located {
   commonDir: string
 }
 
-/** The work-tree root and git common dir around `cwd`, or undefined outside a work tree. */
-export function locateRepo(cwd: string): Located | undefined {
-  const out = gitSync(cwd, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'])
+/**
+ * The work-tree root and git common dir around `cwd`, or undefined outside a work tree: found by walking up to
+ * `.git` (locate.ts), and by `git rev-parse` only when the environment redirects discovery or the walk finds nothing.
+ */
+export function locateRepo(cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): Located | undefined {
+  const found = findGitDirs(cwd, env)
+  if (found) return { root: found.root, commonDir: found.commonDir }
+  const out = gitSync(cwd, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], undefined, env)
   const [root, commonDir] = (out ?? '').split('\n')
   return root && commonDir ? { root, commonDir } : undefined
 }

@@ -44,22 +44,9 @@ const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })
 /** The repository around `cwd` (src/adapters/locate.ts: no git process in the usual layout; with GIT_DIR and the
  * like, git is asked). */
 export async function locateRepo(cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<RepoLocation | undefined> {
-  if (needsGit(env)) return locateWithGit(cwd)
-  const dirs = findGitDirs(cwd, env)
-  return dirs && { ...dirs, stateDir: join(dirs.commonDir, 'learn') }
-}
-
-async function locateWithGit(cwd: string): Promise<RepoLocation | undefined> {
-  // node:child_process costs a few ms to load: only this rare path pays for it.
-  const { execFileSync } = await import('node:child_process')
-  try {
-    const out = execFileSync('git', ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
-    const [root, commonDir] = out.split('\n')
-    if (!root || !commonDir) return undefined
-    return { root, commonDir, stateDir: join(commonDir, 'learn') }
-  } catch {
-    return undefined
-  }
+  // node:child_process costs a few ms to load: only a redirected discovery (GIT_DIR and the like) pays for it.
+  const dirs = needsGit(env) ? (await import('./fast-git.js')).locateRepo(cwd, env) : findGitDirs(cwd, env)
+  return dirs && { root: dirs.root, commonDir: dirs.commonDir, stateDir: join(dirs.commonDir, 'learn') }
 }
 
 /**

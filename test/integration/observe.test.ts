@@ -131,6 +131,16 @@ describe('git learn observe', () => {
     expect(all.sort()).toEqual(Array.from({ length: 40 }, (_, i) => `toolu_${i}`).sort())
   })
 
+  test('with GIT_DIR set (discovery redirected), git is asked where the repository is', async () => {
+    const repo = makeRepo()
+    const elsewhere = tempDir()
+    const { runCli } = await import('../../src/cli/main.js')
+    const env = { ...process.env, GIT_DIR: join(repo.root, '.git'), GIT_WORK_TREE: repo.root }
+    const code = await runCli(['observe'], { cwd: elsewhere, env, now: () => new Date(), stdout: () => {}, stderr: () => {}, readStdin: async () => Buffer.from(payload()), color: false })
+    expect(code).toBe(0)
+    expect(records(repo)).toHaveLength(1)
+  })
+
   test('a linked worktree writes to the shared common dir', async () => {
     const repo = makeRepo()
     const wt = join(tempDir(), 'wt')
