@@ -130,6 +130,17 @@ describe('the zones of a commit that leaves config.yaml alone come from HEAD, ca
     expect((JSON.parse(repo.read('.git/learn/cache/staged-config.json')) as { head: string }).head).toBe(repo.git('rev-parse', 'HEAD').trim())
   })
 
+  test('the cache is what answers: an entry for HEAD is used without asking the index', async () => {
+    const repo = repoWithConfig(CONFIG)
+    repo.write('docs/skills/a.md', skill('a'))
+    repo.git('add', 'docs/skills/a.md')
+    expect(await checkStaged(repo)).toEqual({ code: 0, findings: [] })
+    // An entry for this HEAD with a zone HEAD's config does not have: only a check that reads the cache sees it.
+    const head = repo.git('rev-parse', 'HEAD').trim()
+    repo.write('.git/learn/cache/staged-config.json', JSON.stringify({ head, config: Buffer.from(zoned('docs/skills/**')).toString('base64') }))
+    expect((await checkStaged(repo)).code).toBe(1)
+  })
+
   test('a staged change of config.yaml is read from the index, not from the cache', async () => {
     const repo = repoWithConfig(CONFIG)
     repo.write('docs/skills/a.md', skill('a'))

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { makeRepo } from '../helpers/repo.js'
@@ -112,6 +112,13 @@ describe('git learn status', () => {
     const first = await repo.cli(['status', '--json'])
     expect(first.json().stale).toEqual([{ name: 'postgres-econnrefused', paths: ['src/db.ts'] }])
     expect((await repo.cli(['status', '--json'])).stdout).toBe(first.stdout) // the second from status-<key>.json
+    // status needs only status-<key>.json: without the catalog it answers the same and does not rebuild.
+    const cache = join(repo.root, '.git', 'learn', 'cache')
+    const catalog = readdirSync(cache).filter((f) => f.startsWith('catalog-'))
+    expect(catalog).toHaveLength(1)
+    rmSync(join(cache, catalog[0] as string))
+    expect((await repo.cli(['status', '--json'])).stdout).toBe(first.stdout)
+    expect(readdirSync(cache).filter((f) => f.startsWith('catalog-'))).toEqual([])
   })
 
   test('hundreds of learnings stay within about 60 lines unless --all', async () => {
