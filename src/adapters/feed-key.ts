@@ -58,16 +58,19 @@ export interface StoreState {
   dirty?: Set<string>
 }
 
+/** The `.md` files of one state directory of the store, sorted; none when the directory cannot be read. */
+export function storeFiles(root: string, state: string): string[] {
+  try {
+    return readdirSync(join(root, STORE_DIR, state)).filter((f) => f.endsWith('.md')).sort()
+  } catch {
+    return []
+  }
+}
+
 /** The key from stat'ing every learning file (when git cannot answer). */
 function statKey(root: string, h: Hash): string {
   for (const state of STATES) {
-    let files: string[]
-    try {
-      files = readdirSync(join(root, STORE_DIR, state)).filter((f) => f.endsWith('.md')).sort()
-    } catch {
-      continue
-    }
-    for (const f of files) {
+    for (const f of storeFiles(root, state)) {
       const st = lstatSync(join(root, STORE_DIR, state, f), { throwIfNoEntry: false })
       h.update(st ? `${state}/${f}\0${st.size}\0${st.mtimeMs}\0${st.ino}\n` : `${state}/${f}\0gone\n`)
     }

@@ -40,7 +40,7 @@ import type { RecallIndex, RecallPostings } from '../core/search-recall.js'
 import { invertRecall } from '../core/search-recall.js'
 import type { StatusEntry } from '../core/status.js'
 import { writeAtomic, writeCacheFile, writeCacheFileAlone } from './cache-file.js'
-import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, readConfigBytes } from './feed-key.js'
+import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, readConfigBytes, storeFiles } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
 
 export interface Problem {
@@ -238,13 +238,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
   const project: Item[] = []
   const projectFile: ProjectFile = { rows: [], problems: [] }
   for (const st of STATES) {
-    let names: string[]
-    try {
-      names = readdirSync(join(root, STORE_DIR, st)).filter((f) => f.endsWith('.md')).sort()
-    } catch {
-      continue
-    }
-    for (const file of names) {
+    for (const file of storeFiles(root, st)) {
       const path = `${STORE_DIR}/${st}/${file}`
       let result: ParsedFile
       try {
