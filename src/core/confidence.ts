@@ -8,6 +8,7 @@
  */
 import type { Config } from './config-schema.js'
 import type { UsageSummary } from './usage.js'
+import { isoTime } from './iso-time.js'
 
 export const DEFAULT_BASE_CONFIDENCE = 0.5
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000
@@ -20,7 +21,7 @@ export function baseConfidence(value: unknown): number {
 /** Whole weeks from `since` (ISO date or time) to `now`; 0 when `since` is unknown or in the future. */
 export function weeksSince(since: string | null | undefined, now: Date): number {
   if (!since) return 0
-  const t = Date.parse(since)
+  const t = isoTime(since)
   if (Number.isNaN(t)) return 0
   return Math.max(0, Math.floor((now.getTime() - t) / WEEK_MS))
 }

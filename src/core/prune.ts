@@ -1,3 +1,4 @@
+import { isoTime } from './iso-time.js'
 import { RECENT_MATCHES } from './usage.js'
 import type { UsageTotals } from './usage.js'
 
@@ -42,7 +43,7 @@ const DAY = 86_400_000
 
 /** Whole days from an ISO date or date-time to `now`; undefined when the text is not a date. */
 export function daysSince(iso: string, now: Date): number | undefined {
-  const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(iso) ? `${iso}T00:00:00Z` : iso)
+  const t = isoTime(iso)
   if (Number.isNaN(t)) return undefined
   return Math.floor((now.getTime() - t) / DAY)
 }
