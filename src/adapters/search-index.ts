@@ -512,6 +512,9 @@ function statusFile(key: string, catalog: readonly CatalogEntry[], problems: Pro
   return f
 }
 
+/** The empty list every entry without supersedes or evidence paths shares. */
+const NONE = Object.freeze([]) as unknown as string[]
+
 function readStatusFile(dir: string, key: string): { entries: StatusEntry[]; problems: Problem[] } | undefined {
   const f = readJson(files(dir, key).status)
   if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key) return undefined
@@ -520,12 +523,12 @@ function readStatusFile(dir: string, key: string): { entries: StatusEntry[]; pro
   const columns = [s.tier, s.state, s.domain, s.confidence, s.created]
   if (!columns.every((c) => Array.isArray(c) && c.length === n) || !Array.isArray(s.tiers) || !Array.isArray(s.problems)) return undefined
   if (![s.supersedes, s.evidence, s.description].every(isObject)) return undefined
+  // The rare fields are set from their sparse maps afterwards; the rest share one empty list (nothing mutates them).
   const entries: StatusEntry[] = []
   for (let i = 0; i < n; i++) {
     const state = STATES[s.state[i] as number]
     const tier = s.tiers[s.tier[i] as number]
     if (state === undefined || tier === undefined) return undefined
-    const ev = s.evidence[i]
     entries.push({
       name: s.name[i] as string,
       tier,
@@ -533,11 +536,27 @@ function readStatusFile(dir: string, key: string): { entries: StatusEntry[]; pro
       domain: s.domain[i] ?? null,
       confidence: s.confidence[i] ?? null,
       created: s.created[i] ?? null,
-      supersedes: s.supersedes[i] ?? [],
-      description: s.description[i] ?? '',
-      evidenceCommit: ev?.[0] ?? null,
-      evidencePaths: ev?.[1] ?? [],
+      supersedes: NONE,
+      description: '',
+      evidenceCommit: null,
+      evidencePaths: NONE,
     })
+  }
+  for (const [i, v] of Object.entries(s.supersedes)) {
+    const e = entries[Number(i)]
+    if (!e || !Array.isArray(v)) return undefined
+    e.supersedes = v
+  }
+  for (const [i, v] of Object.entries(s.evidence)) {
+    const e = entries[Number(i)]
+    if (!e || !Array.isArray(v) || !Array.isArray(v[1])) return undefined
+    e.evidenceCommit = v[0] ?? null
+    e.evidencePaths = v[1]
+  }
+  for (const [i, v] of Object.entries(s.description)) {
+    const e = entries[Number(i)]
+    if (!e || typeof v !== 'string') return undefined
+    e.description = v
   }
   return { entries, problems: s.problems }
 }

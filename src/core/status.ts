@@ -1,7 +1,8 @@
 /** The status dashboard's data: counts, active learnings by domain with confidence and use, stale, prune, pending. */
 import type { Config } from './config-schema.js'
 import { baseConfidence, effectiveConfidence } from './confidence.js'
-import { buildSupersededBy, planPrune } from './prune.js'
+import { buildSupersededBy, daysSince, planPrune } from './prune.js'
+import type { PruneFacts } from './prune.js'
 import type { CatalogEntry } from './search.js'
 import type { UsageSummary } from './usage.js'
 import { EMPTY_USAGE } from './usage.js'
@@ -28,7 +29,13 @@ export interface StatusReport {
 /** What status reads of each learning (the adapter keeps these columns apart from the full catalog). */
 export type StatusEntry = Pick<CatalogEntry, 'name' | 'tier' | 'state' | 'domain' | 'confidence' | 'created' | 'supersedes' | 'description' | 'evidenceCommit' | 'evidencePaths'>
 
-/** Build the report; `stale` comes from the adapter (it asks git). Project learnings only are proposed for prune. */
+/**
+ * Build the report; `stale` comes from the adapter (it asks git). Project learnings only are proposed for prune.
+ * One pass over the catalog (it is read for every `status`, 10,000 entries and more): counts, rows of the active
+ * ones, the pending list, and prune facts only for the learnings prune could propose (superseded, or active for
+ * `prune.after_days`); planPrune proposes none of the others. test/unit/status-build.test.ts holds it to the
+ * plain several-pass version on random catalogs.
+ */
 export function buildStatus(
   catalog: readonly StatusEntry[],
   usage: ReadonlyMap<string, UsageSummary>,
@@ -38,45 +45,72 @@ export function buildStatus(
 ): StatusReport {
   const counts = { pending: 0, active: 0, archived: 0 }
   const tiers: StatusReport['tiers'] = {}
+  const byDomain = new Map<string, StatusLearning[]>()
+  const project: StatusEntry[] = []
+  const pending: StatusReport['pending'] = []
+  let tierName: string | undefined
+  let tierCounts = counts
+  let supersedes = false
   for (const e of catalog) {
     counts[e.state]++
-    const t = (tiers[e.tier] ??= { pending: 0, active: 0, archived: 0 })
-    t[e.state]++
-  }
-  const active = catalog.filter((e) => e.state === 'active')
-  const byDomain = new Map<string, StatusLearning[]>()
-  for (const e of active) {
+    if (e.tier !== tierName) {
+      tierName = e.tier
+      tierCounts = tiers[e.tier] ??= { pending: 0, active: 0, archived: 0 }
+    }
+    tierCounts[e.state]++
+    if (e.state === 'pending') {
+      pending.push({ name: e.name, description: e.description })
+      continue
+    }
+    if (e.state !== 'active') continue
     const u = usage.get(e.name) ?? EMPTY_USAGE
+    const domain = e.domain ?? 'other'
     const row: StatusLearning = {
       name: e.name,
       tier: e.tier,
-      domain: e.domain ?? 'other',
+      domain,
       confidence: effectiveConfidence(baseConfidence(e.confidence), u, now, config.confidence, e.created),
       matches: u.matches,
       lastUsed: u.lastUsed,
     }
-    const rows = byDomain.get(row.domain)
+    const rows = byDomain.get(domain)
     if (rows) rows.push(row)
-    else byDomain.set(row.domain, [row])
+    else byDomain.set(domain, [row])
+    if (e.tier === 'project') {
+      project.push(e)
+      if (e.supersedes.length) supersedes = true
+    }
   }
   const domains = [...byDomain.entries()]
     .sort(([a], [b]) => compareCodeUnits(a, b))
-    .map(([domain, learnings]) => ({ domain, learnings: learnings.sort((a, b) => b.confidence - a.confidence || compareCodeUnits(a.name, b.name)) }))
-  const project = active.filter((e) => e.tier === 'project')
-  const supersededBy = buildSupersededBy(project.map((e) => ({ name: e.name, supersedes: e.supersedes })))
-  const prune = planPrune(
-    project.map((e) => {
-      const u = usage.get(e.name) ?? EMPTY_USAGE
-      return { name: e.name, activeSince: e.created, activeSinceFrom: e.created ? 'created' : 'unknown', lastUsed: u.lastUsed, matches: u.matches, supersededBy: supersededBy.get(e.name) ?? [] }
-    }),
-    config.prune,
-    now,
-  ).map((c) => ({ name: c.name, reason: c.reason }))
-  const pending = catalog
-    .filter((e) => e.state === 'pending')
-    .map((e) => ({ name: e.name, description: e.description }))
-    .sort((a, b) => compareCodeUnits(a.name, b.name))
-  return { counts, tiers, domains, stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)), prune, pending }
+    .map(([domain, learnings]) => ({ domain, learnings: byConfidenceThenName(learnings) }))
+  const supersededBy = supersedes ? buildSupersededBy(project.map((e) => ({ name: e.name, supersedes: e.supersedes }))) : new Map<string, string[]>()
+  const facts: PruneFacts[] = []
+  for (const e of project) {
+    const by = supersededBy.get(e.name)
+    if (!by && !(e.created !== null && (daysSince(e.created, now) ?? -1) >= config.prune.after_days)) continue
+    const u = usage.get(e.name) ?? EMPTY_USAGE
+    facts.push({ name: e.name, activeSince: e.created, activeSinceFrom: e.created ? 'created' : 'unknown', lastUsed: u.lastUsed, matches: u.matches, supersededBy: by ?? [] })
+  }
+  const prune = planPrune(facts, config.prune, now).map((c) => ({ name: c.name, reason: c.reason }))
+  return { counts, tiers, domains, stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)), prune, pending: sortedByName(pending) }
+}
+
+/** Rows by name (code units), stable; rows already in that order (the catalog's, most often) are left as they are. */
+function sortedByName<T extends { name: string }>(rows: T[]): T[] {
+  for (let i = 1; i < rows.length; i++) if (compareCodeUnits((rows[i - 1] as T).name, (rows[i] as T).name) > 0) return rows.sort((a, b) => compareCodeUnits(a.name, b.name))
+  return rows
+}
+
+/**
+ * Sort rows by confidence (highest first), then name. Rows that already come in name order (the catalog's order)
+ * need only the stable sort by confidence, which keeps equal ones as they are: the same order, without comparing
+ * names for every tie (most rows tie at a store's few confidence values).
+ */
+export function byConfidenceThenName(rows: StatusLearning[]): StatusLearning[] {
+  let named = true
+  for (let i = 1; i < rows.length && named; i++) named = compareCodeUnits((rows[i - 1] as StatusLearning).name, (rows[i] as StatusLearning).name) <= 0
+  return named ? rows.sort((a, b) => b.confidence - a.confidence) : rows.sort((a, b) => b.confidence - a.confidence || compareCodeUnits(a.name, b.name))
 }
 
 /** A confidence bar of `width` cells: `█░` on UTF-8 terminals, `#-` otherwise. */
