@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto'
 import { appendFileSync, closeSync, createReadStream, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { writeCacheFile } from './cache-file.js'
 import type { UsageEvent, UsageSummary, UsageTotals } from '../core/usage.js'
 import { cloneTotals, foldUsageEvent, parseUsageEvent, summarizeTotals } from '../core/usage.js'
@@ -37,6 +36,7 @@ export function appendEvent(commonDir: string, event: UsageEvent): void {
 export async function* readEvents(commonDir: string): AsyncGenerator<UsageEvent> {
   const file = eventsPath(commonDir)
   if (!existsSync(file)) return
+  const { createInterface } = await import('node:readline') // only here: status and context read the summary
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
   for await (const line of lines) {
     const e = parseUsageEvent(line)
