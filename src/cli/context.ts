@@ -91,10 +91,16 @@ function endQuietlyOnEpipe(stream: NodeJS.WriteStream): void {
   })
 }
 
-/** The context of a real run of the binary. `process.stdout` is built on first use (a few ms on a pipe): a hook
- * that prints nothing never builds it. */
-export function processCtx(): Ctx {
+/** The context of a real run of the binary, and the standard streams it wrote to. */
+export interface ProcessCtx extends Ctx {
+  written(): NodeJS.WriteStream[]
+}
+
+/** The context of a real run of the binary. `process.stdout` and `process.stderr` are built on first use (a few ms
+ * on a pipe): a hook that prints nothing never builds them. */
+export function processCtx(): ProcessCtx {
   let out: NodeJS.WriteStream | undefined
+  let err: NodeJS.WriteStream | undefined
   const stdout = () => {
     if (!out) {
       out = process.stdout
@@ -107,8 +113,11 @@ export function processCtx(): Ctx {
     env: process.env,
     now: () => new Date(),
     stdout: (t) => void stdout().write(t),
-    stderr: (t) => void process.stderr.write(t),
+    stderr: (t) => {
+      if (t) (err ??= process.stderr).write(t)
+    },
     readStdin: () => readAllStdin(),
+    written: () => [out, err].filter((s): s is NodeJS.WriteStream => s !== undefined),
     get color() {
       return Boolean(stdout().isTTY) && !('NO_COLOR' in process.env) && process.env['TERM'] !== 'dumb'
     },

@@ -67,3 +67,22 @@ test('a reader that closes the pipe early (`| head`) ends the run quietly, as gi
   expect(stderr).not.toMatch(/EPIPE|Unhandled|at /)
   expect(r.code).toBe(0)
 })
+
+test('the process ends as soon as the command is done, with all its output and its exit code, even through a slow reader', async () => {
+  const repo = makeRepo()
+  await repo.cli(['init'])
+  // ~600 KB of JSON, far over a pipe's 64 KB buffer: the writes wait for a reader that starts late.
+  for (let i = 0; i < 400; i++) repo.write(`.learnings/active/slow-reader-${i}.md`, learningText(`slow-reader-${i}`, { description: `Fix the slow-reader-${i} failure. ${'Long words. '.repeat(100)}` }))
+  repo.git('add', '.learnings')
+  repo.git('commit', '-q', '-m', 'many')
+  const dir = tempDir()
+  const out = join(dir, 'out.json')
+  const r = sh(repo.root, 'bash', ['-c', 'git learn list --json | { sleep 0.5; cat; } > "$1"', '_', out])
+  expect(r.code).toBe(0)
+  const listed = JSON.parse(readFileSync(out, 'utf8')) as { learnings: { name: string }[] }
+  expect(listed.learnings).toHaveLength(400)
+  // An exit code other than 0 survives the early exit.
+  const missing = sh(repo.root, 'bash', ['-c', 'git learn show no-such-learning | { sleep 0.2; cat; }; exit ${PIPESTATUS[0]}'])
+  expect(missing.code).toBe(2)
+  expect(missing.stderr).toMatch(/no-such-learning/)
+})
