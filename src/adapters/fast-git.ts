@@ -3,7 +3,8 @@
  * simple-git to load. Failures return undefined; callers treat git's answers as best effort.
  */
 import { execFile, execFileSync } from 'node:child_process'
-import { isCommitId } from '../core/git-args.js'
+import { evidenceQuery } from '../core/evidence.js'
+import type { EvidencePin } from '../core/evidence.js'
 import { findGitDirs } from './locate.js'
 
 /** stdout of `git <args>` run in `cwd`, or undefined when git fails or is missing. */
@@ -58,16 +59,24 @@ export function readBranchChanges(root: string): string[] {
 }
 
 /**
- * Learnings whose evidence.paths changed since evidence.commit (best effort: an unknown commit or a git failure
- * counts as not stale; a commit that is not a hex object id is never passed to git). At most `limit` learnings are checked, one `git diff --name-only` each.
+ * For each pin, the evidence paths changed between its commit and HEAD (core/evidence.ts), from one `git cat-file`
+ * for all of them; undefined for a pin whose commit is unknown here. Best effort: when git fails, every pin is
+ * undefined (nothing is reported stale).
  */
-export function readStale(root: string, pins: readonly { name: string; commit: string | null; paths: string[] }[], limit = 200): { name: string; paths: string[] }[] {
-  const out: { name: string; paths: string[] }[] = []
-  // evidence.commit comes from a learning file: only a hex object id reaches git, after --end-of-options.
-  for (const p of pins.filter((x) => isCommitId(x.commit) && x.paths.length).slice(0, limit)) {
-    const changed = gitSync(root, ['diff', '--name-only', '-z', '--end-of-options', `${p.commit}`, 'HEAD', '--', ...p.paths.map((x) => `:(literal)${x}`)])
-    const files = changed?.split('\0').filter(Boolean) ?? []
-    if (files.length) out.push({ name: p.name, paths: files })
+export function readEvidenceChanges(root: string, pins: readonly EvidencePin[], env: Readonly<Record<string, string | undefined>> = process.env): (string[] | undefined)[] {
+  const q = evidenceQuery(pins)
+  if (!q.input) return pins.map(() => undefined)
+  try {
+    const out = execFileSync('git', ['cat-file', '--batch-check=%(objectname)'], { cwd: root, env: env as NodeJS.ProcessEnv, input: q.input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024 })
+    return q.read(out)
+  } catch {
+    return pins.map(() => undefined)
   }
-  return out
+}
+
+/** The learnings whose evidence paths changed since their evidence.commit, with those paths (status's "stale"). */
+export function readStale(root: string, pins: readonly { name: string; commit: string | null; paths: string[] }[]): { name: string; paths: string[] }[] {
+  const asked = pins.filter((p): p is { name: string; commit: string; paths: string[] } => p.commit !== null && p.paths.length > 0)
+  const changed = readEvidenceChanges(root, asked)
+  return asked.flatMap((p, i) => (changed[i]?.length ? [{ name: p.name, paths: changed[i] as string[] }] : []))
 }

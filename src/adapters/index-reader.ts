@@ -4,7 +4,6 @@
  * passed through untouched: `git commit --only` runs hooks against a temporary index named by it.
  */
 import { spawnSync } from 'node:child_process'
-import { isCommitId } from '../core/git-args.js'
 import { parseCatFileBatch, parseCatFileBatchCheck } from '../core/git-output.js'
 import type { ObjectInfo } from '../core/git-output.js'
 import { existsSync, lstatSync, readFileSync } from 'node:fs'
@@ -239,27 +238,6 @@ export function readTreeFiles(root: string, env: Env, zones: readonly string[]):
     else out.push({ path, mode: '100644', ...decodeForCheck(readFileSync(abs)) })
   }
   return out
-}
-
-/** Which of these commits exist (`git cat-file --batch-check`), by the id given. */
-export function readKnownCommits(root: string, env: Env, ids: readonly string[]): Set<string> {
-  const known = new Set<string>()
-  const list = [...new Set(ids)].filter(isCommitId)
-  if (!list.length) return known
-  // Sample: "3f2c1e9^{commit} missing" or "<full sha> commit 245".
-  const out = gitText(root, env, ['cat-file', '--batch-check=%(objecttype)'], `${list.map((id) => `${id}^{commit}`).join('\n')}\n`).split('\n')
-  list.forEach((id, i) => {
-    if (out[i] === 'commit') known.add(id)
-  })
-  return known
-}
-
-/** The paths among `paths` that differ between `commit` and HEAD. */
-export function readChangedSince(root: string, env: Env, commit: string, paths: readonly string[]): string[] {
-  // The commit comes from a learning's frontmatter: never let it reach git as an option (--output=… writes files).
-  if (!isCommitId(commit)) return []
-  const r = runGit(root, env, ['diff', '--name-only', '-z', '--no-renames', '--end-of-options', commit, 'HEAD', '--', ...paths])
-  return r.code === 0 ? r.stdout.toString('utf8').split('\0').filter(Boolean) : []
 }
 
 /** The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included). */

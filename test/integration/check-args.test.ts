@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { readChangedSince } from '../../src/adapters/index-reader.js'
+import { readEvidenceChanges } from '../../src/adapters/fast-git.js'
 import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
 
 // evidence.commit comes from a learning file: git must never read it as an option (`git diff --output=<file>`
 // writes that file).
-test('readChangedSince ignores an option-like commit: no file is written', () => {
+test('readEvidenceChanges ignores an option-like commit: no file is written', () => {
   const repo = makeRepo()
   const target = join(tempDir(), 'pwned')
-  expect(readChangedSince(repo.root, process.env, `--output=${target}`, ['README.md'])).toEqual([])
+  expect(readEvidenceChanges(repo.root, [{ commit: `--output=${target}`, paths: ['README.md'] }])).toEqual([undefined])
   expect(existsSync(target)).toBe(false)
 })
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { makeRepo } from '../helpers/repo.js'
+import { learningText, makeRepo } from '../helpers/repo.js'
 import { SEEDS, seedStore } from '../helpers/feed-store.js'
 import type { TestRepo } from '../helpers/repo.js'
 import { skillSpecErrors } from '../helpers/skill-spec.js'
@@ -119,6 +119,21 @@ describe('git learn status', () => {
     rmSync(join(cache, catalog[0] as string))
     expect((await repo.cli(['status', '--json'])).stdout).toBe(first.stdout)
     expect(readdirSync(cache).filter((f) => f.startsWith('catalog-'))).toEqual([])
+  })
+
+  test('every pinned learning is checked, not only the first 200', async () => {
+    const repo = makeRepo()
+    repo.write('src/db.ts', 'v1\n')
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'db')
+    const pin = repo.git('rev-parse', 'HEAD').trim()
+    for (let i = 0; i < 250; i++) repo.write(`.learnings/active/pinned-${String(i).padStart(3, '0')}.md`, learningText(`pinned-${String(i).padStart(3, '0')}`).replace('created:', `evidence:\n  commit: "${pin}"\n  paths: [src/db.ts, README.md]\ncreated:`))
+    repo.write('src/db.ts', 'v2\n')
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'pinned learnings, and db changed')
+    const stale = (await repo.cli(['status', '--json'])).json().stale as { name: string; paths: string[] }[]
+    expect(stale).toHaveLength(250)
+    expect(stale[249]).toEqual({ name: 'pinned-249', paths: ['src/db.ts'] })
   })
 
   test('hundreds of learnings stay within about 60 lines unless --all', async () => {

@@ -189,12 +189,13 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined): Prom
     return e ? [{ l, e }] : []
   })
   if (pinned.length) {
-    const known = reader.readKnownCommits(root, ctx.env, pinned.map((p) => p.e.commit))
-    for (const { l, e } of pinned) {
-      if (!known.has(e.commit)) continue // unknown here (a shallow clone, another repository): nothing to compare
-      const f = engine.staleFinding(l, e.commit, reader.readChangedSince(root, ctx.env, e.commit, e.paths))
+    // One git process for all of them; a commit unknown here (a shallow clone, another repository) decides nothing.
+    const { readEvidenceChanges } = await import('../../adapters/fast-git.js')
+    const changed = readEvidenceChanges(root, pinned.map((p) => p.e), ctx.env)
+    pinned.forEach(({ l, e }, i) => {
+      const f = engine.staleFinding(l, e.commit, changed[i] ?? [])
       if (f) findings.push(f)
-    }
+    })
   }
 
   if (base !== undefined) {

@@ -18,7 +18,7 @@ export const spec: CommandSpec = {
   usage: 'git learn status [--all] [--json]',
   details:
     'At most about 60 lines unless --all. Confidence bars use █░ when LANG/LC_ALL/LC_CTYPE say UTF-8, #- otherwise.\n' +
-    'Stale is best effort: up to 200 active learnings with evidence.commit are checked with git diff.',
+    'Stale: active learnings whose evidence.paths changed since evidence.commit (one git cat-file for all of them).',
   options: {
     all: { type: 'boolean', description: 'every row, however many' },
     json: { type: 'boolean', description: 'print {counts, tiers, domains, stale, prune, pending}' },

@@ -1,0 +1,72 @@
+import { execFileSync } from 'node:child_process'
+import { describe, expect, test } from 'vitest'
+import { readEvidenceChanges } from '../../src/adapters/fast-git.js'
+import { evidencePath } from '../../src/core/evidence.js'
+import { makeRepo } from '../helpers/repo.js'
+
+describe('evidencePath', () => {
+  test.each([
+    ['src/a.ts', 'src/a.ts'],
+    ['./src/a.ts', 'src/a.ts'],
+    ['src/', 'src'],
+    ['src//lib/../a.ts', 'src/a.ts'],
+    ['a b/c:d.ts', 'a b/c:d.ts'],
+  ])('%j is read as %j', (p, want) => expect(evidencePath(p)).toBe(want))
+
+  test.each(['', '/etc/passwd', '../outside.ts', 'src/../../x', '.', 'a\nb', 'a\0b'])('%j is not a path in the repository', (p) => {
+    expect(evidencePath(p)).toBeUndefined()
+  })
+})
+
+describe('readEvidenceChanges (one git cat-file for every pin)', () => {
+  function history() {
+    const repo = makeRepo()
+    repo.write('src/a.ts', 'a\n')
+    repo.write('src/b.ts', 'b\n')
+    repo.write('src/lib/c.ts', 'c\n')
+    repo.write('gone.ts', 'g\n')
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'base')
+    const base = repo.git('rev-parse', 'HEAD').trim()
+    repo.write('src/a.ts', 'a changed\n')
+    repo.write('src/lib/c.ts', 'c changed\n')
+    repo.write('new.ts', 'n\n')
+    repo.git('rm', '-q', 'gone.ts')
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'later')
+    return { repo, base }
+  }
+
+  test('edited, removed and added files, and a directory with a change inside, are changed; the rest is not', () => {
+    const { repo, base } = history()
+    const [changed] = readEvidenceChanges(repo.root, [{ commit: base, paths: ['src/a.ts', 'src/b.ts', 'gone.ts', 'new.ts', 'src/lib/', 'missing.ts', './src/b.ts'] }])
+    expect(changed).toEqual(['src/a.ts', 'gone.ts', 'new.ts', 'src/lib'])
+  })
+
+  test('for file paths it agrees with git diff --name-only, pin by pin, over many pins in one call', () => {
+    const { repo, base } = history()
+    const head = repo.git('rev-parse', 'HEAD').trim()
+    const files = ['src/a.ts', 'src/b.ts', 'src/lib/c.ts', 'gone.ts', 'new.ts', 'never.ts']
+    const pins = Array.from({ length: 300 }, (_, i) => ({ commit: [base, head, base.slice(0, 7)][i % 3] as string, paths: files.filter((_, j) => (i >> j) & 1) }))
+    const got = readEvidenceChanges(repo.root, pins)
+    pins.forEach((pin, i) => {
+      const diff = pin.paths.length ? execFileSync('git', ['diff', '--name-only', '-z', pin.commit, 'HEAD', '--', ...pin.paths], { cwd: repo.root, encoding: 'utf8' }).split('\0').filter(Boolean) : []
+      expect(new Set(got[i]), `pin ${i}`).toEqual(new Set(diff))
+    })
+  })
+
+  test('a commit unknown here, or not a commit id, decides nothing (undefined); the others still answer', () => {
+    const { repo, base } = history()
+    const got = readEvidenceChanges(repo.root, [
+      { commit: 'deadbeefdeadbeefdeadbeefdeadbeefdeadbeef', paths: ['src/a.ts'] },
+      { commit: 'HEAD~1', paths: ['src/a.ts'] },
+      { commit: base, paths: ['src/a.ts'] },
+      { commit: base, paths: ['/etc/passwd', '../x'] },
+    ])
+    expect(got).toEqual([undefined, undefined, ['src/a.ts'], []])
+  })
+
+  test('outside a repository every pin is undecided', () => {
+    expect(readEvidenceChanges('/', [{ commit: 'deadbeef', paths: ['a'] }])).toEqual([undefined])
+  })
+})
