@@ -100,12 +100,17 @@ describe('git learn status', () => {
     expect((await repo.cli(['status', '--json'], { now })).stdout).toBe(cached)
   })
 
-  test('a learning whose evidence paths changed since its commit is stale', async () => {
+  /** A repository with src/db.ts committed, and the commit to pin learnings to. */
+  function pinnedRepo(): { repo: TestRepo; pin: string } {
     const repo = makeRepo()
     repo.write('src/db.ts', 'v1\n')
     repo.git('add', '-A')
     repo.git('commit', '-q', '-m', 'db')
-    const pin = repo.git('rev-parse', 'HEAD').trim()
+    return { repo, pin: repo.git('rev-parse', 'HEAD').trim() }
+  }
+
+  test('a learning whose evidence paths changed since its commit is stale', async () => {
+    const { repo, pin } = pinnedRepo()
     seedStore(repo, [{ ...SEEDS[3]!, evidence: { commit: pin, paths: ['src/db.ts'] } }, { ...SEEDS[4]!, evidence: { commit: pin, paths: ['README.md'] } }])
     repo.write('src/db.ts', 'v2\n')
     repo.git('commit', '-q', '-am', 'change db')
@@ -122,11 +127,7 @@ describe('git learn status', () => {
   })
 
   test('every pinned learning is checked, not only the first 200', async () => {
-    const repo = makeRepo()
-    repo.write('src/db.ts', 'v1\n')
-    repo.git('add', '-A')
-    repo.git('commit', '-q', '-m', 'db')
-    const pin = repo.git('rev-parse', 'HEAD').trim()
+    const { repo, pin } = pinnedRepo()
     for (let i = 0; i < 250; i++) repo.write(`.learnings/active/pinned-${String(i).padStart(3, '0')}.md`, learningText(`pinned-${String(i).padStart(3, '0')}`).replace('created:', `evidence:\n  commit: "${pin}"\n  paths: [src/db.ts, README.md]\ncreated:`))
     repo.write('src/db.ts', 'v2\n')
     repo.git('add', '-A')
