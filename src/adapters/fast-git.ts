@@ -75,8 +75,8 @@ export function readEvidenceChanges(root: string, pins: readonly EvidencePin[], 
 }
 
 /** The learnings whose evidence paths changed since their evidence.commit, with those paths (status's "stale"). */
-export function readStale(root: string, pins: readonly { name: string; commit: string | null; paths: string[] }[]): { name: string; paths: string[] }[] {
-  const asked = pins.filter((p): p is { name: string; commit: string; paths: string[] } => p.commit !== null && p.paths.length > 0)
+export function readStale(root: string, pins: readonly { name: string; commit: string | null; paths: readonly string[] }[]): { name: string; paths: string[] }[] {
+  const asked = pins.filter((p): p is { name: string; commit: string; paths: readonly string[] } => p.commit !== null && p.paths.length > 0)
   const changed = readEvidenceChanges(root, asked)
   return asked.flatMap((p, i) => (changed[i]?.length ? [{ name: p.name, paths: changed[i] as string[] }] : []))
 }

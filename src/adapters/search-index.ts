@@ -513,7 +513,7 @@ function statusFile(key: string, catalog: readonly CatalogEntry[], problems: Pro
 }
 
 /** The empty list every entry without supersedes or evidence paths shares. */
-const NONE = Object.freeze([]) as unknown as string[]
+const NONE: readonly string[] = Object.freeze([])
 
 function readStatusFile(dir: string, key: string): { entries: StatusEntry[]; problems: Problem[] } | undefined {
   const f = readJson(files(dir, key).status)

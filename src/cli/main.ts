@@ -81,7 +81,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.exitCode = await runCli(argv, ctx)
   // End now rather than when the event loop drains: Node would first wait for V8's background compilations, of no
   // use to a process about to end (~10 ms for a search at 10,000 learnings, BENCHMARKS.md). Every command has
-  // finished its work (writes are synchronous, child processes awaited); only output still queued keeps the process
-  // (a pipe on macOS can be asynchronous), and then it ends as before, when the loop drains.
+  // finished its work (file writes are synchronous, child processes awaited). Output still queued keeps the process:
+  // a write to a full pipe (a reader that is behind) is asynchronous, and exiting would cut it; then the process ends
+  // as before, when the loop drains.
   if (ctx.written().every((s) => s.writableLength === 0)) process.exit()
 }

@@ -1,10 +1,11 @@
 /**
  * Which evidence paths changed between a learning's `evidence.commit` and HEAD, for every pinned learning at once:
- * the question is one `git cat-file --batch-check` (the object id of `<commit>:<path>` and of `HEAD:<path>`), where
- * `status` and `check` used to run one `git diff` per learning (and status stopped at 200). A path changed when its
- * object differs: a file edited, added or removed, a directory with anything changed inside (reported as the
- * directory). A commit this repository does not know (a shallow clone, another repository) or an ambiguous
- * abbreviation leaves its learning undecided: never stale.
+ * the question is one `git cat-file --batch-check` (the object id of `<commit>^{commit}:<path>` and of
+ * `HEAD:<path>`), where `status` and `check` used to run one `git diff` per learning (and status stopped at 200). A
+ * path changed when its object differs: a file edited, added or removed, a directory with anything changed inside
+ * (reported as the directory). A mode change alone (chmod) and a submodule's pointer are not seen. A commit this
+ * repository does not know (a shallow clone, another repository) or an ambiguous abbreviation leaves its learning
+ * undecided: never stale. Paths are literal (no globs).
  */
 import { posix } from 'node:path'
 import { isCommitId } from './git-args.js'
@@ -16,7 +17,8 @@ export interface EvidencePin {
 
 /** An evidence path as `<rev>:<path>` reads it (from the top, no `./`, no trailing `/`), or undefined when it cannot be one. */
 export function evidencePath(p: string): string | undefined {
-  if (!p || p.includes('\n') || p.includes('\0') || p.startsWith('/')) return undefined
+  // git's batch reader ends a line at \n and drops a \r before it: such a path could not be asked about as written.
+  if (!p || /[\n\r\0]/.test(p) || p.startsWith('/')) return undefined
   const n = posix.normalize(p).replace(/\/+$/, '')
   return n === '.' || n === '..' || n.startsWith('../') || n === '' ? undefined : n
 }
@@ -38,7 +40,9 @@ export function evidenceQuery(pins: readonly EvidencePin[]): EvidenceQuery {
     const paths = [...new Set(pin.paths.map(evidencePath).filter((p): p is string => p !== undefined))]
     const at = lines.length
     lines.push(`${pin.commit}^{commit}`)
-    for (const p of paths) lines.push(`${pin.commit}:${p}`, `HEAD:${p}`)
+    // `<id>^{commit}:` resolves a short id among commits only, as the first line does; `<id>:` would also take a
+    // tree or blob sharing the prefix and answer "missing" for every path.
+    for (const p of paths) lines.push(`${pin.commit}^{commit}:${p}`, `HEAD:${p}`)
     return { at, paths }
   })
   return {

@@ -27,7 +27,11 @@ export interface StatusReport {
 }
 
 /** What status reads of each learning (the adapter keeps these columns apart from the full catalog). */
-export type StatusEntry = Pick<CatalogEntry, 'name' | 'tier' | 'state' | 'domain' | 'confidence' | 'created' | 'supersedes' | 'description' | 'evidenceCommit' | 'evidencePaths'>
+export type StatusEntry = Pick<CatalogEntry, 'name' | 'tier' | 'state' | 'domain' | 'confidence' | 'created' | 'description' | 'evidenceCommit'> & {
+  /** Read-only: the cache reader shares one frozen empty list among the entries that have none. */
+  supersedes: readonly string[]
+  evidencePaths: readonly string[]
+}
 
 /**
  * Build the report; `stale` comes from the adapter (it asks git). Project learnings only are proposed for prune.

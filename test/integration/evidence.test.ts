@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { describe, expect, test } from 'vitest'
 import { readEvidenceChanges } from '../../src/adapters/fast-git.js'
 import { evidencePath } from '../../src/core/evidence.js'
@@ -13,7 +14,7 @@ describe('evidencePath', () => {
     ['a b/c:d.ts', 'a b/c:d.ts'],
   ])('%j is read as %j', (p, want) => expect(evidencePath(p)).toBe(want))
 
-  test.each(['', '/etc/passwd', '../outside.ts', 'src/../../x', '.', 'a\nb', 'a\0b'])('%j is not a path in the repository', (p) => {
+  test.each(['', '/etc/passwd', '../outside.ts', 'src/../../x', '.', 'a\nb', 'a\0b', 'cr\r'])('%j is not a path in the repository', (p) => {
     expect(evidencePath(p)).toBeUndefined()
   })
 })
@@ -64,6 +65,23 @@ describe('readEvidenceChanges (one git cat-file for every pin)', () => {
       { commit: base, paths: ['/etc/passwd', '../x'] },
     ])
     expect(got).toEqual([undefined, undefined, ['src/a.ts'], []])
+  })
+
+  test('a short commit id that a tree shares is still read as the commit, not as "every path changed"', () => {
+    const repo = makeRepo()
+    const head = repo.git('rev-parse', 'HEAD').trim()
+    const prefix = head.slice(0, 4)
+    // Write a tree whose id starts with the same four digits: vary an entry name until the hash matches (~65,000 tries).
+    const blob = Buffer.from(repo.git('rev-parse', 'HEAD:README.md').trim(), 'hex')
+    let body: Buffer | undefined
+    for (let i = 0; i < 5_000_000 && !body; i++) {
+      const b = Buffer.concat([Buffer.from(`100644 f${i}\0`), blob])
+      if (createHash('sha1').update(`tree ${b.length}\0`).update(b).digest('hex').startsWith(prefix)) body = b
+    }
+    const tree = execFileSync('git', ['hash-object', '-w', '-t', 'tree', '--stdin'], { cwd: repo.root, input: body }).toString().trim()
+    expect(tree.startsWith(prefix) && tree !== head).toBe(true)
+    expect(spawnSync('git', ['rev-parse', '-q', '--verify', prefix], { cwd: repo.root }).status).not.toBe(0) // ambiguous to git
+    expect(readEvidenceChanges(repo.root, [{ commit: prefix, paths: ['README.md'] }])).toEqual([[]])
   })
 
   test('outside a repository every pin is undecided', () => {
