@@ -383,6 +383,10 @@ describe('list, show, log', () => {
     expect(one.stdout).toMatch(/approve\s+vitest-esm-hoist\s+pending → active\s+by Rita Reviewer <rita@example.com>/)
     expect(one.stdout).not.toMatch(/squashed/)
     expect((await repo.cli(['log', '-n', '1', '--json'])).json().events).toHaveLength(1)
+    // An edit in place, committed by hand with its trailers, moves nothing.
+    repo.write('.learnings/active/vitest-esm-hoist.md', `${repo.read('.learnings/active/vitest-esm-hoist.md')}\nOne more note.\n`)
+    repo.git('commit', '-q', '-am', 'learn: edit vitest-esm-hoist\n\nLearning: vitest-esm-hoist\nLearning-Action: edit\n')
+    expect((await repo.cli(['log', 'vitest-esm-hoist'])).stdout).toMatch(/^\S+  edit\s+vitest-esm-hoist  in place  by /)
   })
   test('log on an unborn branch is empty, not an error', async () => {
     const repo = makeRepo({ commit: false })

@@ -63,7 +63,9 @@ export function logLines(events: readonly AuditEvent[]): string {
   if (!events.length) return 'no lifecycle commits found (they carry a "Learning:" trailer).\n'
   return `${events
     .map((e) => {
-      const head = `${e.date.slice(0, 10)}  ${e.action.padEnd(8)} ${e.name}  ${e.from ?? '∅'} → ${e.to ?? '?'}  by ${e.by ?? e.author}  ${short(e.commit)}`
+      // A hand-made edit in place (Learning-Action: edit, no From/To) moves nothing.
+      const move = e.from || e.to ? `${e.from ?? '∅'} → ${e.to ?? '?'}` : 'in place'
+      const head = `${e.date.slice(0, 10)}  ${e.action.padEnd(8)} ${e.name}  ${move}  by ${e.by ?? e.author}  ${short(e.commit)}`
       return e.reason ? `${head}\n            reason: ${e.reason}` : head
     })
     .join('\n')}\n`
