@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Entry: nothing heavy here; main lazy-loads the one command it runs.
-import type { Ctx } from './cli/context.js'
 
 const argv = process.argv.slice(2)
 
 /**
  * `git learn observe` runs on every agent tool call, so it takes a shorter road than main: no registry, no
- * node:util parseArgs (observe takes no options; with any argument main runs it as usual), no stdout stream (it
- * prints nothing; the stream costs a few ms to build on a pipe), and stdin read synchronously. It exits 0 whatever
+ * node:util parseArgs (observe takes no options; with any argument main runs it as usual), and main's context, whose
+ * streams are built only when written (observe prints nothing; a stream costs a few ms to build on a pipe) and whose
+ * stdin is read synchronously. It exits 0 whatever
  * happens, as main does for hook commands. False when the modules cannot be loaded: main then reports why.
  */
 async function observeFastPath(): Promise<boolean> {
@@ -17,17 +17,8 @@ async function observeFastPath(): Promise<boolean> {
   } catch {
     return false
   }
-  const [observe, { readAllStdin }] = modules
-  const ctx: Ctx = {
-    cwd: process.cwd(),
-    env: process.env,
-    now: () => new Date(),
-    stdout: (t) => void process.stdout.write(t),
-    stderr: (t) => void process.stderr.write(t),
-    readStdin: () => readAllStdin(),
-    color: false,
-  }
-  await observe.run({ values: {}, positionals: [] }, ctx)
+  const [observe, { processCtx }] = modules
+  await observe.run({ values: {}, positionals: [] }, processCtx())
   return true
 }
 

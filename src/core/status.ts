@@ -97,13 +97,7 @@ export function buildStatus(
     facts.push({ name: e.name, activeSince: e.created, activeSinceFrom: e.created ? 'created' : 'unknown', lastUsed: u.lastUsed, matches: u.matches, supersededBy: by ?? [] })
   }
   const prune = planPrune(facts, config.prune, now).map((c) => ({ name: c.name, reason: c.reason }))
-  return { counts, tiers, domains, stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)), prune, pending: sortedByName(pending) }
-}
-
-/** Rows by name (code units), stable; rows already in that order (the catalog's, most often) are left as they are. */
-function sortedByName<T extends { name: string }>(rows: T[]): T[] {
-  for (let i = 1; i < rows.length; i++) if (compareCodeUnits((rows[i - 1] as T).name, (rows[i] as T).name) > 0) return rows.sort((a, b) => compareCodeUnits(a.name, b.name))
-  return rows
+  return { counts, tiers, domains, stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)), prune, pending: pending.sort(byName) }
 }
 
 /**
@@ -113,9 +107,12 @@ function sortedByName<T extends { name: string }>(rows: T[]): T[] {
  */
 export function byConfidenceThenName(rows: StatusLearning[]): StatusLearning[] {
   let named = true
-  for (let i = 1; i < rows.length && named; i++) named = compareCodeUnits((rows[i - 1] as StatusLearning).name, (rows[i] as StatusLearning).name) <= 0
-  return named ? rows.sort((a, b) => b.confidence - a.confidence) : rows.sort((a, b) => b.confidence - a.confidence || compareCodeUnits(a.name, b.name))
+  for (let i = 1; i < rows.length && named; i++) named = byName(rows[i - 1] as StatusLearning, rows[i] as StatusLearning) <= 0
+  return rows.sort(named ? (a, b) => b.confidence - a.confidence : (a, b) => b.confidence - a.confidence || byName(a, b))
 }
+
+/** Stable order by name (code units); a list already in that order (the catalog's, most often) costs one pass. */
+const byName = (a: { name: string }, b: { name: string }) => compareCodeUnits(a.name, b.name)
 
 /** A confidence bar of `width` cells: `█░` on UTF-8 terminals, `#-` otherwise. */
 export function formatBar(value: number, utf8: boolean, width = 10): string {
