@@ -112,3 +112,10 @@ function requiredState(action: string): string {
 function formatGitArgs(args: readonly string[]): string {
   return args.map((a, i) => (args[i - 1] === '-m' ? '<message>' : a)).join(' ')
 }
+
+const mb = (n: number) => `${Math.round((n / 1048576) * 10) / 10} MB`
+
+/** A file read with a size cap held more than the cap. */
+export function tooLarge(what: string, path: string, size: number | undefined, limit: number): string {
+  return `${what} "${path}" is ${size === undefined ? `more than ${limit}` : size} bytes; the limit is ${limit} (${mb(limit)})`
+}

@@ -2,47 +2,29 @@
  * Tiers (DESIGN section 9): another repository's learnings fetched into `refs/learn/tiers/<name>`, pinned by commit
  * in `.learnings/config.yaml`, and read straight from git objects (`ls-tree` + `cat-file --batch`), never checked out.
  */
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeCacheFile } from './cache-file.js'
-import * as YAML from '../vendor/yaml.js'
-import type { Config } from '../core/config-schema.js'
-import { GitCommandError, LearningParseError, UsageError } from '../core/errors.js'
-import { parseCatFileBatch } from '../core/git-output.js'
-import { TIER_REF_PREFIX } from '../core/layout.js'
-import { parseLearning, parseStorePath, parseYamlMapping, validateLearning } from '../core/learning.js'
-import type { Learning } from '../core/learning.js'
-import type { SchemaValidator } from '../core/validate.js'
-import { assertPathClean, commitOnly } from './commit.js'
-import type { Git } from './git.js'
-import type { Repo } from './repo.js'
-import { CONFIG_PATH, decodeLearningBytes } from './store.js'
+import { writeCacheFile } from '../state/cache-file.js'
+import * as YAML from '../../vendor/yaml.js'
+import type { Config } from '../../core/config-schema.js'
+import { GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
+import { parseCatFileBatch } from '../../core/git-output.js'
+import { TIER_REF_PREFIX } from '../../core/layout.js'
+import { parseLearning, parseStorePath, parseYamlMapping, validateLearning } from '../../core/learning.js'
+import type { Learning } from '../../core/learning.js'
+import type { SchemaValidator } from '../../core/validate.js'
+import { assertPathClean, commitOnly } from '../git/commit.js'
+import type { Git } from '../git/simple.js'
+import type { Repo } from '../store/repo.js'
+import { gitAsync } from '../git/run.js'
+import { CONFIG_PATH, decodeLearningBytes } from '../store/store.js'
 
 export type TierConfig = Config['tiers'][number]
 export const DEFAULT_TIER_WEIGHT = 0.9
 const ACTIVE_DIR = '.learnings/active'
 
 export const tierRef = (name: string) => `${TIER_REF_PREFIX}${name}`
-
-/** Run git with bytes on stdin (simple-git cannot feed stdin); GitCommandError with stderr on failure. */
-export function runGitWithInput(cwd: string, args: readonly string[], input: string | Buffer, env?: Record<string, string | undefined>): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [...args], { cwd, env: env ? (env as NodeJS.ProcessEnv) : process.env, stdio: ['pipe', 'pipe', 'pipe'] })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (b: Buffer) => out.push(b))
-    child.stderr.on('data', (b: Buffer) => err.push(b))
-    child.on('error', (e) => reject(new GitCommandError(args, String(e.message))))
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out))
-      else reject(new GitCommandError(args, Buffer.concat(err).toString('utf8')))
-    })
-    child.stdin.on('error', () => undefined)
-    child.stdin.end(input)
-  })
-}
 
 export interface TreeEntry {
   mode: string
@@ -88,7 +70,7 @@ export async function readTierLearnings(git: Git, tier: string, commit: string, 
     blobs.push(e)
   }
   if (!blobs.length) return { learnings: [], warnings }
-  const contents = parseCatFileBatch(await runGitWithInput(git.root, ['cat-file', '--batch'], `${blobs.map((b) => b.oid).join('\n')}\n`))
+  const contents = parseCatFileBatch(await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }))
   const learnings: Learning[] = []
   blobs.forEach((b, i) => {
     const bytes = contents[i]?.bytes
@@ -143,7 +125,7 @@ export interface TierSource {
 export async function readTierSources(repo: Repo, onWarning: (w: TierWarning) => void = () => undefined): Promise<TierSource[]> {
   const pins = await readTierPins(repo, onWarning)
   if (!pins.length) return []
-  const { loadLearningValidator } = await import('./validators.js')
+  const { loadLearningValidator } = await import('../store/validators.js')
   const out: TierSource[] = []
   for (const t of pins) {
     const scan = await readTierLearningsCached(repo.git, t.tier, t.commit, loadLearningValidator)
@@ -300,7 +282,7 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
       const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', tier.commit, '--', ACTIVE_DIR]))
       const blobs = entries.filter((e) => e.type === 'blob')
       if (blobs.length) {
-        const contents = parseCatFileBatch(await runGitWithInput(git.root, ['cat-file', '--batch'], `${blobs.map((b) => b.oid).join('\n')}\n`))
+        const contents = parseCatFileBatch(await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }))
         blobs.forEach((b, i) => {
           const c = contents[i]?.bytes
           if (!c) return void problems.push({ kind: 'object-missing', oid: b.oid, path: b.path })

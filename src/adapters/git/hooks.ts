@@ -7,7 +7,7 @@
  */
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
-import type { Git } from './git.js'
+import type { Git } from './simple.js'
 
 export const HOOK_MARKER = '# git-learn'
 // pre-merge-commit: a merge without conflicts commits through it, not through pre-commit.
@@ -33,7 +33,7 @@ export interface HookChange {
   note?: string
 }
 
-const SHIMS = join(__dirname, '..', '..', 'githooks')
+const SHIMS = join(__dirname, '..', '..', '..', 'githooks')
 
 /** The text of a shipped shim. */
 export function readShim(hook: string): string {

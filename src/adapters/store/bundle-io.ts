@@ -3,8 +3,8 @@
  * the alias limit). Everything received is hostile until core/bundle.ts's parseBundle has checked its shape.
  */
 import { isAbsolute, join } from 'node:path'
-import { BundleRefusedError, BundleUnreachableError } from '../core/errors.js'
-import { parseYamlMapping } from '../core/learning.js'
+import { BundleRefusedError, BundleUnreachableError } from '../../core/errors.js'
+import { parseYamlMapping } from '../../core/learning.js'
 import { readFileBounded } from './read-bounded.js'
 import type { BoundedRead } from './read-bounded.js'
 

@@ -17,9 +17,9 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeSync, createReadStream } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
-import { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings } from '../core/observation.js'
-import { findGitDirs, needsGit } from './locate.js'
-import type { ObserveSettings } from '../core/observation.js'
+import { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings } from '../../core/observation.js'
+import { findGitDirs, needsGit } from '../git/locate.js'
+import type { ObserveSettings } from '../../core/observation.js'
 
 export const LIVE_FILE = 'observations.jsonl'
 export const ARCHIVE_DIR = 'observations.archive'
@@ -41,11 +41,11 @@ export interface RepoLocation {
 
 const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })
 
-/** The repository around `cwd` (src/adapters/locate.ts: no git process in the usual layout; with GIT_DIR and the
+/** The repository around `cwd` (src/adapters/git/locate.ts: no git process in the usual layout; with GIT_DIR and the
  * like, git is asked). */
 export async function locateRepo(cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<RepoLocation | undefined> {
   // node:child_process costs a few ms to load: only a redirected discovery (GIT_DIR and the like) pays for it.
-  const dirs = needsGit(env) ? (await import('./fast-git.js')).locateRepo(cwd, env) : findGitDirs(cwd, env)
+  const dirs = needsGit(env) ? (await import('../git/fast.js')).locateRepo(cwd, env) : findGitDirs(cwd, env)
   return dirs && { root: dirs.root, commonDir: dirs.commonDir, stateDir: join(dirs.commonDir, 'learn') }
 }
 
@@ -68,7 +68,7 @@ export async function readObserveSettings(loc: RepoLocation, log: (msg: string) 
   }
   let data: unknown = {}
   try {
-    const { parse } = await import('../vendor/yaml.js')
+    const { parse } = await import('../../vendor/yaml.js')
     data = parse(readFileSync(file, 'utf8'), { maxAliasCount: 50 })
   } catch (err) {
     log(`.learnings/config.yaml: ${String((err as Error).message ?? err).split('\n')[0]}; using the default observe settings`)

@@ -4,7 +4,7 @@
  * absent (running from source under vitest), ajv compiles them here, once per process.
  */
 import { join } from 'node:path'
-import type { SchemaValidator } from '../core/validate.js'
+import type { SchemaValidator } from '../../core/validate.js'
 
 let learning: SchemaValidator | undefined
 let config: SchemaValidator | undefined
@@ -17,7 +17,7 @@ async function compile(schema: object): Promise<SchemaValidator> {
 
 async function loadGenerated(file: string): Promise<SchemaValidator | undefined> {
   try {
-    const mod = require(join(__dirname, '..', 'generated', file)) as SchemaValidator | { default: SchemaValidator }
+    const mod = require(join(__dirname, '..', '..', 'generated', file)) as SchemaValidator | { default: SchemaValidator }
     return 'default' in mod ? mod.default : mod
   } catch {
     return undefined
@@ -28,7 +28,7 @@ async function loadGenerated(file: string): Promise<SchemaValidator | undefined>
 export async function loadLearningValidator(): Promise<SchemaValidator> {
   if (!learning) {
     learning = await loadGenerated('learning-validator.cjs')
-    if (!learning) learning = await compile((await import('../core/learning-schema.js')).learningSchema)
+    if (!learning) learning = await compile((await import('../../core/learning-schema.js')).learningSchema)
   }
   return learning
 }
@@ -37,7 +37,7 @@ export async function loadLearningValidator(): Promise<SchemaValidator> {
 export async function loadConfigValidator(): Promise<SchemaValidator> {
   if (!config) {
     config = await loadGenerated('config-validator.cjs')
-    if (!config) config = await compile((await import('../core/config-schema.js')).configSchema)
+    if (!config) config = await compile((await import('../../core/config-schema.js')).configSchema)
   }
   return config
 }

@@ -6,9 +6,9 @@
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { isRendered } from '../core/check-zones.js'
-import { AGENTS_FILE, spliceAgentsSection } from '../core/render.js'
-import type { RenderPlan, RenderTarget } from '../core/render.js'
+import { isRendered } from '../../core/check-zones.js'
+import { AGENTS_FILE, spliceAgentsSection } from '../../core/render.js'
+import type { RenderPlan, RenderTarget } from '../../core/render.js'
 
 export interface RenderResult {
   written: string[]

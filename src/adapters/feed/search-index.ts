@@ -31,15 +31,15 @@ import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, rea
 import { join } from 'node:path'
 import type MiniSearch from 'minisearch'
 import type { AsPlainObject } from 'minisearch'
-import type { Config } from '../core/config-schema.js'
-import type { LearningState } from '../core/errors.js'
-import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../core/layout.js'
-import type { LearningSummary } from '../core/query.js'
-import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexParts, SearchDoc, SearchFilter, SearchHit } from '../core/search.js'
-import type { RecallIndex, RecallPostings } from '../core/search-recall.js'
-import { invertRecall } from '../core/search-recall.js'
-import type { StatusEntry } from '../core/status.js'
-import { writeAtomic, writeCacheFile, writeCacheFileAlone } from './cache-file.js'
+import type { Config } from '../../core/config-schema.js'
+import type { LearningState } from '../../core/errors.js'
+import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
+import type { LearningSummary } from '../../core/query.js'
+import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexParts, SearchDoc, SearchFilter, SearchHit } from '../../core/search.js'
+import type { RecallIndex, RecallPostings } from '../../core/search-recall.js'
+import { invertRecall } from '../../core/search-recall.js'
+import type { StatusEntry } from '../../core/status.js'
+import { writeAtomic, writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
 import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, readConfigBytes, storeFiles } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
 
@@ -222,12 +222,12 @@ function readParseCache(dir: string): Map<string, ParsedFile> {
 /** Read every source (re-parsing only changed project files), fold, index, and write the cache files of `state.key`. */
 async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
   const [store, learning, search, sources, { RECALL_TYPES }, { summarize }] = await Promise.all([
-    import('./store.js'),
-    import('../core/learning.js'),
-    import('../core/search.js'),
-    import('./sources.js'),
-    import('../core/search-recall.js'),
-    import('../core/query.js'),
+    import('../store/store.js'),
+    import('../../core/learning.js'),
+    import('../../core/search.js'),
+    import('../store/sources.js'),
+    import('../../core/search-recall.js'),
+    import('../../core/query.js'),
   ])
   const dir = cacheDir(commonDir)
   const previous = readParseCache(dir)
@@ -286,7 +286,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
   let volatile = false
   const config = await readConfigCached(root, commonDir)
   if (config.tiers.length) {
-    const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([import('./repo.js'), import('./tiers.js'), import('./validators.js')])
+    const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([import('../store/repo.js'), import('./tiers.js'), import('../store/validators.js')])
     const repo = await openRepo(root)
     const onWarning = (w: { path: string; reason: string }) => {
       const p = tiers.tierProblem(w)
@@ -389,7 +389,7 @@ function writeCache(
   dir: string,
   key: string,
   b: Built & { columns: DocColumns; tiers: FeedFile['tiers']; volatile: boolean; parsed: Map<string, ParsedFile> },
-  splitIndex: typeof import('../core/search.js').splitIndex,
+  splitIndex: typeof import('../../core/search.js').splitIndex,
 ): void {
   try {
     mkdirSync(dir, { recursive: true })
@@ -634,7 +634,7 @@ class CachedIndex implements CatalogView {
   }
 
   /** An index holding the postings of the terms `query` can reach. */
-  indexFor(query: string, search: typeof import('../core/search.js')): MiniSearch<SearchDoc> {
+  indexFor(query: string, search: typeof import('../../core/search.js')): MiniSearch<SearchDoc> {
     const { terms, offsets, header } = this.terms
     const picked = search.selectIndexTerms(terms, search.buildQueryTerms(query))
     const fd = openSync(this.f.postings, 'r')
@@ -677,7 +677,7 @@ function readCachedIndex(dir: string, key: string): CachedIndex | undefined {
 export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
   const k = await keyingFor(cwd)
   const { root, commonDir } = k
-  const [{ state, hit: cached }, search] = await Promise.all([readWhileKeying(k, readCachedIndex), import('../core/search.js')])
+  const [{ state, hit: cached }, search] = await Promise.all([readWhileKeying(k, readCachedIndex), import('../../core/search.js')])
   let built: Built | undefined
   const fresh = async () => (built ??= await rebuild(root, commonDir, state))
   const rankFresh = async (query: string, filter?: SearchFilter, limit?: number) => {
@@ -798,7 +798,7 @@ export async function readConfigCached(root: string, commonDir: string): Promise
   const file = join(dir, `config-${key}.json`)
   const hit = readJson(file)
   if (isObject(hit) && hit['format'] === CACHE_FORMAT && isObject(hit['config'])) return hit['config'] as unknown as Config
-  const { readConfig } = await import('./store.js')
+  const { readConfig } = await import('../store/store.js')
   const config = await readConfig(root)
   writeCacheFileAlone(file, JSON.stringify({ format: CACHE_FORMAT, config }), 'config-')
   return config

@@ -1,14 +1,14 @@
 /** The store on disk: `.learnings/{pending,active,archived}/<name>.md` and `config.yaml` in the work tree. */
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { mergeConfig } from '../core/config-schema.js'
-import type { Config } from '../core/config-schema.js'
-import { ConfigError, LearningNotFoundError, LearningParseError, UsageError } from '../core/errors.js'
-import type { LearningState } from '../core/errors.js'
-import { MAX_LEARNING_BYTES, STATES, STORE_DIR, learningPath, parseLearning, parseYamlMapping } from '../core/learning.js'
-import type { Learning } from '../core/learning.js'
-import { explainBadName } from '../core/names.js'
-import { formatSchemaErrors } from '../core/validate.js'
+import { mergeConfig } from '../../core/config-schema.js'
+import type { Config } from '../../core/config-schema.js'
+import { ConfigError, LearningNotFoundError, LearningParseError, UsageError } from '../../core/errors.js'
+import type { LearningState } from '../../core/errors.js'
+import { MAX_LEARNING_BYTES, STATES, STORE_DIR, learningPath, parseLearning, parseYamlMapping } from '../../core/learning.js'
+import type { Learning } from '../../core/learning.js'
+import { explainBadName } from '../../core/names.js'
+import { formatSchemaErrors } from '../../core/validate.js'
 import { loadConfigValidator } from './validators.js'
 
 export const CONFIG_PATH = `${STORE_DIR}/config.yaml`

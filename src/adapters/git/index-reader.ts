@@ -3,43 +3,23 @@
  * and blobs of the index, the store's files in the work tree, and a few history questions. GIT_INDEX_FILE is
  * passed through untouched: `git commit --only` runs hooks against a temporary index named by it.
  */
-import { spawnSync } from 'node:child_process'
-import { parseCatFileBatch, parseCatFileBatchCheck } from '../core/git-output.js'
-import type { ObjectInfo } from '../core/git-output.js'
+import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
+import type { ObjectInfo } from '../../core/git-output.js'
 import { existsSync, lstatSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeCacheFile } from './cache-file.js'
+import { writeCacheFile } from '../state/cache-file.js'
 import { findGitDirs, readHeadCommit } from './locate.js'
-import { parseRawDiff } from '../core/check-diff.js'
-import type { DiffEntry } from '../core/check-diff.js'
-import { GitCommandError, NotARepositoryError } from '../core/errors.js'
+import { parseRawDiff } from '../../core/check-diff.js'
+import type { DiffEntry } from '../../core/check-diff.js'
+import { GitCommandError, NotARepositoryError } from '../../core/errors.js'
+import { gitSync, runGitSync } from './run.js'
 
-type Env = Readonly<Record<string, string | undefined>>
+import type { Env } from './run.js'
 
 /** Largest file the guards read; larger (and binary) files are skipped with a note. */
 export const MAX_CHECK_BYTES = 1024 * 1024
 
 const CONFIG_PATH = '.learnings/config.yaml'
-
-export interface GitResult {
-  code: number
-  stdout: Buffer
-  stderr: string
-}
-
-/** Run git with an argument array (never a shell string) and optional stdin. */
-export function runGit(cwd: string, env: Env, args: readonly string[], input?: string): GitResult {
-  const r = spawnSync('git', [...args], { cwd, env: env as NodeJS.ProcessEnv, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] })
-  if (r.error) throw new GitCommandError(args, String(r.error.message))
-  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr.toString() }
-}
-
-/** stdout of git as text; GitCommandError on failure. */
-export function gitText(cwd: string, env: Env, args: readonly string[], input?: string): string {
-  const r = runGit(cwd, env, args, input)
-  if (r.code !== 0) throw new GitCommandError(args, r.stderr)
-  return r.stdout.toString('utf8')
-}
 
 /**
  * The work-tree root. In a hook git runs us at the top of the work tree, where `.git` is: no process needed then.
@@ -47,7 +27,7 @@ export function gitText(cwd: string, env: Env, args: readonly string[], input?: 
  */
 export function findRoot(cwd: string, env: Env): string {
   if (!env['GIT_DIR'] && !env['GIT_WORK_TREE'] && existsSync(join(cwd, '.git'))) return cwd
-  const r = runGit(cwd, env, ['rev-parse', '--show-toplevel'])
+  const r = runGitSync(['rev-parse', '--show-toplevel'], { cwd, env })
   const root = r.stdout.toString('utf8').trim()
   if (r.code !== 0 || !root) throw new NotARepositoryError(cwd, r.stderr)
   return root
@@ -56,7 +36,7 @@ export function findRoot(cwd: string, env: Env): string {
 /** The staged changes (index against HEAD, or against the empty tree before the first commit), renames detected. */
 export function readStagedChanges(root: string, env: Env): DiffEntry[] {
   // `git diff --cached` on an unborn branch compares with the empty tree, so the first commit works too.
-  const r = runGit(root, env, ['diff', '--cached', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--ignore-submodules'])
+  const r = runGitSync(['diff', '--cached', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--ignore-submodules'], { cwd: root, env })
   if (r.code !== 0) throw new GitCommandError(['diff', '--cached', '--raw'], r.stderr)
   return parseRawDiff(r.stdout.toString('utf8'))
 }
@@ -72,7 +52,7 @@ export function readStagedConfig(root: string, env: Env): Buffer | undefined {
 }
 
 function readConfigObject(root: string, env: Env, name: string): Buffer | undefined {
-  const r = runGit(root, env, ['cat-file', '--batch'], `${name}\n`)
+  const r = runGitSync(['cat-file', '--batch'], { cwd: root, env, input: `${name}\n` })
   if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
   const [o] = parseCatFileBatch(r.stdout)
   return o?.type === 'blob' && o.bytes ? Buffer.from(o.bytes) : undefined
@@ -107,7 +87,7 @@ export async function readZones(config: Buffer | undefined, fallback: readonly s
   const text = config.toString('utf8')
   if (!/^zones\s*:/m.test(text)) return fallback
   try {
-    const { parse } = await import('../vendor/yaml.js')
+    const { parse } = await import('../../vendor/yaml.js')
     const data = parse(text, { maxAliasCount: 50 }) as { zones?: { system?: unknown } } | null
     const system = data?.zones?.system
     return Array.isArray(system) ? system.filter((s): s is string => typeof s === 'string') : fallback
@@ -138,7 +118,7 @@ export function decodeForCheck(bytes: Uint8Array, size = bytes.length): BlobText
  * `git cat-file --batch-check`; undefined for a name git does not have. */
 export function statObjects(root: string, env: Env, names: readonly string[]): (ObjectInfo | undefined)[] {
   if (!names.length) return []
-  return parseCatFileBatchCheck(gitText(root, env, ['cat-file', '--batch-check'], `${names.join('\n')}\n`))
+  return parseCatFileBatchCheck(gitSync(['cat-file', '--batch-check'], { cwd: root, env, input: `${names.join('\n')}\n` }))
 }
 
 /** Sort stat answers into blobs small enough to read and the skipped ones (with why). */
@@ -157,7 +137,7 @@ function sortBySize(shas: readonly string[], infos: readonly (ObjectInfo | undef
 function readObjects(root: string, env: Env, ids: readonly string[]): Map<string, Uint8Array> {
   const out = new Map<string, Uint8Array>()
   if (!ids.length) return out
-  const r = runGit(root, env, ['cat-file', '--batch'], `${ids.join('\n')}\n`)
+  const r = runGitSync(['cat-file', '--batch'], { cwd: root, env, input: `${ids.join('\n')}\n` })
   if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
   for (const o of parseCatFileBatch(r.stdout)) if (o.bytes) out.set(o.oid, o.bytes)
   return out
@@ -206,7 +186,7 @@ export function readStagedForCheck(root: string, env: Env, shas: readonly string
 
 /** Paths in the index under a pathspec (`git ls-files -z`). */
 export function readIndexPaths(root: string, env: Env, pathspecs: readonly string[]): string[] {
-  return gitText(root, env, ['ls-files', '-z', '--', ...pathspecs]).split('\0').filter(Boolean)
+  return gitSync(['ls-files', '-z', '--', ...pathspecs], { cwd: root, env }).split('\0').filter(Boolean)
 }
 
 export interface TreeFile {
@@ -222,7 +202,7 @@ export interface TreeFile {
  */
 export function readTreeFiles(root: string, env: Env, zones: readonly string[]): TreeFile[] {
   const specs = ['.learnings', ...zones.map((z) => `:(glob)${z}`)]
-  const paths = [...new Set(gitText(root, env, ['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs]).split('\0').filter(Boolean))].sort()
+  const paths = [...new Set(gitSync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env }).split('\0').filter(Boolean))].sort()
   const out: TreeFile[] = []
   for (const path of paths) {
     const abs = join(root, path)
@@ -242,11 +222,11 @@ export function readTreeFiles(root: string, env: Env, zones: readonly string[]):
 
 /** The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included). */
 export function readDirectiveOverrides(root: string, env: Env): string {
-  const r = runGit(root, env, ['log', '--all', '--format=%B%x00', '-E', '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:'])
+  const r = runGitSync(['log', '--all', '--format=%B%x00', '-E', '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:'], { cwd: root, env })
   return r.code === 0 ? r.stdout.toString('utf8') : ''
 }
 
 /** True while a merge is being concluded (MERGE_HEAD exists): its diff against HEAD carries the other side's work. */
 export function isMerging(root: string, env: Env): boolean {
-  return runGit(root, env, ['rev-parse', '-q', '--verify', 'MERGE_HEAD']).code === 0
+  return runGitSync(['rev-parse', '-q', '--verify', 'MERGE_HEAD'], { cwd: root, env }).code === 0
 }

@@ -6,11 +6,11 @@
 import type { Hash } from 'node:crypto'
 import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { NotARepositoryError } from '../core/errors.js'
-import { STATES, STORE_DIR } from '../core/layout.js'
-import { writeCacheFileAlone } from './cache-file.js'
-import { gitAsync } from './fast-git.js'
-import { findGitDirs } from './locate.js'
+import { NotARepositoryError } from '../../core/errors.js'
+import { STATES, STORE_DIR } from '../../core/layout.js'
+import { writeCacheFileAlone } from '../state/cache-file.js'
+import { tryGitAsync } from '../git/run.js'
+import { findGitDirs } from '../git/locate.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
 export const CACHE_FORMAT = 3
@@ -27,7 +27,7 @@ let stamp: string | undefined
 export function codeStamp(createHash: typeof import('node:crypto').createHash): string {
   if (stamp !== undefined) return stamp
   const h = createHash('sha1')
-  for (const m of ['../core/search', '../core/normalize-error', '../core/learning', '../core/config-schema', '../core/search-recall', '../core/query', './search-index', './feed-key']) {
+  for (const m of ['../../core/search', '../../core/normalize-error', '../../core/learning', '../../core/config-schema', '../../core/search-recall', '../../core/query', './search-index', './feed-key']) {
     for (const ext of ['.js', '.ts']) {
       try {
         h.update(readFileSync(join(__dirname, `${m}${ext}`)))
@@ -98,12 +98,12 @@ const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
  */
 async function startKeying(cwd: string): Promise<Keying> {
   const found = findGitDirs(cwd, process.env)
-  const where = found ? undefined : gitAsync(cwd, ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'])
+  const where = found ? undefined : tryGitAsync(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd })
   let lsRun: Promise<Buffer | undefined> | undefined
-  const ls = () => (lsRun ??= gitAsync(cwd, ['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC]))
+  const ls = () => (lsRun ??= tryGitAsync(['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC], { cwd }))
   // --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
   // directory: the rebuild reads the directories, so a gitignored learning is indexed and must be in the key too.
-  const st = gitAsync(cwd, ['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored', '--no-renames', ...STORE_SPEC])
+  const st = tryGitAsync(['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored', '--no-renames', ...STORE_SPEC], { cwd })
   const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
   if (!index) void ls()
   const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')

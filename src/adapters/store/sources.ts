@@ -4,8 +4,8 @@
  * heaviest source, by a hash of its normalized frontmatter and body.
  */
 import { createHash } from 'node:crypto'
-import type { LearningParseError, LearningState } from '../core/errors.js'
-import type { Learning } from '../core/learning.js'
+import type { LearningParseError, LearningState } from '../../core/errors.js'
+import type { Learning } from '../../core/learning.js'
 import type { Repo } from './repo.js'
 import { readStore } from './store.js'
 
@@ -63,7 +63,7 @@ export async function readSources(repo: Repo, opts: { states: readonly LearningS
   const problems = [...scan.problems]
   // Tiers (section 9): active learnings read from each pinned commit's git objects; only active ones travel.
   if (opts.states.includes('active')) {
-    const { readTierSources, tierProblem } = await import('./tiers.js')
+    const { readTierSources, tierProblem } = await import('../feed/tiers.js')
     sources.push(...(await readTierSources(repo, (w) => problems.push(tierProblem(w)))))
   }
   return { sources: foldSources(sources), problems }

@@ -8,7 +8,7 @@
  * tool_input, tool_use_id; PostToolUse adds tool_response; PostToolUseFailure adds error (and is_interrupt);
  * UserPromptSubmit adds prompt; SessionStart adds source; SessionEnd adds reason; Stop adds stop_hook_active.
  */
-import type { ObservedEvent } from '../core/observation.js'
+import type { ObservedEvent } from '../../core/observation.js'
 
 type Payload = Record<string, unknown>
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-const TEMPLATES = join(__dirname, '..', '..', 'templates')
+const TEMPLATES = join(__dirname, '..', '..', '..', 'templates')
 
 /** The text of `templates/<file>`. */
 export function readTemplate(file: string): string {

@@ -6,9 +6,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { UncommittedLearningError } from '../core/errors.js'
-import { assertNoSecretInMessage } from '../core/trailers.js'
-import type { Git } from './git.js'
+import { UncommittedLearningError } from '../../core/errors.js'
+import { assertNoSecretInMessage } from '../../core/trailers.js'
+import type { Git } from './simple.js'
 
 /** Refuse when a learning's file differs between HEAD, the index and the work tree, or is untracked. */
 export async function assertPathClean(git: Git, name: string, path: string): Promise<void> {

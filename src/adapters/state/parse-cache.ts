@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
-import { parseYamlMapping } from '../core/learning.js'
+import { parseYamlMapping } from '../../core/learning.js'
 
 export const PARSE_CACHE_FILE = 'frontmatter-v1.json'
 

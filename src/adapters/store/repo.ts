@@ -1,7 +1,7 @@
 /** A repository opened for a command: git, its root, and the configuration read once. */
-import type { Config } from '../core/config-schema.js'
-import { openGit } from './git.js'
-import type { Git } from './git.js'
+import type { Config } from '../../core/config-schema.js'
+import { openGit } from '../git/simple.js'
+import type { Git } from '../git/simple.js'
 import { readConfig } from './store.js'
 
 export interface Repo {

@@ -7,10 +7,10 @@ import { createHash } from 'node:crypto'
 import { appendFileSync, closeSync, createReadStream, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
-import type { UsageEvent, UsageSummary, UsageTotals } from '../core/usage.js'
-import { cloneTotals, foldUsageEvent, parseUsageEvent, summarizeTotals } from '../core/usage.js'
+import type { UsageEvent, UsageSummary, UsageTotals } from '../../core/usage.js'
+import { cloneTotals, foldUsageEvent, parseUsageEvent, summarizeTotals } from '../../core/usage.js'
 
-export type { UsageEvent, UsageEventKind } from '../core/usage.js'
+export type { UsageEvent, UsageEventKind } from '../../core/usage.js'
 
 /** `<common dir>/learn`, the local state directory (never committed, shared by worktrees). */
 export function stateDir(commonDir: string): string {

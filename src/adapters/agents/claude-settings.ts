@@ -6,10 +6,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError } from '../core/errors.js'
+import { ConfigError } from '../../core/errors.js'
 
 export const SETTINGS_PATH = '.claude/settings.json'
-const COMMANDS_TEMPLATES = join(__dirname, '..', '..', 'templates', 'claude', 'commands')
+const COMMANDS_TEMPLATES = join(__dirname, '..', '..', '..', 'templates', 'claude', 'commands')
 
 export interface HookSpec {
   event: string

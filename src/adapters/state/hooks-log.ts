@@ -1,8 +1,8 @@
 /** The hooks' error log: `<common dir>/learn/hooks.log`. A hook never fails the agent's session; it writes here. */
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { redactSecrets } from '../core/secrets.js'
-import { locateRepo } from './fast-git.js'
+import { redactSecrets } from '../../core/secrets.js'
+import { locateRepo } from '../git/fast.js'
 
 /** Append one line about a hook's failure; silent when even that is impossible. */
 export function logHookError(cwd: string, hook: string, err: unknown, now: Date): void {

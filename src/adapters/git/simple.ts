@@ -4,9 +4,9 @@
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { simpleGit } from '../vendor/simple-git.js'
+import { simpleGit } from '../../vendor/simple-git.js'
 import type { SimpleGit } from 'simple-git'
-import { GitCommandError, NoIdentityError, NotARepositoryError, OperationInProgressError } from '../core/errors.js'
+import { GitCommandError, NoIdentityError, NotARepositoryError, OperationInProgressError } from '../../core/errors.js'
 
 export interface Git {
   readonly root: string
