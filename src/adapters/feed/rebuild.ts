@@ -1,0 +1,234 @@
+/**
+ * The rebuild of the feed cache: read every source (the project store, re-parsing only files whose blob id changed,
+ * and each pinned tier, parsed once per commit), fold duplicates across sources, index, and write the files of the
+ * key (write-cache.ts).
+ */
+import { createHash } from 'node:crypto'
+import { lstatSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import type MiniSearch from 'minisearch'
+import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
+import type { LearningSummary } from '../../core/query.js'
+import type { CatalogEntry, SearchDoc } from '../../core/search.js'
+import type { RecallIndex } from '../../core/search-recall.js'
+import { writeCacheFile } from '../state/cache-file.js'
+import { isObject, readJson } from './cache-files.js'
+import type { DocColumns, Problem, ProjectFile } from './cache-files.js'
+import { readConfigCached } from './config-cache.js'
+import { CACHE_FORMAT, cacheDir, codeStamp, storeFiles } from './feed-key.js'
+import type { StoreState } from './feed-key.js'
+import { writeCache } from './write-cache.js'
+
+export interface ParsedFile {
+  oid: string
+  entry?: CatalogEntry
+  /** The file as a listing row (src/core/query.ts summarize). */
+  row?: LearningSummary
+  doc?: Omit<SearchDoc, 'id'>
+  hash?: string
+  problem?: string
+}
+
+export interface Built {
+  catalog: CatalogEntry[]
+  problems: Problem[]
+  index: MiniSearch<SearchDoc>
+  recall: RecallIndex
+  /** The catalog position of each recall entry. */
+  recallIds: number[]
+  /** Every readable project file, unfolded, in store order, and the project's problems. */
+  project: ProjectFile
+}
+
+
+/** Git's blob id of some bytes: sha1("blob <size>\0" + bytes). */
+function blobId(bytes: Buffer): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+}
+
+/** `git ls-files -s -z` records as path → {mode, oid}. Sample: "100644 3f2c…e1 0\t.learnings/active/x.md\0". */
+function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid: string }> {
+  const map = new Map<string, { mode: string; oid: string }>()
+  for (const rec of (out ?? '').split('\0')) {
+    const tab = rec.indexOf('\t')
+    if (tab < 0) continue
+    const [mode = '', oid = '', stage = '0'] = rec.slice(0, tab).split(' ')
+    if (stage === '0') map.set(rec.slice(tab + 1), { mode, oid })
+  }
+  return map
+}
+
+function readParseCache(dir: string): Map<string, ParsedFile> {
+  const f = readJson(join(dir, 'parsed.json'))
+  const map = new Map<string, ParsedFile>()
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['stamp'] !== codeStamp(createHash) || !isObject(f['files'])) return map
+  for (const [path, v] of Object.entries(f['files'])) if (isObject(v) && typeof v['oid'] === 'string') map.set(path, v as unknown as ParsedFile)
+  return map
+}
+
+/** Read every source (re-parsing only changed project files), fold, index, and write the cache files of `state.key`. */
+export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
+  const [store, learning, search, sources, { RECALL_TYPES }, { summarize }] = await Promise.all([
+    import('../store/store.js'),
+    import('../../core/learning.js'),
+    import('../../core/search.js'),
+    import('../store/sources.js'),
+    import('../../core/search-recall.js'),
+    import('../../core/query.js'),
+  ])
+  const dir = cacheDir(commonDir)
+  const previous = readParseCache(dir)
+  const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
+  const parsed = new Map<string, ParsedFile>()
+  const problems: Problem[] = []
+  type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
+  const project: Item[] = []
+  const projectFile: ProjectFile = { rows: [], problems: [] }
+  for (const st of STATES) {
+    for (const file of storeFiles(root, st)) {
+      const path = `${STORE_DIR}/${st}/${file}`
+      let result: ParsedFile
+      try {
+        const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
+        let bytes: Buffer | undefined
+        let oid: string
+        if (clean) {
+          if (clean.mode === '120000') throw new Error('is a symbolic link; the store holds only regular files')
+          oid = clean.oid
+        } else {
+          if (lstatSync(join(root, path)).isSymbolicLink()) throw new Error('is a symbolic link; the store holds only regular files')
+          bytes = readFileSync(join(root, path))
+          oid = blobId(bytes)
+        }
+        const hit = previous.get(path)
+        if (hit && hit.oid === oid && (hit.problem !== undefined || hit.row)) result = hit
+        else {
+          try {
+            const l = learning.parseLearning(store.decodeLearningBytes(bytes ?? readFileSync(join(root, path)), path), path)
+            const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+            result = { oid, entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), row: summarize(l), doc, hash: sources.contentHash(l) }
+          } catch (err) {
+            const e = err as { reason?: string; message?: string }
+            result = { oid, problem: e.reason ?? e.message ?? String(err) }
+          }
+        }
+      } catch (err) {
+        result = { oid: '', problem: (err as Error).message }
+      }
+      if (result.oid) parsed.set(path, result)
+      if (result.entry && result.doc && result.hash) {
+        project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
+        if (result.row) projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
+      } else {
+        problems.push({ path, reason: result.problem ?? 'unreadable' })
+        projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
+      }
+    }
+  }
+
+  // Tiers (section 9): active learnings read from each pinned commit's git objects. A commit never changes, so its
+  // entries, index documents and content hashes are cached under its id (tier-items-<commit>-<stamp>.json) and a
+  // rebuild after a project change does not parse, normalize or hash the tier's learnings again.
+  const groups: { tier: string; weight: number; items: Item[] }[] = [{ tier: sources.PROJECT_TIER, weight: 1, items: project }]
+  let volatile = false
+  const config = await readConfigCached(root, commonDir)
+  if (config.tiers.length) {
+    const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([import('../store/repo.js'), import('./tiers.js'), import('../store/validators.js')])
+    const repo = await openRepo(root)
+    const onWarning = (w: { path: string; reason: string }) => {
+      const p = tiers.tierProblem(w)
+      problems.push({ path: p.path, reason: p.reason })
+      if (w.path.startsWith(TIER_REF_PREFIX)) volatile = true
+    }
+    const pins = await tiers.readTierPins(repo, onWarning)
+    const keep = new Set<string>()
+    for (const pin of pins) {
+      const file = join(dir, `tier-items-${pin.commit}-${codeStamp(createHash).slice(0, 12)}.json`)
+      keep.add(file)
+      let cached = readTierItems(file, pin.commit)
+      if (!cached) {
+        const scan = await tiers.readTierLearningsCached(repo.git, pin.tier, pin.commit, loadLearningValidator)
+        cached = {
+          items: scan.learnings.map((l) => {
+            const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+            return { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, doc, hash: sources.contentHash(l) }
+          }),
+          warnings: scan.warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
+        }
+        writeTierItems(file, pin.commit, cached)
+      }
+      for (const w of cached.warnings) onWarning({ path: `${pin.tier}:${w.path}`, reason: w.reason })
+      groups.push({
+        tier: pin.tier,
+        weight: pin.weight,
+        // Entries are cached without their tier: its name and weight come from config.yaml, not from the commit.
+        items: cached.items.map((it) => ({ ...it, entry: { ...it.entry, tier: pin.tier, weight: pin.weight, path: `${pin.tier}:${it.entry.path}` } })),
+      })
+    }
+    try {
+      for (const name of readdirSync(dir)) if (name.startsWith('tier-items-') && !keep.has(join(dir, name))) unlinkSync(join(dir, name))
+    } catch {
+      // The cache is an optimisation only.
+    }
+  }
+
+  // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does.
+  const order = [...groups.keys()].sort((a, b) => (groups[b] as (typeof groups)[number]).weight - (groups[a] as (typeof groups)[number]).weight || a - b)
+  const seen = new Set<string>()
+  const keptByGroup = new Map<number, Item[]>()
+  for (const g of order)
+    keptByGroup.set(
+      g,
+      (groups[g] as (typeof groups)[number]).items.filter((it) => {
+        if (seen.has(it.hash)) return false
+        seen.add(it.hash)
+        return true
+      }),
+    )
+  const catalog: CatalogEntry[] = []
+  const docs: SearchDoc[] = []
+  const columns: DocColumns = { names: [], states: [], types: [], tiers: [] }
+  groups.forEach((_g, gi) => {
+    for (const it of keptByGroup.get(gi) ?? []) {
+      docs.push({ id: catalog.length, ...it.doc })
+      catalog.push(it.entry)
+      columns.names.push(it.entry.name)
+      columns.states.push(it.entry.state)
+      columns.types.push(it.entry.type)
+      columns.tiers.push(gi)
+    }
+  })
+  const index = search.buildIndex(docs)
+  const recall: RecallIndex = { names: [], weights: [], triggers: [] }
+  const recallIds: number[] = []
+  catalog.forEach((e, id) => {
+    if (e.state !== 'active' || !RECALL_TYPES.includes(e.type)) return
+    const t = [...search.termsOf(e.trigger ?? '')]
+    if (!t.length) return
+    recallIds.push(id)
+    recall.names.push(e.name)
+    recall.weights.push(e.weight)
+    recall.triggers.push(t)
+  })
+  const built: Built = { catalog, problems, index, recall, recallIds, project: projectFile }
+  writeCache(dir, state.key, { ...built, columns, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
+  return built
+}
+
+interface TierItems {
+  items: { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }[]
+  /** Paths inside the tier (without the tier's name). */
+  warnings: Problem[]
+}
+
+function readTierItems(file: string, commit: string): TierItems | undefined {
+  const f = readJson(file)
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['commit'] !== commit || !Array.isArray(f['items']) || !Array.isArray(f['warnings'])) return undefined
+  if (!(f['items'] as unknown[]).every((it) => isObject(it) && isObject(it['entry']) && isObject(it['doc']) && typeof it['hash'] === 'string')) return undefined
+  return f as unknown as TierItems
+}
+
+function writeTierItems(file: string, commit: string, t: TierItems): void {
+  writeCacheFile(file, JSON.stringify({ format: CACHE_FORMAT, commit, ...t }))
+}
+
