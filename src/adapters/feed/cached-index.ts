@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs'
 import type MiniSearch from 'minisearch'
 import type { AsPlainObject } from 'minisearch'
 import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, SearchDoc } from '../../core/search.js'
+import type { BuiltParts } from '../../core/search-parts.js'
 import { files, isObject, readFeedFile, readJson, readSlice } from './cache-files.js'
 import type { FeedFile, TermsFile } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
@@ -96,3 +97,10 @@ export function readCachedIndex(dir: string, key: string): CachedIndex | undefin
   return new CachedIndex(f, feed, terms)
 }
 
+
+/** An index holding the postings of the terms `query` can reach, from parts just built (no cache file read). */
+export function freshIndexFor(parts: BuiltParts, query: string, search: typeof import('../../core/search.js')): MiniSearch<SearchDoc> {
+  const picked = search.selectIndexTerms(parts.terms, search.buildQueryTerms(query))
+  const entries: AsPlainObject['index'] = picked.map((i) => [parts.terms[i] as string, JSON.parse(parts.postingsJson(i)) as AsPlainObject['index'][number][1]])
+  return search.joinIndex(parts.header, entries, (short) => parts.docs[short])
+}

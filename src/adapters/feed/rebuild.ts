@@ -1,16 +1,22 @@
 /**
- * The rebuild of the feed cache: read every source (the project store, re-parsing only files whose blob id changed,
- * and each pinned tier, parsed once per commit), fold duplicates across sources, index, and write the files of the
- * key (write-cache.ts).
+ * The rebuild of the feed cache: read every source (the project store, its clean files in bulk from git's object
+ * store, and each pinned tier, parsed once per commit), fold duplicates across sources, index, and write the files
+ * of the key (write-cache.ts).
+ *
+ * No parsed copy of the project's files is kept between rebuilds: at 100,000 learnings it was a 163 MB file that
+ * took longer to write and read back than parsing the blobs again (see BENCHMARKS.md).
  */
 import { createHash } from 'node:crypto'
 import { lstatSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import type MiniSearch from 'minisearch'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, SearchDoc } from '../../core/search.js'
 import type { RecallIndex } from '../../core/search-recall.js'
+import { parseCatFileBatch } from '../../core/git-output.js'
+import { buildIndexParts } from '../../core/search-parts.js'
+import type { BuiltParts } from '../../core/search-parts.js'
+import { tryGitAsync } from '../git/run.js'
 import { writeCacheFile } from '../state/cache-file.js'
 import { isObject, readJson } from './cache-files.js'
 import type { DocColumns, Problem, ProjectFile } from './cache-files.js'
@@ -19,8 +25,8 @@ import { CACHE_FORMAT, cacheDir, codeStamp, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
 import { writeCache } from './write-cache.js'
 
-export interface ParsedFile {
-  oid: string
+/** One project file, parsed (or why it could not be). */
+interface ParsedFile {
   entry?: CatalogEntry
   /** The file as a listing row (src/core/query.ts summarize). */
   row?: LearningSummary
@@ -32,7 +38,8 @@ export interface ParsedFile {
 export interface Built {
   catalog: CatalogEntry[]
   problems: Problem[]
-  index: MiniSearch<SearchDoc>
+  /** The index in the parts its cache files hold (src/core/search-parts.ts). */
+  parts: BuiltParts
   recall: RecallIndex
   /** The catalog position of each recall entry. */
   recallIds: number[]
@@ -41,10 +48,6 @@ export interface Built {
 }
 
 
-/** Git's blob id of some bytes: sha1("blob <size>\0" + bytes). */
-function blobId(bytes: Buffer): string {
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
-}
 
 /** `git ls-files -s -z` records as path → {mode, oid}. Sample: "100644 3f2c…e1 0\t.learnings/active/x.md\0". */
 function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid: string }> {
@@ -58,15 +61,37 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
   return map
 }
 
-function readParseCache(dir: string): Map<string, ParsedFile> {
-  const f = readJson(join(dir, 'parsed.json'))
-  const map = new Map<string, ParsedFile>()
-  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['stamp'] !== codeStamp(createHash) || !isObject(f['files'])) return map
-  for (const [path, v] of Object.entries(f['files'])) if (isObject(v) && typeof v['oid'] === 'string') map.set(path, v as unknown as ParsedFile)
-  return map
+
+/** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
+const BULK_CHUNK = 10_000
+
+/**
+ * Blobs by id, read from git's object store with one `git cat-file --batch` per BULK_CHUNK ids: at 100,000
+ * learnings reading the files one by one was a fifth of a rebuild. The next chunk is asked for while this one is
+ * taken apart, so git works on the other core. An id git does not answer is left out (the caller reads the file).
+ */
+async function readBlobsInBulk(root: string, oids: readonly string[]): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>()
+  if (!oids.length) return out
+  const ask = (from: number) => tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.slice(from, from + BULK_CHUNK).join('\n')}\n` })
+  let next = ask(0)
+  for (let from = 0; from < oids.length; from += BULK_CHUNK) {
+    const answer = await next
+    if (from + BULK_CHUNK < oids.length) next = ask(from + BULK_CHUNK)
+    if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') out.set(o.oid, o.bytes)
+  }
+  return out
 }
 
-/** Read every source (re-parsing only changed project files), fold, index, and write the cache files of `state.key`. */
+/**
+ * A clean file's blob as its work-tree bytes, or undefined to read the file: a blob whose size differs from the
+ * file's went through a conversion on checkout (core.autocrlf, an eol or smudge filter), so the file is what counts.
+ */
+function asInWorkTree(root: string, path: string, blob: Uint8Array | undefined): Uint8Array | undefined {
+  return blob && lstatSync(join(root, path), { throwIfNoEntry: false })?.size === blob.byteLength ? blob : undefined
+}
+
+/** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
   const [store, learning, search, sources, { RECALL_TYPES }, { summarize }] = await Promise.all([
     import('../store/store.js'),
@@ -77,52 +102,55 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     import('../../core/query.js'),
   ])
   const dir = cacheDir(commonDir)
-  const previous = readParseCache(dir)
   const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
-  const parsed = new Map<string, ParsedFile>()
   const problems: Problem[] = []
   type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
   const project: Item[] = []
   const projectFile: ProjectFile = { rows: [], problems: [] }
+  // A file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its blob id in the
+  // index; the others (edited, untracked, ignored) from the work tree.
+  type Slot = { path: string; oid?: string; bytes?: Buffer; result?: ParsedFile }
+  const slots: Slot[] = []
   for (const st of STATES) {
     for (const file of storeFiles(root, st)) {
       const path = `${STORE_DIR}/${st}/${file}`
-      let result: ParsedFile
       try {
         const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
-        let bytes: Buffer | undefined
-        let oid: string
         if (clean) {
           if (clean.mode === '120000') throw new Error('is a symbolic link; the store holds only regular files')
-          oid = clean.oid
+          slots.push({ path, oid: clean.oid })
         } else {
           if (lstatSync(join(root, path)).isSymbolicLink()) throw new Error('is a symbolic link; the store holds only regular files')
-          bytes = readFileSync(join(root, path))
-          oid = blobId(bytes)
-        }
-        const hit = previous.get(path)
-        if (hit && hit.oid === oid && (hit.problem !== undefined || hit.row)) result = hit
-        else {
-          try {
-            const l = learning.parseLearning(store.decodeLearningBytes(bytes ?? readFileSync(join(root, path)), path), path)
-            const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-            result = { oid, entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), row: summarize(l), doc, hash: sources.contentHash(l) }
-          } catch (err) {
-            const e = err as { reason?: string; message?: string }
-            result = { oid, problem: e.reason ?? e.message ?? String(err) }
-          }
+          const bytes = readFileSync(join(root, path))
+          slots.push({ path, bytes })
         }
       } catch (err) {
-        result = { oid: '', problem: (err as Error).message }
+        slots.push({ path, result: { problem: (err as Error).message } })
       }
-      if (result.oid) parsed.set(path, result)
-      if (result.entry && result.doc && result.hash) {
-        project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
-        if (result.row) projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
-      } else {
-        problems.push({ path, reason: result.problem ?? 'unreadable' })
-        projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
+    }
+  }
+  const blobs = await readBlobsInBulk(root, slots.flatMap((s) => (s.oid && !s.result ? [s.oid] : [])))
+  for (const slot of slots) {
+    let result = slot.result
+    if (!result) {
+      const { path, oid } = slot
+      try {
+        const bytes = slot.bytes ?? asInWorkTree(root, path, oid === undefined ? undefined : blobs.get(oid)) ?? readFileSync(join(root, path))
+        const l = learning.parseLearning(store.decodeLearningBytes(bytes, path), path)
+        const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+        result = { entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), row: summarize(l), doc, hash: sources.contentHash(l) }
+      } catch (err) {
+        const e = err as { reason?: string; message?: string }
+        result = { problem: e.reason ?? e.message ?? String(err) }
       }
+    }
+    const { path } = slot
+    if (result.entry && result.doc && result.hash) {
+      project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
+      if (result.row) projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
+    } else {
+      problems.push({ path, reason: result.problem ?? 'unreadable' })
+      projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
     }
   }
 
@@ -147,7 +175,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       keep.add(file)
       let cached = readTierItems(file, pin.commit)
       if (!cached) {
-        const scan = await tiers.readTierLearningsCached(repo.git, pin.tier, pin.commit, loadLearningValidator)
+        // Not readTierLearningsCached: its copy of every parsed learning would double what tier-items holds.
+        const scan = await tiers.readTierLearnings(repo.git, pin.tier, pin.commit, await loadLearningValidator())
         cached = {
           items: scan.learnings.map((l) => {
             const { id: _id, ...doc } = search.buildSearchDoc(0, l)
@@ -198,7 +227,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       columns.tiers.push(gi)
     }
   })
-  const index = search.buildIndex(docs)
+  const parts = buildIndexParts(docs)
   const recall: RecallIndex = { names: [], weights: [], triggers: [] }
   const recallIds: number[] = []
   catalog.forEach((e, id) => {
@@ -210,8 +239,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     recall.weights.push(e.weight)
     recall.triggers.push(t)
   })
-  const built: Built = { catalog, problems, index, recall, recallIds, project: projectFile }
-  writeCache(dir, state.key, { ...built, columns, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
+  const built: Built = { catalog, problems, parts, recall, recallIds, project: projectFile }
+  writeCache(dir, state.key, { ...built, columns, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile })
   return built
 }
 

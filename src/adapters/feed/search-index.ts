@@ -15,16 +15,17 @@
  *   offset of each row in the catalog file;
  * - `catalog-<key>.json`: every catalog entry, one JSON object a line (status and context parse it all; search
  *   reads only the rows of its hits);
- * - `terms-<key>.json`, `postings-<key>.txt` and `docs-<key>.bin`: the minisearch index cut by term (src/core/search.ts
- *   splitIndex): a query loads the postings of the terms it can reach, not the whole index, and ranks exactly as
+ * - `terms-<key>.json`, `postings-<key>.txt` and `docs-<key>.bin`: the minisearch index cut by term (the bytes of
+ *   src/core/search.ts splitIndex): a query loads the postings of the terms it can reach, not the whole index, and ranks exactly as
  *   the whole index would; docs-<key>.bin holds each document's id and field lengths by short id, as fixed-width
  *   little-endian uint32 records, so only the documents of those postings are read;
  * - `project-<key>.json`: every readable file of the project store, unfolded, as a listing row (list, prune),
  *   and the project's problems.
  *
- * A rebuild re-parses only the files whose blob id changed: `parsed.json` keeps each file's catalog entry, search
- * document and content hash by path and blob id (git's own id for clean files; computed the same way for the
- * others). A corrupt, torn or foreign cache file is a miss, never an error.
+ * A rebuild reads the clean files of the store in bulk from git's object store (one `git cat-file --batch` per
+ * 10,000 blob ids of the index) and the others from the work tree, and writes the index's parts straight
+ * (src/core/search-parts.ts) without building a minisearch index first. A corrupt, torn or foreign cache file is a
+ * miss, never an error.
  *
  * The modules: feed-key.ts (the key), cache-files.ts (the files and their readers), rebuild.ts (read, fold, index),
  * write-cache.ts, cached-index.ts (a query's postings), status-file.ts, config-cache.ts; this file holds the readers
@@ -36,7 +37,7 @@ import type { RecallIndex, RecallPostings } from '../../core/search-recall.js'
 import type { StatusEntry } from '../../core/status.js'
 import { lastKey, readCatalogFile, readFeedFile, readProjectFile, readRecallFile, readSlice } from './cache-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
-import { readCachedIndex } from './cached-index.js'
+import { freshIndexFor, readCachedIndex } from './cached-index.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
 import { rebuild } from './rebuild.js'
@@ -115,7 +116,7 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
   const fresh = async () => (built ??= await rebuild(root, commonDir, state))
   const rankFresh = async (query: string, filter?: SearchFilter, limit?: number) => {
     const b = await fresh()
-    return search.rankLearnings(b.index, b.catalog, query, filter, limit)
+    return search.rankLearnings(freshIndexFor(b.parts, query, search), b.catalog, query, filter, limit)
   }
   if (cached) {
     return {
