@@ -3,7 +3,8 @@
 // agents run, as a ratio to `node -e 0` runs interleaved one-for-one with its own, the range of those ratios over the
 // runs, the growth from one size to the next (10× more learnings), and the peak resident memory of one run.
 // With BENCH_BEFORE=<a built dist/ of another version> (bin.js inside), each run of that version is interleaved with
-// the same run of this one, so a before/after table comes from one run on one machine state.
+// the same run of this one, so a before/after table comes from one run on one machine state (BENCH_AFTER=<a dist/>
+// measures a copy instead of ./dist, so the tree can be rebuilt while the bench runs).
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,10 +22,14 @@ export const DEFAULT_SIZES = [1000, 10_000, 100_000]
 
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
 
-/** One run: wall ms and (with /usr/bin/time) peak RSS in MB. */
+/**
+ * One run: wall ms and (with /usr/bin/time) peak RSS in MB.
+ * @param {string[]} argv
+ * @param {{ cwd: string, input?: string, env?: Record<string, string> }} o
+ */
 function runOnce(argv, { cwd, input, env }) {
   const out = join(tmpdir(), `gl-growth-${process.pid}.rss`)
-  const [cmd, args] = TIME ? [TIME, ['-f', '%M', '-o', out, ...argv]] : [argv[0], argv.slice(1)]
+  const [cmd, args] = TIME ? [TIME, ['-f', '%M', '-o', out, ...argv]] : [argv[0] ?? process.execPath, argv.slice(1)]
   const t = process.hrtime.bigint()
   const r = spawnSync(cmd, args, { cwd, input, env: { ...process.env, NO_COLOR: '1', GIT_CONFIG_NOSYSTEM: '1', ...env }, stdio: ['pipe', 'ignore', 'pipe'], maxBuffer: 1 << 26 })
   const ms = Number(process.hrtime.bigint() - t) / 1e6
@@ -124,7 +129,8 @@ function record(label, size, res) {
 export async function bench(ctx) {
   const sizes = ctx.sizes ?? DEFAULT_SIZES
   const before = process.env.BENCH_BEFORE
-  const bins = before ? [join(before, 'bin.js'), ctx.BIN] : [ctx.BIN]
+  const bin = process.env.BENCH_AFTER ? join(process.env.BENCH_AFTER, 'bin.js') : ctx.BIN
+  const bins = before ? [join(before, 'bin.js'), bin] : [bin]
   versions = before ? ['before', 'after'] : ['']
   sizesRun = sizes
   const rows = []
@@ -177,14 +183,16 @@ export async function bench(ctx) {
     const host = makeRepo(10)
     const tier = makeTierSource(largest)
     try {
-      execFileSync(process.execPath, [ctx.BIN, 'tier', 'add', 'org', tier], { cwd: host.root, stdio: 'ignore' })
+      execFileSync(process.execPath, [bin, 'tier', 'add', 'org', tier], { cwd: host.root, stdio: 'ignore' })
       const cache = join(host.root, '.git', 'learn', 'cache')
       const clear = () => rmSync(cache, { recursive: true, force: true })
       const label = `search, project + a tier of ${largest}`
-      for (const [what, opts] of [
+      /** @type {[string, { runs: number, prepare?: () => void, warm?: boolean }][]} */
+      const cases = [
         [`${label}, cache gone`, { runs: 2, prepare: clear, warm: false }],
         [`${label}, cache warm`, { runs: 5 }],
-      ]) {
+      ]
+      for (const [what, opts] of cases) {
         ctx.log(`growth: ${what}`)
         const res = measure(bins, ['search', '--json', '-'], { cwd: host.root, input: FAILURE, ...opts })
         record(what, largest, res)
@@ -202,7 +210,7 @@ export async function bench(ctx) {
 export function table() {
   const lines = []
   const cols = sizesRun.map((n) => (n >= 1000 ? `${n / 1000}k` : String(n)))
-  const growthCols = sizesRun.slice(1).map((n, i) => `growth ${cols[i]}→${cols[i + 1]}`)
+  const growthCols = sizesRun.slice(1).map((_n, i) => `growth ${cols[i]}→${cols[i + 1]}`)
   lines.push(`| work | ${versions[0] ? 'version | ' : ''}${cols.join(' | ')} | ${growthCols.join(' | ')} |`)
   lines.push(`| --- | ${versions[0] ? '--- | ' : ''}${cols.map(() => '---').join(' | ')} | ${growthCols.map(() => '---').join(' | ')} |`)
   for (const [label, bySize] of results) {

@@ -9,8 +9,8 @@ const argv = process.argv.slice(2)
 let sizes
 const only = []
 for (let i = 0; i < argv.length; i++) {
-  const a = argv[i]
-  if (a === '--sizes' || a.startsWith('--sizes=')) sizes = (a === '--sizes' ? argv[++i] : a.slice(8)).split(',').map(Number)
+  const a = argv[i] ?? ''
+  if (a === '--sizes' || a.startsWith('--sizes=')) sizes = ((a === '--sizes' ? argv[++i] : a.slice(8)) ?? '').split(',').map(Number)
   else only.push(a)
 }
 if (sizes && !sizes.every((n) => Number.isInteger(n) && n > 0)) throw new Error('--sizes takes positive integers, e.g. --sizes 1000,10000')
