@@ -5,7 +5,7 @@
  * A text becomes terms in three steps: matchableError (src/core/normalize-error.ts) removes what varies between runs
  * and adds the words of addresses and equivalent phrases; `splitTerms` cuts at punctuation and white space, keeping an
  * identifier whole beside its parts (`ERR_REQUIRE_ESM` → err_require_esm, err, require, esm; `ModuleNotFoundError` →
- * modulenotfounderror, module, not, found, error); `processTerm` lower-cases, drops stop words and pure numbers, and
+ * modulenotfounderror, module, not, found, error; other mixed-case names stay whole); `processTerm` lower-cases, drops stop words and pure numbers, and
  * stems (Porter2: "connecting", "connection" and "connect" are one term).
  */
 import { porter2 } from '../vendor/stemmer.js'
@@ -23,6 +23,9 @@ export const TERMS_VERSION = 2
 // Punctuation and symbols split words, except the underscore and the hyphen (an identifier is split afterwards).
 // Built with `new RegExp` because the v flag's set difference is newer than the compile target's regex syntax.
 export const SPLIT = new RegExp('[[\\t\\n\\r\\p{Z}\\p{S}\\p{P}]--[_\\-]]+', 'v')
+// An error or exception class name (`ModuleNotFoundError`, `HTTPError`): split at its case changes too. Other mixed-case
+// words (ESLint, TypeScript, esModuleInterop) are names, kept whole.
+const CLASS_NAME = /^[A-Z]?[A-Za-z]*[a-z][A-Z][A-Za-z]*(?:Error|Exception|Warning|Fault)$|^[A-Z]{2,}(?:Error|Exception)$/
 const IDENTIFIER_PART = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g
 
 /** The words of a text: split at punctuation; an identifier with `_` or a case change is kept whole and in parts. */
@@ -32,7 +35,7 @@ export function splitTerms(text: string): string[] {
     const w = raw.replace(/^[_-]+|[_-]+$/g, '')
     if (!w) continue
     out.push(w)
-    if (w.length > 64 || !/[_-]|[a-z][A-Z]|[A-Z]{2}[a-z]/.test(w)) continue
+    if (w.length > 64 || !(/[_-]/.test(w) || CLASS_NAME.test(w))) continue
     for (const part of w.match(IDENTIFIER_PART) ?? []) if (part.length !== w.length) out.push(part)
   }
   return out

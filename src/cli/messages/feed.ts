@@ -125,7 +125,7 @@ export function agentReport(a: { settings: string; hooksAdded: string[]; command
 export function evalReport(r: EvalReport & { contextTokens: number }): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
   const recall = (x: RecallFigures | undefined) =>
-    x ? ` · recall: right fix ${x.failures ? pct(x.rightFix) : '-'} of ${x.failures}, silent ${x.unrelated ? pct(x.silence) : '-'} of ${x.unrelated}` : ''
+    x ? ` · recall: ${[x.failures ? `right fix ${pct(x.rightFix)} of ${x.failures}` : '', x.unrelated ? `silent ${pct(x.silence)} of ${x.unrelated}` : ''].filter(Boolean).join(', ')}` : ''
   const search = (x: { queries: number; top1: number; mrr: number }) => (x.queries ? `top-1 ${pct(x.top1)} · MRR ${x.mrr.toFixed(3)}` : 'no query expects a learning')
   const lines = [
     `${r.queries} queries: top-1 ${pct(r.top1)} · precision@${r.k} ${pct(r.precisionAtK)} · hit@${r.k} ${pct(r.hitAtK)} · MRR ${r.mrr.toFixed(3)}${r.none ? ` (${r.none} more expect none)` : ''}`,
