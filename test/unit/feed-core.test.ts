@@ -95,6 +95,91 @@ describe('recall decisions', () => {
   ])('weighted coverage %s with %s specific terms matched passes: %s', (cov, specific, ok) => expect(passesRecall(cov, specific)).toBe(ok))
 })
 
+describe('render', () => {
+  const learnings = SEEDS.filter((s) => (s.state ?? 'active') === 'active').map((s) => parseLearning(seedText(s), `.learnings/active/${s.name}.md`))
+  test('the same learnings in any order give the same bytes', () => {
+    const a = planRender(learnings, ['claude', 'cursor', 'copilot', 'agents'])
+    const b = planRender([...learnings].reverse(), ['agents', 'copilot', 'cursor', 'claude'])
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a))
+    expect(a.files.every((f) => !/\d{4}-\d{2}-\d{2}T/.test(f.content))).toBe(true)
+  })
+  test('skill names and descriptions follow the Agent Skills limits', () => {
+    for (const f of planRender(learnings, ['claude']).files) {
+      const name = /^name: (.+)$/m.exec(f.content)?.[1]
+      expect(f.path).toBe(`.claude/skills/${name}/SKILL.md`)
+      expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+      expect((/^description: (.+)$/m.exec(f.content)?.[1] ?? '').length).toBeLessThanOrEqual(1026)
+    }
+  })
+  test('the AGENTS.md section is spliced and removed without touching the rest', () => {
+    const section = '<!-- git-learn:begin -->\nX\n<!-- git-learn:end -->'
+    expect(spliceAgentsSection(null, section)).toBe(`${section}\n`)
+    const mine = '# Mine\n\ntext\n'
+    const once = spliceAgentsSection(mine, section)
+    expect(once).toBe(`# Mine\n\ntext\n\n${section}\n`)
+    expect(spliceAgentsSection(once, section.replace('X', 'Y'))).toBe(`# Mine\n\ntext\n\n${section.replace('X', 'Y')}\n`)
+    expect(removeAgentsSection(once)).toBe('# Mine\n\ntext\n')
+  })
+})
+
+describe('context budget', () => {
+  test('stays within max_tokens however many learnings there are', () => {
+    const l = parseLearning(seedText(SEEDS[0]!), '.learnings/active/x.md')
+    const entries = Array.from({ length: 2000 }, (_, i) => ({ ...buildCatalogEntry(l, 'project', 1), name: `learning-${i}`, confidence: i % 3 ? 0.9 : 0.2 }))
+    for (const max of [100, 500, 1500]) {
+      const c = buildContext({ entries, usage: new Map(), changedFiles: [], now, config: { confidence: cfg, context: { max_tokens: max } } })
+      expect(c.tokens).toBeLessThanOrEqual(max)
+      expect(estimateTokens(c.text)).toBe(c.tokens)
+    }
+  })
+})
+
+describe('an index of the terms a query reaches ranks as the whole index', () => {
+  const learnings = SEEDS.map((s) => parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`))
+  const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
+  const whole = buildIndex(learnings.map((l, i) => buildSearchDoc(i, l)))
+  const parts = splitIndex(whole)
+  const partial = (query: string) =>
+    joinIndex(
+      parts.header,
+      selectIndexTerms(parts.terms, buildQueryTerms(query)).map((i) => [parts.terms[i]!, JSON.parse(parts.postings[i]!)]),
+      (short) => parts.docs[short],
+    )
+  test.each([
+    ['a pasted failure (exact terms)', VITEST_FAILURE],
+    ['prefixes', 'postg hook'],
+    ['a typo within the fuzzy distance', 'kafkaa configuraton'],
+    ['words', 'vitest mock'],
+    ['nothing known', 'flux capacitor'],
+  ])('%s', (_what, query) => {
+    const a = rankLearnings(whole, catalog, query, {}, 50)
+    const b = rankLearnings(partial(query), catalog, query, {}, 50)
+    expect(b).toEqual(a)
+    expect(selectIndexTerms(parts.terms, buildQueryTerms(query)).length).toBeLessThan(parts.terms.length)
+  })
+  test.each([1, 3, 7])('with tiers of other weights, the best %i are the first of a longer ranking, partial or whole', (limit) => {
+    const tiered = learnings.map((l, i) => buildCatalogEntry(l, i % 3 === 0 ? 'project' : `t${i % 3}`, i % 3 === 0 ? 1 : 0.9))
+    for (const query of ['error test config module fix', 'test error', VITEST_FAILURE]) {
+      const all = rankLearnings(whole, tiered, query, {}, 1000)
+      expect(all.length).toBeGreaterThan(limit + 1)
+      expect(rankLearnings(whole, tiered, query, {}, limit)).toEqual(all.slice(0, limit))
+      expect(rankLearnings(partial(query), tiered, query, {}, limit)).toEqual(all.slice(0, limit))
+    }
+  })
+  test('the terms are sorted and every term has its postings', () => {
+    expect([...parts.terms].sort()).toEqual(parts.terms)
+    expect(parts.postings).toHaveLength(parts.terms.length)
+  })
+  test.each([
+    ['kitten', 'sitting', 3, true],
+    ['kitten', 'sitting', 2, false],
+    ['postgres', 'postgre', 1, true],
+    ['abc', 'abc', 0, true],
+    ['abc', 'abd', 0, false],
+    ['short', 'muchlonger', 2, false],
+  ])('edit distance %s → %s within %i: %s', (a, b, max, ok) => expect(withinEditDistance(a, b, max)).toBe(ok))
+})
+
 describe('rankRecall', () => {
   const index = {
     names: ['pg-refused', 'vitest-hoist', 'one-word', 'pg-refused-tier'],
