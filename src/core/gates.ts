@@ -45,8 +45,15 @@ const VERIFICATION: Record<LearningType, readonly string[]> = {
   instinct: ['Verification'],
 }
 
-/** Words of a trigger that say nothing concrete. */
-const VAGUE = /\b(sometimes|randomly|occasionally|it breaks|broken|doesn'?t work|does not work|not working|weird|strange|something|stuff|issues?|problems?|fails?|flaky|glitch(?:y|es)?|bug(?:gy)?)\b/i
+/** Words of a trigger that say nothing concrete: refused unless the trigger quotes an error. */
+const VAGUE = /\b(sometimes|randomly|occasionally|it breaks|doesn'?t work|does not work|not working|weird|strange|stuff|flaky|glitch(?:y|es)?|buggy)\b/i
+/** Ordinary words that are vague in a short trigger but appear in real messages ("There might be a problem with …"). */
+const SOFT_VAGUE = /\b(something|issues?|problems?|fails?|broken|bug)\b/i
+/** A trigger of this many words or more that uses only SOFT_VAGUE words reads as a message, not a shrug. */
+const SENTENCE_WORDS = 8
+/** Words an error message states its failure with ("Host key verification failed.", "Permission denied (publickey)."). */
+const ERROR_WORDS = /\b(?:denied|failed|refused|not found|timed out|unable|cannot|can't|could not|couldn't|invalid|missing|unknown|unsupported|forbidden|unauthorized|expired|aborted|rejected|exceeded|not allowed|not permitted|no such)\b/i
+
 /**
  * Signs of an exact error message or concrete symptom. Verbatim output passes whatever ordinary words it holds ("Something
  * went wrong" inside a real message is still the message): any of these makes a trigger concrete.
@@ -89,8 +96,10 @@ export function explainVagueTrigger(trigger: string): string | undefined {
   if (t.length < 8) return `the trigger "${t}" is too short to recognise`
   const concrete = CONCRETE.some((r) => r.test(t))
   if (concrete) return undefined
-  if (VAGUE.test(t)) return `the trigger "${t}" is vague ("${(VAGUE.exec(t) as RegExpExecArray)[0]}")`
-  if (t.split(/\s+/).length >= 5) return undefined
+  const words = t.split(/\s+/).length
+  const vague = VAGUE.exec(t) ?? (words < SENTENCE_WORDS ? SOFT_VAGUE.exec(t) : null)
+  if (vague) return `the trigger "${t}" is vague ("${vague[0]}")`
+  if (words >= 5 || (words >= 3 && ERROR_WORDS.test(t))) return undefined
   return `the trigger "${t}" names no error message or concrete symptom`
 }
 

@@ -21,10 +21,10 @@ const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
 const URL_RE = /^[a-z][a-z0-9+.-]*:\/\/([^/\s?#]*)\S*$/i
 // A run of path characters holding a slash or backslash (with a Windows drive before it), starting where such a run
 // starts: the lookbehind keeps the scan linear (a run that holds no slash is tried once, not from each character).
-const PATHISH = /(?<![\w.@~+\-])(?:[A-Za-z]:)?[\w.@~+\-]*[/\\][\w.@~+\-/\\]*/g
+const PATHISH = /(?<![\w.@~+-])(?:[A-Za-z]:)?[\w.@~+-]*[/\\][\w.@~+/\\-]*/g
 // A bare file name at a position (`index.js:12:5`), and a test file named alone: both are the user's, not the error's.
-const BARE_FILE_AT = /(?<![\w.@~+\-])[\w@~+\-][\w.@~+\-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?=:\d)/g
-const BARE_TEST_FILE = /(?<![\w.@~+\-])[\w@~+\-][\w.@~+\-]*\.(?:test|spec)\.[cm]?[jt]sx?(?![\w.])/g
+const BARE_FILE_AT = /(?<![\w.@~+-])[\w@~+-][\w.@~+-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?=:\d)/g
+const BARE_TEST_FILE = /(?<![\w.@~+-])[\w@~+-][\w.@~+-]*\.(?:test|spec)\.[cm]?[jt]sx?(?![\w.])/g
 const LINE_COL = /:\d+(?::\d+)?\b/g
 const NUMBER = /\b\d+(?:[.,]\d+)*(?:ms|s|m|h|kb|mb|gb|b|%)?\b/gi
 const QUOTES = /[`'"‘’“”«»]/g
