@@ -22,8 +22,8 @@ const URL_RE = /^[a-z][a-z0-9+.-]*:\/\/([^/\s?#]*)\S*$/i
 // A run of path characters holding a slash or backslash (with a Windows drive before it), starting where such a run
 // starts: the lookbehind keeps the scan linear (a run that holds no slash is tried once, not from each character).
 const PATHISH = /(?<![\w.@~+-])(?:[A-Za-z]:)?[\w.@~+-]*[/\\][\w.@~+/\\-]*/g
-// A bare file name at a position (`index.js:12:5`), and a test file named alone: both are the user's, not the error's.
-const BARE_FILE_AT = /(?<![\w.@~+-])[\w@~+-][\w.@~+-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?=:\d)/g
+// A bare file name at a position (`index.js:12:5`, tsc's `a.ts(4,2)`), and a test file named alone: both are the user's, not the error's.
+const BARE_FILE_AT = /(?<![\w.@~+-])[\w@~+-][\w.@~+-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?=:\d|\(\d+,\d+\))/g
 const BARE_TEST_FILE = /(?<![\w.@~+-])[\w@~+-][\w.@~+-]*\.(?:test|spec)\.[cm]?[jt]sx?(?![\w.])/g
 const LINE_COL = /:\d+(?::\d+)?\b/g
 const NUMBER = /\b\d+(?:[.,]\d+)*(?:ms|s|m|h|kb|mb|gb|b|%)?\b/gi
@@ -70,7 +70,8 @@ const SYSTEM_DIR = /^\/(?:usr|bin|sbin|etc|opt|lib|lib64|var)\//
 const TEST_FILE = /(?:\.(?:test|spec)\.[cm]?[jt]sx?|_test\.(?:go|py)|^test_[\w-]+\.py)$/
 
 /**
- * What a path leaves behind: nothing for a stack-frame location (followed by :line) or a test file (the user's own
+ * What a path leaves behind: nothing for a stack-frame location (followed by :line or tsc's (line,col)) or a test file
+ * (the user's own
  * test names); otherwise its basename when that names a file (an extension, a well-known name, or a system binary:
  * `/usr/bin/env`). Directories and the user's machine (home, checkout) go.
  */
@@ -104,7 +105,7 @@ function normalizeToken(token: string, address: (a: Address) => string): string 
   return token
     .replace(UUID, ' ')
     .replace(HEX_ADDR, ' ')
-    .replace(PATHISH, (m: string, offset: number, whole: string) => keepOfPath(m, /^:\d/.test(whole.slice(offset + m.length, offset + m.length + 2))))
+    .replace(PATHISH, (m: string, offset: number, whole: string) => keepOfPath(m, /^(?::\d|\(\d)/.test(whole.slice(offset + m.length, offset + m.length + 2))))
     .replace(BARE_FILE_AT, ' ')
     .replace(BARE_TEST_FILE, ' ')
     .replace(LINE_COL, ' ')
