@@ -4,7 +4,7 @@
  */
 import { formatDate } from './draft.js'
 import type { Frontmatter } from './learning.js'
-import { sectionText } from './learning.js'
+import { sectionText, triggersOf } from './learning.js'
 import { NAME_MAX, slugify } from './names.js'
 
 export interface EvolveInput {
@@ -65,7 +65,7 @@ function features(l: EvolveInput): Features {
     name: l.name,
     tags: new Set(tagsOf(l.data)),
     domain: typeof l.data['domain'] === 'string' ? (l.data['domain'] as string) : null,
-    trigger: tokenize(str(l.data.trigger)),
+    trigger: tokenize(triggersOf(l.data).join('\n')),
     text: tokenize(`${str(l.data.description)} ${l.body}`),
   }
 }

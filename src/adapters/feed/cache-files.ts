@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { LearningState } from '../../core/errors.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, IndexHeader } from '../../core/search.js'
-import type { RecallPostings } from '../../core/search-recall.js'
+import type { RecallPostings } from '../../core/recall-rank.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
 export interface Problem {
@@ -133,10 +133,10 @@ export function readRecallFile(dir: string, key: string): { recall: RecallFile; 
   const f = files(dir, key)
   const r = readJson(f.recall)
   if (!isObject(r) || r['format'] !== CACHE_FORMAT || r['key'] !== key) return undefined
-  const { names, weights, lengths, terms, postings, rows } = r as Partial<Record<keyof RecallFile, unknown>>
+  const { names, weights, totals, terms, postings, rows } = r as Partial<Record<keyof RecallFile, unknown>>
   const n = Array.isArray(names) ? names.length : -1
   const ok =
-    [weights, lengths, rows].every((c) => Array.isArray(c) && c.length === n) &&
+    [weights, totals, rows].every((c) => Array.isArray(c) && c.length === n) &&
     Array.isArray(terms) &&
     Array.isArray(postings) &&
     postings.length === terms.length &&

@@ -13,7 +13,7 @@ import { tryGitAsync } from '../git/run.js'
 import { findGitDirs } from '../git/locate.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
-export const CACHE_FORMAT = 3
+export const CACHE_FORMAT = 4
 
 export function cacheDir(commonDir: string): string {
   return join(commonDir, 'learn', 'cache')
@@ -22,13 +22,18 @@ export function cacheDir(commonDir: string): string {
 // ---------------------------------------------------------------------------------------------------------------
 // The key
 
-/** A hash of the modules whose output the cache holds: a new version of git-learn is a new key. */
+/**
+ * A hash of the modules whose output the cache holds: a new version of git-learn is a new key. Tokenization is in
+ * terms.ts (with its TERMS_VERSION, bumped when a dependency such as the stemmer changes what it returns),
+ * normalize-error.ts and the equivalent-words data: any change to them changes the key.
+ */
 let stamp: string | undefined
 export function codeStamp(createHash: typeof import('node:crypto').createHash): string {
   if (stamp !== undefined) return stamp
   const h = createHash('sha1')
-  for (const m of ['../../core/search', '../../core/normalize-error', '../../core/learning', '../../core/config-schema', '../../core/search-recall', '../../core/query', './search-index', './cache-files', './rebuild', './write-cache', './cached-index', './status-file', './config-cache', './feed-key']) {
-    for (const ext of ['.js', '.ts']) {
+  const modules = ['../../core/search', '../../core/normalize-error', '../../core/terms', '../../core/error-words', '../../core/data/error-words', '../../core/learning', '../../core/config-schema', '../../core/search-recall', '../../core/recall-rank', '../../core/query', './search-index', './cache-files', './rebuild', './write-cache', './cached-index', './status-file', './config-cache', './feed-key']
+  for (const m of modules) {
+    for (const ext of ['.js', '.ts', '.json']) {
       try {
         h.update(readFileSync(join(__dirname, `${m}${ext}`)))
         break

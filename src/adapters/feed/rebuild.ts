@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, SearchDoc } from '../../core/search.js'
-import type { RecallIndex } from '../../core/search-recall.js'
+import type { RecallIndex } from '../../core/recall-rank.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
 import { buildIndexParts } from '../../core/search-parts.js'
 import type { BuiltParts } from '../../core/search-parts.js'
@@ -93,12 +93,12 @@ function asInWorkTree(root: string, path: string, blob: Uint8Array | undefined):
 
 /** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
-  const [store, learning, search, sources, { RECALL_TYPES }, { summarize }] = await Promise.all([
+  const [store, learning, search, sources, { buildRecallIndex }, { summarize }] = await Promise.all([
     import('../store/store.js'),
     import('../../core/learning.js'),
     import('../../core/search.js'),
     import('../store/sources.js'),
-    import('../../core/search-recall.js'),
+    import('../../core/recall-rank.js'),
     import('../../core/query.js'),
   ])
   const dir = cacheDir(commonDir)
@@ -228,17 +228,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     }
   })
   const parts = buildIndexParts(docs)
-  const recall: RecallIndex = { names: [], weights: [], triggers: [] }
-  const recallIds: number[] = []
-  catalog.forEach((e, id) => {
-    if (e.state !== 'active' || !RECALL_TYPES.includes(e.type)) return
-    const t = [...search.termsOf(e.trigger ?? '')]
-    if (!t.length) return
-    recallIds.push(id)
-    recall.names.push(e.name)
-    recall.weights.push(e.weight)
-    recall.triggers.push(t)
-  })
+  const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
   const built: Built = { catalog, problems, parts, recall, recallIds, project: projectFile }
   writeCache(dir, state.key, { ...built, columns, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile })
   return built

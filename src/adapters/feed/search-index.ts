@@ -33,7 +33,7 @@
  */
 import { closeSync, openSync } from 'node:fs'
 import type { CatalogEntry, SearchFilter, SearchHit } from '../../core/search.js'
-import type { RecallIndex, RecallPostings } from '../../core/search-recall.js'
+import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import type { StatusEntry } from '../../core/status.js'
 import { lastKey, readCatalogFile, readFeedFile, readProjectFile, readRecallFile, readSlice } from './cache-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'

@@ -4,7 +4,7 @@
 import { mkdirSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BuiltParts } from '../../core/search-parts.js'
-import { invertRecall } from '../../core/search-recall.js'
+import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
 import { files } from './cache-files.js'
 import type { DocColumns, FeedFile, RecallFile, TermsFile } from './cache-files.js'

@@ -17,6 +17,7 @@ async function compile(schema: object): Promise<SchemaValidator> {
 
 async function loadGenerated(file: string): Promise<SchemaValidator | undefined> {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a generated CommonJS file, found by path at run time
     const mod = require(join(__dirname, '..', '..', 'generated', file)) as SchemaValidator | { default: SchemaValidator }
     return 'default' in mod ? mod.default : mod
   } catch {
