@@ -48,22 +48,31 @@ function runOnce(argv, { cwd, input, env }) {
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]
 
 /**
- * `runs` rounds of: `node -e 0`, then each version's run (before first when there is one), with `prepare()` before
- * each run of a version (e.g. removing the cache). Returns per version: median ms, median ratio, min–max ratio, peak MB.
+ * `runs` rounds of: `node -e 0`, then each version's run (before first when there is one) in its own copy of the
+ * repository (`cwds[v]`: a version's cache files would otherwise replace the other's), with `prepare(v)` before each
+ * run (e.g. removing the cache). Returns per version: median ms, median ratio, min–max ratio, peak MB.
+ * @param {string[]} bins
+ * @param {string[]} argsOf
+ * @param {{ cwds: string[], input?: (v: number) => string, runs: number, prepare?: (v: number) => void, warm?: boolean }} o
  */
-function measure(bins, argsOf, { cwd, input, runs, prepare = () => {}, warm = true }) {
-  if (warm) for (const bin of bins) runOnce([process.execPath, bin, ...argsOf], { cwd, input })
+function measure(bins, argsOf, { cwds, input = () => '', runs, prepare = () => {}, warm = true }) {
+  const cwd = cwds[0] ?? '.'
+  if (warm) bins.forEach((bin, v) => runOnce([process.execPath, bin, ...argsOf], { cwd: cwds[v] ?? cwd, input: input(v) }))
+  /** @type {number[]} */
   const base = []
+  /** @type {{ ms: number[], ratio: number[], mb: number[] }[]} */
   const per = bins.map(() => ({ ms: [], ratio: [], mb: [] }))
   for (let i = 0; i < runs; i++) {
     const b = runOnce([process.execPath, '-e', '0'], { cwd }).ms
     base.push(b)
     bins.forEach((bin, v) => {
-      prepare()
-      const r = runOnce([process.execPath, bin, ...argsOf], { cwd, input })
-      per[v].ms.push(r.ms)
-      per[v].ratio.push(r.ms / b)
-      per[v].mb.push(r.mb)
+      prepare(v)
+      const r = runOnce([process.execPath, bin, ...argsOf], { cwd: cwds[v] ?? cwd, input: input(v) })
+      const p = per[v]
+      if (!p) return
+      p.ms.push(r.ms)
+      p.ratio.push(r.ms / b)
+      p.mb.push(r.mb)
     })
   }
   return per.map((p) => ({ ms: median(p.ms), ratio: median(p.ratio), lo: Math.min(...p.ratio), hi: Math.max(...p.ratio), mb: Math.max(...p.mb), base: median(base) }))
@@ -96,6 +105,13 @@ function makeRepo(n) {
   git('add', '-A')
   git('commit', '-q', '-m', `bench: ${n} learnings`)
   return { root, git }
+}
+
+/** A copy of a generated repository (work tree and .git), so each measured version keeps its own cache. */
+function copyRepo(root) {
+  const copy = mkdtempSync(join(tmpdir(), 'gl-growth-copy-'))
+  execFileSync('cp', ['-a', `${root}/.`, copy])
+  return copy
 }
 
 /** A repository holding `n` active learnings, as an organisation's tier (numbered apart from the project's). */
@@ -137,44 +153,48 @@ export async function bench(ctx) {
   for (const n of sizes) {
     const big = n >= 100_000
     ctx.log(`growth: generating ${n} learnings`)
-    const { root, git } = makeRepo(n)
-    const cache = join(root, '.git', 'learn', 'cache')
-    const clear = () => rmSync(cache, { recursive: true, force: true })
+    const { root } = makeRepo(n)
+    const roots = bins.map((_b, v) => (v === 0 ? root : copyRepo(root)))
+    const clear = (v) => rmSync(join(roots[v] ?? root, '.git', 'learn', 'cache'), { recursive: true, force: true })
     const runs = big ? 3 : 9
     const coldRuns = big ? 2 : 5
     try {
       const m = (label, args, opts) => {
         ctx.log(`growth: ${n} ${label}`)
-        const res = measure(bins, args, { cwd: root, ...opts })
+        const res = measure(bins, args, { cwds: roots, ...opts })
         record(label, n, res)
         for (const [v, r] of res.entries())
           rows.push({ what: `${label} (${n}${versions[v] ? `, ${versions[v]}` : ''})`, ms: r.ms, ratio: r.ratio, note: `${r.lo.toFixed(2)}–${r.hi.toFixed(2)}×, ${r.mb.toFixed(0)} MB` })
       }
-      m('search after the cache is gone', ['search', '--json', '-'], { input: FAILURE, runs: coldRuns, prepare: clear, warm: false })
-      m('search, cache warm', ['search', '--json', '-'], { input: FAILURE, runs })
-      const failure = JSON.stringify({ session_id: 's', cwd: root, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: FAILURE })
+      const pasted = () => FAILURE
+      m('search after the cache is gone', ['search', '--json', '-'], { input: pasted, runs: coldRuns, prepare: clear, warm: false })
+      m('search, cache warm', ['search', '--json', '-'], { input: pasted, runs })
+      const failure = (v) => JSON.stringify({ session_id: 's', cwd: roots[v], hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: FAILURE })
       m('recall on a failure', ['recall'], { input: failure, runs })
       m('status --json', ['status', '--json'], { runs })
       m('full check (CI, no cache)', ['check', '--json'], { runs: coldRuns, prepare: clear, warm: false })
       const { text } = learningText(n + 1)
-      writeFileSync(join(root, '.learnings', 'pending', 'bench-staged-one.md'), text.replace(/^name: .*$/m, 'name: bench-staged-one'))
-      git('add', '.learnings/pending/bench-staged-one.md')
+      for (const r of roots) {
+        writeFileSync(join(r, '.learnings', 'pending', 'bench-staged-one.md'), text.replace(/^name: .*$/m, 'name: bench-staged-one'))
+        execFileSync('git', ['add', '.learnings/pending/bench-staged-one.md'], { cwd: r })
+      }
       m('check --staged, one learning', ['check', '--staged'], { runs })
-      git('reset', '-q')
+      for (const r of roots) execFileSync('git', ['reset', '-q'], { cwd: r })
       // The local state each version leaves after a search, recall, status and full check from no state at all.
       stateBytes.set(
         n,
-        bins.map((bin) => {
-          rmSync(join(root, '.git', 'learn'), { recursive: true, force: true })
-          runOnce([process.execPath, bin, 'search', '--json', '-'], { cwd: root, input: FAILURE })
-          runOnce([process.execPath, bin, 'recall'], { cwd: root, input: failure })
-          runOnce([process.execPath, bin, 'status', '--json'], { cwd: root })
-          runOnce([process.execPath, bin, 'check', '--json'], { cwd: root })
-          return du(join(root, '.git', 'learn'))
+        bins.map((bin, v) => {
+          const cwd = roots[v] ?? root
+          rmSync(join(cwd, '.git', 'learn'), { recursive: true, force: true })
+          runOnce([process.execPath, bin, 'search', '--json', '-'], { cwd, input: FAILURE })
+          runOnce([process.execPath, bin, 'recall'], { cwd, input: failure(v) })
+          runOnce([process.execPath, bin, 'status', '--json'], { cwd })
+          runOnce([process.execPath, bin, 'check', '--json'], { cwd })
+          return du(join(cwd, '.git', 'learn'))
         }),
       )
     } finally {
-      rmSync(root, { recursive: true, force: true })
+      for (const r of roots) rmSync(r, { recursive: true, force: true })
     }
   }
   const largest = Math.max(...sizes)
@@ -182,24 +202,26 @@ export async function bench(ctx) {
     ctx.log(`growth: a project of 10 learnings with a tier of ${largest}`)
     const host = makeRepo(10)
     const tier = makeTierSource(largest)
+    /** @type {string[]} */
+    const hosts = []
     try {
       execFileSync(process.execPath, [bin, 'tier', 'add', 'org', tier], { cwd: host.root, stdio: 'ignore' })
-      const cache = join(host.root, '.git', 'learn', 'cache')
-      const clear = () => rmSync(cache, { recursive: true, force: true })
+      hosts.push(...bins.map((_b, v) => (v === 0 ? host.root : copyRepo(host.root))))
+      const clear = (v) => rmSync(join(hosts[v] ?? host.root, '.git', 'learn', 'cache'), { recursive: true, force: true })
       const label = `search, project + a tier of ${largest}`
-      /** @type {[string, { runs: number, prepare?: () => void, warm?: boolean }][]} */
+      /** @type {[string, { runs: number, prepare?: (v: number) => void, warm?: boolean }][]} */
       const cases = [
         [`${label}, cache gone`, { runs: 2, prepare: clear, warm: false }],
         [`${label}, cache warm`, { runs: 5 }],
       ]
       for (const [what, opts] of cases) {
         ctx.log(`growth: ${what}`)
-        const res = measure(bins, ['search', '--json', '-'], { cwd: host.root, input: FAILURE, ...opts })
+        const res = measure(bins, ['search', '--json', '-'], { cwds: hosts, input: () => FAILURE, ...opts })
         record(what, largest, res)
         for (const [v, r] of res.entries()) rows.push({ what: `${what}${versions[v] ? ` (${versions[v]})` : ''}`, ms: r.ms, ratio: r.ratio, note: `${r.lo.toFixed(2)}–${r.hi.toFixed(2)}×, ${r.mb.toFixed(0)} MB` })
       }
     } finally {
-      rmSync(host.root, { recursive: true, force: true })
+      for (const r of new Set([host.root, ...hosts])) rmSync(r, { recursive: true, force: true })
       rmSync(tier, { recursive: true, force: true })
     }
   }
