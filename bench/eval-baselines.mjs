@@ -31,8 +31,8 @@ export function loadSet(dir = DEFAULT_SET) {
       const text = readFileSync(join(dir, 'learnings', f), 'utf8')
       const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text)
       if (!m) throw new Error(`${f}: no frontmatter`)
-      const data = YAML.parse(m[1])
-      return { file: f, name: data.name, description: data.description ?? '', trigger: String(data.trigger ?? ''), body: m[2] }
+      const data = YAML.parse(m[1] ?? '')
+      return { file: f, name: data.name, description: data.description ?? '', trigger: String(data.trigger ?? ''), body: m[2] ?? '' }
     })
   const queries = {}
   for (const [split, file] of Object.entries(SPLITS)) {
@@ -195,7 +195,10 @@ function scoreRecall(cases, recall) {
   }
 }
 
-/** Every figure of the three systems on both splits. */
+/**
+ * Every figure of the three systems on both splits.
+ * @param {{ dir?: string, log?: (message: string) => void }} [options]
+ */
 export async function runBaselines({ dir = DEFAULT_SET, log = () => {} } = {}) {
   const set = loadSet(dir)
   const bm25 = bm25Ranker(set.learnings)
@@ -249,7 +252,7 @@ export function formatTable(r) {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2)
   const at = args.indexOf('--set')
-  const dir = at >= 0 ? resolve(args[at + 1]) : DEFAULT_SET
+  const dir = at >= 0 ? resolve(args[at + 1] ?? '.') : DEFAULT_SET
   const result = await runBaselines({ dir, log: (m) => process.stderr.write(`${m}\n`) })
   process.stdout.write(args.includes('--json') ? `${JSON.stringify(result)}\n` : `${formatTable(result)}\n`)
 }
