@@ -28,6 +28,8 @@ export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unk
   for (const e of errors) {
     if (e.keyword === 'if') continue
     if (alternatives.has(e.instancePath) && e.keyword !== 'anyOf') continue
+    // The list form was meant when an item of it is at fault: that item's sentence says it all.
+    if (e.keyword === 'anyOf' && errors.some((x) => x.instancePath.startsWith(`${e.instancePath}/`))) continue
     const field = fieldName(e.instancePath)
     const value = valueAt(data, e.instancePath)
     const shown = value === undefined ? '' : `; it is ${JSON.stringify(value)?.slice(0, 80)}`
