@@ -111,6 +111,9 @@ function makeRepo(n) {
 function copyRepo(root) {
   const copy = mkdtempSync(join(tmpdir(), 'gl-growth-copy-'))
   execFileSync('cp', ['-a', `${root}/.`, copy])
+  // A copied index's stat cache no longer matches the files (new inodes and ctimes): without a refresh every
+  // `git status --no-optional-locks` of the copy would hash the whole store again.
+  execFileSync('git', ['update-index', '-q', '--refresh'], { cwd: copy })
   return copy
 }
 
