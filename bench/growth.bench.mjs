@@ -96,6 +96,8 @@ function makeRepo(n) {
   git('config', 'user.name', 'Bench')
   git('config', 'user.email', 'bench@example.com')
   git('config', 'commit.gpgsign', 'false')
+  // git's automatic gc after the commit runs in the foreground: a detached one would pack and prune while copyRepo copies.
+  git('config', 'gc.autoDetach', 'false')
   for (const s of ['pending', 'active', 'archived']) mkdirSync(join(root, '.learnings', s), { recursive: true })
   for (let i = 0; i < n; i++) {
     const { name, text } = learningText(i)
