@@ -5,6 +5,8 @@
 //                occurs in the query, case-insensitively; ranked by the length of the match
 // Tuning (queries.yaml) and held-out (holdout.yaml) queries are reported separately, per query form.
 // Usage: npm run build && node bench/eval-baselines.mjs [--json] [--set <dir>]
+// --json adds every miss on the tuning queries (not on the held-out ones): the query's error line, what was
+// expected, what came first (or what recall named).
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -124,13 +126,14 @@ export function makeRepo(set) {
 
 /** `git learn eval --json` on a temporary set: top-1 and MRR@10, with the rank of every miss. */
 function gitLearnSearch(root, cases) {
-  if (!cases.length) return { n: 0, top1: null, mrr: null }
+  if (!cases.length) return { n: 0, top1: null, mrr: null, misses: [] }
   const file = join(root, '.git', 'eval-set.yaml')
   writeFileSync(file, YAML.stringify(cases.map((c) => ({ query: c.query, expect: c.expect }))))
   const r = cli(root, ['eval', '--set', file, '--k', String(MRR_CUTOFF), '--json'])
   if (r.code !== 0) throw new Error(`git learn eval: ${r.stderr}`)
   const out = JSON.parse(r.stdout)
-  return { n: out.queries, top1: out.top1, mrr: out.mrr }
+  const misses = out.misses.map((m) => ({ query: short(m.query), expect: m.expect, got: m.got, rank: m.rank }))
+  return { n: out.queries, top1: out.top1, mrr: out.mrr, misses }
 }
 
 /** The names `git learn recall` puts in its hook output for a failing Bash call whose output is `text`. */
@@ -154,18 +157,25 @@ function gitLearnRecall(root, text) {
 // ---------------------------------------------------------------- scoring
 
 const r4 = (x) => (x === null ? null : Math.round(x * 10000) / 10000)
+/** A query as the JSON report names it: its first line that reads like an error (else its first line), cut at 160. */
+const short = (q) => {
+  const lines = q.trim().split('\n')
+  return (lines.find((l) => /error|fatal|failed|denied|refused|warning/i.test(l)) ?? lines[0] ?? '').trim().slice(0, 160)
+}
 
 function scoreRanked(cases, rank) {
-  if (!cases.length) return { n: 0, top1: null, mrr: null }
+  if (!cases.length) return { n: 0, top1: null, mrr: null, misses: [] }
   let top1 = 0
   let rr = 0
+  const misses = []
   for (const c of cases) {
     const ranked = rank(c.query)
     const i = ranked.findIndex((n) => c.expect.includes(n))
     if (i === 0) top1++
+    else misses.push({ query: short(c.query), expect: c.expect, got: ranked[0] ?? null, rank: i < 0 ? null : i + 1 })
     if (i >= 0 && i < MRR_CUTOFF) rr += 1 / (i + 1)
   }
-  return { n: cases.length, top1: r4(top1 / cases.length), mrr: r4(rr / cases.length) }
+  return { n: cases.length, top1: r4(top1 / cases.length), mrr: r4(rr / cases.length), misses }
 }
 
 /** Recall figures: on expected queries, the share whose first named learning is right (rightFix), names a wrong
@@ -176,14 +186,20 @@ function scoreRecall(cases, recall) {
   let right = 0
   let wrong = 0
   let silentOnExpected = 0
+  const misses = []
   for (const c of expected) {
     const names = recall(c.query)
     if (!names.length) silentOnExpected++
     else if (c.expect.includes(names[0])) right++
     else wrong++
+    if (!c.expect.includes(names[0])) misses.push({ query: short(c.query), expect: c.expect, named: names })
   }
   let silent = 0
-  for (const c of unrelated) if (!recall(c.query).length) silent++
+  for (const c of unrelated) {
+    const names = recall(c.query)
+    if (!names.length) silent++
+    else misses.push({ query: short(c.query), expect: [], named: names })
+  }
   const rate = (x, n) => (n ? r4(x / n) : null)
   return {
     expected: expected.length,
@@ -192,6 +208,7 @@ function scoreRecall(cases, recall) {
     silentOnExpected: rate(silentOnExpected, expected.length),
     unrelated: unrelated.length,
     silentOnUnrelated: rate(silent, unrelated.length),
+    misses,
   }
 }
 
@@ -219,6 +236,11 @@ export async function runBaselines({ dir = DEFAULT_SET, log = () => {} } = {}) {
       const recallCases = cases.filter((c) => c.form === 'pasted' || c.form === 'unrelated')
       result.recall[split] = { 'git-learn': scoreRecall(recallCases, (q) => gitLearnRecall(root, q)), grep: scoreRecall(recallCases, grep) }
     }
+    // The held-out queries are reported by their figures only: their misses are not for reading while tuning.
+    for (const forms of [result.search.holdout ?? {}, result.recall.holdout ?? {}])
+      for (const systems of Object.values(forms))
+        if ('misses' in systems) delete systems.misses
+        else for (const x of Object.values(systems)) delete x.misses
     return result
   } finally {
     rmSync(root, { recursive: true, force: true })

@@ -8,6 +8,8 @@ import { loadLearningValidator } from '../../src/adapters/store/validators.js'
 import { parseEvalSet } from '../../src/core/eval.js'
 import { parseLearning, validateLearning } from '../../src/core/learning.js'
 import { PROJECT_ROOT } from '../helpers/repo.js'
+// @ts-expect-error: plain ESM bench script without declarations
+import { bm25Ranker, grepMatcher, loadSet } from '../../bench/eval-baselines.mjs'
 
 const SET = join(PROJECT_ROOT, 'test/fixtures/eval/real-world')
 const FORMS = ['pasted', 'symptom', 'keywords', 'unrelated'] as const
@@ -86,5 +88,20 @@ describe('the real-world evaluation set', () => {
       const cases = parseEvalSet(readFileSync(join(SET, file), 'utf8'))
       expect(cases.length).toBe(load(file).length)
     }
+  })
+})
+
+describe('the baselines of bench/eval-baselines.mjs', () => {
+  const set = loadSet(SET) as { learnings: { name: string; trigger: string }[] }
+  const bm25 = bm25Ranker(set.learnings) as (q: string) => string[]
+  const grep = grepMatcher(set.learnings) as (q: string) => string[]
+
+  test('grep ranks a learning first for a failure that quotes its trigger, and matches nothing in plain prose', () => {
+    for (const l of set.learnings) expect(grep(`$ npm test\n${l.trigger}\n    at main (index.js:1:1)`)[0], l.name).toBe(l.name)
+    expect(grep('the build is slow on mondays')).toEqual([])
+  })
+
+  test('plain BM25 puts each learning in its top three for its own trigger', () => {
+    for (const l of set.learnings) expect(bm25(l.trigger).slice(0, 3), l.name).toContain(l.name)
   })
 })
