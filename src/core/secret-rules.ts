@@ -66,7 +66,7 @@ const JWT_IO_PAYLOAD = 'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9l'
 const JWT_IO_SIGNATURE = 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'
 
 const PLACEHOLDER_MARKERS =
-  /xxxx|\*\*\*\*|•••|…|\.\.\.|[<>]|\$\{|\{\{|\}\}|%\(|example|placeholder|redacted|change[_-]?me|dummy|sample|your|insert|replace|[_-]here|not[_-]?(?:a[_-])?real|fake[_-]|secret[_-]value/i
+  /xxxx|\*\*\*\*|•••|…|\.\.\.|[<>]|\$\{|\{\{|\}\}|%\(|example|placeholder|redacted|change[_-]?me|dummy|sample|your|insert|replace|[_-]here|not[_-]?(?:a[_-])?real|fake[_-]|secret[_-]value|random[_-]?string|(?:token|key|secret|string|value)here/i
 
 /** True for values that are obviously stand-ins: markers like `xxxx` or `<...>`, runs, alphabet sequences. */
 export function isPlaceholder(value: string, maxRun = 5): boolean {
@@ -311,9 +311,15 @@ const urlCredentialsRule: SecretRule = {
   },
 }
 
+/** `abc`, `1234`, `xyz`: a run of the alphabet or the digits. */
+function isAlphabetRun(value: string): boolean {
+  for (let i = 1; i < value.length; i++) if (value.charCodeAt(i) !== value.charCodeAt(i - 1) + 1) return false
+  return true
+}
+
 /** A password or token taken from a URL or command line: not a reference and not a stand-in. */
 function isCredentialValue(value: string): boolean {
-  if (value.length < 3 || isPlaceholder(value, 5)) return false
+  if (value.length < 3 || isPlaceholder(value, 5) || /^(.)\1*$/.test(value) || isAlphabetRun(value)) return false
   if (/^[$%{]|^\*+$/.test(value)) return false
   return !isDefaultPassword(value)
 }
@@ -415,7 +421,8 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('gitlab-token', 'GitLab token', ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glft-', 'glsoat-', 'glcbt-', 'gloas-', 'glimt-', 'glagent-', 'glffct-', 'gr1348941'],
     /(?<![A-Za-z0-9_-])(?:(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-|GR1348941)[A-Za-z0-9_.-]{20,100}(?![A-Za-z0-9_-])/g),
   prefixRule('slack-token', 'Slack token', ['xox'],
-    /(?<![A-Za-z0-9-])xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/g),
+    /(?<![A-Za-z0-9-])xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/g,
+    (value) => /\d/.test(value.slice(5)) && !value.endsWith('-') && isRandomToken(value)),
   prefixRule('slack-app-token', 'Slack app-level token', ['xapp-'],
     /(?<![A-Za-z0-9-])xapp-\d-[A-Z0-9]{9,12}-\d{10,16}-[a-f0-9]{40,80}(?![A-Za-z0-9])/g),
   prefixRule('slack-webhook', 'Slack webhook URL', ['hooks.slack.com/'],
@@ -425,7 +432,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('stripe-webhook-secret', 'Stripe webhook signing secret', ['whsec_'],
     /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,64}(?![A-Za-z0-9+/])/g),
   prefixRule('openai-api-key', 'OpenAI API key', ['sk-'],
-    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9_-]{0,80}T3BlbkFJ[A-Za-z0-9_-]{10,120})(?![A-Za-z0-9_-])/g),
+    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{0,160}T3BlbkFJ[A-Za-z0-9_-]{10,160}(?![A-Za-z0-9_-])/g),
   prefixRule('anthropic-api-key', 'Anthropic API key', ['sk-ant-'],
     /(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g),
   prefixRule('groq-api-key', 'Groq API key', ['gsk_'],
@@ -503,7 +510,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('atlassian-api-token', 'Atlassian API token', ['atatt3', 'atctt3', 'atbb'],
     /(?<![A-Za-z0-9_-])(?:AT[AC]TT3[A-Za-z0-9_=-]{100,300}|ATBB[A-Za-z0-9]{28,40})(?![A-Za-z0-9_=-])/g),
   prefixRule('sentry-token', 'Sentry auth token', ['sntry'],
-    /(?<![A-Za-z0-9_])sntry[su]_[A-Za-z0-9+/=_-]{40,400}(?![A-Za-z0-9+/=_-])/g),
+    /(?<![A-Za-z0-9_])(?:sntrys_eyJ[A-Za-z0-9+/=]{20,400}_[A-Za-z0-9+/]{43}|sntryu_[a-f0-9]{64})(?![A-Za-z0-9+/=_-])/g),
   regexRule({
     id: 'sentry-dsn', description: 'Sentry DSN key', keywords: ['sentry'],
     pattern: /https?:\/\/([a-f0-9]{32})(?::[a-f0-9]{32})?@[A-Za-z0-9.-]{0,80}sentry[A-Za-z0-9.-]{0,80}\/\d+/dg,
@@ -586,6 +593,16 @@ const NEUTRAL_WORDS: ReadonlySet<string> = new Set([
   'mock', 'placeholder', 'prompt', 'completion', 'input', 'output', 'author', 'cache', 'sort', 'partition',
   'primary', 'foreign', 'lookup', 'unique', 'shard', 'routing', 'dedup', 'nonce', 'gpg', 'pgp', 'ssh', 'has', 'is',
   'authenticity', 'no', 'use', 'uses', 'allow', 'require', 'requires', 'show', 'hide', 'forgot', 'reset', 'new', 'old', 'length',
+  // Names that say the value is not a real one: `nonMatchingToken`, `invalidKey`, `wrongSecret`.
+  'non', 'invalid', 'wrong', 'bogus',
+])
+
+/** A `…key` that names a record, a table row, a UI event or public material, not a credential. */
+const NOT_SECRET_KEY_WORDS: ReadonlySet<string> = new Set([
+  'schema', 'bucket', 'object', 'map', 'dict', 'row', 'column', 'composite', 'hot', 'short', 'translation', 'i18n',
+  'group', 'state', 'event', 'press', 'down', 'up', 'keyboard', 'foreign', 'sort', 'partition', 'primary', 'cache',
+  'x509', 'cert', 'certificate', 'verify', 'verifying', 'verification', 'react', 'list', 'item', 'field', 'attr',
+  'property', 'prop', 'query', 'param', 'route', 'local', 'form', 'menu', 'nav', 'tab', 'order',
 ])
 
 const PASSWORD_WORDS: ReadonlySet<string> = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'pw'])
@@ -593,11 +610,9 @@ const TOKEN_WORDS: ReadonlySet<string> = new Set([
   'secret', 'token', 'apikey', 'auth', 'credential', 'creds', 'pat', 'accesskey', 'privatekey', 'secretkey',
   'authkey', 'bearer', 'apitoken', 'authtoken', 'accesstoken', 'clientsecret',
 ])
-const KEY_QUALIFIERS: ReadonlySet<string> = new Set([
-  'api', 'access', 'private', 'secret', 'signing', 'encryption', 'master', 'session', 'license', 'auth', 'app',
-  'client', 'consumer', 'webhook', 'account', 'service', 'storage', 'deploy', 'admin', 'write', 'read', 'hmac',
-  'jwt', 'shared', 'subscription', 'developer', 'management', 'ingest', 'ingestion', 'server', 'root', 'secure',
-])
+
+/** Words that end in "key" and are no key. */
+const NOT_A_KEY: ReadonlySet<string> = new Set(['monkey', 'donkey', 'turkey', 'hockey', 'jockey', 'whiskey', 'hotkey', 'passkey'])
 
 type SecretNameKind = 'password' | 'token'
 
@@ -616,13 +631,11 @@ export function classifySecretName(name: string): SecretNameKind | undefined {
   const last = words[words.length - 1]
   if (last === undefined || TRAILING_NOT_SECRET.has(last)) return undefined
   if (words.some((word) => NEUTRAL_WORDS.has(word))) return undefined
-  if (words.some((word) => PASSWORD_WORDS.has(word) || /^[a-z]*pass(?:word|wd|phrase)$/.test(word))) return 'password'
+  if (words.some((word) => PASSWORD_WORDS.has(word) || /^[a-z]*(?:pass(?:word|wd|phrase)|pwd)$/.test(word))) return 'password'
   if (words.some((word) => TOKEN_WORDS.has(word) || /^[a-z]+(?:secret|token|apikey|accesskey|privatekey)$/.test(word))) return 'token'
-  for (let i = 1; i < words.length; i++) {
-    if (words[i] === 'key' && KEY_QUALIFIERS.has(words[i - 1] ?? '')) return 'token'
-  }
-  // `SENDGRID_KEY=…`: an upper-case vendor-named key in an env file.
-  if (last === 'key' && words.length >= 2 && /^[A-Z][A-Z0-9_]*_KEY$/.test(name)) return 'token'
+  // `API_KEY`, `azure_key`, `apiMaticKey`, `Using Key=`: any key that is not a public, cache or table key.
+  const isKey = last === 'key' || (/^[a-z]{2,}key$/.test(last) && !NOT_A_KEY.has(last))
+  if (isKey && !words.some((word) => NOT_SECRET_KEY_WORDS.has(word))) return 'token'
   return undefined
 }
 
@@ -645,8 +658,31 @@ function isReference(value: string): boolean {
   return TRUTHY_WORDS.test(value)
 }
 
+/** One part of an identifier: a word (`Vector`, `KeyMeshing`, `DOC`), a short number, or a word and a number (`X509`). */
+const IDENTIFIER_PART = /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3})$/
+
+/** `DOC_Vector_5_32`, `id-Gost28147-89-None-KeyMeshing`, `X25519.KeyPair`: names and versions joined, nothing random. */
+function isIdentifierLike(value: string): boolean {
+  const parts = value.split(/[-_.:]+/).filter((part) => part.length > 0)
+  return parts.length >= 2 && parts.every((part) => IDENTIFIER_PART.test(part)) && !parts.every((part) => /^\d+$/.test(part))
+}
+
+/** `Linux-node-<sha256>`: words in front of a hash name a cache entry or an artifact, not a credential. */
+function isLabelledHash(value: string): boolean {
+  return /^(?:[A-Za-z]{2,}[-_.]){2,}[a-f0-9]{32,}$/.test(value)
+}
+
+/** Base64 that decodes to plain words (`ZHVtbXkgdGV4dA==` is "dummy text"): filler, not key material. */
+function isBase64Filler(value: string): boolean {
+  if (value.length < 16 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return false
+  const decoded = decodeBase64(value)
+  return decoded !== undefined && / /.test(decoded) && /^[A-Za-z ,.!?'-]+$/.test(decoded.trim())
+}
+
 /** The entropy test for a value assigned to a secret-looking name. */
 export function isLikelySecretValue(value: string, kind: SecretNameKind): boolean {
+  // `discordToken = 33571183374901913848387496409608`: a long random number is an id or a secret.
+  if (kind === 'token' && /^\d{16,64}$/.test(value)) return !isPlaceholder(value, 3) && new Set(value).size >= 6
   if (value.length > 1000 || isPlaceholder(value, 4) || isReference(value)) return false
   const classes = charClasses(value)
   const classCount = Number(classes.lower) + Number(classes.upper) + Number(classes.digit) + Number(classes.other)
@@ -655,14 +691,13 @@ export function isLikelySecretValue(value: string, kind: SecretNameKind): boolea
     if (value.length < 6 || isDefaultPassword(value)) return false
     return entropy >= 2.2 && (classCount >= 2 || value.length >= 16)
   }
-  if (value.length < 12) return false
+  if (value.length < 12 || isIdentifierLike(value) || isBase64Filler(value) || isLabelledHash(value)) return false
   if (/^[a-z]+(?:[-_][a-z0-9]+)*$/.test(value) && value.replace(/\D/g, '').length < 3) return false
   if (classes.digit && (classes.lower || classes.upper)) return entropy >= 3
   return value.length >= 20 && classes.lower && classes.upper && entropy >= 3.8
 }
 
-const NAME_HINT =
-  /pass|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key|priv(?:ate)?[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|session[_.-]?key|auth|credential|creds|_key\b|pat\b|\bpw\b/gi
+const NAME_HINT = /pass|pwd|secret|token|key|auth|credential|creds|pat\b|\bpw\b/gi
 
 /** [A-Za-z0-9_.-] */
 function isNameCode(code: number): boolean {
@@ -702,7 +737,7 @@ const genericAssignmentRule: SecretRule = {
   id: 'generic-assignment',
   description: 'Secret assigned to a secret-looking name',
   // What every NAME_HINT alternative contains.
-  keywords: ['pass', 'pw', 'secret', 'token', 'api', 'access', 'priv', 'signing', 'encryption', 'master', 'session', 'auth', 'cred', '_key', 'pat'],
+  keywords: ['pass', 'pw', 'secret', 'token', 'key', 'auth', 'cred', 'pat'],
   priority: GENERIC,
   find(text, emit) {
     NAME_HINT.lastIndex = 0
@@ -718,12 +753,27 @@ const genericAssignmentRule: SecretRule = {
       if (value === undefined) continue
       // Names inside the value belong to the value (`password=password=…` must not rescan itself).
       NAME_HINT.lastIndex = Math.max(nameEnd, value[1])
-      const kind = classifySecretName(text.slice(nameStart, nameEnd).replace(/^[-.]+|[-.]+$/g, ''))
+      const name = text.slice(nameStart, nameEnd).replace(/^[-.]+|[-.]+$/g, '')
+      const kind = classifySecretName(name)
       if (kind === undefined) continue
       const [start, end] = value
-      if (isLikelySecretValue(text.slice(start, end), kind)) emit(start, end)
+      const secret = text.slice(start, end)
+      if (isLikelySecretValue(secret, kind) && fitsNamedFormat(name, secret)) emit(start, end)
     }
   },
+}
+
+/**
+ * Providers whose credentials have one exact shape: when a name says it holds one (`TELEGRAM_BOT_TOKEN`,
+ * `AWS_SECRET_ACCESS_KEY`), a value of another shape is a near miss or a stand-in, not that credential.
+ */
+const NAMED_FORMATS: ReadonlyArray<readonly [RegExp, RegExp]> = [
+  [/telegram/i, /^\d{8,10}:AA[A-Za-z0-9_-]{33}$/],
+  [/aws.{0,12}secret|secret.?access.?key/i, /^[A-Za-z0-9/+]{40}$/],
+]
+
+function fitsNamedFormat(name: string, value: string): boolean {
+  return NAMED_FORMATS.every(([names, format]) => !names.test(name) || format.test(value))
 }
 
 /** Reads the value assigned to the name at [nameStart, nameEnd); returns its range or undefined. */
@@ -740,34 +790,84 @@ function readAssignedValue(text: string, nameStart: number, nameEnd: number, isF
     return end > start ? [start, end] : undefined
   }
   const closing = text.charCodeAt(cursor)
+  const quotedName = (closing === 34 || closing === 39) && text.charCodeAt(nameStart - 1) === closing
   if (closing === 34 || closing === 39) cursor++
   if (text.charCodeAt(cursor) === 93) cursor++
   cursor = skipBlanks(text, cursor, 8)
-  const op = text.charCodeAt(cursor)
-  const next = text.charCodeAt(cursor + 1)
-  if (op === 58 && next === 61) cursor += 2 // :=
-  else if (op === 61 && next === 62) cursor += 2 // =>
-  else if (op === 61 && next !== 61 && next !== 126) cursor += 1 // = but not == or =~
-  else if (op === 58 && next !== 58 && !isFlag) cursor += 1 // : but not ::
-  else if (!(isFlag && cursor > nameEnd)) return undefined // --password value
+  // `setProperty("X_TOKEN", "value")`, `Header.Set("X-Api-Key", "value")`: a quoted name, a comma, a quoted value.
+  if (quotedName && text.charCodeAt(cursor) === 44) {
+    cursor = skipBlanks(text, cursor + 1, 8)
+    const quote = text.charCodeAt(cursor)
+    return quote === 34 || quote === 39 || quote === 96 ? readQuoted(text, cursor) : undefined
+  }
+  const afterOperator = readOperator(text, cursor, isFlag)
+  if (afterOperator === -1) {
+    // --password value
+    if (!(isFlag && cursor > nameEnd)) return undefined
+  } else {
+    cursor = skipTypeAnnotation(text, skipBlanks(text, afterOperator, 8), text.charCodeAt(afterOperator - 1) === 58)
+  }
   cursor = skipBlanks(text, cursor, 8)
   const quote = text.charCodeAt(cursor)
-  if (quote === 34 || quote === 39 || quote === 96) {
-    const start = cursor + 1
-    let end = start
-    while (end < text.length && end - start < 1024) {
-      const code = text.charCodeAt(end)
-      if (code === quote || code === 10) break
-      end += code === 92 ? 2 : 1
-    }
-    return text.charCodeAt(end) === quote && end > start ? [start, end] : undefined
-  }
+  if (quote === 34 || quote === 39 || quote === 96) return readQuoted(text, cursor)
   const start = cursor
   let end = start
   while (end < text.length && end - start < 1024 && !isValueEnd(text.charCodeAt(end))) end++
   // The sentence goes on after `TOKEN=abc.` or `password: abc:`.
   while (end > start && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 58)) end--
   return end > start ? [start, end] : undefined
+}
+
+/** The quoted string that opens at `open` (`"…"`, `'…'`, a backtick string), on one line, escapes skipped. */
+function readQuoted(text: string, open: number): [number, number] | undefined {
+  const quote = text.charCodeAt(open)
+  const start = open + 1
+  let end = start
+  while (end < text.length && end - start < 1024) {
+    const code = text.charCodeAt(end)
+    if (code === quote || code === 10) break
+    end += code === 92 ? 2 : 1
+  }
+  return text.charCodeAt(end) === quote && end > start ? [start, end] : undefined
+}
+
+/**
+ * The assignment operators of the languages notes quote, longest first: `:::=`, `::=`, `:=`, `?=`, `+=`, `.=`, `||=`,
+ * `??=`, `=>`, `<-`, `=` (not `==`, `=~`), `:` (not `::`, and not after a flag). Returns the index after it, or -1.
+ */
+function readOperator(text: string, at: number, isFlag: boolean): number {
+  const first = text.charCodeAt(at)
+  const second = text.charCodeAt(at + 1)
+  if (first === 58) {
+    let cursor = at
+    while (text.charCodeAt(cursor) === 58 && cursor - at < 3) cursor++
+    if (text.charCodeAt(cursor) === 61) return cursor + 1 // :=  ::=  :::=
+    return cursor === at + 1 && !isFlag ? at + 1 : -1 // :
+  }
+  if (first === 61) return second === 61 || second === 126 ? -1 : second === 62 ? at + 2 : at + 1 // = =>
+  if ((first === 63 || first === 43 || first === 46) && second === 61) return at + 2 // ?= += .=
+  if ((first === 124 || first === 63) && second === first && text.charCodeAt(at + 2) === 61) return at + 3 // ||= ??=
+  if (first === 60 && second === 45) return at + 2 // <-
+  if (!isFlag) return readTypedDeclaration(text, at)
+  return -1
+}
+
+/** `var discordToken string = "…"`, `token String = …`: a type word between the name and `=`. */
+function readTypedDeclaration(text: string, at: number): number {
+  let cursor = at
+  while (cursor - at < 24 && /[A-Za-z0-9_.<>[\]*]/.test(text.charAt(cursor))) cursor++
+  if (cursor === at || !/[A-Za-z]/.test(text.charAt(at))) return -1
+  // A type is followed by blanks, then `=` and a blank or a quote: `string = "…"`, never `abc=` inside a value.
+  const equals = skipBlanks(text, cursor, 4)
+  if (equals === cursor || text.charCodeAt(equals) !== 61) return -1
+  return /[\s"'`]/.test(text.charAt(equals + 1)) ? equals + 1 : -1
+}
+
+/** After `name:` a type may follow before the value: `token: string = "…"`, `key: &str = "…"`. */
+function skipTypeAnnotation(text: string, at: number, afterColon: boolean): number {
+  if (!afterColon || !/[A-Za-z&]/.test(text.charAt(at))) return at
+  const after = readTypedDeclaration(text, text.charCodeAt(at) === 38 ? at + 1 : at)
+  return after === -1 ? at : skipBlanks(text, after, 8)
 }
 
 /** All rules, most specific first. */
