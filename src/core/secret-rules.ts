@@ -270,11 +270,11 @@ const DEFAULT_PASSWORDS: ReadonlySet<string> = new Set([
 ])
 
 /** `password1`, `mysecretpassword`, `my-secret-pw`: a docs default dressed up, not a chosen secret. */
-function isDefaultPassword(value: string): boolean {
+function isDefaultPassword(value: string, dressedUp = true): boolean {
   const letters = value.toLowerCase().replace(/[^a-z]/g, '')
   if (letters.length === 0 || DEFAULT_PASSWORDS.has(letters)) return true
   const digits = value.replace(/[^0-9]/g, '').length
-  return digits <= 4 && /password|passwd|secret|changeme/.test(letters)
+  return dressedUp && digits <= 4 && /password|passwd|secret|changeme/.test(letters)
 }
 
 /** After `scheme://`: `user:password@` followed by the first character of a host. */
@@ -305,7 +305,8 @@ const urlCredentialsRule: SecretRule = {
         if (isCredentialValue(user)) emit(userSpan[0], userSpan[1])
         continue
       }
-      if (password === user || isDefaultPassword(password) || !isCredentialValue(password)) continue
+      // `mySecret2024` in a URL is a chosen password; only a bare default (`password`, `guest`) is a stand-in.
+      if (password === user || isDefaultPassword(password, false) || !isCredentialValue(password, false)) continue
       emit(passwordSpan[0], passwordSpan[1])
     }
   },
@@ -318,15 +319,15 @@ function isAlphabetRun(value: string): boolean {
 }
 
 /** A password or token taken from a URL or command line: not a reference and not a stand-in. */
-function isCredentialValue(value: string): boolean {
+function isCredentialValue(value: string, dressedUp = true): boolean {
   if (value.length < 3 || isPlaceholder(value, 5) || /^(.)\1*$/.test(value) || isAlphabetRun(value)) return false
   if (/^[$%{]|^\*+$/.test(value)) return false
-  return !isDefaultPassword(value)
+  return !isDefaultPassword(value, dressedUp)
 }
 
 /** `curl -u user:pass`, `mysql -pSECRET`, `sshpass -p pass`, `redis-cli -a pass`, `docker login -p pass`. */
 const CLI_PATTERNS: ReadonlyArray<readonly [readonly string[], RegExp | undefined, RegExp]> = [
-  [['-u'], /(?:^|[\s`'"(])()$/, /-(?:u|-user)[\s=]{1,3}["']?[^\s:"'$`]{1,64}:([^\s"'`]{3,128})/dg],
+  [['-u'], /(?:^|[\s`'"(])()$/, /-(?:u|-user)[\s=]{1,3}["']?[^\s:"'$`]{0,64}:["']?([^\s"'`]{3,128})/dg],
   [['mysql', 'mariadb'], undefined, /\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(["']?)([^\s"'`]{3,128})\1/dg],
   [['sshpass'], undefined, /\bsshpass\s{1,3}-p\s{0,3}(["']?)([^\s"'`]{3,128})\1/dg],
   [['redis-cli'], undefined, /\bredis-cli\b[^\n]{0,200}?\s-a\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
@@ -426,9 +427,9 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('slack-app-token', 'Slack app-level token', ['xapp-'],
     /(?<![A-Za-z0-9-])xapp-\d-[A-Z0-9]{9,12}-\d{10,16}-[a-f0-9]{40,80}(?![A-Za-z0-9])/g),
   prefixRule('slack-webhook', 'Slack webhook URL', ['hooks.slack.com/'],
-    /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,150}/g),
-  prefixRule('stripe-secret-key', 'Stripe secret or restricted key', ['k_live_', 'k_test_'],
-    /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/g),
+    /(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,150}/g),
+  prefixRule('stripe-secret-key', 'Stripe secret or restricted key', ['k_live_', 'k_test_', 'k_prod_'],
+    /(?<![A-Za-z0-9_])[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/g),
   prefixRule('stripe-webhook-secret', 'Stripe webhook signing secret', ['whsec_'],
     /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,64}(?![A-Za-z0-9+/])/g),
   prefixRule('openai-api-key', 'OpenAI API key', ['sk-'],
@@ -482,14 +483,14 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('digitalocean-token', 'DigitalOcean token', ['_v1_'],
     /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])/g),
   prefixRule('shopify-token', 'Shopify token', ['shpat_', 'shpss_', 'shpca_', 'shppa_'],
-    /(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])/g),
+    /(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[A-Za-z0-9]{32,40}(?![A-Za-z0-9])/g),
   leadRule('discord-bot-token', 'Discord bot token', [], /(?:^|[^A-Za-z0-9_.-])([MNO][A-Za-z0-9_-]{23,27})$/, 29,
     /\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
     isDiscordToken),
   prefixRule('discord-webhook', 'Discord webhook URL', ['discord'],
     /https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/\d{17,20}\/[A-Za-z0-9_-]{60,80}/g),
-  leadRule('telegram-bot-token', 'Telegram bot token', [':aa'], /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{8,10})$/, 14,
-    /:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g),
+  leadRule('telegram-bot-token', 'Telegram bot token', [':a'], /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{5,16})$/, 20,
+    /:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])/g),
   prefixRule('vault-token', 'HashiCorp Vault token', ['hvs.', 'hvb.', 'hvr.'],
     /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,400}(?![A-Za-z0-9_-])/g),
   regexRule({
@@ -538,6 +539,60 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     /(?<![A-Za-z0-9_])pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}(?![A-Za-z0-9_-])/g),
   prefixRule('mapbox-secret-token', 'Mapbox secret token', ['sk.eyj'],
     /(?<![A-Za-z0-9_.])sk\.eyJ[A-Za-z0-9_-]{20,200}\.[A-Za-z0-9_-]{20,60}(?![A-Za-z0-9_-])/g),
+  prefixRule('onepassword-secret-key', '1Password secret key', ['a3-'],
+    /(?<![A-Za-z0-9-])A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Za-z0-9-])/g),
+  prefixRule('easypost-api-key', 'EasyPost API key', ['ezak', 'eztk'],
+    /(?<![A-Za-z0-9])EZ[AT]K[A-Za-z0-9]{54}(?![A-Za-z0-9])/g),
+  prefixRule('sourcegraph-token', 'Sourcegraph access token', ['sgp_'],
+    /(?<![A-Za-z0-9_])sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}(?![A-Za-z0-9_])/g),
+  prefixRule('tailscale-key', 'Tailscale key', ['tskey-'],
+    /(?<![A-Za-z])tskey-(?:api|auth|client|scim|webhook|future)-[A-Za-z0-9]{6,20}-[A-Za-z0-9]{16,64}(?![A-Za-z0-9])/g),
+  prefixRule('vercel-token', 'Vercel token', ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
+    /(?<![A-Za-z0-9_])vc[pikar]_[A-Za-z0-9]{24,80}(?![A-Za-z0-9_])/g),
+  prefixRule('cloudflare-token', 'Cloudflare API token or key', ['cfut_', 'cfk_', 'cfat_'],
+    /(?<![A-Za-z0-9_])cf(?:ut|k|at)_[A-Za-z0-9]{40}[a-f0-9]{8}(?![A-Za-z0-9_])/g),
+  prefixRule('cloudflare-origin-ca-key', 'Cloudflare Origin CA key', ['v1.0-'],
+    /(?<![A-Za-z0-9.-])v1\.0-[a-f0-9]{24}-[a-f0-9]{146}(?![A-Za-z0-9])/g),
+  prefixRule('flutterwave-key', 'Flutterwave key', ['flwpubk', 'flwseck'],
+    /(?<![A-Za-z0-9_])FLW(?:PUBK|SECK)(?:_TEST)?-(?:[a-fA-F0-9]{32}-X|[a-fA-F0-9]{12})(?![A-Za-z0-9-])/g),
+  prefixRule('flyio-token', 'Fly.io access token', ['fo1_', 'fm1', 'fm2_'],
+    /(?<![A-Za-z0-9_])(?:fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,4000}={0,3})(?![A-Za-z0-9_+/=-])/g),
+  prefixRule('openshift-token', 'OpenShift user token', ['sha256~'],
+    /(?<![A-Za-z0-9_])sha256~[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
+  prefixRule('intra42-client-secret', '42 Intra client secret', ['s-s4t2'],
+    /(?<![A-Za-z0-9_-])s-s4t2(?:ud|af)-[a-f0-9]{64}(?![A-Za-z0-9])/g),
+  prefixRule('facebook-page-token', 'Facebook page access token', ['eaam', 'eaac'],
+    /(?<![A-Za-z0-9_])EAA[MC][A-Za-z0-9]{100,400}(?![A-Za-z0-9])/g),
+  regexRule({
+    id: 'facebook-access-token', description: 'Facebook app access token', keywords: ['|', '%7c'],
+    pattern: /(?<![A-Za-z0-9])\d{15,16}(?:\||%7[Cc])[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
+  }),
+  prefixRule('shippo-token', 'Shippo API token', ['shippo_'],
+    /(?<![A-Za-z0-9_])shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9])/g),
+  prefixRule('langsmith-key', 'LangSmith API key', ['lsv2_'],
+    /(?<![A-Za-z0-9_])lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9])/g),
+  prefixRule('rootly-key', 'Rootly API key', ['rootly_'],
+    /(?<![A-Za-z0-9_])rootly_[a-f0-9]{64}(?![A-Za-z0-9])/g),
+  prefixRule('spectralops-token', 'SpectralOps token', ['spu-'],
+    /(?<![A-Za-z0-9_-])spu-[a-f0-9]{32}(?![A-Za-z0-9])/g),
+  prefixRule('bitbucket-dc-token', 'Bitbucket Data Center token', ['bbdc-'],
+    /(?<![A-Za-z0-9_-])BBDC-[A-Za-z0-9+/@_-]{40,50}(?![A-Za-z0-9+/@_-])/g),
+  prefixRule('teams-webhook', 'Microsoft Teams webhook URL', ['webhook.office.com/'],
+    /https:\/\/[A-Za-z0-9-]{1,60}\.webhook\.office\.com\/webhookb2\/[A-Za-z0-9-]{36}@[A-Za-z0-9-]{36}\/IncomingWebhook\/[A-Za-z0-9]{32}\/[A-Za-z0-9-]{36}/g),
+  regexRule({
+    id: 'jwt', description: 'Base64-encoded JSON Web Token', keywords: ['zxlk'], priority: STRUCTURAL,
+    pattern: /(?<![A-Za-z0-9+/])ZXlK[A-Za-z0-9+/]{60,8000}={0,2}(?![A-Za-z0-9+/=])/g,
+    accept: (value) => {
+      const decoded = decodeBase64(value)
+      return decoded !== undefined && /^eyJ[A-Za-z0-9_-]{8,}\.eyJ?[A-Za-z0-9_-]{8,}\.?/.test(decoded)
+    },
+  }),
+  regexRule({
+    id: 'sidekiq-credentials', description: 'Sidekiq Enterprise credentials', keywords: ['__contribsys__com'],
+    pattern: /BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM(?:_[A-Z]{1,12})?["']?\s{0,3}[:=?]{0,4}\s{0,3}["']?([a-f0-9]{8}:[a-f0-9]{8})(?![A-Za-z0-9])/dgi,
+    group: 1,
+    accept: () => true,
+  }),
   prefixRule('square-token', 'Square token', ['sq0'],
     /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g),
 ]
@@ -768,7 +823,7 @@ const genericAssignmentRule: SecretRule = {
  * `AWS_SECRET_ACCESS_KEY`), a value of another shape is a near miss or a stand-in, not that credential.
  */
 const NAMED_FORMATS: ReadonlyArray<readonly [RegExp, RegExp]> = [
-  [/telegram/i, /^\d{8,10}:AA[A-Za-z0-9_-]{33}$/],
+  [/telegram/i, /^\d{5,16}:A[A-Za-z0-9_-]{34}$/],
   [/aws.{0,12}secret|secret.?access.?key/i, /^[A-Za-z0-9/+]{40}$/],
 ]
 
@@ -848,6 +903,11 @@ function readOperator(text: string, at: number, isFlag: boolean): number {
   if ((first === 63 || first === 43 || first === 46) && second === 61) return at + 2 // ?= += .=
   if ((first === 124 || first === 63) && second === first && text.charCodeAt(at + 2) === 61) return at + 3 // ||= ??=
   if (first === 60 && second === 45) return at + 2 // <-
+  // `nethunt token - 'value'`: a dash between blanks, then a quoted value (a list item or prose otherwise).
+  if ((first === 45 || first === 0x2013) && (second === 32 || second === 9)) {
+    const quote = text.charCodeAt(skipBlanks(text, at + 1, 4))
+    return quote === 34 || quote === 39 || quote === 96 ? at + 1 : -1
+  }
   if (!isFlag) return readTypedDeclaration(text, at)
   return -1
 }
