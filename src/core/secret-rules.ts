@@ -533,8 +533,18 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     /(?<![A-Za-z0-9_])(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,80})(?![A-Za-z0-9_-])/g),
   prefixRule('docker-hub-token', 'Docker Hub access token', ['dckr_'],
     /(?<![A-Za-z0-9_])dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g),
-  prefixRule('new-relic-key', 'New Relic key', ['nrak-', 'nrii-', 'nrjs-'],
-    /(?<![A-Za-z0-9_-])NR(?:AK|II|JS)-[A-Za-z0-9]{19,27}(?![A-Za-z0-9])/g),
+  prefixRule('new-relic-key', 'New Relic key', ['nrak-', 'nrii-', 'nrjs-', 'nriq-'],
+    /(?<![A-Za-z0-9_-])NR(?:AK|II|JS|IQ)-[A-Za-z0-9_-]{19,32}(?![A-Za-z0-9_-])/g),
+  prefixRule('octopus-deploy-key', 'Octopus Deploy API key', ['api-'],
+    /(?<![A-Za-z0-9_-])API-[A-Z0-9]{26}(?![A-Za-z0-9])/g, hasDigitAndLetter),
+  prefixRule('ubidots-token', 'Ubidots token', ['bbff-'],
+    /(?<![A-Za-z0-9_-])BBFF-[A-Za-z0-9]{30}(?![A-Za-z0-9])/g),
+  regexRule({
+    id: 'sumologic-access-id', description: 'Sumo Logic access id', keywords: ['sumo'],
+    pattern: /sumo(?:logic)?[_.-]?(?:access[_.-]?id|token|key)["']?\s{0,3}(?:=|:|:=|\?=)\s{0,3}["']?(su[A-Za-z0-9]{12})(?![A-Za-z0-9])/dgi,
+    group: 1,
+    accept: hasDigitAndLetter,
+  }),
   prefixRule('planetscale-token', 'PlanetScale token', ['pscale_'],
     /(?<![A-Za-z0-9_])pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}(?![A-Za-z0-9_-])/g),
   prefixRule('mapbox-secret-token', 'Mapbox secret token', ['sk.eyj'],
@@ -714,7 +724,7 @@ function isReference(value: string): boolean {
 }
 
 /** One part of an identifier: a word (`Vector`, `KeyMeshing`, `DOC`), a short number, or a word and a number (`X509`). */
-const IDENTIFIER_PART = /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3})$/
+const IDENTIFIER_PART = /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3}|[A-Za-z][a-z]*(?:[A-Z][a-z]*|\d){1,40})$/
 
 /** `DOC_Vector_5_32`, `id-Gost28147-89-None-KeyMeshing`, `X25519.KeyPair`: names and versions joined, nothing random. */
 function isIdentifierLike(value: string): boolean {
@@ -917,6 +927,8 @@ function readTypedDeclaration(text: string, at: number): number {
   let cursor = at
   while (cursor - at < 24 && /[A-Za-z0-9_.<>[\]*]/.test(text.charAt(cursor))) cursor++
   if (cursor === at || !/[A-Za-z]/.test(text.charAt(at))) return -1
+  // `monkeylearn token = …`: a secret-looking word is the name being assigned, not a type.
+  if (/pass|pwd|secret|token|key|auth|cred/i.test(text.slice(at, cursor))) return -1
   // A type is followed by blanks, then `=` and a blank or a quote: `string = "…"`, never `abc=` inside a value.
   const equals = skipBlanks(text, cursor, 4)
   if (equals === cursor || text.charCodeAt(equals) !== 61) return -1
@@ -930,5 +942,98 @@ function skipTypeAnnotation(text: string, at: number, afterColon: boolean): numb
   return after === -1 ? at : skipBlanks(text, after, 8)
 }
 
+/** Names that say the value next to them is a digest, an id, a location or prose, not a credential. */
+const NOT_A_CREDENTIAL_NAME: ReadonlySet<string> = new Set([
+  'signature', 'sig', 'hash', 'checksum', 'digest', 'integrity', 'sha', 'sha1', 'sha256', 'sha512', 'md5', 'etag',
+  'nonce', 'salt', 'iv', 'id', 'uuid', 'guid', 'commit', 'ref', 'rev', 'revision', 'version', 'tag', 'build', 'data',
+  'image', 'img', 'src', 'href', 'url', 'uri', 'path', 'file', 'name', 'title', 'host', 'domain', 'email', 'user',
+  'username', 'resolution', 'content', 'body', 'text', 'message', 'msg', 'type', 'class', 'style', 'the', 'a', 'an',
+  'is', 'was', 'of', 'in', 'on', 'at', 'to', 'from', 'and', 'or', 'with', 'for', 'by', 'as', 'see', 'run', 'printed',
+  'found', 'value', 'h1', 'sum', 'fingerprint', 'thumbprint', 'cursor', 'page', 'trace', 'span', 'request', 'session',
+  'correlation', 'container', 'pod', 'node', 'branch', 'sri', 'hmac', 'public', 'pub', 'cid', 'ipfs', 'magnet', 'accessor',
+])
+
+/** A run of token characters long enough to be a credential. */
+const TOKEN_RUN = /[A-Za-z0-9+/_.~-]{16,}/g
+
+/** Characters a token can be made of: base64, URL-safe base64, and the separators of prefixed formats. */
+function isTokenCode(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) ||
+    code === 43 || code === 47 || code === 95 || code === 46 || code === 126 || code === 45
+  )
+}
+
+/**
+ * The gitleaks-style semi-generic rule without a keyword list: a word (a provider's name, `checkvist:`, `mixpanel`)
+ * right before a value that is visibly random. Found by scanning runs of token characters once, then reading the
+ * name backwards from each run: linear, no regex backtracking.
+ */
+const namedRandomValueRule: SecretRule = {
+  id: 'generic-named-token',
+  description: 'Random token next to a name',
+  keywords: [],
+  priority: GENERIC - 1,
+  find(text, emit) {
+    TOKEN_RUN.lastIndex = 0
+    for (let run = TOKEN_RUN.exec(text); run !== null; run = TOKEN_RUN.exec(text)) {
+      const at = run.index
+      let end = at + run[0].length
+      // Base64 padding ends a value; an `=` inside a run is an assignment (`NAME=value`), which starts a new run.
+      let padded = end
+      while (padded - end < 2 && text.charCodeAt(padded) === 61) padded++
+      if (padded > end && !isTokenCode(text.charCodeAt(padded)) && text.charCodeAt(padded) !== 61) end = padded
+      // The sentence's period or dash is not part of the value.
+      let valueEnd = end
+      while (valueEnd > at && (text.charCodeAt(valueEnd - 1) === 46 || text.charCodeAt(valueEnd - 1) === 45)) valueEnd--
+      const truncated = text.startsWith('..', valueEnd) || text.charCodeAt(valueEnd) === 0x2026
+      const length = valueEnd - at
+      if (!truncated && length >= 16 && length <= 200 && /[A-Za-z0-9]/.test(text.charAt(at)) && isNamedRandomValue(text, at, valueEnd)) {
+        emit(at, valueEnd)
+      }
+    }
+  },
+}
+
+function isNamedRandomValue(text: string, start: number, end: number): boolean {
+  const value = text.slice(start, end)
+  if (!isStronglyRandom(value)) return false
+  // Backwards: an optional quote, a separator (`: `, `=`, ` - `, blanks), an optional quote, then the name.
+  let cursor = start - 1
+  const quote = text.charCodeAt(cursor)
+  const quoted = quote === 34 || quote === 39 || quote === 96
+  if (quoted) {
+    if (text.charCodeAt(end) !== quote) return false
+    cursor--
+  }
+  const separatorEnd = cursor
+  while (separatorEnd - cursor < 6 && /[\s:=>-]/.test(text.charAt(cursor)) && text.charCodeAt(cursor) !== 10) cursor--
+  const separator = text.slice(cursor + 1, separatorEnd + 1)
+  if (separator.length === 0 || !/^\s*(?:[:=]|:=|=>|-)?\s*$/.test(separator) || separator.includes('--')) return false
+  // `mux 'value'`: a bare blank separates a name only from a quoted value, and prose quotes code in backticks.
+  if (/^\s+$/.test(separator) && (!quoted || quote === 96)) return false
+  if (text.charCodeAt(cursor) === 34 || text.charCodeAt(cursor) === 39) cursor--
+  const nameEnd = cursor + 1
+  while (cursor >= 0 && nameEnd - cursor <= 48 && isNameCode(text.charCodeAt(cursor))) cursor--
+  const name = text.slice(cursor + 1, nameEnd)
+  if (name.length < 3 || !/^[A-Za-z]/.test(name) || /^\d/.test(name)) return false
+  const words = splitNameWords(name)
+  if (words.length === 0 || words.some((word) => NOT_A_CREDENTIAL_NAME.has(word) || NEUTRAL_WORDS.has(word))) return false
+  return fitsNamedFormat(name, value)
+}
+
+/** A value no one types by hand: long, mixed, high entropy, and neither a hash, a path, a domain nor words. */
+function isStronglyRandom(value: string): boolean {
+  if (isPlaceholder(value, 4) || isReference(value) || isIdentifierLike(value) || isBase64Filler(value)) return false
+  if (isLabelledHash(value) || /^[a-f0-9-]+$/i.test(value) || /\.[a-z]{2,6}$/i.test(value) || value.includes('//')) return false
+  // `8000/v1/chat/completions`: a path has words between its slashes.
+  if (/(?:^|\/)[a-z_]{3,}(?:\/|$)/.test(value)) return false
+  const classes = charClasses(value)
+  if (!classes.digit || !classes.lower) return false
+  const entropy = shannonEntropy(value)
+  if (classes.upper) return value.length >= 16 && entropy >= 3.6
+  return value.length >= 20 && entropy >= 3.8 && !/^[a-z]+(?:[-_][a-z0-9]+)*$/.test(value.replace(/\d/g, ''))
+}
+
 /** All rules, most specific first. */
-export const SECRET_RULES: readonly SecretRule[] = [...PROVIDER_RULES, ...STRUCTURAL_RULES, genericAssignmentRule]
+export const SECRET_RULES: readonly SecretRule[] = [...PROVIDER_RULES, ...STRUCTURAL_RULES, genericAssignmentRule, namedRandomValueRule]
