@@ -29,7 +29,7 @@ async function start(): Promise<void> {
   if (argv.length === 1 && argv[0] === 'observe' && (await observeFastPath())) return
   if (FEED_COMMANDS.has(argv[0] ?? '') && !argv.includes('-h') && !argv.includes('--help')) {
     try {
-      ;(await import('./adapters/feed-key.js')).prefetchKeying(process.cwd())
+      ;(await import('./adapters/feed/feed-key.js')).prefetchKeying(process.cwd())
     } catch {
       // The command loads the module again and reports why it cannot.
     }

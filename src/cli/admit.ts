@@ -6,11 +6,11 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { readFileBounded } from '../adapters/read-bounded.js'
-import type { Repo } from '../adapters/repo.js'
-import { readStore } from '../adapters/store.js'
-import { readTemplate } from '../adapters/templates.js'
-import { loadLearningValidator } from '../adapters/validators.js'
+import { readFileBounded } from '../adapters/store/read-bounded.js'
+import type { Repo } from '../adapters/store/repo.js'
+import { readStore } from '../adapters/store/store.js'
+import { readTemplate } from '../adapters/store/templates.js'
+import { loadLearningValidator } from '../adapters/store/validators.js'
 import { findDuplicates, learningEntry, parseNotesRows } from '../core/dedupe.js'
 import type { DedupeEntry } from '../core/dedupe.js'
 import { DIRECTIVES_ALLOWED_TRAILER, scanDirectives } from '../core/directives.js'
@@ -24,7 +24,7 @@ import { scanSecrets } from '../core/secrets.js'
 import type { Trailer } from '../core/trailers.js'
 import { directivesRefused, exactDuplicate, gatesRefused, nearDuplicate, secretsRefused } from './messages/guards.js'
 import type { Refusal } from './messages/guards.js'
-import { notesFileOutside, notesFileTruncated } from './messages/hardening.js'
+import { notesFileOutside, notesFileTruncated } from './messages/lifecycle.js'
 
 export interface AdmitOptions {
   /** Record failed gates and a near duplicate as overridden instead of refusing. */

@@ -65,7 +65,7 @@ export async function runCli(argv: readonly string[], ctx: Ctx): Promise<number>
     const d = describeError(err, load ? name : undefined)
     if (hook) {
       // An agent hook prints nothing on failure and exits 0 (DESIGN section 8); the reason goes to learn/hooks.log.
-      const { logHookError } = await import('../adapters/hooks-log.js')
+      const { logHookError } = await import('../adapters/state/hooks-log.js')
       logHookError(ctx.cwd, name, new Error(d.message), ctx.now())
       return 0
     }

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { writeAtomic, writeCacheFile, writeCacheFileAlone } from '../../src/adapters/cache-file.js'
+import { writeAtomic, writeCacheFile, writeCacheFileAlone } from '../../src/adapters/state/cache-file.js'
 import { tempDir } from '../helpers/repo.js'
 
 test('writeCacheFile creates the directory and replaces the file whole; writeCacheFileAlone removes older versions', () => {

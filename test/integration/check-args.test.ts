@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { readEvidenceChanges } from '../../src/adapters/fast-git.js'
+import { readEvidenceChanges } from '../../src/adapters/git/fast.js'
 import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
 
 // evidence.commit comes from a learning file: git must never read it as an option (`git diff --output=<file>`

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { PARSE_CACHE_FILE, openParseCache } from '../../src/adapters/parse-cache.js'
+import { PARSE_CACHE_FILE, openParseCache } from '../../src/adapters/state/parse-cache.js'
 import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { describe, expect, test } from 'vitest'
-import { readEvidenceChanges } from '../../src/adapters/fast-git.js'
+import { readEvidenceChanges } from '../../src/adapters/git/fast.js'
 import { evidencePath } from '../../src/core/evidence.js'
 import { makeRepo } from '../helpers/repo.js'
 

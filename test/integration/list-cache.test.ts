@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { readStore } from '../../src/adapters/store.js'
+import { readStore } from '../../src/adapters/store/store.js'
 import { filterLearnings } from '../../src/core/query.js'
-import { listTable } from '../../src/cli/messages/index.js'
+import { listTable } from '../../src/cli/messages/lifecycle.js'
 import { makeRepo, learningText } from '../helpers/repo.js'
 
 function storeRepo() {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { findGitDirs, readHeadCommit } from '../../src/adapters/locate.js'
+import { findGitDirs, readHeadCommit } from '../../src/adapters/git/locate.js'
 import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 /** What git itself says, for comparison. */

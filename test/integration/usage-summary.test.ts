@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { MAX_EVENT_LINE, appendEvent, eventsPath, readEventsSync, readUsageLog, readUsageSummary, usageSummaryPath } from '../../src/adapters/events.js'
+import { MAX_EVENT_LINE, appendEvent, eventsPath, readEventsSync, readUsageLog, readUsageSummary, usageSummaryPath } from '../../src/adapters/state/events.js'
 import { summarizeUsage } from '../../src/core/usage.js'
 import type { UsageEvent } from '../../src/core/usage.js'
 import { makeRepo, learningText } from '../helpers/repo.js'

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { mapAgentPayload } from '../../src/adapters/agent-payloads.js'
+import { mapAgentPayload } from '../../src/adapters/agents/agent-payloads.js'
 
 const claude = { session_id: 's1', transcript_path: '/h/.claude/projects/x/s1.jsonl', cwd: '/r', permission_mode: 'default' }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
-import { loadLearningValidator } from '../../src/adapters/validators.js'
+import { loadLearningValidator } from '../../src/adapters/store/validators.js'
 import { LearningParseError } from '../../src/core/errors.js'
 import { LEARNING_TYPES, REQUIRED_SECTIONS } from '../../src/core/learning-schema.js'
 import { formatLearningFile, parseLearning, parseSections, parseStorePath, sectionText, validateLearning } from '../../src/core/learning.js'

@@ -5,7 +5,8 @@
  * HEAD's, cached by commit id), without loading the schema, simple-git or the scanner (YAML only when that config
  * sets zones).
  */
-import { findRoot, readStagedChanges, readStagedConfigFor, readZones } from '../../adapters/index-reader.js'
+import { findRoot, readStagedChanges, readStagedConfigFor, readZones } from '../../adapters/git/index-reader.js'
+import { gitSync, runGitSync } from '../../adapters/git/run.js'
 import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
@@ -83,7 +84,7 @@ async function print(ctx: Ctx, format: Format, report: CheckReport, hook: boolea
 }
 
 async function loadEngine() {
-  const [engine, validators] = await Promise.all([import('../../core/check.js'), import('../../adapters/validators.js')])
+  const [engine, validators] = await Promise.all([import('../../core/check.js'), import('../../adapters/store/validators.js')])
   return { engine, validator: await validators.loadLearningValidator() }
 }
 
@@ -98,8 +99,8 @@ async function readConfigOrFinding(from: string | { staged: Buffer | undefined }
   const { DEFAULT_CONFIG, mergeConfig } = await import('../../core/config-schema.js')
   if (typeof from === 'string' ? !existsSync(join(from, '.learnings', 'config.yaml')) : from.staged === undefined) return mergeConfig({})
   try {
-    if (typeof from !== 'string') return await (await import('../../adapters/store.js')).configFromBytes(from.staged)
-    const { readConfig } = await import('../../adapters/store.js')
+    if (typeof from !== 'string') return await (await import('../../adapters/store/store.js')).configFromBytes(from.staged)
+    const { readConfig } = await import('../../adapters/store/store.js')
     return await readConfig(from)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
@@ -115,7 +116,7 @@ async function readConfigOrFinding(from: string | { staged: Buffer | undefined }
  */
 async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[], known?: { config: Buffer | undefined }): Promise<CheckReport> {
   const { engine, validator } = await loadEngine()
-  const { readBlobs, readIndexPaths, readStagedForCheck, isMerging } = await import('../../adapters/index-reader.js')
+  const { readBlobs, readIndexPaths, readStagedForCheck, isMerging } = await import('../../adapters/git/index-reader.js')
   const { parseStorePath, learningPath, STATES } = await import('../../core/learning.js')
   const { NAME_PATTERN } = await import('../../core/names.js')
   const findings: Finding[] = []
@@ -152,18 +153,17 @@ function isStorePath(path: string): boolean {
 }
 
 async function openCache(root: string, ctx: Ctx) {
-  const reader = await import('../../adapters/index-reader.js')
-  const r = reader.runGit(root, ctx.env, ['rev-parse', '--path-format=absolute', '--git-common-dir'])
+  const r = runGitSync(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root, env: ctx.env })
   const commonDir = r.stdout.toString('utf8').trim()
   if (r.code !== 0 || !commonDir) return undefined
-  const { openParseCache } = await import('../../adapters/parse-cache.js')
+  const { openParseCache } = await import('../../adapters/state/parse-cache.js')
   return openParseCache(commonDir)
 }
 
 /** The work tree (CI): every learning and zone file, names, budget, staleness, and with a base the transitions. */
 async function checkTree(ctx: Ctx, root: string, base: string | undefined): Promise<CheckReport> {
   const { engine, validator } = await loadEngine()
-  const reader = await import('../../adapters/index-reader.js')
+  const reader = await import('../../adapters/git/index-reader.js')
   const { parseStorePath } = await import('../../core/learning.js')
   const findings: Finding[] = []
   const config = await readConfigOrFinding(root, findings)
@@ -190,7 +190,7 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined): Prom
   })
   if (pinned.length) {
     // One git process for all of them; a commit unknown here (a shallow clone, another repository) decides nothing.
-    const { readEvidenceChanges } = await import('../../adapters/fast-git.js')
+    const { readEvidenceChanges } = await import('../../adapters/git/fast.js')
     const changed = readEvidenceChanges(root, pinned.map((p) => p.e), ctx.env)
     pinned.forEach(({ l, e }, i) => {
       const f = engine.staleFinding(l, e.commit, changed[i] ?? [])
@@ -201,9 +201,9 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined): Prom
   if (base !== undefined) {
     const { parseRawDiff } = await import('../../core/check-diff.js')
     const { RAW_LOG_FORMAT, parseAuditTrail, parseRawLog } = await import('../../core/trailers.js')
-    const mergeBase = reader.gitText(root, ctx.env, ['merge-base', '--end-of-options', base, 'HEAD']).trim()
-    const changes = parseRawDiff(reader.gitText(root, ctx.env, ['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings']))
-    const events = parseAuditTrail(parseRawLog(reader.gitText(root, ctx.env, ['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`])))
+    const mergeBase = gitSync(['merge-base', '--end-of-options', base, 'HEAD'], { cwd: root, env: ctx.env }).trim()
+    const changes = parseRawDiff(gitSync(['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings'], { cwd: root, env: ctx.env }))
+    const events = parseAuditTrail(parseRawLog(gitSync(['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`], { cwd: root, env: ctx.env })))
     findings.push(...engine.checkTransitions(changes, events))
   }
   return engine.buildReport(findings)

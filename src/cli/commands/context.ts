@@ -29,9 +29,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   let text = MINIMAL
   try {
     const [{ readFeed, readConfigCached }, { readUsageSummary }, { readBranchChanges }, { buildContext }] = await Promise.all([
-      import('../../adapters/search-index.js'),
-      import('../../adapters/events.js'),
-      import('../../adapters/fast-git.js'),
+      import('../../adapters/feed/search-index.js'),
+      import('../../adapters/state/events.js'),
+      import('../../adapters/git/fast.js'),
       import('../../core/context.js'),
     ])
     const feed = await readFeed(ctx.cwd)
@@ -45,7 +45,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     })
     text = built.text
   } catch (err) {
-    const { logHookError } = await import('../../adapters/hooks-log.js')
+    const { logHookError } = await import('../../adapters/state/hooks-log.js')
     logHookError(ctx.cwd, 'context', err, ctx.now())
   }
   if (format === 'text' && !flag(args, 'json')) ctx.stdout(`${text}\n`)

@@ -1,5 +1,5 @@
-import { appendEvent, readEvents } from '../../adapters/events.js'
-import { readConfigCached, readFeed } from '../../adapters/search-index.js'
+import { appendEvent, readEvents } from '../../adapters/state/events.js'
+import { readConfigCached, readFeed } from '../../adapters/feed/search-index.js'
 import { baseConfidence, effectiveConfidence } from '../../core/confidence.js'
 import { LearningNotFoundError, UsageError } from '../../core/errors.js'
 import { explainBadName } from '../../core/names.js'

@@ -4,7 +4,7 @@
  * `git diff --cached` when nothing under .learnings/ is staged.
  */
 import { isAbsolute, join } from 'node:path'
-import { findRoot, readStagedChanges } from '../../adapters/index-reader.js'
+import { findRoot, readStagedChanges } from '../../adapters/git/index-reader.js'
 import { UsageError } from '../../core/errors.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
@@ -44,8 +44,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     case 'install':
     case 'uninstall': {
       if (file) throw new UsageError(`unexpected argument "${file}"`, 'hook')
-      const { openGit } = await import('../../adapters/git.js')
-      const { installHooks, uninstallHooks } = await import('../../adapters/hooks.js')
+      const { openGit } = await import('../../adapters/git/simple.js')
+      const { installHooks, uninstallHooks } = await import('../../adapters/git/hooks.js')
       const { hookReport } = await import('../messages/guards.js')
       const git = await openGit(ctx.cwd)
       const { layout, changes } = sub === 'install' ? await installHooks(git, { force: flag(args, 'force') }) : await uninstallHooks(git)
@@ -69,12 +69,12 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
     if (json) ctx.stdout('{"ok":true,"findings":[]}\n')
     return ExitCode.ok
   }
-  const reader = await import('../../adapters/index-reader.js')
+  const reader = await import('../../adapters/git/index-reader.js')
   if (reader.isMerging(root, ctx.env)) return ExitCode.ok // the other side's moves were checked where they were made
   const engine = await import('../../core/check.js')
   const { parseDirectivesAllowed, scanDirectives } = await import('../../core/directives.js')
   const { parseStorePath } = await import('../../core/learning.js')
-  const { readFileBounded } = await import('../../adapters/read-bounded.js')
+  const { readFileBounded } = await import('../../adapters/store/read-bounded.js')
   let read: { bytes: Buffer; over: boolean; size: number | undefined }
   try {
     read = readFileBounded(isAbsolute(file) ? file : join(ctx.cwd, file), MAX_MESSAGE_BYTES)
@@ -82,7 +82,7 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
     throw new UsageError(`cannot read the commit message file "${file}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'hook')
   }
   if (read.over) {
-    const { tooLarge } = await import('../messages/hardening.js')
+    const { tooLarge } = await import('../messages/errors.js')
     throw new UsageError(tooLarge('the commit message file', file, read.size, MAX_MESSAGE_BYTES), 'hook')
   }
   const raw = read.bytes.toString('utf8')
@@ -122,7 +122,7 @@ async function postMerge(ctx: Ctx): Promise<ExitCode> {
   if (!render) return ExitCode.ok
   // Refresh only what the user chose to render: with no render manifest, `git learn render` never ran here, and a
   // merge or a checkout must not start writing .claude/skills/ into their tree.
-  const { locateRepo } = await import('../../adapters/fast-git.js')
+  const { locateRepo } = await import('../../adapters/git/fast.js')
   const where = locateRepo(ctx.cwd)
   const { existsSync } = await import('node:fs')
   if (!where || !existsSync(join(where.commonDir, 'learn', 'render-manifest.json'))) return ExitCode.ok

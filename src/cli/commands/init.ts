@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { openGit } from '../../adapters/git.js'
-import { CONFIG_PATH } from '../../adapters/store.js'
-import { readTemplate } from '../../adapters/templates.js'
+import { openGit } from '../../adapters/git/simple.js'
+import { CONFIG_PATH } from '../../adapters/store/store.js'
+import { readTemplate } from '../../adapters/store/templates.js'
 import { UsageError } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { initReport } from '../messages/index.js'
+import { initReport } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -27,9 +27,9 @@ export const spec: CommandSpec = {
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const agentName = args.values['agent']
   if (agentName !== undefined && agentName !== 'claude')
-    throw new UsageError(`--agent supports claude; for Codex, Cursor and Gemini CLI see the README's "Feeding learnings back" section`, 'init')
+    throw new UsageError(`--agent supports claude; for Codex, Cursor and Gemini CLI see docs/agents.md`, 'init')
   const git = await openGit(ctx.cwd)
-  if (agentName !== undefined) (await import('../../adapters/claude-settings.js')).assertSettingsReadable(git.root)
+  if (agentName !== undefined) (await import('../../adapters/agents/claude-settings.js')).assertSettingsReadable(git.root)
   const created: string[] = []
   for (const state of STATES) {
     const dir = `${STORE_DIR}/${state}`
@@ -54,12 +54,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   return ExitCode.ok
 }
 
-/** `--hooks` and `--ci` (src/adapters/hooks.ts): what was written, as text and as JSON fields. */
+/** `--hooks` and `--ci` (src/adapters/git/hooks.ts): what was written, as text and as JSON fields. */
 async function setUpGuards(args: ParsedArgs, git: Awaited<ReturnType<typeof openGit>>): Promise<{ text: string; json: Record<string, unknown> }> {
   let text = ''
   const json: Record<string, unknown> = {}
   if (!flag(args, 'hooks') && !flag(args, 'ci')) return { text, json }
-  const hooks = await import('../../adapters/hooks.js')
+  const hooks = await import('../../adapters/git/hooks.js')
   const { ciReport, hookReport } = await import('../messages/guards.js')
   if (flag(args, 'hooks')) {
     const { layout, changes } = await hooks.installHooks(git)
@@ -74,11 +74,11 @@ async function setUpGuards(args: ParsedArgs, git: Awaited<ReturnType<typeof open
   return { text, json }
 }
 
-/** `--agent claude` (src/adapters/claude-settings.ts): hooks and agent commands; refuses a malformed settings file first. */
+/** `--agent claude` (src/adapters/agents/claude-settings.ts): hooks and agent commands; refuses a malformed settings file first. */
 async function setUpAgent(args: ParsedArgs, root: string): Promise<{ text: string; json: Record<string, unknown> }> {
   const agent = args.values['agent']
   if (agent === undefined) return { text: '', json: {} }
-  const { installClaudeAgent } = await import('../../adapters/claude-settings.js')
+  const { installClaudeAgent } = await import('../../adapters/agents/claude-settings.js')
   const { agentReport } = await import('../messages/feed.js')
   const setup = installClaudeAgent(root)
   return { text: agentReport(setup), json: { agent: setup } }

@@ -1,5 +1,5 @@
-import { mapAgentPayload } from '../../adapters/agent-payloads.js'
-import { appendObservation, locateRepo, logObserveError, readObserveSettings } from '../../adapters/observations.js'
+import { mapAgentPayload } from '../../adapters/agents/agent-payloads.js'
+import { appendObservation, locateRepo, logObserveError, readObserveSettings } from '../../adapters/state/observations.js'
 import { buildObservationRecord, formatObservationLine, isIgnoredTool, salvagePayload } from '../../core/observation.js'
 import type { ObservationRecord, ObserveSettings } from '../../core/observation.js'
 import { redactSecrets } from '../../core/secrets.js'

@@ -1,15 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openRepo } from '../../adapters/repo.js'
-import { readLearning } from '../../adapters/store.js'
-import { parseLsTree, runGitWithInput } from '../../adapters/tiers.js'
+import { openRepo } from '../../adapters/store/repo.js'
+import { readLearning } from '../../adapters/store/store.js'
+import { parseLsTree } from '../../adapters/feed/tiers.js'
+import { gitAsync } from '../../adapters/git/run.js'
 import { buildBundle, stripLearning } from '../../core/bundle.js'
 import { RefusedError, UsageError } from '../../core/errors.js'
 import { STATES, formatLearningFile, learningPath } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { promoted } from '../messages/index.js'
+import { promoted } from '../messages/scale.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -65,12 +66,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const env: Record<string, string | undefined> = { ...ctx.env, GIT_INDEX_FILE: join(tmp, 'index') }
   let commit: string
   try {
-    const blob = (await runGitWithInput(git.root, ['hash-object', '-w', '--stdin'], text)).toString().trim()
-    await runGitWithInput(git.root, ['read-tree', base], '', env)
-    await runGitWithInput(git.root, ['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], '', env)
-    const tree = (await runGitWithInput(git.root, ['write-tree'], '', env)).toString().trim()
+    const blob = (await gitAsync(['hash-object', '-w', '--stdin'], { cwd: git.root, input: text })).toString().trim()
+    await gitAsync(['read-tree', base], { cwd: git.root, input: '', env })
+    await gitAsync(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { cwd: git.root, input: '', env })
+    const tree = (await gitAsync(['write-tree'], { cwd: git.root, input: '', env })).toString().trim()
     const message = `learn: add ${name}\n\nPromoted from another repository for review in this tier.\n\nLearning: ${name}\nLearning-Action: add\nLearning-To: pending\nLearning-Origin: promote\n`
-    commit = (await runGitWithInput(git.root, ['commit-tree', tree, '-p', base, '-F', '-'], message, env)).toString().trim()
+    commit = (await gitAsync(['commit-tree', tree, '-p', base, '-F', '-'], { cwd: git.root, input: message, env })).toString().trim()
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }

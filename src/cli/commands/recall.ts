@@ -29,12 +29,12 @@ export async function run(_args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (!failure || !failure.text.trim()) return ExitCode.ok
   try {
     // The feed's git processes start before the rest of the failure path is loaded.
-    ;(await import('../../adapters/feed-key.js')).prefetchKeying(failure.cwd ?? ctx.cwd)
-    const [{ recallFailure }, { recallContext }] = await Promise.all([import('../../adapters/recall.js'), import('../messages/feed.js')])
+    ;(await import('../../adapters/feed/feed-key.js')).prefetchKeying(failure.cwd ?? ctx.cwd)
+    const [{ recallFailure }, { recallContext }] = await Promise.all([import('../../adapters/feed/recall.js'), import('../messages/feed.js')])
     const recalled = await recallFailure(failure, ctx.cwd, ctx.now())
     if (recalled.length) ctx.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: failure.event, additionalContext: recallContext(recalled) } })}\n`)
   } catch (err) {
-    const { logHookError } = await import('../../adapters/hooks-log.js')
+    const { logHookError } = await import('../../adapters/state/hooks-log.js')
     logHookError(failure.cwd ?? ctx.cwd, 'recall', err, ctx.now())
   }
   return ExitCode.ok

@@ -1,6 +1,6 @@
 import type { LearningState } from '../../core/errors.js'
 import { UsageError } from '../../core/errors.js'
-import { readSearchFeed } from '../../adapters/search-index.js'
+import { readSearchFeed } from '../../adapters/feed/search-index.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { searchResults, warnProblems } from '../messages/feed.js'

@@ -1,8 +1,8 @@
-import { openRepo } from '../../adapters/repo.js'
-import { readLearning } from '../../adapters/store.js'
+import { openRepo } from '../../adapters/store/repo.js'
+import { readLearning } from '../../adapters/store/store.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { showText } from '../messages/index.js'
+import { showText } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 

@@ -1,5 +1,5 @@
-import { assertNoOperationInProgress } from '../../adapters/git.js'
-import { openRepo } from '../../adapters/repo.js'
+import { assertNoOperationInProgress } from '../../adapters/git/simple.js'
+import { openRepo } from '../../adapters/store/repo.js'
 import {
   DEFAULT_TIER_WEIGHT,
   buildTierCommitMessage,
@@ -10,13 +10,13 @@ import {
   readTierRef,
   tierRef,
   verifyTier,
-} from '../../adapters/tiers.js'
-import type { TierConfig } from '../../adapters/tiers.js'
+} from '../../adapters/feed/tiers.js'
+import type { TierConfig } from '../../adapters/feed/tiers.js'
 import { RefusedError, UsageError } from '../../core/errors.js'
 import { explainBadName } from '../../core/names.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { tierAdded, tierList, tierUpdated, tierVerified, tierVerifyProblem } from '../messages/index.js'
+import { tierAdded, tierList, tierUpdated, tierVerified, tierVerifyProblem } from '../messages/scale.js'
 import { flag, jsonOption, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 

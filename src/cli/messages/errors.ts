@@ -85,7 +85,7 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof RefusedError)
     return d(ExitCode.refused, `${err.reason}${err.details.length ? `\n${bullet(err.details)}` : ''}`, { details: err.details })
   if (err instanceof ConfigError)
-    return d(ExitCode.refused, `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in the README.`, { path: err.path, problems: err.problems })
+    return d(ExitCode.refused, `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in docs/configuration.md.`, { path: err.path, problems: err.problems })
   if (err instanceof NotARepositoryError)
     return d(ExitCode.environment, `not inside a git repository: ${err.cwd}\nRun \`git init\` first, or cd into your repository.${err.stderr ? `\ngit said: ${err.stderr.trim()}` : ''}`, { cwd: err.cwd })
   if (err instanceof OperationInProgressError)
@@ -111,4 +111,11 @@ function requiredState(action: string): string {
 /** A git command line for a message: a commit message after -m is shown as <message>. */
 function formatGitArgs(args: readonly string[]): string {
   return args.map((a, i) => (args[i - 1] === '-m' ? '<message>' : a)).join(' ')
+}
+
+const mb = (n: number) => `${Math.round((n / 1048576) * 10) / 10} MB`
+
+/** A file read with a size cap held more than the cap. */
+export function tooLarge(what: string, path: string, size: number | undefined, limit: number): string {
+  return `${what} "${path}" is ${size === undefined ? `more than ${limit}` : size} bytes; the limit is ${limit} (${mb(limit)})`
 }

@@ -130,3 +130,8 @@ export function evalReport(r: { queries: number; k: number; top1: number; precis
   ]
   return `${lines.join('\n')}\n`
 }
+
+/** render left out an active learning whose name or frontmatter is not valid. */
+export function renderSkippedInvalid(path: string, reason: string): string {
+  return `${path} was not rendered: ${reason}; fix it (\`git learn check\` shows every problem)`
+}

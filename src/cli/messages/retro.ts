@@ -60,3 +60,13 @@ export const retroNoObservations = (stateDir: string) =>
 
 /** Progress on stderr before a long read. */
 export const retroReading = (bytes: number, files: number) => `retro: reading ${(bytes / 1048576).toFixed(0)} MB of observations in ${files} file(s)…\n`
+
+/** retro --write: a candidate with a name another candidate of the same run already has. */
+export function retroSameName(name: string): string {
+  return `another candidate of this run is already named ${name}; kept the first`
+}
+
+/** retro --write: a candidate nearly identical to another candidate of the same run. */
+export function retroNearTwin(other: string, similarity: number): string {
+  return `near duplicate of ${other}, another candidate of this run (similarity ${similarity.toFixed(2)}); kept the first`
+}

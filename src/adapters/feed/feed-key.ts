@@ -1,0 +1,175 @@
+/**
+ * The key of the feed cache (see search-index.ts), and the git processes it comes from. Kept apart from the cache
+ * readers so that bin.ts and recall can start those processes (prefetchKeying) after loading only this module and
+ * the repository walk: node:crypto and the readers load while git works.
+ */
+import type { Hash } from 'node:crypto'
+import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { NotARepositoryError } from '../../core/errors.js'
+import { STATES, STORE_DIR } from '../../core/layout.js'
+import { writeCacheFileAlone } from '../state/cache-file.js'
+import { tryGitAsync } from '../git/run.js'
+import { findGitDirs } from '../git/locate.js'
+
+/** Bump when a cache file's format changes: old caches are then ignored. */
+export const CACHE_FORMAT = 3
+
+export function cacheDir(commonDir: string): string {
+  return join(commonDir, 'learn', 'cache')
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The key
+
+/** A hash of the modules whose output the cache holds: a new version of git-learn is a new key. */
+let stamp: string | undefined
+export function codeStamp(createHash: typeof import('node:crypto').createHash): string {
+  if (stamp !== undefined) return stamp
+  const h = createHash('sha1')
+  for (const m of ['../../core/search', '../../core/normalize-error', '../../core/learning', '../../core/config-schema', '../../core/search-recall', '../../core/query', './search-index', './feed-key']) {
+    for (const ext of ['.js', '.ts']) {
+      try {
+        h.update(readFileSync(join(__dirname, `${m}${ext}`)))
+        break
+      } catch {
+        // Try the next extension (.ts under the test runner).
+      }
+    }
+  }
+  stamp = h.digest('hex')
+  return stamp
+}
+
+export function readConfigBytes(root: string): Buffer | undefined {
+  try {
+    return readFileSync(join(root, STORE_DIR, 'config.yaml'))
+  } catch {
+    return undefined
+  }
+}
+
+export interface StoreState {
+  key: string
+  /** `git ls-files -s -z` output of the store, when git answered (or `lsLater` to ask for it: see the alias key). */
+  lsFiles?: string
+  lsLater?: () => Promise<string | undefined>
+  /** Paths whose work-tree file differs from the index, untracked or ignored ones included (git status), when git answered. */
+  dirty?: Set<string>
+}
+
+/** The `.md` files of one state directory of the store, sorted; none when the directory cannot be read. */
+export function storeFiles(root: string, state: string): string[] {
+  try {
+    return readdirSync(join(root, STORE_DIR, state)).filter((f) => f.endsWith('.md')).sort()
+  } catch {
+    return []
+  }
+}
+
+/** The key from stat'ing every learning file (when git cannot answer). */
+function statKey(root: string, h: Hash): string {
+  for (const state of STATES) {
+    for (const f of storeFiles(root, state)) {
+      const st = lstatSync(join(root, STORE_DIR, state, f), { throwIfNoEntry: false })
+      h.update(st ? `${state}/${f}\0${st.size}\0${st.mtimeMs}\0${st.ino}\n` : `${state}/${f}\0gone\n`)
+    }
+  }
+  return h.digest('hex').slice(0, 20)
+}
+
+/** Where the repository is, and its store's key being computed (git still running). */
+export interface Keying {
+  root: string
+  commonDir: string
+  state: Promise<StoreState>
+}
+
+// The store from anywhere in the work tree (paths from the top), whatever GIT_LITERAL_PATHSPECS says.
+const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
+
+/**
+ * Start the git processes of the key and say where the repository is: found by walking up to `.git`
+ * (src/adapters/locate.ts), or by `git rev-parse` when the environment redirects discovery or there is no `.git` to
+ * find. The key needs `git status` (the work tree's changes) and the index's entries of the store (`git ls-files
+ * -s`); when the repository was found by the walk, ls-files waits until the alias key (finishKey) misses. Sample
+ * outputs: ls-files "100644 3f2c…e1 0\t.learnings/active/x.md\0"; status " M .learnings/active/x.md\0?? .learnings/
+ * pending/y.md\0!! .learnings/pending/z.md\0" (porcelain paths are from the top).
+ */
+async function startKeying(cwd: string): Promise<Keying> {
+  const found = findGitDirs(cwd, process.env)
+  const where = found ? undefined : tryGitAsync(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd })
+  let lsRun: Promise<Buffer | undefined> | undefined
+  const ls = () => (lsRun ??= tryGitAsync(['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC], { cwd }))
+  // --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
+  // directory: the rebuild reads the directories, so a gitignored learning is indexed and must be in the key too.
+  const st = tryGitAsync(['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored', '--no-renames', ...STORE_SPEC], { cwd })
+  const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
+  if (!index) void ls()
+  const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')
+  if (!root || !commonDir) {
+    await Promise.all([ls(), st])
+    throw new NotARepositoryError(cwd)
+  }
+  return { root, commonDir, state: finishKey(root, commonDir, index, ls, st) }
+}
+
+let prefetched: { cwd: string; keying: Promise<Keying> } | undefined
+
+/**
+ * Start the key's git processes now, before the command's modules are loaded (bin.ts does this first thing for the
+ * commands that read the feed), so that git works while Node compiles; the command's reader then takes them over.
+ */
+export function prefetchKeying(cwd: string): void {
+  const keying = startKeying(cwd)
+  keying.catch(() => undefined) // not a repository: the command's own reader reports it
+  prefetched = { cwd, keying }
+}
+
+/** The keying for `cwd`: the prefetched one (once), else a new one. */
+export function keyingFor(cwd: string): Promise<Keying> {
+  const p = prefetched
+  prefetched = undefined
+  return p && p.cwd === cwd ? p.keying : startKeying(cwd)
+}
+
+/**
+ * The key. Its full form hashes the index's entries of the store (ls-files), the work tree's changes (status) and
+ * the stat of each changed path. The index file changes whenever those entries can, so its stat (size, mtime,
+ * ctime, inode) stands in for them: the alias key (index stat + status + stats) names a file holding the full key
+ * it was last seen with, and only when that alias is missing is ls-files run (an index refresh or any `git add`
+ * makes a new alias, costing one ls-files, not a rebuild). That saves a git process on most runs.
+ */
+async function finishKey(root: string, commonDir: string, index: string | undefined, ls: () => Promise<Buffer | undefined>, stRun: Promise<Buffer | undefined>): Promise<StoreState> {
+  const st = await stRun
+  const { createHash } = await import('node:crypto') // after git has answered: not on the way to starting it
+  const base = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp(createHash)}\n`)
+  base.update(readConfigBytes(root) ?? 'no config').update('\0\0')
+  if (st === undefined) return { key: statKey(root, base) }
+  const dirty = new Set<string>()
+  for (const rec of st.toString('utf8').split('\0')) if (rec.length > 3) dirty.add(rec.slice(3))
+  const changes = createHash('sha1').update(st).update('\0\0')
+  for (const p of [...dirty].sort()) {
+    const s = lstatSync(join(root, p), { throwIfNoEntry: false })
+    changes.update(s ? `${p}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\n` : `${p}\0gone\n`)
+  }
+  const changed = changes.digest('hex')
+  const lsLater = async () => (await ls())?.toString('utf8')
+  const ist = index ? statSync(index, { throwIfNoEntry: false, bigint: true }) : undefined
+  const alias = ist && base.copy().update(`alias\0${ist.size}\0${ist.mtimeNs}\0${ist.ctimeNs}\0${ist.ino}\0${changed}`).digest('hex').slice(0, 20)
+  const aliasFile = alias && join(cacheDir(commonDir), `alias-${alias}`)
+  if (aliasFile) {
+    try {
+      const key = readFileSync(aliasFile, 'utf8')
+      if (/^[0-9a-f]{20}$/.test(key)) return { key, dirty, lsLater }
+    } catch {
+      // No alias yet: compute the full key below.
+    }
+  }
+  const out = await ls()
+  if (out === undefined) return { key: statKey(root, base) }
+  const key = base.update(out).update('\0\0').update(changed).digest('hex').slice(0, 20)
+  if (aliasFile) writeCacheFileAlone(aliasFile, key, 'alias-') // old aliases go: an index changes often
+  return { key, lsFiles: out.toString('utf8'), dirty }
+}
+

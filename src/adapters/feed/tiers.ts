@@ -1,0 +1,312 @@
+/**
+ * Tiers (DESIGN section 9): another repository's learnings fetched into `refs/learn/tiers/<name>`, pinned by commit
+ * in `.learnings/config.yaml`, and read straight from git objects (`ls-tree` + `cat-file --batch`), never checked out.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeCacheFile } from '../state/cache-file.js'
+import * as YAML from '../../vendor/yaml.js'
+import type { Config } from '../../core/config-schema.js'
+import { GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
+import { parseCatFileBatch } from '../../core/git-output.js'
+import { TIER_REF_PREFIX } from '../../core/layout.js'
+import { parseLearning, parseStorePath, parseYamlMapping, validateLearning } from '../../core/learning.js'
+import type { Learning } from '../../core/learning.js'
+import type { SchemaValidator } from '../../core/validate.js'
+import { assertPathClean, commitOnly } from '../git/commit.js'
+import type { Git } from '../git/simple.js'
+import type { Repo } from '../store/repo.js'
+import { gitAsync } from '../git/run.js'
+import { CONFIG_PATH, decodeLearningBytes } from '../store/store.js'
+
+export type TierConfig = Config['tiers'][number]
+export const DEFAULT_TIER_WEIGHT = 0.9
+const ACTIVE_DIR = '.learnings/active'
+
+export const tierRef = (name: string) => `${TIER_REF_PREFIX}${name}`
+
+export interface TreeEntry {
+  mode: string
+  type: string
+  oid: string
+  path: string
+}
+
+/** Parse `git ls-tree -r -z` output. Sample: "100644 blob 3f2c…\t.learnings/active/x.md\0". */
+export function parseLsTree(out: string): TreeEntry[] {
+  const entries: TreeEntry[] = []
+  for (const rec of out.split('\0')) {
+    const tab = rec.indexOf('\t')
+    if (tab < 0) continue
+    const [mode = '', type = '', oid = ''] = rec.slice(0, tab).split(' ')
+    entries.push({ mode, type, oid, path: rec.slice(tab + 1) })
+  }
+  return entries
+}
+
+/** Something skipped while reading a tier: `path` is `<tier>:<path in the tier>` or the tier's ref. */
+export interface TierWarning {
+  path: string
+  reason: string
+}
+
+export interface TierScan {
+  learnings: Learning[]
+  warnings: TierWarning[]
+}
+
+/** The valid active learnings of a tier commit, read from git objects; invalid ones are skipped with one warning each. */
+export async function readTierLearnings(git: Git, tier: string, commit: string, validator: SchemaValidator): Promise<TierScan> {
+  const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
+  const warnings: TierWarning[] = []
+  const blobs: TreeEntry[] = []
+  for (const e of entries) {
+    if (!e.path.endsWith('.md')) continue
+    if (e.type !== 'blob' || e.mode === '120000') {
+      warnings.push({ path: `${tier}:${e.path}`, reason: 'not a regular file' })
+      continue
+    }
+    blobs.push(e)
+  }
+  if (!blobs.length) return { learnings: [], warnings }
+  const contents = parseCatFileBatch(await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }))
+  const learnings: Learning[] = []
+  blobs.forEach((b, i) => {
+    const bytes = contents[i]?.bytes
+    try {
+      if (!bytes) throw new Error('its object is missing from this repository (run `git learn tier update`)')
+      if (!parseStorePath(b.path)) throw new Error('it is not directly inside .learnings/active/')
+      const learning = parseLearning(decodeLearningBytes(bytes, b.path), b.path)
+      const { errors } = validateLearning(learning, validator)
+      if (errors.length) throw new Error(errors.join('; '))
+      learnings.push(learning)
+    } catch (err) {
+      const e = err as { reason?: string; message?: string }
+      warnings.push({ path: `${tier}:${b.path}`, reason: `invalid learning: ${e.reason ?? e.message ?? String(err)}` })
+    }
+  })
+  return { learnings, warnings }
+}
+
+interface CachedTier {
+  v: 1
+  learnings: Learning[]
+  warnings: TierWarning[]
+}
+
+/** readTierLearnings, cached per commit under <common dir>/learn/cache/ (a commit never changes, so neither does this). */
+export async function readTierLearningsCached(git: Git, tier: string, commit: string, validator: () => Promise<SchemaValidator>): Promise<TierScan> {
+  const dir = join(git.commonDir, 'learn', 'cache')
+  const file = join(dir, `tier-${commit}.json`)
+  if (existsSync(file)) {
+    try {
+      const c = JSON.parse(readFileSync(file, 'utf8')) as CachedTier
+      if (c.v === 1 && Array.isArray(c.learnings)) return { learnings: c.learnings, warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })) }
+    } catch {
+      /* a torn or old cache file is rebuilt below */
+    }
+  }
+  const scan = await readTierLearnings(git, tier, commit, await validator())
+  writeCacheFile(file, JSON.stringify({ v: 1, ...scan } satisfies CachedTier))
+  return scan
+}
+
+export interface TierSource {
+  tier: string
+  weight: number
+  learnings: Learning[]
+}
+
+/**
+ * One source per configured tier, in config order, read from its pinned commit. A tier whose commit is not
+ * pinned or whose objects are missing is skipped with a warning; `onWarning` gets every warning.
+ */
+export async function readTierSources(repo: Repo, onWarning: (w: TierWarning) => void = () => undefined): Promise<TierSource[]> {
+  const pins = await readTierPins(repo, onWarning)
+  if (!pins.length) return []
+  const { loadLearningValidator } = await import('../store/validators.js')
+  const out: TierSource[] = []
+  for (const t of pins) {
+    const scan = await readTierLearningsCached(repo.git, t.tier, t.commit, loadLearningValidator)
+    for (const w of scan.warnings) onWarning(w)
+    out.push({ tier: t.tier, weight: t.weight, learnings: scan.learnings })
+  }
+  return out
+}
+
+export interface TierPin {
+  tier: string
+  weight: number
+  commit: string
+}
+
+/**
+ * The configured tiers whose pinned commit is in this repository, in config order; a tier with no pin or a
+ * missing commit is skipped with a warning to `onWarning`.
+ */
+export async function readTierPins(repo: Repo, onWarning: (w: TierWarning) => void = () => undefined): Promise<TierPin[]> {
+  const config = await repo.config()
+  const out: TierPin[] = []
+  for (const t of config.tiers) {
+    if (!t.commit) {
+      onWarning({ path: tierRef(t.name), reason: `no pinned commit in ${CONFIG_PATH}; run \`git learn tier update ${t.name}\`` })
+      continue
+    }
+    if ((await repo.git.tryRun(['cat-file', '-e', `${t.commit}^{commit}`])) === undefined) {
+      onWarning({ path: tierRef(t.name), reason: `the pinned commit ${t.commit.slice(0, 12)} is not in this repository; run \`git learn tier update ${t.name}\`` })
+      continue
+    }
+    out.push({ tier: t.name, weight: t.weight ?? DEFAULT_TIER_WEIGHT, commit: t.commit })
+  }
+  return out
+}
+
+/** A tier warning as the LearningParseError that readSources reports for unreadable files. */
+export function tierProblem(w: TierWarning): LearningParseError {
+  return new LearningParseError(w.path, w.reason)
+}
+
+/** `git fetch --no-tags <url> +<ref>:refs/learn/tiers/<name>` (no checkout); returns the fetched commit. */
+export async function fetchTier(git: Git, name: string, url: string, ref: string): Promise<string> {
+  if (url.startsWith('-') || ref.startsWith('-')) throw new UsageError('a tier URL or ref cannot start with "-"', 'tier')
+  await git.run(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', url, `+${ref}:${tierRef(name)}`])
+  return (await git.run(['rev-parse', '--verify', `${tierRef(name)}^{commit}`])).trim()
+}
+
+/** The commit a tier ref points at now, or undefined. */
+export async function readTierRef(git: Git, name: string): Promise<string | undefined> {
+  return (await git.tryRun(['rev-parse', '--verify', '-q', `${tierRef(name)}^{commit}`]))?.trim() || undefined
+}
+
+/** Count of learning files under `.learnings/active/` of a commit. */
+export async function countTierLearnings(git: Git, commit: string): Promise<number> {
+  return parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR])).filter((e) => e.path.endsWith('.md')).length
+}
+
+export interface TierDiff {
+  added: string[]
+  removed: string[]
+  changed: string[]
+}
+
+/** Learnings added, removed and changed under `.learnings/active/` between two commits. */
+export async function diffTierLearnings(git: Git, from: string, to: string): Promise<TierDiff> {
+  // Sample of `git diff-tree -r -z --name-status --no-renames a b`: "A\0.learnings/active/x.md\0M\0.learnings/active/y.md\0"
+  const out = await git.run(['diff-tree', '-r', '-z', '--name-status', '--no-renames', from, to, '--', ACTIVE_DIR])
+  const parts = out.split('\0').filter((p) => p.length)
+  const diff: TierDiff = { added: [], removed: [], changed: [] }
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const status = parts[i] as string
+    const name = parseStorePath(parts[i + 1] as string)?.name
+    if (!name) continue
+    if (status === 'A') diff.added.push(name)
+    else if (status === 'D') diff.removed.push(name)
+    else diff.changed.push(name)
+  }
+  return diff
+}
+
+/** The config text with the tier `name` set to `tier` (added at the end when new); comments and layout survive. */
+export function setTierInConfig(text: string | undefined, tier: TierConfig): string {
+  const doc = YAML.parseDocument(text ?? '')
+  if (doc.errors.length) throw new UsageError(`${CONFIG_PATH} is not valid YAML: ${doc.errors[0]?.message ?? ''}`, 'tier')
+  // The Document is for editing (comments and layout survive); what it holds passes the checks of every other read
+  // of config.yaml first: aliases bounded, keys unique, a mapping.
+  try {
+    parseYamlMapping(text ?? '')
+  } catch (err) {
+    throw new UsageError(`${CONFIG_PATH} is not valid YAML: ${String((err as Error).message ?? err).split('\n')[0]}`, 'tier')
+  }
+  if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never
+  let seq = doc.get('tiers', true)
+  if (!YAML.isSeq(seq)) {
+    seq = doc.createNode([]) as YAML.YAMLSeq
+    doc.set('tiers', seq)
+  }
+  const items = (seq as YAML.YAMLSeq).items
+  const node = doc.createNode(Object.fromEntries(Object.entries(tier).filter(([, v]) => v !== undefined)))
+  const at = items.findIndex((it) => YAML.isMap(it) && it.get('name') === tier.name)
+  if (at >= 0) {
+    const map = items[at] as YAML.YAMLMap
+    for (const [k, v] of Object.entries(tier)) if (v !== undefined) map.set(k, v)
+  } else items.push(node)
+  ;(seq as YAML.YAMLSeq).flow = false
+  return doc.toString({ lineWidth: 0 })
+}
+
+/** Write config.yaml with the tier set and commit that file alone; undone when the commit fails. */
+export async function commitTierConfig(git: Git, tier: TierConfig, message: string): Promise<string> {
+  const file = join(git.root, CONFIG_PATH)
+  const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined
+  if (before !== undefined) await assertPathClean(git, 'config', CONFIG_PATH)
+  mkdirSync(join(git.root, '.learnings'), { recursive: true })
+  writeFileSync(file, setTierInConfig(before, tier))
+  try {
+    await git.run(['add', '--', CONFIG_PATH])
+    return await commitOnly(git, [CONFIG_PATH], message)
+  } catch (err) {
+    if (before === undefined) {
+      await git.tryRun(['rm', '--cached', '--quiet', '--force', '--', CONFIG_PATH])
+      unlinkSync(file)
+    } else {
+      writeFileSync(file, before)
+      await git.tryRun(['add', '--', CONFIG_PATH])
+    }
+    throw err
+  }
+}
+
+/** A reason not to trust a tier (messages: tierVerifyProblem). */
+export type TierProblem =
+  | { kind: 'no-pin' }
+  | { kind: 'no-ref'; ref: string }
+  | { kind: 'ref-moved'; ref: string; at: string; pin: string }
+  | { kind: 'pin-missing'; pin: string }
+  | { kind: 'object-missing'; oid: string; path: string }
+  | { kind: 'object-tampered'; oid: string; path: string }
+  | { kind: 'fsck'; detail: string }
+
+/** Problems that make a tier untrustworthy: the ref moved off the pin, objects missing or corrupt. */
+export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProblem[]> {
+  const problems: TierProblem[] = []
+  if (!tier.commit) return [{ kind: 'no-pin' }]
+  const ref = await readTierRef(git, tier.name)
+  if (!ref) problems.push({ kind: 'no-ref', ref: tierRef(tier.name) })
+  else if (ref !== tier.commit) problems.push({ kind: 'ref-moved', ref: tierRef(tier.name), at: ref, pin: tier.commit })
+  if ((await git.tryRun(['cat-file', '-e', `${tier.commit}^{commit}`])) === undefined) problems.push({ kind: 'pin-missing', pin: tier.commit })
+  else {
+    try {
+      await git.run(['fsck', '--no-progress', '--no-dangling', '--connectivity-only', tier.commit])
+      // --connectivity-only skips blob contents; hash every learning blob of the pin to catch a swapped object.
+      const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', tier.commit, '--', ACTIVE_DIR]))
+      const blobs = entries.filter((e) => e.type === 'blob')
+      if (blobs.length) {
+        const contents = parseCatFileBatch(await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }))
+        blobs.forEach((b, i) => {
+          const c = contents[i]?.bytes
+          if (!c) return void problems.push({ kind: 'object-missing', oid: b.oid, path: b.path })
+          const algo = b.oid.length === 64 ? 'sha256' : 'sha1'
+          const h = createHash(algo).update(`blob ${c.length}\0`).update(c).digest('hex')
+          if (h !== b.oid) problems.push({ kind: 'object-tampered', oid: b.oid, path: b.path })
+        })
+      }
+    } catch (err) {
+      problems.push({ kind: 'fsck', detail: ((err as GitCommandError).stderr ?? String(err)).trim().split('\n').slice(0, 5).join(' / ') })
+    }
+  }
+  return problems
+}
+
+/** The commit message of a tier pin change (config.yaml alone). */
+export function buildTierCommitMessage(action: 'add' | 'update', tier: TierConfig, from?: string): string {
+  const lines = [
+    `learn: tier ${action} ${tier.name}`,
+    '',
+    `${action === 'add' ? 'Pin' : 'Move the pin of'} tier ${tier.name} (${tier.url}${tier.ref ? ` ${tier.ref}` : ''})${from ? ` from ${from.slice(0, 12)}` : ''} to ${tier.commit}.`,
+    '',
+    `Learning-Tier: ${tier.name}`,
+    `Learning-Tier-Commit: ${tier.commit}`,
+  ]
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,211 @@
+/**
+ * Installing the guards as git hooks without clobbering anyone's. With husky (core.hooksPath ending in `.husky/_`)
+ * one marked line goes into `.husky/pre-commit` and `.husky/commit-msg` (husky's own `.husky/_` is never touched);
+ * otherwise the `githooks/` shims are written into the hooks dir where no hook exists. Everything we add carries
+ * the marker `# git-learn`; a hook file is ours only when it is byte-equal to a shipped shim, and a husky line only
+ * when it is one of our git-learn commands ending with the marker: everything else is the user's and left alone.
+ */
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { dirname, isAbsolute, join, relative } from 'node:path'
+import type { Git } from './simple.js'
+
+export const HOOK_MARKER = '# git-learn'
+// pre-merge-commit: a merge without conflicts commits through it, not through pre-commit.
+export const SHIM_HOOKS = ['pre-commit', 'pre-merge-commit', 'commit-msg', 'post-merge', 'post-checkout'] as const
+const BACKUP_SUFFIX = '.git-learn-backup'
+const EDITED_NOTE = 'it mentions git-learn but differs from the shipped shim (edited, or from another version): left alone as yours'
+const backupExistsNote = (hook: string) =>
+  `a hook of your own is there and ${hook}${BACKUP_SUFFIX} already exists: move that backup away (or merge it into ${hook}) and run install --force again`
+
+/** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
+export const HUSKY_LINES: Record<'pre-commit' | 'pre-merge-commit' | 'commit-msg', string> = {
+  'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged ${HOOK_MARKER}`,
+  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged ${HOOK_MARKER}`,
+  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn hook commit-msg "$1" ${HOOK_MARKER}`,
+}
+
+export type HookAction = 'created' | 'appended' | 'replaced' | 'updated' | 'unchanged' | 'skipped' | 'removed' | 'restored' | 'absent'
+
+export interface HookChange {
+  /** Repository-relative when inside the work tree, else absolute. */
+  file: string
+  action: HookAction
+  note?: string
+}
+
+const SHIMS = join(__dirname, '..', '..', '..', 'githooks')
+
+/** The text of a shipped shim. */
+export function readShim(hook: string): string {
+  return readFileSync(join(SHIMS, hook), 'utf8')
+}
+
+export interface HookLayout {
+  kind: 'husky' | 'hooks-dir'
+  /** Absolute directory the hooks go into (`.husky/` for husky). */
+  dir: string
+}
+
+/** Where hooks live here: husky's `.husky/` when core.hooksPath points at `.husky/_`, else `git rev-parse --git-path hooks`. */
+export async function readHookLayout(git: Git): Promise<HookLayout> {
+  const hooksPath = (await git.tryRun(['config', 'core.hooksPath']))?.trim()
+  if (hooksPath && /(^|[\\/])\.husky[\\/]_[\\/]?$/.test(hooksPath)) {
+    const abs = isAbsolute(hooksPath) ? hooksPath : join(git.root, hooksPath)
+    return { kind: 'husky', dir: dirname(abs.replace(/[\\/]+$/, '')) }
+  }
+  const dir = (await git.run(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'])).trim()
+  return { kind: 'hooks-dir', dir }
+}
+
+/** Every shim git learn ships (githooks/*), read once. */
+let shipped: Set<string> | undefined
+function isShippedShim(text: string): boolean {
+  shipped ??= new Set(readdirSync(SHIMS).map((f) => readShim(f)))
+  return shipped.has(text)
+}
+
+/** A line install put into a husky hook: a git-learn command ending with the marker (not any line mentioning it). */
+function isOurHuskyLine(line: string): boolean {
+  return Object.values(HUSKY_LINES).includes(line) || /\bgit-learn (check|hook)\b.*\s# git-learn\s*$/.test(line)
+}
+
+function shown(root: string, file: string): string {
+  const rel = relative(root, file)
+  return rel.startsWith('..') || isAbsolute(rel) ? file : rel
+}
+
+/** Add the guards; `force` replaces foreign hooks (kept as `<hook>.git-learn-backup`, put back by uninstall). */
+export async function installHooks(git: Git, opts: { force?: boolean } = {}): Promise<{ layout: HookLayout; changes: HookChange[] }> {
+  const layout = await readHookLayout(git)
+  const changes: HookChange[] = []
+  mkdirSync(layout.dir, { recursive: true })
+  if (layout.kind === 'husky') {
+    for (const [hook, line] of Object.entries(HUSKY_LINES)) {
+      const file = join(layout.dir, hook)
+      const rel = shown(git.root, file)
+      if (!existsSync(file)) {
+        writeFileSync(file, `${line}\n`, { mode: 0o755 })
+        changes.push({ file: rel, action: 'created' })
+        continue
+      }
+      const text = readFileSync(file, 'utf8')
+      const lines = text.split('\n')
+      const at = lines.findIndex(isOurHuskyLine)
+      if (at >= 0) {
+        if (lines[at] === line) changes.push({ file: rel, action: 'unchanged' })
+        else {
+          lines[at] = line
+          writeFileSync(file, lines.join('\n'))
+          changes.push({ file: rel, action: 'updated' })
+        }
+        continue
+      }
+      writeFileSync(file, `${text}${text.endsWith('\n') || !text ? '' : '\n'}${line}\n`)
+      changes.push({ file: rel, action: 'appended' })
+    }
+    return { layout, changes }
+  }
+  for (const hook of SHIM_HOOKS) {
+    const file = join(layout.dir, hook)
+    const rel = shown(git.root, file)
+    const shim = readShim(hook)
+    if (lstatSync(file, { throwIfNoEntry: false })) {
+      const text = readFileSync(file, 'utf8')
+      // Ours only when byte-equal to a shipped shim: a marked file with lines of yours in it is yours.
+      if (isShippedShim(text)) {
+        if (text === shim) changes.push({ file: rel, action: 'unchanged' })
+        else {
+          writeFileSync(file, shim)
+          changes.push({ file: rel, action: 'updated' })
+        }
+        chmodSync(file, 0o755)
+        continue
+      }
+      if (!opts.force) {
+        changes.push({ file: rel, action: 'skipped', note: text.includes(HOOK_MARKER) ? EDITED_NOTE : 'a hook of your own is there' })
+        continue
+      }
+      if (lstatSync(`${file}${BACKUP_SUFFIX}`, { throwIfNoEntry: false })) {
+        changes.push({ file: rel, action: 'skipped', note: backupExistsNote(hook) })
+        continue
+      }
+      renameSync(file, `${file}${BACKUP_SUFFIX}`)
+      writeFileSync(file, shim, { mode: 0o755 })
+      changes.push({ file: rel, action: 'replaced', note: `yours is kept as ${hook}${BACKUP_SUFFIX}` })
+      continue
+    }
+    writeFileSync(file, shim, { mode: 0o755 })
+    chmodSync(file, 0o755)
+    changes.push({ file: rel, action: 'created' })
+  }
+  return { layout, changes }
+}
+
+/** Remove exactly what install added: our marked lines from husky hooks, our shims (putting back a replaced hook). */
+export async function uninstallHooks(git: Git): Promise<{ layout: HookLayout; changes: HookChange[] }> {
+  const layout = await readHookLayout(git)
+  const changes: HookChange[] = []
+  const hooks = layout.kind === 'husky' ? Object.keys(HUSKY_LINES) : [...SHIM_HOOKS]
+  for (const hook of hooks) {
+    const file = join(layout.dir, hook)
+    const rel = shown(git.root, file)
+    if (!existsSync(file)) {
+      changes.push({ file: rel, action: 'absent' })
+      continue
+    }
+    const text = readFileSync(file, 'utf8')
+    const ours = layout.kind === 'husky' ? text.split('\n').some(isOurHuskyLine) : isShippedShim(text)
+    if (!ours) {
+      changes.push({ file: rel, action: 'absent', note: 'not ours; left alone' })
+      continue
+    }
+    if (layout.kind === 'husky') {
+      const rest = text.split('\n').filter((l) => !isOurHuskyLine(l))
+      if (rest.join('').trim() === '') unlinkSync(file)
+      else writeFileSync(file, rest.join('\n'))
+      changes.push({ file: rel, action: 'removed' })
+      continue
+    }
+    unlinkSync(file)
+    if (existsSync(`${file}${BACKUP_SUFFIX}`)) {
+      renameSync(`${file}${BACKUP_SUFFIX}`, file)
+      changes.push({ file: rel, action: 'restored', note: 'your earlier hook is back' })
+    } else changes.push({ file: rel, action: 'removed' })
+  }
+  return { layout, changes }
+}
+
+export const WORKFLOW_PATH = '.github/workflows/git-learn.yml'
+export const CODEOWNERS_PATH = '.github/CODEOWNERS'
+
+/**
+ * `init --ci`: the workflow (from templates/github-workflow.yml, the push branch set to the current one) and the
+ * CODEOWNERS block; an existing CODEOWNERS gets our block appended once (recognised by the marker).
+ */
+export async function writeCiFiles(git: Git, readTemplate: (file: string) => string): Promise<{ created: string[]; existing: string[] }> {
+  const created: string[] = []
+  const existing: string[] = []
+  const branch = (await git.tryRun(['symbolic-ref', '--short', '-q', 'HEAD']))?.trim() || 'main'
+  const workflow = join(git.root, WORKFLOW_PATH)
+  if (existsSync(workflow)) existing.push(WORKFLOW_PATH)
+  else {
+    mkdirSync(dirname(workflow), { recursive: true })
+    writeFileSync(workflow, readTemplate('github-workflow.yml').replace(/__DEFAULT_BRANCH__/g, branch))
+    created.push(WORKFLOW_PATH)
+  }
+  const owners = ['CODEOWNERS', 'docs/CODEOWNERS', CODEOWNERS_PATH].map((p) => ({ p, abs: join(git.root, p) })).find((o) => existsSync(o.abs))
+  const block = readTemplate('CODEOWNERS')
+  if (!owners) {
+    mkdirSync(join(git.root, '.github'), { recursive: true })
+    writeFileSync(join(git.root, CODEOWNERS_PATH), block)
+    created.push(CODEOWNERS_PATH)
+  } else {
+    const text = readFileSync(owners.abs, 'utf8')
+    if (text.includes(HOOK_MARKER)) existing.push(owners.p)
+    else {
+      writeFileSync(owners.abs, `${text}${text.endsWith('\n') || !text ? '' : '\n'}\n${block}`)
+      created.push(`${owners.p} (git-learn block appended)`)
+    }
+  }
+  return { created, existing }
+}

@@ -1,0 +1,232 @@
+/**
+ * What the guards read, through plain child_process (no simple-git to load on every commit): the staged changes
+ * and blobs of the index, the store's files in the work tree, and a few history questions. GIT_INDEX_FILE is
+ * passed through untouched: `git commit --only` runs hooks against a temporary index named by it.
+ */
+import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
+import type { ObjectInfo } from '../../core/git-output.js'
+import { existsSync, lstatSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeCacheFile } from '../state/cache-file.js'
+import { findGitDirs, readHeadCommit } from './locate.js'
+import { parseRawDiff } from '../../core/check-diff.js'
+import type { DiffEntry } from '../../core/check-diff.js'
+import { GitCommandError, NotARepositoryError } from '../../core/errors.js'
+import { gitSync, runGitSync } from './run.js'
+
+import type { Env } from './run.js'
+
+/** Largest file the guards read; larger (and binary) files are skipped with a note. */
+export const MAX_CHECK_BYTES = 1024 * 1024
+
+const CONFIG_PATH = '.learnings/config.yaml'
+
+/**
+ * The work-tree root. In a hook git runs us at the top of the work tree, where `.git` is: no process needed then.
+ * NotARepositoryError outside a work tree.
+ */
+export function findRoot(cwd: string, env: Env): string {
+  if (!env['GIT_DIR'] && !env['GIT_WORK_TREE'] && existsSync(join(cwd, '.git'))) return cwd
+  const r = runGitSync(['rev-parse', '--show-toplevel'], { cwd, env })
+  const root = r.stdout.toString('utf8').trim()
+  if (r.code !== 0 || !root) throw new NotARepositoryError(cwd, r.stderr)
+  return root
+}
+
+/** The staged changes (index against HEAD, or against the empty tree before the first commit), renames detected. */
+export function readStagedChanges(root: string, env: Env): DiffEntry[] {
+  // `git diff --cached` on an unborn branch compares with the empty tree, so the first commit works too.
+  const r = runGitSync(['diff', '--cached', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--ignore-submodules'], { cwd: root, env })
+  if (r.code !== 0) throw new GitCommandError(['diff', '--cached', '--raw'], r.stderr)
+  return parseRawDiff(r.stdout.toString('utf8'))
+}
+
+/**
+ * The bytes of `.learnings/config.yaml` as staged (its entry in the index, stage 0), or undefined when the index has
+ * none: the hook checks the commit being made, so an unstaged edit of the config must neither break nor loosen it.
+ * Sample of `git cat-file --batch` for ":.learnings/config.yaml": "<sha> blob 42\n<42 bytes>\n", or
+ * ":.learnings/config.yaml missing\n".
+ */
+export function readStagedConfig(root: string, env: Env): Buffer | undefined {
+  return readConfigObject(root, env, `:${CONFIG_PATH}`)
+}
+
+function readConfigObject(root: string, env: Env, name: string): Buffer | undefined {
+  const r = runGitSync(['cat-file', '--batch'], { cwd: root, env, input: `${name}\n` })
+  if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
+  const [o] = parseCatFileBatch(r.stdout)
+  return o?.type === 'blob' && o.bytes ? Buffer.from(o.bytes) : undefined
+}
+
+/**
+ * readStagedConfig for the pre-commit hook's common case, without a git process: when the staged changes leave
+ * config.yaml alone, the index holds HEAD's config, and HEAD's config is cached by HEAD's commit id (content
+ * addressed: it never changes) in `learn/cache/staged-config.json`. A commit that changes config.yaml, an unborn
+ * branch, GIT_DIR and the like, or a HEAD that cannot be read from the files: asked of the index as before.
+ */
+export function readStagedConfigFor(root: string, env: Env, staged: readonly DiffEntry[]): Buffer | undefined {
+  const touched = staged.some((e) => e.path === CONFIG_PATH || e.oldPath === CONFIG_PATH)
+  const dirs = touched ? undefined : findGitDirs(root, env)
+  const head = dirs && readHeadCommit(dirs)
+  if (!dirs || !head) return readStagedConfig(root, env)
+  const file = join(dirs.commonDir, 'learn', 'cache', 'staged-config.json')
+  try {
+    const c = JSON.parse(readFileSync(file, 'utf8')) as { head?: unknown; config?: unknown }
+    if (c.head === head && (c.config === null || typeof c.config === 'string')) return c.config === null ? undefined : Buffer.from(c.config, 'base64')
+  } catch {
+    // No cache yet, or a damaged one: read it from the index and write it again.
+  }
+  const config = readStagedConfig(root, env)
+  writeCacheFile(file, JSON.stringify({ head, config: config ? config.toString('base64') : null }))
+  return config
+}
+
+/** The `zones.system` globs of a config's bytes (absent: the fallback), read without YAML when it does not set them. */
+export async function readZones(config: Buffer | undefined, fallback: readonly string[]): Promise<readonly string[]> {
+  if (config === undefined) return fallback
+  const text = config.toString('utf8')
+  if (!/^zones\s*:/m.test(text)) return fallback
+  try {
+    const { parse } = await import('../../vendor/yaml.js')
+    const data = parse(text, { maxAliasCount: 50 }) as { zones?: { system?: unknown } } | null
+    const system = data?.zones?.system
+    return Array.isArray(system) ? system.filter((s): s is string => typeof s === 'string') : fallback
+  } catch {
+    return fallback // a malformed config is reported by the full check, which validates it
+  }
+}
+
+export interface BlobText {
+  text?: string
+  skipped?: string
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** Decode bytes as text, or say why not (binary, not UTF-8, too large). */
+export function decodeForCheck(bytes: Uint8Array, size = bytes.length): BlobText {
+  if (size > MAX_CHECK_BYTES) return { skipped: `larger than 1 MB (${size} bytes)` }
+  if (bytes.subarray(0, 8000).includes(0)) return { skipped: 'binary' }
+  try {
+    return { text: utf8.decode(bytes) }
+  } catch {
+    return { skipped: 'not valid UTF-8 text' }
+  }
+}
+
+/** Type and size of objects by name (a blob id, or `:<path>` for a path's entry in the index), in order, through one
+ * `git cat-file --batch-check`; undefined for a name git does not have. */
+export function statObjects(root: string, env: Env, names: readonly string[]): (ObjectInfo | undefined)[] {
+  if (!names.length) return []
+  return parseCatFileBatchCheck(gitSync(['cat-file', '--batch-check'], { cwd: root, env, input: `${names.join('\n')}\n` }))
+}
+
+/** Sort stat answers into blobs small enough to read and the skipped ones (with why). */
+function sortBySize(shas: readonly string[], infos: readonly (ObjectInfo | undefined)[], out: Map<string, BlobText>): string[] {
+  const small: string[] = []
+  shas.forEach((sha, i) => {
+    const info = infos[i]
+    if (info?.type !== 'blob') out.set(sha, { skipped: `not a blob (${info?.type ?? 'missing'})` })
+    else if (info.size > MAX_CHECK_BYTES) out.set(sha, { skipped: `larger than 1 MB (${info.size} bytes)` })
+    else small.push(sha)
+  })
+  return small
+}
+
+/** The bytes of objects by id through one `git cat-file --batch` (callers pass only ids known to be small). */
+function readObjects(root: string, env: Env, ids: readonly string[]): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>()
+  if (!ids.length) return out
+  const r = runGitSync(['cat-file', '--batch'], { cwd: root, env, input: `${ids.join('\n')}\n` })
+  if (r.code !== 0) throw new GitCommandError(['cat-file', '--batch'], r.stderr)
+  for (const o of parseCatFileBatch(r.stdout)) if (o.bytes) out.set(o.oid, o.bytes)
+  return out
+}
+
+/** Blobs by id through one `git cat-file --batch`, after a `--batch-check` so huge blobs are never loaded. */
+export function readBlobs(root: string, env: Env, shas: readonly string[]): Map<string, BlobText> {
+  const out = new Map<string, BlobText>()
+  const unique = [...new Set(shas)]
+  if (!unique.length) return out
+  const small = sortBySize(unique, statObjects(root, env, unique), out)
+  for (const [sha, bytes] of readObjects(root, env, small)) out.set(sha, decodeForCheck(bytes))
+  return out
+}
+
+export interface StagedForCheck {
+  /** `.learnings/config.yaml` as staged; undefined when the index has none. */
+  config: Buffer | undefined
+  blobs: Map<string, BlobText>
+  /** The asked index paths that the index holds. */
+  inIndex: string[]
+}
+
+/**
+ * What the pre-commit check of staged learnings reads of the index, in two git processes whatever their number:
+ * one `--batch-check` for the staged config, the blobs' sizes and which of `indexPaths` exist, then one `--batch`
+ * for the config and the blobs small enough to check. No process at all when there is nothing to ask.
+ */
+export function readStagedForCheck(root: string, env: Env, shas: readonly string[], indexPaths: readonly string[], withConfig = true): StagedForCheck {
+  const unique = [...new Set(shas)]
+  const first = withConfig ? 1 : 0
+  const infos = statObjects(root, env, [...(withConfig ? [`:${CONFIG_PATH}`] : []), ...unique, ...indexPaths.map((p) => `:${p}`)])
+  const configInfo = withConfig ? infos[0] : undefined
+  const blobs = new Map<string, BlobText>()
+  const small = sortBySize(unique, infos.slice(first, first + unique.length), blobs)
+  const inIndex = indexPaths.filter((_, i) => infos[first + unique.length + i] !== undefined)
+  const configSha = configInfo?.type === 'blob' ? configInfo.oid : undefined
+  const bytes = readObjects(root, env, [...new Set([...(configSha ? [configSha] : []), ...small])])
+  for (const sha of small) {
+    const b = bytes.get(sha)
+    if (b) blobs.set(sha, decodeForCheck(b))
+  }
+  const config = configSha ? bytes.get(configSha) : undefined
+  return { config: config ? Buffer.from(config) : undefined, blobs, inIndex }
+}
+
+/** Paths in the index under a pathspec (`git ls-files -z`). */
+export function readIndexPaths(root: string, env: Env, pathspecs: readonly string[]): string[] {
+  return gitSync(['ls-files', '-z', '--', ...pathspecs], { cwd: root, env }).split('\0').filter(Boolean)
+}
+
+export interface TreeFile {
+  path: string
+  mode: string
+  text?: string
+  skipped?: string
+}
+
+/**
+ * The work tree's files under the store and the zones: tracked and untracked-but-not-ignored
+ * (`git ls-files -c -o --exclude-standard`), read from disk; a symbolic link gets mode 120000 and no text.
+ */
+export function readTreeFiles(root: string, env: Env, zones: readonly string[]): TreeFile[] {
+  const specs = ['.learnings', ...zones.map((z) => `:(glob)${z}`)]
+  const paths = [...new Set(gitSync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env }).split('\0').filter(Boolean))].sort()
+  const out: TreeFile[] = []
+  for (const path of paths) {
+    const abs = join(root, path)
+    let st
+    try {
+      st = lstatSync(abs)
+    } catch {
+      continue // tracked but deleted in the work tree
+    }
+    if (st.isSymbolicLink()) out.push({ path, mode: '120000' })
+    else if (!st.isFile()) continue
+    else if (st.size > MAX_CHECK_BYTES) out.push({ path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` })
+    else out.push({ path, mode: '100644', ...decodeForCheck(readFileSync(abs)) })
+  }
+  return out
+}
+
+/** The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included). */
+export function readDirectiveOverrides(root: string, env: Env): string {
+  const r = runGitSync(['log', '--all', '--format=%B%x00', '-E', '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:'], { cwd: root, env })
+  return r.code === 0 ? r.stdout.toString('utf8') : ''
+}
+
+/** True while a merge is being concluded (MERGE_HEAD exists): its diff against HEAD carries the other side's work. */
+export function isMerging(root: string, env: Env): boolean {
+  return runGitSync(['rev-parse', '-q', '--verify', 'MERGE_HEAD'], { cwd: root, env }).code === 0
+}

@@ -1,0 +1,94 @@
+/**
+ * The git adapter: one simple-git instance per repository root, raw commands only, failures as GitCommandError
+ * with git's arguments and stderr. Index-touching calls are awaited one after another (git's index.lock).
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { simpleGit } from '../../vendor/simple-git.js'
+import type { SimpleGit } from 'simple-git'
+import { GitCommandError, NoIdentityError, NotARepositoryError, OperationInProgressError } from '../../core/errors.js'
+
+export interface Git {
+  readonly root: string
+  readonly gitDir: string
+  readonly commonDir: string
+  /** stdout of a git command; throws GitCommandError. */
+  run(args: readonly string[]): Promise<string>
+  /** stdout, or undefined when git exits non-zero (for questions such as "does this ref exist"). */
+  tryRun(args: readonly string[]): Promise<string | undefined>
+}
+
+/**
+ * simple-git treats a non-zero exit with an empty stderr as success (its default `isTaskError` needs both), so a
+ * pre-commit hook that exits 1 silently would look like a commit. Every non-zero exit is an error here.
+ */
+const errors = (error: Buffer | Error | undefined, result: { exitCode: number; stdOut: Buffer[]; stdErr: Buffer[] }) => {
+  if (error) return error
+  if (result.exitCode === 0) return undefined
+  const text = Buffer.concat([...result.stdErr, ...result.stdOut]).toString().trim()
+  return Buffer.from(`${text ? `${text}\n` : ''}(git exited with code ${result.exitCode})`)
+}
+
+function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
+  return sg.raw([...args]).catch((err: unknown) => {
+    throw new GitCommandError(args, String((err as Error).message ?? err))
+  })
+}
+
+/** Open the repository that contains `cwd`; NotARepositoryError outside one. */
+export async function openGit(cwd: string): Promise<Git> {
+  if (!existsSync(cwd)) throw new NotARepositoryError(cwd, 'the directory does not exist')
+  const probe = simpleGit({ baseDir: cwd, trimmed: false, errors })
+  let out: string
+  try {
+    out = await probe.raw(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir'])
+  } catch (err) {
+    throw new NotARepositoryError(cwd, String((err as Error).message ?? err))
+  }
+  const [root, gitDir, commonDir] = out.split('\n')
+  if (!root || !gitDir || !commonDir) throw new NotARepositoryError(cwd, 'a bare repository has no work tree')
+  const sg = simpleGit({ baseDir: root, trimmed: false, errors })
+  return {
+    root,
+    gitDir,
+    commonDir,
+    run: (args) => wrap(sg, args),
+    tryRun: (args) => sg.raw([...args]).catch(() => undefined),
+  }
+}
+
+/** The operation in progress in this work tree, if any (its marker files in the git dir). */
+export function readOperationInProgress(git: Git): string | undefined {
+  const markers: [string, string][] = [
+    ['MERGE_HEAD', 'merge'],
+    ['rebase-merge', 'rebase'],
+    ['rebase-apply', 'rebase'],
+    ['CHERRY_PICK_HEAD', 'cherry-pick'],
+    ['REVERT_HEAD', 'revert'],
+  ]
+  return markers.find(([file]) => existsSync(join(git.gitDir, file)))?.[1]
+}
+
+/** Refuse to go on while a merge, rebase, cherry-pick or revert is in progress. */
+export function assertNoOperationInProgress(git: Git): void {
+  const op = readOperationInProgress(git)
+  if (op) throw new OperationInProgressError(op)
+}
+
+/** The committer identity git would use, as "Name <email>". */
+export async function readIdentity(git: Git): Promise<string> {
+  let out: string
+  try {
+    out = await git.run(['var', 'GIT_COMMITTER_IDENT'])
+  } catch (err) {
+    throw new NoIdentityError((err as GitCommandError).stderr ?? String(err))
+  }
+  // Sample: "Jane Doe <jane@example.com> 1763700000 +0100"
+  const m = /^(.*<[^>]*>)/.exec(out.trim())
+  return m ? (m[1] as string) : out.trim()
+}
+
+/** HEAD's commit id, or undefined on an unborn branch. */
+export async function readHead(git: Git): Promise<string | undefined> {
+  return (await git.tryRun(['rev-parse', '--verify', '-q', 'HEAD']))?.trim() || undefined
+}

@@ -1,0 +1,188 @@
+/**
+ * The observation log on disk: `<git-common-dir>/learn/observations.jsonl`, rotated into
+ * `learn/observations.archive/`. This module is on the `git learn observe` fast path: it imports node:fs and
+ * node:path only (no simple-git, no yaml unless the config changed, no ajv).
+ *
+ * Guarantees relied on:
+ * - Appends: each record is ONE write(2) of one whole line on a file descriptor opened with O_APPEND. POSIX makes
+ *   the seek-to-end and the write one atomic step for O_APPEND, so concurrent writers never overwrite each other;
+ *   Linux local file systems also serialise the data of each write(2) on a regular file under the inode lock, so
+ *   lines do not interleave (ext4, xfs, btrfs, tmpfs; not promised on NFS). Lines are bounded (each field at most
+ *   observe.max_field_bytes), so one write(2) never comes back short except on a full disk.
+ * - Rotation never loses a line: it is a rename(2) of the live file to a unique archive name. A rename keeps the
+ *   inode, so a writer that opened the live file before the rename appends to the archived file; nothing is ever
+ *   truncated or deleted. The O_EXCL lock file `learn/rotate.lock` only stops several writers from rotating at
+ *   once (which would leave small extra archive files, never lose data).
+ */
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeSync, createReadStream } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { writeCacheFile } from './cache-file.js'
+import { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings } from '../../core/observation.js'
+import { findGitDirs, needsGit } from '../git/locate.js'
+import type { ObserveSettings } from '../../core/observation.js'
+
+export const LIVE_FILE = 'observations.jsonl'
+export const ARCHIVE_DIR = 'observations.archive'
+const LOCK_FILE = 'rotate.lock'
+const LOG_FILE = 'observe.log'
+const CONFIG_CACHE = 'observe-config.json'
+/** A rotate.lock older than this is left by a crashed process: it is moved aside. */
+const STALE_LOCK_MS = 30_000
+const MAX_LOG_BYTES = 1024 * 1024
+
+export interface RepoLocation {
+  /** The work tree root (where `.learnings/` lives). */
+  root: string
+  /** `git rev-parse --git-common-dir`, absolute. */
+  commonDir: string
+  /** `<commonDir>/learn`. */
+  stateDir: string
+}
+
+const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })
+
+/** The repository around `cwd` (src/adapters/git/locate.ts: no git process in the usual layout; with GIT_DIR and the
+ * like, git is asked). */
+export async function locateRepo(cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<RepoLocation | undefined> {
+  // node:child_process costs a few ms to load: only a redirected discovery (GIT_DIR and the like) pays for it.
+  const dirs = needsGit(env) ? (await import('../git/fast.js')).locateRepo(cwd, env) : findGitDirs(cwd, env)
+  return dirs && { root: dirs.root, commonDir: dirs.commonDir, stateDir: join(dirs.commonDir, 'learn') }
+}
+
+/**
+ * The observe settings. Parsing YAML needs the `yaml` package (several ms to import), too slow for every tool call,
+ * so the settings are cached as JSON in `learn/observe-config.json`, keyed by config.yaml's size, mtime and inode;
+ * YAML is parsed only when that key changes. No config.yaml: the defaults, no cache.
+ */
+export async function readObserveSettings(loc: RepoLocation, log: (msg: string) => void): Promise<ObserveSettings> {
+  const file = join(loc.root, '.learnings', 'config.yaml')
+  const st = isFile(file)
+  if (!st) return DEFAULT_OBSERVE_SETTINGS
+  const key = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` // ctime too: `cp -p` or `touch -r` can keep mtime and size
+  const cache = join(loc.stateDir, CONFIG_CACHE)
+  try {
+    const cached = JSON.parse(readFileSync(cache, 'utf8')) as { key?: string; settings?: ObserveSettings }
+    if (cached.key === key && cached.settings) return cached.settings
+  } catch {
+    /* no cache yet, or unreadable: rebuild it */
+  }
+  let data: unknown = {}
+  try {
+    const { parse } = await import('../../vendor/yaml.js')
+    data = parse(readFileSync(file, 'utf8'), { maxAliasCount: 50 })
+  } catch (err) {
+    log(`.learnings/config.yaml: ${String((err as Error).message ?? err).split('\n')[0]}; using the default observe settings`)
+  }
+  const { settings, problems } = parseObserveSettings(data)
+  for (const p of problems) log(`.learnings/config.yaml: ${p}`)
+  writeCacheFile(cache, JSON.stringify({ key, settings })) // a read-only state dir: parse again next time
+  return settings
+}
+
+function openAppend(path: string): number {
+  try {
+    return openSync(path, 'a')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    mkdirSync(dirname(path), { recursive: true })
+    return openSync(path, 'a')
+  }
+}
+
+/** Append one line with a single write; rotate the live file when it has reached `rotateBytes`. */
+export function appendObservation(stateDir: string, line: string, rotateBytes: number, now: Date): void {
+  const live = join(stateDir, LIVE_FILE)
+  const fd = openAppend(live)
+  let size: number
+  try {
+    const buf = Buffer.from(line, 'utf8')
+    const n = writeSync(fd, buf)
+    if (n !== buf.length) throw new Error(`short write to ${live}: ${n} of ${buf.length} bytes (disk full?)`)
+    size = fstatSync(fd).size
+  } finally {
+    closeSync(fd)
+  }
+  if (size >= rotateBytes) rotateObservations(stateDir, rotateBytes, now)
+}
+
+let rotations = 0
+
+/** Move the live file into the archive when it is (still) at least `rotateBytes`; one rotator at a time. */
+export function rotateObservations(stateDir: string, rotateBytes: number, now: Date): string | undefined {
+  const lock = join(stateDir, LOCK_FILE)
+  let fd: number
+  try {
+    fd = openSync(lock, 'wx')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    const st = isFile(lock)
+    // A crashed rotator's lock: move it aside (rename is atomic, so only one process does); the next write rotates.
+    if (st && now.getTime() - st.mtimeMs > STALE_LOCK_MS) {
+      try {
+        renameSync(lock, `${lock}.stale-${process.pid}`)
+        unlinkSync(`${lock}.stale-${process.pid}`)
+      } catch {
+        /* someone else cleared it */
+      }
+    }
+    return undefined
+  }
+  try {
+    const live = join(stateDir, LIVE_FILE)
+    const st = isFile(live)
+    if (!st || st.size < rotateBytes) return undefined
+    mkdirSync(join(stateDir, ARCHIVE_DIR), { recursive: true })
+    const stamp = now.toISOString().replace(/[:.]/g, '-')
+    const dest = join(stateDir, ARCHIVE_DIR, `observations-${stamp}-${process.pid}-${rotations++}.jsonl`)
+    renameSync(live, dest)
+    return dest
+  } finally {
+    closeSync(fd)
+    try {
+      unlinkSync(lock)
+    } catch {
+      /* moved aside as stale by another process */
+    }
+  }
+}
+
+/** Append a line to `learn/observe.log` (kept under 1 MB: the old log moves to observe.log.1). Never throws. */
+export function logObserveError(stateDir: string | undefined, message: string, now: Date): void {
+  if (!stateDir) return
+  try {
+    const file = join(stateDir, LOG_FILE)
+    const st = isFile(file)
+    if (st && st.size > MAX_LOG_BYTES) renameSync(file, `${file}.1`)
+    const fd = openAppend(file)
+    try {
+      writeSync(fd, `${now.toISOString()} ${message.replace(/\n/g, ' ')}\n`)
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    /* nowhere left to report: observe must stay silent */
+  }
+}
+
+/** The observation files, oldest first: the archive (by name, which starts with the rotation time), then the live file. */
+export function listObservationFiles(stateDir: string): string[] {
+  let archived: string[] = []
+  try {
+    archived = readdirSync(join(stateDir, ARCHIVE_DIR))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+      .map((f) => join(stateDir, ARCHIVE_DIR, f))
+  } catch {
+    /* no archive yet */
+  }
+  return isFile(join(stateDir, LIVE_FILE)) ? [...archived, join(stateDir, LIVE_FILE)] : archived
+}
+
+/** Every line of the files in order, streamed (memory stays flat on a large log). */
+export async function* readObservationLines(files: readonly string[]): AsyncGenerator<string> {
+  const { createInterface } = await import('node:readline')
+  for (const file of files) {
+    const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
+    for await (const line of rl) yield line
+  }
+}

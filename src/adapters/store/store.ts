@@ -1,0 +1,119 @@
+/** The store on disk: `.learnings/{pending,active,archived}/<name>.md` and `config.yaml` in the work tree. */
+import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { mergeConfig } from '../../core/config-schema.js'
+import type { Config } from '../../core/config-schema.js'
+import { ConfigError, LearningNotFoundError, LearningParseError, UsageError } from '../../core/errors.js'
+import type { LearningState } from '../../core/errors.js'
+import { MAX_LEARNING_BYTES, STATES, STORE_DIR, learningPath, parseLearning, parseYamlMapping } from '../../core/learning.js'
+import type { Learning } from '../../core/learning.js'
+import { explainBadName } from '../../core/names.js'
+import { formatSchemaErrors } from '../../core/validate.js'
+import { loadConfigValidator } from './validators.js'
+
+export const CONFIG_PATH = `${STORE_DIR}/config.yaml`
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** Decode a learning file's bytes: UTF-8 only, at most MAX_LEARNING_BYTES. */
+export function decodeLearningBytes(bytes: Uint8Array, path: string): string {
+  if (bytes.byteLength > MAX_LEARNING_BYTES)
+    throw new LearningParseError(path, `the file is ${bytes.byteLength} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`)
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    throw new LearningParseError(path, 'the file is not valid UTF-8 text; save it as UTF-8')
+  }
+}
+
+/** Read and parse one learning file; throws LearningParseError. */
+export function readLearningFile(root: string, path: string): Learning {
+  const st = lstatSync(join(root, path))
+  if (st.isSymbolicLink()) throw new LearningParseError(path, 'is a symbolic link; the store holds only regular files (replace the link with the file)')
+  if (!st.isFile()) throw new LearningParseError(path, 'is not a regular file (a directory?); a learning is one markdown file: move what is inside elsewhere and remove it')
+  return parseLearning(decodeLearningBytes(readFileSync(join(root, path)), path), path)
+}
+
+/** Where a learning of this name is, in any state, or undefined. */
+export function findLearningPath(root: string, name: string): { state: LearningState; path: string } | undefined {
+  const bad = explainBadName(name)
+  if (bad) throw new UsageError(`not a learning name: ${bad}`)
+  for (const state of STATES) {
+    const path = learningPath(state, name)
+    if (existsSync(join(root, path))) return { state, path }
+  }
+  return undefined
+}
+
+/** Find and parse a learning by name; LearningNotFoundError when no state holds it. */
+export function readLearning(root: string, name: string): Learning {
+  const found = findLearningPath(root, name)
+  if (!found) throw new LearningNotFoundError(name, !existsSync(join(root, STORE_DIR)))
+  return readLearningFile(root, found.path)
+}
+
+export interface StoreScan {
+  learnings: Learning[]
+  problems: LearningParseError[]
+}
+
+/** Every learning file in the given states (all by default); unreadable files are reported, not thrown. */
+export function readStore(root: string, states: readonly LearningState[] = STATES): StoreScan {
+  const learnings: Learning[] = []
+  const problems: LearningParseError[] = []
+  for (const state of states) {
+    const dir = join(root, STORE_DIR, state)
+    let files: string[]
+    try {
+      files = readdirSync(dir).filter((f) => f.endsWith('.md')).sort()
+    } catch {
+      continue
+    }
+    for (const file of files) {
+      const path = `${STORE_DIR}/${state}/${file}`
+      try {
+        learnings.push(readLearningFile(root, path))
+      } catch (err) {
+        if (err instanceof LearningParseError) problems.push(err)
+        else throw err
+      }
+    }
+  }
+  return { learnings, problems }
+}
+
+/** The configuration: defaults overlaid by `.learnings/config.yaml` when it exists; ConfigError when invalid. */
+export async function readConfig(root: string): Promise<Config> {
+  const file = join(root, CONFIG_PATH)
+  if (!existsSync(file)) return mergeConfig({})
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(file)
+  } catch (err) {
+    throw new ConfigError(CONFIG_PATH, [`cannot read it: ${(err as NodeJS.ErrnoException).code ?? String(err)}`])
+  }
+  return configFromBytes(bytes)
+}
+
+/**
+ * The configuration some bytes of config.yaml hold (the work-tree file, or the staged blob for the pre-commit hook);
+ * undefined: no config, the defaults. ConfigError when the YAML is malformed or breaks the schema.
+ */
+export async function configFromBytes(bytes: Uint8Array | undefined): Promise<Config> {
+  if (bytes === undefined) return mergeConfig({})
+  let data: Record<string, unknown>
+  try {
+    data = parseYamlMapping(decodeLearningBytes(bytes, CONFIG_PATH))
+  } catch (err) {
+    const e = err as { message?: string; linePos?: { line: number }[]; reason?: string }
+    const where = e.linePos?.[0]?.line ? ` (line ${e.linePos[0].line})` : ''
+    throw new ConfigError(CONFIG_PATH, [`malformed YAML${where}: ${String(e.reason ?? e.message ?? err).split('\n')[0]}`])
+  }
+  const validate = await loadConfigValidator()
+  if (!validate(data)) throw new ConfigError(CONFIG_PATH, formatSchemaErrors(validate.errors ?? [], data))
+  return mergeConfig(data)
+}
+
+/** True when the repository has a `.learnings/` directory. */
+export function hasStore(root: string): boolean {
+  return existsSync(join(root, STORE_DIR))
+}
