@@ -603,6 +603,17 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     group: 1,
     accept: () => true,
   }),
+  regexRule({
+    id: 'docker-config-auth', description: 'Registry credentials in a Docker config', keywords: ['"auth"'],
+    priority: STRUCTURAL,
+    pattern: /"auth"\s{0,3}:\s{0,3}"([A-Za-z0-9+/]{8,8000}={0,2})"/dg,
+    group: 1,
+    accept: (value) => {
+      const decoded = decodeBase64(value)
+      const colon = decoded?.indexOf(':') ?? -1
+      return decoded !== undefined && colon > 0 && isCredentialValue(decoded.slice(colon + 1).trim())
+    },
+  }),
   prefixRule('square-token', 'Square token', ['sq0'],
     /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g),
 ]
@@ -737,6 +748,21 @@ function isLabelledHash(value: string): boolean {
   return /^(?:[A-Za-z]{2,}[-_.]){2,}[a-f0-9]{32,}$/.test(value)
 }
 
+/** How often letters and digits alternate inside a word: `sxk5k1nfra8` 4 times, `release-2024-v2` never twice. */
+function letterDigitTurns(value: string): number {
+  let turns = 0
+  for (let i = 1; i < value.length; i++) {
+    const a = value.charCodeAt(i - 1)
+    const b = value.charCodeAt(i)
+    const aDigit = a >= 48 && a <= 57
+    const bDigit = b >= 48 && b <= 57
+    const aLetter = (a >= 97 && a <= 122) || (a >= 65 && a <= 90)
+    const bLetter = (b >= 97 && b <= 122) || (b >= 65 && b <= 90)
+    if ((aDigit && bLetter) || (aLetter && bDigit)) turns++
+  }
+  return turns
+}
+
 /** Base64 that decodes to plain words (`ZHVtbXkgdGV4dA==` is "dummy text"): filler, not key material. */
 function isBase64Filler(value: string): boolean {
   if (value.length < 16 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return false
@@ -757,7 +783,7 @@ export function isLikelySecretValue(value: string, kind: SecretNameKind): boolea
     return entropy >= 2.2 && (classCount >= 2 || value.length >= 16)
   }
   if (value.length < 12 || isIdentifierLike(value) || isBase64Filler(value) || isLabelledHash(value)) return false
-  if (/^[a-z]+(?:[-_][a-z0-9]+)*$/.test(value) && value.replace(/\D/g, '').length < 3) return false
+  if (/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/.test(value) && letterDigitTurns(value) < 2) return false
   if (classes.digit && (classes.lower || classes.upper)) return entropy >= 3
   return value.length >= 20 && classes.lower && classes.upper && entropy >= 3.8
 }
@@ -909,7 +935,9 @@ function readOperator(text: string, at: number, isFlag: boolean): number {
     if (text.charCodeAt(cursor) === 61) return cursor + 1 // :=  ::=  :::=
     return cursor === at + 1 && !isFlag ? at + 1 : -1 // :
   }
-  if (first === 61) return second === 61 || second === 126 ? -1 : second === 62 ? at + 2 : at + 1 // = =>
+  // `key != "literal"`, `token === '…'`: a credential compared with a literal is that literal.
+  if ((first === 61 || first === 33) && second === 61) return comparedLiteral(text, at + (text.charCodeAt(at + 2) === 61 ? 3 : 2))
+  if (first === 61) return second === 126 ? -1 : second === 62 ? at + 2 : at + 1 // = =>
   if ((first === 63 || first === 43 || first === 46) && second === 61) return at + 2 // ?= += .=
   if ((first === 124 || first === 63) && second === first && text.charCodeAt(at + 2) === 61) return at + 3 // ||= ??=
   if (first === 60 && second === 45) return at + 2 // <-
@@ -920,6 +948,11 @@ function readOperator(text: string, at: number, isFlag: boolean): number {
   }
   if (!isFlag) return readTypedDeclaration(text, at)
   return -1
+}
+
+function comparedLiteral(text: string, at: number): number {
+  const quote = text.charCodeAt(skipBlanks(text, at, 4))
+  return quote === 34 || quote === 39 || quote === 96 ? at : -1
 }
 
 /** `var discordToken string = "…"`, `token String = …`: a type word between the name and `=`. */
@@ -1032,7 +1065,7 @@ function isStronglyRandom(value: string): boolean {
   if (!classes.digit || !classes.lower) return false
   const entropy = shannonEntropy(value)
   if (classes.upper) return value.length >= 16 && entropy >= 3.6
-  return value.length >= 20 && entropy >= 3.8 && !/^[a-z]+(?:[-_][a-z0-9]+)*$/.test(value.replace(/\d/g, ''))
+  return value.length >= 20 && entropy >= 3.8 && letterDigitTurns(value) >= 4
 }
 
 /** All rules, most specific first. */
