@@ -614,6 +614,8 @@ const PROVIDER_RULES: readonly SecretRule[] = [
       return decoded !== undefined && colon > 0 && isCredentialValue(decoded.slice(colon + 1).trim())
     },
   }),
+  prefixRule('adobe-client-secret', 'Adobe client secret', ['p8e-'],
+    /(?<![A-Za-z0-9_-])p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])/g, hasDigitAndLetter),
   prefixRule('square-token', 'Square token', ['sq0'],
     /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g),
 ]
@@ -658,7 +660,7 @@ const TRAILING_NOT_SECRET: ReadonlySet<string> = new Set([
   'question', 'rules', 'config', 'configs', 'settings', 'option', 'options', 'flag', 'check',
   'reset', 'changed', 'confirm', 'confirmation', 'strength', 'hashing', 'salt', 'rounds', 'cost', 'dialog', 'form',
   'input', 'button', 'page', 'link', 'route', 'handler', 'middleware', 'module', 'plugin', 'schema', 'validator',
-  'secrets', 'tokens', 'keys', 'passwords', 'credentials',
+  'secrets', 'tokens', 'keys', 'passwords',
 ])
 
 /** Words that make a name about something other than the secret: hashes, paging, public material, usage counts. */
@@ -668,7 +670,7 @@ const NEUTRAL_WORDS: ReadonlySet<string> = new Set([
   'public', 'pub', 'publishable', 'tokens', 'tokenizer', 'num', 'max', 'min', 'example', 'sample', 'dummy', 'fake',
   'mock', 'placeholder', 'prompt', 'completion', 'input', 'output', 'author', 'cache', 'sort', 'partition',
   'primary', 'foreign', 'lookup', 'unique', 'shard', 'routing', 'dedup', 'nonce', 'gpg', 'pgp', 'ssh', 'has', 'is',
-  'authenticity', 'no', 'use', 'uses', 'allow', 'require', 'requires', 'show', 'hide', 'forgot', 'reset', 'new', 'old', 'length',
+  'authenticity', 'no', 'use', 'uses', 'allow', 'require', 'requires', 'show', 'hide', 'forgot', 'reset', 'length',
   // Names that say the value is not a real one: `nonMatchingToken`, `invalidKey`, `wrongSecret`.
   'non', 'invalid', 'wrong', 'bogus',
 ])
@@ -728,14 +730,15 @@ function isReference(value: string): boolean {
   if (/^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)+$/.test(value)) {
     if (value.split('.').every((part) => !/\d/.test(part) || /^[A-Za-z_-]+\d{0,2}$/.test(part))) return true
   }
-  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return true
+  // An environment variable's name (`OPENAI_API_KEY`), not a random upper-case token with underscores in it.
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value) && value.split('_').every((part) => part.length <= 16 && !/\d.*\d.*\d/.test(part))) return true
   if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value) || /^[a-z]+(?:[_-][a-z]+)+$/.test(value)) return true
   if (/^[-+]?\d+(?:\.\d+)*$/.test(value) || /^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(value)) return true
   return TRUTHY_WORDS.test(value)
 }
 
 /** One part of an identifier: a word (`Vector`, `KeyMeshing`, `DOC`), a short number, or a word and a number (`X509`). */
-const IDENTIFIER_PART = /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3}|[A-Za-z][a-z]*(?:[A-Z][a-z]*|\d){1,40})$/
+const IDENTIFIER_PART = /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3}|[A-Za-z][a-z]*(?:[A-Z][a-z]+|\d){1,40})$/
 
 /** `DOC_Vector_5_32`, `id-Gost28147-89-None-KeyMeshing`, `X25519.KeyPair`: names and versions joined, nothing random. */
 function isIdentifierLike(value: string): boolean {
@@ -774,7 +777,7 @@ function isBase64Filler(value: string): boolean {
 export function isLikelySecretValue(value: string, kind: SecretNameKind): boolean {
   // `discordToken = 33571183374901913848387496409608`: a long random number is an id or a secret.
   if (kind === 'token' && /^\d{16,64}$/.test(value)) return !isPlaceholder(value, 3) && new Set(value).size >= 6
-  if (value.length > 1000 || isPlaceholder(value, 4) || isReference(value)) return false
+  if (value.length > 4096 || isPlaceholder(value, 4) || isReference(value)) return false
   const classes = charClasses(value)
   const classCount = Number(classes.lower) + Number(classes.upper) + Number(classes.digit) + Number(classes.other)
   const entropy = shannonEntropy(value)
@@ -914,7 +917,7 @@ function readQuoted(text: string, open: number): [number, number] | undefined {
   const quote = text.charCodeAt(open)
   const start = open + 1
   let end = start
-  while (end < text.length && end - start < 1024) {
+  while (end < text.length && end - start < 4096) {
     const code = text.charCodeAt(end)
     if (code === quote || code === 10) break
     end += code === 92 ? 2 : 1
