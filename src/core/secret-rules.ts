@@ -416,7 +416,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   leadRule('azure-devops-pat', 'Azure DevOps personal access token', ['jqqj9'], /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{52})$/, 53,
     /JQQJ9[9DH][A-Za-z0-9]{18}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])/g),
   prefixRule('github-token', 'GitHub token', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
-    /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])/g),
+    /(?<![A-Za-z0-9_])gh[pousr]_(?:[A-Za-z0-9]{36,251}|\d{1,12}_eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_.-]{20,4000})(?![A-Za-z0-9_.-])/g),
   prefixRule('github-fine-grained-pat', 'GitHub fine-grained personal access token', ['github_pat_'],
     /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{70,120}(?![A-Za-z0-9_])/g),
   prefixRule('gitlab-token', 'GitLab token', ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glft-', 'glsoat-', 'glcbt-', 'gloas-', 'glimt-', 'glagent-', 'glffct-', 'gr1348941'],
@@ -620,7 +620,48 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g),
 ]
 
+const KUBERNETES_SECRET_KIND = /^kind:[ \t]*["']?Secret["']?[ \t]*$/gm
+const KUBERNETES_DATA_KEY = /^([ \t]*)(?:data|stringData):[ \t]*$/gm
+const KUBERNETES_DATA_ENTRY = /^([ \t]+)[A-Za-z0-9_.-]{1,253}:[ \t]*["']?([A-Za-z0-9+/]{8,8000}={0,2})["']?[ \t]*$/gm
+
+/** The base64 values under `data:` in a YAML document of `kind: Secret` (a Kubernetes Secret manifest). */
+const kubernetesSecretRule: SecretRule = {
+  id: 'kubernetes-secret',
+  description: 'Value in a Kubernetes Secret manifest',
+  keywords: ['secret'],
+  priority: STRUCTURAL,
+  find(text, emit) {
+    KUBERNETES_SECRET_KIND.lastIndex = 0
+    let searchedTo = 0
+    for (let kind = KUBERNETES_SECRET_KIND.exec(text); kind !== null; kind = KUBERNETES_SECRET_KIND.exec(text)) {
+      // The YAML document around the `kind:` line, bounded by `---` separators and 16 KiB either way.
+      const before = text.lastIndexOf('\n---', kind.index)
+      const from = Math.max(searchedTo, before === -1 ? 0 : before, kind.index - 16384)
+      const after = text.indexOf('\n---', kind.index)
+      const to = Math.min(after === -1 ? text.length : after, kind.index + 16384)
+      if (from >= to) continue
+      searchedTo = to
+      const documentText = text.slice(from, to)
+      KUBERNETES_DATA_KEY.lastIndex = 0
+      const data = KUBERNETES_DATA_KEY.exec(documentText)
+      if (data === null) continue
+      const indent = (data[1] ?? '').length
+      KUBERNETES_DATA_ENTRY.lastIndex = data.index + data[0].length
+      let expected = data.index + data[0].length + 1
+      for (let entry = KUBERNETES_DATA_ENTRY.exec(documentText); entry !== null; entry = KUBERNETES_DATA_ENTRY.exec(documentText)) {
+        // Only the block right under `data:`: consecutive lines indented deeper than it.
+        if (entry.index !== expected || (entry[1] ?? '').length <= indent) break
+        expected = entry.index + entry[0].length + 1
+        const value = entry[2] ?? ''
+        const offset = entry.index + entry[0].indexOf(value, (entry[1] ?? '').length)
+        if (!isPlaceholder(value, 12) && !isBase64Filler(value)) emit(from + offset, from + offset + value.length)
+      }
+    }
+  },
+}
+
 const STRUCTURAL_RULES: readonly SecretRule[] = [
+  kubernetesSecretRule,
   privateKeyRule,
   urlCredentialsRule,
   ...cliPasswordRules,
