@@ -779,7 +779,7 @@ function isReference(value: string): boolean {
 }
 
 /** One part of an identifier: a word (`Vector`, `KeyMeshing`, `DOC`), a short number, or a word and a number (`X509`). */
-const IDENTIFIER_PART = /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3}|[A-Za-z][a-z]*(?:[A-Z][a-z]+|\d){1,40})$/
+const IDENTIFIER_PART = /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3}|[A-Za-z][a-z]*(?:[A-Z][a-z]+){0,8}\d{0,6}(?:[A-Z][a-z]+){0,8})$/
 
 /** `DOC_Vector_5_32`, `id-Gost28147-89-None-KeyMeshing`, `X25519.KeyPair`: names and versions joined, nothing random. */
 function isIdentifierLike(value: string): boolean {
