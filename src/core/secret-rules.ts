@@ -1074,7 +1074,6 @@ const namedRandomValueRule: SecretRule = {
 
 function isNamedRandomValue(text: string, start: number, end: number): boolean {
   const value = text.slice(start, end)
-  if (!isStronglyRandom(value)) return false
   // Backwards: an optional quote, a separator (`: `, `=`, ` - `, blanks), an optional quote, then the name.
   let cursor = start - 1
   const quote = text.charCodeAt(cursor)
@@ -1096,7 +1095,7 @@ function isNamedRandomValue(text: string, start: number, end: number): boolean {
   if (name.length < 3 || !/^[A-Za-z]/.test(name) || /^\d/.test(name)) return false
   const words = splitNameWords(name)
   if (words.length === 0 || words.some((word) => NOT_A_CREDENTIAL_NAME.has(word) || NEUTRAL_WORDS.has(word))) return false
-  return fitsNamedFormat(name, value)
+  return isStronglyRandom(value) && fitsNamedFormat(name, value)
 }
 
 /** A value no one types by hand: long, mixed, high entropy, and neither a hash, a path, a domain nor words. */
