@@ -634,12 +634,16 @@ const kubernetesSecretRule: SecretRule = {
     KUBERNETES_SECRET_KIND.lastIndex = 0
     let searchedTo = 0
     for (let kind = KUBERNETES_SECRET_KIND.exec(text); kind !== null; kind = KUBERNETES_SECRET_KIND.exec(text)) {
-      // The YAML document around the `kind:` line, bounded by `---` separators and 16 KiB either way.
-      const before = text.lastIndexOf('\n---', kind.index)
-      const from = Math.max(searchedTo, before === -1 ? 0 : before, kind.index - 16384)
-      const after = text.indexOf('\n---', kind.index)
-      const to = Math.min(after === -1 ? text.length : after, kind.index + 16384)
-      if (from >= to) continue
+      // A `kind:` line inside a document already read belongs to it.
+      if (kind.index < searchedTo) continue
+      // The YAML document around the `kind:` line, bounded by `---` separators and 16 KiB either way; every search
+      // stays inside that window, so a text of many documents is read a bounded number of times.
+      const windowStart = Math.max(searchedTo, kind.index - 16384)
+      const separatorBefore = text.slice(windowStart, kind.index).lastIndexOf('\n---')
+      const from = separatorBefore === -1 ? windowStart : windowStart + separatorBefore
+      const windowEnd = Math.min(text.length, kind.index + 16384)
+      const separatorAfter = text.slice(kind.index, windowEnd).indexOf('\n---')
+      const to = separatorAfter === -1 ? windowEnd : kind.index + separatorAfter
       searchedTo = to
       const documentText = text.slice(from, to)
       KUBERNETES_DATA_KEY.lastIndex = 0
@@ -726,7 +730,7 @@ const NOT_SECRET_KEY_WORDS: ReadonlySet<string> = new Set([
 
 const PASSWORD_WORDS: ReadonlySet<string> = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'pw'])
 const TOKEN_WORDS: ReadonlySet<string> = new Set([
-  'secret', 'token', 'apikey', 'auth', 'credential', 'creds', 'pat', 'accesskey', 'privatekey', 'secretkey',
+  'secret', 'token', 'apikey', 'auth', 'credential', 'credentials', 'creds', 'pat', 'accesskey', 'privatekey', 'secretkey',
   'authkey', 'bearer', 'apitoken', 'authtoken', 'accesstoken', 'clientsecret',
 ])
 
