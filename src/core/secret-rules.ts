@@ -793,7 +793,7 @@ function isIdentifierLike(value: string): boolean {
 
 /** `Linux-node-<sha256>`: words in front of a hash name a cache entry or an artifact, not a credential. */
 function isLabelledHash(value: string): boolean {
-  return /^(?:[A-Za-z]{2,}[-_.]){2,}[a-f0-9]{32,}$/.test(value)
+  return /^(?:[A-Za-z]{3,}[-_.]){2,}[a-f0-9]{32,}$/.test(value)
 }
 
 /** How often letters and digits alternate inside a word: `sxk5k1nfra8` 4 times, `release-2024-v2` never twice. */
@@ -811,11 +811,14 @@ function letterDigitTurns(value: string): number {
   return turns
 }
 
-/** Base64 that decodes to plain words (`ZHVtbXkgdGV4dA==` is "dummy text"): filler, not key material. */
+/** Base64 that decodes to plain words (`ZHVtbXkgdGV4dA==` is "dummy text") or to a JSON header: not key material. */
 function isBase64Filler(value: string): boolean {
   if (value.length < 16 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return false
   const decoded = decodeBase64(value)
-  return decoded !== undefined && / /.test(decoded) && /^[A-Za-z ,.!?'-]+$/.test(decoded.trim())
+  if (decoded === undefined) return false
+  // A JWT's header alone (`{"alg":"HS256"}`) is public structure, not key material.
+  if (/^\{"[\x20-\x7e]*\}$/.test(decoded)) return true
+  return / /.test(decoded) && /^[A-Za-z ,.!?'-]+$/.test(decoded.trim())
 }
 
 /** The entropy test for a value assigned to a secret-looking name. */
@@ -989,6 +992,8 @@ function readOperator(text: string, at: number, isFlag: boolean): number {
   if ((first === 63 || first === 43 || first === 46) && second === 61) return at + 2 // ?= += .=
   if ((first === 124 || first === 63) && second === first && text.charCodeAt(at + 2) === 61) return at + 3 // ||= ??=
   if (first === 60 && second === 45) return at + 2 // <-
+  // Prose: `the staging password is Zx8…`, `our API key was 2afd…`.
+  if (!isFlag && (text.startsWith('is ', at) || text.startsWith('was ', at))) return at + (first === 105 ? 3 : 4)
   // `nethunt token - 'value'`: a dash between blanks, then a quoted value (a list item or prose otherwise).
   if ((first === 45 || first === 0x2013) && (second === 32 || second === 9)) {
     const quote = text.charCodeAt(skipBlanks(text, at + 1, 4))

@@ -196,6 +196,8 @@ const ASSIGNMENT_FORMS: readonly string[] = [
   '--api-token V',
   'https://api.example.com/v1/items?key=V&page=2',
   'Using Key=V',
+  'The staging password is V now.',
+  'our API key was V until Tuesday',
 ]
 
 describe('assignment forms', () => {
@@ -215,6 +217,8 @@ describe('assignment forms', () => {
     ['base64 of filler words', `ANY_KEY = ${b64('dummy text data data data')}`],
     ['a name that says the value is not real', `nonMatchingToken := "${r(LOWER + DIGITS, 16)}"`],
     ['a type followed by a value', 'token: string'],
+    ['prose about a token', 'The token is valid for 3600 seconds and the password is at least 12 characters.'],
+    ['a JWT header alone', `the token was ${b64url('{"alg":"HS256","typ":"JWT"}')} but`],
   ])('%s is not a secret', (_, text) => {
     expect(scanSecrets(text)).toEqual([])
   })
