@@ -26,6 +26,7 @@ export const SPLIT = new RegExp('[[\\t\\n\\r\\p{Z}\\p{S}\\p{P}]--[_\\-]]+', 'v')
 // An error or exception class name (`ModuleNotFoundError`, `HTTPError`): split at its case changes too. Other mixed-case
 // words (ESLint, TypeScript, esModuleInterop) are names, kept whole.
 const CLASS_NAME = /^[A-Z]?[A-Za-z]*[a-z][A-Z][A-Za-z]*(?:Error|Exception|Warning|Fault)$|^[A-Z]{2,}(?:Error|Exception)$/
+const GENERIC_PARTS = new Set(['error', 'errors', 'err', 'exception', 'warning', 'fault', 'e'])
 const IDENTIFIER_PART = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g
 
 /** The words of a text: split at punctuation; an identifier with `_` or a case change is kept whole and in parts. */
@@ -36,7 +37,9 @@ export function splitTerms(text: string): string[] {
     if (!w) continue
     out.push(w)
     if (w.length > 64 || !(/[_-]/.test(w) || CLASS_NAME.test(w))) continue
-    for (const part of w.match(IDENTIFIER_PART) ?? []) if (part.length !== w.length) out.push(part)
+    // The parts that say something: "Error" of ReferenceError or "ERR" of ERR_REQUIRE_ESM would add a term that most
+    // learnings hold (a long list of postings to load and score on every pasted failure) and tell nothing apart.
+    for (const part of w.match(IDENTIFIER_PART) ?? []) if (part.length !== w.length && !GENERIC_PARTS.has(part.toLowerCase())) out.push(part)
   }
   return out
 }
