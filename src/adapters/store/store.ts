@@ -112,8 +112,3 @@ export async function configFromBytes(bytes: Uint8Array | undefined): Promise<Co
   if (!validate(data)) throw new ConfigError(CONFIG_PATH, formatSchemaErrors(validate.errors ?? [], data))
   return mergeConfig(data)
 }
-
-/** True when the repository has a `.learnings/` directory. */
-export function hasStore(root: string): boolean {
-  return existsSync(join(root, STORE_DIR))
-}
