@@ -186,3 +186,8 @@ export async function* readObservationLines(files: readonly string[]): AsyncGene
     for await (const line of rl) yield line
   }
 }
+
+/** The summed size of the observation files (those gone since they were listed count 0). */
+export function observationBytes(files: readonly string[]): number {
+  return files.reduce((n, f) => n + (statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0)
+}

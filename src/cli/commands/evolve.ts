@@ -1,4 +1,4 @@
-import { admitLearning } from '../admit.js'
+import { admitLearning } from '../../flows/admit.js'
 import { commitNewFile } from '../../adapters/git/commit.js'
 import { assertNoOperationInProgress, readIdentity } from '../../adapters/git/simple.js'
 import { openRepo } from '../../adapters/store/repo.js'
