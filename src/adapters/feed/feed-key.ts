@@ -11,6 +11,7 @@ import { STATES, STORE_DIR } from '../../core/layout.js'
 import { writeCacheFileAlone } from '../state/cache-file.js'
 import { tryGitAsync } from '../git/run.js'
 import { findGitDirs } from '../git/locate.js'
+import { readConfigBytes } from '../store/config.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
 export const CACHE_FORMAT = 3
@@ -57,13 +58,6 @@ function treeHash(dir: string, h: Hash, rel = ''): string {
   return rel ? '' : h.digest('hex')
 }
 
-export function readConfigBytes(root: string): Buffer | undefined {
-  try {
-    return readFileSync(join(root, STORE_DIR, 'config.yaml'))
-  } catch {
-    return undefined
-  }
-}
 
 export interface StoreState {
   key: string
