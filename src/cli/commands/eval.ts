@@ -3,7 +3,8 @@ import { isAbsolute, join } from 'node:path'
 import { readEventsSync } from '../../adapters/state/events.js'
 import { readBranchChanges } from '../../adapters/git/fast.js'
 import { readFileBounded } from '../../adapters/store/read-bounded.js'
-import { readConfigCached, readFeed, readRecallFeed, readSearchFeed } from '../../adapters/feed/search-index.js'
+import { readFeed, readRecallFeed, readSearchFeed } from '../../adapters/feed/search-index.js'
+import { readConfig } from '../../adapters/store/config.js'
 import { decodeLearningBytes } from '../../adapters/store/store.js'
 import { DEFAULT_CONFIG } from '../../core/config-schema.js'
 import { buildContext } from '../../core/context.js'
@@ -117,7 +118,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const recall = cases.some(measuresRecall) ? (await readRecallFeed(ctx.cwd)).index : undefined
     for (const c of cases)
       outcomes.push({ ...c, ranked: (await feed.rank(c.query, { states: ['active'] }, limit)).map((h) => h.entry.name), ...(recall && measuresRecall(c) ? { recalled: recallOf(recall, c.query) } : {}) })
-    const config = await readConfigCached(feed.root, feed.commonDir)
+    const config = await readConfig(feed.root, feed.commonDir)
     const { catalog } = await readFeed(ctx.cwd)
     contextTokens = buildContext({
       entries: catalog.filter((e) => e.state === 'active'),
