@@ -17,9 +17,6 @@ const STOP_WORDS = new Set(
   'a an and are as at be but by for from has have in is it its of on or that the this to was were will with when use run not no if then than into via you your we our after before while'.split(' '),
 )
 
-/** Bumped whenever the terms of a text change (splitting, stemming, the vocabulary): part of the cache key. */
-export const TERMS_VERSION = 2
-
 // Punctuation and symbols split words, except the underscore and the hyphen (an identifier is split afterwards).
 // Built with `new RegExp` because the v flag's set difference is newer than the compile target's regex syntax.
 export const SPLIT = new RegExp('[[\\t\\n\\r\\p{Z}\\p{S}\\p{P}]--[_\\-]]+', 'v')
