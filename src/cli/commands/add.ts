@@ -1,6 +1,8 @@
 import { isAbsolute, join } from 'node:path'
 import { assertNoOperationInProgress, readIdentity } from '../../adapters/git/simple.js'
-import { commitNewFile } from '../../adapters/git/commit.js'
+import { stageNewFile } from '../../flows/stage.js'
+import { commitTransition } from '../../flows/transition.js'
+import { assertNothingHalfDone } from '../../flows/recovery.js'
 import { readFileBounded } from '../../adapters/store/read-bounded.js'
 import type { BoundedRead } from '../../adapters/store/read-bounded.js'
 import { openRepo } from '../../adapters/store/repo.js'
@@ -91,6 +93,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const repo = await openRepo(ctx.cwd)
   const { git } = repo
   assertNoOperationInProgress(git)
+  await assertNothingHalfDone(git)
   await repo.config()
   const path = learningPath('pending', name)
   const learning = parseLearning(text, path)
@@ -110,7 +113,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const message = buildCommitMessage({ action: 'add', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admission.trailers })
   const dryRun = flag(args, 'dry-run')
   const commit = !flag(args, 'no-commit')
-  const sha = dryRun ? null : await commitNewFile(git, path, text, message, commit)
+  let sha: string | null = null
+  if (!dryRun && commit) sha = await commitTransition(git, [{ kind: 'create', path, text }], message)
+  else if (!dryRun) await stageNewFile(git, path, text)
   const result = { name, from: null, to: 'pending', path, commit: sha }
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ ...result, dryRun })}\n`)
   else ctx.stdout(added(result, { dryRun, committed: commit }))

@@ -1,5 +1,6 @@
 import { admitLearning } from '../admit.js'
-import { commitNewFile } from '../../adapters/git/commit.js'
+import { commitTransition } from '../../flows/transition.js'
+import { assertNothingHalfDone } from '../../flows/recovery.js'
 import { assertNoOperationInProgress, readIdentity } from '../../adapters/git/simple.js'
 import { openRepo } from '../../adapters/store/repo.js'
 import { readStore } from '../../adapters/store/store.js'
@@ -39,7 +40,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const write = flag(args, 'write')
   const repo = await openRepo(ctx.cwd)
   const { git } = repo
-  if (write) assertNoOperationInProgress(git)
+  if (write) {
+    assertNoOperationInProgress(git)
+    await assertNothingHalfDone(git)
+  }
   const scan = readStore(git.root)
   for (const p of scan.problems) ctx.stderr(warnUnreadable(p.path, p.reason))
   const active = scan.learnings.filter((l) => l.state === 'active')
@@ -71,7 +75,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       const admitted = await admitLearning(repo, learning, { force: flag(args, 'force') })
       for (const w of admitted.warnings) ctx.stderr(warningAt(path, w))
       const message = buildCommitMessage({ action: 'evolve', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admitted.trailers })
-      row.commit = await commitNewFile(git, path, admitted.text, message, true)
+      row.commit = await commitTransition(git, [{ kind: 'create', path, text: admitted.text }], message)
     } catch (err) {
       if (!(err instanceof RefusedError) && !(err instanceof LearningInvalidError)) throw err
       refused++

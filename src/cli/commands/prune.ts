@@ -1,6 +1,8 @@
 import { assertNoOperationInProgress, readIdentity } from '../../adapters/git/simple.js'
 import type { Git } from '../../adapters/git/simple.js'
-import { assertPathClean, commitMove } from '../../adapters/git/commit.js'
+import { assertPathClean } from '../../adapters/git/commit.js'
+import { commitTransition } from '../../flows/transition.js'
+import { assertNothingHalfDone } from '../../flows/recovery.js'
 import { readEvents, readUsageLog } from '../../adapters/state/events.js'
 import { openRepo } from '../../adapters/store/repo.js'
 import { readProjectFeed } from '../../adapters/feed/search-index.js'
@@ -103,13 +105,14 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
 
   const pruned: MoveResult[] = []
   if (yes && candidates.length) {
+    await assertNothingHalfDone(git)
     const identity = await readIdentity(git)
     for (const c of candidates) await assertPathClean(git, c.name, learningPath('active', c.name))
     for (const c of candidates) {
       const from = learningPath('active', c.name)
       const to = learningPath('archived', c.name)
       const message = buildCommitMessage({ action: 'prune', names: [c.name], from: 'active', to: 'archived', by: { token: MOVES.prune.by, value: identity }, reason: c.reason })
-      const commit = await commitMove(git, from, to, message)
+      const commit = await commitTransition(git, [{ kind: 'move', from, to }], message)
       pruned.push({ name: c.name, from: 'active', to: 'archived', path: to, commit })
     }
   }

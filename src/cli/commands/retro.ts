@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import { commitNewFiles } from '../../adapters/git/commit.js'
+import { commitTransition } from '../../flows/transition.js'
+import { assertNothingHalfDone } from '../../flows/recovery.js'
 import { assertNoOperationInProgress, readHead, readIdentity } from '../../adapters/git/simple.js'
 import { listObservationFiles, readObservationLines } from '../../adapters/state/observations.js'
 import { openRepo } from '../../adapters/store/repo.js'
@@ -66,6 +67,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   }
 
   assertNoOperationInProgress(git)
+  await assertNothingHalfDone(git)
   const config = await repo.config()
   const commit = await readHead(git)
   const identity = await readIdentity(git)
@@ -114,7 +116,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       body: `Proposed by git learn retro from ${result.records} observation(s); confidence ${RETRO_CONFIDENCE}.`,
       perName,
     })
-    sha = await commitNewFiles(git, written, message)
+    sha = await commitTransition(git, written.map((w) => ({ kind: 'create' as const, path: w.path, text: w.text })), message)
   }
   const out = { written: written.map(({ name, path }) => ({ name, path })), refused, skipped, commit: sha }
   if (json) ctx.stdout(`${JSON.stringify({ candidates: result.candidates, records: result.records, skipped_lines: result.skipped_lines, ...out })}\n`)

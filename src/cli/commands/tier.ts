@@ -3,7 +3,7 @@ import { openRepo } from '../../adapters/store/repo.js'
 import {
   DEFAULT_TIER_WEIGHT,
   buildTierCommitMessage,
-  commitTierConfig,
+  planTierConfig,
   countTierLearnings,
   diffTierLearnings,
   fetchTier,
@@ -13,12 +13,20 @@ import {
 } from '../../adapters/feed/tiers.js'
 import type { TierConfig } from '../../adapters/feed/tiers.js'
 import { RefusedError, UsageError } from '../../core/errors.js'
+import type { Git } from '../../adapters/git/simple.js'
+import { commitTransition } from '../../flows/transition.js'
 import { explainBadName } from '../../core/names.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { tierAdded, tierList, tierUpdated, tierVerified, tierVerifyProblem } from '../messages/scale.js'
 import { flag, jsonOption, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
+
+/** config.yaml with the tier set, committed alone and atomically. */
+async function commitTierConfig(git: Git, tier: TierConfig, message: string): Promise<string> {
+  const c = await planTierConfig(git, tier)
+  return commitTransition(git, [{ kind: c.existed ? 'replace' : 'create', path: c.path, text: c.text }], message)
+}
 
 export const spec: CommandSpec = {
   name: 'tier',

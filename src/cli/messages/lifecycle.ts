@@ -101,3 +101,7 @@ export function notesFileOutside(path: string): string {
 export function notesFileTruncated(path: string, limit: number): string {
   return `${path} is larger than ${mb(limit)}; only its first ${mb(limit)} were compared`
 }
+
+/** approve found a credential or an agent directive in the file it would move. */
+export const approveHazard = (name: string, path: string) =>
+  `${path} holds what must not reach an agent (it was edited after it was proposed, or proposed without the checks), so ${name} was not approved. Remove it, commit the fix, and approve again; a reviewed false positive goes into secrets.allow by its fingerprint, a meant directive is proposed again with \`git learn add --allow-directives\`:`
