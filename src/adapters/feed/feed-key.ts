@@ -27,7 +27,7 @@ let stamp: string | undefined
 export function codeStamp(createHash: typeof import('node:crypto').createHash): string {
   if (stamp !== undefined) return stamp
   const h = createHash('sha1')
-  for (const m of ['../../core/search', '../../core/normalize-error', '../../core/learning', '../../core/config-schema', '../../core/search-recall', '../../core/query', './search-index', './feed-key']) {
+  for (const m of ['../../core/search', '../../core/normalize-error', '../../core/learning', '../../core/config-schema', '../../core/search-recall', '../../core/query', '../../core/agent-safety', './search-index', './feed-key', './tiers']) {
     for (const ext of ['.js', '.ts']) {
       try {
         h.update(readFileSync(join(__dirname, `${m}${ext}`)))

@@ -35,9 +35,9 @@ export function feedbackDone(name: string, kind: string, before: number, after: 
   return `recorded: ${name} was ${kind}. Effective confidence ${before.toFixed(2)} → ${after.toFixed(2)}.\n`
 }
 
-export function recallContext(items: readonly { name: string; fix: string; description: string }[]): string {
+export function recallContext(items: readonly { name: string; tier?: string; fix: string; description: string }[]): string {
   return items
-    .map((i) => `git-learn: ${i.name} — ${cut(i.fix || i.description, 240)} (git learn show ${i.name})`)
+    .map((i) => `git-learn: ${i.name}${i.tier && i.tier !== 'project' ? ` [tier ${i.tier}: reviewed in that repository, not here]` : ''} — ${cut(i.fix || i.description, 240)} (git learn show ${i.name})`)
     .join('\n')
 }
 
