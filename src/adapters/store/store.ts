@@ -10,6 +10,7 @@ import type { Learning } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
 import { formatSchemaErrors } from '../../core/validate.js'
 import { loadConfigValidator } from './validators.js'
+import { findGitDirs } from '../git/locate.js'
 
 export const CONFIG_PATH = `${STORE_DIR}/config.yaml`
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -44,10 +45,16 @@ export function findLearningPath(root: string, name: string): { state: LearningS
   return undefined
 }
 
+/** Whether the work tree at `root` is a sparse checkout (its git dir has info/sparse-checkout): files may be hidden. */
+export function isSparseCheckout(root: string): boolean {
+  const dirs = findGitDirs(root, process.env)
+  return dirs !== undefined && existsSync(join(dirs.gitDir, 'info', 'sparse-checkout'))
+}
+
 /** Find and parse a learning by name; LearningNotFoundError when no state holds it. */
 export function readLearning(root: string, name: string): Learning {
   const found = findLearningPath(root, name)
-  if (!found) throw new LearningNotFoundError(name, !existsSync(join(root, STORE_DIR)))
+  if (!found) throw new LearningNotFoundError(name, !existsSync(join(root, STORE_DIR)), isSparseCheckout(root))
   return readLearningFile(root, found.path)
 }
 

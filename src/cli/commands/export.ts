@@ -3,7 +3,8 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { writeFileNoClobber } from '../../adapters/store/write-file.js'
 import { openRepo } from '../../adapters/store/repo.js'
 import { readStore } from '../../adapters/store/store.js'
-import { buildBundle, stripLearning } from '../../core/bundle.js'
+import { MAX_BUNDLE_ENTRIES, buildBundle, stripLearning } from '../../core/bundle.js'
+import { MAX_BUNDLE_BYTES } from '../../adapters/store/bundle-io.js'
 import { RefusedError, UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/learning.js'
@@ -74,6 +75,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const bundle = buildBundle(stripped.map((s) => s.entry), ctx.now())
   const report = stripped.map((s) => ({ name: s.entry.name, stripped: s.stripped }))
   const text = `${JSON.stringify(bundle, null, 2)}\n`
+  // What export writes, import accepts: the same two limits, checked here before anything is written.
+  const bytes = Buffer.byteLength(text)
+  if (bytes > MAX_BUNDLE_BYTES || bundle.learnings.length > MAX_BUNDLE_ENTRIES)
+    throw new RefusedError(`the bundle would hold ${bundle.learnings.length} learnings in ${bytes} bytes; \`git learn import\` takes at most ${MAX_BUNDLE_ENTRIES} learnings and ${MAX_BUNDLE_BYTES} bytes`, ['export fewer at a time: one --state at a time, or without --keep-code'])
   if (outPath) {
     try {
       writeFileNoClobber(outPath, text, flag(args, 'force'))
