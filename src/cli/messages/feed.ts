@@ -135,3 +135,7 @@ export function evalReport(r: { queries: number; k: number; top1: number; precis
 export function renderSkippedInvalid(path: string, reason: string): string {
   return `${path} was not rendered: ${reason}; fix it (\`git learn check\` shows every problem)`
 }
+
+/** A local state file could not be written (read-only or full): the command goes on without it. */
+export const stateNotWritten = (file: string, code: string) =>
+  `warning: could not write ${file} (${code}): the event was not recorded. Free space or make the directory writable, then run the command again to record it.\n`
