@@ -37,6 +37,8 @@ export interface AdmitOptions {
   replacing?: string
   /** The store (and NOTES.md rows) to compare with, built once by the caller (import: read once, not per entry). */
   index?: DedupeIndex
+  /** Leave the diff out of a near-duplicate refusal (import reports one line per entry; the diff costs the most). */
+  noDiff?: boolean
 }
 
 export interface Admission {
@@ -148,6 +150,7 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
   if (verdict.near) {
     const { entry, similarity } = verdict.near
     if (!opts.force) {
+      if (opts.noDiff) refuse(nearDuplicate(name, entry.id, entry.path, similarity, ''))
       const twinText = entry.isLearning && !entry.text ? readFileSync(join(repo.root, entry.path), 'utf8') : entry.text
       const { createTwoFilesPatch } = await import('../vendor/diff.js')
       const patch = createTwoFilesPatch(entry.path, learning.path, twinText, text, entry.id, 'new', { context: 2 })

@@ -170,6 +170,8 @@ export class DedupeIndex {
   private readonly norms: number[] = []
   private readonly postings = new Map<string, number[]>()
   private readonly byHash = new Map<string, number[]>()
+  private dot = new Float64Array(0)
+  private touched = new Int32Array(0)
 
   constructor(entries: readonly DedupeEntry[] = []) {
     for (const e of entries) this.add(e)
@@ -206,19 +208,29 @@ export class DedupeIndex {
       exactAt.add(i)
     }
     let na = 0
-    const dot = new Map<number, number>()
+    // Dot products accumulated in a reused array over the entries that share a term (listed once in `touched`).
+    if (this.dot.length < this.entries.length) {
+      this.dot = new Float64Array(Math.max(this.entries.length, this.dot.length * 2, 64))
+      this.touched = new Int32Array(this.dot.length)
+    }
+    const dot = this.dot
+    const touched = this.touched
+    let nt = 0
     for (const [w, x] of vector) {
       na += x * x
       const list = this.postings.get(w)
       if (!list) continue
       for (const i of list) {
-        const e = this.entries[i] as DedupeEntry
-        dot.set(i, (dot.get(i) ?? 0) + x * (e.vector.get(w) ?? 0))
+        if (dot[i] === 0) touched[nt++] = i
+        dot[i] = (dot[i] as number) + x * ((this.entries[i] as DedupeEntry).vector.get(w) ?? 0)
       }
     }
     let best: { entry: DedupeEntry; similarity: number; at: number } | undefined
     const related: { entry: DedupeEntry; similarity: number; at: number }[] = []
-    for (const [i, d] of dot) {
+    for (let k = 0; k < nt; k++) {
+      const i = touched[k] as number
+      const d = dot[i] as number
+      dot[i] = 0
       const e = this.entries[i] as DedupeEntry
       if (exactAt.has(i) || skip.has(e.id)) continue
       const nb = this.norms[i] as number

@@ -73,7 +73,7 @@ export async function planBundleImport(repo: Repo, entries: readonly BundleEntry
   const rows: ImportedRow[] = []
   const groups: Trailer[][] = []
   const changes: Change[] = []
-  const admitOpts = { force: opts.force, allowDirectives: opts.allowDirectives, index }
+  const admitOpts = { force: opts.force, allowDirectives: opts.allowDirectives, index, noDiff: true }
   let done = 0
   for (const d of decisions) {
     opts.onProgress?.(done++, decisions.length)
@@ -83,12 +83,13 @@ export async function planBundleImport(repo: Repo, entries: readonly BundleEntry
       continue
     }
     try {
-      const learning = parseLearning(entryText(d.entry), path)
+      const text = entryText(d.entry)
+      const learning = parseLearning(text, path)
       const { errors } = validateLearning(learning, validator)
       if (errors.length) throw new LearningInvalidError(`${opts.origin} → ${d.entry.name}`, errors)
       if (d.kind === 'update-pending' && dirty.has(path)) throw new UncommittedLearningError(d.entry.name, path, 'uncommitted changes')
       // The same admission as a new entry (paths, gates, secrets, directives, duplicates), its old copy aside.
-      const admitted = await admitLearning(repo, learning, d.kind === 'update-pending' ? { ...admitOpts, replacing: d.entry.name } : admitOpts)
+      const admitted = await admitLearning(repo, learning, d.kind === 'update-pending' ? { ...admitOpts, text, replacing: d.entry.name } : { ...admitOpts, text })
       for (const w of admitted.warnings) opts.onWarning?.(d.entry.name, w)
       // Indexed at once, so the duplicate check of the next entry sees it (two near-twins in one bundle).
       index.add({ ...learningEntry({ ...learning, data: learning.data }, admitted.text), text: admitted.text })

@@ -60,7 +60,7 @@ export const exactDuplicate = (name: string, twin: string, path: string): Refusa
 })
 
 export const nearDuplicate = (name: string, twin: string, path: string, similarity: number, diff: string): Refusal => ({
-  reason: `${name} is a near duplicate of ${twin} (${path}, similarity ${similarity.toFixed(2)}); improve ${twin} instead, or make the difference clear (--force adds it anyway and records the override). The difference:\n${diff.trimEnd()}`,
+  reason: `${name} is a near duplicate of ${twin} (${path}, similarity ${similarity.toFixed(2)}); improve ${twin} instead, or make the difference clear (--force adds it anyway and records the override).${diff ? ` The difference:\n${diff.trimEnd()}` : ''}`,
   details: [],
 })
 
