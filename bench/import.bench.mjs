@@ -13,7 +13,11 @@ export async function bench(ctx) {
   ctx.log(`import: a store of ${N} to export`)
   const source = ctx.makeStoreRepo(N, { pendingEvery: N + 1 })
   const bundle = join(mkdtempSync(join(tmpdir(), 'gl-bench-bundle-')), 'bundle.json')
-  const ex = spawnSync(process.execPath, [ctx.BIN, 'export', '--out', bundle, '--keep-code'], { cwd: source.root, env, encoding: 'utf8' })
+  const ex = spawnSync(process.execPath, [ctx.BIN, 'export', '--out', bundle, '--keep-code'], {
+    cwd: source.root,
+    env,
+    encoding: 'utf8',
+  })
   if (ex.status !== 0) throw new Error(`export failed: ${ex.stderr}`)
   const target = ctx.makeStoreRepo(0)
   const runs = 3
@@ -25,7 +29,12 @@ export async function bench(ctx) {
     cpSync(target.root, copy, { recursive: true })
     bs.push(ctx.timeCommand(process.execPath, ['-e', '0'], { runs: 3, pair: false }))
     const t = process.hrtime.bigint()
-    const r = spawnSync(process.execPath, [ctx.BIN, 'import', bundle, '--json'], { cwd: copy, env, encoding: 'utf8', maxBuffer: 1 << 28 })
+    const r = spawnSync(process.execPath, [ctx.BIN, 'import', bundle, '--json'], {
+      cwd: copy,
+      env,
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    })
     xs.push(Number(process.hrtime.bigint() - t) / 1e6)
     if (r.status !== 0) throw new Error(`import failed: ${r.stderr}`)
     added = JSON.parse(r.stdout).entries.filter((e) => e.action === 'added').length

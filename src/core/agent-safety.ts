@@ -29,6 +29,7 @@ export function findAgentHazards(text: string, opts: HazardOptions = {}): AgentH
     detail: `line ${s.line}, column ${s.column}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`,
   }))
   if (!opts.directivesAllowed)
-    for (const d of scanDirectives(text)) out.push({ kind: 'directive', line: d.line, detail: `line ${d.line}: ${d.description}: "${d.excerpt}"` })
+    for (const d of scanDirectives(text))
+      out.push({ kind: 'directive', line: d.line, detail: `line ${d.line}: ${d.description}: "${d.excerpt}"` })
   return out
 }

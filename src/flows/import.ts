@@ -48,21 +48,39 @@ export interface ImportOptions {
 /** The learning file an entry becomes: its frontmatter with source.kind "import" (no session, agent kept). */
 export function entryText(entry: BundleEntry): string {
   const src = entry.frontmatter['source']
-  const agent = src && typeof src === 'object' && typeof (src as Record<string, unknown>)['agent'] === 'string' ? (src as Record<string, unknown>)['agent'] : undefined
-  const data: Frontmatter = { ...entry.frontmatter, name: entry.name, source: { kind: 'import', ...(agent ? { agent } : {}) } }
+  const agent =
+    src && typeof src === 'object' && typeof (src as Record<string, unknown>)['agent'] === 'string'
+      ? (src as Record<string, unknown>)['agent']
+      : undefined
+  const data: Frontmatter = {
+    ...entry.frontmatter,
+    name: entry.name,
+    source: { kind: 'import', ...(agent ? { agent } : {}) },
+  }
   return formatLearningFile(data, entry.body)
 }
 
 /** Decide every entry and build the changes and the message of the one commit. Writes nothing. */
-export async function planBundleImport(repo: Repo, entries: readonly BundleEntry[], opts: ImportOptions): Promise<ImportPlan> {
+export async function planBundleImport(
+  repo: Repo,
+  entries: readonly BundleEntry[],
+  opts: ImportOptions,
+): Promise<ImportPlan> {
   const { git } = repo
   const scan = readStore(git.root)
-  const existing = new Map<string, ExistingLearning>(scan.learnings.map((l) => [l.name, { state: l.state, data: l.data, body: l.body }]))
+  const existing = new Map<string, ExistingLearning>(
+    scan.learnings.map((l) => [l.name, { state: l.state, data: l.data, body: l.body }]),
+  )
   // A file that is in the store but unreadable still holds its name: never overwrite it (an infinite confidence
   // here means no bundle entry can count as an update of it).
   for (const p of scan.problems) {
     const name = p.path.split('/').pop()?.replace(/\.md$/, '')
-    if (name && !existing.has(name)) existing.set(name, { state: (p.path.split('/')[1] as ExistingLearning['state']) ?? 'pending', data: { confidence: Infinity }, body: '' })
+    if (name && !existing.has(name))
+      existing.set(name, {
+        state: (p.path.split('/')[1] as ExistingLearning['state']) ?? 'pending',
+        data: { confidence: Infinity },
+        body: '',
+      })
   }
   const decisions = planImport(entries, existing)
   const validator = await loadLearningValidator()
@@ -79,7 +97,12 @@ export async function planBundleImport(repo: Repo, entries: readonly BundleEntry
     opts.onProgress?.(done++, decisions.length)
     const path = learningPath('pending', d.entry.name)
     if (d.kind === 'skip') {
-      rows.push({ name: d.entry.name, action: d.proposedUpdate ? 'proposed-update' : 'skipped', path: null, reason: d.reason })
+      rows.push({
+        name: d.entry.name,
+        action: d.proposedUpdate ? 'proposed-update' : 'skipped',
+        path: null,
+        reason: d.reason,
+      })
       continue
     }
     try {
@@ -87,14 +110,24 @@ export async function planBundleImport(repo: Repo, entries: readonly BundleEntry
       const learning = parseLearning(text, path)
       const { errors } = validateLearning(learning, validator)
       if (errors.length) throw new LearningInvalidError(`${opts.origin} → ${d.entry.name}`, errors)
-      if (d.kind === 'update-pending' && dirty.has(path)) throw new UncommittedLearningError(d.entry.name, path, 'uncommitted changes')
+      if (d.kind === 'update-pending' && dirty.has(path))
+        throw new UncommittedLearningError(d.entry.name, path, 'uncommitted changes')
       // The same admission as a new entry (paths, gates, secrets, directives, duplicates), its old copy aside.
-      const admitted = await admitLearning(repo, learning, d.kind === 'update-pending' ? { ...admitOpts, text, replacing: d.entry.name } : { ...admitOpts, text })
+      const admitted = await admitLearning(
+        repo,
+        learning,
+        d.kind === 'update-pending' ? { ...admitOpts, text, replacing: d.entry.name } : { ...admitOpts, text },
+      )
       for (const w of admitted.warnings) opts.onWarning?.(d.entry.name, w)
       // Indexed at once, so the duplicate check of the next entry sees it (two near-twins in one bundle).
       index.add({ ...learningEntry({ ...learning, data: learning.data }, admitted.text), text: admitted.text })
       changes.push({ kind: d.kind === 'update-pending' ? 'replace' : 'create', path, text: admitted.text })
-      rows.push({ name: d.entry.name, action: d.kind === 'update-pending' ? 'updated' : 'added', path, reason: d.kind === 'update-pending' ? d.reason : null })
+      rows.push({
+        name: d.entry.name,
+        action: d.kind === 'update-pending' ? 'updated' : 'added',
+        path,
+        reason: d.kind === 'update-pending' ? d.reason : null,
+      })
       groups.push([
         { token: 'Learning', value: d.entry.name },
         { token: 'Learning-Action', value: 'import' },
@@ -104,7 +137,8 @@ export async function planBundleImport(repo: Repo, entries: readonly BundleEntry
         { token: 'Learning-Origin', value: opts.origin },
       ])
     } catch (err) {
-      if (!(err instanceof RefusedError || err instanceof LearningInvalidError || err instanceof LearningParseError)) throw err
+      if (!(err instanceof RefusedError || err instanceof LearningInvalidError || err instanceof LearningParseError))
+        throw err
       rows.push({ name: d.entry.name, action: 'skipped', path: null, reason: opts.describe(err) })
     }
   }
@@ -120,6 +154,19 @@ export async function planBundleImport(repo: Repo, entries: readonly BundleEntry
 /** The store's paths with uncommitted changes (one `git status`). */
 async function readDirtyStore(repo: Repo): Promise<Set<string>> {
   // Sample: " M .learnings/pending/x.md\0?? .learnings/pending/y.md\0"
-  const out = await repo.git.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', `:(top)${STORE_DIR}`])
-  return new Set(out.split('\0').filter((r) => r.length > 3).map((r) => r.slice(3)))
+  const out = await repo.git.run([
+    'status',
+    '--porcelain=v1',
+    '-z',
+    '--untracked-files=all',
+    '--no-renames',
+    '--',
+    `:(top)${STORE_DIR}`,
+  ])
+  return new Set(
+    out
+      .split('\0')
+      .filter((r) => r.length > 3)
+      .map((r) => r.slice(3)),
+  )
 }

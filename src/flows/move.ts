@@ -33,7 +33,12 @@ export interface PlannedMove {
 }
 
 /** Check every name and plan its commit; throws the first refusal before anything moves. */
-export async function planMoves(repo: Repo, names: readonly string[], action: MoveAction, opts: { reason?: string | undefined; hazardReason: (name: string, path: string) => string }): Promise<PlannedMove[]> {
+export async function planMoves(
+  repo: Repo,
+  names: readonly string[],
+  action: MoveAction,
+  opts: { reason?: string | undefined; hazardReason: (name: string, path: string) => string },
+): Promise<PlannedMove[]> {
   const { git } = repo
   const config = await repo.config()
   const validator = await loadLearningValidator()
@@ -50,20 +55,35 @@ export async function planMoves(repo: Repo, names: readonly string[], action: Mo
       const { errors } = validateLearning(learning, validator)
       if (errors.length) throw new LearningInvalidError(learning.path, errors)
       // Everyone who ever put it into pending/ (a restore too) counts as a proposer: a restore must not launder it.
-      const proposers = (await git.run(['log', '--diff-filter=A', '--format=%an <%ae>', '--', learning.path])).split('\n').filter(Boolean)
+      const proposers = (await git.run(['log', '--diff-filter=A', '--format=%an <%ae>', '--', learning.path]))
+        .split('\n')
+        .filter(Boolean)
       assertDistinctApprover(name, identity, proposers, config.approval.distinct_approver)
       // The file that moves is checked again: hooks are optional, so a token or a directive edited into a pending
       // file after it was proposed would otherwise reach recall and the rendered skills.
       const text = readFileSync(join(git.root, learning.path), 'utf8')
       let hazards = findAgentHazards(text, { allow: config.secrets.allow })
       if (hazards.some((h) => h.kind === 'directive')) {
-        overrides ??= parseDirectivesAllowed(await git.run(['log', '--all', '--format=%B%x00', '-E', '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:']))
+        overrides ??= parseDirectivesAllowed(
+          await git.run([
+            'log',
+            '--all',
+            '--format=%B%x00',
+            '-E',
+            '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:',
+          ]),
+        )
         hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: overrides.has(name) })
       }
-      if (hazards.length) throw new RefusedError(opts.hazardReason(name, learning.path), hazards.map((h) => h.detail))
+      if (hazards.length)
+        throw new RefusedError(
+          opts.hazardReason(name, learning.path),
+          hazards.map((h) => h.detail),
+        )
       const listed = Array.isArray(learning.data['supersedes']) ? (learning.data['supersedes'] as unknown[]) : []
       for (const s of listed) {
-        if (typeof s !== 'string' || s === name || claimed.has(s) || findLearningPath(git.root, s)?.state !== 'active') continue
+        if (typeof s !== 'string' || s === name || claimed.has(s) || findLearningPath(git.root, s)?.state !== 'active')
+          continue
         await assertPathClean(git, s, learningPath('active', s))
         claimed.add(s)
         old.push(s)
@@ -89,7 +109,10 @@ export async function planMoves(repo: Repo, names: readonly string[], action: Mo
       ...(opts.reason ? { reason: opts.reason } : {}),
       ...(old.length ? { extra } : {}),
     })
-    const moves = [{ from, to }, ...old.map((s) => ({ from: learningPath('active', s), to: learningPath('archived', s) }))]
+    const moves = [
+      { from, to },
+      ...old.map((s) => ({ from: learningPath('active', s), to: learningPath('archived', s) })),
+    ]
     plans.push({ name, action, from: plan.from, to: plan.to, path: to, superseded: old, moves, message })
   }
   return plans
@@ -97,5 +120,9 @@ export async function planMoves(repo: Repo, names: readonly string[], action: Mo
 
 /** Commit one planned move (and the moves of what it supersedes) atomically; the new commit id. */
 export function commitPlannedMove(repo: Repo, p: PlannedMove): Promise<string> {
-  return commitTransition(repo.git, p.moves.map((m) => ({ kind: 'move' as const, ...m })), p.message)
+  return commitTransition(
+    repo.git,
+    p.moves.map((m) => ({ kind: 'move' as const, ...m })),
+    p.message,
+  )
 }

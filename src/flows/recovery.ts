@@ -23,9 +23,12 @@ import { STATES, STORE_DIR } from '../core/layout.js'
 import { bringInLine } from './transition.js'
 
 /** A half-done state, and for an unfinished transition the journal it was found from. */
-export type RecoveryProblem = Exclude<HalfDone, { kind: 'unfinished' }> | (Extract<HalfDone, { kind: 'unfinished' }> & { file: string; journal: Journal })
+export type RecoveryProblem =
+  | Exclude<HalfDone, { kind: 'unfinished' }>
+  | (Extract<HalfDone, { kind: 'unfinished' }> & { file: string; journal: Journal })
 
-const blocking = (p: RecoveryProblem) => p.kind === 'index-lock' || p.kind === 'unfinished' || p.kind === 'staged-move' || p.kind === 'staged-removal'
+const blocking = (p: RecoveryProblem) =>
+  p.kind === 'index-lock' || p.kind === 'unfinished' || p.kind === 'staged-move' || p.kind === 'staged-removal'
 
 async function landed(root: string, j: Journal): Promise<boolean> {
   return (await tryGitAsync(['merge-base', '--is-ancestor', j.commit, j.ref], { cwd: root })) !== undefined
@@ -33,7 +36,10 @@ async function landed(root: string, j: Journal): Promise<boolean> {
 
 /** Whether the user's index and work tree hold what a journal's commit has at its paths. */
 async function inLine(root: string, j: Journal): Promise<boolean> {
-  const have = await readUserIndex(root, j.paths.map((p) => p.path))
+  const have = await readUserIndex(
+    root,
+    j.paths.map((p) => p.path),
+  )
   for (const p of j.paths) {
     const e = have.get(p.path)
     if (p.entry ? e?.oid !== p.entry.oid : e !== undefined) return false
@@ -60,21 +66,34 @@ export async function inspectRecovery(git: Git, opts: { staged: boolean }): Prom
       removeJournal(file)
       continue
     }
-    problems.push({ kind: 'unfinished', subject: journal.subject, commit: journal.commit, paths: journal.paths.map((p) => p.path), file, journal })
+    problems.push({
+      kind: 'unfinished',
+      subject: journal.subject,
+      commit: journal.commit,
+      paths: journal.paths.map((p) => p.path),
+      file,
+      journal,
+    })
   }
   if (opts.staged) problems.push(...(await readStagedStore(git.root, problems)))
   return problems
 }
 
 /** Learnings staged in the index but not committed: moves between state directories, new files, removals. */
-export async function readStagedStore(root: string, known: readonly RecoveryProblem[] = []): Promise<RecoveryProblem[]> {
+export async function readStagedStore(
+  root: string,
+  known: readonly RecoveryProblem[] = [],
+): Promise<RecoveryProblem[]> {
   const mine = new Set(known.flatMap((p) => (p.kind === 'unfinished' ? p.paths : [])))
   // Sample: "R100\0.learnings/pending/x.md\0.learnings/active/x.md\0A\0.learnings/pending/y.md\0"; fails on an unborn branch.
-  const raw = await tryGitAsync(['diff', '--cached', '--name-status', '-z', '-M', 'HEAD', '--', ...STATES.map((s) => `:(top)${STORE_DIR}/${s}`)], { cwd: root })
+  const raw = await tryGitAsync(
+    ['diff', '--cached', '--name-status', '-z', '-M', 'HEAD', '--', ...STATES.map((s) => `:(top)${STORE_DIR}/${s}`)],
+    { cwd: root },
+  )
   if (!raw) return []
   const out = raw.toString('utf8').split('\0')
   const found: RecoveryProblem[] = []
-  for (let i = 0; i < out.length - 1; ) {
+  for (let i = 0; i < out.length - 1;) {
     const status = out[i++] as string
     const a = out[i++] as string
     if (status.startsWith('R') || status.startsWith('C')) {
@@ -97,7 +116,10 @@ export async function assertNothingHalfDone(git: Git): Promise<void> {
  * A cheap look for every command (files only, git only when a journal is left): the problems to warn about, from
  * the repository around `cwd`; none outside a repository.
  */
-export async function quickRecoveryCheck(cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<HalfDone[]> {
+export async function quickRecoveryCheck(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<HalfDone[]> {
   const dirs = findGitDirs(cwd, env)
   if (!dirs) return []
   const git = { root: dirs.root, gitDir: dirs.gitDir, commonDir: dirs.commonDir } as Git
@@ -111,12 +133,17 @@ export function toHalfDone(p: RecoveryProblem): HalfDone {
 }
 
 /** Finish every unfinished transition: bring the index and work tree in line with its commit. */
-export async function continueRecovery(git: Git, problems: readonly RecoveryProblem[]): Promise<{ settled: RecoveryProblem[]; left: { problem: RecoveryProblem; paths: string[] }[] }> {
+export async function continueRecovery(
+  git: Git,
+  problems: readonly RecoveryProblem[],
+): Promise<{ settled: RecoveryProblem[]; left: { problem: RecoveryProblem; paths: string[] }[] }> {
   const settled: RecoveryProblem[] = []
   const left: { problem: RecoveryProblem; paths: string[] }[] = []
   for (const p of problems) {
     if (p.kind !== 'unfinished') continue
-    const rest = await bringInLine(git.root, p.journal.paths, async (oid) => gitAsync(['cat-file', 'blob', oid], { cwd: git.root }))
+    const rest = await bringInLine(git.root, p.journal.paths, async (oid) =>
+      gitAsync(['cat-file', 'blob', oid], { cwd: git.root }),
+    )
     if (rest.length) left.push({ problem: p, paths: rest })
     else {
       removeJournal(p.file)
@@ -132,7 +159,10 @@ export async function continueRecovery(git: Git, problems: readonly RecoveryProb
  * moved back and unstaged; a staged new learning is unstaged (its file is kept); a staged removal is unstaged and
  * its file restored.
  */
-export async function abortRecovery(git: Git, problems: readonly RecoveryProblem[]): Promise<{ settled: RecoveryProblem[]; refused: { problem: RecoveryProblem; why: string }[] }> {
+export async function abortRecovery(
+  git: Git,
+  problems: readonly RecoveryProblem[],
+): Promise<{ settled: RecoveryProblem[]; refused: { problem: RecoveryProblem; why: string }[] }> {
   const root = git.root
   const settled: RecoveryProblem[] = []
   const refused: { problem: RecoveryProblem; why: string }[] = []
@@ -162,8 +192,14 @@ export async function abortRecovery(git: Git, problems: readonly RecoveryProblem
           renameSync(abs, join(root, e.from))
         } else if (!e.from) unlinkSync(abs)
       }
-      if (j.old) await gitAsync(['reset', '-q', j.old, '--', ...j.paths.map((e) => `:(top,literal)${e.path}`)], { cwd: root })
-      else await updateUserIndex(root, j.paths.map((e) => ({ path: e.path, entry: null })), zero)
+      if (j.old)
+        await gitAsync(['reset', '-q', j.old, '--', ...j.paths.map((e) => `:(top,literal)${e.path}`)], { cwd: root })
+      else
+        await updateUserIndex(
+          root,
+          j.paths.map((e) => ({ path: e.path, entry: null })),
+          zero,
+        )
       removeJournal(p.file)
       settled.push(p)
     } else if (p.kind === 'staged-move') {
@@ -175,7 +211,8 @@ export async function abortRecovery(git: Git, problems: readonly RecoveryProblem
       settled.push(p)
     } else if (p.kind === 'staged-new' || p.kind === 'staged-removal') {
       await gitAsync(['reset', '-q', 'HEAD', '--', `:(top,literal)${p.path}`], { cwd: root })
-      if (p.kind === 'staged-removal' && !existsSync(join(root, p.path))) await gitAsync(['checkout', 'HEAD', '--', `:(top,literal)${p.path}`], { cwd: root })
+      if (p.kind === 'staged-removal' && !existsSync(join(root, p.path)))
+        await gitAsync(['checkout', 'HEAD', '--', `:(top,literal)${p.path}`], { cwd: root })
       settled.push(p)
     }
   }

@@ -17,7 +17,15 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { buildCommit, readHeadState, readTreeEntries, readUserIndex, swapRef, updateUserIndex, writeBlobs } from '../adapters/git/commit.js'
+import {
+  buildCommit,
+  readHeadState,
+  readTreeEntries,
+  readUserIndex,
+  swapRef,
+  updateUserIndex,
+  writeBlobs,
+} from '../adapters/git/commit.js'
 import type { IndexChange } from '../adapters/git/commit.js'
 import { gitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
@@ -67,10 +75,14 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
       expect.set(c.from, from.oid).set(c.to, null)
     } else expect.set(c.path, c.kind === 'create' ? null : (base.get(c.path)?.oid ?? null))
   }
-  for (const [p, want] of expect) if (want === null && base.has(p)) throw new ConcurrentChangeError(subject, `${p} is already committed`)
+  for (const [p, want] of expect)
+    if (want === null && base.has(p)) throw new ConcurrentChangeError(subject, `${p} is already committed`)
 
   const written = changes.filter((c): c is Extract<Change, { text: string }> => c.kind !== 'move')
-  const blobs = await writeBlobs(root, written.map((c) => c.text))
+  const blobs = await writeBlobs(
+    root,
+    written.map((c) => c.text),
+  )
   const text = new Map<string, Buffer>()
   written.forEach((c, i) => text.set(blobs[i] as string, Buffer.from(c.text, 'utf8')))
   const journalPaths: JournalPath[] = []
@@ -78,11 +90,18 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
     if (c.kind === 'move') {
       const from = base.get(c.from)
       if (!from) continue
-      journalPaths.push({ path: c.from, entry: null }, { path: c.to, entry: { mode: from.mode, oid: from.oid }, from: c.from })
+      journalPaths.push(
+        { path: c.from, entry: null },
+        { path: c.to, entry: { mode: from.mode, oid: from.oid }, from: c.from },
+      )
     } else {
       const i = written.indexOf(c)
       const was = base.get(c.path)
-      journalPaths.push({ path: c.path, entry: { mode: was?.mode ?? '100644', oid: blobs[i] as string }, ...(was ? { was: was.oid } : {}) })
+      journalPaths.push({
+        path: c.path,
+        entry: { mode: was?.mode ?? '100644', oid: blobs[i] as string },
+        ...(was ? { was: was.oid } : {}),
+      })
     }
   }
   const index: IndexChange[] = journalPaths.map((p) => ({ path: p.path, entry: p.entry }))
@@ -95,11 +114,19 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
     if (attempt > 0) {
       await sleep(10 + Math.floor(Math.random() * 40 * attempt))
       head = await readHeadState(root)
-      if (head.ref !== first.ref) throw new ConcurrentChangeError(subject, `HEAD moved to ${head.ref ?? 'a detached commit'} while the commit was being made`)
+      if (head.ref !== first.ref)
+        throw new ConcurrentChangeError(
+          subject,
+          `HEAD moved to ${head.ref ?? 'a detached commit'} while the commit was being made`,
+        )
       const now = await readTreeEntries(root, head.oid, paths)
       for (const [p, want] of expect) {
         const have = now.get(p)?.oid ?? null
-        if (have !== want) throw new ConcurrentChangeError(subject, `another commit changed ${p} meanwhile (now ${head.oid?.slice(0, 12) ?? 'unborn'})`)
+        if (have !== want)
+          throw new ConcurrentChangeError(
+            subject,
+            `another commit changed ${p} meanwhile (now ${head.oid?.slice(0, 12) ?? 'unborn'})`,
+          )
       }
     }
     const built = await buildCommit(root, head.oid, index, message, zero)
@@ -128,13 +155,25 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
     removeJournal(journal)
     journal = undefined
   }
-  if (!commit) throw new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
+  if (!commit)
+    throw new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
 
   try {
-    await bringInLine(root, journalPaths, async (oid) => text.get(oid) ?? (await gitAsync(['cat-file', 'blob', oid], { cwd: root })), true)
+    await bringInLine(
+      root,
+      journalPaths,
+      async (oid) => text.get(oid) ?? (await gitAsync(['cat-file', 'blob', oid], { cwd: root })),
+      true,
+    )
   } catch (err) {
-    const reason = err instanceof GitCommandError ? err.stderr.trim().split('\n')[0] ?? String(err) : (err as Error).message
-    throw new TransitionIncompleteError(subject, commit, journalPaths.map((p) => p.path), reason)
+    const reason =
+      err instanceof GitCommandError ? (err.stderr.trim().split('\n')[0] ?? String(err)) : (err as Error).message
+    throw new TransitionIncompleteError(
+      subject,
+      commit,
+      journalPaths.map((p) => p.path),
+      reason,
+    )
   }
   removeJournal(journal)
   return commit
@@ -147,7 +186,12 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
  * `update-index` (atomic under git's index.lock; waited for while another git holds it). Returns the paths left.
  * `fresh`: called by the transition itself, which checked the paths clean a moment ago (no comparisons, no reads).
  */
-export async function bringInLine(root: string, paths: readonly JournalPath[], content: (oid: string) => Promise<Buffer>, fresh = false): Promise<string[]> {
+export async function bringInLine(
+  root: string,
+  paths: readonly JournalPath[],
+  content: (oid: string) => Promise<Buffer>,
+  fresh = false,
+): Promise<string[]> {
   const left: string[] = []
   for (const p of paths) {
     if (!p.entry) continue
@@ -155,23 +199,38 @@ export async function bringInLine(root: string, paths: readonly JournalPath[], c
     if (existsSync(abs)) {
       const now = readFileSync(abs)
       if (now.equals(await content(p.entry.oid))) continue
-      if (p.was && (fresh || now.equals(await content(p.was)))) writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), true)
+      if (p.was && (fresh || now.equals(await content(p.was))))
+        writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), true)
       else left.push(p.path)
       continue
     }
     mkdirSync(dirname(abs), { recursive: true })
     const from = p.from ? join(root, p.from) : undefined
-    if (from && existsSync(from) && (fresh || readFileSync(from).equals(await content(p.entry.oid)))) renameSync(from, abs)
+    if (from && existsSync(from) && (fresh || readFileSync(from).equals(await content(p.entry.oid))))
+      renameSync(from, abs)
     else writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'))
   }
   const wanted = paths.filter((p) => !left.includes(p.path))
-  const have = fresh ? undefined : await readUserIndex(root, wanted.map((p) => p.path))
-  const todo = have ? wanted.filter((p) => (p.entry ? have.get(p.path)?.oid !== p.entry.oid || have.get(p.path)?.mode !== p.entry.mode : have.has(p.path))) : wanted
+  const have = fresh
+    ? undefined
+    : await readUserIndex(
+        root,
+        wanted.map((p) => p.path),
+      )
+  const todo = have
+    ? wanted.filter((p) =>
+        p.entry ? have.get(p.path)?.oid !== p.entry.oid || have.get(p.path)?.mode !== p.entry.mode : have.has(p.path),
+      )
+    : wanted
   if (todo.length) {
     const deadline = Date.now() + INDEX_WAIT_MS
     for (;;) {
       try {
-        await updateUserIndex(root, todo.map((p) => ({ path: p.path, entry: p.entry })), '0'.repeat(todo.find((p) => p.entry)?.entry?.oid.length ?? 40))
+        await updateUserIndex(
+          root,
+          todo.map((p) => ({ path: p.path, entry: p.entry })),
+          '0'.repeat(todo.find((p) => p.entry)?.entry?.oid.length ?? 40),
+        )
         break
       } catch (err) {
         if (!(err instanceof GitCommandError) || !/index\.lock/.test(err.stderr) || Date.now() > deadline) throw err

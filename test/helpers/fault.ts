@@ -6,7 +6,18 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, cpSync, rmSync, existsSync, mkdtempSync, readFileSync, readdirSync, lstatSync, readlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  cpSync,
+  rmSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  lstatSync,
+  readlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { PROJECT_ROOT, learningText, makeRepo, tempDir } from './repo.js'
@@ -54,7 +65,13 @@ export interface RunResult {
 }
 
 /** Run the binary in `cwd` with the wrapper first on PATH; `at` 0 means no fault. */
-export function runWithFault(bin: string, cwd: string, argv: string[], fault: { at: number; mode: 'kill' | 'fail' }, env: Record<string, string> = {}): RunResult {
+export function runWithFault(
+  bin: string,
+  cwd: string,
+  argv: string[],
+  fault: { at: number; mode: 'kill' | 'fail' },
+  env: Record<string, string> = {},
+): RunResult {
   const dir = mkdtempSync(join(tmpdir(), 'gl-fault-'))
   writeFileSync(join(dir, 'count'), '')
   const r = spawnSync(process.execPath, [bin, ...argv], {
@@ -77,13 +94,27 @@ export function runWithFault(bin: string, cwd: string, argv: string[], fault: { 
 }
 
 /** runWithFault without blocking (several runs at once). */
-export function runWithFaultAsync(bin: string, cwd: string, argv: string[], fault: { at: number; mode: 'kill' | 'fail' }, env: Record<string, string> = {}): Promise<RunResult> {
+export function runWithFaultAsync(
+  bin: string,
+  cwd: string,
+  argv: string[],
+  fault: { at: number; mode: 'kill' | 'fail' },
+  env: Record<string, string> = {},
+): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gl-fault-'))
   writeFileSync(join(dir, 'count'), '')
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...argv], {
       cwd,
-      env: { ...process.env, ...FIXED_ENV, ...env, PATH: `${faultPath()}:${process.env['PATH']}`, FAULT_DIR: dir, FAULT_AT: String(fault.at), FAULT_MODE: fault.mode },
+      env: {
+        ...process.env,
+        ...FIXED_ENV,
+        ...env,
+        PATH: `${faultPath()}:${process.env['PATH']}`,
+        FAULT_DIR: dir,
+        FAULT_AT: String(fault.at),
+        FAULT_MODE: fault.mode,
+      },
     })
     let stdout = ''
     let stderr = ''
@@ -101,19 +132,31 @@ export function runWithFaultAsync(bin: string, cwd: string, argv: string[], faul
 export async function pool<T>(jobs: readonly (() => Promise<T>)[], width: number): Promise<T[]> {
   const out: T[] = new Array(jobs.length)
   let next = 0
-  await Promise.all(Array.from({ length: Math.min(width, jobs.length) }, async () => {
-    while (next < jobs.length) {
-      const i = next++
-      out[i] = await (jobs[i] as () => Promise<T>)()
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: Math.min(width, jobs.length) }, async () => {
+      while (next < jobs.length) {
+        const i = next++
+        out[i] = await (jobs[i] as () => Promise<T>)()
+      }
+    }),
+  )
   return out
 }
 
 /** Start the binary and SIGKILL it after `delayMs`; resolves when it has ended. */
-export function runAndKill(bin: string, cwd: string, argv: string[], delayMs: number, env: Record<string, string> = {}): Promise<{ killed: boolean }> {
+export function runAndKill(
+  bin: string,
+  cwd: string,
+  argv: string[],
+  delayMs: number,
+  env: Record<string, string> = {},
+): Promise<{ killed: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...argv], { cwd, stdio: 'ignore', env: { ...process.env, ...FIXED_ENV, ...env } })
+    const child = spawn(process.execPath, [bin, ...argv], {
+      cwd,
+      stdio: 'ignore',
+      env: { ...process.env, ...FIXED_ENV, ...env },
+    })
     let ended = false
     const timer = setTimeout(() => {
       if (!ended) child.kill('SIGKILL')
@@ -137,7 +180,10 @@ function workTree(root: string): string[] {
       const rel = relative(root, p)
       if (st.isDirectory()) walk(p)
       else if (st.isSymbolicLink()) out.push(`${rel} -> ${readlinkSync(p)}`)
-      else out.push(`${rel} ${createHash('sha1').update(readFileSync(p)).digest('hex').slice(0, 12)} ${(st.mode & 0o111) !== 0 ? 'x' : '-'}`)
+      else
+        out.push(
+          `${rel} ${createHash('sha1').update(readFileSync(p)).digest('hex').slice(0, 12)} ${(st.mode & 0o111) !== 0 ? 'x' : '-'}`,
+        )
     }
   }
   walk(root)
@@ -149,13 +195,22 @@ export function repoState(root: string): { head: string; index: string; tree: st
   const git = (...a: string[]) => spawnSync(REAL_GIT, a, { cwd: root, encoding: 'utf8' }).stdout.trim()
   const gitDir = join(root, '.git')
   const locks = ['index.lock', 'HEAD.lock', 'refs/heads/main.lock'].filter((f) => existsSync(join(gitDir, f)))
-  return { head: git('rev-parse', '-q', '--verify', 'HEAD'), index: git('ls-files', '-s'), tree: workTree(root).join('\n'), locks }
+  return {
+    head: git('rev-parse', '-q', '--verify', 'HEAD'),
+    index: git('ls-files', '-s'),
+    tree: workTree(root).join('\n'),
+    locks,
+  }
 }
 
 export type Verdict = 'before' | 'after' | 'neither'
 
 /** Compare a state with the two allowed ones. */
-export function judge(s: ReturnType<typeof repoState>, before: ReturnType<typeof repoState>, after: ReturnType<typeof repoState>): Verdict {
+export function judge(
+  s: ReturnType<typeof repoState>,
+  before: ReturnType<typeof repoState>,
+  after: ReturnType<typeof repoState>,
+): Verdict {
   if (s.locks.length) return 'neither'
   const same = (a: typeof s, b: typeof s) => a.head === b.head && a.index === b.index && a.tree === b.tree
   return same(s, before) ? 'before' : same(s, after) ? 'after' : 'neither'
@@ -170,7 +225,12 @@ export interface Scenario {
   setup(repo: TestRepo, dir: string): void
 }
 
-const REVIEWER = { GIT_COMMITTER_NAME: 'Rita Reviewer', GIT_COMMITTER_EMAIL: 'rita@example.com', GIT_AUTHOR_NAME: 'Rita Reviewer', GIT_AUTHOR_EMAIL: 'rita@example.com' }
+const REVIEWER = {
+  GIT_COMMITTER_NAME: 'Rita Reviewer',
+  GIT_COMMITTER_EMAIL: 'rita@example.com',
+  GIT_AUTHOR_NAME: 'Rita Reviewer',
+  GIT_AUTHOR_EMAIL: 'rita@example.com',
+}
 
 /** Put learnings in place with plain git (a store at `state` for each name), committed. */
 function seed(repo: TestRepo, entries: [string, 'pending' | 'active' | 'archived', string?][]): void {
@@ -188,8 +248,11 @@ function userWork(repo: TestRepo): void {
 }
 
 const related = (name: string, i: number) =>
-  learningText(name, { tags: '[vitest, esm, mocking]', domain: 'testing', trigger: `Error: vitest mock not hoisted case ${i}` },
-    `## Problem\nvi.mock is not hoisted in ESM tests (${name}).\n\n## Trigger Conditions\nA vitest mock of an ESM import is ignored.\n\n## Root Cause\nWe tried A and B; the cause was hoisting.\n\n## Solution\nMove the vi.mock call to the top and use vi.hoisted for ${name}.\n\n## Verification\nnpx vitest run: 14 passed.\n`)
+  learningText(
+    name,
+    { tags: '[vitest, esm, mocking]', domain: 'testing', trigger: `Error: vitest mock not hoisted case ${i}` },
+    `## Problem\nvi.mock is not hoisted in ESM tests (${name}).\n\n## Trigger Conditions\nA vitest mock of an ESM import is ignored.\n\n## Root Cause\nWe tried A and B; the cause was hoisting.\n\n## Solution\nMove the vi.mock call to the top and use vi.hoisted for ${name}.\n\n## Verification\nnpx vitest run: 14 passed.\n`,
+  )
 
 /** One scenario per committing command. */
 export function committingScenarios(): Scenario[] {
@@ -240,7 +303,11 @@ export function committingScenarios(): Scenario[] {
       name: 'evolve',
       argv: ['evolve', '--write', '--force'],
       setup(repo) {
-        seed(repo, [['mock-a', 'active', related('mock-a', 1)], ['mock-b', 'active', related('mock-b', 2)], ['mock-c', 'active', related('mock-c', 3)]])
+        seed(repo, [
+          ['mock-a', 'active', related('mock-a', 1)],
+          ['mock-b', 'active', related('mock-b', 2)],
+          ['mock-c', 'active', related('mock-c', 3)],
+        ])
         userWork(repo)
       },
     },
@@ -262,7 +329,14 @@ export function committingScenarios(): Scenario[] {
           }
           return { name, frontmatter, body }
         }
-        writeFileSync(join(dir, 'bundle.json'), JSON.stringify({ format: 'git-learn-bundle', version: 1, learnings: [entry('imp-one'), entry('imp-two'), entry('imp-three')] }))
+        writeFileSync(
+          join(dir, 'bundle.json'),
+          JSON.stringify({
+            format: 'git-learn-bundle',
+            version: 1,
+            learnings: [entry('imp-one'), entry('imp-two'), entry('imp-three')],
+          }),
+        )
         userWork(repo)
       },
     },

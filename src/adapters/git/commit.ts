@@ -33,7 +33,10 @@ export interface HeadState {
 /** Read HEAD: `git symbolic-ref -q HEAD` ("refs/heads/main") and the commit it names. */
 export async function readHeadState(root: string): Promise<HeadState> {
   const ref = (await tryGitAsync(['symbolic-ref', '-q', 'HEAD'], { cwd: root }))?.toString('utf8').trim() || undefined
-  const oid = (await tryGitAsync(['rev-parse', '-q', '--verify', `${ref ?? 'HEAD'}^{commit}`], { cwd: root }))?.toString('utf8').trim() || undefined
+  const oid =
+    (await tryGitAsync(['rev-parse', '-q', '--verify', `${ref ?? 'HEAD'}^{commit}`], { cwd: root }))
+      ?.toString('utf8')
+      .trim() || undefined
   return { ref, oid }
 }
 
@@ -45,11 +48,17 @@ export interface TreeEntry {
 }
 
 /** The entries of `commit`'s tree at exactly these paths (absent paths are left out). */
-export async function readTreeEntries(root: string, commit: string | undefined, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
+export async function readTreeEntries(
+  root: string,
+  commit: string | undefined,
+  paths: readonly string[],
+): Promise<Map<string, TreeEntry>> {
   const found = new Map<string, TreeEntry>()
   if (!commit || !paths.length) return found
   // Sample: "100644 blob 3f2c…e1\t.learnings/pending/x.md\0"
-  const out = await gitAsync(['ls-tree', '-z', '--full-tree', commit, '--', ...paths.map((p) => `:(literal)${p}`)], { cwd: root })
+  const out = await gitAsync(['ls-tree', '-z', '--full-tree', commit, '--', ...paths.map((p) => `:(literal)${p}`)], {
+    cwd: root,
+  })
   for (const rec of out.toString('utf8').split('\0')) {
     const m = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(rec)
     if (m) found.set(m[3] as string, { mode: m[1] as string, oid: m[2] as string, path: m[3] as string })
@@ -63,7 +72,8 @@ export async function readTreeEntries(root: string, commit: string | undefined, 
  */
 export async function writeBlobs(root: string, texts: readonly string[]): Promise<string[]> {
   if (texts.length === 0) return []
-  if (texts.length === 1) return [(await gitAsync(['hash-object', '-w', '--stdin'], { cwd: root, input: texts[0] })).toString('utf8').trim()]
+  if (texts.length === 1)
+    return [(await gitAsync(['hash-object', '-w', '--stdin'], { cwd: root, input: texts[0] })).toString('utf8').trim()]
   const tmp = mkdtempSync(join(tmpdir(), 'git-learn-blobs-'))
   try {
     const marks = join(tmp, 'marks')
@@ -98,12 +108,18 @@ export interface IndexChange {
 
 /** `git update-index -z --index-info` input: "<mode> <oid>\t<path>\0"; mode 0 removes the path. */
 export function formatIndexInfo(changes: readonly IndexChange[], zeroOid: string): string {
-  return changes.map((c) => (c.entry ? `${c.entry.mode} ${c.entry.oid}\t${c.path}\0` : `0 ${zeroOid}\t${c.path}\0`)).join('')
+  return changes
+    .map((c) => (c.entry ? `${c.entry.mode} ${c.entry.oid}\t${c.path}\0` : `0 ${zeroOid}\t${c.path}\0`))
+    .join('')
 }
 
 /** Whether the user asked for signed commits (commit.gpgsign): commit-tree signs only when told to with -S. */
 async function readSignCommits(root: string): Promise<boolean> {
-  return (await tryGitAsync(['config', '--type=bool', '--get', 'commit.gpgsign'], { cwd: root }))?.toString('utf8').trim() === 'true'
+  return (
+    (await tryGitAsync(['config', '--type=bool', '--get', 'commit.gpgsign'], { cwd: root }))
+      ?.toString('utf8')
+      .trim() === 'true'
+  )
 }
 
 /**
@@ -111,7 +127,13 @@ async function readSignCommits(root: string): Promise<boolean> {
  * The author and committer come from git's own configuration and environment, as for `git commit`; commit.gpgsign
  * is honoured with -S (which then uses user.signingkey and gpg.format as `git commit` does).
  */
-export async function buildCommit(root: string, parent: string | undefined, changes: readonly IndexChange[], message: string, zeroOid: string): Promise<{ tree: string; commit: string }> {
+export async function buildCommit(
+  root: string,
+  parent: string | undefined,
+  changes: readonly IndexChange[],
+  message: string,
+  zeroOid: string,
+): Promise<{ tree: string; commit: string }> {
   const tmp = mkdtempSync(join(tmpdir(), 'git-learn-index-'))
   const env: Env = { ...process.env, GIT_INDEX_FILE: join(tmp, 'index') }
   try {
@@ -131,11 +153,23 @@ export async function buildCommit(root: string, parent: string | undefined, chan
  * Move `ref` from `old` to `next` only if it still points at `old` (undefined: only if it does not exist yet).
  * False when another process moved it first (git says "cannot lock ref … but expected …"); other failures throw.
  */
-export async function swapRef(root: string, ref: string, next: string, old: string | undefined, zeroOid: string, reflog: string): Promise<boolean> {
+export async function swapRef(
+  root: string,
+  ref: string,
+  next: string,
+  old: string | undefined,
+  zeroOid: string,
+  reflog: string,
+): Promise<boolean> {
   const args = ['update-ref', '-m', reflog, ...(ref === 'HEAD' ? ['--no-deref'] : []), ref, next, old ?? zeroOid]
   const r = await runGitAsync(args, { cwd: root })
   if (r.code === 0) return true
-  if (/but expected|is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(r.stderr)) return false
+  if (
+    /but expected|is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(
+      r.stderr,
+    )
+  )
+    return false
   const { GitCommandError } = await import('../../core/errors.js')
   throw new GitCommandError(args, r.stderr || `(git exited with code ${r.code})`)
 }
@@ -151,10 +185,13 @@ export async function updateUserIndex(root: string, changes: readonly IndexChang
 export async function readUserIndex(root: string, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
   const found = new Map<string, TreeEntry>()
   if (!paths.length) return found
-  const out = await gitAsync(['ls-files', '-s', '-z', '--full-name', '--', ...paths.map((p) => `:(top,literal)${p}`)], { cwd: root })
+  const out = await gitAsync(['ls-files', '-s', '-z', '--full-name', '--', ...paths.map((p) => `:(top,literal)${p}`)], {
+    cwd: root,
+  })
   for (const rec of out.toString('utf8').split('\0')) {
     const m = /^(\d+) ([0-9a-f]+) (\d)\t(.*)$/s.exec(rec)
-    if (m && m[3] === '0') found.set(m[4] as string, { mode: m[1] as string, oid: m[2] as string, path: m[4] as string })
+    if (m && m[3] === '0')
+      found.set(m[4] as string, { mode: m[1] as string, oid: m[2] as string, path: m[4] as string })
   }
   return found
 }

@@ -9,7 +9,8 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
   name: 'doctor',
-  summary: 'Find what a crash, a kill or an older git-learn left half done, and finish (--continue) or undo (--abort) it.',
+  summary:
+    'Find what a crash, a kill or an older git-learn left half done, and finish (--continue) or undo (--abort) it.',
   usage: 'git learn doctor [--continue | --abort] [--json]',
   details:
     'Looks for: a left .git/index.lock; a lifecycle commit that landed while the process stopped before your index\n' +
@@ -19,8 +20,14 @@ export const spec: CommandSpec = {
     '--abort moves the branch back (only while it still points at that commit) and puts the files back, moves a\n' +
     'staged move back and unstages it, unstages a staged new learning (its file is kept). Nothing else is touched.',
   options: {
-    continue: { type: 'boolean', description: 'finish what can be finished (an interrupted transition whose commit landed)' },
-    abort: { type: 'boolean', description: 'undo what is half done (the branch back, staged moves back, staged files unstaged)' },
+    continue: {
+      type: 'boolean',
+      description: 'finish what can be finished (an interrupted transition whose commit landed)',
+    },
+    abort: {
+      type: 'boolean',
+      description: 'undo what is half done (the branch back, staged moves back, staged files unstaged)',
+    },
     json: { type: 'boolean', description: 'print {"problems":[{kind,…}],"settled":[…],"left":[…]}' },
   },
 }
@@ -42,9 +49,16 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const r = cont ? await continueRecovery(repo.git, problems) : await abortRecovery(repo.git, problems)
   const settled = r.settled.map(toHalfDone)
   const left = [
-    ...('left' in r ? r.left.map((l) => ({ problem: toHalfDone(l.problem), why: `your edits of ${l.paths.join(', ')} are kept; settle them by hand` })) : []),
+    ...('left' in r
+      ? r.left.map((l) => ({
+          problem: toHalfDone(l.problem),
+          why: `your edits of ${l.paths.join(', ')} are kept; settle them by hand`,
+        }))
+      : []),
     ...('refused' in r ? r.refused.map((l) => ({ problem: toHalfDone(l.problem), why: l.why })) : []),
-    ...problems.filter((p) => p.kind === 'index-lock').map((p) => ({ problem: toHalfDone(p), why: 'git\'s own lock: remove it by hand once no git process runs' })),
+    ...problems
+      .filter((p) => p.kind === 'index-lock')
+      .map((p) => ({ problem: toHalfDone(p), why: "git's own lock: remove it by hand once no git process runs" })),
   ]
   if (json) ctx.stdout(`${JSON.stringify({ problems: problems.map(toHalfDone), settled, left })}\n`)
   else ctx.stdout(doctorDone(action, settled, left))

@@ -28,15 +28,25 @@ export function halfDoneNote(problems: readonly HalfDone[]): string {
 
 /** `git learn doctor` without options. */
 export function doctorReport(problems: readonly HalfDone[]): string {
-  if (!problems.length) return 'Nothing half done: no lock left, no interrupted transition, no learning staged and not committed.\n'
+  if (!problems.length)
+    return 'Nothing half done: no lock left, no interrupted transition, no learning staged and not committed.\n'
   return `${problems.map((p) => `- ${describeHalfDone(p)}`).join('\n')}\n`
 }
 
 /** After --continue or --abort. */
-export function doctorDone(action: 'continue' | 'abort', settled: readonly HalfDone[], left: readonly { problem: HalfDone; why: string }[]): string {
+export function doctorDone(
+  action: 'continue' | 'abort',
+  settled: readonly HalfDone[],
+  left: readonly { problem: HalfDone; why: string }[],
+): string {
   const lines: string[] = []
   for (const p of settled) {
-    if (p.kind === 'unfinished') lines.push(action === 'continue' ? `finished "${p.subject}" (${short(p.commit)}): index and work tree in line` : `undid "${p.subject}": the branch is back where it was, and so are ${p.paths.join(', ')}`)
+    if (p.kind === 'unfinished')
+      lines.push(
+        action === 'continue'
+          ? `finished "${p.subject}" (${short(p.commit)}): index and work tree in line`
+          : `undid "${p.subject}": the branch is back where it was, and so are ${p.paths.join(', ')}`,
+      )
     else if (p.kind === 'staged-move') lines.push(`moved ${p.to} back to ${p.from} and unstaged both`)
     else if (p.kind === 'staged-new') lines.push(`unstaged ${p.path} (the file is still there, untracked)`)
     else if (p.kind === 'staged-removal') lines.push(`restored ${p.path}`)

@@ -8,7 +8,18 @@
 import { rmSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { describe, expect, test } from 'vitest'
-import { BUILT_BIN, committingScenarios, copyOf, hasJournal, judge, pool, prepare, repoState, runAndKill, runWithFaultAsync } from '../../helpers/fault.js'
+import {
+  BUILT_BIN,
+  committingScenarios,
+  copyOf,
+  hasJournal,
+  judge,
+  pool,
+  prepare,
+  repoState,
+  runAndKill,
+  runWithFaultAsync,
+} from '../../helpers/fault.js'
 import type { Prepared } from '../../helpers/fault.js'
 
 const BIN = process.env['FAULT_BIN'] ?? BUILT_BIN
@@ -28,25 +39,34 @@ function settle(p: Prepared, copy: string): Outcome {
 }
 
 describe('fault injection', () => {
-  test.each(committingScenarios().map((s) => [s.name, s] as const))('%s: killed or failed at each git call, before or after', async (_name, scenario) => {
-    const p = prepare(BIN, scenario)
-    const tally: Record<Outcome, number> = { before: 0, after: 0, doctor: 0, neither: 0 }
-    const bad: string[] = []
-    const points = (['kill', 'fail'] as const).flatMap((mode) => Array.from({ length: p.calls }, (_, i) => ({ mode, at: i + 1 })))
-    await pool(points.map(({ mode, at }) => async () => {
-      const copy = copyOf(p.template)
-      const r = await runWithFaultAsync(BIN, copy, p.scenario.argv, { at, mode }, scenario.env)
-      const o = settle(p, copy)
-      tally[o]++
-      if (o === 'neither') bad.push(`${mode}@${at}: ${r.stderr.split('\n')[0]}`)
-      // A failure that changed nothing is reported as one (never exit 0 as if it had worked).
-      if (mode === 'fail' && o === 'before' && r.code === 0) bad.push(`${mode}@${at}: exit 0 but nothing changed`)
-      rmSync(copy, { recursive: true, force: true })
-    }), 3)
-    const line = `${scenario.name}: ${p.calls} git calls × 2 modes: ${tally.before} before, ${tally.after} after, ${tally.doctor} finished by doctor, ${tally.neither} neither`
-    if (REPORT) console.log(`${line}\n${bad.join('\n')}`)
-    else expect(bad, line).toEqual([])
-  }, 600_000)
+  test.each(committingScenarios().map((s) => [s.name, s] as const))(
+    '%s: killed or failed at each git call, before or after',
+    async (_name, scenario) => {
+      const p = prepare(BIN, scenario)
+      const tally: Record<Outcome, number> = { before: 0, after: 0, doctor: 0, neither: 0 }
+      const bad: string[] = []
+      const points = (['kill', 'fail'] as const).flatMap((mode) =>
+        Array.from({ length: p.calls }, (_, i) => ({ mode, at: i + 1 })),
+      )
+      await pool(
+        points.map(({ mode, at }) => async () => {
+          const copy = copyOf(p.template)
+          const r = await runWithFaultAsync(BIN, copy, p.scenario.argv, { at, mode }, scenario.env)
+          const o = settle(p, copy)
+          tally[o]++
+          if (o === 'neither') bad.push(`${mode}@${at}: ${r.stderr.split('\n')[0]}`)
+          // A failure that changed nothing is reported as one (never exit 0 as if it had worked).
+          if (mode === 'fail' && o === 'before' && r.code === 0) bad.push(`${mode}@${at}: exit 0 but nothing changed`)
+          rmSync(copy, { recursive: true, force: true })
+        }),
+        3,
+      )
+      const line = `${scenario.name}: ${p.calls} git calls × 2 modes: ${tally.before} before, ${tally.after} after, ${tally.doctor} finished by doctor, ${tally.neither} neither`
+      if (REPORT) console.log(`${line}\n${bad.join('\n')}`)
+      else expect(bad, line).toEqual([])
+    },
+    600_000,
+  )
 
   test('100 SIGKILLs at random moments leave 100 repositories before or after, with no lock', async () => {
     const prepared = committingScenarios().map((s) => prepare(BIN, s))

@@ -25,10 +25,19 @@ function raceWrapper(): string {
   return dir
 }
 
-const REVIEWER = { GIT_COMMITTER_NAME: 'Rita Reviewer', GIT_COMMITTER_EMAIL: 'rita@example.com', GIT_AUTHOR_NAME: 'Rita Reviewer', GIT_AUTHOR_EMAIL: 'rita@example.com' }
+const REVIEWER = {
+  GIT_COMMITTER_NAME: 'Rita Reviewer',
+  GIT_COMMITTER_EMAIL: 'rita@example.com',
+  GIT_AUTHOR_NAME: 'Rita Reviewer',
+  GIT_AUTHOR_EMAIL: 'rita@example.com',
+}
 
 function run(repo: TestRepo, argv: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, [BUILT_BIN, ...argv], { cwd: repo.root, encoding: 'utf8', env: { ...process.env, ...env } })
+  return spawnSync(process.execPath, [BUILT_BIN, ...argv], {
+    cwd: repo.root,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  })
 }
 
 function seeded(names: string[]): TestRepo {
@@ -41,7 +50,7 @@ function seeded(names: string[]): TestRepo {
 }
 
 describe('races', () => {
-  test('a user `git commit` beside `add` 20/20: neither takes nor loses the other\'s change', () => {
+  test("a user `git commit` beside `add` 20/20: neither takes nor loses the other's change", () => {
     const wrapper = raceWrapper()
     let passed = 0
     for (let i = 0; i < 20; i++) {
@@ -49,10 +58,14 @@ describe('races', () => {
       const scratch = mkdtempSync(join(tmpdir(), 'gl-race-'))
       const input = join(scratch, `in-${i}.md`)
       writeFileSync(input, learningText('fresh-one'))
-      repo.write('mine.txt', 'the user\'s work\n')
+      repo.write('mine.txt', "the user's work\n")
       repo.git('add', 'mine.txt')
       const mark = join(scratch, `mark-${i}`)
-      const r = run(repo, ['add', '--file', input], { PATH: `${wrapper}:${process.env['PATH']}`, RACE_MARK: mark, RACE_CMD: `${REAL_GIT} commit -qm "user commit"` })
+      const r = run(repo, ['add', '--file', input], {
+        PATH: `${wrapper}:${process.env['PATH']}`,
+        RACE_MARK: mark,
+        RACE_CMD: `${REAL_GIT} commit -qm "user commit"`,
+      })
       expect(r.status, r.stderr).toBe(0)
       expect(existsSync(mark)).toBe(true)
       // Ours on top of the user's: each commit holds only its own paths, ours with its trailers.
@@ -76,13 +89,25 @@ describe('races', () => {
       const scratch = mkdtempSync(join(tmpdir(), 'gl-race-'))
       const mark = join(scratch, `mark-${i}`)
       const second = `${process.execPath} ${BUILT_BIN} approve pend-one > ${join(scratch, `second-${i}.out`)} 2>&1; echo $? > ${join(scratch, `second-${i}.code`)}`
-      const r = run(repo, ['approve', 'pend-one'], { ...REVIEWER, PATH: `${wrapper}:${process.env['PATH']}`, RACE_MARK: mark, RACE_CMD: second })
+      const r = run(repo, ['approve', 'pend-one'], {
+        ...REVIEWER,
+        PATH: `${wrapper}:${process.env['PATH']}`,
+        RACE_MARK: mark,
+        RACE_CMD: second,
+      })
       expect(existsSync(mark), r.stderr + r.stdout).toBe(true)
       const secondCode = Number(execFileSync('cat', [join(scratch, `second-${i}.code`)], { encoding: 'utf8' }).trim())
       expect(secondCode).toBe(0)
       expect(r.status).toBe(1)
-      expect(r.stderr).toMatch(/was not committed: another commit changed \.learnings\/pending\/pend-one\.md meanwhile[\s\S]*Nothing changed/)
-      expect(repo.git('log', '--format=%s').split('\n').filter((s) => s === 'learn: approve pend-one')).toHaveLength(1)
+      expect(r.stderr).toMatch(
+        /was not committed: another commit changed \.learnings\/pending\/pend-one\.md meanwhile[\s\S]*Nothing changed/,
+      )
+      expect(
+        repo
+          .git('log', '--format=%s')
+          .split('\n')
+          .filter((s) => s === 'learn: approve pend-one'),
+      ).toHaveLength(1)
       expect(repo.exists('.learnings/active/pend-one.md')).toBe(true)
       expect(repo.exists('.learnings/pending/pend-one.md')).toBe(false)
       expect(repo.git('status', '--porcelain')).toBe('')
@@ -98,9 +123,17 @@ describe('races', () => {
     const repo = seeded(['pend-one', 'pend-two'])
     const scratch = mkdtempSync(join(tmpdir(), 'gl-race-'))
     const mark = join(scratch, 'mark')
-    const r = run(repo, ['approve', 'pend-one'], { ...REVIEWER, PATH: `${wrapper}:${process.env['PATH']}`, RACE_MARK: mark, RACE_CMD: `${process.execPath} ${BUILT_BIN} approve pend-two` })
+    const r = run(repo, ['approve', 'pend-one'], {
+      ...REVIEWER,
+      PATH: `${wrapper}:${process.env['PATH']}`,
+      RACE_MARK: mark,
+      RACE_CMD: `${process.execPath} ${BUILT_BIN} approve pend-two`,
+    })
     expect(r.status, r.stderr).toBe(0)
-    expect(repo.git('log', '--format=%s', '-2').trim().split('\n')).toEqual(['learn: approve pend-one', 'learn: approve pend-two'])
+    expect(repo.git('log', '--format=%s', '-2').trim().split('\n')).toEqual([
+      'learn: approve pend-one',
+      'learn: approve pend-two',
+    ])
     expect(repo.git('status', '--porcelain')).toBe('')
   }, 120_000)
 })

@@ -26,7 +26,11 @@ describe('tiers reach agents only through the screen, labelled as tiers', () => 
   test('a tier learning with a directive or a token never reaches context, recall or search; a clean one is labelled with its tier', async () => {
     const bare = tier({
       'kafka-storm': learningText('kafka-storm', { trigger: 'Error: kafka rebalance storm' }, HOSTILE_BODY),
-      'npm-token': learningText('npm-token', { trigger: 'Error: npm token leak' }, `## Problem\nx\n\n## Trigger Conditions\ny\n\n## Solution\nexport NPM_TOKEN=${TOKEN}\n\n## Verification\nok\n`),
+      'npm-token': learningText(
+        'npm-token',
+        { trigger: 'Error: npm token leak' },
+        `## Problem\nx\n\n## Trigger Conditions\ny\n\n## Solution\nexport NPM_TOKEN=${TOKEN}\n\n## Verification\nok\n`,
+      ),
       'clean-fix': learningText('clean-fix', { trigger: 'Error: clean fix exploded' }),
     })
     const repo = makeRepo()
@@ -38,9 +42,25 @@ describe('tiers reach agents only through the screen, labelled as tiers', () => 
     const search = await repo.cli(['search', 'kafka rebalance storm', '--json'])
     expect(search.json().results.map((r: { name: string }) => r.name)).not.toContain('kafka-storm')
     expect(search.stderr).toMatch(/withheld from agents/)
-    const recall = await repo.cli(['recall'], { stdin: JSON.stringify({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'npm test' }, error: 'Error: kafka rebalance storm', cwd: repo.root }) })
+    const recall = await repo.cli(['recall'], {
+      stdin: JSON.stringify({
+        hook_event_name: 'PostToolUseFailure',
+        tool_name: 'Bash',
+        tool_input: { command: 'npm test' },
+        error: 'Error: kafka rebalance storm',
+        cwd: repo.root,
+      }),
+    })
     expect(recall.stdout).not.toMatch(/evil|ghp_/)
-    const recallClean = await repo.cli(['recall'], { stdin: JSON.stringify({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'npm test' }, error: 'Error: clean fix exploded', cwd: repo.root }) })
+    const recallClean = await repo.cli(['recall'], {
+      stdin: JSON.stringify({
+        hook_event_name: 'PostToolUseFailure',
+        tool_name: 'Bash',
+        tool_input: { command: 'npm test' },
+        error: 'Error: clean fix exploded',
+        cwd: repo.root,
+      }),
+    })
     expect(recallClean.stdout).toMatch(/clean-fix \[tier org/)
   })
 })
@@ -49,7 +69,14 @@ describe('approve re-checks the file it moves', () => {
   test('a token edited into a pending learning after it was proposed: approve refuses (exit 1) with the finding, masked', async () => {
     const repo = makeRepo()
     repo.write('.learnings/config.yaml', 'gates: {min_contexts: 1}\n')
-    repo.write('.learnings/pending/pend-one.md', learningText('pend-one', {}, `## Problem\nx\n\n## Trigger Conditions\ny\n\n## Solution\nset NPM_TOKEN=${TOKEN} first\n\n## Verification\nok\n`))
+    repo.write(
+      '.learnings/pending/pend-one.md',
+      learningText(
+        'pend-one',
+        {},
+        `## Problem\nx\n\n## Trigger Conditions\ny\n\n## Solution\nset NPM_TOKEN=${TOKEN} first\n\n## Verification\nok\n`,
+      ),
+    )
     repo.git('add', '.')
     repo.git('commit', '-qm', 'edited by hand, hooks not installed')
     repo.setIdentity('Rita Reviewer', 'rita@example.com')

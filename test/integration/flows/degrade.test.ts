@@ -85,41 +85,45 @@ describe('a full disk (tmpfs of 4 MB)', () => {
     rmSync(mnt, { recursive: true, force: true })
   })
 
-  test.skipIf(!mounted)('add and approve on a full disk change nothing (or leave what doctor finishes), with git\'s reason and no stack', async () => {
-    const root = join(mnt, 'repo')
-    const git = (...a: string[]) => execFileSync('git', ['--no-optional-locks', ...a], { cwd: root, encoding: 'utf8' })
-    mkdirSync(root)
-    git('init', '-q', '-b', 'main')
-    git('config', 'user.name', 'Ada Author')
-    git('config', 'user.email', 'ada@example.com')
-    git('config', 'commit.gpgsign', 'false')
-    writeFileSync(join(root, '.gitkeep'), '')
-    mkdirSync(join(root, '.learnings/pending'), { recursive: true })
-    writeFileSync(join(root, '.learnings/config.yaml'), 'gates: {min_contexts: 1}\n')
-    writeFileSync(join(root, '.learnings/pending/pend-one.md'), learningText('pend-one'))
-    git('add', '.')
-    git('commit', '-qm', 'seed')
-    const input = join(tempDir('gl-full-'), 'new.md')
-    writeFileSync(input, learningText('fresh-one'))
-    // Fill the disk.
-    spawnSync('sh', ['-c', `dd if=/dev/zero of=${join(mnt, 'fill')} bs=64k 2>/dev/null; true`])
-    const before = git('status', '--porcelain') + git('rev-parse', 'HEAD')
-    const add = await cliAt(root, ['add', '--file', input])
-    expect(add.code, add.stderr).toBe(3)
-    expect(add.stderr).not.toMatch(/internal error|at .*\.js:\d+/)
-    expect(git('status', '--porcelain') + git('rev-parse', 'HEAD')).toBe(before)
-    // The disk is too full for `git config`: the approver's identity comes from the environment git reads.
-    Object.assign(process.env, { GIT_COMMITTER_NAME: 'Rita Reviewer', GIT_COMMITTER_EMAIL: 'rita@example.com' })
-    const approve = await cliAt(root, ['approve', 'pend-one']).finally(() => {
-      delete process.env['GIT_COMMITTER_NAME']
-      delete process.env['GIT_COMMITTER_EMAIL']
-    })
-    expect(approve.code, approve.stderr).toBe(3)
-    expect(approve.stderr).not.toMatch(/internal error/)
-    rmSync(join(mnt, 'fill'))
-    const doctor = await cliAt(root, ['doctor', '--continue'])
-    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0)
-    const status = git('status', '--porcelain')
-    expect(status).toBe('')
-  })
+  test.skipIf(!mounted)(
+    "add and approve on a full disk change nothing (or leave what doctor finishes), with git's reason and no stack",
+    async () => {
+      const root = join(mnt, 'repo')
+      const git = (...a: string[]) =>
+        execFileSync('git', ['--no-optional-locks', ...a], { cwd: root, encoding: 'utf8' })
+      mkdirSync(root)
+      git('init', '-q', '-b', 'main')
+      git('config', 'user.name', 'Ada Author')
+      git('config', 'user.email', 'ada@example.com')
+      git('config', 'commit.gpgsign', 'false')
+      writeFileSync(join(root, '.gitkeep'), '')
+      mkdirSync(join(root, '.learnings/pending'), { recursive: true })
+      writeFileSync(join(root, '.learnings/config.yaml'), 'gates: {min_contexts: 1}\n')
+      writeFileSync(join(root, '.learnings/pending/pend-one.md'), learningText('pend-one'))
+      git('add', '.')
+      git('commit', '-qm', 'seed')
+      const input = join(tempDir('gl-full-'), 'new.md')
+      writeFileSync(input, learningText('fresh-one'))
+      // Fill the disk.
+      spawnSync('sh', ['-c', `dd if=/dev/zero of=${join(mnt, 'fill')} bs=64k 2>/dev/null; true`])
+      const before = git('status', '--porcelain') + git('rev-parse', 'HEAD')
+      const add = await cliAt(root, ['add', '--file', input])
+      expect(add.code, add.stderr).toBe(3)
+      expect(add.stderr).not.toMatch(/internal error|at .*\.js:\d+/)
+      expect(git('status', '--porcelain') + git('rev-parse', 'HEAD')).toBe(before)
+      // The disk is too full for `git config`: the approver's identity comes from the environment git reads.
+      Object.assign(process.env, { GIT_COMMITTER_NAME: 'Rita Reviewer', GIT_COMMITTER_EMAIL: 'rita@example.com' })
+      const approve = await cliAt(root, ['approve', 'pend-one']).finally(() => {
+        delete process.env['GIT_COMMITTER_NAME']
+        delete process.env['GIT_COMMITTER_EMAIL']
+      })
+      expect(approve.code, approve.stderr).toBe(3)
+      expect(approve.stderr).not.toMatch(/internal error/)
+      rmSync(join(mnt, 'fill'))
+      const doctor = await cliAt(root, ['doctor', '--continue'])
+      expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0)
+      const status = git('status', '--porcelain')
+      expect(status).toBe('')
+    },
+  )
 })

@@ -4,7 +4,20 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { makeRepo, tempDir } from '../../helpers/repo.js'
 
-const TOPICS = ['kafka', 'docker', 'vitest', 'postgres', 'redis', 'webpack', 'eslint', 'jest', 'nginx', 'terraform', 'helm', 'gradle']
+const TOPICS = [
+  'kafka',
+  'docker',
+  'vitest',
+  'postgres',
+  'redis',
+  'webpack',
+  'eslint',
+  'jest',
+  'nginx',
+  'terraform',
+  'helm',
+  'gradle',
+]
 
 /** A bundle of `n` distinct learnings (each names two made-up tools, so no two are near twins). */
 function bundle(n: number): string {
@@ -27,7 +40,10 @@ function bundle(n: number): string {
     }
   })
   const file = join(tempDir('gl-bundle-'), 'bundle.json')
-  writeFileSync(file, JSON.stringify({ format: 'git-learn-bundle', version: 1, exported: '2026-11-20T00:00:00Z', learnings }))
+  writeFileSync(
+    file,
+    JSON.stringify({ format: 'git-learn-bundle', version: 1, exported: '2026-11-20T00:00:00Z', learnings }),
+  )
   return file
 }
 

@@ -46,18 +46,27 @@ describe('commits built aside from the user', () => {
   test("a user's pre-commit hook that runs `git add -u` and a formatter hook do not run: no unrelated work enters, what reaches active/ is what was reviewed", async () => {
     const repo = await withPending()
     const reviewed = repo.git('rev-parse', `HEAD:${P('pend-one')}`).trim()
-    hook(repo, 'pre-commit', 'git add -u\nfor f in $(git diff --cached --name-only -- "*.md"); do printf "formatted\\n" >> "$f"; git add "$f"; done\necho ran > .git/pre-commit-ran')
+    hook(
+      repo,
+      'pre-commit',
+      'git add -u\nfor f in $(git diff --cached --name-only -- "*.md"); do printf "formatted\\n" >> "$f"; git add "$f"; done\necho ran > .git/pre-commit-ran',
+    )
     hook(repo, 'commit-msg', 'echo ran > .git/commit-msg-ran')
     repo.write('README.md', '# scratch\nunrelated unstaged work\n')
     repo.write('staged.txt', 'staged by the user\n')
     repo.git('add', 'staged.txt')
     const r = await repo.cli(['approve', 'pend-one'])
     expect(r.code, r.stderr).toBe(0)
-    expect(repo.git('show', '--name-status', '--no-renames', '--format=', 'HEAD').trim().split('\n').sort()).toEqual([`A\t${P('pend-one', 'active')}`, `D\t${P('pend-one')}`].sort())
+    expect(repo.git('show', '--name-status', '--no-renames', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(
+      [`A\t${P('pend-one', 'active')}`, `D\t${P('pend-one')}`].sort(),
+    )
     expect(repo.git('rev-parse', `HEAD:${P('pend-one', 'active')}`).trim()).toBe(reviewed)
     expect(existsSync(join(repo.root, '.git/pre-commit-ran'))).toBe(false)
     expect(existsSync(join(repo.root, '.git/commit-msg-ran'))).toBe(false)
-    expect(repo.git('status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([' M README.md', 'A  staged.txt'])
+    expect(repo.git('status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([
+      ' M README.md',
+      'A  staged.txt',
+    ])
   })
 
   test('add leaves the staged and unstaged work of the user staged and unstaged, out of its commit', async () => {
@@ -70,7 +79,10 @@ describe('commits built aside from the user', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(repo.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe(P('fresh-one'))
     expect(repo.git('log', '-1', '--format=%B')).toMatch(/Learning-Action: add/)
-    expect(repo.git('status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([' M README.md', 'A  staged.txt'])
+    expect(repo.git('status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([
+      ' M README.md',
+      'A  staged.txt',
+    ])
   })
 
   test('commit.gpgsign is honoured: commit-tree is asked to sign (and fails here without a key, changing nothing)', async () => {
@@ -126,16 +138,34 @@ describe('recovery that tells the truth', () => {
     const dir = join(repo.root, '.git/learn/transitions')
     repo.git('reset', '-q', '--hard', 'HEAD~1')
     repo.git('update-ref', 'refs/heads/main', commit)
-    const tree = repo.git('ls-tree', '-r', 'HEAD').split('\n').find((l) => l.includes('active/pend-one')) as string
+    const tree = repo
+      .git('ls-tree', '-r', 'HEAD')
+      .split('\n')
+      .find((l) => l.includes('active/pend-one')) as string
     const oid = tree.split(/\s+/)[2] as string
     const { mkdirSync } = await import('node:fs')
     mkdirSync(dir, { recursive: true })
     writeFileSync(
       join(dir, '1-1-abc.json'),
-      JSON.stringify({ version: 1, pid: 999999, started: '', subject: 'learn: approve pend-one', ref: 'refs/heads/main', old: repo.git('rev-parse', 'HEAD~1').trim(), commit, gitDir: join(repo.root, '.git'), paths: [{ path: P('pend-one'), entry: null }, { path: P('pend-one', 'active'), entry: { mode: '100644', oid }, from: P('pend-one') }] }),
+      JSON.stringify({
+        version: 1,
+        pid: 999999,
+        started: '',
+        subject: 'learn: approve pend-one',
+        ref: 'refs/heads/main',
+        old: repo.git('rev-parse', 'HEAD~1').trim(),
+        commit,
+        gitDir: join(repo.root, '.git'),
+        paths: [
+          { path: P('pend-one'), entry: null },
+          { path: P('pend-one', 'active'), entry: { mode: '100644', oid }, from: P('pend-one') },
+        ],
+      }),
     )
     const status = await repo.cli(['status'])
-    expect(status.stderr).toMatch(/was committed \([0-9a-f]{12}\), but the process stopped[\s\S]*git learn doctor --continue/)
+    expect(status.stderr).toMatch(
+      /was committed \([0-9a-f]{12}\), but the process stopped[\s\S]*git learn doctor --continue/,
+    )
     const fixed = await repo.cli(['doctor', '--continue'])
     expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0)
     expect(repo.git('status', '--porcelain')).toBe('')

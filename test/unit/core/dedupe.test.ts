@@ -6,7 +6,23 @@ import type { Learning } from '../../../src/core/learning.js'
 function makeLearnings(n: number, seed: number): Learning[] {
   let s = seed
   const rand = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
-  const words = ['vitest', 'mock', 'hoisted', 'esm', 'import', 'kafka', 'rebalance', 'storm', 'timeout', 'docker', 'cache', 'layer', 'node', 'fetch', 'retry']
+  const words = [
+    'vitest',
+    'mock',
+    'hoisted',
+    'esm',
+    'import',
+    'kafka',
+    'rebalance',
+    'storm',
+    'timeout',
+    'docker',
+    'cache',
+    'layer',
+    'node',
+    'fetch',
+    'retry',
+  ]
   const pick = (k: number) => Array.from({ length: k }, () => words[Math.floor(rand() * words.length)]).join(' ')
   return Array.from({ length: n }, (_, i) => ({
     path: `.learnings/active/l-${i}.md`,
@@ -27,11 +43,19 @@ describe('DedupeIndex', () => {
     let verdicts = 0
     for (const candidate of makeLearnings(60, seed + 100)) {
       const skip = new Set([store[seed]?.name as string])
-      const slow = findDuplicates(candidate, entries.filter((e) => !skip.has(e.id)), thresholds)
+      const slow = findDuplicates(
+        candidate,
+        entries.filter((e) => !skip.has(e.id)),
+        thresholds,
+      )
       const fast = index.find(candidate, thresholds, skip)
       expect(fast.exact?.id).toBe(slow.exact?.id)
-      expect(fast.near && { id: fast.near.entry.id, s: fast.near.similarity }).toEqual(slow.near && { id: slow.near.entry.id, s: slow.near.similarity })
-      expect(fast.related.map((r) => [r.entry.id, r.similarity])).toEqual(slow.related.map((r) => [r.entry.id, r.similarity]))
+      expect(fast.near && { id: fast.near.entry.id, s: fast.near.similarity }).toEqual(
+        slow.near && { id: slow.near.entry.id, s: slow.near.similarity },
+      )
+      expect(fast.related.map((r) => [r.entry.id, r.similarity])).toEqual(
+        slow.related.map((r) => [r.entry.id, r.similarity]),
+      )
       verdicts += slow.related.length + (slow.near ? 1 : 0)
     }
     expect(verdicts).toBeGreaterThan(0)
