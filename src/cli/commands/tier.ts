@@ -15,6 +15,7 @@ import type { TierConfig } from '../../adapters/feed/tiers.js'
 import { RefusedError, UsageError } from '../../core/errors.js'
 import type { Git } from '../../adapters/git/simple.js'
 import { commitTransition } from '../../flows/transition.js'
+import { assertNothingHalfDone } from '../../flows/recovery.js'
 import { explainBadName } from '../../core/names.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
@@ -24,6 +25,7 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 /** config.yaml with the tier set, committed alone and atomically. */
 async function commitTierConfig(git: Git, tier: TierConfig, message: string): Promise<string> {
+  await assertNothingHalfDone(git)
   const c = await planTierConfig(git, tier)
   return commitTransition(git, [{ kind: c.existed ? 'replace' : 'create', path: c.path, text: c.text }], message)
 }
