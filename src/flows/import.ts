@@ -91,7 +91,10 @@ export async function planBundleImport(
   const rows: ImportedRow[] = []
   const groups: Trailer[][] = []
   const changes: Change[] = []
-  const admitOpts = { force: opts.force, allowDirectives: opts.allowDirectives, index, noDiff: true }
+  // Gates advise on import: an entry is never skipped for a gate (a verbatim error message can fail one); the
+  // report and the Learning-Gates-Overridden trailer say which failed, for the reviewer of pending/.
+  const admitOpts = { force: opts.force, gatesAdvisory: true, allowDirectives: opts.allowDirectives, index, noDiff: true }
+  const gateNote = (warnings: readonly string[]) => warnings.find((w) => w.startsWith('gates ')) ?? null
   let done = 0
   for (const d of decisions) {
     opts.onProgress?.(done++, decisions.length)
@@ -118,7 +121,7 @@ export async function planBundleImport(
         learning,
         d.kind === 'update-pending' ? { ...admitOpts, text, replacing: d.entry.name } : { ...admitOpts, text },
       )
-      for (const w of admitted.warnings) opts.onWarning?.(d.entry.name, w)
+      for (const w of admitted.warnings) if (!w.startsWith('gates ')) opts.onWarning?.(d.entry.name, w)
       // Indexed at once, so the duplicate check of the next entry sees it (two near-twins in one bundle).
       index.add({ ...learningEntry({ ...learning, data: learning.data }, admitted.text), text: admitted.text })
       changes.push({ kind: d.kind === 'update-pending' ? 'replace' : 'create', path, text: admitted.text })
@@ -126,7 +129,7 @@ export async function planBundleImport(
         name: d.entry.name,
         action: d.kind === 'update-pending' ? 'updated' : 'added',
         path,
-        reason: d.kind === 'update-pending' ? d.reason : null,
+        reason: d.kind === 'update-pending' ? [d.reason, gateNote(admitted.warnings)].filter(Boolean).join('; ') || null : gateNote(admitted.warnings),
       })
       groups.push([
         { token: 'Learning', value: d.entry.name },

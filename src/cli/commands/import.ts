@@ -19,7 +19,8 @@ export const spec: CommandSpec = {
   usage: 'git learn import <file|https-url> [--force] [--allow-directives] [--dry-run] [--json]',
   details:
     'Every entry lands in pending/ (source.kind: import) and is reviewed again; the commit carries a Learning-Origin\n' +
-    'trailer. Per entry: a new name goes through the checks of `add` (gates, secrets, duplicates); the same name with\n' +
+    'trailer. Per entry: a new name goes through the checks of `add` (secrets, directives, duplicates; a failed gate\n' +
+    'is reported and recorded in Learning-Gates-Overridden, never a reason to skip); the same name with\n' +
     'the same content is skipped; a higher confidence in the bundle updates a pending copy (the old text stays in git\n' +
     'history) and is only reported as a proposed update for an active or archived one; anything else is skipped with\n' +
     'its reason. An import never loses an entry that was already there. URLs: https only, 10 s. A bundle of the wrong\n' +
@@ -28,7 +29,7 @@ export const spec: CommandSpec = {
     'failing at any moment, the import leaves the repository as it was. Progress on stderr (a bar on a terminal);\n' +
     'warnings are summed up by kind.',
   options: {
-    force: { type: 'boolean', description: 'record failed gates as an override instead of skipping the entry' },
+    force: { type: 'boolean', description: 'add a near duplicate anyway, recorded as an override (failed gates never skip an entry)' },
     'allow-directives': { type: 'boolean', description: 'allow instructions aimed at agents in the imported text' },
     'dry-run': { type: 'boolean', description: 'say what would happen per entry; write nothing' },
     json: { type: 'boolean', description: 'print {"origin","commit","entries":[{name,action,path,reason}],"warnings":[{kind,count,example}],"dryRun"}' },
