@@ -158,8 +158,9 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
   if (!commit)
     throw new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
 
+  let left: string[]
   try {
-    await bringInLine(
+    left = await bringInLine(
       root,
       journalPaths,
       async (oid) => text.get(oid) ?? (await gitAsync(['cat-file', 'blob', oid], { cwd: root })),
@@ -175,6 +176,14 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
       reason,
     )
   }
+  // A file of that name that appeared in the work tree meanwhile is never clobbered: the journal stays for doctor.
+  if (left.length)
+    throw new TransitionIncompleteError(
+      subject,
+      commit,
+      left,
+      'a file of that name with other content appeared in the work tree meanwhile; it was left as it is',
+    )
   removeJournal(journal)
   return commit
 }
