@@ -4,7 +4,7 @@
  * in ONE atomic commit (flows/transition.ts): built in a temporary index, so a failure or a kill at any moment leaves
  * the repository as it was, and the user's index is never used. No printing: progress and warnings go to callbacks.
  */
-import { buildDedupeIndex, admitLearning } from '../cli/admit.js'
+import { buildDedupeIndex, admitLearning } from './admit.js'
 import type { Repo } from '../adapters/store/repo.js'
 import { readStore } from '../adapters/store/store.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'

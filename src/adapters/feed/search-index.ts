@@ -31,7 +31,6 @@ import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, rea
 import { join } from 'node:path'
 import type MiniSearch from 'minisearch'
 import type { AsPlainObject } from 'minisearch'
-import type { Config } from '../../core/config-schema.js'
 import type { LearningState } from '../../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { LearningSummary } from '../../core/query.js'
@@ -39,8 +38,8 @@ import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexPa
 import type { RecallIndex, RecallPostings } from '../../core/search-recall.js'
 import { invertRecall } from '../../core/search-recall.js'
 import type { StatusEntry } from '../../core/status.js'
-import { writeAtomic, writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
-import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, readConfigBytes, storeFiles } from './feed-key.js'
+import { writeAtomic, writeCacheFile } from '../state/cache-file.js'
+import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, storeFiles } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
 
 export interface Problem {
@@ -243,7 +242,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
   const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
   const parsed = new Map<string, ParsedFile>()
   const problems: Problem[] = []
-  const config = await readConfigCached(root, commonDir)
+  const config = await (await import('../store/config.js')).readConfig(root, commonDir)
   const { findAgentHazards } = await import('../../core/agent-safety.js')
   let overrides: Set<string> | undefined
   const screen = async (name: string, text: string): Promise<string | undefined> => {
@@ -813,24 +812,3 @@ export async function readProjectFeed(cwd: string): Promise<ProjectFeed> {
 // ---------------------------------------------------------------------------------------------------------------
 // Configuration
 
-/**
- * `.learnings/config.yaml`, validated and merged with the defaults (src/adapters/store.ts readConfig), cached by
- * the hash of its bytes: a hit parses one small JSON file and loads neither yaml nor the validator. An invalid
- * file is never cached, so its ConfigError is thrown every time.
- */
-export async function readConfigCached(root: string, commonDir: string): Promise<Config> {
-  const bytes = readConfigBytes(root)
-  const key = createHash('sha1')
-    .update(`format ${CACHE_FORMAT}\n${codeStamp(createHash)}\n`)
-    .update(bytes ?? 'no config')
-    .digest('hex')
-    .slice(0, 20)
-  const dir = cacheDir(commonDir)
-  const file = join(dir, `config-${key}.json`)
-  const hit = readJson(file)
-  if (isObject(hit) && hit['format'] === CACHE_FORMAT && isObject(hit['config'])) return hit['config'] as unknown as Config
-  const { readConfig } = await import('../store/store.js')
-  const config = await readConfig(root)
-  writeCacheFileAlone(file, JSON.stringify({ format: CACHE_FORMAT, config }), 'config-')
-  return config
-}
