@@ -58,7 +58,7 @@ export async function inspectRecovery(git: Git, opts: { staged: boolean }): Prom
   if (existsSync(lock)) problems.push({ kind: 'index-lock', path: lock })
   for (const { file, journal } of readJournals(git.commonDir)) {
     if (journal.gitDir !== git.gitDir) continue
-    if (journal.pid !== process.pid && isProcessAlive(journal.pid)) {
+    if (isProcessAlive(journal.pid)) {
       problems.push({ kind: 'running', pid: journal.pid, subject: journal.subject })
       continue
     }

@@ -132,7 +132,6 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
     const built = await buildCommit(root, head.oid, index, message, zero)
     journal = writeJournal(git.commonDir, {
       version: 1,
-      pid: process.pid,
       started: new Date().toISOString(),
       subject,
       ref: head.ref ?? 'HEAD',

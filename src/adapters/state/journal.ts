@@ -38,8 +38,9 @@ export function journalDir(commonDir: string): string {
   return join(commonDir, 'learn', 'transitions')
 }
 
-/** Write a journal; its file path, or undefined when the state directory cannot be written (read-only, full). */
-export function writeJournal(commonDir: string, j: Journal): string | undefined {
+/** Write a journal (this process's id filled in); its file path, or undefined when the state directory cannot be written. */
+export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): string | undefined {
+  const j: Journal = { ...entry, pid: process.pid }
   const dir = journalDir(commonDir)
   const file = join(dir, `${j.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 8)}.json`)
   try {
