@@ -8,28 +8,32 @@ import words from './data/error-words.json'
 
 const vocabulary = words as { equivalents: Record<string, string[]>; ports: Record<string, string>; common: string[] }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+// Phrases are matched as sequences of words (lower case, split at anything but letters, digits and `_`), looked up by
+// their first word: a scan of the text's words, linear in its length, with no large regex to compile in every hook.
+const WORD = /[a-z0-9_]+/g
+const wordsOf = (text: string) => text.toLowerCase().match(WORD) ?? []
 
-const canonicalOf = new Map<string, string>()
+const byFirstWord = new Map<string, { words: string[]; canonical: string }[]>()
 for (const [canonical, phrases] of Object.entries(vocabulary.equivalents))
-  for (const p of [canonical, ...phrases]) canonicalOf.set(p.toLowerCase().replace(/\s+/g, ' '), canonical)
-
-// One alternation of literal phrases, longest first, whitespace inside a phrase matching any run of blanks. A regex of
-// literals cannot backtrack catastrophically: each position tries each phrase once, so the scan is linear in the text.
-const PHRASES = new RegExp(
-  `(?<![\\w-])(?:${[...canonicalOf.keys()]
-    .sort((a, b) => b.length - a.length)
-    .map((p) => escape(p).replace(/ /g, '[ \\t]+'))
-    .join('|')})(?![\\w-])`,
-  'gi',
-)
+  for (const p of [canonical, ...phrases]) {
+    const words = wordsOf(p)
+    const first = words[0]
+    if (first === undefined) continue
+    const list = byFirstWord.get(first) ?? []
+    list.push({ words, canonical })
+    byFirstWord.set(first, list)
+  }
+// Longest phrase first, so "connect econnrefused" is tried before "connect".
+for (const list of byFirstWord.values()) list.sort((a, b) => b.words.length - a.words.length)
 
 /** The canonical words of the equivalent phrases a text contains, each once, in order of first appearance. */
 export function equivalentWords(text: string): string[] {
+  const words = wordsOf(text)
   const out = new Set<string>()
-  for (const m of text.matchAll(PHRASES)) {
-    const c = canonicalOf.get(m[0].toLowerCase().replace(/\s+/g, ' '))
-    if (c) out.add(c)
+  for (let i = 0; i < words.length; i++) {
+    const candidates = byFirstWord.get(words[i] as string)
+    if (!candidates) continue
+    for (const c of candidates) if (c.words.every((w, j) => words[i + j] === w)) out.add(c.canonical)
   }
   return [...out]
 }

@@ -111,7 +111,8 @@ export function invertRecall(index: RecallIndex): RecallPostings {
   const totals = index.triggers.map((t) => {
     let sum = 0
     for (const x of [...new Set(t)].sort(compareCodeUnits)) sum += termWeight(x, (byTerm.get(x) as number[]).length, n)
-    return sum
+    // Three decimals: the recall file is parsed on every failing tool call, and 17 digits a trigger add up at 10,000.
+    return Math.round(sum * 1000) / 1000
   })
   return { names: index.names, weights: index.weights, totals, terms, postings: terms.map((x) => byTerm.get(x) as number[]) }
 }

@@ -17,15 +17,13 @@ const STOP_WORDS = new Set(
   'a an and are as at be but by for from has have in is it its of on or that the this to was were will with when use run not no if then than into via you your we our after before while'.split(' '),
 )
 
-/** Bumped whenever the terms of a text change (splitting, stemming, the vocabulary): part of the cache key. */
-export const TERMS_VERSION = 2
-
 // Punctuation and symbols split words, except the underscore and the hyphen (an identifier is split afterwards).
 // Built with `new RegExp` because the v flag's set difference is newer than the compile target's regex syntax.
 export const SPLIT = new RegExp('[[\\t\\n\\r\\p{Z}\\p{S}\\p{P}]--[_\\-]]+', 'v')
 // An error or exception class name (`ModuleNotFoundError`, `HTTPError`): split at its case changes too. Other mixed-case
 // words (ESLint, TypeScript, esModuleInterop) are names, kept whole.
 const CLASS_NAME = /^[A-Z]?[A-Za-z]*[a-z][A-Z][A-Za-z]*(?:Error|Exception|Warning|Fault)$|^[A-Z]{2,}(?:Error|Exception)$/
+const GENERIC_PARTS = new Set(['error', 'errors', 'err', 'exception', 'warning', 'fault', 'e'])
 const IDENTIFIER_PART = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g
 
 /** The words of a text: split at punctuation; an identifier with `_` or a case change is kept whole and in parts. */
@@ -36,7 +34,9 @@ export function splitTerms(text: string): string[] {
     if (!w) continue
     out.push(w)
     if (w.length > 64 || !(/[_-]/.test(w) || CLASS_NAME.test(w))) continue
-    for (const part of w.match(IDENTIFIER_PART) ?? []) if (part.length !== w.length) out.push(part)
+    // The parts that say something: "Error" of ReferenceError or "ERR" of ERR_REQUIRE_ESM would add a term that most
+    // learnings hold (a long list of postings to load and score on every pasted failure) and tell nothing apart.
+    for (const part of w.match(IDENTIFIER_PART) ?? []) if (part.length !== w.length && !GENERIC_PARTS.has(part.toLowerCase())) out.push(part)
   }
   return out
 }

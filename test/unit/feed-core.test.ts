@@ -224,7 +224,7 @@ describe('rankRecall', () => {
     ix.triggers.forEach((t, doc) => {
       const terms = [...new Set(t)].sort()
       const hit = terms.filter((x) => q.has(x))
-      const total = terms.reduce((s, x) => s + termWeight(x, df(x), n), 0)
+      const total = Math.round(terms.reduce((s, x) => s + termWeight(x, df(x), n), 0) * 1000) / 1000
       const sum = hit.reduce((s, x) => s + termWeight(x, df(x), n), 0)
       const coverage = Math.min(1, sum / total)
       if (!hit.length || !passesRecall(coverage, hit.length)) return

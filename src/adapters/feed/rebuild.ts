@@ -20,7 +20,6 @@ import { tryGitAsync } from '../git/run.js'
 import { writeCacheFile } from '../state/cache-file.js'
 import { isObject, readJson } from './cache-files.js'
 import type { DocColumns, Problem, ProjectFile } from './cache-files.js'
-import { readConfigCached } from './config-cache.js'
 import { CACHE_FORMAT, cacheDir, codeStamp, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
 import { writeCache } from './write-cache.js'
@@ -33,6 +32,14 @@ interface ParsedFile {
   doc?: Omit<SearchDoc, 'id'>
   hash?: string
   problem?: string
+  /** Why it is kept from agents (a credential, a directive: core/agent-safety.ts); listed, never fed. */
+  withheld?: string
+}
+
+/** Why a learning is kept from agents, in one line. */
+function withheldReason(hazards: readonly { kind: string; line: number }[]): string {
+  const kinds = [...new Set(hazards.map((h) => (h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents')))].join(' and ')
+  return `withheld from agents: it holds ${kinds} (line ${hazards[0]?.line}); run \`git learn check\` for the finding`
 }
 
 export interface Built {
@@ -104,6 +111,20 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const dir = cacheDir(commonDir)
   const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
   const problems: Problem[] = []
+  const config = await (await import('../store/config.js')).readConfig(root, commonDir)
+  const { findAgentHazards } = await import('../../core/agent-safety.js')
+  let overrides: Set<string> | undefined
+  const screen = async (name: string, text: string): Promise<string | undefined> => {
+    let hazards = findAgentHazards(text, { allow: config.secrets.allow })
+    if (hazards.some((h) => h.kind === 'directive')) {
+      if (!overrides) {
+        const [{ readDirectiveOverrides }, { parseDirectivesAllowed }] = await Promise.all([import('../git/index-reader.js'), import('../../core/directives.js')])
+        overrides = parseDirectivesAllowed(readDirectiveOverrides(root, process.env))
+      }
+      hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: overrides.has(name) })
+    }
+    return hazards.length ? withheldReason(hazards) : undefined
+  }
   type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
   const project: Item[] = []
   const projectFile: ProjectFile = { rows: [], problems: [] }
@@ -136,16 +157,24 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       const { path, oid } = slot
       try {
         const bytes = slot.bytes ?? asInWorkTree(root, path, oid === undefined ? undefined : blobs.get(oid)) ?? readFileSync(join(root, path))
-        const l = learning.parseLearning(store.decodeLearningBytes(bytes, path), path)
+        const text = store.decodeLearningBytes(bytes, path)
+        const l = learning.parseLearning(text, path)
         const { id: _id, ...doc } = search.buildSearchDoc(0, l)
         result = { entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), row: summarize(l), doc, hash: sources.contentHash(l) }
+        // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
+        // but never fed to an agent (search, context, recall).
+        const withheld = await screen(l.name, text)
+        if (withheld) result.withheld = withheld
       } catch (err) {
         const e = err as { reason?: string; message?: string }
         result = { problem: e.reason ?? e.message ?? String(err) }
       }
     }
     const { path } = slot
-    if (result.entry && result.doc && result.hash) {
+    if (result.withheld) {
+      problems.push({ path, reason: result.withheld })
+      if (result.row) projectFile.rows.push({ row: result.row, created: result.entry?.created ?? null, supersedes: result.entry?.supersedes ?? [] })
+    } else if (result.entry && result.doc && result.hash) {
       project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
       if (result.row) projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
     } else {
@@ -159,7 +188,6 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   // rebuild after a project change does not parse, normalize or hash the tier's learnings again.
   const groups: { tier: string; weight: number; items: Item[] }[] = [{ tier: sources.PROJECT_TIER, weight: 1, items: project }]
   let volatile = false
-  const config = await readConfigCached(root, commonDir)
   if (config.tiers.length) {
     const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([import('../store/repo.js'), import('./tiers.js'), import('../store/validators.js')])
     const repo = await openRepo(root)

@@ -45,8 +45,6 @@ import type { Built } from './rebuild.js'
 import { readStatusFile } from './status-file.js'
 
 export type { Problem, ProjectRow } from './cache-files.js'
-// Commands that read the feed read the config through the same cache.
-export { readConfigCached } from './config-cache.js'
 
 interface FeedBase {
   root: string

@@ -90,18 +90,15 @@ async function loadEngine() {
 
 /**
  * The config, or the defaults and a finding when it is invalid: the work tree's file (`root`), or the staged bytes
- * (`{ staged }`, undefined when the index has no config). No config: the defaults, without loading the store.
+ * (`{ staged }`, undefined when the index has no config). Not through the config cache: finding it would cost the
+ * hook a git process (the common dir), and the staged bytes are already cached by HEAD.
  */
 async function readConfigOrFinding(from: string | { staged: Buffer | undefined }, findings: Finding[]) {
-  const { existsSync } = await import('node:fs')
-  const { join } = await import('node:path')
   const { ConfigError } = await import('../../core/errors.js')
-  const { DEFAULT_CONFIG, mergeConfig } = await import('../../core/config-schema.js')
-  if (typeof from === 'string' ? !existsSync(join(from, '.learnings', 'config.yaml')) : from.staged === undefined) return mergeConfig({})
+  const { DEFAULT_CONFIG } = await import('../../core/config-schema.js')
+  const { configFromBytes, readConfig } = await import('../../adapters/store/config.js')
   try {
-    if (typeof from !== 'string') return await (await import('../../adapters/store/store.js')).configFromBytes(from.staged)
-    const { readConfig } = await import('../../adapters/store/store.js')
-    return await readConfig(from)
+    return typeof from === 'string' ? await readConfig(from) : await configFromBytes(from.staged)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
     for (const p of err.problems) findings.push({ rule: 'schema', severity: 'error', path: err.path, line: 1, message: `${p}; fix .learnings/config.yaml (every key is optional)` })
@@ -201,7 +198,16 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined): Prom
   if (base !== undefined) {
     const { parseRawDiff } = await import('../../core/check-diff.js')
     const { RAW_LOG_FORMAT, parseAuditTrail, parseRawLog } = await import('../../core/trailers.js')
-    const mergeBase = gitSync(['merge-base', '--end-of-options', base, 'HEAD'], { cwd: root, env: ctx.env }).trim()
+    const { runGitSync } = await import('../../adapters/git/run.js')
+    const found = runGitSync(['merge-base', '--end-of-options', base, 'HEAD'], { cwd: root, env: ctx.env })
+    if (found.code !== 0) {
+      // git merge-base says nothing when the history simply does not reach a common commit (a shallow clone).
+      const { BaseUnreachableError } = await import('../../core/errors.js')
+      const shallow = runGitSync(['rev-parse', '--is-shallow-repository'], { cwd: root, env: ctx.env }).stdout.toString('utf8').trim() === 'true'
+      const known = runGitSync(['rev-parse', '-q', '--verify', '--end-of-options', `${base}^{commit}`], { cwd: root, env: ctx.env }).code === 0
+      throw new BaseUnreachableError(base, shallow, known, found.stderr.trim())
+    }
+    const mergeBase = found.stdout.toString('utf8').trim()
     const changes = parseRawDiff(gitSync(['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings'], { cwd: root, env: ctx.env }))
     const events = parseAuditTrail(parseRawLog(gitSync(['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`], { cwd: root, env: ctx.env })))
     findings.push(...engine.checkTransitions(changes, events))

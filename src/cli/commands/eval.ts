@@ -1,17 +1,15 @@
-import { readdirSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { readEventsSync } from '../../adapters/state/events.js'
 import { readBranchChanges } from '../../adapters/git/fast.js'
 import { readFileBounded } from '../../adapters/store/read-bounded.js'
-import { readConfigCached, readFeed, readRecallFeed, readSearchFeed } from '../../adapters/feed/search-index.js'
-import { decodeLearningBytes } from '../../adapters/store/store.js'
+import { readFeed, readRecallFeed, readSearchFeed } from '../../adapters/feed/search-index.js'
+import { readConfig } from '../../adapters/store/config.js'
+import { readLearningFolder } from '../../adapters/store/folder.js'
 import { DEFAULT_CONFIG } from '../../core/config-schema.js'
 import { buildContext } from '../../core/context.js'
 import { UsageError } from '../../core/errors.js'
 import { FAILURE_FORMS, parseEvalSet, scoreEval } from '../../core/eval.js'
 import type { EvalCase, EvalOutcome } from '../../core/eval.js'
-import { MAX_LEARNING_BYTES, parseLearning } from '../../core/learning.js'
-import type { Learning } from '../../core/learning.js'
 import { RECALL_MAX_ITEMS, buildRecallIndex, rankRecall } from '../../core/recall-rank.js'
 import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import { summarizeUsage } from '../../core/usage.js'
@@ -60,33 +58,6 @@ function readCases(ctx: Ctx, set: string): EvalCase[] {
   }
 }
 
-/** The learnings of a folder (its *.md files, as active learnings) and the files that could not be read. */
-function readFolder(ctx: Ctx, dir: string): { learnings: Learning[]; problems: { path: string; reason: string }[] } {
-  const abs = isAbsolute(dir) ? dir : join(ctx.cwd, dir)
-  let names: string[]
-  try {
-    names = readdirSync(abs).filter((f) => f.endsWith('.md') && f !== 'README.md').sort()
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException
-    throw new UsageError(`${dir}: ${e.code === 'ENOENT' ? 'no such folder' : e.code === 'ENOTDIR' ? 'not a folder' : String(e.message).split('\n')[0]}`, 'eval')
-  }
-  if (names.length > MAX_FOLDER_LEARNINGS) throw new UsageError(`${dir}: more than ${MAX_FOLDER_LEARNINGS} learnings; evaluate a smaller folder`, 'eval')
-  const learnings: Learning[] = []
-  const problems: { path: string; reason: string }[] = []
-  for (const f of names) {
-    const path = `.learnings/active/${f}`
-    try {
-      const r = readFileBounded(join(abs, f), MAX_LEARNING_BYTES, { regularOnly: true })
-      if (!r.regular || r.over) throw new Error(r.over ? `larger than ${MAX_LEARNING_BYTES} bytes` : 'not a regular file')
-      learnings.push(parseLearning(decodeLearningBytes(r.bytes, path), path))
-    } catch (err) {
-      const e = err as { reason?: string; message?: string }
-      problems.push({ path: join(dir, f), reason: e.reason ?? e.message ?? String(err) })
-    }
-  }
-  return { learnings, problems }
-}
-
 const recallOf = (index: RecallIndex | RecallPostings, query: string) => {
   const chosen = rankRecall(index, new Set(buildQueryTerms(query))).slice(0, RECALL_MAX_ITEMS)
   return chosen.map((c) => index.names[c.doc] as string)
@@ -103,7 +74,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const measuresRecall = (c: EvalCase) => c.form !== null && FAILURE_FORMS.includes(c.form)
   let contextTokens: number
   if (folder !== undefined) {
-    const { learnings, problems } = readFolder(ctx, folder)
+    let folderRead: ReturnType<typeof readLearningFolder>
+    try {
+      folderRead = readLearningFolder(isAbsolute(folder) ? folder : join(ctx.cwd, folder), MAX_FOLDER_LEARNINGS)
+    } catch (err) {
+      throw new UsageError(`${folder}: ${(err as Error).message}`, 'eval')
+    }
+    const { learnings, problems } = folderRead
     ctx.stderr(warnProblems(problems))
     const { buildFeed, rankLearnings } = await import('../../core/search.js')
     const feed = buildFeed(learnings)
@@ -117,7 +94,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const recall = cases.some(measuresRecall) ? (await readRecallFeed(ctx.cwd)).index : undefined
     for (const c of cases)
       outcomes.push({ ...c, ranked: (await feed.rank(c.query, { states: ['active'] }, limit)).map((h) => h.entry.name), ...(recall && measuresRecall(c) ? { recalled: recallOf(recall, c.query) } : {}) })
-    const config = await readConfigCached(feed.root, feed.commonDir)
+    const config = await readConfig(feed.root, feed.commonDir)
     const { catalog } = await readFeed(ctx.cwd)
     contextTokens = buildContext({
       entries: catalog.filter((e) => e.state === 'active'),

@@ -1,5 +1,6 @@
 import { appendEvent, readEvents } from '../../adapters/state/events.js'
-import { readConfigCached, readFeed } from '../../adapters/feed/search-index.js'
+import { readFeed } from '../../adapters/feed/search-index.js'
+import { readConfig } from '../../adapters/store/config.js'
 import { baseConfidence, effectiveConfidence } from '../../core/confidence.js'
 import { LearningNotFoundError, UsageError } from '../../core/errors.js'
 import { explainBadName } from '../../core/names.js'
@@ -7,7 +8,7 @@ import { EMPTY_USAGE, summarizeUsage } from '../../core/usage.js'
 import type { UsageEvent } from '../../core/usage.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { feedbackDone } from '../messages/feed.js'
+import { feedbackDone, stateNotWritten } from '../messages/feed.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -39,7 +40,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readFeed(ctx.cwd)
   const entry = feed.catalog.find((e) => e.name === name && e.tier === 'project') ?? feed.catalog.find((e) => e.name === name)
   if (!entry) throw new LearningNotFoundError(name)
-  const config = (await readConfigCached(feed.root, feed.commonDir)).confidence
+  const config = (await readConfig(feed.root, feed.commonDir)).confidence
   const mine: UsageEvent[] = []
   for await (const e of readEvents(feed.commonDir)) if (e.name === name) mine.push(e)
   const now = ctx.now()
@@ -49,7 +50,16 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const note = stringOpt(args, 'note')
   const session = stringOpt(args, 'session')
   const event: UsageEvent = { ts: now.toISOString(), kind, name, ...(session ? { session } : {}), ...(note ? { note } : {}) }
-  appendEvent(feed.commonDir, event)
+  try {
+    appendEvent(feed.commonDir, event)
+  } catch (err) {
+    // A read-only or full state directory costs the record, not the command: say so and go on.
+    const code = (err as NodeJS.ErrnoException).code ?? String(err)
+    ctx.stderr(stateNotWritten(`${feed.commonDir}/learn/events.jsonl`, code))
+    if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ name, kind, previous, confidence: previous, recorded: false })}\n`)
+    else ctx.stdout(feedbackDone(name, kind, previous, previous))
+    return ExitCode.ok
+  }
   const confidence = confidenceOf([...mine, event])
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ name, kind, previous, confidence })}\n`)
   else ctx.stdout(feedbackDone(name, kind, previous, confidence))

@@ -1,15 +1,16 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { storeExists } from '../../adapters/store/exists.js'
 import { readUsageSummary } from '../../adapters/state/events.js'
 import { readStale } from '../../adapters/git/fast.js'
-import { readConfigCached, readStatusFeed } from '../../adapters/feed/search-index.js'
-import { STORE_DIR } from '../../core/layout.js'
+import { readStatusFeed } from '../../adapters/feed/search-index.js'
+import { readConfig } from '../../adapters/store/config.js'
 import { buildStatus, formatBar } from '../../core/status.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { statusText, warnProblems } from '../messages/feed.js'
 import { noStore } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
+import { readStagedStore, toHalfDone } from '../../flows/recovery.js'
+import { halfDoneNote } from '../messages/recovery.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
@@ -33,13 +34,16 @@ export function isUtf8Locale(env: Readonly<Record<string, string | undefined>>):
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readStatusFeed(ctx.cwd)
+  // Staged and never committed is not done: said before the counts (which follow the work tree).
+  const staged = (await readStagedStore(feed.root).catch(() => [])).map(toHalfDone)
+  if (staged.length) ctx.stderr(halfDoneNote(staged))
   ctx.stderr(warnProblems(feed.problems))
-  if (!existsSync(join(feed.root, STORE_DIR))) ctx.stderr(noStore())
-  const config = await readConfigCached(feed.root, feed.commonDir)
+  if (!storeExists(feed.root)) ctx.stderr(noStore())
+  const config = await readConfig(feed.root, feed.commonDir)
   const active = feed.entries.filter((e) => e.state === 'active' && e.tier === 'project')
   const stale = readStale(feed.root, active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })))
   const report = buildStatus(feed.entries, readUsageSummary(feed.commonDir), stale, ctx.now(), config)
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(report)}\n`)
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(staged.length ? { ...report, uncommitted: staged } : report)}\n`)
   else {
     const utf8 = isUtf8Locale(ctx.env)
     ctx.stdout(statusText(report, { all: flag(args, 'all'), bar: (v) => formatBar(v, utf8) }))
