@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { HUSKY_LINES } from '../../src/adapters/git/hooks.js'
 import { PROJECT_ROOT, makeRepo } from '../helpers/repo.js'
 
 describe('git learn hook install|uninstall', () => {
@@ -40,8 +41,8 @@ describe('git learn hook install|uninstall', () => {
     const r = await repo.cli(['hook', 'install'])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('husky')
-    expect(repo.read('.husky/pre-commit')).toBe('npx lint-staged\n[ "${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged # git-learn\n')
-    expect(repo.read('.husky/commit-msg')).toBe('[ "${GIT_LEARN_HOOKS-}" = 0 ] || git-learn hook commit-msg "$1" # git-learn\n')
+    expect(repo.read('.husky/pre-commit')).toBe(`npx lint-staged\n${HUSKY_LINES['pre-commit']}\n`)
+    expect(repo.read('.husky/commit-msg')).toBe(`${HUSKY_LINES['commit-msg']}\n`)
     expect(repo.read('.husky/_/h')).toBe('# husky internals\n')
     expect(repo.exists('.husky/_/pre-commit')).toBe(false)
     await repo.cli(['hook', 'install'])
@@ -86,7 +87,7 @@ describe('git learn hook install|uninstall', () => {
     repo.write('.husky/pre-commit', mine)
     repo.git('config', 'core.hooksPath', '.husky/_')
     expect((await repo.cli(['hook', 'install'])).code).toBe(0)
-    expect(repo.read('.husky/pre-commit')).toBe(`${mine}[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged # git-learn\n`)
+    expect(repo.read('.husky/pre-commit')).toBe(`${mine}${HUSKY_LINES['pre-commit']}\n`)
     expect((await repo.cli(['hook', 'uninstall'])).code).toBe(0)
     expect(repo.read('.husky/pre-commit')).toBe(mine)
   })

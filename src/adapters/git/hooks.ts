@@ -17,11 +17,22 @@ const EDITED_NOTE = 'it mentions git-learn but differs from the shipped shim (ed
 const backupExistsNote = (hook: string) =>
   `a hook of your own is there and ${hook}${BACKUP_SUFFIX} already exists: move that backup away (or merge it into ${hook}) and run install --force again`
 
+/**
+ * The fast exit every guard starts with, in plain sh so a teammate's commit starts no Node and needs no git-learn:
+ * nothing staged under .learnings/ or .claude/ (where the default zones are), and the config sets no other zones.
+ */
+const NOTHING_STAGED = `git diff --cached --quiet -- .learnings .claude && { ! grep -qs '^ *system:' .learnings/config.yaml || grep -Fqs 'system: [".claude/skills/**", ".claude/commands/**", ".claude/agents/**"]' .learnings/config.yaml; }`
+/** What a guard says when relevant files are staged and git-learn is not installed (instead of sh's exit 127). */
+export const NOT_INSTALLED =
+  'git-learn is not installed here, so the staged learnings cannot be checked: run npm install (git-learn is in the devDependencies), or skip once with GIT_LEARN_HOOKS=0.'
+const orSay = (command: string) =>
+  `{ command -v git-learn >/dev/null 2>&1 || { echo "${NOT_INSTALLED}" >&2; exit 1; }; ${command}; }`
+
 /** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
 export const HUSKY_LINES: Record<'pre-commit' | 'pre-merge-commit' | 'commit-msg', string> = {
-  'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged ${HOOK_MARKER}`,
-  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged ${HOOK_MARKER}`,
-  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn hook commit-msg "$1" ${HOOK_MARKER}`,
+  'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
+  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
+  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"')} ${HOOK_MARKER}`,
 }
 
 export type HookAction = 'created' | 'appended' | 'replaced' | 'updated' | 'unchanged' | 'skipped' | 'removed' | 'restored' | 'absent'

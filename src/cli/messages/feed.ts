@@ -111,9 +111,11 @@ export function renderReport(r: { written: string[]; removed: string[]; unchange
   return `${lines.join('\n')}\n`
 }
 
-export function agentReport(a: { settings: string; hooksAdded: string[]; commandsWritten: string[]; commandsKept: string[] }): string {
+export function agentReport(a: { settings: string; hooksAdded: string[]; hooksUpdated: string[]; commandsWritten: string[]; commandsKept: string[] }): string {
   const lines = [
-    a.hooksAdded.length ? `added to ${a.settings}:\n${a.hooksAdded.map((h) => `  ${h}`).join('\n')}` : `${a.settings} already has the git learn hooks; unchanged.`,
+    ...(a.hooksAdded.length ? [`added to ${a.settings} (the rest of it unchanged):\n${a.hooksAdded.map((h) => `  ${h}`).join('\n')}`] : []),
+    ...(a.hooksUpdated.length ? [`updated in ${a.settings} (they now run the project's own git-learn, or nothing without it):\n${a.hooksUpdated.map((h) => `  ${h}`).join('\n')}`] : []),
+    ...(a.hooksAdded.length || a.hooksUpdated.length ? [] : [`${a.settings} already has the git learn hooks; unchanged.`]),
     ...a.commandsWritten.map((c) => `wrote ${c}`),
     ...a.commandsKept.map((c) => `kept ${c} (it exists; delete it to get the shipped one)`),
     'Commit .claude/ so every teammate\'s agent gets the learnings.',
