@@ -8,7 +8,7 @@ import { LearningInvalidError, PartialMoveError, UsageError } from '../core/erro
 import { learningPath, validateLearning } from '../core/learning.js'
 import { MOVES, assertDistinctApprover, planTransition } from '../core/lifecycle.js'
 import type { MoveAction, Transition } from '../core/lifecycle.js'
-import { assertNoSecretInMessage, buildCommitMessage } from '../core/trailers.js'
+import { RAW_LOG_FORMAT, assertNoSecretInMessage, buildCommitMessage, parseRawLog, proposersOf } from '../core/trailers.js'
 import { ExitCode } from './context.js'
 import type { Ctx } from './context.js'
 import { moved } from './messages/lifecycle.js'
@@ -43,7 +43,8 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
       const { errors } = validateLearning(learning, validator)
       if (errors.length) throw new LearningInvalidError(learning.path, errors)
       // Everyone who ever put it into pending/ (a restore too) counts as a proposer: a restore must not launder it.
-      const proposers = (await git.run(['log', '--diff-filter=A', '--format=%an <%ae>', '--', learning.path])).split('\n').filter(Boolean)
+      const added = parseRawLog(await git.run(['log', '--diff-filter=A', `--format=${RAW_LOG_FORMAT}`, '--', learning.path]))
+      const proposers = proposersOf(name, added)
       assertDistinctApprover(name, identity, proposers, config.approval.distinct_approver)
       const listed = Array.isArray(learning.data['supersedes']) ? (learning.data['supersedes'] as unknown[]) : []
       const old: string[] = []
