@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { UncommittedLearningError } from '../../core/errors.js'
+import { RefusedError, UncommittedLearningError } from '../../core/errors.js'
 import { assertNoSecretInMessage } from '../../core/trailers.js'
 import type { Git } from './simple.js'
 
@@ -26,7 +26,46 @@ export async function commitOnly(git: Git, paths: readonly string[], message: st
   // Last line of defence: a reason or an origin with a credential in it never reaches a commit message.
   assertNoSecretInMessage(message, 'the commit message')
   await git.run(['commit', '--quiet', '--only', '-m', message, '--', ...paths])
+  await settle(git, paths)
   return (await git.run(['rev-parse', 'HEAD'])).trim()
+}
+
+/**
+ * After our commit, the index and work tree of its paths equal the commit, whatever the user's pre-commit did: a
+ * formatter run by lint-staged rewrites the file in git's temporary index and the work tree, while `--only` puts the
+ * real index back as it was before the hook ran (status `MM`, and the next checkout refuses). The paths were clean
+ * before the command started, so what differs now came from the commit or the hook.
+ */
+async function settle(git: Git, paths: readonly string[]): Promise<void> {
+  await git.run(['reset', '--quiet', 'HEAD', '--', ...paths])
+  const differ = (await git.run(['diff', '--name-only', '-z', 'HEAD', '--', ...paths])).split('\0').filter(Boolean)
+  if (differ.length) await git.run(['checkout', '--quiet', 'HEAD', '--', ...differ])
+}
+
+/**
+ * A move commits the reviewed bytes or nothing: when the user's pre-commit hook (a formatter) rewrote a moved file,
+ * the commit is taken back (index and work tree as before the command) and the command refuses, naming the way out.
+ */
+async function assertMovedAsReviewed(git: Git, moves: readonly { from: string; to: string }[], before: readonly string[]): Promise<void> {
+  const after = await Promise.all(moves.map(async (m) => (await git.run(['rev-parse', `HEAD:${m.to}`])).trim()))
+  const rewritten = moves.filter((_, i) => after[i] !== before[i])
+  if (!rewritten.length) return
+  await git.run(['reset', '--quiet', '--soft', 'HEAD^'])
+  await git.run(['reset', '--quiet', 'HEAD', '--', ...moves.flatMap((m) => [m.from, m.to])])
+  await git.run(['checkout', '--quiet', 'HEAD', '--', ...moves.map((m) => m.from)])
+  for (const m of moves) if (existsSync(join(git.root, m.to))) unlinkSync(join(git.root, m.to))
+  throw new RefusedError(
+    `a pre-commit hook rewrote ${rewritten.map((m) => m.from).join(', ')} while git learn moved it, so what would reach ${rewritten.map((m) => dirname(m.to)).join(', ')} is not what was reviewed; nothing was committed`,
+    [
+      'format the learning in its own commit first (your formatter, then `git commit`), and have it reviewed as formatted, or',
+      'let the formatter skip the store: add .learnings/ to .prettierignore (or to lint-staged\'s ignore)',
+    ],
+  )
+}
+
+/** The blob ids of the moves' sources in HEAD, to compare with what the move commits. */
+async function blobsAt(git: Git, paths: readonly string[]): Promise<string[]> {
+  return Promise.all(paths.map(async (p) => (await git.run(['rev-parse', `HEAD:${p}`])).trim()))
 }
 
 function ensureDir(root: string, dir: string): string[] {
@@ -59,9 +98,17 @@ export async function commitMove(git: Git, from: string, to: string, message: st
     removeEmptyDirs(git.root, created)
     throw err
   }
+  let before: string[]
   try {
-    return await commitOnly(git, [from, to], message)
+    before = await blobsAt(git, [from])
+    const commit = await commitOnly(git, [from, to], message)
+    await assertMovedAsReviewed(git, [{ from, to }], before)
+    return commit
   } catch (err) {
+    if (err instanceof RefusedError) {
+      removeEmptyDirs(git.root, created)
+      throw err
+    }
     await git.run(['mv', '--', to, from])
     removeEmptyDirs(git.root, created)
     throw err
@@ -87,8 +134,15 @@ export async function commitMoves(git: Git, moves: readonly { from: string; to: 
     throw err
   }
   try {
-    return await commitOnly(git, moves.flatMap((m) => [m.from, m.to]), message)
+    const before = await blobsAt(git, moves.map((m) => m.from))
+    const commit = await commitOnly(git, moves.flatMap((m) => [m.from, m.to]), message)
+    await assertMovedAsReviewed(git, moves, before)
+    return commit
   } catch (err) {
+    if (err instanceof RefusedError) {
+      removeEmptyDirs(git.root, created)
+      throw err
+    }
     await undo()
     throw err
   }
