@@ -41,6 +41,11 @@ const paths = (l: Learning): string[] => {
 const body = (l: Learning) => `${l.body.replace(/\r\n?/g, '\n').replace(/\s+$/, '')}\n`
 const source = (l: Learning) => `<!-- source: ${l.path} — edit that file and run \`git learn render\`; changes here are overwritten -->`
 
+/** A path render may own: one of the files a target writes, by its shape (no `..`, no other directory). */
+export function isRenderPath(path: string): boolean {
+  return /^(\.claude\/skills\/[a-z0-9][a-z0-9-]*\/(SKILL\.md|references\/learnings\.md)|\.cursor\/rules\/[a-z0-9][a-z0-9-]*\.mdc|\.github\/instructions\/[a-z0-9][a-z0-9-]*\.instructions\.md|\.learnings\/INDEX\.md)$/.test(path)
+}
+
 /** The SKILL.md of a learning (Agent Skills: name = directory name, description ≤ 1024, metadata a string map). */
 export function renderSkill(l: Learning): RenderedFile {
   const fm = yaml({ name: l.name, description: desc(l), metadata: { 'generated-by': 'git-learn' } })

@@ -29,10 +29,13 @@ const orSay = (command: string) =>
   `{ command -v git-learn >/dev/null 2>&1 || { echo "${NOT_INSTALLED}" >&2; exit 1; }; ${command}; }`
 
 /** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
-export const HUSKY_LINES: Record<'pre-commit' | 'pre-merge-commit' | 'commit-msg', string> = {
+export const HUSKY_LINES: Record<'pre-commit' | 'pre-merge-commit' | 'commit-msg' | 'post-merge' | 'post-checkout', string> = {
   'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
   'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
   'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"')} ${HOOK_MARKER}`,
+  // The refresh of what render wrote: never fails, silent without git-learn or where render never ran.
+  'post-merge': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
+  'post-checkout': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || [ "$3" != 1 ] || git diff --quiet "$1" "$2" -- .learnings 2>/dev/null || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
 }
 
 export type HookAction = 'created' | 'appended' | 'replaced' | 'updated' | 'unchanged' | 'skipped' | 'removed' | 'restored' | 'absent'

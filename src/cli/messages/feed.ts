@@ -95,7 +95,7 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
   return `${lines.join('\n')}\n`
 }
 
-export const renderLeftAlone = (path: string) => `${path} was not written by git learn; left alone (rename the learning or move that file)`
+export const renderLeftAlone = (path: string) => `${path} was not written by git learn here (or was edited since); left alone (move that file, or delete it and render again)`
 
 export const renderOverBudget = (chars: number, budget: number) =>
   `the rendered skills' descriptions sum to ${chars} characters, over the ${budget}-character listing budget: agents will see them cut; shorten descriptions or prune`
@@ -104,7 +104,7 @@ export function renderReport(r: { written: string[]; removed: string[]; unchange
   const verb = dryRun ? 'would write' : 'wrote'
   const lines = [
     ...r.written.map((p) => `${verb} ${p}`),
-    ...r.removed.map((p) => `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active)`),
+    ...r.removed.map((p) => `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active, or its target no longer rendered)`),
   ]
   lines.push(`${r.written.length} written, ${r.removed.length} removed, ${r.unchanged.length} unchanged${r.skipped.length ? `, ${r.skipped.length} left alone` : ''}.`)
   if (!dryRun && (r.written.length || r.removed.length)) lines.push('Commit them with the learnings, or add them to .gitignore if each clone renders its own.')

@@ -68,4 +68,4 @@ export const nearDuplicate = (name: string, twin: string, path: string, similari
 export const commitMsgStopped =
   'The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n'
 
-export const postMergeRenderFailed = (reason: string) => `git learn post-merge: render failed (${reason}); run \`git learn render\` yourself.\n`
+export const refreshRenderFailed = (who: string, reason: string) => `git learn ${who}: refreshing the rendered files failed (${reason}); run \`git learn render\` yourself.\n`
