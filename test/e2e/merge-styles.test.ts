@@ -48,7 +48,7 @@ function forgeSquashMessage(repo: TestRepo, branch: string, indent: string): str
   return `Learn ${branch.slice('learn/'.length)} (#12)\n\n${parts.join('\n\n')}\n`
 }
 
-function story(repo: TestRepo, run: ReturnType<typeof setUp>['run'], name: string) {
+function story(run: ReturnType<typeof setUp>["run"], name: string) {
   const log = run('git', 'learn', 'log', name, '--json')
   expect(log.code, log.stderr).toBe(0)
   return (JSON.parse(log.stdout).events as { action: string; to: string; by: string }[]).map((e) => `${e.action} → ${e.to} by ${e.by}`).reverse()
@@ -85,7 +85,7 @@ describe('every merge style', () => {
       expect(repo.git('status', '--porcelain')).toBe('')
       const ci = run('git', 'learn', 'check', '--base', base)
       expect(ci.code, ci.stdout + ci.stderr).toBe(0)
-      expect(story(repo, run, 'landed-thing')).toEqual(STORY)
+      expect(story(run, 'landed-thing')).toEqual(STORY)
     })
 
   test('a file put into active/ by hand with no approval anywhere is refused by the hooks and by CI, squashed or not', () => {
@@ -139,6 +139,6 @@ describe('the approver is not the proposer, by the record', () => {
     repo.setIdentity(...BOB)
     const ok = run('git', 'learn', 'approve', 'squashed-proposal')
     expect(ok.code, ok.stderr).toBe(0)
-    expect(story(repo, run, 'squashed-proposal')).toEqual(['add → pending by Ada Author <ada@example.com>', 'approve → active by Bob Reviewer <bob@example.com>'])
+    expect(story(run, 'squashed-proposal')).toEqual(['add → pending by Ada Author <ada@example.com>', 'approve → active by Bob Reviewer <bob@example.com>'])
   })
 })
