@@ -105,7 +105,7 @@ describe('git learn hook install|uninstall', () => {
     expect(r.stdout).toContain('Require review from Code Owners')
     repo.write('.github/CODEOWNERS', '* @someone\n')
     const again = await repo.cli(['init', '--ci', '--json'])
-    expect(again.json().ci).toEqual({ created: ['.github/CODEOWNERS (git-learn block appended)'], existing: ['.github/workflows/git-learn.yml'] })
+    expect(again.json().ci).toEqual({ created: ['.github/CODEOWNERS (git-learn block appended)'], existing: ['.github/workflows/git-learn.yml'], pinned: false })
     expect(repo.read('.github/CODEOWNERS')).toMatch(/^\* @someone\n\n# git-learn/)
   })
 })

@@ -196,7 +196,7 @@ export const CODEOWNERS_PATH = '.github/CODEOWNERS'
  * `init --ci`: the workflow (from templates/github-workflow.yml, the push branch set to the current one) and the
  * CODEOWNERS block; an existing CODEOWNERS gets our block appended once (recognised by the marker).
  */
-export async function writeCiFiles(git: Git, readTemplate: (file: string) => string): Promise<{ created: string[]; existing: string[] }> {
+export async function writeCiFiles(git: Git, readTemplate: (file: string) => string): Promise<{ created: string[]; existing: string[]; pinned: boolean }> {
   const created: string[] = []
   const existing: string[] = []
   const branch = (await git.tryRun(['symbolic-ref', '--short', '-q', 'HEAD']))?.trim() || 'main'
@@ -221,5 +221,15 @@ export async function writeCiFiles(git: Git, readTemplate: (file: string) => str
       created.push(`${owners.p} (git-learn block appended)`)
     }
   }
-  return { created, existing }
+  return { created, existing, pinned: pinsGitLearn(git.root) }
+}
+
+/** Whether the project's package.json lists git-learn, so `npm ci` in the workflow installs the pinned copy it runs. */
+function pinsGitLearn(root: string): boolean {
+  try {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>
+    return ['devDependencies', 'dependencies'].some((k) => typeof pkg[k]?.['git-learn'] === 'string')
+  } catch {
+    return false
+  }
 }

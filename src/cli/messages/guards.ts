@@ -18,10 +18,16 @@ export function hookReport(kind: 'husky' | 'hooks-dir', changes: readonly HookCh
   return `${uninstall ? 'removed git learn from' : 'git learn guards'} ${where}:\n${lines.join('\n')}\n${tail}`
 }
 
-export function ciReport(created: readonly string[], existing: readonly string[]): string {
+export function ciReport(created: readonly string[], existing: readonly string[], pinned: boolean): string {
   const lines = [
     ...created.map((c) => `  created ${c}`),
     ...existing.map((c) => `  kept    ${c} (already there; compare with templates/ of git-learn)`),
+    ...(pinned
+      ? []
+      : [
+          'The workflow runs the git-learn your lockfile pins (npm ci, then ./node_modules/.bin/git-learn), and',
+          "package.json does not list it yet: add it with `npm i -D <git-learn tarball or git URL>` and commit the lockfile.",
+        ]),
   ]
   return `${lines.join('\n')}
 Make the pull request the human approval:
