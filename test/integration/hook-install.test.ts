@@ -69,6 +69,15 @@ describe('git learn hook install|uninstall', () => {
     expect(repo.exists('.git/hooks/commit-msg')).toBe(false)
   })
 
+  test('a shim an earlier version installed is recognised and updated, not left as yours', async () => {
+    const repo = makeRepo()
+    const earlier = '#!/bin/sh\n# git-learn: checks the staged learnings; GIT_LEARN_HOOKS=0 or HUSKY=0 skips it.\nif [ "${GIT_LEARN_HOOKS-}" = 0 ] || [ "${HUSKY-}" = 0 ]; then exit 0; fi\ncommand -v git-learn >/dev/null 2>&1 || PATH="$(pwd)/node_modules/.bin:$PATH"\ncommand -v git-learn >/dev/null 2>&1 || { echo "git-learn: not found on PATH, so the learning checks cannot run. Install it (npm i -D git-learn, or npm i -g git-learn), or skip once with GIT_LEARN_HOOKS=0." >&2; exit 1; }\nexec git-learn check --staged\n'
+    repo.write('.git/hooks/pre-commit', earlier)
+    const r = await repo.cli(['hook', 'install', '--json'])
+    expect(r.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'updated' })
+    expect(repo.read('.git/hooks/pre-commit')).toBe(readFileSync(join(PROJECT_ROOT, 'githooks', 'pre-commit'), 'utf8'))
+  })
+
   test('install --force never replaces an existing backup: it says so and changes nothing', async () => {
     const repo = makeRepo()
     repo.write('.git/hooks/pre-commit', '#!/bin/sh\necho second\n')

@@ -5,6 +5,7 @@
  * the marker `# git-learn`; a hook file is ours only when it is byte-equal to a shipped shim, and a husky line only
  * when it is one of our git-learn commands ending with the marker: everything else is the user's and left alone.
  */
+import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import type { Git } from './simple.js'
@@ -71,11 +72,24 @@ export async function readHookLayout(git: Git): Promise<HookLayout> {
   return { kind: 'hooks-dir', dir }
 }
 
-/** Every shim git learn ships (githooks/*), read once. */
+/** The sha256 of every shim earlier versions shipped: an install from one of them is ours, and is updated. */
+const EARLIER_SHIMS = new Set([
+  '1348d1da62b083c7663cef33935d2ae5ae10d0ab425dca5ccde0135eb0a79471',
+  '1af4aef650e1711921c23795a6f077f76e2b54925bb0907eab5d9f5d56269b80',
+  '20f363d77ee47a0b2fdd4f34c5bcec571e3405febe8f15c937b28fe9cd252c27',
+  '3cb138393376044b8d22432000388c6bd1ef341f94d398ae5c32f3e0c9308a22',
+  '723599320cc53ba68db729f6db2941957984ca7e7eaf33c61bee4719051152cf',
+  '8b0881a0e4a5f3bff314dae0415ce020c4d85c5ab5d4f2fb2c774e0098cdba75',
+  'f57855a9fa7d5b0d8f074d8a1b2360b3939e3ecdf7550ad547c1b48032baf64a',
+  'f6c6803984081faad82640cf7ed39cfd19d7619aaa78b270c031e4f91e9a2e44',
+  'f92e437743e519e3d8baa45ef594a6ad5526402c3d88a908218b3d398ed636f8',
+])
+
+/** Every shim git learn ships (githooks/*), read once, or one an earlier version shipped. */
 let shipped: Set<string> | undefined
 function isShippedShim(text: string): boolean {
   shipped ??= new Set(readdirSync(SHIMS).map((f) => readShim(f)))
-  return shipped.has(text)
+  return shipped.has(text) || EARLIER_SHIMS.has(createHash('sha256').update(text).digest('hex'))
 }
 
 /** A line install put into a husky hook: a git-learn command ending with the marker (not any line mentioning it). */
