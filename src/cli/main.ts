@@ -55,7 +55,8 @@ export async function runCli(argv: readonly string[], ctx: Ctx): Promise<number>
   try {
     if (!load) {
       const { UsageError } = await import('../core/errors.js')
-      throw new UsageError(`unknown command "${name}"; the commands are: ${Object.keys(COMMANDS).join(', ')}`)
+      const near = (await import('../core/suggest.js')).closest(name, Object.keys(COMMANDS))
+      throw new UsageError(`unknown command "${name}"; ${near ? `did you mean \`git learn ${near}\`? ` : ''}the commands are: ${Object.keys(COMMANDS).join(', ')}`)
     }
     const mod = await load()
     hook = mod.spec.hook === true
