@@ -19,7 +19,7 @@ import { parseAuditTrail, parseLearningTrailers } from './trailers.js'
 import type { SchemaValidator } from './validate.js'
 
 export type Severity = 'error' | 'warning' | 'note'
-export type RuleId = 'schema' | 'zone' | 'transition' | 'secrets' | 'stale' | 'budget' | 'directives'
+export type RuleId = 'schema' | 'zone' | 'transition' | 'secrets' | 'stale' | 'budget' | 'directives' | 'rendered'
 
 /** Every rule with its default severity and what it holds. */
 export const RULES: Readonly<Record<RuleId, { severity: Severity; summary: string }>> = {
@@ -30,6 +30,7 @@ export const RULES: Readonly<Record<RuleId, { severity: Severity; summary: strin
   directives: { severity: 'error', summary: 'no prompt-injection-like instructions unless added with --allow-directives' },
   stale: { severity: 'warning', summary: 'an active learning whose evidence.paths changed since evidence.commit' },
   budget: { severity: 'warning', summary: "the summed descriptions of active learnings fit the agents' skill-listing budget" },
+  rendered: { severity: 'warning', summary: 'a rendered skill in the tree matches the active learning it was rendered from' },
 }
 
 /**

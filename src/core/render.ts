@@ -59,10 +59,45 @@ export function renderCursorRule(l: Learning): RenderedFile {
   return { path: `.cursor/rules/${l.name}.mdc`, content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l)}\n\n# ${l.name}\n\n${body(l)}` }
 }
 
-/** The Copilot instructions file of a learning (`applyTo` from evidence.paths, else every file). */
-export function renderCopilot(l: Learning): RenderedFile {
+/** Globs of the files a tag is about, for Copilot's `applyTo` when a learning names no evidence paths. */
+const TAG_GLOBS: Readonly<Record<string, readonly string[]>> = {
+  typescript: ['**/*.ts', '**/*.tsx'],
+  ts: ['**/*.ts', '**/*.tsx'],
+  javascript: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/*.jsx'],
+  node: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/*.ts', '**/package.json'],
+  esm: ['**/*.js', '**/*.mjs', '**/*.ts', '**/package.json'],
+  commonjs: ['**/*.js', '**/*.cjs', '**/package.json'],
+  react: ['**/*.jsx', '**/*.tsx'],
+  vitest: ['**/*.test.*', '**/*.spec.*', '**/vitest.config.*'],
+  jest: ['**/*.test.*', '**/*.spec.*', '**/jest.config.*'],
+  testing: ['**/*.test.*', '**/*.spec.*', '**/test/**', '**/tests/**'],
+  python: ['**/*.py'],
+  go: ['**/*.go'],
+  rust: ['**/*.rs', '**/Cargo.toml'],
+  java: ['**/*.java'],
+  css: ['**/*.css', '**/*.scss'],
+  sql: ['**/*.sql'],
+  postgres: ['**/*.sql'],
+  docker: ['**/Dockerfile*', '**/docker-compose*.yml', '**/compose*.yml'],
+  npm: ['**/package.json', '**/package-lock.json'],
+  ci: ['.github/workflows/**'],
+  'github-actions': ['.github/workflows/**'],
+  git: ['.gitignore', '.gitattributes'],
+  markdown: ['**/*.md'],
+}
+
+/** Where a learning applies: its evidence paths, else the globs of its tags; every file only when neither says. */
+export function applyToOf(l: Learning): string {
   const p = paths(l)
-  const fm = yaml({ applyTo: p.length ? p.join(',') : '**' })
+  if (p.length) return p.join(',')
+  const tags = Array.isArray(l.data.tags) ? l.data.tags.filter((t): t is string => typeof t === 'string') : []
+  const globs = [...new Set(tags.flatMap((t) => TAG_GLOBS[t.toLowerCase()] ?? []))].sort()
+  return globs.length ? globs.join(',') : '**'
+}
+
+/** The Copilot instructions file of a learning (`applyTo` from evidence.paths or the tags, else every file). */
+export function renderCopilot(l: Learning): RenderedFile {
+  const fm = yaml({ applyTo: applyToOf(l) })
   return {
     path: `.github/instructions/${l.name}.instructions.md`,
     content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l)}\n\n# ${l.name}\n\n${desc(l)}\n\n${body(l)}`,

@@ -62,7 +62,8 @@ describe('git learn render', () => {
     expect(agents).toMatch(/- \*\*postgres-econnrefused\*\* — Fix tests failing/)
     expect(agents.trimEnd().endsWith('<!-- git-learn:end -->')).toBe(true)
     expect(repo.read('.cursor/rules/vitest-esm-mock-hoisting.mdc')).toMatch(/^---\ndescription: .+\nglobs: test\/api\.test\.ts\nalwaysApply: false\n---\n/)
-    expect(repo.read('.github/instructions/docker-enospc.instructions.md')).toMatch(/^---\napplyTo: "\*\*"\n---\n/)
+    // No evidence paths: applyTo comes from the tags (docker), not "**" for every file.
+    expect(repo.read('.github/instructions/docker-enospc.instructions.md')).toMatch(/^---\napplyTo: "\*\*\/Dockerfile\*,\*\*\/compose\*\.yml,\*\*\/docker-compose\*\.yml"\n---\n/)
     expect(repo.exists('.claude/skills')).toBe(false)
     repo.write('AGENTS.md', `${agents}\n## After\nmore of ours\n`)
     // The targets given are the whole set: the cursor and copilot files go.

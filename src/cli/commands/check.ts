@@ -185,6 +185,7 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   findings.push(...content)
   findings.push(...engine.checkUniqueNames(files.map((f) => f.path)))
   findings.push(...engine.checkBudget(result.learnings))
+  findings.push(...(await import('../../core/check-rendered.js')).checkRendered(files, result.learnings))
 
   const pinned = result.learnings.filter((l) => l.state === 'active').flatMap((l) => {
     const e = engine.readEvidence(l)
