@@ -19,7 +19,7 @@ import { parseAuditTrail, parseLearningTrailers } from './trailers.js'
 import type { SchemaValidator } from './validate.js'
 
 export type Severity = 'error' | 'warning' | 'note'
-export type RuleId = 'schema' | 'zone' | 'transition' | 'secrets' | 'stale' | 'budget' | 'directives' | 'rendered'
+export type RuleId = 'schema' | 'zone' | 'transition' | 'secrets' | 'stale' | 'budget' | 'directives' | 'rendered' | 'tier'
 
 /** Every rule with its default severity and what it holds. */
 export const RULES: Readonly<Record<RuleId, { severity: Severity; summary: string }>> = {
@@ -31,6 +31,7 @@ export const RULES: Readonly<Record<RuleId, { severity: Severity; summary: strin
   stale: { severity: 'warning', summary: 'an active learning whose evidence.paths changed since evidence.commit' },
   budget: { severity: 'warning', summary: "the summed descriptions of active learnings fit the agents' skill-listing budget" },
   rendered: { severity: 'warning', summary: 'a rendered skill in the tree matches the active learning it was rendered from' },
+  tier: { severity: 'warning', summary: 'every pinned tier is here (fetched on first use) and readable, so no agent silently misses it' },
 }
 
 /**

@@ -186,6 +186,11 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   findings.push(...engine.checkUniqueNames(files.map((f) => f.path)))
   findings.push(...engine.checkBudget(result.learnings))
   findings.push(...(await import('../../core/check-rendered.js')).checkRendered(files, result.learnings))
+  if (config.tiers.length) {
+    // A fresh clone or CI fetches pinned tiers on first use; one that cannot be had is named with what to run.
+    const [{ openRepo }, { readTierPins }] = await Promise.all([import('../../adapters/store/repo.js'), import('../../adapters/feed/tiers.js')])
+    await readTierPins(await openRepo(root), (w) => findings.push(engine.finding('tier', '.learnings/config.yaml', 1, `${w.path}: ${w.reason}`)))
+  }
 
   const pinned = result.learnings.filter((l) => l.state === 'active').flatMap((l) => {
     const e = engine.readEvidence(l)
