@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto'
 import { lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { isRendered } from '../../core/check-zones.js'
-import { AGENTS_FILE, RENDER_TARGETS, isRenderPath, removeAgentsSection, spliceAgentsSection } from '../../core/render.js'
+import { AGENTS_FILE, CLAUDE_MD_FILE, RENDER_TARGETS, isRenderPath, removeAgentsSection, spliceAgentsSection } from '../../core/render.js'
 import type { RenderPlan, RenderTarget } from '../../core/render.js'
 
 export interface RenderResult {
@@ -30,6 +30,8 @@ export interface RenderManifest {
   files: Map<string, string | null>
   /** Whether the AGENTS.md section was written. */
   agents: boolean
+  /** Whether the CLAUDE.md section was written. */
+  claudeMd: boolean
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
@@ -53,7 +55,7 @@ export function readRenderManifest(commonDir: string): RenderManifest | undefine
   files.delete(AGENTS_FILE)
   const listed = Array.isArray(m['targets']) ? m['targets'].filter((t): t is RenderTarget => (RENDER_TARGETS as readonly unknown[]).includes(t)) : []
   const targets = listed.length ? listed : targetsOf([...files.keys()], agents)
-  return { targets, files, agents }
+  return { targets, files, agents, claudeMd: m['claudeMd'] === true }
 }
 
 /** The targets a first-format manifest's paths belong to. */
@@ -132,29 +134,40 @@ export function applyRender(root: string, commonDir: string, plan: RenderPlan, t
     }
     result.removed.push(rel)
   }
-  const agents = look(root, AGENTS_FILE)
-  if (plan.agentsSection !== null) {
-    const current = agents.kind === 'file' ? agents.text : null
-    const next = spliceAgentsSection(current, plan.agentsSection)
-    if (next === current) result.unchanged.push(AGENTS_FILE)
-    else if (agents.kind === 'foreign') result.skipped.push(AGENTS_FILE)
-    else {
-      if (!dryRun) writeFileSync(join(root, AGENTS_FILE), next)
-      result.written.push(AGENTS_FILE)
-    }
-  } else if (manifest?.agents && agents.kind === 'file') {
-    // The agents target was dropped: its section goes, the rest of AGENTS.md stays byte for byte.
-    const next = removeAgentsSection(agents.text)
-    if (next !== undefined) {
-      if (!dryRun) writeFileSync(join(root, AGENTS_FILE), next)
-      result.removed.push(AGENTS_FILE)
+  // The marked sections of files that are the user's: AGENTS.md (agents) and CLAUDE.md (claude-md).
+  const sections: [string, string | null, boolean][] = [
+    [AGENTS_FILE, plan.agentsSection, manifest?.agents ?? false],
+    [CLAUDE_MD_FILE, plan.claudeMdSection, manifest?.claudeMd ?? false],
+  ]
+  const keptSections = new Set<string>()
+  for (const [file, section, before] of sections) {
+    const at = look(root, file)
+    if (section !== null) {
+      const current = at.kind === 'file' ? at.text : null
+      const next = spliceAgentsSection(current, section)
+      if (at.kind === 'foreign') result.skipped.push(file)
+      else {
+        keptSections.add(file)
+        if (next === current) result.unchanged.push(file)
+        else {
+          if (!dryRun) writeFileSync(join(root, file), next)
+          result.written.push(file)
+        }
+      }
+    } else if (before && at.kind === 'file') {
+      // The target was dropped: its section goes, the rest of the file stays byte for byte.
+      const next = removeAgentsSection(at.text)
+      if (next !== undefined) {
+        if (!dryRun) writeFileSync(join(root, file), next)
+        result.removed.push(file)
+      }
     }
   }
   if (!dryRun) {
     try {
       mkdirSync(join(commonDir, 'learn'), { recursive: true })
       const files = Object.fromEntries([...kept].sort(([a], [b]) => (a < b ? -1 : 1)))
-      const record = { version: 2, targets: [...targets], files, agents: plan.agentsSection !== null && !result.skipped.includes(AGENTS_FILE) }
+      const record = { version: 2, targets: [...targets], files, agents: keptSections.has(AGENTS_FILE), claudeMd: keptSections.has(CLAUDE_MD_FILE) }
       writeFileSync(join(commonDir, 'learn', MANIFEST_FILE), `${JSON.stringify(record, null, 2)}\n`)
     } catch {
       // Without a manifest the next render owns only files that already hold what it would write.

@@ -17,15 +17,16 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 export const spec: CommandSpec = {
   name: 'render',
   summary: 'Write the active learnings where agents discover them: Claude skills, AGENTS.md, Cursor rules, Copilot instructions.',
-  usage: 'git learn render [--target claude|agents|cursor|copilot]… [--dry-run] [--quiet] [--json]',
+  usage: 'git learn render [--target claude|agents|cursor|copilot|claude-md]… [--dry-run] [--quiet] [--json]',
   details:
     'Targets default to render.targets in .learnings/config.yaml (claude); the targets given are the whole set (files\n' +
     'of a target no longer rendered are removed). Deterministic: the same store gives the same bytes. Only files the\n' +
     'render manifest lists with the hash of their content are rewritten or removed, never through a symbolic link; a\n' +
     'hand-written or edited file at a target path is left alone and reported. AGENTS.md changes only between\n' +
-    '<!-- git-learn:begin/end -->.',
+    '<!-- git-learn:begin/end -->. claude-md writes .learnings/INDEX.md (name, description, trigger of each active\n' +
+    'learning, within context.max_tokens) and a marked section of CLAUDE.md that imports it (@.learnings/INDEX.md).',
   options: {
-    target: { type: 'string', multiple: true, value: 'target', description: 'claude, agents, cursor or copilot (repeat, or comma-separate)' },
+    target: { type: 'string', multiple: true, value: 'target', description: 'claude, agents, cursor, copilot or claude-md (repeat, or comma-separate)' },
     'dry-run': { type: 'boolean', description: 'say what would change; write nothing' },
     quiet: { type: 'boolean', description: 'print only warnings (for the post-checkout hook)' },
     json: { type: 'boolean', description: 'print {written, removed, unchanged, skipped, warnings}' },
@@ -42,7 +43,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const { sources, problems } = await readSources(repo, { states: ['active'] })
   ctx.stderr(warnProblems(problems))
   const { learnings, rejected } = selectRenderable(sources.flatMap((s) => s.learnings), await loadLearningValidator())
-  const plan = planRender(learnings, targets)
+  const plan = planRender(learnings, targets, { indexTokens: config.context.max_tokens })
   const result = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
   const warnings: string[] = rejected.map((r) => renderSkippedInvalid(r.path, r.reason))
   warnings.push(...result.skipped.map(renderLeftAlone))

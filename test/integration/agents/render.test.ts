@@ -145,3 +145,40 @@ describe('check reports rendered files that no longer say what the store says', 
     expect((await repo.cli(['check', '--json'])).json().findings.filter((f: { rule: string }) => f.rule === 'rendered')).toEqual([])
   })
 })
+
+describe('render --target claude-md: an index CLAUDE.md imports', () => {
+  test('one marked section importing .learnings/INDEX.md, replaced never duplicated, removed with the target', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const mine = '# Project rules\n\nUse pnpm.\n'
+    repo.write('CLAUDE.md', mine)
+    const first = (await repo.cli(['render', '--target', 'claude-md', '--json'])).json()
+    expect(first.written.sort()).toEqual(['.learnings/INDEX.md', 'CLAUDE.md'])
+    const claude = repo.read('CLAUDE.md')
+    expect(claude).toBe(`${mine}\n<!-- git-learn:begin -->\n## Team learnings\n\n@.learnings/INDEX.md\n<!-- git-learn:end -->\n`)
+    const index = repo.read('.learnings/INDEX.md')
+    expect(index).toMatch(/^- \*\*docker-enospc\*\* — .+ Trigger: `.+`$/m)
+    expect(index).not.toContain('pending-example')
+    const again = (await repo.cli(['render', '--target', 'claude-md', '--json'])).json()
+    expect(again.written).toEqual([])
+    expect(repo.read('CLAUDE.md').match(/git-learn:begin/g)).toHaveLength(1)
+    // check accepts the index inside .learnings/.
+    repo.git('add', '-A')
+    expect((await repo.cli(['check', '--staged'])).code).toBe(0)
+
+    const dropped = (await repo.cli(['render', '--target', 'claude', '--json'])).json()
+    expect(dropped.removed.sort()).toEqual(['.learnings/INDEX.md', 'CLAUDE.md'])
+    expect(repo.read('CLAUDE.md')).toBe(mine)
+    expect(repo.exists('.learnings/INDEX.md')).toBe(false)
+  })
+
+  test('the index stays within context.max_tokens and says how many it left out', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write('.learnings/config.yaml', 'context:\n  max_tokens: 120\n')
+    await repo.cli(['render', '--target', 'claude-md'])
+    const index = repo.read('.learnings/INDEX.md')
+    expect(index.length).toBeLessThanOrEqual(120 * 4 + 80)
+    expect(index).toMatch(/^- … \d+ more: `git learn search <words>`$/m)
+  })
+})
