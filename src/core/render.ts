@@ -7,6 +7,7 @@ import { RENDER_MARKER } from './check-zones.js'
 import { validateLearning } from './learning.js'
 import type { Learning } from './learning.js'
 import { explainBadName } from './names.js'
+import { renderSkillReferences, skillLine, skillOf, skillReferencesPath } from './skills.js'
 import type { SchemaValidator } from './validate.js'
 
 export const RENDER_TARGETS = ['claude', 'agents', 'cursor', 'copilot', 'claude-md'] as const
@@ -31,6 +32,8 @@ export interface RenderPlan {
   agentsSection: string | null
   /** The CLAUDE.md section (markers included, importing INDEX_FILE) when the claude-md target is on. */
   claudeMdSection: string | null
+  /** Hand-written skills that get our one marked line in their SKILL.md (skill → line). */
+  skillLines: Record<string, string>
   /** Summed description characters of the rendered skills (the agents' listing budget). */
   descriptionChars: number
 }
@@ -190,7 +193,7 @@ export function selectRenderable(active: readonly Learning[], validator: SchemaV
 }
 
 /** The plan for the active learnings (first occurrence of a name wins; a name that is not kebab-case is never a path) and the targets. */
-export function planRender(active: readonly Learning[], targets: readonly RenderTarget[], opts: { indexTokens?: number } = {}): RenderPlan {
+export function planRender(active: readonly Learning[], targets: readonly RenderTarget[], opts: { indexTokens?: number; handSkills?: ReadonlySet<string> } = {}): RenderPlan {
   const seen = new Set<string>()
   const learnings = active
     .filter((l) => explainBadName(l.name) === undefined)
@@ -198,10 +201,22 @@ export function planRender(active: readonly Learning[], targets: readonly Render
     .filter((l) => (seen.has(l.name) ? false : (seen.add(l.name), true)))
   const files: RenderedFile[] = []
   const on = new Set(targets)
+  // A learning that names a hand-written skill is folded into it (its references/learnings.md), not a skill of its own.
+  const folded = new Map<string, Learning[]>()
   for (const l of learnings) {
+    const skill = skillOf(l)
+    if (on.has('claude') && skill !== undefined && opts.handSkills?.has(skill)) {
+      folded.set(skill, [...(folded.get(skill) ?? []), l])
+      continue
+    }
     if (on.has('claude')) files.push(renderSkill(l))
     if (on.has('cursor')) files.push(renderCursorRule(l))
     if (on.has('copilot')) files.push(renderCopilot(l))
+  }
+  const skillLines: Record<string, string> = {}
+  for (const [skill, ls] of [...folded].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    files.push({ path: skillReferencesPath(skill), content: renderSkillReferences(skill, ls) })
+    skillLines[skill] = skillLine(ls.length)
   }
   if (on.has('claude-md')) files.push({ path: INDEX_FILE, content: renderIndex(learnings, opts.indexTokens ?? 1500) })
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
@@ -209,6 +224,7 @@ export function planRender(active: readonly Learning[], targets: readonly Render
     files,
     agentsSection: on.has('agents') ? renderAgentsSection(learnings) : null,
     claudeMdSection: on.has('claude-md') ? renderClaudeMdSection() : null,
+    skillLines,
     descriptionChars: on.has('claude') ? learnings.reduce((n, l) => n + desc(l).length, 0) : 0,
   }
 }

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path'
 import { isRendered } from '../../core/check-zones.js'
 import { AGENTS_FILE, CLAUDE_MD_FILE, RENDER_TARGETS, isRenderPath, removeAgentsSection, spliceAgentsSection } from '../../core/render.js'
 import type { RenderPlan, RenderTarget } from '../../core/render.js'
+import { skillFilePath, spliceSkillLine } from '../../core/skills.js'
 
 export interface RenderResult {
   written: string[]
@@ -32,6 +33,8 @@ export interface RenderManifest {
   agents: boolean
   /** Whether the CLAUDE.md section was written. */
   claudeMd: boolean
+  /** Hand-written skills whose SKILL.md carries our marked line. */
+  skillLines: string[]
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
@@ -55,7 +58,8 @@ export function readRenderManifest(commonDir: string): RenderManifest | undefine
   files.delete(AGENTS_FILE)
   const listed = Array.isArray(m['targets']) ? m['targets'].filter((t): t is RenderTarget => (RENDER_TARGETS as readonly unknown[]).includes(t)) : []
   const targets = listed.length ? listed : targetsOf([...files.keys()], agents)
-  return { targets, files, agents, claudeMd: m['claudeMd'] === true }
+  const skillLines = Array.isArray(m['skillLines']) ? m['skillLines'].filter((x): x is string => typeof x === 'string' && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(x)) : []
+  return { targets, files, agents, claudeMd: m['claudeMd'] === true, skillLines }
 }
 
 /** The targets a first-format manifest's paths belong to. */
@@ -163,11 +167,26 @@ export function applyRender(root: string, commonDir: string, plan: RenderPlan, t
       }
     }
   }
+  // The one marked line in each hand-written SKILL.md that has folded learnings; taken out where none are left.
+  const lined: string[] = []
+  for (const skill of new Set([...Object.keys(plan.skillLines), ...(manifest?.skillLines ?? [])])) {
+    const file = skillFilePath(skill)
+    const at = look(root, file)
+    if (at.kind !== 'file') {
+      if (plan.skillLines[skill] !== undefined) result.skipped.push(file)
+      continue
+    }
+    const next = spliceSkillLine(at.text, plan.skillLines[skill] ?? null)
+    if (plan.skillLines[skill] !== undefined) lined.push(skill)
+    if (next === at.text) continue
+    if (!dryRun) writeFileSync(join(root, file), next)
+    ;(plan.skillLines[skill] !== undefined ? result.written : result.removed).push(file)
+  }
   if (!dryRun) {
     try {
       mkdirSync(join(commonDir, 'learn'), { recursive: true })
       const files = Object.fromEntries([...kept].sort(([a], [b]) => (a < b ? -1 : 1)))
-      const record = { version: 2, targets: [...targets], files, agents: keptSections.has(AGENTS_FILE), claudeMd: keptSections.has(CLAUDE_MD_FILE) }
+      const record = { version: 2, targets: [...targets], files, agents: keptSections.has(AGENTS_FILE), claudeMd: keptSections.has(CLAUDE_MD_FILE), skillLines: lined.sort() }
       writeFileSync(join(commonDir, 'learn', MANIFEST_FILE), `${JSON.stringify(record, null, 2)}\n`)
     } catch {
       // Without a manifest the next render owns only files that already hold what it would write.

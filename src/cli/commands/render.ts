@@ -1,4 +1,5 @@
 import { applyRender } from '../../adapters/agents/render.js'
+import { readHandSkills } from '../../adapters/agents/skills.js'
 import { openRepo } from '../../adapters/store/repo.js'
 import { readSources } from '../../adapters/store/sources.js'
 import { loadLearningValidator } from '../../adapters/store/validators.js'
@@ -9,7 +10,8 @@ import type { RenderTarget } from '../../core/render.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { renderLeftAlone, renderOverBudget, renderReport, warnProblems } from '../messages/feed.js'
-import { renderSkippedInvalid } from '../messages/feed.js'
+import { renderNoSuchSkill, renderSkippedInvalid } from '../messages/feed.js'
+import { skillOf } from '../../core/skills.js'
 import { warning } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
@@ -43,9 +45,15 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const { sources, problems } = await readSources(repo, { states: ['active'] })
   ctx.stderr(warnProblems(problems))
   const { learnings, rejected } = selectRenderable(sources.flatMap((s) => s.learnings), await loadLearningValidator())
-  const plan = planRender(learnings, targets, { indexTokens: config.context.max_tokens })
+  const handSkills = targets.includes('claude') ? new Set(readHandSkills(repo.root, repo.git.commonDir).map((sk) => sk.name)) : new Set<string>()
+  const plan = planRender(learnings, targets, { indexTokens: config.context.max_tokens, handSkills })
   const result = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
   const warnings: string[] = rejected.map((r) => renderSkippedInvalid(r.path, r.reason))
+  if (targets.includes('claude'))
+    for (const l of learnings) {
+      const skill = skillOf(l)
+      if (skill !== undefined && !handSkills.has(skill)) warnings.push(renderNoSuchSkill(l.path, skill))
+    }
   warnings.push(...result.skipped.map(renderLeftAlone))
   if (plan.descriptionChars > LISTING_BUDGET_CHARS)
     warnings.push(renderOverBudget(plan.descriptionChars, LISTING_BUDGET_CHARS))

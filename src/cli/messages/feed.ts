@@ -137,3 +137,15 @@ export function evalReport(r: { queries: number; k: number; top1: number; precis
 export function renderSkippedInvalid(path: string, reason: string): string {
   return `${path} was not rendered: ${reason}; fix it (\`git learn check\` shows every problem)`
 }
+
+export function suggestSkillReport(name: string, current: string | undefined, s: { ranked: { skill: string; score: number }[]; best?: { skill: string; score: number } }): string {
+  if (!s.ranked.length) return `no hand-written skills under .claude/skills/ to fold ${name} into.\n`
+  const head = s.best
+    ? `${name} fits the skill ${s.best.skill} (score ${s.best.score.toFixed(2)}): set \`skill: ${s.best.skill}\` in its frontmatter if you agree, then \`git learn render\`.`
+    : `${name}: no clear match among the skills (best ${s.ranked[0]?.skill} at ${s.ranked[0]?.score.toFixed(2)}); leave it a skill of its own, or pick one yourself.`
+  const rows = s.ranked.slice(0, 5).map((r) => `  ${r.score.toFixed(2)}  ${r.skill}`)
+  return `${[head, ...(current ? [`(it names skill: ${current} now)`] : []), ...rows].join('\n')}\n`
+}
+
+export const renderNoSuchSkill = (path: string, skill: string) =>
+  `${path} names skill: ${skill}, but .claude/skills/${skill}/SKILL.md is not a hand-written skill here: rendered as a skill of its own (fix the name, or \`git learn suggest-skill\`)`
