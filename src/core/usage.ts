@@ -26,9 +26,8 @@ export interface UsageSummary {
   lastConfirmed: string | null
 }
 
-/** Kinds that confirm a learning (+confidence.confirm each) and that contradict it (−confidence.contradict each). */
+/** Kinds that confirm a learning (+confidence.confirm each); `harmful` contradicts it (−confidence.contradict). */
 export const CONFIRMING: ReadonlySet<UsageEventKind> = new Set(['helpful', 'applied'])
-export const CONTRADICTING: ReadonlySet<UsageEventKind> = new Set(['harmful'])
 
 export const EMPTY_USAGE: UsageSummary = Object.freeze({ matches: 0, helpful: 0, harmful: 0, applied: 0, lastUsed: null, lastConfirmed: null })
 
