@@ -4,7 +4,7 @@
  * and solution, stop words removed: 1 for the same words in the same proportions, 0 for no shared word.
  */
 import type { Learning } from './learning.js'
-import { sectionText } from './learning.js'
+import { sectionText, triggersOf } from './learning.js'
 import type { LearningType } from './learning-schema.js'
 import { fnv1a64 } from './secrets.js'
 
@@ -73,7 +73,7 @@ export function solutionOf(l: Learning): string {
 
 /** The text similarity is measured on: description (the title), trigger and solution. */
 export function comparableText(l: Learning): string {
-  return [str(l.data.description), str(l.data.trigger), solutionOf(l)].join('\n')
+  return [str(l.data.description), triggersOf(l.data).join('\n'), solutionOf(l)].join('\n')
 }
 
 /** The content hash of a learning: FNV-1a 64 of its normalized description and solution. */

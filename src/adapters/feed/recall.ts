@@ -1,6 +1,6 @@
 /** The failure path of the recall hook: match the error against the cached triggers, record the matches. */
 import type { ToolFailure } from '../../core/search-recall.js'
-import { RECALL_MAX_ITEMS, rankRecall } from '../../core/search-recall.js'
+import { RECALL_MAX_ITEMS, rankRecall } from '../../core/recall-rank.js'
 import { buildQueryTerms } from '../../core/terms.js'
 import { appendEvent } from '../state/events.js'
 import { readRecallFeed } from './search-index.js'

@@ -35,8 +35,8 @@ import type { LearningState } from '../../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexParts, SearchDoc, SearchFilter, SearchHit } from '../../core/search.js'
-import type { RecallIndex, RecallPostings } from '../../core/search-recall.js'
-import { invertRecall } from '../../core/search-recall.js'
+import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
+import { invertRecall } from '../../core/recall-rank.js'
 import type { StatusEntry } from '../../core/status.js'
 import { writeAtomic, writeCacheFile } from '../state/cache-file.js'
 import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, storeFiles } from './feed-key.js'
@@ -220,12 +220,12 @@ function readParseCache(dir: string): Map<string, ParsedFile> {
 
 /** Read every source (re-parsing only changed project files), fold, index, and write the cache files of `state.key`. */
 async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
-  const [store, learning, search, sources, { RECALL_TYPES }, { summarize }] = await Promise.all([
+  const [store, learning, search, sources, { buildRecallIndex }, { summarize }] = await Promise.all([
     import('../store/store.js'),
     import('../../core/learning.js'),
     import('../../core/search.js'),
     import('../store/sources.js'),
-    import('../../core/search-recall.js'),
+    import('../../core/recall-rank.js'),
     import('../../core/query.js'),
   ])
   const dir = cacheDir(commonDir)
@@ -351,17 +351,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
     }
   })
   const index = search.buildIndex(docs)
-  const recall: RecallIndex = { names: [], weights: [], triggers: [] }
-  const recallIds: number[] = []
-  catalog.forEach((e, id) => {
-    if (e.state !== 'active' || !RECALL_TYPES.includes(e.type)) return
-    const t = [...search.termsOf(e.trigger ?? '')]
-    if (!t.length) return
-    recallIds.push(id)
-    recall.names.push(e.name)
-    recall.weights.push(e.weight)
-    recall.triggers.push(t)
-  })
+  const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
   const built: Built = { catalog, problems, index, recall, recallIds, project: projectFile }
   writeCache(dir, state.key, { ...built, columns, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
   return built
@@ -715,10 +705,10 @@ function readRecallFile(dir: string, key: string): { recall: RecallFile; catalog
   const f = files(dir, key)
   const r = readJson(f.recall)
   if (!isObject(r) || r['format'] !== CACHE_FORMAT || r['key'] !== key) return undefined
-  const { names, weights, lengths, terms, postings, rows } = r as Partial<Record<keyof RecallFile, unknown>>
+  const { names, weights, totals, terms, postings, rows } = r as Partial<Record<keyof RecallFile, unknown>>
   const n = Array.isArray(names) ? names.length : -1
   const ok =
-    [weights, lengths, rows].every((c) => Array.isArray(c) && c.length === n) &&
+    [weights, totals, rows].every((c) => Array.isArray(c) && c.length === n) &&
     Array.isArray(terms) &&
     Array.isArray(postings) &&
     postings.length === terms.length &&
