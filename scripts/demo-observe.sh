@@ -7,6 +7,9 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 session="${1:-$here/test/fixtures/sessions/claude-every-detector.jsonl}"
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/git-learn-observe-demo.XXXXXX")"
+# Everything the demo makes is under $scratch, removed at the end (GIT_LEARN_DEMO_KEEP=1 keeps it, and says where).
+if [ "${GIT_LEARN_DEMO_KEEP-}" = 1 ]; then trap 'echo "kept: $scratch (remove it with: rm -rf $scratch)"' EXIT
+else trap 'rm -rf "$scratch"; echo "removed $scratch (GIT_LEARN_DEMO_KEEP=1 keeps it)"' EXIT; fi
 bin="$scratch/.bin"
 mkdir -p "$bin" && ln -s "$here/dist/bin.js" "$bin/git-learn" && chmod +x "$here/dist/bin.js"
 export PATH="$bin:$PATH" NO_COLOR=1 GIT_CONFIG_NOSYSTEM=1 HOME="$scratch/.home"
@@ -43,5 +46,3 @@ names=$(git diff --name-only HEAD~1 HEAD -- .learnings/pending | sed 's#.*/##; s
 # shellcheck disable=SC2086
 step git learn approve $names
 step git learn list --state active
-echo
-echo "scratch repository kept at $repo"

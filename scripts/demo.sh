@@ -3,6 +3,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/git-learn-demo.XXXXXX")"
+# Everything the demo makes is under $scratch, removed at the end (GIT_LEARN_DEMO_KEEP=1 keeps it, and says where).
+if [ "${GIT_LEARN_DEMO_KEEP-}" = 1 ]; then trap 'echo "kept: $scratch (remove it with: rm -rf $scratch)"' EXIT
+else trap 'rm -rf "$scratch"; echo "removed $scratch (GIT_LEARN_DEMO_KEEP=1 keeps it)"' EXIT; fi
 bin="$scratch/.bin"
 mkdir -p "$bin" && ln -s "$here/dist/bin.js" "$bin/git-learn" && chmod +x "$here/dist/bin.js"
 export PATH="$bin:$PATH" NO_COLOR=1 GIT_CONFIG_NOSYSTEM=1 HOME="$scratch/.home"
@@ -127,4 +130,4 @@ if [ -x "$here/scripts/demo-observe.sh" ]; then
   "$here/scripts/demo-observe.sh"
 fi
 
-echo; echo "Done. The scratch repository is $repo (remove it with: rm -rf $scratch)"
+echo; echo "Done."

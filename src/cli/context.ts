@@ -93,6 +93,18 @@ function endQuietlyOnEpipe(stream: NodeJS.WriteStream): void {
   })
 }
 
+/** Colour only on a terminal, never with NO_COLOR set (https://no-color.org) or TERM=dumb, never into a pipe or file. */
+function colorOn(stream: NodeJS.WriteStream): boolean {
+  return Boolean(stream.isTTY) && !('NO_COLOR' in process.env) && process.env['TERM'] !== 'dumb'
+}
+
+/** What a person scans for on stderr, in colour: our error line in bold red, `warning:` in yellow. */
+export function paint(text: string): string {
+  return text
+    .replace(/^(git learn [a-z-]+:)/gm, '\x1b[1;31m$1\x1b[0m')
+    .replace(/^(warning:)/gm, '\x1b[33m$1\x1b[0m')
+}
+
 /** The context of a real run of the binary, and the standard streams it wrote to. */
 export interface ProcessCtx extends Ctx {
   written(): NodeJS.WriteStream[]
@@ -116,7 +128,9 @@ export function processCtx(): ProcessCtx {
     now: () => new Date(),
     stdout: (t) => void stdout().write(t),
     stderr: (t) => {
-      if (t) (err ??= process.stderr).write(t)
+      if (!t) return
+      err ??= process.stderr
+      err.write(colorOn(err) ? paint(t) : t)
     },
     readStdin: () => readAllStdin(),
     get stderrIsTTY() {
@@ -124,7 +138,7 @@ export function processCtx(): ProcessCtx {
     },
     written: () => [out, err].filter((s): s is NodeJS.WriteStream => s !== undefined),
     get color() {
-      return Boolean(stdout().isTTY) && !('NO_COLOR' in process.env) && process.env['TERM'] !== 'dumb'
+      return colorOn(stdout())
     },
   }
 }

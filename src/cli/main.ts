@@ -1,10 +1,16 @@
 /** The CLI: route argv to one lazily imported command, print its outcome, map errors to exit codes. */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Ctx } from './context.js'
 import type { CommandSpec, ParsedArgs } from './spec.js'
 import { processCtx } from './context.js'
 import { COMMANDS, COMMAND_GROUPS } from './registry.js'
 
-export const VERSION = '0.1.0'
+/** The version in the package.json shipped beside dist/ (read when asked, so no command pays for it). */
+export function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: unknown }
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown'
+}
 
 export function formatUsage(): string {
   const width = Math.max(...COMMAND_GROUPS.map(([g]) => g.length)) + 2
@@ -66,7 +72,7 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
     return name ? 0 : 2
   }
   if (name === '--version' || name === '-v') {
-    ctx.stdout(`git-learn ${VERSION}\n`)
+    ctx.stdout(`git-learn ${readVersion()}\n`)
     return 0
   }
   const load = COMMANDS[name]
@@ -75,7 +81,8 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
   try {
     if (!load) {
       const { UsageError } = await import('../core/errors.js')
-      throw new UsageError(`unknown command "${name}"; the commands are: ${Object.keys(COMMANDS).join(', ')}`)
+      const near = (await import('../core/suggest.js')).closest(name, Object.keys(COMMANDS))
+      throw new UsageError(`unknown command "${name}"; ${near ? `did you mean \`git learn ${near}\`? ` : ''}the commands are: ${Object.keys(COMMANDS).join(', ')}`)
     }
     const mod = await load()
     hook = mod.spec.hook === true

@@ -45,6 +45,8 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
     const out = results.length === 1 ? { ...results[0], dryRun: opts.dryRun } : { results, dryRun: opts.dryRun }
     ctx.stdout(`${JSON.stringify(out)}\n`)
   }
+  // What agents read follows the store: an approval adds to active/, a superseded learning leaves it.
+  if (!opts.dryRun && results.length) await (await import('./refresh.js')).refreshRendered(ctx, action)
   return ExitCode.ok
 }
 

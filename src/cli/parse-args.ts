@@ -1,6 +1,7 @@
 /** argv against a command's spec, with node:util's parseArgs (kept apart from spec.ts: hooks that skip it skip node:util). */
 import { parseArgs } from 'node:util'
 import { UsageError } from '../core/errors.js'
+import { closest } from '../core/suggest.js'
 import type { CommandSpec, ParsedArgs } from './spec.js'
 
 /** Parse argv against a spec; UsageError for unknown options, missing values or a wrong count of arguments. */
@@ -13,7 +14,10 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
   } catch (err) {
-    throw new UsageError(String((err as Error).message).replace(/\. To specify a positional.*$/s, ''), spec.name)
+    const message = String((err as Error).message).replace(/\. To specify a positional.*$/s, '')
+    const unknown = /^Unknown option '--([^']+)'/.exec(message)?.[1]
+    const near = unknown === undefined ? undefined : closest(unknown, Object.keys(options))
+    throw new UsageError(near ? `${message}; did you mean --${near}?` : message, spec.name)
   }
   const values = parsed.values as ParsedArgs['values']
   if (values['help']) return { values, positionals: parsed.positionals }

@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   context: () => import('./commands/context.js'),
   status: () => import('./commands/status.js'),
   render: () => import('./commands/render.js'),
+  'suggest-skill': () => import('./commands/suggest-skill.js'),
   eval: () => import('./commands/eval.js'),
   prune: () => import('./commands/prune.js'),
   evolve: () => import('./commands/evolve.js'),
@@ -35,7 +36,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
 export const COMMAND_GROUPS: readonly (readonly [string, readonly string[]])[] = [
   ['lifecycle', ['init', 'add', 'approve', 'reject', 'restore', 'list', 'show', 'log', 'doctor']],
   ['guards', ['check', 'hook']],
-  ['agents', ['search', 'context', 'recall', 'feedback', 'status', 'render', 'eval']],
+  ['agents', ['search', 'context', 'recall', 'feedback', 'status', 'render', 'suggest-skill', 'eval']],
   ['observation', ['observe', 'retro']],
   ['at scale', ['prune', 'evolve', 'export', 'import', 'tier', 'promote']],
   ['help', ['help']],

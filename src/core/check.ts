@@ -15,11 +15,11 @@ import type { Learning } from './learning.js'
 import { MOVES, isAllowedMove } from './lifecycle.js'
 import { scanSecrets } from './secrets.js'
 import type { AuditEvent } from './trailers.js'
-import { parseLearningTrailers } from './trailers.js'
+import { parseAuditTrail, parseLearningTrailers } from './trailers.js'
 import type { SchemaValidator } from './validate.js'
 
 export type Severity = 'error' | 'warning' | 'note'
-export type RuleId = 'schema' | 'zone' | 'transition' | 'secrets' | 'stale' | 'budget' | 'directives'
+export type RuleId = 'schema' | 'zone' | 'transition' | 'secrets' | 'stale' | 'budget' | 'directives' | 'rendered' | 'tier'
 
 /** Every rule with its default severity and what it holds. */
 export const RULES: Readonly<Record<RuleId, { severity: Severity; summary: string }>> = {
@@ -30,6 +30,8 @@ export const RULES: Readonly<Record<RuleId, { severity: Severity; summary: strin
   directives: { severity: 'error', summary: 'no prompt-injection-like instructions unless added with --allow-directives' },
   stale: { severity: 'warning', summary: 'an active learning whose evidence.paths changed since evidence.commit' },
   budget: { severity: 'warning', summary: "the summed descriptions of active learnings fit the agents' skill-listing budget" },
+  rendered: { severity: 'warning', summary: 'a rendered skill in the tree matches the active learning it was rendered from' },
+  tier: { severity: 'warning', summary: 'every pinned tier is here (fetched on first use) and readable, so no agent silently misses it' },
 }
 
 /**
@@ -199,6 +201,11 @@ const BY_TOKENS: Record<LearningState, readonly string[]> = {
   pending: [MOVES.restore.by],
 }
 
+/** Whether the trailers record a reviewed move of `name` into `state` (its `*-by` trailer is one of that move's). */
+function reviewedIn(events: readonly AuditEvent[], name: string, state: LearningState): boolean {
+  return events.some((e) => e.name === name && e.to === state && !!e.by && e.byRole !== null && BY_TOKENS[state].includes(e.byRole))
+}
+
 /**
  * The transition rule over the changes from the merge base to HEAD: added only to pending/, moves only as the
  * lifecycle allows (a delete and an add of the same name count as a move when git's rename detection missed it),
@@ -234,8 +241,7 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
   for (const [name, a] of added) {
     const state = stateOf(a.path) as LearningState
     // Proposed and approved (or rejected) within the range: the net change is an add, the trailers show the path.
-    const reviewed = events.some((e) => e.name === name && e.to === state && e.by && e.byRole !== null && BY_TOKENS[state].includes(e.byRole))
-    if (state !== 'pending' && !reviewed)
+    if (state !== 'pending' && !reviewedIn(events, name, state))
       out.push(finding('transition', a.path, 1, `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\``))
   }
   for (const [, d] of deleted)
@@ -261,6 +267,7 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
  */
 export function checkCommitMessage(staged: readonly DiffEntry[], message: string): Finding[] {
   const groups = parseLearningTrailers(message)
+  const events = parseAuditTrail([{ commit: '', date: '', author: '', message }])
   const paragraphBy = new Set(groups.flat().filter((t) => /-by$/.test(t.token)).map((t) => t.token))
   const out: Finding[] = []
   for (const c of staged) {
@@ -274,6 +281,9 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
     } else continue
     if (fromState === to.state) continue
     const fix = `commit lifecycle moves with git learn (\`git learn ${to.state === 'active' ? 'approve' : 'reject|prune'} ${to.name}\`); undo this one with \`git restore --staged ${c.path}${c.oldPath ? ` ${c.oldPath}` : ''}\` and move the file back`
+    // A squash merge (a forge's, or `git merge --squash`) lands a branch that proposed and approved a learning as one
+    // add into active/: its message carries the branch's trailers, and they are the review, as \`check --base\` reads them.
+    if (!fromState && reviewedIn(events, to.name, to.state)) continue
     if (!fromState) {
       out.push(finding('transition', c.path, 1, `${c.path} is added straight into ${to.state}/: learnings start in pending/ (\`git learn add\`): ${fix}`))
       continue

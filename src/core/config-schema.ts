@@ -62,7 +62,7 @@ export const configSchema = {
         },
       },
     },
-    render: section({ targets: { type: 'array', items: { enum: ['claude', 'agents', 'cursor', 'copilot'] } } }),
+    render: section({ targets: { type: 'array', items: { enum: ['claude', 'agents', 'cursor', 'copilot', 'claude-md'] } } }),
   },
 } as const
 

@@ -68,6 +68,8 @@ export const learningSchema = {
     },
     related: { type: 'array', items: nameRef, maxItems: 100 },
     supersedes: { type: 'array', items: nameRef, maxItems: 100 },
+    /** A hand-written skill under .claude/skills/<skill>/ this learning belongs to (render folds it in there). */
+    skill: nameRef,
     created: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
     version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+' },
   },

@@ -7,14 +7,18 @@ import { RENDER_MARKER } from './check-zones.js'
 import { validateLearning } from './learning.js'
 import type { Learning } from './learning.js'
 import { explainBadName } from './names.js'
+import { renderSkillReferences, skillLine, skillOf, skillReferencesPath } from './skills.js'
 import type { SchemaValidator } from './validate.js'
 
-export const RENDER_TARGETS = ['claude', 'agents', 'cursor', 'copilot'] as const
+export const RENDER_TARGETS = ['claude', 'agents', 'cursor', 'copilot', 'claude-md'] as const
 export type RenderTarget = (typeof RENDER_TARGETS)[number]
 
 export const AGENTS_FILE = 'AGENTS.md'
 export const AGENTS_BEGIN = '<!-- git-learn:begin -->'
 export const AGENTS_END = '<!-- git-learn:end -->'
+/** The `claude-md` target: an index of the active learnings, imported into CLAUDE.md's marked section with `@`. */
+export const CLAUDE_MD_FILE = 'CLAUDE.md'
+export const INDEX_FILE = '.learnings/INDEX.md'
 
 export interface RenderedFile {
   path: string
@@ -26,6 +30,10 @@ export interface RenderPlan {
   files: RenderedFile[]
   /** The AGENTS.md section (markers included) when the agents target is on. */
   agentsSection: string | null
+  /** The CLAUDE.md section (markers included, importing INDEX_FILE) when the claude-md target is on. */
+  claudeMdSection: string | null
+  /** Hand-written skills that get our one marked line in their SKILL.md (skill → line). */
+  skillLines: Record<string, string>
   /** Summed description characters of the rendered skills (the agents' listing budget). */
   descriptionChars: number
 }
@@ -41,6 +49,11 @@ const paths = (l: Learning): string[] => {
 const body = (l: Learning) => `${l.body.replace(/\r\n?/g, '\n').replace(/\s+$/, '')}\n`
 const source = (l: Learning) => `<!-- source: ${l.path} — edit that file and run \`git learn render\`; changes here are overwritten -->`
 
+/** A path render may own: one of the files a target writes, by its shape (no `..`, no other directory). */
+export function isRenderPath(path: string): boolean {
+  return /^(\.claude\/skills\/[a-z0-9][a-z0-9-]*\/(SKILL\.md|references\/learnings\.md)|\.cursor\/rules\/[a-z0-9][a-z0-9-]*\.mdc|\.github\/instructions\/[a-z0-9][a-z0-9-]*\.instructions\.md|\.learnings\/INDEX\.md)$/.test(path)
+}
+
 /** The SKILL.md of a learning (Agent Skills: name = directory name, description ≤ 1024, metadata a string map). */
 export function renderSkill(l: Learning): RenderedFile {
   const fm = yaml({ name: l.name, description: desc(l), metadata: { 'generated-by': 'git-learn' } })
@@ -54,10 +67,45 @@ export function renderCursorRule(l: Learning): RenderedFile {
   return { path: `.cursor/rules/${l.name}.mdc`, content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l)}\n\n# ${l.name}\n\n${body(l)}` }
 }
 
-/** The Copilot instructions file of a learning (`applyTo` from evidence.paths, else every file). */
-export function renderCopilot(l: Learning): RenderedFile {
+/** Globs of the files a tag is about, for Copilot's `applyTo` when a learning names no evidence paths. */
+const TAG_GLOBS: Readonly<Record<string, readonly string[]>> = {
+  typescript: ['**/*.ts', '**/*.tsx'],
+  ts: ['**/*.ts', '**/*.tsx'],
+  javascript: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/*.jsx'],
+  node: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/*.ts', '**/package.json'],
+  esm: ['**/*.js', '**/*.mjs', '**/*.ts', '**/package.json'],
+  commonjs: ['**/*.js', '**/*.cjs', '**/package.json'],
+  react: ['**/*.jsx', '**/*.tsx'],
+  vitest: ['**/*.test.*', '**/*.spec.*', '**/vitest.config.*'],
+  jest: ['**/*.test.*', '**/*.spec.*', '**/jest.config.*'],
+  testing: ['**/*.test.*', '**/*.spec.*', '**/test/**', '**/tests/**'],
+  python: ['**/*.py'],
+  go: ['**/*.go'],
+  rust: ['**/*.rs', '**/Cargo.toml'],
+  java: ['**/*.java'],
+  css: ['**/*.css', '**/*.scss'],
+  sql: ['**/*.sql'],
+  postgres: ['**/*.sql'],
+  docker: ['**/Dockerfile*', '**/docker-compose*.yml', '**/compose*.yml'],
+  npm: ['**/package.json', '**/package-lock.json'],
+  ci: ['.github/workflows/**'],
+  'github-actions': ['.github/workflows/**'],
+  git: ['.gitignore', '.gitattributes'],
+  markdown: ['**/*.md'],
+}
+
+/** Where a learning applies: its evidence paths, else the globs of its tags; every file only when neither says. */
+export function applyToOf(l: Learning): string {
   const p = paths(l)
-  const fm = yaml({ applyTo: p.length ? p.join(',') : '**' })
+  if (p.length) return p.join(',')
+  const tags = Array.isArray(l.data.tags) ? l.data.tags.filter((t): t is string => typeof t === 'string') : []
+  const globs = [...new Set(tags.flatMap((t) => TAG_GLOBS[t.toLowerCase()] ?? []))].sort()
+  return globs.length ? globs.join(',') : '**'
+}
+
+/** The Copilot instructions file of a learning (`applyTo` from evidence.paths or the tags, else every file). */
+export function renderCopilot(l: Learning): RenderedFile {
+  const fm = yaml({ applyTo: applyToOf(l) })
   return {
     path: `.github/instructions/${l.name}.instructions.md`,
     content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l)}\n\n# ${l.name}\n\n${desc(l)}\n\n${body(l)}`,
@@ -76,6 +124,33 @@ export function renderAgentsSection(learnings: readonly Learning[]): string {
     ...(rows.length ? rows : ['_No active learnings yet._']),
     AGENTS_END,
   ].join('\n')
+}
+
+/**
+ * `.learnings/INDEX.md`: one line per active learning (name, one-line description, trigger), best-known first,
+ * within `maxTokens` (characters / 4) — what a session without hooks reads through CLAUDE.md's `@` import.
+ */
+export function renderIndex(learnings: readonly Learning[], maxTokens: number): string {
+  const head = [RENDER_MARKER, '# Team learnings', '', 'Generated by `git learn render --target claude-md` from `.learnings/active/`; `git learn show <name>` gives one in full.', '']
+  const budget = maxTokens * 4 - head.join('\n').length
+  const lines: string[] = []
+  let used = 0
+  for (const l of learnings) {
+    const trigger = Array.isArray(l.data.trigger) ? l.data.trigger.join(' · ') : typeof l.data.trigger === 'string' ? l.data.trigger : ''
+    const line = `- **${l.name}** — ${desc(l).slice(0, 240)}${trigger ? ` Trigger: \`${oneLine(trigger).slice(0, 160).replace(/`/g, "'")}\`` : ''}`
+    if (used + line.length + 1 > budget) {
+      lines.push(`- … ${learnings.length - lines.length} more: \`git learn search <words>\``)
+      break
+    }
+    lines.push(line)
+    used += line.length + 1
+  }
+  return `${[...head, ...(lines.length ? lines : ['_No active learnings yet._'])].join('\n')}\n`
+}
+
+/** The marked CLAUDE.md section: the `@` import of the index. */
+export function renderClaudeMdSection(): string {
+  return [AGENTS_BEGIN, '## Team learnings', '', `@${INDEX_FILE}`, AGENTS_END].join('\n')
 }
 
 /** Replace (or append) the marked section in AGENTS.md's text; everything outside the markers is kept byte for byte. */
@@ -118,7 +193,7 @@ export function selectRenderable(active: readonly Learning[], validator: SchemaV
 }
 
 /** The plan for the active learnings (first occurrence of a name wins; a name that is not kebab-case is never a path) and the targets. */
-export function planRender(active: readonly Learning[], targets: readonly RenderTarget[]): RenderPlan {
+export function planRender(active: readonly Learning[], targets: readonly RenderTarget[], opts: { indexTokens?: number; handSkills?: ReadonlySet<string> } = {}): RenderPlan {
   const seen = new Set<string>()
   const learnings = active
     .filter((l) => explainBadName(l.name) === undefined)
@@ -126,15 +201,30 @@ export function planRender(active: readonly Learning[], targets: readonly Render
     .filter((l) => (seen.has(l.name) ? false : (seen.add(l.name), true)))
   const files: RenderedFile[] = []
   const on = new Set(targets)
+  // A learning that names a hand-written skill is folded into it (its references/learnings.md), not a skill of its own.
+  const folded = new Map<string, Learning[]>()
   for (const l of learnings) {
+    const skill = skillOf(l)
+    if (on.has('claude') && skill !== undefined && opts.handSkills?.has(skill)) {
+      folded.set(skill, [...(folded.get(skill) ?? []), l])
+      continue
+    }
     if (on.has('claude')) files.push(renderSkill(l))
     if (on.has('cursor')) files.push(renderCursorRule(l))
     if (on.has('copilot')) files.push(renderCopilot(l))
   }
+  const skillLines: Record<string, string> = {}
+  for (const [skill, ls] of [...folded].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    files.push({ path: skillReferencesPath(skill), content: renderSkillReferences(skill, ls) })
+    skillLines[skill] = skillLine(ls.length)
+  }
+  if (on.has('claude-md')) files.push({ path: INDEX_FILE, content: renderIndex(learnings, opts.indexTokens ?? 1500) })
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   return {
     files,
     agentsSection: on.has('agents') ? renderAgentsSection(learnings) : null,
+    claudeMdSection: on.has('claude-md') ? renderClaudeMdSection() : null,
+    skillLines,
     descriptionChars: on.has('claude') ? learnings.reduce((n, l) => n + desc(l).length, 0) : 0,
   }
 }

@@ -114,6 +114,7 @@ function parseGroups(message: string): Group[] {
 export function parseAuditTrail(commits: readonly RawCommit[], name?: string): AuditEvent[] {
   const out: AuditEvent[] = []
   for (const c of commits) {
+    const start = out.length
     const groups = parseGroups(c.message)
     for (const { paragraph, trailers: g } of groups) {
       const first = (token: string) => g.find((t) => t.token === token)?.value ?? null
@@ -135,8 +136,37 @@ export function parseAuditTrail(commits: readonly RawCommit[], name?: string): A
         trailers: g,
       })
     }
+    newestFirst(out, start)
   }
   return out
+}
+
+/**
+ * One commit can carry several steps of one learning (a squash merge of a branch that proposed and approved it),
+ * listed oldest first by a forge and newest first by `git merge --squash`: put them newest first, as the commits
+ * are, by their chain (a step that leaves the state another step entered is the later one).
+ */
+function newestFirst(events: AuditEvent[], start: number): void {
+  for (let i = start + 1; i < events.length; i++)
+    for (let j = i; j > start; j--) {
+      const a = events[j - 1] as AuditEvent
+      const b = events[j] as AuditEvent
+      if (a.name !== b.name || a.to === null || a.to !== b.from) break
+      events[j - 1] = b
+      events[j] = a
+    }
+}
+
+/**
+ * Who put `name` into pending/, by the record, from the commits that added its file: the `Proposed-by` (or
+ * `Restored-by`) of each commit's groups for it, through squash bodies too; the commit's author only when its
+ * message names nobody. Who pressed merge on a squash is not who proposed.
+ */
+export function proposersOf(name: string, commits: readonly RawCommit[]): string[] {
+  return commits.flatMap((c) => {
+    const by = parseAuditTrail([c], name).flatMap((e) => (e.to === 'pending' && e.by ? [e.by] : []))
+    return by.length ? by : [c.author]
+  })
 }
 
 /** Split `git log` output written with RAW_LOG_FORMAT into commits. */

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { HUSKY_LINES } from '../../src/adapters/git/hooks.js'
 import { PROJECT_ROOT, makeRepo } from '../helpers/repo.js'
 
 describe('git learn hook install|uninstall', () => {
@@ -40,8 +41,8 @@ describe('git learn hook install|uninstall', () => {
     const r = await repo.cli(['hook', 'install'])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('husky')
-    expect(repo.read('.husky/pre-commit')).toBe('npx lint-staged\n[ "${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged # git-learn\n')
-    expect(repo.read('.husky/commit-msg')).toBe('[ "${GIT_LEARN_HOOKS-}" = 0 ] || git-learn hook commit-msg "$1" # git-learn\n')
+    expect(repo.read('.husky/pre-commit')).toBe(`npx lint-staged\n${HUSKY_LINES['pre-commit']}\n`)
+    expect(repo.read('.husky/commit-msg')).toBe(`${HUSKY_LINES['commit-msg']}\n`)
     expect(repo.read('.husky/_/h')).toBe('# husky internals\n')
     expect(repo.exists('.husky/_/pre-commit')).toBe(false)
     await repo.cli(['hook', 'install'])
@@ -68,6 +69,15 @@ describe('git learn hook install|uninstall', () => {
     expect(repo.exists('.git/hooks/commit-msg')).toBe(false)
   })
 
+  test('a shim an earlier version installed is recognised and updated, not left as yours', async () => {
+    const repo = makeRepo()
+    const earlier = '#!/bin/sh\n# git-learn: checks the staged learnings; GIT_LEARN_HOOKS=0 or HUSKY=0 skips it.\nif [ "${GIT_LEARN_HOOKS-}" = 0 ] || [ "${HUSKY-}" = 0 ]; then exit 0; fi\ncommand -v git-learn >/dev/null 2>&1 || PATH="$(pwd)/node_modules/.bin:$PATH"\ncommand -v git-learn >/dev/null 2>&1 || { echo "git-learn: not found on PATH, so the learning checks cannot run. Install it (npm i -D git-learn, or npm i -g git-learn), or skip once with GIT_LEARN_HOOKS=0." >&2; exit 1; }\nexec git-learn check --staged\n'
+    repo.write('.git/hooks/pre-commit', earlier)
+    const r = await repo.cli(['hook', 'install', '--json'])
+    expect(r.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'updated' })
+    expect(repo.read('.git/hooks/pre-commit')).toBe(readFileSync(join(PROJECT_ROOT, 'githooks', 'pre-commit'), 'utf8'))
+  })
+
   test('install --force never replaces an existing backup: it says so and changes nothing', async () => {
     const repo = makeRepo()
     repo.write('.git/hooks/pre-commit', '#!/bin/sh\necho second\n')
@@ -86,7 +96,7 @@ describe('git learn hook install|uninstall', () => {
     repo.write('.husky/pre-commit', mine)
     repo.git('config', 'core.hooksPath', '.husky/_')
     expect((await repo.cli(['hook', 'install'])).code).toBe(0)
-    expect(repo.read('.husky/pre-commit')).toBe(`${mine}[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged # git-learn\n`)
+    expect(repo.read('.husky/pre-commit')).toBe(`${mine}${HUSKY_LINES['pre-commit']}\n`)
     expect((await repo.cli(['hook', 'uninstall'])).code).toBe(0)
     expect(repo.read('.husky/pre-commit')).toBe(mine)
   })
@@ -104,7 +114,7 @@ describe('git learn hook install|uninstall', () => {
     expect(r.stdout).toContain('Require review from Code Owners')
     repo.write('.github/CODEOWNERS', '* @someone\n')
     const again = await repo.cli(['init', '--ci', '--json'])
-    expect(again.json().ci).toEqual({ created: ['.github/CODEOWNERS (git-learn block appended)'], existing: ['.github/workflows/git-learn.yml'] })
+    expect(again.json().ci).toEqual({ created: ['.github/CODEOWNERS (git-learn block appended)'], existing: ['.github/workflows/git-learn.yml'], pinned: false })
     expect(repo.read('.github/CODEOWNERS')).toMatch(/^\* @someone\n\n# git-learn/)
   })
 })

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest'
+import { agentHookCommand } from '../../src/adapters/agents/claude-settings.js'
 import { makeRepo } from '../helpers/repo.js'
 import { seedStore } from '../helpers/feed-store.js'
 
@@ -12,12 +13,12 @@ describe('git learn init --agent claude', () => {
     const s = JSON.parse(repo.read('.claude/settings.json'))
     expect(s.permissions).toEqual(mine.permissions)
     expect(s.hooks.PostToolUse[0]).toEqual(mine.hooks.PostToolUse[0])
-    expect(s.hooks.SessionStart).toContainEqual({ hooks: [{ type: 'command', command: 'git learn context', timeout: 10 }] })
-    expect(s.hooks.PostToolUseFailure).toContainEqual({ matcher: '*', hooks: [{ type: 'command', command: 'git learn recall', timeout: 5 }] })
-    expect(s.hooks.PostToolUse).toContainEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: 'git learn recall', timeout: 5 }] })
+    expect(s.hooks.SessionStart).toContainEqual({ hooks: [{ type: 'command', command: agentHookCommand('context'), timeout: 10 }] })
+    expect(s.hooks.PostToolUseFailure).toContainEqual({ matcher: '*', hooks: [{ type: 'command', command: agentHookCommand('recall'), timeout: 5 }] })
+    expect(s.hooks.PostToolUse).toContainEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: agentHookCommand('recall'), timeout: 5 }] })
     for (const ev of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SessionStart', 'SessionEnd']) {
-      const observe = s.hooks[ev].flatMap((g: { hooks: { command: string; async?: boolean }[] }) => g.hooks).filter((h: { command: string }) => h.command === 'git learn observe')
-      expect(observe, ev).toEqual([{ type: 'command', command: 'git learn observe', timeout: 5, async: true }])
+      const observe = s.hooks[ev].flatMap((g: { hooks: { command: string; async?: boolean }[] }) => g.hooks).filter((h: { command: string }) => h.command === agentHookCommand('observe'))
+      expect(observe, ev).toEqual([{ type: 'command', command: agentHookCommand('observe'), timeout: 5, async: true }])
     }
     expect(repo.read('.claude/commands/learn.md')).toMatch(/git learn add/)
     expect(repo.read('.claude/commands/learnings.md')).toMatch(/git learn search/)
@@ -25,6 +26,28 @@ describe('git learn init --agent claude', () => {
     const again = await repo.cli(['init', '--agent', 'claude', '--json'])
     expect(again.json().agent.hooksAdded).toEqual([])
     expect(repo.read('.claude/settings.json')).toBe(before)
+  })
+
+  test("edits settings.json in place: every byte of the user's file is kept, older git learn hooks are updated", async () => {
+    const repo = makeRepo()
+    // Tabs, a key order of the user's own, numbers written their way and an older git learn hook.
+    const mine =
+      '{\n\t"model": "opus",\n\t"hooks": {\n\t\t"Stop": [\n\t\t\t{ "hooks": [ { "type": "command", "command": "git learn observe", "timeout": 5, "async": true } ] }\n\t\t]\n\t},\n\t"env": { "A": "1.50" }\n}\n'
+    repo.write('.claude/settings.json', mine)
+    const r = await repo.cli(['init', '--agent', 'claude', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().agent.hooksUpdated).toEqual(['Stop: git learn observe'])
+    const text = repo.read('.claude/settings.json')
+    // What was there stays byte for byte: the text before our first insertion and the user's closing part.
+    expect(text.startsWith('{\n\t"model": "opus",\n\t"hooks": {\n')).toBe(true)
+    expect(text.endsWith('\n\t},\n\t"env": { "A": "1.50" }\n}\n')).toBe(true)
+    expect(text).not.toContain('"command": "git learn observe"')
+    expect(text).toMatch(/\n\t\t"SessionStart": \[/)
+    const s = JSON.parse(text)
+    expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: agentHookCommand('observe'), timeout: 5, async: true }] }])
+    const again = await repo.cli(['init', '--agent', 'claude', '--json'])
+    expect(again.json().agent).toMatchObject({ hooksAdded: [], hooksUpdated: [] })
+    expect(repo.read('.claude/settings.json')).toBe(text)
   })
 
   test('a malformed settings.json is refused with its line, and nothing changes', async () => {

@@ -1,11 +1,14 @@
 /**
- * Claude Code wiring for `git learn init --agent claude`: hooks merged into `.claude/settings.json` (other hooks
- * and keys kept, idempotent: a hook whose command is already there is not added again) and the agent commands
- * copied from templates/claude/commands/ into `.claude/commands/` (an existing file is never overwritten).
+ * Claude Code wiring for `git learn init --agent claude`: hooks added to `.claude/settings.json` in place (jsonc-parser's
+ * modify + applyEdits: every other byte of the file, its formatting and key order, is kept; idempotent: a hook whose
+ * command is there is not added again, one of ours in an older form is updated) and the agent commands copied from
+ * templates/claude/commands/ into `.claude/commands/` (an existing file is never overwritten).
  * Hook format: {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": s}]}]}}.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode } from 'jsonc-parser'
+import type { FormattingOptions, JSONPath, Node, ParseError } from 'jsonc-parser'
 import { ConfigError } from '../../core/errors.js'
 
 export const SETTINGS_PATH = '.claude/settings.json'
@@ -21,117 +24,103 @@ export interface HookSpec {
   async?: boolean
 }
 
+type Sub = 'context' | 'recall' | 'observe'
+
+/**
+ * The command an agent hook runs: the project's own binary (node_modules/.bin) when there is one, else git-learn on
+ * PATH, else nothing at all (exit 0), so the agent session of a teammate without git-learn sees no hook error.
+ */
+export function agentHookCommand(sub: Sub): string {
+  return `b="\${CLAUDE_PROJECT_DIR:-.}/node_modules/.bin/git-learn"; [ -x "$b" ] || b=$(command -v git-learn) || exit 0; exec "$b" ${sub}`
+}
+
+/** The sub-command of one of our hook commands, in the current form or the older `git learn <sub>`. */
+function ourSub(command: string): Sub | undefined {
+  const m = /^git learn (context|recall|observe)$/.exec(command) ?? /node_modules\/\.bin\/git-learn".*exec "\$b" (context|recall|observe)$/.exec(command)
+  return m?.[1] as Sub | undefined
+}
+
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
 const OBSERVED = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SessionStart', 'SessionEnd']
 
 /** The hooks git learn wants in Claude Code. */
 export const CLAUDE_HOOKS: readonly HookSpec[] = [
-  { event: 'SessionStart', command: 'git learn context', timeout: 10 },
-  { event: 'PostToolUseFailure', matcher: '*', command: 'git learn recall', timeout: 5 },
+  { event: 'SessionStart', command: agentHookCommand('context'), timeout: 10 },
+  { event: 'PostToolUseFailure', matcher: '*', command: agentHookCommand('recall'), timeout: 5 },
   // Successful calls of other tools have no failing output to look up; Bash can "succeed" with a failing test run.
-  { event: 'PostToolUse', matcher: 'Bash', command: 'git learn recall', timeout: 5 },
-  ...OBSERVED.map((event) => ({ event, ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), command: 'git learn observe', timeout: 5, async: true })),
+  { event: 'PostToolUse', matcher: 'Bash', command: agentHookCommand('recall'), timeout: 5 },
+  ...OBSERVED.map((event) => ({ event, ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), command: agentHookCommand('observe'), timeout: 5, async: true })),
 ]
 
-type Json = Record<string, unknown>
-
-/** Parse settings text; ConfigError with the line of the syntax error when it is not a JSON object. */
-export function parseSettings(text: string, path = SETTINGS_PATH): Json {
-  let v: unknown
-  try {
-    v = JSON.parse(text)
-  } catch (err) {
-    const msg = String((err as Error).message)
-    const pos = /position (\d+)/.exec(msg)
-    const lineOf = /line (\d+)/.exec(msg)
-    const offset = pos ? Number(pos[1]) : findJsonErrorOffset(text)
-    const line = lineOf ? Number(lineOf[1]) : offset !== undefined ? text.slice(0, offset).split('\n').length : undefined
-    throw new ConfigError(path, [`malformed JSON${line ? ` at line ${line}` : ''}: ${msg.split('\n')[0]}; fix it (nothing was changed)`])
+/** Parse settings text; ConfigError with the line of the first syntax error when it is not a JSON object. */
+export function parseSettings(text: string, path = SETTINGS_PATH): Node {
+  const errors: ParseError[] = []
+  const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false })
+  const first = errors[0]
+  if (first) {
+    const line = text.slice(0, first.offset).split('\n').length
+    throw new ConfigError(path, [`malformed JSON at line ${line}: ${printParseErrorCode(first.error)}; fix it (nothing was changed)`])
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(path, ['the file must hold a JSON object; nothing was changed'])
-  return v as Json
+  if (!root || root.type !== 'object') throw new ConfigError(path, ['the file must hold a JSON object; nothing was changed'])
+  return root
+}
+
+/** The file's own indentation and line ends, so what we insert reads like the rest. */
+function formattingOf(text: string): FormattingOptions {
+  const indent = /\n([ \t]+)\S/.exec(text)?.[1]
+  const eol = text.includes('\r\n') ? '\r\n' : '\n'
+  if (indent?.startsWith('\t')) return { insertSpaces: false, tabSize: 1, eol }
+  return { insertSpaces: true, tabSize: indent ? indent.length : 2, eol }
 }
 
 /**
- * Where a JSON text first stops being JSON: a small recursive-descent scan; undefined when it finds no error. Kept
- * because Node 20's JSON.parse gives no position for some errors ("Unexpected token ',', … is not valid JSON" for
- * `[,]`, "Unexpected end of JSON input"), and the refusal names the line.
+ * The settings text with the hooks added where missing and ours in an older form updated, edited in place; the
+ * names of the hooks added and updated ("Event: command"). Refuses (ConfigError) a malformed file or a `hooks` that
+ * is not an object.
  */
-export function findJsonErrorOffset(text: string): number | undefined {
-  let i = 0
-  const ws = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i] as string)) i++
+export function editSettings(text: string, wanted: readonly HookSpec[], path = SETTINGS_PATH): { text: string; added: string[]; updated: string[] } {
+  let out = text.trim() ? text : '{}\n'
+  const formattingOptions = formattingOf(out)
+  const added: string[] = []
+  const updated: string[] = []
+  const edit = (at: JSONPath, value: unknown, isArrayInsertion = false) => {
+    out = applyEdits(out, modify(out, at, value, { formattingOptions, isArrayInsertion }))
   }
-  const fail = (): never => {
-    throw i
+  const shape = (node: Node | undefined, type: Node['type'], what: string) => {
+    if (node && node.type !== type) throw new ConfigError(path, [`${what} must be ${type === 'object' ? 'an object' : 'an array'}; fix it (nothing was changed)`])
   }
-  const value = (depth: number): void => {
-    if (depth > 512) fail()
-    ws()
-    const c = text[i]
-    if (c === '{' || c === '[') {
-      const close = c === '{' ? '}' : ']'
-      i++
-      ws()
-      if (text[i] === close) return void i++
-      for (;;) {
-        if (c === '{') {
-          ws()
-          if (text[i] !== '"') fail()
-          string()
-          ws()
-          if (text[i] !== ':') fail()
-          i++
+  for (const w of wanted) {
+    const root = parseSettings(out, path)
+    shape(findNodeAtLocation(root, ['hooks']), 'object', '"hooks"')
+    const groups = findNodeAtLocation(root, ['hooks', w.event])
+    shape(groups, 'array', `"hooks.${w.event}"`)
+    let found = false
+    for (const [gi, group] of (groups?.children ?? []).entries()) {
+      const matcher = findNodeAtLocation(group, ['matcher'])?.value
+      for (const [hi, hook] of (findNodeAtLocation(group, ['hooks'])?.children ?? []).entries()) {
+        const command = findNodeAtLocation(hook, ['command'])?.value
+        if (typeof command !== 'string' || (matcher ?? undefined) !== w.matcher) continue
+        if (command === w.command) found = true
+        else if (ourSub(command) && ourSub(command) === ourSub(w.command)) {
+          edit(['hooks', w.event, gi, 'hooks', hi, 'command'], w.command)
+          updated.push(`${w.event}: git learn ${ourSub(w.command)}`)
+          found = true
         }
-        value(depth + 1)
-        ws()
-        if (text[i] === ',') i++
-        else if (text[i] === close) return void i++
-        else fail()
       }
     }
-    if (c === '"') return string()
-    const m = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400))
-    if (!m) fail()
-    i += (m as RegExpExecArray)[0].length
+    if (found) continue
+    const group = { ...(w.matcher !== undefined ? { matcher: w.matcher } : {}), hooks: [{ type: 'command', command: w.command, timeout: w.timeout, ...(w.async ? { async: true } : {}) }] }
+    if (groups) edit(['hooks', w.event, groups.children?.length ?? 0], group, true)
+    else edit(['hooks', w.event], [group])
+    added.push(`${w.event}: git learn ${ourSub(w.command)}`)
   }
-  const string = () => {
-    i++
-    while (i < text.length && text[i] !== '"') {
-      if (text[i] === '\\') i++
-      else if ((text.charCodeAt(i) ?? 0) < 0x20) fail()
-      i++
-    }
-    if (i >= text.length) fail()
-    i++
-  }
-  try {
-    value(0)
-    ws()
-    return i < text.length ? i : undefined
-  } catch (at) {
-    return typeof at === 'number' ? Math.min(at, text.length) : undefined
-  }
-}
-
-/** Settings with the hooks added where missing; the names of the hooks added ("Event: command"). */
-export function mergeHooks(settings: Json, wanted: readonly HookSpec[]): { settings: Json; added: string[] } {
-  const out: Json = structuredClone(settings)
-  const hooks = (out['hooks'] && typeof out['hooks'] === 'object' && !Array.isArray(out['hooks']) ? out['hooks'] : (out['hooks'] = {})) as Json
-  const added: string[] = []
-  for (const w of wanted) {
-    const groups = (Array.isArray(hooks[w.event]) ? hooks[w.event] : (hooks[w.event] = [])) as Json[]
-    const present = groups.some((g) => Array.isArray(g?.['hooks']) && (g['hooks'] as Json[]).some((h) => h && h['command'] === w.command))
-    if (present) continue
-    groups.push({ ...(w.matcher !== undefined ? { matcher: w.matcher } : {}), hooks: [{ type: 'command', command: w.command, timeout: w.timeout, ...(w.async ? { async: true } : {}) }] })
-    added.push(`${w.event}: ${w.command}`)
-  }
-  return { settings: out, added }
+  return { text: out, added, updated }
 }
 
 export interface AgentSetup {
   settings: string
   hooksAdded: string[]
+  hooksUpdated: string[]
   commandsWritten: string[]
   commandsKept: string[]
 }
@@ -140,13 +129,12 @@ export interface AgentSetup {
 export function installClaudeAgent(root: string): AgentSetup {
   const file = join(root, SETTINGS_PATH)
   const text = existsSync(file) ? readFileSync(file, 'utf8') : null
-  const current = text === null || !text.trim() ? {} : parseSettings(text)
-  const { settings, added } = mergeHooks(current, CLAUDE_HOOKS)
+  const edited = editSettings(text ?? '', CLAUDE_HOOKS)
   const commandsWritten: string[] = []
   const commandsKept: string[] = []
-  if (added.length || text === null) {
+  if (edited.text !== text) {
     mkdirSync(join(root, '.claude'), { recursive: true })
-    writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`)
+    writeFileSync(file, edited.text)
   }
   const templates = readdirSync(COMMANDS_TEMPLATES).filter((f) => f.endsWith('.md')).sort()
   mkdirSync(join(root, '.claude', 'commands'), { recursive: true })
@@ -159,7 +147,7 @@ export function installClaudeAgent(root: string): AgentSetup {
     writeFileSync(join(root, rel), readFileSync(join(COMMANDS_TEMPLATES, t)), { flag: 'wx' })
     commandsWritten.push(rel)
   }
-  return { settings: SETTINGS_PATH, hooksAdded: added, commandsWritten, commandsKept }
+  return { settings: SETTINGS_PATH, hooksAdded: edited.added, hooksUpdated: edited.updated, commandsWritten, commandsKept }
 }
 
 /** Throw the ConfigError of a malformed `.claude/settings.json` before anything is written. */

@@ -1,129 +1,209 @@
 /**
- * Applying a render plan to the work tree. Ownership is by marker: a file is git learn's when it carries the render
- * marker (core/check-zones isRendered); anything else at a target path is left alone and reported. Files of the
- * selected targets that carry the marker but are no longer planned are removed (with their skill directory when it
- * is left empty). The list of written files is also kept in `<common dir>/learn/render-manifest.json`.
+ * Applying a render plan to the work tree. Ownership is the manifest, never marker text: render owns a file only when
+ * `<common dir>/learn/render-manifest.json` lists it with the hash of its content and the file still has that content
+ * (or when the file already holds exactly what render would write). Anything else at a target path — a hand-written
+ * skill, a rendered file someone edited — is left alone and reported. The targets given are the whole set: files of a
+ * target no longer rendered are removed like those of a learning no longer active, and so is the AGENTS.md section.
+ * Nothing is read, written or removed through a symbolic link: render never leaves the repository.
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { isRendered } from '../../core/check-zones.js'
-import { AGENTS_FILE, spliceAgentsSection } from '../../core/render.js'
+import { AGENTS_FILE, CLAUDE_MD_FILE, RENDER_TARGETS, isRenderPath, removeAgentsSection, spliceAgentsSection } from '../../core/render.js'
 import type { RenderPlan, RenderTarget } from '../../core/render.js'
+import { skillFilePath, spliceSkillLine } from '../../core/skills.js'
 
 export interface RenderResult {
   written: string[]
   unchanged: string[]
   removed: string[]
-  /** Target paths holding a file git learn did not write: left alone. */
+  /** Target paths holding a file git learn did not write (or that was edited since): left alone. */
   skipped: string[]
 }
 
-const TARGET_OF: [RegExp, RenderTarget][] = [
-  [/^\.claude\/skills\//, 'claude'],
-  [/^\.cursor\/rules\//, 'cursor'],
-  [/^\.github\/instructions\//, 'copilot'],
-]
+export const MANIFEST_FILE = 'render-manifest.json'
 
-function readText(file: string): string | undefined {
+export interface RenderManifest {
+  /** The targets of the last render: what the post-merge refresh renders again. */
+  targets: RenderTarget[]
+  /** Repository-relative path → sha256 of the content written; null for a manifest of the first format (no hashes). */
+  files: Map<string, string | null>
+  /** Whether the AGENTS.md section was written. */
+  agents: boolean
+  /** Whether the CLAUDE.md section was written. */
+  claudeMd: boolean
+  /** Hand-written skills whose SKILL.md carries our marked line. */
+  skillLines: string[]
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/** The manifest of the last render here, or undefined when render never ran (or the file is not one of ours). */
+export function readRenderManifest(commonDir: string): RenderManifest | undefined {
+  let raw: unknown
   try {
-    return readFileSync(file, 'utf8')
+    raw = JSON.parse(readFileSync(join(commonDir, 'learn', MANIFEST_FILE), 'utf8'))
   } catch {
     return undefined
   }
+  if (!raw || typeof raw !== 'object') return undefined
+  const m = raw as Record<string, unknown>
+  const files = new Map<string, string | null>()
+  // The first format: {files: [paths]}; the AGENTS.md line stood for the section.
+  if (Array.isArray(m['files'])) for (const p of m['files']) if (typeof p === 'string' && (isRenderPath(p) || p === AGENTS_FILE)) files.set(p, null)
+  if (m['files'] && typeof m['files'] === 'object' && !Array.isArray(m['files']))
+    for (const [p, h] of Object.entries(m['files'] as Record<string, unknown>)) if (isRenderPath(p) && typeof h === 'string' && /^[0-9a-f]{64}$/.test(h)) files.set(p, h)
+  const agents = m['agents'] === true || files.has(AGENTS_FILE)
+  files.delete(AGENTS_FILE)
+  const listed = Array.isArray(m['targets']) ? m['targets'].filter((t): t is RenderTarget => (RENDER_TARGETS as readonly unknown[]).includes(t)) : []
+  const targets = listed.length ? listed : targetsOf([...files.keys()], agents)
+  const skillLines = Array.isArray(m['skillLines']) ? m['skillLines'].filter((x): x is string => typeof x === 'string' && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(x)) : []
+  return { targets, files, agents, claudeMd: m['claudeMd'] === true, skillLines }
 }
 
-/** Repository-relative paths of rendered files already in the work tree, for the given targets. */
-function findRendered(root: string, targets: ReadonlySet<RenderTarget>): string[] {
-  const out: string[] = []
-  const scan = (dir: string, pick: (entry: string) => string | undefined) => {
-    let entries: string[]
-    try {
-      entries = readdirSync(join(root, dir))
-    } catch {
-      return
-    }
-    for (const e of entries) {
-      const rel = pick(e)
-      if (!rel) continue
-      const text = readText(join(root, rel))
-      if (text !== undefined && isRendered(text)) out.push(rel)
-    }
+/** The targets a first-format manifest's paths belong to. */
+function targetsOf(paths: readonly string[], agents: boolean): RenderTarget[] {
+  const out = new Set<RenderTarget>()
+  for (const p of paths) {
+    if (p.startsWith('.claude/')) out.add('claude')
+    else if (p.startsWith('.cursor/')) out.add('cursor')
+    else if (p.startsWith('.github/')) out.add('copilot')
   }
-  if (targets.has('claude')) scan('.claude/skills', (e) => `.claude/skills/${e}/SKILL.md`)
-  if (targets.has('cursor')) scan('.cursor/rules', (e) => (e.endsWith('.mdc') ? `.cursor/rules/${e}` : undefined))
-  if (targets.has('copilot')) scan('.github/instructions', (e) => (e.endsWith('.instructions.md') ? `.github/instructions/${e}` : undefined))
-  return out
+  if (agents) out.add('agents')
+  return RENDER_TARGETS.filter((t) => out.has(t))
 }
 
-/** A path is safe to write when no component on the way is a symbolic link. */
+/** True when no component of `rel` under `root` is a symbolic link (a missing tail is fine). */
 function noSymlinkOnPath(root: string, rel: string): boolean {
   let cur = root
   for (const part of rel.split('/')) {
     cur = join(cur, part)
-    try {
-      if (lstatSync(cur).isSymbolicLink()) return false
-    } catch {
-      return true
-    }
+    const st = lstatSync(cur, { throwIfNoEntry: false })
+    if (!st) return true
+    if (st.isSymbolicLink()) return false
   }
   return true
 }
 
+/** What is at `rel`: nothing, a regular file's text, or something render must not touch (a link, a directory). */
+function look(root: string, rel: string): { kind: 'missing' } | { kind: 'file'; text: string } | { kind: 'foreign' } {
+  if (!noSymlinkOnPath(root, rel)) return { kind: 'foreign' }
+  const st = lstatSync(join(root, rel), { throwIfNoEntry: false })
+  if (!st) return { kind: 'missing' }
+  if (!st.isFile()) return { kind: 'foreign' }
+  try {
+    return { kind: 'file', text: readFileSync(join(root, rel), 'utf8') }
+  } catch {
+    return { kind: 'foreign' }
+  }
+}
+
 /** Write the plan for `targets`; with `dryRun`, report what would change and write nothing. */
 export function applyRender(root: string, commonDir: string, plan: RenderPlan, targets: readonly RenderTarget[], dryRun = false): RenderResult {
-  const on = new Set(targets)
+  const manifest = readRenderManifest(commonDir)
   const result: RenderResult = { written: [], unchanged: [], removed: [], skipped: [] }
+  const owns = (rel: string, text: string) => {
+    const h = manifest?.files.get(rel)
+    // A first-format manifest has no hashes: the path listed there and the marker in the file, once, until rewritten.
+    return h === undefined ? false : h === null ? isRendered(text) : h === sha256(text)
+  }
+  const kept = new Map<string, string>()
   const planned = new Set(plan.files.map((f) => f.path))
   for (const f of plan.files) {
-    const abs = join(root, f.path)
-    const current = readText(abs)
-    if (current === f.content) {
+    const at = look(root, f.path)
+    if (at.kind === 'file' && at.text === f.content) {
       result.unchanged.push(f.path)
+      kept.set(f.path, sha256(f.content))
       continue
     }
-    if ((current !== undefined && !isRendered(current)) || (existsSync(abs) && current === undefined) || !noSymlinkOnPath(root, f.path)) {
+    if (at.kind === 'foreign' || (at.kind === 'file' && !owns(f.path, at.text)) || !noSymlinkOnPath(root, dirname(f.path))) {
       result.skipped.push(f.path)
       continue
     }
     if (!dryRun) {
-      mkdirSync(dirname(abs), { recursive: true })
-      writeFileSync(abs, f.content)
+      mkdirSync(dirname(join(root, f.path)), { recursive: true })
+      writeFileSync(join(root, f.path), f.content)
     }
     result.written.push(f.path)
+    kept.set(f.path, sha256(f.content))
   }
-  for (const rel of findRendered(root, on).sort()) {
-    if (planned.has(rel) || !TARGET_OF.some(([re, t]) => re.test(rel) && on.has(t))) continue
+  for (const rel of [...(manifest?.files.keys() ?? [])].sort()) {
+    if (planned.has(rel)) continue
+    const at = look(root, rel)
+    if (at.kind !== 'file' || !owns(rel, at.text)) continue // gone already, or not ours any more: left alone
     if (!dryRun) {
       unlinkSync(join(root, rel))
-      if (rel.startsWith('.claude/skills/')) {
-        try {
-          rmdirSync(join(root, dirname(rel)))
-        } catch {
-          // Not empty: the user keeps other files there.
-        }
-      }
+      removeEmptyDirs(root, dirname(rel))
     }
     result.removed.push(rel)
   }
-  if (plan.agentsSection !== null) {
-    const abs = join(root, AGENTS_FILE)
-    const current = readText(abs) ?? null
-    const next = spliceAgentsSection(current, plan.agentsSection)
-    if (next === current) result.unchanged.push(AGENTS_FILE)
-    else if (!noSymlinkOnPath(root, AGENTS_FILE)) result.skipped.push(AGENTS_FILE)
-    else {
-      if (!dryRun) writeFileSync(abs, next)
-      result.written.push(AGENTS_FILE)
+  // The marked sections of files that are the user's: AGENTS.md (agents) and CLAUDE.md (claude-md).
+  const sections: [string, string | null, boolean][] = [
+    [AGENTS_FILE, plan.agentsSection, manifest?.agents ?? false],
+    [CLAUDE_MD_FILE, plan.claudeMdSection, manifest?.claudeMd ?? false],
+  ]
+  const keptSections = new Set<string>()
+  for (const [file, section, before] of sections) {
+    const at = look(root, file)
+    if (section !== null) {
+      const current = at.kind === 'file' ? at.text : null
+      const next = spliceAgentsSection(current, section)
+      if (at.kind === 'foreign') result.skipped.push(file)
+      else {
+        keptSections.add(file)
+        if (next === current) result.unchanged.push(file)
+        else {
+          if (!dryRun) writeFileSync(join(root, file), next)
+          result.written.push(file)
+        }
+      }
+    } else if (before && at.kind === 'file') {
+      // The target was dropped: its section goes, the rest of the file stays byte for byte.
+      const next = removeAgentsSection(at.text)
+      if (next !== undefined) {
+        if (!dryRun) writeFileSync(join(root, file), next)
+        result.removed.push(file)
+      }
     }
+  }
+  // The one marked line in each hand-written SKILL.md that has folded learnings; taken out where none are left.
+  const lined: string[] = []
+  for (const skill of new Set([...Object.keys(plan.skillLines), ...(manifest?.skillLines ?? [])])) {
+    const file = skillFilePath(skill)
+    const at = look(root, file)
+    if (at.kind !== 'file') {
+      if (plan.skillLines[skill] !== undefined) result.skipped.push(file)
+      continue
+    }
+    const next = spliceSkillLine(at.text, plan.skillLines[skill] ?? null)
+    if (plan.skillLines[skill] !== undefined) lined.push(skill)
+    if (next === at.text) continue
+    if (!dryRun) writeFileSync(join(root, file), next)
+    ;(plan.skillLines[skill] !== undefined ? result.written : result.removed).push(file)
   }
   if (!dryRun) {
     try {
       mkdirSync(join(commonDir, 'learn'), { recursive: true })
-      const files = [...plan.files.map((f) => f.path).filter((p) => !result.skipped.includes(p)), ...(plan.agentsSection !== null ? [AGENTS_FILE] : [])].sort()
-      writeFileSync(join(commonDir, 'learn', 'render-manifest.json'), `${JSON.stringify({ files }, null, 2)}\n`)
+      const files = Object.fromEntries([...kept].sort(([a], [b]) => (a < b ? -1 : 1)))
+      const record = { version: 2, targets: [...targets], files, agents: keptSections.has(AGENTS_FILE), claudeMd: keptSections.has(CLAUDE_MD_FILE), skillLines: lined.sort() }
+      writeFileSync(join(commonDir, 'learn', MANIFEST_FILE), `${JSON.stringify(record, null, 2)}\n`)
     } catch {
-      // The manifest is informational; ownership is decided by the marker.
+      // Without a manifest the next render owns only files that already hold what it would write.
     }
   }
   return result
+}
+
+/** Remove `dir` and its parents up to the target's own directory while they are empty (a skill directory, its references/). */
+function removeEmptyDirs(root: string, dir: string): void {
+  for (let d = dir; /^\.claude\/skills\/[^/]+(\/references)?$/.test(d); d = dirname(d)) {
+    if (!noSymlinkOnPath(root, d)) return
+    try {
+      if (readdirSync(join(root, d)).length) return
+      rmdirSync(join(root, d))
+    } catch {
+      return
+    }
+  }
 }

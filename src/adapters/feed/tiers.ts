@@ -163,13 +163,39 @@ export async function readTierPins(repo: Repo, onWarning: (w: TierWarning) => vo
       onWarning({ path: tierRef(t.name), reason: `no pinned commit in ${CONFIG_PATH}; run \`git learn tier update ${t.name}\`` })
       continue
     }
-    if ((await repo.git.tryRun(['cat-file', '-e', `${t.commit}^{commit}`])) === undefined) {
-      onWarning({ path: tierRef(t.name), reason: `the pinned commit ${t.commit.slice(0, 12)} is not in this repository; run \`git learn tier update ${t.name}\`` })
+    if (!(await hasCommit(repo.git, t.commit)) && !(await fetchPinned(repo.git, t))) {
+      onWarning({ path: tierRef(t.name), reason: missingPin(t) })
       continue
     }
     out.push({ tier: t.name, weight: t.weight ?? DEFAULT_TIER_WEIGHT, commit: t.commit })
   }
   return out
+}
+
+const hasCommit = async (git: Git, commit: string) => (await git.tryRun(['cat-file', '-e', `${commit}^{commit}`])) !== undefined
+
+/** What to run when a pinned commit is not here and could not be fetched. */
+export function missingPin(t: TierConfig): string {
+  return (
+    `the pinned commit ${(t.commit ?? '').slice(0, 12)} is not in this repository and fetching it from ${t.url} failed; run ` +
+    `\`git fetch --no-tags ${t.url} ${t.ref ?? 'HEAD'}:${tierRef(t.name)}\` (or ask for access), then \`git learn tier verify ${t.name}\``
+  )
+}
+
+/**
+ * A fresh clone (or CI) has the pin in config.yaml but not the tier's objects: fetch the tier's ref once into its
+ * ref (and, when the pin is no longer in that ref's history, the pinned commit itself), then keep the tier only when
+ * the pinned commit is here. The pin is the commit id, so what is read from it is what was reviewed. Never prompts.
+ */
+async function fetchPinned(git: Git, t: TierConfig): Promise<boolean> {
+  if (!t.commit) return false
+  const env = { GIT_TERMINAL_PROMPT: '0' }
+  const fetch = (spec: string) => gitAsync(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', t.url, spec], { cwd: git.root, env: { ...process.env, ...env } }).then(
+    () => true,
+    () => false,
+  )
+  if ((await fetch(`+${t.ref ?? 'HEAD'}:${tierRef(t.name)}`)) && (await hasCommit(git, t.commit))) return true
+  return (await fetch(t.commit)) && (await hasCommit(git, t.commit))
 }
 
 /** A tier warning as the LearningParseError that readSources reports for unreadable files. */

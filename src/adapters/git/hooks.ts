@@ -5,6 +5,7 @@
  * the marker `# git-learn`; a hook file is ours only when it is byte-equal to a shipped shim, and a husky line only
  * when it is one of our git-learn commands ending with the marker: everything else is the user's and left alone.
  */
+import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import type { Git } from './simple.js'
@@ -17,11 +18,25 @@ const EDITED_NOTE = 'it mentions git-learn but differs from the shipped shim (ed
 const backupExistsNote = (hook: string) =>
   `a hook of your own is there and ${hook}${BACKUP_SUFFIX} already exists: move that backup away (or merge it into ${hook}) and run install --force again`
 
+/**
+ * The fast exit every guard starts with, in plain sh so a teammate's commit starts no Node and needs no git-learn:
+ * nothing staged under .learnings/ or .claude/ (where the default zones are), and the config sets no other zones.
+ */
+const NOTHING_STAGED = `git diff --cached --quiet -- .learnings .claude && { ! grep -qs '^ *system:' .learnings/config.yaml || grep -Fqs 'system: [".claude/skills/**", ".claude/commands/**", ".claude/agents/**"]' .learnings/config.yaml; }`
+/** What a guard says when relevant files are staged and git-learn is not installed (instead of sh's exit 127). */
+export const NOT_INSTALLED =
+  'git-learn is not installed here, so the staged learnings cannot be checked: run npm install (git-learn is in the devDependencies), or skip once with GIT_LEARN_HOOKS=0.'
+const orSay = (command: string) =>
+  `{ command -v git-learn >/dev/null 2>&1 || { echo "${NOT_INSTALLED}" >&2; exit 1; }; ${command}; }`
+
 /** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
-export const HUSKY_LINES: Record<'pre-commit' | 'pre-merge-commit' | 'commit-msg', string> = {
-  'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged ${HOOK_MARKER}`,
-  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn check --staged ${HOOK_MARKER}`,
-  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git-learn hook commit-msg "$1" ${HOOK_MARKER}`,
+export const HUSKY_LINES: Record<'pre-commit' | 'pre-merge-commit' | 'commit-msg' | 'post-merge' | 'post-checkout', string> = {
+  'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
+  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
+  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"')} ${HOOK_MARKER}`,
+  // The refresh of what render wrote: never fails, silent without git-learn or where render never ran.
+  'post-merge': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
+  'post-checkout': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || [ "$3" != 1 ] || git diff --quiet "$1" "$2" -- .learnings 2>/dev/null || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
 }
 
 export type HookAction = 'created' | 'appended' | 'replaced' | 'updated' | 'unchanged' | 'skipped' | 'removed' | 'restored' | 'absent'
@@ -57,11 +72,24 @@ export async function readHookLayout(git: Git): Promise<HookLayout> {
   return { kind: 'hooks-dir', dir }
 }
 
-/** Every shim git learn ships (githooks/*), read once. */
+/** The sha256 of every shim earlier versions shipped: an install from one of them is ours, and is updated. */
+const EARLIER_SHIMS = new Set([
+  '1348d1da62b083c7663cef33935d2ae5ae10d0ab425dca5ccde0135eb0a79471',
+  '1af4aef650e1711921c23795a6f077f76e2b54925bb0907eab5d9f5d56269b80',
+  '20f363d77ee47a0b2fdd4f34c5bcec571e3405febe8f15c937b28fe9cd252c27',
+  '3cb138393376044b8d22432000388c6bd1ef341f94d398ae5c32f3e0c9308a22',
+  '723599320cc53ba68db729f6db2941957984ca7e7eaf33c61bee4719051152cf',
+  '8b0881a0e4a5f3bff314dae0415ce020c4d85c5ab5d4f2fb2c774e0098cdba75',
+  'f57855a9fa7d5b0d8f074d8a1b2360b3939e3ecdf7550ad547c1b48032baf64a',
+  'f6c6803984081faad82640cf7ed39cfd19d7619aaa78b270c031e4f91e9a2e44',
+  'f92e437743e519e3d8baa45ef594a6ad5526402c3d88a908218b3d398ed636f8',
+])
+
+/** Every shim git learn ships (githooks/*), read once, or one an earlier version shipped. */
 let shipped: Set<string> | undefined
 function isShippedShim(text: string): boolean {
   shipped ??= new Set(readdirSync(SHIMS).map((f) => readShim(f)))
-  return shipped.has(text)
+  return shipped.has(text) || EARLIER_SHIMS.has(createHash('sha256').update(text).digest('hex'))
 }
 
 /** A line install put into a husky hook: a git-learn command ending with the marker (not any line mentioning it). */
@@ -182,7 +210,7 @@ export const CODEOWNERS_PATH = '.github/CODEOWNERS'
  * `init --ci`: the workflow (from templates/github-workflow.yml, the push branch set to the current one) and the
  * CODEOWNERS block; an existing CODEOWNERS gets our block appended once (recognised by the marker).
  */
-export async function writeCiFiles(git: Git, readTemplate: (file: string) => string): Promise<{ created: string[]; existing: string[] }> {
+export async function writeCiFiles(git: Git, readTemplate: (file: string) => string): Promise<{ created: string[]; existing: string[]; pinned: boolean }> {
   const created: string[] = []
   const existing: string[] = []
   const branch = (await git.tryRun(['symbolic-ref', '--short', '-q', 'HEAD']))?.trim() || 'main'
@@ -207,5 +235,15 @@ export async function writeCiFiles(git: Git, readTemplate: (file: string) => str
       created.push(`${owners.p} (git-learn block appended)`)
     }
   }
-  return { created, existing }
+  return { created, existing, pinned: pinsGitLearn(git.root) }
+}
+
+/** Whether the project's package.json lists git-learn, so `npm ci` in the workflow installs the pinned copy it runs. */
+function pinsGitLearn(root: string): boolean {
+  try {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>
+    return ['devDependencies', 'dependencies'].some((k) => typeof pkg[k]?.['git-learn'] === 'string')
+  } catch {
+    return false
+  }
 }

@@ -34,7 +34,7 @@ export const spec: CommandSpec = {
     domain: { type: 'string', value: 'domain', description: 'testing, debugging, git, workflow, code-style, security, architecture, performance, tooling or other' },
     tags: { type: 'string', value: 'a,b', description: 'comma-separated tags' },
     confidence: { type: 'string', value: '0..1', description: 'proposed confidence (the effective one is computed from use)' },
-    'body-file': { type: 'string', value: 'path', description: 'the markdown body (default: the type\'s template)' },
+    'body-file': { type: 'string', value: 'path|-', description: 'the markdown body ("-" reads stdin; default: the type\'s template)' },
     'no-commit': { type: 'boolean', description: 'write and stage the file, but do not commit' },
     'dry-run': { type: 'boolean', description: 'validate and say what would happen; write nothing' },
     force: { type: 'boolean', description: 'add it although quality gates fail or it is a near duplicate; the override is recorded in the commit' },
@@ -81,7 +81,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     name = fields.name as string
     if (!(LEARNING_TYPES as readonly string[]).includes(fields.type as string))
       throw new UsageError(`unknown type "${fields.type}"; use one of ${LEARNING_TYPES.join(', ')}`, 'add')
-    const body = fields['body-file'] !== undefined ? decodeLearningBytes(readInput(ctx, fields['body-file'], 'the body file'), fields['body-file']) : readTemplate(`${fields.type}.md`)
+    const bodyFile = fields['body-file']
+    let body: string
+    if (bodyFile === '-') {
+      const bytes = await ctx.readStdin()
+      if (bytes.byteLength > MAX_LEARNING_BYTES) throw new UsageError(tooLarge('the body', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES), 'add')
+      body = decodeLearningBytes(bytes, '<stdin>')
+    } else body = bodyFile !== undefined ? decodeLearningBytes(readInput(ctx, bodyFile, 'the body file'), bodyFile) : readTemplate(`${fields.type}.md`)
     text = formatLearningFile(buildDraftFrontmatter({ ...fields, trigger, name, type: fields.type as string, description: fields.description as string }, ctx.now()), body)
   }
   const bad = explainBadName(name)

@@ -63,7 +63,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     return print(ctx, format, await checkStaged(ctx, root, relevant, { config }), true)
   }
   const root = findRoot(ctx.cwd, ctx.env)
-  return print(ctx, format, await checkTree(ctx, root, base), false)
+  // On a pull request, GitHub's job summary gets the reviewer's view of the learnings it changes.
+  const summary = format === 'github' && base !== undefined ? ctx.env['GITHUB_STEP_SUMMARY'] : undefined
+  return print(ctx, format, await checkTree(ctx, root, base, summary || undefined), false)
 }
 
 async function print(ctx: Ctx, format: Format, report: CheckReport, hook: boolean): Promise<ExitCode> {
@@ -158,7 +160,7 @@ async function openCache(root: string, ctx: Ctx) {
 }
 
 /** The work tree (CI): every learning and zone file, names, budget, staleness, and with a base the transitions. */
-async function checkTree(ctx: Ctx, root: string, base: string | undefined): Promise<CheckReport> {
+async function checkTree(ctx: Ctx, root: string, base: string | undefined, summaryFile?: string): Promise<CheckReport> {
   const { engine, validator } = await loadEngine()
   const reader = await import('../../adapters/git/index-reader.js')
   const { parseStorePath } = await import('../../core/learning.js')
@@ -180,6 +182,12 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined): Prom
   findings.push(...content)
   findings.push(...engine.checkUniqueNames(files.map((f) => f.path)))
   findings.push(...engine.checkBudget(result.learnings))
+  findings.push(...(await import('../../core/check-rendered.js')).checkRendered(files, result.learnings))
+  if (config.tiers.length) {
+    // A fresh clone or CI fetches pinned tiers on first use; one that cannot be had is named with what to run.
+    const [{ openRepo }, { readTierPins }] = await Promise.all([import('../../adapters/store/repo.js'), import('../../adapters/feed/tiers.js')])
+    await readTierPins(await openRepo(root), (w) => findings.push(engine.finding('tier', '.learnings/config.yaml', 1, `${w.path}: ${w.reason}`)))
+  }
 
   const pinned = result.learnings.filter((l) => l.state === 'active').flatMap((l) => {
     const e = engine.readEvidence(l)
@@ -211,6 +219,12 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined): Prom
     const changes = parseRawDiff(gitSync(['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings'], { cwd: root, env: ctx.env }))
     const events = parseAuditTrail(parseRawLog(gitSync(['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`], { cwd: root, env: ctx.env })))
     findings.push(...engine.checkTransitions(changes, events))
+    if (summaryFile) {
+      const text = new Map(files.map((f) => [f.path, f.text]))
+      const learnings = result.learnings.map((learning) => ({ learning, text: text.get(learning.path) ?? '' }))
+      const { writeReviewSummary } = await import('../../flows/review-summary.js')
+      writeReviewSummary(summaryFile, { base, changes, learnings, findings, config })
+    }
   }
   return engine.buildReport(findings)
 }

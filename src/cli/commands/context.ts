@@ -44,7 +44,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       now: ctx.now(),
       config,
     })
-    text = built.text
+    // A tier that could not be read is said, never silently left out.
+    const missing = feed.problems.filter((p) => p.path.startsWith('refs/learn/tiers/'))
+    text = built.text + missing.map((p) => `\ngit-learn: tier ${p.path.slice('refs/learn/tiers/'.length)} is missing from this context: ${p.reason}`).join('')
   } catch (err) {
     const { logHookError } = await import('../../adapters/state/hooks-log.js')
     logHookError(ctx.cwd, 'context', err, ctx.now())

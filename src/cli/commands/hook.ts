@@ -115,24 +115,8 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   return report.ok ? ExitCode.ok : ExitCode.refused
 }
 
-/** After a merge: re-render what agents read when a render command is available; never fails the merge. */
+/** After a merge or a checkout: re-render what the user rendered (src/cli/refresh.ts); never fails the merge. */
 async function postMerge(ctx: Ctx): Promise<ExitCode> {
-  const { COMMANDS } = await import('../registry.js')
-  const render = COMMANDS['render']
-  if (!render) return ExitCode.ok
-  // Refresh only what the user chose to render: with no render manifest, `git learn render` never ran here, and a
-  // merge or a checkout must not start writing .claude/skills/ into their tree.
-  const { locateRepo } = await import('../../adapters/git/fast.js')
-  const where = locateRepo(ctx.cwd)
-  const { existsSync } = await import('node:fs')
-  if (!where || !existsSync(join(where.commonDir, 'learn', 'render-manifest.json'))) return ExitCode.ok
-  try {
-    const mod = await render()
-    const { parseCommandArgs } = await import('../parse-args.js')
-    await mod.run(parseCommandArgs(mod.spec, []), ctx)
-  } catch (err) {
-    const { postMergeRenderFailed } = await import('../messages/guards.js')
-    ctx.stderr(postMergeRenderFailed((err as Error).message))
-  }
+  await (await import('../refresh.js')).refreshRendered(ctx, 'post-merge')
   return ExitCode.ok
 }

@@ -69,7 +69,7 @@ async function setUpGuards(args: ParsedArgs, git: Awaited<ReturnType<typeof open
   if (flag(args, 'ci')) {
     const ci = await hooks.writeCiFiles(git, readTemplate)
     json['ci'] = ci
-    text += ciReport(ci.created, ci.existing)
+    text += ciReport(ci.created, ci.existing, ci.pinned)
   }
   return { text, json }
 }

@@ -45,5 +45,6 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const rows = candidates.map((c) => ({ name: c.name, reason: c.reason, reasons: c.reasons, path: learningPath('active', c.name) }))
   if (json) ctx.stdout(`${JSON.stringify({ candidates: rows, pruned, shallow, dryRun: !yes })}\n`)
   else ctx.stdout(pruneReport(rows, pruned, { yes, named: args.positionals.length > 0, settings }))
+  if (pruned.length) await (await import('../refresh.js')).refreshRendered(ctx, 'prune')
   return ExitCode.ok
 }

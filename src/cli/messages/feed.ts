@@ -96,7 +96,7 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
   return `${lines.join('\n')}\n`
 }
 
-export const renderLeftAlone = (path: string) => `${path} was not written by git learn; left alone (rename the learning or move that file)`
+export const renderLeftAlone = (path: string) => `${path} was not written by git learn here (or was edited since); left alone (move that file, or delete it and render again)`
 
 export const renderOverBudget = (chars: number, budget: number) =>
   `the rendered skills' descriptions sum to ${chars} characters, over the ${budget}-character listing budget: agents will see them cut; shorten descriptions or prune`
@@ -105,16 +105,18 @@ export function renderReport(r: { written: string[]; removed: string[]; unchange
   const verb = dryRun ? 'would write' : 'wrote'
   const lines = [
     ...r.written.map((p) => `${verb} ${p}`),
-    ...r.removed.map((p) => `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active)`),
+    ...r.removed.map((p) => `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active, or its target no longer rendered)`),
   ]
   lines.push(`${r.written.length} written, ${r.removed.length} removed, ${r.unchanged.length} unchanged${r.skipped.length ? `, ${r.skipped.length} left alone` : ''}.`)
   if (!dryRun && (r.written.length || r.removed.length)) lines.push('Commit them with the learnings, or add them to .gitignore if each clone renders its own.')
   return `${lines.join('\n')}\n`
 }
 
-export function agentReport(a: { settings: string; hooksAdded: string[]; commandsWritten: string[]; commandsKept: string[] }): string {
+export function agentReport(a: { settings: string; hooksAdded: string[]; hooksUpdated: string[]; commandsWritten: string[]; commandsKept: string[] }): string {
   const lines = [
-    a.hooksAdded.length ? `added to ${a.settings}:\n${a.hooksAdded.map((h) => `  ${h}`).join('\n')}` : `${a.settings} already has the git learn hooks; unchanged.`,
+    ...(a.hooksAdded.length ? [`added to ${a.settings} (the rest of it unchanged):\n${a.hooksAdded.map((h) => `  ${h}`).join('\n')}`] : []),
+    ...(a.hooksUpdated.length ? [`updated in ${a.settings} (they now run the project's own git-learn, or nothing without it):\n${a.hooksUpdated.map((h) => `  ${h}`).join('\n')}`] : []),
+    ...(a.hooksAdded.length || a.hooksUpdated.length ? [] : [`${a.settings} already has the git learn hooks; unchanged.`]),
     ...a.commandsWritten.map((c) => `wrote ${c}`),
     ...a.commandsKept.map((c) => `kept ${c} (it exists; delete it to get the shipped one)`),
     'Commit .claude/ so every teammate\'s agent gets the learnings.',
@@ -142,6 +144,18 @@ export function evalReport(r: EvalReport & { contextTokens: number }): string {
 export function renderSkippedInvalid(path: string, reason: string): string {
   return `${path} was not rendered: ${reason}; fix it (\`git learn check\` shows every problem)`
 }
+
+export function suggestSkillReport(name: string, current: string | undefined, s: { ranked: { skill: string; score: number }[]; best?: { skill: string; score: number } }): string {
+  if (!s.ranked.length) return `no hand-written skills under .claude/skills/ to fold ${name} into.\n`
+  const head = s.best
+    ? `${name} fits the skill ${s.best.skill} (score ${s.best.score.toFixed(2)}): set \`skill: ${s.best.skill}\` in its frontmatter if you agree, then \`git learn render\`.`
+    : `${name}: no clear match among the skills (best ${s.ranked[0]?.skill} at ${s.ranked[0]?.score.toFixed(2)}); leave it a skill of its own, or pick one yourself.`
+  const rows = s.ranked.slice(0, 5).map((r) => `  ${r.score.toFixed(2)}  ${r.skill}`)
+  return `${[head, ...(current ? [`(it names skill: ${current} now)`] : []), ...rows].join('\n')}\n`
+}
+
+export const renderNoSuchSkill = (path: string, skill: string) =>
+  `${path} names skill: ${skill}, but .claude/skills/${skill}/SKILL.md is not a hand-written skill here: rendered as a skill of its own (fix the name, or \`git learn suggest-skill\`)`
 
 /** A local state file could not be written (read-only or full): the command goes on without it. */
 export const stateNotWritten = (file: string, code: string) =>

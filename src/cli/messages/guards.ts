@@ -17,10 +17,16 @@ export function hookReport(kind: 'husky' | 'hooks-dir', changes: readonly HookCh
   return `${uninstall ? 'removed git learn from' : 'git learn guards'} ${where}:\n${lines.join('\n')}\n${tail}`
 }
 
-export function ciReport(created: readonly string[], existing: readonly string[]): string {
+export function ciReport(created: readonly string[], existing: readonly string[], pinned: boolean): string {
   const lines = [
     ...created.map((c) => `  created ${c}`),
     ...existing.map((c) => `  kept    ${c} (already there; compare with templates/ of git-learn)`),
+    ...(pinned
+      ? []
+      : [
+          'The workflow runs the git-learn your lockfile pins (npm ci, then ./node_modules/.bin/git-learn), and',
+          "package.json does not list it yet: add it with `npm i -D <git-learn tarball or git URL>` and commit the lockfile.",
+        ]),
   ]
   return `${lines.join('\n')}
 Make the pull request the human approval:
@@ -36,4 +42,4 @@ A learning then reaches active/ only through a reviewed pull request whose check
 export const commitMsgStopped =
   'The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n'
 
-export const postMergeRenderFailed = (reason: string) => `git learn post-merge: render failed (${reason}); run \`git learn render\` yourself.\n`
+export const refreshRenderFailed = (who: string, reason: string) => `git learn ${who}: refreshing the rendered files failed (${reason}); run \`git learn render\` yourself.\n`

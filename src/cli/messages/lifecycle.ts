@@ -35,8 +35,14 @@ function pastTense(action: string): string {
 
 export function initReport(created: readonly string[], root: string): string {
   if (!created.length) return `.learnings/ is already set up in ${root}; nothing to do.\n`
-  return `created in ${root}:\n${created.map((c) => `  ${c}`).join('\n')}\nNext: \`git learn add --name … --type … --description …\`, then commit .learnings/config.yaml.\n`
+  return `created in ${root}:\n${created.map((c) => `  ${c}`).join('\n')}\nNext: commit .learnings/, then propose what you learned. This one passes the gates as printed (drop --dry-run to commit it):\n  ${INIT_EXAMPLE}\n`
 }
+
+/** The example `init` prints: a learning with every section the gates ask for, from flags and a body on stdin. */
+export const INIT_EXAMPLE =
+  "printf '## Problem\\nnpm ci failed in CI.\\n\\n## Trigger Conditions\\nnpm ci in a fresh clone.\\n\\n## Root Cause\\nTried clearing the npm cache; the lockfile was out of date.\\n\\n## Solution\\nRun npm install and commit package-lock.json.\\n\\n## Verification\\nnpm ci passed.\\n' | " +
+  'git learn add --name npm-ci-lockfile-out-of-sync --type error-solution --description "Fix npm ci refusing to install. Use when npm ci says package.json and package-lock.json are not in sync." ' +
+  '--trigger "npm ci can only install packages when your package.json and package-lock.json are in sync" --tags npm,ci --body-file - --dry-run'
 
 export interface ListRow {
   name: string

@@ -1,0 +1,116 @@
+import { spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { CLAUDE_HOOKS } from '../../src/adapters/agents/claude-settings.js'
+import { HUSKY_LINES, NOT_INSTALLED } from '../../src/adapters/git/hooks.js'
+import { PROJECT_ROOT, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+import type { TestRepo } from '../helpers/repo.js'
+
+// A teammate who never installed git-learn (or whose checkout predates it) commits through the hooks the team
+// committed, and their agent runs the hooks in .claude/settings.json: nothing may fail or start Node for them.
+
+/** PATH with git and sh but no git-learn; `spy` adds a fake git-learn that only records that it was started. */
+function teammateEnv(spy?: string): Record<string, string> {
+  const path = (process.env['PATH'] ?? '').split(':').filter((d) => !existsSync(join(d, 'git-learn')))
+  if (spy) {
+    const dir = tempDir('gl-spy-')
+    writeFileSync(join(dir, 'git-learn'), `#!/bin/sh\necho "$@" >> "${spy}"\n`)
+    chmodSync(join(dir, 'git-learn'), 0o755)
+    path.unshift(dir)
+  }
+  return { PATH: path.join(':') }
+}
+
+function run(repo: TestRepo, cmd: string, args: string[], env: Record<string, string>) {
+  const r = spawnSync(cmd, args, { cwd: repo.root, encoding: 'utf8', env: { ...process.env, ...env } })
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }
+}
+
+function commitCode(repo: TestRepo, env: Record<string, string>, file = 'src/app.js') {
+  repo.write(file, `console.log(${Date.now() % 1000})\n`)
+  repo.git('add', file)
+  return run(repo, 'git', ['commit', '-q', '-m', `change ${file}`], env)
+}
+
+function stageLearning(repo: TestRepo, name = 'teammate-one') {
+  repo.write(`.learnings/pending/${name}.md`, learningText(name))
+  repo.git('add', `.learnings/pending/${name}.md`)
+}
+
+describe('hooks for a teammate without git-learn', () => {
+  test('githooks shims: code commits start nothing; a staged learning gets one sentence, not exit 127', () => {
+    const repo = makeRepo()
+    expect(sh(repo.root, 'git', ['learn', 'init', '--hooks']).code).toBe(0)
+    repo.git('add', '.learnings')
+    expect(sh(repo.root, 'git', ['commit', '-qm', 'learn: init']).code).toBe(0)
+
+    // With a git-learn on PATH that records its calls: a commit of code never starts it (no Node for a code commit).
+    const calls = join(tempDir('gl-calls-'), 'calls')
+    const spied = commitCode(repo, teammateEnv(calls))
+    expect(spied.code).toBe(0)
+    expect(existsSync(calls)).toBe(false)
+    // A change under .claude/skills (a guarded zone) does start it.
+    repo.write('.claude/skills/x/SKILL.md', '# x\n')
+    repo.git('add', '.claude')
+    expect(run(repo, 'git', ['commit', '-qm', 'skill'], teammateEnv(calls)).code).toBe(0)
+    expect(readFileSync(calls, 'utf8')).toMatch(/^check --staged$/m)
+
+    const none = teammateEnv()
+    const code = commitCode(repo, none, 'src/other.js')
+    expect(code).toEqual({ code: 0, stdout: '', stderr: '' })
+
+    stageLearning(repo)
+    const refused = run(repo, 'git', ['commit', '-q', '-m', 'add a learning'], none)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.trim()).toBe(NOT_INSTALLED)
+    expect(repo.git('log', '-1', '--format=%s').trim()).toBe('change src/other.js')
+  })
+
+  test('husky lines: the same, through real husky 9', () => {
+    const repo = makeRepo()
+    expect(sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')]).code).toBe(0)
+    expect(sh(repo.root, 'git', ['learn', 'init', '--hooks']).code).toBe(0)
+    expect(repo.read('.husky/pre-commit')).toContain(HUSKY_LINES['pre-commit'])
+    repo.git('add', '.learnings', '.husky')
+    expect(sh(repo.root, 'git', ['commit', '-qm', 'learn: init']).code).toBe(0)
+
+    const calls = join(tempDir('gl-calls-'), 'calls')
+    expect(commitCode(repo, teammateEnv(calls)).code).toBe(0)
+    expect(existsSync(calls)).toBe(false)
+
+    const none = teammateEnv()
+    expect(commitCode(repo, none, 'src/other.js')).toEqual({ code: 0, stdout: '', stderr: '' })
+    stageLearning(repo)
+    const refused = run(repo, 'git', ['commit', '-q', '-m', 'add a learning'], none)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(NOT_INSTALLED)
+    expect(refused.stderr).not.toMatch(/not found|127/)
+
+    // With git-learn there, the same commit goes through the real check.
+    const ok = sh(repo.root, 'git', ['commit', '-q', '-m', 'add a learning'])
+    expect(ok.stderr).toBe('')
+    expect(ok.code).toBe(0)
+  })
+
+  test('agent hooks run the project binary when there is one and nothing, quietly, when there is none', () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/agent-sees.md', learningText('agent-sees'))
+    repo.git('add', '.learnings')
+    repo.git('commit', '-qm', 'seed')
+    const context = CLAUDE_HOOKS.find((h) => h.event === 'SessionStart')?.command as string
+    const recall = CLAUDE_HOOKS.find((h) => h.event === 'PostToolUseFailure')?.command as string
+    const payload = JSON.stringify({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: 'Error: agent-sees exploded at line 3', cwd: repo.root })
+    const env = { ...teammateEnv(), CLAUDE_PROJECT_DIR: repo.root }
+    for (const command of [context, recall]) {
+      const r = spawnSync('sh', ['-c', command], { cwd: repo.root, input: payload, encoding: 'utf8', env: { ...process.env, ...env } })
+      expect({ code: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: '', stderr: '' })
+    }
+    // The project's own copy (node_modules/.bin/git-learn) is found without git-learn on PATH.
+    mkdirSync(join(repo.root, 'node_modules', '.bin'), { recursive: true })
+    symlinkSync(join(PROJECT_ROOT, 'dist', 'bin.js'), join(repo.root, 'node_modules', '.bin', 'git-learn'))
+    const r = spawnSync('sh', ['-c', context], { cwd: repo.root, input: '{}', encoding: 'utf8', env: { ...process.env, ...env } })
+    expect(r.status).toBe(0)
+    expect(r.stdout).toContain('agent-sees')
+  })
+})

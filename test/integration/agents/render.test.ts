@@ -1,0 +1,184 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { RENDER_MARKER } from '../../../src/core/check-zones.js'
+import { PROJECT_ROOT, makeRepo, sh, tempDir } from '../../helpers/repo.js'
+import { seedStore } from '../../helpers/feed-store.js'
+
+// render owns only the files its manifest lists, by the hash of what it wrote, never by marker text, and never reaches
+// through a symbolic link; the refresh after a merge renders the targets the user chose, quietly.
+
+const SKILL = (name: string) => `.claude/skills/${name}/SKILL.md`
+
+describe('render ownership', () => {
+  test('a .claude/skills symlink to another project: nothing there is written or deleted', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const other = tempDir('gl-other-project-')
+    mkdirSync(join(other, 'their-skill'))
+    const theirs = `---\nname: their-skill\ndescription: theirs\n---\n${RENDER_MARKER}\nanother project's rendered skill\n`
+    writeFileSync(join(other, 'their-skill', 'SKILL.md'), theirs)
+    mkdirSync(join(repo.root, '.claude'))
+    symlinkSync(other, join(repo.root, '.claude', 'skills'))
+    const r = await repo.cli(['render', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().written).toEqual([])
+    expect(r.json().removed).toEqual([])
+    expect(r.json().skipped).toContain(SKILL('vitest-esm-mock-hoisting'))
+    expect(readdirSync(other)).toEqual(['their-skill'])
+    expect(readFileSync(join(other, 'their-skill', 'SKILL.md'), 'utf8')).toBe(theirs)
+  })
+
+  test('the marker does not make a file ours: a hand-written file carrying it is neither overwritten nor removed', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const atTarget = `# mine\n${RENDER_MARKER}\nI copied the marker.\n`
+    const elsewhere = `# a skill of ours\n${RENDER_MARKER}\n`
+    repo.write(SKILL('react-hooks-order'), atTarget)
+    repo.write(SKILL('hand-made'), elsewhere)
+    const r = (await repo.cli(['render', '--json'])).json()
+    expect(r.skipped).toEqual([SKILL('react-hooks-order')])
+    expect(r.removed).toEqual([])
+    expect(repo.read(SKILL('react-hooks-order'))).toBe(atTarget)
+    expect(repo.read(SKILL('hand-made'))).toBe(elsewhere)
+  })
+
+  test('a rendered file edited by hand is left alone; one it wrote and nobody touched is removed when its learning leaves', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    await repo.cli(['render'])
+    const edited = `${repo.read(SKILL('docker-enospc'))}\nmy note\n`
+    repo.write(SKILL('docker-enospc'), edited)
+    repo.git('mv', '.learnings/active/docker-enospc.md', '.learnings/archived/docker-enospc.md')
+    repo.git('mv', '.learnings/active/react-hooks-order.md', '.learnings/archived/react-hooks-order.md')
+    const r = (await repo.cli(['render', '--json'])).json()
+    expect(r.removed).toEqual([SKILL('react-hooks-order')])
+    expect(repo.exists('.claude/skills/react-hooks-order')).toBe(false)
+    expect(repo.read(SKILL('docker-enospc'))).toBe(edited)
+  })
+
+  test('dropping the agents target removes the AGENTS.md section and keeps the rest byte for byte', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const mine = '# Agents\n\nOur own rules.\n'
+    repo.write('AGENTS.md', mine)
+    await repo.cli(['render', '--target', 'claude,agents'])
+    expect(repo.read('AGENTS.md')).toContain('<!-- git-learn:begin -->')
+    const r = (await repo.cli(['render', '--target', 'claude', '--json'])).json()
+    expect(r.removed).toEqual(['AGENTS.md'])
+    expect(repo.read('AGENTS.md')).toBe(mine)
+    expect(repo.exists(SKILL('docker-enospc'))).toBe(true)
+  })
+})
+
+describe('what agents see follows the store', () => {
+  test.each(['githooks', 'husky'])('post-merge re-renders the targets the user rendered (not the config default), quietly: %s', (kind) => {
+    const repo = makeRepo()
+    seedStore(repo)
+    if (kind === 'husky') expect(sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')]).code).toBe(0)
+    expect(sh(repo.root, 'git', ['learn', 'hook', 'install']).code).toBe(0)
+    if (kind === 'husky') expect(repo.read('.husky/post-merge')).toContain('git-learn hook post-merge')
+    repo.write('.gitignore', '.cursor/\n.claude/\n')
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'ignore renders')
+    expect(sh(repo.root, 'git', ['learn', 'render', '--target', 'cursor']).code).toBe(0)
+    expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(true)
+
+    repo.git('checkout', '-qb', 'archive')
+    repo.git('mv', '.learnings/active/docker-enospc.md', '.learnings/archived/docker-enospc.md')
+    const by = 'Learning: docker-enospc\nLearning-Action: prune\nLearning-From: active\nLearning-To: archived\nPruned-by: Ada Author <ada@example.com>\nLearning-Reason: unused'
+    expect(sh(repo.root, 'git', ['commit', '-qm', `learn: prune docker-enospc\n\n${by}`]).code).toBe(0)
+    repo.git('checkout', '-q', 'main')
+    expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(true)
+    const merged = sh(repo.root, 'git', ['merge', '-q', '--ff-only', 'archive'])
+    expect(merged.code).toBe(0)
+    expect(merged.stdout).toBe('')
+    expect(merged.stderr).toBe('')
+    expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(false)
+    expect(repo.exists('.cursor/rules/react-hooks-order.mdc')).toBe(true)
+    expect(repo.exists('.claude/skills')).toBe(false)
+    // A checkout back brings it back.
+    const back = sh(repo.root, 'git', ['checkout', '-q', 'HEAD~1'])
+    expect(back.stdout + back.stderr).toBe('')
+    expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(true)
+  })
+
+  test('prune and approve refresh what render wrote', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write('.gitignore', '.claude/\n')
+    repo.git('add', '.gitignore')
+    repo.git('commit', '-qm', 'ignore renders')
+    await repo.cli(['render'])
+    const pruned = await repo.cli(['prune', 'react-hooks-order', '--reason', 'we moved off class components', '--yes', '--json'])
+    expect(pruned.code, pruned.stderr).toBe(0)
+    expect(() => pruned.json()).not.toThrow()
+    expect(repo.exists(SKILL('react-hooks-order'))).toBe(false)
+    repo.setIdentity('Bob Reviewer', 'bob@example.com')
+    const restored = await repo.cli(['restore', 'react-hooks-order'])
+    expect(restored.code, restored.stderr).toBe(0)
+    repo.setIdentity('Cleo Reviewer', 'cleo@example.com')
+    const approved = await repo.cli(['approve', 'react-hooks-order'])
+    expect(approved.code, approved.stderr).toBe(0)
+    expect(existsSync(join(repo.root, SKILL('react-hooks-order')))).toBe(true)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+})
+
+describe('check reports rendered files that no longer say what the store says', () => {
+  test('a changed learning and an archived one: warnings with the fix; render and commit clear them', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    await repo.cli(['render'])
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'rendered skills')
+    expect((await repo.cli(['check', '--json'])).json().findings.filter((f: { rule: string }) => f.rule === 'rendered')).toEqual([])
+    repo.write('.learnings/active/docker-enospc.md', repo.read('.learnings/active/docker-enospc.md').replace('## Solution\n', '## Solution\nFirst prune the builder cache.\n'))
+    repo.git('mv', '.learnings/active/react-hooks-order.md', '.learnings/archived/react-hooks-order.md')
+    const r = await repo.cli(['check', '--json'])
+    expect(r.code).toBe(0)
+    const rendered = r.json().findings.filter((f: { rule: string }) => f.rule === 'rendered')
+    expect(rendered.map((f: { path: string; severity: string }) => `${f.severity} ${f.path}`).sort()).toEqual([`warning ${SKILL('docker-enospc')}`, `warning ${SKILL('react-hooks-order')}`])
+    expect(rendered.find((f: { path: string }) => f.path === SKILL('docker-enospc')).message).toMatch(/out of date.*run `git learn render` and commit/)
+    expect(rendered.find((f: { path: string }) => f.path === SKILL('react-hooks-order')).message).toMatch(/no longer active/)
+    await repo.cli(['render'])
+    expect((await repo.cli(['check', '--json'])).json().findings.filter((f: { rule: string }) => f.rule === 'rendered')).toEqual([])
+  })
+})
+
+describe('render --target claude-md: an index CLAUDE.md imports', () => {
+  test('one marked section importing .learnings/INDEX.md, replaced never duplicated, removed with the target', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const mine = '# Project rules\n\nUse pnpm.\n'
+    repo.write('CLAUDE.md', mine)
+    const first = (await repo.cli(['render', '--target', 'claude-md', '--json'])).json()
+    expect(first.written.sort()).toEqual(['.learnings/INDEX.md', 'CLAUDE.md'])
+    const claude = repo.read('CLAUDE.md')
+    expect(claude).toBe(`${mine}\n<!-- git-learn:begin -->\n## Team learnings\n\n@.learnings/INDEX.md\n<!-- git-learn:end -->\n`)
+    const index = repo.read('.learnings/INDEX.md')
+    expect(index).toMatch(/^- \*\*docker-enospc\*\* — .+ Trigger: `.+`$/m)
+    expect(index).not.toContain('pending-example')
+    const again = (await repo.cli(['render', '--target', 'claude-md', '--json'])).json()
+    expect(again.written).toEqual([])
+    expect(repo.read('CLAUDE.md').match(/git-learn:begin/g)).toHaveLength(1)
+    // check accepts the index inside .learnings/.
+    repo.git('add', '-A')
+    expect((await repo.cli(['check', '--staged'])).code).toBe(0)
+
+    const dropped = (await repo.cli(['render', '--target', 'claude', '--json'])).json()
+    expect(dropped.removed.sort()).toEqual(['.learnings/INDEX.md', 'CLAUDE.md'])
+    expect(repo.read('CLAUDE.md')).toBe(mine)
+    expect(repo.exists('.learnings/INDEX.md')).toBe(false)
+  })
+
+  test('the index stays within context.max_tokens and says how many it left out', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write('.learnings/config.yaml', 'context:\n  max_tokens: 120\n')
+    await repo.cli(['render', '--target', 'claude-md'])
+    const index = repo.read('.learnings/INDEX.md')
+    expect(index.length).toBeLessThanOrEqual(120 * 4 + 80)
+    expect(index).toMatch(/^- … \d+ more: `git learn search <words>`$/m)
+  })
+})

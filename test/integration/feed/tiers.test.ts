@@ -1,0 +1,62 @@
+import { execFileSync } from 'node:child_process'
+import { renameSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect, test } from 'vitest'
+import { cliAt, learningText, makeRepo, tempDir } from '../../helpers/repo.js'
+
+// Tier pins travel with a clone: a fresh clone (or CI) fetches the pinned commit on first use, or says what to run;
+// context never silently drops a tier.
+
+function setUp() {
+  const bare = join(tempDir('gl-tier-'), 'org.git')
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
+  const src = makeRepo()
+  src.write('.learnings/active/org-wide-fix.md', learningText('org-wide-fix', { confidence: '0.9' }))
+  src.git('add', '.')
+  src.git('commit', '-q', '-m', 'org learnings')
+  src.git('push', '-q', bare, 'main')
+  const project = makeRepo()
+  project.write('.learnings/active/.gitkeep', '')
+  project.git('add', '.')
+  project.git('commit', '-qm', 'store')
+  return { bare, project }
+}
+
+function cloneOf(root: string): string {
+  const dir = join(tempDir('gl-clone-'), 'clone')
+  execFileSync('git', ['clone', '-q', '--no-local', root, dir])
+  execFileSync('git', ['config', 'user.name', 'Cleo'], { cwd: dir })
+  execFileSync('git', ['config', 'user.email', 'cleo@example.com'], { cwd: dir })
+  return dir
+}
+
+test('a fresh clone gets the pinned tier on first use; check and context agree', async () => {
+  const { bare, project } = setUp()
+  expect((await project.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+  const pinned = execFileSync('git', ['rev-parse', 'main'], { cwd: bare, encoding: 'utf8' }).trim()
+  const clone = cloneOf(project.root)
+  expect(() => execFileSync('git', ['rev-parse', '--verify', '-q', 'refs/learn/tiers/org'], { cwd: clone })).toThrow()
+
+  const context = await cliAt(clone, ['context', '--format', 'text'])
+  expect(context.stdout).toContain('org-wide-fix')
+  expect(context.stdout).not.toMatch(/missing from this context/)
+  expect(execFileSync('git', ['cat-file', '-t', pinned], { cwd: clone, encoding: 'utf8' }).trim()).toBe('commit')
+  const check = await cliAt(clone, ['check', '--json'])
+  expect(JSON.parse(check.stdout).findings.filter((f: { rule: string }) => f.rule === 'tier')).toEqual([])
+})
+
+test('when the tier cannot be fetched, check names the command to run and context says the tier is missing', async () => {
+  const { bare, project } = setUp()
+  expect((await project.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+  const clone = cloneOf(project.root)
+  renameSync(bare, `${bare}.gone`)
+  const check = await cliAt(clone, ['check', '--json'])
+  expect(check.code).toBe(0)
+  const tier = JSON.parse(check.stdout).findings.filter((f: { rule: string }) => f.rule === 'tier')
+  expect(tier).toHaveLength(1)
+  expect(tier[0]).toMatchObject({ severity: 'warning', path: '.learnings/config.yaml' })
+  expect(tier[0].message).toContain(`git fetch --no-tags ${bare} main:refs/learn/tiers/org`)
+  expect(tier[0].message).toContain('git learn tier verify org')
+  const context = await cliAt(clone, ['context', '--format', 'text'])
+  expect(context.stdout).toMatch(/git-learn: tier org is missing from this context: .*pinned commit/)
+})
