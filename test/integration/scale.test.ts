@@ -315,7 +315,7 @@ describe('git learn export and import', () => {
   const hostile: [string, (dir: string) => string, RegExp, number][] = [
     ['path-traversal names', (d) => file(d, JSON.stringify({ format: 'git-learn-bundle', version: 1, exported: 'x', learnings: [{ name: '../../.git/hooks/pre-commit', frontmatter: {}, body: 'x' }] })), /path separator/, 1],
     ['a YAML alias bomb', (d) => file(d, `format: git-learn-bundle\nversion: 1\na: &a [x,x,x,x,x,x,x,x,x]\n${Array.from({ length: 60 }, (_, i) => `b${i}: &b${i} [*${i ? `b${i - 1}` : 'a'},*${i ? `b${i - 1}` : 'a'}]`).join('\n')}\nlearnings: []\n`), /not a valid JSON or YAML/, 1],
-    ['a 11 MB file', (d) => file(d, `{"format":"git-learn-bundle","pad":"${'x'.repeat(11 * 1024 * 1024)}"}`), /at most 10485760 bytes/, 1],
+    ['a 65 MB file', (d) => file(d, `{"format":"git-learn-bundle","pad":"${'x'.repeat(65 * 1024 * 1024)}"}`), /at most 67108864 bytes/, 1],
     ['deeply nested JSON', (d) => file(d, `${'['.repeat(200_000)}${']'.repeat(200_000)}`), /not a (valid JSON|JSON or YAML mapping)/, 1],
     ['the wrong shape', (d) => file(d, JSON.stringify({ format: 'git-learn-bundle', version: 1, learnings: [{ name: 'ok-name', frontmatter: [], body: 3 }] })), /frontmatter is not a mapping/, 1],
     ['an http URL', () => 'http://example.com/b.json', /only https:\/\//, 1],

@@ -7,6 +7,8 @@ import { readRecallFeed } from './search-index.js'
 
 export interface RecalledLearning {
   name: string
+  /** "project", or the tier it comes from (labelled as such to the agent). */
+  tier: string
   fix: string
   description: string
 }
@@ -20,7 +22,7 @@ export async function recallFailure(failure: ToolFailure, cwd: string, now: Date
     const entry = feed.entry(c.doc)
     if (!entry) continue
     appendEvent(feed.commonDir, { ts: now.toISOString(), kind: 'match', name: entry.name, ...(failure.session ? { session: failure.session } : {}), score: c.score })
-    out.push({ name: entry.name, fix: entry.fix, description: entry.description })
+    out.push({ name: entry.name, tier: entry.tier, fix: entry.fix, description: entry.description })
   }
   return out
 }

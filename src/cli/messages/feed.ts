@@ -36,9 +36,9 @@ export function feedbackDone(name: string, kind: string, before: number, after: 
   return `recorded: ${name} was ${kind}. Effective confidence ${before.toFixed(2)} → ${after.toFixed(2)}.\n`
 }
 
-export function recallContext(items: readonly { name: string; fix: string; description: string }[]): string {
+export function recallContext(items: readonly { name: string; tier?: string; fix: string; description: string }[]): string {
   return items
-    .map((i) => `git-learn: ${i.name} — ${cut(i.fix || i.description, 240)} (git learn show ${i.name})`)
+    .map((i) => `git-learn: ${i.name}${i.tier && i.tier !== 'project' ? ` [tier ${i.tier}: reviewed in that repository, not here]` : ''} — ${cut(i.fix || i.description, 240)} (git learn show ${i.name})`)
     .join('\n')
 }
 
@@ -142,3 +142,7 @@ export function evalReport(r: EvalReport & { contextTokens: number }): string {
 export function renderSkippedInvalid(path: string, reason: string): string {
   return `${path} was not rendered: ${reason}; fix it (\`git learn check\` shows every problem)`
 }
+
+/** A local state file could not be written (read-only or full): the command goes on without it. */
+export const stateNotWritten = (file: string, code: string) =>
+  `warning: could not write ${file} (${code}): the event was not recorded. Free space or make the directory writable, then run the command again to record it.\n`
