@@ -5,10 +5,13 @@ import { PARSE_CACHE_FILE, openParseCache } from '../../src/adapters/state/parse
 import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
-/** A committed store of `n` valid pending learnings (the check caches from 50 files on). */
-function storeRepo(n = 60): TestRepo {
+/**
+ * A committed store of `n` valid pending learnings (the check caches from 50 files on) whose frontmatter needs the
+ * YAML parser (single quotes): plain frontmatter is read by the fast road and not cached.
+ */
+function storeRepo(n = 60, plain = false): TestRepo {
   const repo = makeRepo()
-  for (let i = 0; i < n; i++) repo.write(`.learnings/pending/cached-${i}.md`, learningText(`cached-${i}`))
+  for (let i = 0; i < n; i++) repo.write(`.learnings/pending/cached-${i}.md`, learningText(`cached-${i}`, plain ? {} : { tags: "['vitest', esm]" }))
   repo.git('add', '-A')
   repo.git('commit', '-q', '-m', 'store')
   return repo
@@ -26,6 +29,12 @@ describe('the frontmatter cache of git learn check', () => {
     expect(repo.snapshot()).toBe(before)
     const second = await repo.cli(['check', '--json'])
     expect(second.json()).toEqual(first.json())
+  })
+
+  test('plain frontmatter, which the fast road reads, is not cached: the file stays small', async () => {
+    const repo = storeRepo(60, true)
+    expect((await repo.cli(['check', '--json'])).json()).toEqual({ ok: true, findings: [] })
+    expect(existsSync(cacheFile(repo))).toBe(false)
   })
 
   test('an edited learning is parsed again: its new problem is reported, and reverting clears it', async () => {
@@ -69,7 +78,7 @@ describe('the frontmatter cache of git learn check', () => {
 describe('openParseCache', () => {
   test('a second process reads what the first parsed; values JSON cannot carry are parsed every time', () => {
     const dir = tempDir('gl-cache-')
-    const matter = '\nname: x\ntags: [a, b]\nconfidence: 0.5\n'
+    const matter = "\nname: x\ntags: ['a', b]\nconfidence: 0.5\n"
     const odd = '\nname: y\nscore: .nan\n'
     const first = openParseCache(dir)
     expect(first.parseYaml(matter)).toEqual({ name: 'x', tags: ['a', 'b'], confidence: 0.5 })

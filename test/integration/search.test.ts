@@ -148,7 +148,7 @@ describe('the feed cache follows the store and survives damage', () => {
     expect([after.name, after.state, after.path]).toEqual(['pending-example', 'active', '.learnings/active/pending-example.md'])
   })
 
-  test.each(['feed', 'catalog', 'terms', 'postings', 'docs', 'recall', 'status', 'alias', 'parsed', 'config', 'last-key'])(
+  test.each(['feed', 'catalog', 'terms', 'postings', 'docs', 'recall', 'status', 'alias', 'config', 'last-key'])(
     'a corrupt %s cache file is rebuilt, never a crash, and answers stay the same',
     async (kind) => {
       const repo = makeRepo()

@@ -3,7 +3,7 @@
  * temporary one and rename(2), so a reader sees the old bytes or the new, never a part, and concurrent writers at
  * worst replace each other's file. Imports node:fs and node:path only (the observe hook uses it).
  */
-import { mkdirSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
 /** Replace `file` with `data`; throws on failure, leaving no temporary file behind. */
@@ -13,6 +13,47 @@ export function writeAtomic(file: string, data: string | Uint8Array): void {
     writeFileSync(tmp, data)
     renameSync(tmp, file)
   } catch (err) {
+    try {
+      unlinkSync(tmp)
+    } catch {
+      // Nothing was written.
+    }
+    throw err
+  }
+}
+
+/**
+ * writeAtomic for a file written in pieces (`fill` calls `write` for each; it returns the bytes written), so a file
+ * of tens of megabytes is never one string in memory.
+ */
+export function writeAtomicPieces(file: string, fill: (write: (piece: string) => number) => void): void {
+  const tmp = `${file}.${process.pid}.tmp`
+  let fd: number | undefined
+  try {
+    fd = openSync(tmp, 'w')
+    const out = fd
+    let buf = Buffer.allocUnsafe(1 << 20)
+    let used = 0
+    const flush = () => {
+      for (let at = 0; at < used; ) at += writeSync(out, buf, at, used - at)
+      used = 0
+    }
+    fill((piece) => {
+      const n = Buffer.byteLength(piece)
+      if (used + n > buf.length) {
+        flush()
+        if (n > buf.length) buf = Buffer.allocUnsafe(n)
+      }
+      buf.write(piece, used)
+      used += n
+      return n
+    })
+    flush()
+    closeSync(fd)
+    fd = undefined
+    renameSync(tmp, file)
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd)
     try {
       unlinkSync(tmp)
     } catch {

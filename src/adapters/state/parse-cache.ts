@@ -12,9 +12,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
+import { parseSimpleFrontmatter } from '../../core/frontmatter-fast.js'
 import { parseYamlMapping } from '../../core/learning.js'
 
-export const PARSE_CACHE_FILE = 'frontmatter-v1.json'
+export const PARSE_CACHE_FILE = 'frontmatter-v2.json'
 
 /** Changes when parseYamlMapping's results may change: a cache made for another parser is dropped. */
 const PARSER = `yaml@${readYamlVersion()}`
@@ -75,6 +76,10 @@ export function openParseCache(commonDir: string): ParseCache {
   return {
     stats,
     parseYaml(matter) {
+      // Plain frontmatter is read faster than the cache could give it back (and would make the file 100 MB at
+      // 100,000 learnings): only what needs the YAML parser is cached.
+      const simple = parseSimpleFrontmatter(matter)
+      if (simple) return simple
       const json = used.get(matter) ?? known.get(matter)
       if (json !== undefined) {
         try {

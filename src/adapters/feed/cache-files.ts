@@ -1,0 +1,153 @@
+/**
+ * The files of the feed cache under `<common dir>/learn/cache/` (what search-index.ts says each holds), their shapes,
+ * and the readers that check one is whole and of this format before anything trusts it: a torn, foreign or older
+ * file reads as undefined (a miss), never as an error.
+ */
+import { readFileSync, readSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { LearningState } from '../../core/errors.js'
+import type { LearningSummary } from '../../core/query.js'
+import type { CatalogEntry, IndexHeader } from '../../core/search.js'
+import type { RecallPostings } from '../../core/recall-rank.js'
+import { CACHE_FORMAT } from './feed-key.js'
+
+export interface Problem {
+  path: string
+  reason: string
+}
+
+
+export function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+
+/** Per document, by column (one array of strings parses faster than 30,000 small arrays): name, state, type, tier. */
+export interface DocColumns {
+  names: string[]
+  states: LearningState[]
+  types: string[]
+  /** Position in FeedFile.tiers. */
+  tiers: number[]
+}
+
+export interface FeedFile {
+  format: number
+  key: string
+  problems: Problem[]
+  tiers: { tier: string; weight: number }[]
+  docs: DocColumns
+  /** Byte offset of each catalog row, and one past the last row's separator (docs.names.length + 1 values). */
+  rows: number[]
+  /** Size of catalog-<key>.json. */
+  catalogBytes: number
+  /** A tier could not be read for a reason the key does not see (its commit not fetched yet): rebuild next time. */
+  volatile?: boolean
+}
+
+export interface TermsFile {
+  format: number
+  header: IndexHeader
+  terms: string[]
+  /** Byte offset of each term's postings in postings-<key>.txt (terms.length + 1 values). */
+  offsets: number[]
+}
+
+export const files = (dir: string, key: string) => ({
+  feed: join(dir, `feed-${key}.json`),
+  catalog: join(dir, `catalog-${key}.json`),
+  terms: join(dir, `terms-${key}.json`),
+  postings: join(dir, `postings-${key}.txt`),
+  docs: join(dir, `docs-${key}.bin`),
+  recall: join(dir, `recall-${key}.json`),
+  project: join(dir, `project-${key}.json`),
+  status: join(dir, `status-${key}.json`),
+})
+
+export function readFeedFile(dir: string, key: string): FeedFile | undefined {
+  const f = readJson(files(dir, key).feed)
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key || f['volatile']) return undefined
+  const docs = isObject(f['docs']) ? f['docs'] : {}
+  const n = Array.isArray(docs['names']) ? docs['names'].length : -1
+  if (!['states', 'types', 'tiers'].every((c) => Array.isArray(docs[c]) && docs[c].length === n)) return undefined
+  const rows = f['rows']
+  if (!Array.isArray(rows) || rows.length !== n + 1 || !Array.isArray(f['problems']) || !Array.isArray(f['tiers'])) return undefined
+  return f as unknown as FeedFile
+}
+
+/** Bytes [start, start + length) of an open file. */
+export function readSlice(fd: number, start: number, length: number): string {
+  const buf = Buffer.allocUnsafe(length)
+  let got = 0
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, start + got)
+    if (n <= 0) throw new Error('the cache file is shorter than its offsets')
+    got += n
+  }
+  return buf.toString('utf8')
+}
+
+/** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
+export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
+  const rows = readJson(files(dir, key).catalog)
+  return Array.isArray(rows) && rows.length === feed.docs.names.length && rows.every(isObject) ? (rows as unknown as CatalogEntry[]) : undefined
+}
+
+/** A project learning as list and prune need it. */
+export interface ProjectRow {
+  row: LearningSummary
+  created: string | null
+  supersedes: string[]
+}
+
+export interface ProjectFile {
+  rows: ProjectRow[]
+  problems: Problem[]
+}
+
+export interface RecallFile extends RecallPostings {
+  format: number
+  key: string
+  /** [start, end) of each recall entry's row in catalog-<key>.json. */
+  rows: [number, number][]
+  catalogBytes: number
+}
+
+
+/** The key whose cache files were written last (most often still the current one). */
+export function lastKey(dir: string): string | undefined {
+  try {
+    const k = readFileSync(join(dir, 'last-key'), 'utf8')
+    return /^[0-9a-f]{20}$/.test(k) ? k : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export function readRecallFile(dir: string, key: string): { recall: RecallFile; catalog: string } | undefined {
+  const f = files(dir, key)
+  const r = readJson(f.recall)
+  if (!isObject(r) || r['format'] !== CACHE_FORMAT || r['key'] !== key) return undefined
+  const { names, weights, totals, terms, postings, rows } = r as Partial<Record<keyof RecallFile, unknown>>
+  const n = Array.isArray(names) ? names.length : -1
+  const ok =
+    [weights, totals, rows].every((c) => Array.isArray(c) && c.length === n) &&
+    Array.isArray(terms) &&
+    Array.isArray(postings) &&
+    postings.length === terms.length &&
+    postings.every((p) => Array.isArray(p) && p.every((d) => Number.isInteger(d) && d >= 0 && d < n)) &&
+    statSync(f.catalog, { throwIfNoEntry: false })?.size === r['catalogBytes']
+  return ok ? { recall: r as unknown as RecallFile, catalog: f.catalog } : undefined
+}
+
+export function readProjectFile(dir: string, key: string): ProjectFile | undefined {
+  const f = readJson(files(dir, key).project)
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key || !Array.isArray(f['rows']) || !Array.isArray(f['problems'])) return undefined
+  if (!(f['rows'] as unknown[]).every((r) => isObject(r) && isObject(r['row']) && Array.isArray(r['supersedes']))) return undefined
+  return f as unknown as ProjectFile
+}

@@ -1,0 +1,281 @@
+/**
+ * The rebuild of the feed cache: read every source (the project store, its clean files in bulk from git's object
+ * store, and each pinned tier, parsed once per commit), fold duplicates across sources, index, and write the files
+ * of the key (write-cache.ts).
+ *
+ * No parsed copy of the project's files is kept between rebuilds: at 100,000 learnings it was a 163 MB file that
+ * took longer to write and read back than parsing the blobs again (see BENCHMARKS.md).
+ */
+import { createHash } from 'node:crypto'
+import { lstatSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
+import type { LearningSummary } from '../../core/query.js'
+import type { CatalogEntry, SearchDoc } from '../../core/search.js'
+import type { RecallIndex } from '../../core/recall-rank.js'
+import { parseCatFileBatch } from '../../core/git-output.js'
+import { buildIndexParts } from '../../core/search-parts.js'
+import type { BuiltParts } from '../../core/search-parts.js'
+import { tryGitAsync } from '../git/run.js'
+import { writeCacheFile } from '../state/cache-file.js'
+import { isObject, readJson } from './cache-files.js'
+import type { DocColumns, Problem, ProjectFile } from './cache-files.js'
+import { CACHE_FORMAT, cacheDir, codeStamp, storeFiles } from './feed-key.js'
+import type { StoreState } from './feed-key.js'
+import { writeCache } from './write-cache.js'
+
+/** One project file, parsed (or why it could not be). */
+interface ParsedFile {
+  entry?: CatalogEntry
+  /** The file as a listing row (src/core/query.ts summarize). */
+  row?: LearningSummary
+  doc?: Omit<SearchDoc, 'id'>
+  hash?: string
+  problem?: string
+  /** Why it is kept from agents (a credential, a directive: core/agent-safety.ts); listed, never fed. */
+  withheld?: string
+}
+
+/** Why a learning is kept from agents, in one line. */
+function withheldReason(hazards: readonly { kind: string; line: number }[]): string {
+  const kinds = [...new Set(hazards.map((h) => (h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents')))].join(' and ')
+  return `withheld from agents: it holds ${kinds} (line ${hazards[0]?.line}); run \`git learn check\` for the finding`
+}
+
+export interface Built {
+  catalog: CatalogEntry[]
+  problems: Problem[]
+  /** The index in the parts its cache files hold (src/core/search-parts.ts). */
+  parts: BuiltParts
+  recall: RecallIndex
+  /** The catalog position of each recall entry. */
+  recallIds: number[]
+  /** Every readable project file, unfolded, in store order, and the project's problems. */
+  project: ProjectFile
+}
+
+
+
+/** `git ls-files -s -z` records as path → {mode, oid}. Sample: "100644 3f2c…e1 0\t.learnings/active/x.md\0". */
+function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid: string }> {
+  const map = new Map<string, { mode: string; oid: string }>()
+  for (const rec of (out ?? '').split('\0')) {
+    const tab = rec.indexOf('\t')
+    if (tab < 0) continue
+    const [mode = '', oid = '', stage = '0'] = rec.slice(0, tab).split(' ')
+    if (stage === '0') map.set(rec.slice(tab + 1), { mode, oid })
+  }
+  return map
+}
+
+
+/** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
+const BULK_CHUNK = 10_000
+
+/**
+ * Blobs by id, read from git's object store with one `git cat-file --batch` per BULK_CHUNK ids: at 100,000
+ * learnings reading the files one by one was a fifth of a rebuild. The next chunk is asked for while this one is
+ * taken apart, so git works on the other core. An id git does not answer is left out (the caller reads the file).
+ */
+async function readBlobsInBulk(root: string, oids: readonly string[]): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>()
+  if (!oids.length) return out
+  const ask = (from: number) => tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.slice(from, from + BULK_CHUNK).join('\n')}\n` })
+  let next = ask(0)
+  for (let from = 0; from < oids.length; from += BULK_CHUNK) {
+    const answer = await next
+    if (from + BULK_CHUNK < oids.length) next = ask(from + BULK_CHUNK)
+    if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') out.set(o.oid, o.bytes)
+  }
+  return out
+}
+
+/**
+ * A clean file's blob as its work-tree bytes, or undefined to read the file: a blob whose size differs from the
+ * file's went through a conversion on checkout (core.autocrlf, an eol or smudge filter), so the file is what counts.
+ */
+function asInWorkTree(root: string, path: string, blob: Uint8Array | undefined): Uint8Array | undefined {
+  return blob && lstatSync(join(root, path), { throwIfNoEntry: false })?.size === blob.byteLength ? blob : undefined
+}
+
+/** Read every source, fold, index, and write the cache files of `state.key`. */
+export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
+  const [store, learning, search, sources, { buildRecallIndex }, { summarize }] = await Promise.all([
+    import('../store/store.js'),
+    import('../../core/learning.js'),
+    import('../../core/search.js'),
+    import('../store/sources.js'),
+    import('../../core/recall-rank.js'),
+    import('../../core/query.js'),
+  ])
+  const dir = cacheDir(commonDir)
+  const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
+  const problems: Problem[] = []
+  const config = await (await import('../store/config.js')).readConfig(root, commonDir)
+  const { findAgentHazards } = await import('../../core/agent-safety.js')
+  let overrides: Set<string> | undefined
+  const screen = async (name: string, text: string): Promise<string | undefined> => {
+    let hazards = findAgentHazards(text, { allow: config.secrets.allow })
+    if (hazards.some((h) => h.kind === 'directive')) {
+      if (!overrides) {
+        const [{ readDirectiveOverrides }, { parseDirectivesAllowed }] = await Promise.all([import('../git/index-reader.js'), import('../../core/directives.js')])
+        overrides = parseDirectivesAllowed(readDirectiveOverrides(root, process.env))
+      }
+      hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: overrides.has(name) })
+    }
+    return hazards.length ? withheldReason(hazards) : undefined
+  }
+  type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
+  const project: Item[] = []
+  const projectFile: ProjectFile = { rows: [], problems: [] }
+  // A file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its blob id in the
+  // index; the others (edited, untracked, ignored) from the work tree.
+  type Slot = { path: string; oid?: string; bytes?: Buffer; result?: ParsedFile }
+  const slots: Slot[] = []
+  for (const st of STATES) {
+    for (const file of storeFiles(root, st)) {
+      const path = `${STORE_DIR}/${st}/${file}`
+      try {
+        const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
+        if (clean) {
+          if (clean.mode === '120000') throw new Error('is a symbolic link; the store holds only regular files')
+          slots.push({ path, oid: clean.oid })
+        } else {
+          if (lstatSync(join(root, path)).isSymbolicLink()) throw new Error('is a symbolic link; the store holds only regular files')
+          const bytes = readFileSync(join(root, path))
+          slots.push({ path, bytes })
+        }
+      } catch (err) {
+        slots.push({ path, result: { problem: (err as Error).message } })
+      }
+    }
+  }
+  const blobs = await readBlobsInBulk(root, slots.flatMap((s) => (s.oid && !s.result ? [s.oid] : [])))
+  for (const slot of slots) {
+    let result = slot.result
+    if (!result) {
+      const { path, oid } = slot
+      try {
+        const bytes = slot.bytes ?? asInWorkTree(root, path, oid === undefined ? undefined : blobs.get(oid)) ?? readFileSync(join(root, path))
+        const text = store.decodeLearningBytes(bytes, path)
+        const l = learning.parseLearning(text, path)
+        const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+        result = { entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), row: summarize(l), doc, hash: sources.contentHash(l) }
+        // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
+        // but never fed to an agent (search, context, recall).
+        const withheld = await screen(l.name, text)
+        if (withheld) result.withheld = withheld
+      } catch (err) {
+        const e = err as { reason?: string; message?: string }
+        result = { problem: e.reason ?? e.message ?? String(err) }
+      }
+    }
+    const { path } = slot
+    if (result.withheld) {
+      problems.push({ path, reason: result.withheld })
+      if (result.row) projectFile.rows.push({ row: result.row, created: result.entry?.created ?? null, supersedes: result.entry?.supersedes ?? [] })
+    } else if (result.entry && result.doc && result.hash) {
+      project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
+      if (result.row) projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
+    } else {
+      problems.push({ path, reason: result.problem ?? 'unreadable' })
+      projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
+    }
+  }
+
+  // Tiers (section 9): active learnings read from each pinned commit's git objects. A commit never changes, so its
+  // entries, index documents and content hashes are cached under its id (tier-items-<commit>-<stamp>.json) and a
+  // rebuild after a project change does not parse, normalize or hash the tier's learnings again.
+  const groups: { tier: string; weight: number; items: Item[] }[] = [{ tier: sources.PROJECT_TIER, weight: 1, items: project }]
+  let volatile = false
+  if (config.tiers.length) {
+    const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([import('../store/repo.js'), import('./tiers.js'), import('../store/validators.js')])
+    const repo = await openRepo(root)
+    const onWarning = (w: { path: string; reason: string }) => {
+      const p = tiers.tierProblem(w)
+      problems.push({ path: p.path, reason: p.reason })
+      if (w.path.startsWith(TIER_REF_PREFIX)) volatile = true
+    }
+    const pins = await tiers.readTierPins(repo, onWarning)
+    const keep = new Set<string>()
+    for (const pin of pins) {
+      const file = join(dir, `tier-items-${pin.commit}-${codeStamp(createHash).slice(0, 12)}.json`)
+      keep.add(file)
+      let cached = readTierItems(file, pin.commit)
+      if (!cached) {
+        // Not readTierLearningsCached: its copy of every parsed learning would double what tier-items holds.
+        const scan = await tiers.readTierLearnings(repo.git, pin.tier, pin.commit, await loadLearningValidator())
+        cached = {
+          items: scan.learnings.map((l) => {
+            const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+            return { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, doc, hash: sources.contentHash(l) }
+          }),
+          warnings: scan.warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
+        }
+        writeTierItems(file, pin.commit, cached)
+      }
+      for (const w of cached.warnings) onWarning({ path: `${pin.tier}:${w.path}`, reason: w.reason })
+      groups.push({
+        tier: pin.tier,
+        weight: pin.weight,
+        // Entries are cached without their tier: its name and weight come from config.yaml, not from the commit.
+        items: cached.items.map((it) => ({ ...it, entry: { ...it.entry, tier: pin.tier, weight: pin.weight, path: `${pin.tier}:${it.entry.path}` } })),
+      })
+    }
+    try {
+      for (const name of readdirSync(dir)) if (name.startsWith('tier-items-') && !keep.has(join(dir, name))) unlinkSync(join(dir, name))
+    } catch {
+      // The cache is an optimisation only.
+    }
+  }
+
+  // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does.
+  const order = [...groups.keys()].sort((a, b) => (groups[b] as (typeof groups)[number]).weight - (groups[a] as (typeof groups)[number]).weight || a - b)
+  const seen = new Set<string>()
+  const keptByGroup = new Map<number, Item[]>()
+  for (const g of order)
+    keptByGroup.set(
+      g,
+      (groups[g] as (typeof groups)[number]).items.filter((it) => {
+        if (seen.has(it.hash)) return false
+        seen.add(it.hash)
+        return true
+      }),
+    )
+  const catalog: CatalogEntry[] = []
+  const docs: SearchDoc[] = []
+  const columns: DocColumns = { names: [], states: [], types: [], tiers: [] }
+  groups.forEach((_g, gi) => {
+    for (const it of keptByGroup.get(gi) ?? []) {
+      docs.push({ id: catalog.length, ...it.doc })
+      catalog.push(it.entry)
+      columns.names.push(it.entry.name)
+      columns.states.push(it.entry.state)
+      columns.types.push(it.entry.type)
+      columns.tiers.push(gi)
+    }
+  })
+  const parts = buildIndexParts(docs)
+  const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
+  const built: Built = { catalog, problems, parts, recall, recallIds, project: projectFile }
+  writeCache(dir, state.key, { ...built, columns, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile })
+  return built
+}
+
+interface TierItems {
+  items: { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }[]
+  /** Paths inside the tier (without the tier's name). */
+  warnings: Problem[]
+}
+
+function readTierItems(file: string, commit: string): TierItems | undefined {
+  const f = readJson(file)
+  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['commit'] !== commit || !Array.isArray(f['items']) || !Array.isArray(f['warnings'])) return undefined
+  if (!(f['items'] as unknown[]).every((it) => isObject(it) && isObject(it['entry']) && isObject(it['doc']) && typeof it['hash'] === 'string')) return undefined
+  return f as unknown as TierItems
+}
+
+function writeTierItems(file: string, commit: string, t: TierItems): void {
+  writeCacheFile(file, JSON.stringify({ format: CACHE_FORMAT, commit, ...t }))
+}
+

@@ -1,0 +1,72 @@
+/**
+ * Writing the files of one key of the feed cache (cache-files.ts), feed-<key>.json last: it marks the set complete.
+ */
+import { mkdirSync, readdirSync, unlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import type { BuiltParts } from '../../core/search-parts.js'
+import { invertRecall } from '../../core/recall-rank.js'
+import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
+import { files } from './cache-files.js'
+import type { DocColumns, FeedFile, RecallFile, TermsFile } from './cache-files.js'
+import { CACHE_FORMAT } from './feed-key.js'
+import type { Built } from './rebuild.js'
+import { statusFile } from './status-file.js'
+
+export function writeCache(
+  dir: string,
+  key: string,
+  b: Built & { columns: DocColumns; tiers: FeedFile['tiers']; volatile: boolean },
+): void {
+  try {
+    mkdirSync(dir, { recursive: true })
+    const f = files(dir, key)
+    for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|docs|search|project|recall|status)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
+    // Written piece by piece: at 100,000 learnings the postings and the catalog are tens of megabytes each.
+    const parts = b.parts
+    const offsets: number[] = [0]
+    writeAtomicPieces(f.postings, (write) => parts.terms.forEach((_t, i) => offsets.push((offsets[i] as number) + write(parts.postingsJson(i)))))
+    writeAtomic(f.docs, docTable(parts))
+    writeAtomic(f.terms, JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile))
+    // The catalog: "[\n" row ",\n" row … "\n]\n"; rows[i] is where row i starts.
+    const rows: number[] = []
+    let pos = 0
+    writeAtomicPieces(f.catalog, (write) => {
+      pos += write('[\n')
+      b.catalog.forEach((e, i) => {
+        rows.push(pos)
+        pos += write(JSON.stringify(e))
+        if (i < b.catalog.length - 1) pos += write(',\n')
+      })
+      rows.push(b.catalog.length ? pos + 2 : pos)
+      pos += write('\n]\n')
+    })
+    const catalogBytes = pos
+    const recallFile: RecallFile = {
+      format: CACHE_FORMAT,
+      key,
+      ...invertRecall(b.recall),
+      rows: b.recallIds.map((id) => [rows[id] as number, (rows[id + 1] as number) - 2]),
+      catalogBytes,
+    }
+    writeAtomic(f.recall, JSON.stringify(recallFile))
+    writeAtomic(f.project, JSON.stringify({ format: CACHE_FORMAT, key, ...b.project }))
+    writeAtomic(f.status, JSON.stringify(statusFile(key, b.catalog, b.problems)))
+    writeAtomic(f.feed, JSON.stringify({ format: CACHE_FORMAT, key, problems: b.problems, tiers: b.tiers, docs: b.columns, rows, catalogBytes, ...(b.volatile ? { volatile: true } : {}) } satisfies FeedFile))
+    writeAtomic(join(dir, 'last-key'), key)
+  } catch {
+    // A read-only git dir only costs speed: the next command rebuilds again.
+  }
+}
+
+export const ABSENT = 0xffffffff
+
+/** docs-<key>.bin: per short id, the document's id (ABSENT: none) and its field lengths, uint32 little-endian. */
+function docTable(parts: BuiltParts): Buffer {
+  const width = 1 + Object.keys(parts.header.fieldIds).length
+  const buf = Buffer.alloc(parts.docs.length * width * 4)
+  parts.docs.forEach((d, short) => {
+    buf.writeUInt32LE(d ? d[0] : ABSENT, short * width * 4)
+    for (let f = 1; f < width; f++) buf.writeUInt32LE(d?.[1][f - 1] ?? 0, (short * width + f) * 4)
+  })
+  return buf
+}
