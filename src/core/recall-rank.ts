@@ -11,11 +11,17 @@ import { processTerm, termsOf } from './terms.js'
  * common). So "Error: connect ETIMEDOUT" does not recall a learning for "connect ECONNREFUSED 127.0.0.1:6379" (it
  * holds only the common words), while a Python "Error 111 connecting to localhost:6379. Connection refused" does
  * (equivalent words and the port's service make the specific terms meet). Raw BM25 scores depend on the store's size,
- * so the rule is a share, with the score only for ranking.
+ * so the rule is a share, with the score only for ranking. And the pick must lead: no other learning may hold more of
+ * the failure (isLeading), or recall stays silent rather than guess between them.
  */
 export const RECALL_MIN_WEIGHTED_COVERAGE = 0.6
 /** How much a common error word weighs beside a specific term of the same rarity. */
 export const COMMON_TERM_FACTOR = 0.2
+/**
+ * A learning's name (its words, as the terms of its trigger are weighed) counts this share beside its trigger when
+ * recall checks that its pick is the learning the failure is most about (see rankRecall).
+ */
+export const NAME_TERM_FACTOR = 0.3
 /** The types recall looks among (active learnings only); a pattern or anti-pattern only with an error trigger. */
 export const RECALL_TYPES: readonly string[] = ['error-solution', 'anti-pattern', 'pattern']
 export const RECALL_MAX_ITEMS = 2
@@ -155,5 +161,43 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
     const prev = best.get(name)
     if (!prev || c.score > prev.score || (c.score === prev.score && c.coverage > prev.coverage)) best.set(name, c)
   }
-  return [...best.values()].sort((a, b) => b.score - a.score || b.coverage - a.coverage || compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string))
+  const ranked = [...best.values()].sort((a, b) => b.score - a.score || b.coverage - a.coverage || compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string))
+  const pick = ranked[0]
+  return pick && isLeading(index, queryTerms, matched, pick.doc) ? ranked : []
+}
+
+/**
+ * Whether the pick is the learning the failure is most about: no other learning (passing the threshold or not) holds
+ * more of the failure, weighing its matched trigger terms and, at NAME_TERM_FACTOR, the words of its name found in the
+ * failure. A trigger met in share but outweighed by another learning's rarer matched words (a generic "could not find
+ * config file" beside a TS7016 message, npm's ENOENT beside a Prisma engine error) is a guess, and recall stays silent.
+ * Names are weighed only for the few learnings that could overtake the pick, so the cost stays near the ranking's own.
+ */
+function isLeading(index: RecallPostings, queryTerms: ReadonlySet<string>, matched: Float64Array, pick: number): boolean {
+  const n = index.totals.length
+  const nameWeight = (name: string) => {
+    let sum = 0
+    const seen = new Set<string>()
+    for (const word of name.split('-')) {
+      const t = processTerm(word)
+      if (!t || seen.has(t) || !queryTerms.has(t)) continue
+      seen.add(t)
+      const at = lowerBound(index.terms, t)
+      sum += termWeight(t, index.terms[at] === t ? (index.postings[at] as number[]).length : 0, n)
+    }
+    return NAME_TERM_FACTOR * sum
+  }
+  const pickName = index.names[pick] as string
+  const lead = (matched[pick] as number) + nameWeight(pickName)
+  // The most a name can add: every word of it matched at the idf of a term no trigger holds.
+  const perWord = NAME_TERM_FACTOR * Math.log(1 + (n + 0.5) / 0.5)
+  for (let doc = 0; doc < n; doc++) {
+    const sum = matched[doc] as number
+    if (!sum) continue
+    const name = index.names[doc] as string
+    if (name === pickName) continue
+    if (sum > lead) return false
+    if (sum + perWord * (name.split('-').length) > lead && sum + nameWeight(name) > lead) return false
+  }
+  return true
 }
