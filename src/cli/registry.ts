@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   tier: () => import('./commands/tier.js'),
   promote: () => import('./commands/promote.js'),
   observe: () => import('./commands/observe.js'),
+  capture: () => import('./commands/capture.js'),
   retro: () => import('./commands/retro.js'),
   check: () => import('./commands/check.js'),
   hook: () => import('./commands/hook.js'),
@@ -35,7 +36,7 @@ export const COMMAND_GROUPS: readonly (readonly [string, readonly string[]])[] =
   ['lifecycle', ['init', 'add', 'approve', 'reject', 'restore', 'list', 'show', 'log']],
   ['guards', ['check', 'hook']],
   ['agents', ['search', 'context', 'recall', 'feedback', 'status', 'render', 'eval']],
-  ['observation', ['observe', 'retro']],
+  ['observation', ['capture', 'observe', 'retro']],
   ['at scale', ['prune', 'evolve', 'export', 'import', 'tier', 'promote']],
   ['help', ['help']],
 ]

@@ -3,6 +3,7 @@
  * nothing: did the tool fail, and what is its error text. The threshold rule lives here too.
  */
 import { compareCodeUnits, lowerBound, sortedHas } from './compare.js'
+import { FAILING_RUN } from './recall-gate.js'
 
 export interface HookPayload {
   session_id?: unknown
@@ -20,14 +21,14 @@ export interface ToolFailure {
   session: string | null
   cwd: string | null
   tool: string | null
+  /** The failed call's id (its outcome is the next run of the same call: src/core/fix-outcomes.ts). */
+  tool_use_id: string | null
   /** The error text to look up (at most MAX_ERROR_TEXT characters). */
   text: string
 }
 
 const MAX_ERROR_TEXT = 256 * 1024
 
-/** Output of a test run or build that failed, even when the tool reports success (exit codes are not always given). */
-const FAILING_RUN = /(?:^|\n)\s*(?:FAIL\b|×|✗|✕)|\bTests?:?\s+\d+ failed\b|\b\d+ (?:failed|failing)\b|npm ERR!|Traceback \(most recent call last\)|(?:^|\n)error(?:\[E\d+\])?: |(?:^|\n)\w*(?:Error|Exception): /
 
 const s = (v: unknown): string | null => (typeof v === 'string' && v ? v : null)
 
@@ -46,7 +47,7 @@ export function detectToolFailure(payload: unknown): ToolFailure | undefined {
   if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined
   const p = payload as HookPayload
   const event = s(p.hook_event_name) ?? 'PostToolUse'
-  const base = { event, session: s(p.session_id), cwd: s(p.cwd), tool: s(p.tool_name) }
+  const base = { event, session: s(p.session_id), cwd: s(p.cwd), tool: s(p.tool_name), tool_use_id: s(p.tool_use_id) }
   const cut = (t: string) => (t.length > MAX_ERROR_TEXT ? t.slice(-MAX_ERROR_TEXT) : t)
   const error = textOf(p.error)
   const r = p.tool_response && typeof p.tool_response === 'object' && !Array.isArray(p.tool_response) ? (p.tool_response as Record<string, unknown>) : undefined

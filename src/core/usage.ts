@@ -1,7 +1,12 @@
 /** Usage events and their per-learning summary (what search, recall, feedback and the retrospective record). */
 import { parseJsonLine } from './jsonl.js'
 
-export const USAGE_EVENT_KINDS = ['match', 'helpful', 'harmful', 'applied'] as const
+/**
+ * match: recall or search handed the learning out; helpful/harmful: `git learn feedback`; applied: followed;
+ * success/failure: after recall handed it out, the agent's next run of the same command (or test runner) passed, or
+ * failed the same way again (src/core/fix-outcomes.ts).
+ */
+export const USAGE_EVENT_KINDS = ['match', 'helpful', 'harmful', 'applied', 'success', 'failure'] as const
 export type UsageEventKind = (typeof USAGE_EVENT_KINDS)[number]
 
 export interface UsageEvent {
@@ -20,6 +25,9 @@ export interface UsageSummary {
   helpful: number
   harmful: number
   applied: number
+  /** Runs that passed, and that failed the same way, after recall handed the learning out. */
+  successes: number
+  failures: number
   /** Latest event of any kind (ISO), or null. */
   lastUsed: string | null
   /** Latest confirming event (helpful or applied), or null. */
@@ -27,10 +35,10 @@ export interface UsageSummary {
 }
 
 /** Kinds that confirm a learning (+confidence.confirm each) and that contradict it (−confidence.contradict each). */
-export const CONFIRMING: ReadonlySet<UsageEventKind> = new Set(['helpful', 'applied'])
-export const CONTRADICTING: ReadonlySet<UsageEventKind> = new Set(['harmful'])
+export const CONFIRMING: ReadonlySet<UsageEventKind> = new Set(['helpful', 'applied', 'success'])
+export const CONTRADICTING: ReadonlySet<UsageEventKind> = new Set(['harmful', 'failure'])
 
-export const EMPTY_USAGE: UsageSummary = Object.freeze({ matches: 0, helpful: 0, harmful: 0, applied: 0, lastUsed: null, lastConfirmed: null })
+export const EMPTY_USAGE: UsageSummary = Object.freeze({ matches: 0, helpful: 0, harmful: 0, applied: 0, successes: 0, failures: 0, lastUsed: null, lastConfirmed: null })
 
 /** One line of events.jsonl as an event, or undefined when it is not one (torn, hand-edited, unknown kind). */
 export function parseUsageEvent(line: string): UsageEvent | undefined {
@@ -51,6 +59,8 @@ export function summarizeUsage(events: Iterable<UsageEvent>): Map<string, UsageS
     if (e.kind === 'match') s.matches++
     else if (e.kind === 'helpful') s.helpful++
     else if (e.kind === 'harmful') s.harmful++
+    else if (e.kind === 'success') s.successes++
+    else if (e.kind === 'failure') s.failures++
     else s.applied++
     s.lastUsed = later(s.lastUsed, e.ts)
     if (CONFIRMING.has(e.kind)) s.lastConfirmed = later(s.lastConfirmed, e.ts)
@@ -103,6 +113,8 @@ export function foldUsageEvent(totals: Map<string, UsageTotals>, e: UsageEvent):
     }
   } else if (e.kind === 'helpful') s.helpful++
   else if (e.kind === 'harmful') s.harmful++
+  else if (e.kind === 'success') s.successes++
+  else if (e.kind === 'failure') s.failures++
   else s.applied++
   if (t > s.lastUsedMs) {
     s.lastUsedMs = t
@@ -112,7 +124,7 @@ export function foldUsageEvent(totals: Map<string, UsageTotals>, e: UsageEvent):
     s.lastConfirmedMs = t
     s.lastConfirmed = e.ts
   }
-  if (e.kind !== 'harmful' && t > s.lastUseMs) {
+  if (e.kind !== 'harmful' && e.kind !== 'failure' && t > s.lastUseMs) {
     s.lastUseMs = t
     s.lastUse = e.ts
   }
@@ -127,6 +139,6 @@ export function cloneTotals(s: UsageTotals): UsageTotals {
 export function summarizeTotals(totals: ReadonlyMap<string, UsageTotals>): Map<string, UsageSummary> {
   const out = new Map<string, UsageSummary>()
   for (const [name, s] of totals)
-    out.set(name, { matches: s.matches, helpful: s.helpful, harmful: s.harmful, applied: s.applied, lastUsed: s.lastUsed, lastConfirmed: s.lastConfirmed })
+    out.set(name, { matches: s.matches, helpful: s.helpful, harmful: s.harmful, applied: s.applied, successes: s.successes, failures: s.failures, lastUsed: s.lastUsed, lastConfirmed: s.lastConfirmed })
   return out
 }

@@ -21,8 +21,11 @@ export interface HookSpec {
   async?: boolean
 }
 
-const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
-const OBSERVED = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SessionStart', 'SessionEnd']
+/** Where the transcript is read: at the end of every turn, of a subagent, before compaction, at the session's end. */
+const CAPTURED = ['Stop', 'SubagentStop', 'PreCompact', 'SessionEnd']
+/** The per-call observe hooks an older `init` wrote (async, so Claude Code cancelled the last ones at the session's
+ * end): removed when transcript capture is wired, or every tool call would be recorded twice. */
+const RETIRED = { command: 'git learn observe', async: true } as const
 
 /** The hooks git learn wants in Claude Code. */
 export const CLAUDE_HOOKS: readonly HookSpec[] = [
@@ -30,7 +33,8 @@ export const CLAUDE_HOOKS: readonly HookSpec[] = [
   { event: 'PostToolUseFailure', matcher: '*', command: 'git learn recall', timeout: 5 },
   // Successful calls of other tools have no failing output to look up; Bash can "succeed" with a failing test run.
   { event: 'PostToolUse', matcher: 'Bash', command: 'git learn recall', timeout: 5 },
-  ...OBSERVED.map((event) => ({ event, ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), command: 'git learn observe', timeout: 5, async: true })),
+  // Synchronous: Claude Code cancels async hooks still running when a session ends; one short process per turn.
+  ...CAPTURED.map((event) => ({ event, command: 'git learn capture', timeout: 30 })),
 ]
 
 type Json = Record<string, unknown>
@@ -114,11 +118,24 @@ export function findJsonErrorOffset(text: string): number | undefined {
   }
 }
 
-/** Settings with the hooks added where missing; the names of the hooks added ("Event: command"). */
-export function mergeHooks(settings: Json, wanted: readonly HookSpec[]): { settings: Json; added: string[] } {
+/** Settings with the hooks added where missing (and the retired per-call observe hooks of an older init removed); the
+ * names of the hooks added and removed ("Event: command"). */
+export function mergeHooks(settings: Json, wanted: readonly HookSpec[]): { settings: Json; added: string[]; removed: string[] } {
   const out: Json = structuredClone(settings)
   const hooks = (out['hooks'] && typeof out['hooks'] === 'object' && !Array.isArray(out['hooks']) ? out['hooks'] : (out['hooks'] = {})) as Json
   const added: string[] = []
+  const removed: string[] = []
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue
+    for (const g of groups as Json[]) {
+      if (!g || !Array.isArray(g['hooks'])) continue
+      const kept = (g['hooks'] as Json[]).filter((h) => !(h && h['command'] === RETIRED.command && h['async'] === RETIRED.async))
+      if (kept.length !== (g['hooks'] as Json[]).length) removed.push(`${event}: ${RETIRED.command}`)
+      g['hooks'] = kept
+    }
+    hooks[event] = (groups as Json[]).filter((g) => !(g && Array.isArray(g['hooks']) && (g['hooks'] as Json[]).length === 0))
+    if ((hooks[event] as Json[]).length === 0) delete hooks[event]
+  }
   for (const w of wanted) {
     const groups = (Array.isArray(hooks[w.event]) ? hooks[w.event] : (hooks[w.event] = [])) as Json[]
     const present = groups.some((g) => Array.isArray(g?.['hooks']) && (g['hooks'] as Json[]).some((h) => h && h['command'] === w.command))
@@ -126,12 +143,14 @@ export function mergeHooks(settings: Json, wanted: readonly HookSpec[]): { setti
     groups.push({ ...(w.matcher !== undefined ? { matcher: w.matcher } : {}), hooks: [{ type: 'command', command: w.command, timeout: w.timeout, ...(w.async ? { async: true } : {}) }] })
     added.push(`${w.event}: ${w.command}`)
   }
-  return { settings: out, added }
+  return { settings: out, added, removed }
 }
 
 export interface AgentSetup {
   settings: string
   hooksAdded: string[]
+  /** The per-call observe hooks of an older init, replaced by transcript capture. */
+  hooksRemoved: string[]
   commandsWritten: string[]
   commandsKept: string[]
 }
@@ -141,10 +160,10 @@ export function installClaudeAgent(root: string): AgentSetup {
   const file = join(root, SETTINGS_PATH)
   const text = existsSync(file) ? readFileSync(file, 'utf8') : null
   const current = text === null || !text.trim() ? {} : parseSettings(text)
-  const { settings, added } = mergeHooks(current, CLAUDE_HOOKS)
+  const { settings, added, removed } = mergeHooks(current, CLAUDE_HOOKS)
   const commandsWritten: string[] = []
   const commandsKept: string[] = []
-  if (added.length || text === null) {
+  if (added.length || removed.length || text === null) {
     mkdirSync(join(root, '.claude'), { recursive: true })
     writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`)
   }
@@ -159,7 +178,7 @@ export function installClaudeAgent(root: string): AgentSetup {
     writeFileSync(join(root, rel), readFileSync(join(COMMANDS_TEMPLATES, t)), { flag: 'wx' })
     commandsWritten.push(rel)
   }
-  return { settings: SETTINGS_PATH, hooksAdded: added, commandsWritten, commandsKept }
+  return { settings: SETTINGS_PATH, hooksAdded: added, hooksRemoved: removed, commandsWritten, commandsKept }
 }
 
 /** Throw the ConfigError of a malformed `.claude/settings.json` before anything is written. */
