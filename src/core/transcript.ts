@@ -105,7 +105,7 @@ export function readTranscriptLine(
   if (!isObj(o)) return { result: { events: [], shape: 'corrupt' }, cursor }
   const type = o['type']
   const message = o['message']
-  if ((type !== 'user' && type !== 'assistant') || !isObj(message)) return { result: { events: [], shape: typeof type === 'string' ? 'other' : 'corrupt' }, cursor }
+  if ((type !== 'user' && type !== 'assistant') || !isObj(message)) return { result: { events: [], shape: 'other' }, cursor }
   const ts = str(o['timestamp'])
   const id = str(o['uuid']) ?? ''
   if (!ts) return { result: { events: [], shape: 'other' }, cursor }

@@ -1,7 +1,8 @@
 /**
  * Reading an agent's transcript from where the last read stopped. Per transcript, local state under
  * `<git-common-dir>/learn/transcripts/<hash of its path>.json` keeps the byte offset just after the last whole line
- * read, what identifies the bytes before it (device, inode, a hash of the first bytes), and the reader's cursor
+ * read, what identifies the bytes before it (device, inode, hashes of the first bytes and of those just before the
+ * offset), and the reader's cursor
  * (src/core/transcript.ts). A transcript that was replaced, truncated or rewritten is read again from its start, and
  * the cursor skips the entries already read. One reader at a time per transcript (an O_EXCL lock file).
  */
@@ -28,6 +29,8 @@ export interface TranscriptState {
   ino: number
   offset: number
   head: string
+  /** A hash of the bytes just before `offset`: a file cut short and written on past the offset is told apart. */
+  tail: string
   cursor: TranscriptCursor
 }
 
@@ -47,11 +50,14 @@ export interface TranscriptRead {
 const keyOf = (path: string) => createHash('sha1').update(path).digest('hex').slice(0, 24)
 const statePath = (stateDir: string, path: string) => join(stateDir, DIR, `${keyOf(path)}.json`)
 
-function hashHead(fd: number, end: number): string {
-  const buf = Buffer.alloc(Math.min(PROBE, end))
-  const n = buf.length ? readSync(fd, buf, 0, buf.length, 0) : 0
+/** sha1 of bytes [start, end) of an open file. */
+function hashRange(fd: number, start: number, end: number): string {
+  const buf = Buffer.alloc(Math.max(0, end - start))
+  const n = buf.length ? readSync(fd, buf, 0, buf.length, start) : 0
   return createHash('sha1').update(buf.subarray(0, n)).digest('hex')
 }
+const hashHead = (fd: number, offset: number) => hashRange(fd, 0, Math.min(PROBE, offset))
+const hashTail = (fd: number, offset: number) => hashRange(fd, Math.max(0, offset - PROBE), offset)
 
 function validCursor(c: unknown): TranscriptCursor | undefined {
   if (typeof c !== 'object' || c === null) return undefined
@@ -69,8 +75,8 @@ export function readTranscriptState(stateDir: string, path: string): TranscriptS
     const s = JSON.parse(readFileSync(statePath(stateDir, path), 'utf8')) as Record<string, unknown>
     const num = (k: string) => typeof s[k] === 'number' && Number.isSafeInteger(s[k]) && (s[k] as number) >= 0
     const cursor = validCursor(s['cursor'])
-    if (s['path'] !== path || !num('dev') || !num('ino') || !num('offset') || typeof s['head'] !== 'string' || !cursor) return undefined
-    return { path, dev: s['dev'] as number, ino: s['ino'] as number, offset: s['offset'] as number, head: s['head'], cursor }
+    if (s['path'] !== path || !num('dev') || !num('ino') || !num('offset') || typeof s['head'] !== 'string' || typeof s['tail'] !== 'string' || !cursor) return undefined
+    return { path, dev: s['dev'] as number, ino: s['ino'] as number, offset: s['offset'] as number, head: s['head'], tail: s['tail'], cursor }
   } catch {
     return undefined
   }
@@ -91,7 +97,13 @@ export function readTranscriptLines(path: string, saved: TranscriptState | undef
   try {
     const st = fstatSync(fd)
     if (!st.isFile()) throw new Error(`${path} is not a regular file`)
-    const same = saved !== undefined && saved.dev === st.dev && saved.ino === st.ino && saved.offset <= st.size && saved.head === hashHead(fd, saved.offset)
+    const same =
+      saved !== undefined &&
+      saved.dev === st.dev &&
+      saved.ino === st.ino &&
+      saved.offset <= st.size &&
+      saved.head === hashHead(fd, saved.offset) &&
+      saved.tail === hashTail(fd, saved.offset)
     const reread = saved !== undefined && !same
     const from = same ? saved.offset : 0
     const to = Math.min(st.size, from + MAX_READ_BYTES)
@@ -126,7 +138,7 @@ export function readTranscriptLines(path: string, saved: TranscriptState | undef
       pos += n
     }
     const cursor = same ? saved.cursor : reread ? saved.cursor : EMPTY_CURSOR
-    return { lines, next: { path, dev: st.dev, ino: st.ino, offset: end, head: hashHead(fd, end), cursor }, reread, oversized, more: to < st.size }
+    return { lines, next: { path, dev: st.dev, ino: st.ino, offset: end, head: hashHead(fd, end), tail: hashTail(fd, end), cursor }, reread, oversized, more: to < st.size }
   } finally {
     closeSync(fd)
   }
