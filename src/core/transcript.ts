@@ -35,6 +35,9 @@ export interface TranscriptCursor {
 
 export const EMPTY_CURSOR: TranscriptCursor = Object.freeze({ open: {}, lastTs: null, lastIds: [] }) as TranscriptCursor
 
+/** Claude Code's tool result for a call the user refused with a reason ("… To tell you how to proceed, the user said:\n…"). */
+const REFUSAL = /^The user doesn't want to proceed with this tool use\b[\s\S]*?the user said:\s*([\s\S]+)$/
+
 /** At most this many open calls are kept (a transcript that never answers its calls does not grow the state). */
 const MAX_OPEN = 200
 const MAX_LAST_IDS = 200
@@ -167,6 +170,9 @@ export function readTranscriptLine(
     if (failed) ev.error = text
     else ev.output = results.length === 1 && structured !== undefined && typeof structured !== 'string' ? structured : text
     events.push({ ts, event: ev })
+    // The user refused the call and said why: their words, right after the agent's action.
+    const reason = failed ? REFUSAL.exec(text)?.[1]?.trim() : undefined
+    if (reason) events.push({ ts, event: { ...base, event: 'UserPromptSubmit', tool: null, tool_use_id: null, input: reason, ok: null } })
   }
   next.open = open
   return { result: { events, shape: 'entry' }, cursor: next }

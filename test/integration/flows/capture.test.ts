@@ -84,6 +84,16 @@ describe('git learn capture', () => {
     expect(calls(recs)).toEqual(['t1', 't2'])
   })
 
+  test("a call the user refused, with the reason they gave: the refusal, then their words as a prompt (retro's correction)", async () => {
+    const s = setup()
+    const refusal = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nuse pnpm, not npm"
+    write(s.transcript, [prompt('install it'), call('t1', 'Bash', { command: 'npm install left-pad' }), result('t1', refusal, { error: true })])
+    await s.capture()
+    expect(s.recs().map((r) => `${r.event} ${typeof r.input === 'string' ? r.input : ''}`.trim())).toEqual(['UserPromptSubmit install it', 'PostToolUseFailure', 'UserPromptSubmit use pnpm, not npm', 'Stop'])
+    const retro = await s.repo.cli(['retro', '--json'])
+    expect(retro.json().candidates).toEqual([expect.objectContaining({ kind: 'user-correction', evidence: expect.objectContaining({ correction: 'use pnpm, not npm', after_command: 'npm install left-pad' }) })])
+  })
+
   test('a call whose result comes in a later read keeps its tool and input', async () => {
     const s = setup()
     write(s.transcript, [prompt('go'), call('t1', 'Task', { description: 'explore', prompt: 'look around' })])
