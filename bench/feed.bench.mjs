@@ -32,7 +32,7 @@ export async function bench(ctx) {
 
     rows.push({ what: `search ${k}: first build (no cache: every file parsed, index written)`, ms: once(['search', 'warm up']), note: 'once per clone' })
     const active = join(root, '.learnings', 'active')
-    appendFileSync(join(active, readdirSync(active)[0]), '\nOne more line.\n')
+    appendFileSync(join(active, readdirSync(active)[0] ?? ''), '\nOne more line.\n')
     rows.push({ what: `search ${k}: after one learning changed (one file re-parsed, index rebuilt)`, ms: once(['search', 'warm up']), note: 'once per store change' })
 
     const search = run(['search', '--json', 'ECONNREFUSED postgres redis'])

@@ -92,6 +92,9 @@ export const interleaved = { base: undefined }
  * Median wall time in ms of running a command `runs` times (after one warm-up). Each run is paired with a run of
  * `node -e 0` right before it, and the median of those is kept in `interleaved.base`: on a shared machine whose
  * load changes from minute to minute, a ratio is only fair against a baseline measured at the same moment.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, runs?: number, input?: string | Buffer, env?: NodeJS.ProcessEnv, pair?: boolean }} [options]
  */
 export function timeCommand(cmd, args, { cwd = ROOT, runs = 15, input, env, pair = true } = {}) {
   const once = (c, a, opts = {}) => {

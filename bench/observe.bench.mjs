@@ -64,7 +64,8 @@ async function generateObservations(stateDir, n) {
       const input = tool === 'Bash' ? { command: CMDS[Math.floor(rand() * CMDS.length)] } : { file_path: `/r/src/f${Math.floor(rand() * 50)}.ts` }
       rec = { v: 1, ts, agent: 'claude-code', session, event: ok ? 'PostToolUse' : 'PostToolUseFailure', tool, tool_use_id: `t${i}`, ok, cwd: '/r', input, ...(ok ? { output: { stdout: 'ok' } } : { error: `Exit code 1\nError: E${Math.floor(rand() * 20)} failed in module m${Math.floor(rand() * 5)}` }) }
     }
-    if (!out.write(`${JSON.stringify(rec)}\n`)) await new Promise((r) => out.once('drain', r))
+    const stream = /** @type {import('node:fs').WriteStream} */ (out) // opened at i = 0
+    if (!stream.write(`${JSON.stringify(rec)}\n`)) await new Promise((r) => stream.once('drain', () => r(undefined)))
   }
   await new Promise((r) => out.end(r))
 }

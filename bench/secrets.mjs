@@ -79,15 +79,19 @@ const scanners = [
     settle: async () => {
       await new Promise((resolve) => setImmediate(resolve))
       await secretLintProfiler.getEntries()
-      secretLintProfiler.entries.length = 0
-      secretLintProfiler.measures.length = 0
+      const profile = /** @type {{ entries: unknown[], measures: unknown[] }} */ (/** @type {unknown} */ (secretLintProfiler))
+      profile.entries.length = 0
+      profile.measures.length = 0
       performance.clearMarks()
       performance.clearMeasures()
     },
   },
 ]
 
-/** One note at a time, as a hook or `observe` calls the scanner. */
+/**
+ * One note at a time, as a hook or `observe` calls the scanner.
+ * @param {(i: number, result: any) => void} [onResult]
+ */
 async function scanAll(scanner, texts, onResult = () => {}) {
   for (let i = 0; i < texts.length; i++) {
     onResult(i, await scanner.scan(texts[i]))

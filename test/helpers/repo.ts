@@ -35,6 +35,7 @@ export interface CliResult {
   code: number
   stdout: string
   stderr: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read a command's JSON field by field
   json(): any
 }
 

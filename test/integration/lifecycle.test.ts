@@ -386,7 +386,7 @@ describe('list, show, log', () => {
     // An edit in place, committed by hand with its trailers, moves nothing.
     repo.write('.learnings/active/vitest-esm-hoist.md', `${repo.read('.learnings/active/vitest-esm-hoist.md')}\nOne more note.\n`)
     repo.git('commit', '-q', '-am', 'learn: edit vitest-esm-hoist\n\nLearning: vitest-esm-hoist\nLearning-Action: edit\n')
-    expect((await repo.cli(['log', 'vitest-esm-hoist'])).stdout).toMatch(/^\S+  edit\s+vitest-esm-hoist  in place  by /)
+    expect((await repo.cli(['log', 'vitest-esm-hoist'])).stdout).toMatch(/^\S+ {2}edit\s+vitest-esm-hoist {2}in place {2}by /)
   })
   test('log on an unborn branch is empty, not an error', async () => {
     const repo = makeRepo({ commit: false })

@@ -177,8 +177,10 @@ function foldRange(fd: number, from: number, to: number, totals: Map<string, Usa
     const first = chunk.indexOf(0x0a)
     if (first < 0) {
       carryBytes += n
-      if (carryBytes > MAX_EVENT_LINE) (overlong = true), (carry = [])
-      else carry.push(Buffer.from(chunk))
+      if (carryBytes > MAX_EVENT_LINE) {
+        overlong = true
+        carry = []
+      } else carry.push(Buffer.from(chunk))
     } else {
       if (overlong) skipped++
       else line(Buffer.concat([...carry, chunk.subarray(0, first)]).toString('utf8'))

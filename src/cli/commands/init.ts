@@ -27,7 +27,7 @@ export const spec: CommandSpec = {
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const agentName = args.values['agent']
   if (agentName !== undefined && agentName !== 'claude')
-    throw new UsageError(`--agent supports claude; for Codex, Cursor and Gemini CLI see the README's "Feeding learnings back" section`, 'init')
+    throw new UsageError(`--agent supports claude; for Codex, Cursor and Gemini CLI see docs/agents.md`, 'init')
   const git = await openGit(ctx.cwd)
   if (agentName !== undefined) (await import('../../adapters/agents/claude-settings.js')).assertSettingsReadable(git.root)
   const created: string[] = []

@@ -85,7 +85,7 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof RefusedError)
     return d(ExitCode.refused, `${err.reason}${err.details.length ? `\n${bullet(err.details)}` : ''}`, { details: err.details })
   if (err instanceof ConfigError)
-    return d(ExitCode.refused, `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in the README.`, { path: err.path, problems: err.problems })
+    return d(ExitCode.refused, `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in docs/configuration.md.`, { path: err.path, problems: err.problems })
   if (err instanceof NotARepositoryError)
     return d(ExitCode.environment, `not inside a git repository: ${err.cwd}\nRun \`git init\` first, or cd into your repository.${err.stderr ? `\ngit said: ${err.stderr.trim()}` : ''}`, { cwd: err.cwd })
   if (err instanceof OperationInProgressError)
