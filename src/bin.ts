@@ -31,12 +31,12 @@ async function observeFastPath(name: 'observe' | 'capture'): Promise<boolean> {
  * nothing to look up: the payload's raw text says so (src/core/recall-gate.ts) and the process ends before any other
  * module loads. Otherwise the payload already read goes to main.
  */
-function recallFastPath(): Buffer | undefined {
+async function recallFastPath(): Promise<Buffer | undefined> {
   try {
-    const { readStdinSync, MAX_STDIN_BYTES } = require('./cli/context.js') as typeof import('./cli/context.js')
+    const { readStdinSync, MAX_STDIN_BYTES } = await import('./cli/context.js')
     const read = readStdinSync(MAX_STDIN_BYTES)
     if (!read.done) return undefined
-    const { payloadLooksPassed } = require('./core/recall-gate.js') as typeof import('./core/recall-gate.js')
+    const { payloadLooksPassed } = await import('./core/recall-gate.js')
     if (read.bytes.length <= MAX_STDIN_BYTES && payloadLooksPassed(read.bytes.toString('utf8'))) process.exit(0)
     return read.bytes
   } catch {
@@ -49,7 +49,7 @@ const FEED_COMMANDS = new Set(['search', 'status', 'context', 'list', 'feedback'
 
 async function start(): Promise<void> {
   if (argv.length === 1 && (argv[0] === 'observe' || argv[0] === 'capture') && (await observeFastPath(argv[0]))) return
-  const stdin = argv.length === 1 && argv[0] === 'recall' ? recallFastPath() : undefined
+  const stdin = argv.length === 1 && argv[0] === 'recall' ? await recallFastPath() : undefined
   if (FEED_COMMANDS.has(argv[0] ?? '') && !argv.includes('-h') && !argv.includes('--help')) {
     try {
       ;(await import('./adapters/feed/feed-key.js')).prefetchKeying(process.cwd())

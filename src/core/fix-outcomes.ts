@@ -67,7 +67,8 @@ export function resolveFixOutcomes(
       if (!same) continue
       const note = (cmd ?? r.tool ?? '').slice(0, 200)
       if (r.ok) outcomes.push({ name: p.name, kind: 'success', session: p.session, ts: r.ts, note })
-      else if (errorTrigger(failureText(r)) === p.trigger) outcomes.push({ name: p.name, kind: 'failure', session: p.session, ts: r.ts, note })
+      else if (errorTrigger(failureText(r)) === p.trigger)
+        outcomes.push({ name: p.name, kind: 'failure', session: p.session, ts: r.ts, note })
       else continue
       open.splice(i--, 1)
     }

@@ -9,7 +9,8 @@ export const FAILING_RUN =
   /(?:^|\n)\s*(?:FAIL\b|×|✗|✕)|\bTests?:?\s+\d+ failed\b|\b\d+ (?:failed|failing)\b|npm ERR!|Traceback \(most recent call last\)|(?:^|\n)error(?:\[E\d+\])?: |(?:^|\n)\w*(?:Error|Exception): /
 
 /** Keys whose value says the call failed, as they appear in the JSON text (escaped quotes inside strings never match). */
-const FAILED_FIELD = /"(?:exit_code|exitCode|returncode|code)"\s*:\s*-?[1-9]|"(?:interrupted|is_error|isError)"\s*:\s*true|"success"\s*:\s*false|"error"\s*:\s*(?!null\b)/
+const FAILED_FIELD =
+  /"(?:exit_code|exitCode|returncode|code)"\s*:\s*-?[1-9]|"(?:interrupted|is_error|isError)"\s*:\s*true|"success"\s*:\s*false|"error"\s*:\s*(?!null\b)/
 const PASSED_EVENT = /"(?:hook_event_name|hookEventName)"\s*:\s*"PostToolUse"/
 const ESCAPED_MARKS = /\\u(?:00d7|2717|2715)/i
 

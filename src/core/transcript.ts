@@ -108,16 +108,26 @@ export function readTranscriptLine(
   if (!isObj(o)) return { result: { events: [], shape: 'corrupt' }, cursor }
   const type = o['type']
   const message = o['message']
-  if ((type !== 'user' && type !== 'assistant') || !isObj(message)) return { result: { events: [], shape: 'other' }, cursor }
+  if ((type !== 'user' && type !== 'assistant') || !isObj(message))
+    return { result: { events: [], shape: 'other' }, cursor }
   const ts = str(o['timestamp'])
   const id = str(o['uuid']) ?? ''
   if (!ts) return { result: { events: [], shape: 'other' }, cursor }
-  if (opts.reread && cursor.lastTs !== null && (ts < cursor.lastTs || (ts === cursor.lastTs && cursor.lastIds.includes(id))))
+  if (
+    opts.reread &&
+    cursor.lastTs !== null &&
+    (ts < cursor.lastTs || (ts === cursor.lastTs && cursor.lastIds.includes(id)))
+  )
     return { result: { events: [], shape: 'entry' }, cursor }
   const next: TranscriptCursor = {
     open: cursor.open,
     lastTs: cursor.lastTs === null || ts > cursor.lastTs ? ts : cursor.lastTs,
-    lastIds: cursor.lastTs === null || ts > cursor.lastTs ? [id] : ts === cursor.lastTs ? [...cursor.lastIds, id].slice(-MAX_LAST_IDS) : cursor.lastIds,
+    lastIds:
+      cursor.lastTs === null || ts > cursor.lastTs
+        ? [id]
+        : ts === cursor.lastTs
+          ? [...cursor.lastIds, id].slice(-MAX_LAST_IDS)
+          : cursor.lastIds,
   }
   const base = {
     agent: opts.agent,
@@ -143,7 +153,10 @@ export function readTranscriptLine(
   if (o['isMeta'] === true) return { result: { events, shape: 'entry' }, cursor: next }
   const prompt = promptText(content)
   if (prompt !== null) {
-    events.push({ ts, event: { ...base, event: 'UserPromptSubmit', tool: null, tool_use_id: null, input: prompt, ok: null } })
+    events.push({
+      ts,
+      event: { ...base, event: 'UserPromptSubmit', tool: null, tool_use_id: null, input: prompt, ok: null },
+    })
     return { result: { events, shape: 'entry' }, cursor: next }
   }
   if (!Array.isArray(content)) return { result: { events, shape: 'entry' }, cursor: next }
@@ -168,11 +181,16 @@ export function readTranscriptLine(
       ok: !failed,
     }
     if (failed) ev.error = text
-    else ev.output = results.length === 1 && structured !== undefined && typeof structured !== 'string' ? structured : text
+    else
+      ev.output = results.length === 1 && structured !== undefined && typeof structured !== 'string' ? structured : text
     events.push({ ts, event: ev })
     // The user refused the call and said why: their words, right after the agent's action.
     const reason = failed ? REFUSAL.exec(text)?.[1]?.trim() : undefined
-    if (reason) events.push({ ts, event: { ...base, event: 'UserPromptSubmit', tool: null, tool_use_id: null, input: reason, ok: null } })
+    if (reason)
+      events.push({
+        ts,
+        event: { ...base, event: 'UserPromptSubmit', tool: null, tool_use_id: null, input: reason, ok: null },
+      })
   }
   next.open = open
   return { result: { events, shape: 'entry' }, cursor: next }

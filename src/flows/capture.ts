@@ -7,7 +7,12 @@
 import { mapAgentPayload } from '../adapters/agents/agent-payloads.js'
 import { appendObservations, locateRepo, readObserveSettings } from '../adapters/state/observations.js'
 import type { RepoLocation } from '../adapters/state/observations.js'
-import { lockTranscript, readTranscriptLines, readTranscriptState, writeTranscriptState } from '../adapters/state/transcripts.js'
+import {
+  lockTranscript,
+  readTranscriptLines,
+  readTranscriptState,
+  writeTranscriptState,
+} from '../adapters/state/transcripts.js'
 import { buildObservationRecord, formatObservationLine, isIgnoredTool } from '../core/observation.js'
 import type { ObservedEvent, ObserveSettings } from '../core/observation.js'
 import { redactSecrets } from '../core/secrets.js'
@@ -54,13 +59,21 @@ function captureTranscript(
       read = readTranscriptLines(path, saved)
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
-      warnings.push(code === 'ENOENT' ? `transcript ${path} does not exist (moved or deleted?); nothing read from it` : `transcript ${path} could not be read: ${(err as Error).message}`)
+      warnings.push(
+        code === 'ENOENT'
+          ? `transcript ${path} does not exist (moved or deleted?); nothing read from it`
+          : `transcript ${path} could not be read: ${(err as Error).message}`,
+      )
       return undefined
     }
-    if (read.reread) warnings.push(`transcript ${path} is not the file read before (rotated, truncated or rewritten): read again from its start, skipping what was already recorded`)
+    if (read.reread)
+      warnings.push(
+        `transcript ${path} is not the file read before (rotated, truncated or rewritten): read again from its start, skipping what was already recorded`,
+      )
     if (read.oversized) warnings.push(`transcript ${path}: ${read.oversized} line(s) over 16 MB skipped`)
     if (read.more) warnings.push(`transcript ${path}: more than 256 MB new; the rest is read by the next capture`)
-    const subagent = payload['hook_event_name'] === 'SubagentStop' ? str(payload['agent_type']) ?? str(payload['agent_id']) : null
+    const subagent =
+      payload['hook_event_name'] === 'SubagentStop' ? (str(payload['agent_type']) ?? str(payload['agent_id'])) : null
     const opts = { agent: 'claude-code', session: str(payload['session_id']), subagent, reread: read.reread }
     let cursor: TranscriptCursor = read.next.cursor
     const events: { ts: string; event: ObservedEvent }[] = []
@@ -80,14 +93,19 @@ function captureTranscript(
     }
     if (corrupt) warnings.push(`transcript ${path}: ${corrupt} line(s) are not JSON objects (torn or foreign), skipped`)
     if (read.lines.length >= 5 && entries === 0)
-      warnings.push(`transcript ${path}: none of ${read.lines.length} new lines has a shape git learn reads (user/assistant messages); is it Claude Code's transcript, and has its format changed?`)
+      warnings.push(
+        `transcript ${path}: none of ${read.lines.length} new lines has a shape git learn reads (user/assistant messages); is it Claude Code's transcript, and has its format changed?`,
+      )
     release = false
     return {
       lines,
       events,
       finish(save) {
         try {
-          if (save && !writeTranscriptState(loc.stateDir, { ...read.next, cursor })) warnings.push(`transcript ${path}: its read position could not be saved; the next capture skips what was recorded`)
+          if (save && !writeTranscriptState(loc.stateDir, { ...read.next, cursor }))
+            warnings.push(
+              `transcript ${path}: its read position could not be saved; the next capture skips what was recorded`,
+            )
         } finally {
           lock.release()
         }
@@ -99,7 +117,12 @@ function captureTranscript(
 }
 
 /** Capture the transcript named by a hook payload (see the module comment). */
-export async function runCapture(bytes: Buffer, cwd: string, env: Readonly<Record<string, string | undefined>>, now: Date): Promise<CaptureResult> {
+export async function runCapture(
+  bytes: Buffer,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+  now: Date,
+): Promise<CaptureResult> {
   const warnings: string[] = []
   let payload: Payload
   try {
@@ -108,14 +131,19 @@ export async function runCapture(bytes: Buffer, cwd: string, env: Readonly<Recor
     payload = v as Payload
   } catch (err) {
     const loc = await locateRepo(cwd, env)
-    return { ...(loc ? { stateDir: loc.stateDir } : {}), records: 0, warnings: [`the hook payload is not JSON (${(err as Error).message.slice(0, 200)}); nothing captured`] }
+    return {
+      ...(loc ? { stateDir: loc.stateDir } : {}),
+      records: 0,
+      warnings: [`the hook payload is not JSON (${(err as Error).message.slice(0, 200)}); nothing captured`],
+    }
   }
   const loc = await locateRepo(str(payload['cwd']) ?? cwd, env)
   if (!loc) return { records: 0, warnings }
   const settings = await readObserveSettings(loc, (m) => warnings.push(m))
   if (!settings.enabled) return { stateDir: loc.stateDir, records: 0, warnings }
   const event = str(payload['hook_event_name']) ?? 'unknown'
-  const path = event === 'SubagentStop' ? (str(payload['agent_transcript_path']) ?? null) : str(payload['transcript_path'])
+  const path =
+    event === 'SubagentStop' ? (str(payload['agent_transcript_path']) ?? null) : str(payload['transcript_path'])
   let records = 0
   if (path) {
     const got = captureTranscript(loc, path, payload, settings, warnings)
@@ -129,9 +157,14 @@ export async function runCapture(bytes: Buffer, cwd: string, env: Readonly<Recor
       } finally {
         got.finish(written)
       }
-      warnings.push(...resolveRecallOutcomes(loc, got.events, event === 'SessionEnd' ? str(payload['session_id']) : null))
+      warnings.push(
+        ...resolveRecallOutcomes(loc, got.events, event === 'SessionEnd' ? str(payload['session_id']) : null),
+      )
     }
-  } else if (event !== 'SubagentStop') warnings.push(`the ${event} payload names no transcript_path; only the event is recorded (use the per-call observe hooks for this agent)`)
+  } else if (event !== 'SubagentStop')
+    warnings.push(
+      `the ${event} payload names no transcript_path; only the event is recorded (use the per-call observe hooks for this agent)`,
+    )
   const own = recordLine(mapAgentPayload(payload), now.toISOString(), settings)
   if (own) appendObservations(loc.stateDir, [own], settings.rotate_bytes, now)
   return { stateDir: loc.stateDir, records, warnings }

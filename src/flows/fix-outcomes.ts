@@ -27,7 +27,11 @@ const toRecord = (ts: string, e: ObservedEvent): OutcomeRecord => ({
  * Decide the pending recalls of the sessions in `events`; those of `endedSession` (a SessionEnd) are dropped after.
  * Warnings for what could not be saved.
  */
-export function resolveRecallOutcomes(loc: RepoLocation, events: readonly { ts: string; event: ObservedEvent }[], endedSession: string | null): string[] {
+export function resolveRecallOutcomes(
+  loc: RepoLocation,
+  events: readonly { ts: string; event: ObservedEvent }[],
+  endedSession: string | null,
+): string[] {
   const warnings: string[] = []
   const sessions = new Set(events.map((e) => e.event.session).filter((s): s is string => s !== null))
   if (endedSession) sessions.add(endedSession)
@@ -36,8 +40,10 @@ export function resolveRecallOutcomes(loc: RepoLocation, events: readonly { ts: 
     if (!pending.length) continue
     const records = events.filter((e) => e.event.session === session).map((e) => toRecord(e.ts, e.event))
     const { outcomes, pending: left } = resolveFixOutcomes(pending, records, session === endedSession)
-    for (const o of outcomes) appendEvent(loc.commonDir, { ts: o.ts, kind: o.kind, name: o.name, session: o.session, note: o.note })
-    if (!writePendingRecalls(loc.stateDir, session, left)) warnings.push(`pending recalls of session ${session} could not be saved`)
+    for (const o of outcomes)
+      appendEvent(loc.commonDir, { ts: o.ts, kind: o.kind, name: o.name, session: o.session, note: o.note })
+    if (!writePendingRecalls(loc.stateDir, session, left))
+      warnings.push(`pending recalls of session ${session} could not be saved`)
   }
   return warnings
 }

@@ -8,7 +8,16 @@ import { PROJECT_ROOT, learningText, makeRepo, tempDir } from '../helpers/repo.j
 
 const BIN = join(PROJECT_ROOT, 'dist', 'bin.js')
 const payload = (stdout: string) =>
-  JSON.stringify({ session_id: 's', transcript_path: '/h/t.jsonl', cwd: '/r', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'npx vitest run' }, tool_response: { stdout, stderr: '', interrupted: false }, tool_use_id: 't1' })
+  JSON.stringify({
+    session_id: 's',
+    transcript_path: '/h/t.jsonl',
+    cwd: '/r',
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'npx vitest run' },
+    tool_response: { stdout, stderr: '', interrupted: false },
+    tool_use_id: 't1',
+  })
 
 function recall(cwd: string, input: string): { stdout: string; loaded: string[] } {
   const preload = join(tempDir('gl-preload-'), 'loaded.cjs')
@@ -31,7 +40,13 @@ test('a Bash call that "passed" with a failing test summary still gets recall', 
   repo.write('.learnings/active/widget-frobnicate.md', learningText('widget-frobnicate', { trigger }))
   repo.git('add', '-A')
   repo.git('commit', '-q', '-m', 'learning')
-  const r = recall(repo.root, payload(` FAIL  test/widget.test.ts > frobnicates\n${trigger}\n Tests  1 failed (1)\n`).replace('"cwd":"/r"', `"cwd":${JSON.stringify(repo.root)}`))
+  const r = recall(
+    repo.root,
+    payload(` FAIL  test/widget.test.ts > frobnicates\n${trigger}\n Tests  1 failed (1)\n`).replace(
+      '"cwd":"/r"',
+      `"cwd":${JSON.stringify(repo.root)}`,
+    ),
+  )
   expect(r.stdout).toContain('git-learn: widget-frobnicate')
   expect(r.loaded.length).toBeGreaterThan(3)
 })

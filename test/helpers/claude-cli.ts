@@ -12,12 +12,22 @@ import { PROJECT_ROOT, binPath, tempDir } from './repo.js'
 
 /** The native binary, or the reason there is none here (the e2e tests skip with it). */
 export function findClaudeBinary(): { path: string } | { skip: string } {
-  const musl = process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime
+  const musl =
+    process.platform === 'linux' &&
+    !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header
+      ?.glibcVersionRuntime
   const pkg = `@anthropic-ai/claude-code-${process.platform}-${process.arch}${musl ? '-musl' : ''}`
-  const candidates = [join(PROJECT_ROOT, 'node_modules', pkg, process.platform === 'win32' ? 'claude.exe' : 'claude'), join(PROJECT_ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe')]
+  const candidates = [
+    join(PROJECT_ROOT, 'node_modules', pkg, process.platform === 'win32' ? 'claude.exe' : 'claude'),
+    join(PROJECT_ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
+  ]
   // The wrapper's bin/claude.exe is a small placeholder until its postinstall copies the native binary over it.
   const found = candidates.find((p) => existsSync(p) && statSync(p).size > 1024 * 1024)
-  return found ? { path: found } : { skip: `no Claude Code native binary for ${process.platform}-${process.arch} under node_modules (${pkg} not installed: npm ci with optional dependencies)` }
+  return found
+    ? { path: found }
+    : {
+        skip: `no Claude Code native binary for ${process.platform}-${process.arch} under node_modules (${pkg} not installed: npm ci with optional dependencies)`,
+      }
 }
 
 export interface ClaudeRun {
@@ -52,7 +62,14 @@ export function runClaude(
     NO_COLOR: '1',
     GIT_CONFIG_NOSYSTEM: '1',
   }
-  const args = ['-p', prompt, '--output-format', 'json', '--allowedTools', ...(opts.allowedTools ?? ['Bash', 'Write', 'Edit', 'Read'])]
+  const args = [
+    '-p',
+    prompt,
+    '--output-format',
+    'json',
+    '--allowedTools',
+    ...(opts.allowedTools ?? ['Bash', 'Write', 'Edit', 'Read']),
+  ]
   return new Promise((resolve) => {
     const child = spawn(claude, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     if (child.pid !== undefined) opts.onSpawn?.(child.pid)

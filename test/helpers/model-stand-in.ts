@@ -53,7 +53,8 @@ export function requestText(req: MessagesRequest): string {
   const walk = (v: unknown): void => {
     if (typeof v === 'string') out.push(v)
     else if (Array.isArray(v)) v.forEach(walk)
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) if (k !== 'tools' && k !== 'input_schema') walk(x)
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) if (k !== 'tools' && k !== 'input_schema') walk(x)
   }
   walk(req.system)
   walk(req.messages)
@@ -73,24 +74,49 @@ function streamTurn(res: ServerResponse, model: string, turn: ScriptedTurn): voi
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${id}` })
   sse(res, 'message_start', {
     type: 'message_start',
-    message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } },
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
   })
   let index = 0
   if (turn.text !== undefined) {
     sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } })
-    sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: turn.text } })
+    sse(res, 'content_block_delta', {
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'text_delta', text: turn.text },
+    })
     sse(res, 'content_block_stop', { type: 'content_block_stop', index })
     index++
   }
   for (const call of turn.tools ?? []) {
     const toolId = `toolu_standin_${++ids}`
-    sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolId, name: call.name, input: {} } })
-    sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.input) } })
+    sse(res, 'content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'tool_use', id: toolId, name: call.name, input: {} },
+    })
+    sse(res, 'content_block_delta', {
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.input) },
+    })
     sse(res, 'content_block_stop', { type: 'content_block_stop', index })
     index++
   }
   const stop = turn.tools?.length ? 'tool_use' : 'end_turn'
-  sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } })
+  sse(res, 'message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: stop, stop_sequence: null },
+    usage: { output_tokens: 5 },
+  })
   sse(res, 'message_stop', { type: 'message_stop' })
   res.end()
 }
@@ -114,7 +140,9 @@ function readBody(req: IncomingMessage): Promise<string> {
  * number of assistant messages already in the conversation); past the script's end, answer with `undefined` to end
  * the turn with a short text.
  */
-export async function startModelStandIn(script: (step: number, req: MessagesRequest) => ScriptedTurn | undefined): Promise<ModelStandIn> {
+export async function startModelStandIn(
+  script: (step: number, req: MessagesRequest) => ScriptedTurn | undefined,
+): Promise<ModelStandIn> {
   const requests: RecordedRequest[] = []
   const server = createServer((req, res) => {
     void (async () => {
@@ -132,7 +160,9 @@ export async function startModelStandIn(script: (step: number, req: MessagesRequ
         return
       }
       if (req.method !== 'POST' || !path.endsWith('/v1/messages')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'stand-in' } }))
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'stand-in' } }))
         return
       }
       const model = typeof body.model === 'string' ? body.model : 'claude-stand-in'
@@ -140,7 +170,18 @@ export async function startModelStandIn(script: (step: number, req: MessagesRequ
       const turn = isAgentRequest(body) ? (script(step, body) ?? { text: 'Done.' }) : { text: 'Stand-in title' }
       if (body.stream === false) {
         res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ id: `msg_standin_${++ids}`, type: 'message', role: 'assistant', model, content: [{ type: 'text', text: turn.text ?? 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } }))
+        res.end(
+          JSON.stringify({
+            id: `msg_standin_${++ids}`,
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [{ type: 'text', text: turn.text ?? 'ok' }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 5 },
+          }),
+        )
         return
       }
       streamTurn(res, model, turn)
@@ -151,7 +192,8 @@ export async function startModelStandIn(script: (step: number, req: MessagesRequ
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    agentRequests: () => requests.filter((r) => r.path.endsWith('/v1/messages') && isAgentRequest(r.body)).map((r) => r.body),
+    agentRequests: () =>
+      requests.filter((r) => r.path.endsWith('/v1/messages') && isAgentRequest(r.body)).map((r) => r.body),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -9,12 +9,18 @@ import { writeCacheFile } from './cache-file.js'
 import { MAX_PENDING } from '../../core/fix-outcomes.js'
 import type { PendingRecall } from '../../core/fix-outcomes.js'
 
-const fileOf = (stateDir: string, session: string) => join(stateDir, 'recalls', `${createHash('sha1').update(session).digest('hex').slice(0, 24)}.json`)
+const fileOf = (stateDir: string, session: string) =>
+  join(stateDir, 'recalls', `${createHash('sha1').update(session).digest('hex').slice(0, 24)}.json`)
 
 const isPending = (v: unknown): v is PendingRecall => {
   if (typeof v !== 'object' || v === null) return false
   const p = v as Record<string, unknown>
-  return typeof p['name'] === 'string' && typeof p['session'] === 'string' && typeof p['ts'] === 'string' && (p['tool_use_id'] === null || typeof p['tool_use_id'] === 'string')
+  return (
+    typeof p['name'] === 'string' &&
+    typeof p['session'] === 'string' &&
+    typeof p['ts'] === 'string' &&
+    (p['tool_use_id'] === null || typeof p['tool_use_id'] === 'string')
+  )
 }
 
 /** The session's pending recalls; [] when there are none or the file is damaged. */
@@ -39,7 +45,13 @@ export function writePendingRecalls(stateDir: string, session: string, pending: 
 }
 
 /** Remember that recall handed `names` out for a failed call of `session`. */
-export function addPendingRecalls(stateDir: string, session: string, toolUseId: string | null, names: readonly string[], now: Date): void {
+export function addPendingRecalls(
+  stateDir: string,
+  session: string,
+  toolUseId: string | null,
+  names: readonly string[],
+  now: Date,
+): void {
   if (!names.length) return
   const ts = now.toISOString()
   const fresh: PendingRecall[] = names.map((name) => ({ name, session, tool_use_id: toolUseId, ts }))

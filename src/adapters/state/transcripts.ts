@@ -7,7 +7,17 @@
  * the cursor skips the entries already read. One reader at a time per transcript (an O_EXCL lock file).
  */
 import { createHash } from 'node:crypto'
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync } from 'node:fs'
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
 import { EMPTY_CURSOR } from '../../core/transcript.js'
@@ -64,9 +74,19 @@ function validCursor(c: unknown): TranscriptCursor | undefined {
   const o = c as Record<string, unknown>
   const open = o['open']
   if (typeof open !== 'object' || open === null || Array.isArray(open)) return undefined
-  if (!(o['lastTs'] === null || typeof o['lastTs'] === 'string') || !Array.isArray(o['lastIds']) || !o['lastIds'].every((x) => typeof x === 'string')) return undefined
-  for (const v of Object.values(open)) if (typeof v !== 'object' || v === null || typeof (v as OpenCall).tool !== 'string') return undefined
-  return { open: open as Record<string, OpenCall>, lastTs: o['lastTs'] as string | null, lastIds: o['lastIds'] as string[] }
+  if (
+    !(o['lastTs'] === null || typeof o['lastTs'] === 'string') ||
+    !Array.isArray(o['lastIds']) ||
+    !o['lastIds'].every((x) => typeof x === 'string')
+  )
+    return undefined
+  for (const v of Object.values(open))
+    if (typeof v !== 'object' || v === null || typeof (v as OpenCall).tool !== 'string') return undefined
+  return {
+    open: open as Record<string, OpenCall>,
+    lastTs: o['lastTs'] as string | null,
+    lastIds: o['lastIds'] as string[],
+  }
 }
 
 /** The saved state of a transcript, or undefined (never read, or the state file is damaged: read from the start). */
@@ -75,8 +95,25 @@ export function readTranscriptState(stateDir: string, path: string): TranscriptS
     const s = JSON.parse(readFileSync(statePath(stateDir, path), 'utf8')) as Record<string, unknown>
     const num = (k: string) => typeof s[k] === 'number' && Number.isSafeInteger(s[k]) && (s[k] as number) >= 0
     const cursor = validCursor(s['cursor'])
-    if (s['path'] !== path || !num('dev') || !num('ino') || !num('offset') || typeof s['head'] !== 'string' || typeof s['tail'] !== 'string' || !cursor) return undefined
-    return { path, dev: s['dev'] as number, ino: s['ino'] as number, offset: s['offset'] as number, head: s['head'], tail: s['tail'], cursor }
+    if (
+      s['path'] !== path ||
+      !num('dev') ||
+      !num('ino') ||
+      !num('offset') ||
+      typeof s['head'] !== 'string' ||
+      typeof s['tail'] !== 'string' ||
+      !cursor
+    )
+      return undefined
+    return {
+      path,
+      dev: s['dev'] as number,
+      ino: s['ino'] as number,
+      offset: s['offset'] as number,
+      head: s['head'],
+      tail: s['tail'],
+      cursor,
+    }
   } catch {
     return undefined
   }
@@ -114,7 +151,7 @@ export function readTranscriptLines(path: string, saved: TranscriptState | undef
     let skipping = false
     let end = from
     const buf = Buffer.allocUnsafe(CHUNK)
-    for (let pos = from; pos < to; ) {
+    for (let pos = from; pos < to;) {
       const n = readSync(fd, buf, 0, Math.min(CHUNK, to - pos), pos)
       if (n <= 0) break
       let start = 0
@@ -132,20 +169,32 @@ export function readTranscriptLines(path: string, saved: TranscriptState | undef
       }
       if (start < n && !skipping) {
         carryBytes += n - start
-        if (carryBytes > MAX_TRANSCRIPT_LINE) (skipping = true), (carry = [])
-        else carry.push(Buffer.from(buf.subarray(start, n)))
+        if (carryBytes > MAX_TRANSCRIPT_LINE) {
+          skipping = true
+          carry = []
+        } else carry.push(Buffer.from(buf.subarray(start, n)))
       }
       pos += n
     }
     const cursor = same ? saved.cursor : reread ? saved.cursor : EMPTY_CURSOR
-    return { lines, next: { path, dev: st.dev, ino: st.ino, offset: end, head: hashHead(fd, end), tail: hashTail(fd, end), cursor }, reread, oversized, more: to < st.size }
+    return {
+      lines,
+      next: { path, dev: st.dev, ino: st.ino, offset: end, head: hashHead(fd, end), tail: hashTail(fd, end), cursor },
+      reread,
+      oversized,
+      more: to < st.size,
+    }
   } finally {
     closeSync(fd)
   }
 }
 
 /** Wait until the lock is ours (true) or LOCK_WAIT_MS have passed (false). A lock older than STALE_LOCK_MS is taken over. */
-export function lockTranscript(stateDir: string, path: string, now: () => number = Date.now): { release(): void } | undefined {
+export function lockTranscript(
+  stateDir: string,
+  path: string,
+  now: () => number = Date.now,
+): { release(): void } | undefined {
   const lock = statePath(stateDir, path).replace(/\.json$/, '.lock')
   mkdirSync(join(stateDir, DIR), { recursive: true })
   const started = now()

@@ -3,7 +3,12 @@ import { resolveFixOutcomes } from '../../../src/core/fix-outcomes.js'
 import type { OutcomeRecord, PendingRecall } from '../../../src/core/fix-outcomes.js'
 
 let n = 0
-const run = (command: string, ok: boolean, error = 'Exit code 1\nError: boom in widget', session = 's'): OutcomeRecord => ({
+const run = (
+  command: string,
+  ok: boolean,
+  error = 'Exit code 1\nError: boom in widget',
+  session = 's',
+): OutcomeRecord => ({
   ts: `2026-11-20T12:00:${String(n).padStart(2, '0')}.000Z`,
   agent: 'claude-code',
   session,
@@ -15,12 +20,21 @@ const run = (command: string, ok: boolean, error = 'Exit code 1\nError: boom in 
   error: ok ? undefined : error,
   ok,
 })
-const pendingFor = (r: OutcomeRecord, name = 'fix-it'): PendingRecall => ({ name, session: r.session, tool_use_id: r.tool_use_id, ts: r.ts })
+const pendingFor = (r: OutcomeRecord, name = 'fix-it'): PendingRecall => ({
+  name,
+  session: r.session,
+  tool_use_id: r.tool_use_id,
+  ts: r.ts,
+})
 
 describe('resolveFixOutcomes', () => {
   test('the next run of the same command decides: pass → success', () => {
     const fail = run('npm test', false)
-    const { outcomes, pending } = resolveFixOutcomes([pendingFor(fail)], [fail, run('ls', true), run('npm test', true)], false)
+    const { outcomes, pending } = resolveFixOutcomes(
+      [pendingFor(fail)],
+      [fail, run('ls', true), run('npm test', true)],
+      false,
+    )
     expect(outcomes).toEqual([expect.objectContaining({ name: 'fix-it', kind: 'success', note: 'npm test' })])
     expect(pending).toEqual([])
   })

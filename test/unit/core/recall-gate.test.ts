@@ -3,13 +3,35 @@ import { payloadLooksPassed } from '../../../src/core/recall-gate.js'
 import { detectToolFailure } from '../../../src/core/search-recall.js'
 
 const post = (tool_response: unknown, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ session_id: 's', transcript_path: '/h/t.jsonl', cwd: '/r', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_response, tool_use_id: 't1', ...extra })
+  JSON.stringify({
+    session_id: 's',
+    transcript_path: '/h/t.jsonl',
+    cwd: '/r',
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'npm test' },
+    tool_response,
+    tool_use_id: 't1',
+    ...extra,
+  })
 
 describe('payloadLooksPassed: the recall hook ends at once only for a call that plainly passed', () => {
   test.each([
-    ['a passing test run', post({ stdout: ' ✓ test/a.test.ts (3 tests)\n Tests  3 passed (3)\n', stderr: '', interrupted: false }), true],
-    ['quoted JSON inside the output', post({ stdout: '{"error": 1, "exit_code": 2, "success": false}', stderr: '', interrupted: false }), true],
-    ['a failing summary on a later line', post({ stdout: 'RUN v4\n FAIL  test/a.test.ts > adds\n Tests  1 failed | 2 passed\n', stderr: '' }), false],
+    [
+      'a passing test run',
+      post({ stdout: ' ✓ test/a.test.ts (3 tests)\n Tests  3 passed (3)\n', stderr: '', interrupted: false }),
+      true,
+    ],
+    [
+      'quoted JSON inside the output',
+      post({ stdout: '{"error": 1, "exit_code": 2, "success": false}', stderr: '', interrupted: false }),
+      true,
+    ],
+    [
+      'a failing summary on a later line',
+      post({ stdout: 'RUN v4\n FAIL  test/a.test.ts > adds\n Tests  1 failed | 2 passed\n', stderr: '' }),
+      false,
+    ],
     ['FAIL at the start of the output', post({ stdout: 'FAIL test/a.test.ts', stderr: '' }), false],
     ['an exception at the start of stderr', post({ stdout: '', stderr: 'TypeError: x is not a function' }), false],
     ['a non-zero exit code', post({ stdout: '', exit_code: 2 }), false],
@@ -23,11 +45,28 @@ describe('payloadLooksPassed: the recall hook ends at once only for a call that 
   })
 
   test('never "passed" where the full decision finds a failure (random outputs)', () => {
-    const parts = ['ok', 'FAIL x', '\n', ' 2 failed', 'Error: y', 'error: z', '×', 'npm ERR! a', 'Traceback (most recent call last)', 'fine', '"', '\\', 'TypeError: q']
+    const parts = [
+      'ok',
+      'FAIL x',
+      '\n',
+      ' 2 failed',
+      'Error: y',
+      'error: z',
+      '×',
+      'npm ERR! a',
+      'Traceback (most recent call last)',
+      'fine',
+      '"',
+      '\\',
+      'TypeError: q',
+    ]
     let seed = 7
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
     for (let i = 0; i < 2000; i++) {
-      const text = Array.from({ length: 1 + Math.floor(rand() * 5) }, () => parts[Math.floor(rand() * parts.length)]).join(rand() < 0.5 ? '\n' : ' ')
+      const text = Array.from(
+        { length: 1 + Math.floor(rand() * 5) },
+        () => parts[Math.floor(rand() * parts.length)],
+      ).join(rand() < 0.5 ? '\n' : ' ')
       const payload = post({ stdout: text, stderr: rand() < 0.3 ? text : '', interrupted: false })
       if (payloadLooksPassed(payload)) expect(detectToolFailure(JSON.parse(payload)), text).toBeUndefined()
     }
