@@ -33,12 +33,11 @@ async function observeFastPath(name: 'observe' | 'capture'): Promise<boolean> {
  */
 async function recallFastPath(): Promise<Buffer | undefined> {
   try {
-    const { readStdinSync, MAX_STDIN_BYTES } = await import('./cli/context.js')
-    const read = readStdinSync(MAX_STDIN_BYTES)
-    if (!read.done) return undefined
+    const { readAllStdin, MAX_STDIN_BYTES } = await import('./cli/context.js')
+    const bytes = await readAllStdin()
     const { payloadLooksPassed } = await import('./core/recall-gate.js')
-    if (read.bytes.length <= MAX_STDIN_BYTES && payloadLooksPassed(read.bytes.toString('utf8'))) process.exit(0)
-    return read.bytes
+    if (bytes.length <= MAX_STDIN_BYTES && payloadLooksPassed(bytes.toString('utf8'))) process.exit(0)
+    return bytes
   } catch {
     return undefined
   }

@@ -58,6 +58,8 @@ export function requestText(req: MessagesRequest): string {
   }
   walk(req.system)
   walk(req.messages)
+  walk(req['instructions'])
+  walk(req['input'])
   return out.join('\n')
 }
 
@@ -194,6 +196,93 @@ export async function startModelStandIn(
     requests,
     agentRequests: () =>
       requests.filter((r) => r.path.endsWith('/v1/messages') && isAgentRequest(r.body)).map((r) => r.body),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** What the OpenAI Responses stand-in answers: a shell command to run (Codex's `exec_command`), or the final text. */
+export interface ResponsesTurn {
+  command?: string
+  text?: string
+}
+
+/**
+ * A stand-in for OpenAI's Responses API (`POST /v1/responses`, streamed: response.created, one
+ * response.output_item.done per item, response.completed), for Codex CLI. The step is the number of function calls
+ * already in the request's `input`; requests without Codex's shell tool get a short text.
+ */
+export async function startResponsesStandIn(
+  script: (step: number, req: MessagesRequest) => ResponsesTurn | undefined,
+): Promise<ModelStandIn> {
+  const requests: RecordedRequest[] = []
+  const isAgent = (b: MessagesRequest) =>
+    Array.isArray(b.tools) && b.tools.some((t) => t.name === 'exec_command' || t.name === 'shell')
+  const server = createServer((req, res) => {
+    void (async () => {
+      const path = (req.url ?? '/').split('?')[0] as string
+      const text = await readBody(req)
+      let body: MessagesRequest = {}
+      try {
+        body = text ? (JSON.parse(text) as MessagesRequest) : {}
+      } catch {
+        /* recorded as an empty body */
+      }
+      requests.push({ path, body })
+      if (req.method !== 'POST' || !path.endsWith('/responses')) {
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'stand-in' } }))
+        return
+      }
+      const input = Array.isArray(body['input']) ? (body['input'] as { type?: string }[]) : []
+      const step = input.filter((i) => i.type === 'function_call').length
+      const turn = isAgent(body) ? (script(step, body) ?? { text: 'Done.' }) : { text: 'Stand-in title' }
+      const id = `resp_standin_${++ids}`
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      const event = (type: string, data: Record<string, unknown>) =>
+        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
+      event('response.created', { response: { id } })
+      const item =
+        turn.command !== undefined
+          ? {
+              type: 'function_call',
+              id: `fc_standin_${ids}`,
+              call_id: `call_standin_${ids}`,
+              name: 'exec_command',
+              arguments: JSON.stringify({ cmd: turn.command }),
+            }
+          : {
+              type: 'message',
+              role: 'assistant',
+              id: `msg_standin_${ids}`,
+              content: [{ type: 'output_text', text: turn.text ?? 'Done.' }],
+            }
+      event('response.output_item.done', { output_index: 0, item })
+      event('response.completed', {
+        response: {
+          id,
+          usage: {
+            input_tokens: 10,
+            input_tokens_details: null,
+            output_tokens: 5,
+            output_tokens_details: null,
+            total_tokens: 15,
+          },
+        },
+      })
+      res.end()
+    })().catch(() => res.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    agentRequests: () => requests.filter((r) => r.path.endsWith('/responses') && isAgent(r.body)).map((r) => r.body),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
