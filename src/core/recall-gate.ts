@@ -13,6 +13,8 @@ const FAILED_FIELD =
   /"(?:exit_code|exitCode|returncode|code)"\s*:\s*-?[1-9]|"(?:interrupted|is_error|isError)"\s*:\s*true|"success"\s*:\s*false|"error"\s*:\s*(?!null\b)/
 const PASSED_EVENT = /"(?:hook_event_name|hookEventName)"\s*:\s*"PostToolUse"/
 const ESCAPED_MARKS = /\\u(?:00d7|2717|2715)/i
+/** Gemini CLI reports a failed shell command only in its text ("…\nExit Code: 1\n…"). */
+const EXIT_IN_TEXT = /Exit Code: -?[1-9]/
 
 /**
  * True only when the payload is plainly a PostToolUse of a call that passed: no failure field, and no failing-run
@@ -20,6 +22,6 @@ const ESCAPED_MARKS = /\\u(?:00d7|2717|2715)/i
  * or a line is seen).
  */
 export function payloadLooksPassed(text: string): boolean {
-  if (!PASSED_EVENT.test(text) || FAILED_FIELD.test(text) || ESCAPED_MARKS.test(text)) return false
+  if (!PASSED_EVENT.test(text) || FAILED_FIELD.test(text) || ESCAPED_MARKS.test(text) || EXIT_IN_TEXT.test(text)) return false
   return !FAILING_RUN.test(text.replace(/\\n|\\r|\\"|"/g, '\n'))
 }

@@ -42,6 +42,12 @@ function textOf(v: unknown): string {
   }
 }
 
+/** The exit code in the text of a Gemini CLI shell result ("Exit Code: 1"), or undefined. */
+function geminiExitCode(v: unknown): number | undefined {
+  const m = typeof v === 'string' ? /(?:^|\n)Exit Code: (-?\d+)/.exec(v) : null
+  return m ? Number(m[1]) : undefined
+}
+
 /** The failure a hook payload reports, or undefined when the tool succeeded (or the payload is not one). */
 export function detectToolFailure(payload: unknown): ToolFailure | undefined {
   if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined
@@ -51,10 +57,11 @@ export function detectToolFailure(payload: unknown): ToolFailure | undefined {
   const cut = (t: string) => (t.length > MAX_ERROR_TEXT ? t.slice(-MAX_ERROR_TEXT) : t)
   const error = textOf(p.error)
   const r = p.tool_response && typeof p.tool_response === 'object' && !Array.isArray(p.tool_response) ? (p.tool_response as Record<string, unknown>) : undefined
-  const out = r ? [textOf(r['stderr']), textOf(r['stdout']), textOf(r['error']), textOf(r['output'])].filter(Boolean).join('\n') : textOf(p.tool_response)
+  // Gemini CLI's tool_response is {llmContent, returnDisplay, error?}; a failed shell command says "Exit Code: N" there.
+  const out = r ? [textOf(r['stderr']), textOf(r['stdout']), textOf(r['error']), textOf(r['output']), textOf(r['llmContent'])].filter(Boolean).join('\n') : textOf(p.tool_response)
   if (event === 'PostToolUseFailure' || error) return { ...base, text: cut([error, out].filter(Boolean).join('\n')) }
   if (!r) return FAILING_RUN.test(out) ? { ...base, text: cut(out) } : undefined
-  const code = r['exit_code'] ?? r['exitCode'] ?? r['returncode'] ?? r['code']
+  const code = r['exit_code'] ?? r['exitCode'] ?? r['returncode'] ?? r['code'] ?? geminiExitCode(r['llmContent'])
   const failed = (typeof code === 'number' && code !== 0) || r['interrupted'] === true || r['is_error'] === true || r['success'] === false || FAILING_RUN.test(out)
   return failed && out.trim() ? { ...base, text: cut(out) } : undefined
 }

@@ -60,6 +60,8 @@ export function requestText(req: MessagesRequest): string {
   walk(req.messages)
   walk(req['instructions'])
   walk(req['input'])
+  walk(req['systemInstruction'])
+  walk(req['contents'])
   return out.join('\n')
 }
 
@@ -283,6 +285,65 @@ export async function startResponsesStandIn(
     url: `http://127.0.0.1:${port}`,
     requests,
     agentRequests: () => requests.filter((r) => r.path.endsWith('/responses') && isAgent(r.body)).map((r) => r.body),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/**
+ * A stand-in for the Gemini API (`POST /v1beta/models/<model>:streamGenerateContent?alt=sse`, and `:generateContent`
+ * for Gemini CLI's side requests), for Gemini CLI with GOOGLE_GEMINI_BASE_URL. The step is the number of function
+ * responses already in the request's `contents`; requests without tools get a small JSON text.
+ */
+export async function startGeminiStandIn(
+  script: (step: number, req: MessagesRequest) => ResponsesTurn | undefined,
+): Promise<ModelStandIn> {
+  const requests: RecordedRequest[] = []
+  const isAgent = (b: MessagesRequest) =>
+    Array.isArray(b.tools) && JSON.stringify(b.tools).includes('run_shell_command')
+  const server = createServer((req, res) => {
+    void (async () => {
+      const path = (req.url ?? '/').split('?')[0] as string
+      const text = await readBody(req)
+      let body: MessagesRequest = {}
+      try {
+        body = text ? (JSON.parse(text) as MessagesRequest) : {}
+      } catch {
+        /* recorded as an empty body */
+      }
+      requests.push({ path, body })
+      if (path.endsWith(':countTokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: 10 }))
+        return
+      }
+      const step = JSON.stringify(body['contents'] ?? []).split('"functionResponse"').length - 1
+      const turn = isAgent(body)
+        ? (script(step, body) ?? { text: 'Done.' })
+        : { text: '{"reasoning": "stand-in", "next_speaker": "user"}' }
+      const part =
+        turn.command !== undefined
+          ? { functionCall: { name: 'run_shell_command', args: { command: turn.command } } }
+          : { text: turn.text ?? 'Done.' }
+      const chunk = {
+        candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+      }
+      if (path.endsWith(':streamGenerateContent')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        res.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`)
+      } else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk))
+    })().catch(() => res.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    agentRequests: () =>
+      requests.filter((r) => r.path.endsWith(':streamGenerateContent') && isAgent(r.body)).map((r) => r.body),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -38,6 +38,11 @@ describe('payloadLooksPassed: the recall hook ends at once only for a call that 
     ['an interrupted call', post({ stdout: 'partial', interrupted: true }), false],
     ['an error field', post({ stdout: '' }, { error: 'boom' }), false],
     ['a ✗ escaped as \\u2717', post({ stdout: 'x' }).replace('"x"', '"\\u2717 broken"'), false],
+    [
+      'a Gemini CLI shell result with a non-zero exit code in its text',
+      post({ llmContent: 'Output: (empty)\nExit Code: 1\n', returnDisplay: '' }),
+      false,
+    ],
     ['a PostToolUseFailure', JSON.stringify({ hook_event_name: 'PostToolUseFailure', error: 'Exit code 1' }), false],
     ['not JSON', 'hello', false],
   ])('%s → %s', (_what, payload, passed) => {
@@ -71,4 +76,24 @@ describe('payloadLooksPassed: the recall hook ends at once only for a call that 
       if (payloadLooksPassed(payload)) expect(detectToolFailure(JSON.parse(payload)), text).toBeUndefined()
     }
   })
+})
+
+test("Gemini CLI's failed shell command (exit code only in llmContent) is a failure for recall", () => {
+  const payload = {
+    session_id: 'g',
+    hook_event_name: 'AfterTool',
+    tool_name: 'run_shell_command',
+    tool_input: { command: 'node check.js' },
+    tool_response: {
+      llmContent: '<untrusted_context>\nOutput: Error: boom\nExit Code: 1\n</untrusted_context>',
+      returnDisplay: 'Command exited with code: 1',
+    },
+  }
+  expect(detectToolFailure(payload)).toMatchObject({ event: 'AfterTool', text: expect.stringContaining('Error: boom') })
+  expect(
+    detectToolFailure({
+      ...payload,
+      tool_response: { llmContent: 'Output: ok\nProcess Group PGID: 1', returnDisplay: '' },
+    }),
+  ).toBeUndefined()
 })
