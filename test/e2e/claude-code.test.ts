@@ -141,6 +141,7 @@ test.skipIf(skip)(
         : '',
     ).toBe('')
   },
+  120_000,
 )
 
 test.skipIf(skip)(
@@ -181,4 +182,5 @@ test.skipIf(skip)(
       'SessionEnd',
     ])
   },
+  120_000,
 )

@@ -42,4 +42,5 @@ test.skipIf(skip)(
     expect(requestText(asked[0] as never)).toContain('widget-frobnicate')
     expect(requestText(asked[1] as never)).toMatch(/exited with code 4/)
   },
+  120_000,
 )

@@ -70,4 +70,5 @@ test.skipIf(skip)(
     // Gemini CLI hands BeforeAgent the prompt with the SessionStart context in front of it.
     expect(String(recs[0]?.input)).toMatch(/<hook_context>git-learn: [\s\S]*check the widget$/)
   },
+  120_000,
 )
