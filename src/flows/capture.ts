@@ -29,6 +29,8 @@ export interface CaptureResult {
 }
 
 type Payload = Record<string, unknown>
+/** Agents' transcripts are absolute paths to JSON Lines files; anything else a payload names is not read. */
+const TRANSCRIPT_NAME = /^(?:\/|[A-Za-z]:[\\/]).*\.jsonl$/
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null)
 
 function recordLine(ev: ObservedEvent, ts: string, settings: ObserveSettings): string | undefined {
@@ -104,7 +106,7 @@ function captureTranscript(
         try {
           if (save && !writeTranscriptState(loc.stateDir, { ...read.next, cursor }))
             warnings.push(
-              `transcript ${path}: its read position could not be saved; the next capture skips what was recorded`,
+              `transcript ${path}: its read position could not be saved (a read-only or full git dir?); the next capture reads these lines again`,
             )
         } finally {
           lock.release()
@@ -137,7 +139,8 @@ export async function runCapture(
       warnings: [`the hook payload is not JSON (${(err as Error).message.slice(0, 200)}); nothing captured`],
     }
   }
-  const loc = await locateRepo(str(payload['cwd']) ?? cwd, env)
+  // The repository is the hook's working directory, as for observe: a payload never points the records elsewhere.
+  const loc = await locateRepo(cwd, env)
   if (!loc) return { records: 0, warnings }
   const settings = await readObserveSettings(loc, (m) => warnings.push(m))
   if (!settings.enabled) return { stateDir: loc.stateDir, records: 0, warnings }
@@ -145,7 +148,11 @@ export async function runCapture(
   const path =
     event === 'SubagentStop' ? (str(payload['agent_transcript_path']) ?? null) : str(payload['transcript_path'])
   let records = 0
-  if (path) {
+  if (path && !TRANSCRIPT_NAME.test(path))
+    warnings.push(
+      `the ${event} payload names ${path.slice(0, 300)}, not an absolute path to a .jsonl transcript; not read`,
+    )
+  else if (path) {
     const got = captureTranscript(loc, path, payload, settings, warnings)
     if (got) {
       // The read position moves only once the records are on disk: a failed append is read again next time.

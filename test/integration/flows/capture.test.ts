@@ -297,6 +297,20 @@ describe('git learn capture', () => {
     expect(calls(s.recs())).toEqual(['t2'])
   })
 
+  test('a transcript_path that is not an absolute .jsonl path is not read', async () => {
+    const s = setup()
+    writeFileSync(join(s.repo.root, 'notes.txt'), `${prompt('secret plans')}\n`)
+    const payload = {
+      session_id: SESSION,
+      transcript_path: join(s.repo.root, 'notes.txt'),
+      cwd: s.repo.root,
+      hook_event_name: 'Stop',
+    }
+    expect(await s.repo.cli(['capture'], { stdin: JSON.stringify(payload) })).toMatchObject({ code: 0, stdout: '' })
+    expect(s.recs().map((r) => r.event)).toEqual(['Stop'])
+    expect(s.log()).toMatch(/not an absolute path to a \.jsonl transcript; not read/)
+  })
+
   test('a payload that is not JSON: logged, exit 0, nothing recorded', async () => {
     const s = setup()
     const r = await s.repo.cli(['capture'], { stdin: '{"hook_event_name": "Stop", ' })
