@@ -29,4 +29,12 @@ console.log(`node ${process.version}, ${process.platform}/${process.arch}; \`nod
 console.log('| benchmark | median ms | × node -e 0 | target | note |')
 console.log('| --- | ---: | ---: | --- | --- |')
 for (const r of rows) console.log(`| ${r.what} | ${fmt(r.ms)} | ${typeof r.ratio === 'number' ? r.ratio.toFixed(2) : ''} | ${r.target ?? ''} | ${r.note ?? ''} |`)
-if (process.env.BENCH_JSON) console.log(JSON.stringify({ base, rows }))
+// Retrieval quality on the real-world evaluation set beside two baselines (bench/eval-baselines.mjs), not a timing.
+let evalBaselines
+if (!only.length || only.some((o) => 'eval-baselines'.includes(o))) {
+  ctx.log('bench: eval-baselines.mjs')
+  const { runBaselines, formatTable } = await import('./eval-baselines.mjs')
+  evalBaselines = await runBaselines({ log: ctx.log })
+  console.log(`\n${formatTable(evalBaselines)}`)
+}
+if (process.env.BENCH_JSON) console.log(JSON.stringify({ base, rows, evalBaselines }))

@@ -1,0 +1,107 @@
+// The real-world evaluation set (test/fixtures/eval/real-world) keeps its invariants: every expectation names a
+// learning of the set, the forms have their minimum counts, every learning is valid and cites its source threads.
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import YAML from 'yaml'
+import { loadLearningValidator } from '../../src/adapters/store/validators.js'
+import { parseEvalSet } from '../../src/core/eval.js'
+import { parseLearning, validateLearning } from '../../src/core/learning.js'
+import { PROJECT_ROOT } from '../helpers/repo.js'
+// @ts-expect-error: plain ESM bench script without declarations
+import { bm25Ranker, grepMatcher, loadSet } from '../../bench/eval-baselines.mjs'
+
+const SET = join(PROJECT_ROOT, 'test/fixtures/eval/real-world')
+const FORMS = ['pasted', 'symptom', 'keywords', 'unrelated'] as const
+const MIN: Record<(typeof FORMS)[number], number> = { pasted: 70, symptom: 35, keywords: 20, unrelated: 45 }
+const MAX_QUERY_BYTES = 8 * 1024
+
+interface Entry {
+  query: unknown
+  expect: unknown
+  form: unknown
+  source: unknown
+}
+
+const load = (file: string): Entry[] => YAML.parse(readFileSync(join(SET, file), 'utf8')) as Entry[]
+const tuning = load('queries.yaml')
+const holdout = load('holdout.yaml')
+const all = [...tuning, ...holdout]
+const names = readdirSync(join(SET, 'learnings'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => f.slice(0, -3))
+const readme = readFileSync(join(SET, 'README.md'), 'utf8')
+const expected = (e: Entry): string[] => (Array.isArray(e.expect) ? e.expect : [e.expect]) as string[]
+
+describe('the real-world evaluation set', () => {
+  test('has at least 55 learnings, each a valid learning file named after itself', async () => {
+    expect(names.length).toBeGreaterThanOrEqual(55)
+    const validator = await loadLearningValidator()
+    for (const name of names) {
+      const path = `.learnings/active/${name}.md`
+      const learning = parseLearning(readFileSync(join(SET, 'learnings', `${name}.md`), 'utf8'), path)
+      expect(learning.data.name, path).toBe(name)
+      expect(validateLearning(learning, validator).errors, path).toEqual([])
+      expect(typeof learning.data.trigger, `${path} has a trigger`).toBe('string')
+    }
+  })
+
+  test('every entry has a query, an expectation, a known form and a source thread', () => {
+    for (const [i, e] of all.entries()) {
+      const at = `entry ${i + 1}: ${String(e.query).slice(0, 60)}`
+      expect(typeof e.query === 'string' && e.query.trim().length > 0, at).toBe(true)
+      expect(FORMS, at).toContain(e.form)
+      expect(String(e.source), at).toMatch(/^https:\/\/github\.com\/[^/\s]+\/[^/\s]+\/(issues|pull)\/\d+$/)
+      for (const x of expected(e)) expect(x === 'none' || names.includes(x), `${at}: expect ${x} names no learning`).toBe(true)
+      expect(expected(e).includes('none') ? e.form : 'ok', `${at}: only unrelated queries expect none`).toBe(expected(e).includes('none') ? 'unrelated' : 'ok')
+    }
+  })
+
+  test('the forms meet their minimum counts, and about 30% of the queries are held out', () => {
+    expect(all.length).toBeGreaterThanOrEqual(170)
+    for (const form of FORMS) expect(all.filter((e) => e.form === form).length, form).toBeGreaterThanOrEqual(MIN[form])
+    const share = holdout.length / all.length
+    expect(share).toBeGreaterThan(0.25)
+    expect(share).toBeLessThan(0.35)
+  })
+
+  test('no query is longer than 8 KB or appears twice', () => {
+    const seen = new Set<string>()
+    for (const e of all) {
+      const q = e.query as string
+      expect(Buffer.byteLength(q, 'utf8'), q.slice(0, 60)).toBeLessThanOrEqual(MAX_QUERY_BYTES)
+      expect(seen.has(q), `duplicate: ${q.slice(0, 60)}`).toBe(false)
+      seen.add(q)
+    }
+  })
+
+  test('every learning is listed in the README with the thread(s) it was written from', () => {
+    for (const name of names) {
+      const row = readme.split('\n').find((l) => l.startsWith(`| \`${name}\` |`))
+      expect(row, `${name} has no row in README.md`).toBeDefined()
+      expect(row, name).toMatch(/<https:\/\/github\.com\/[^>]+\/(issues|pull)\/\d+>/)
+    }
+  })
+
+  test('git learn eval accepts both files', () => {
+    for (const file of ['queries.yaml', 'holdout.yaml']) {
+      const cases = parseEvalSet(readFileSync(join(SET, file), 'utf8'))
+      expect(cases.length).toBe(load(file).length)
+    }
+  })
+})
+
+describe('the baselines of bench/eval-baselines.mjs', () => {
+  const set = loadSet(SET) as { learnings: { name: string; trigger: string }[] }
+  const bm25 = bm25Ranker(set.learnings) as (q: string) => string[]
+  const grep = grepMatcher(set.learnings) as (q: string) => string[]
+
+  test('grep ranks a learning first for a failure that quotes its trigger, and matches nothing in plain prose', () => {
+    for (const l of set.learnings) expect(grep(`$ npm test\n${l.trigger}\n    at main (index.js:1:1)`)[0], l.name).toBe(l.name)
+    expect(grep('the build is slow on mondays')).toEqual([])
+  })
+
+  test('plain BM25 puts each learning in its top three for its own trigger', () => {
+    for (const l of set.learnings) expect(bm25(l.trigger).slice(0, 3), l.name).toContain(l.name)
+  })
+})
