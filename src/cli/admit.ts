@@ -29,6 +29,11 @@ import { notesFileOutside, notesFileTruncated } from './messages/lifecycle.js'
 export interface AdmitOptions {
   /** Record failed gates and a near duplicate as overridden instead of refusing. */
   force?: boolean
+  /**
+   * Record failed gates as overridden instead of refusing, and nothing else (an import: the text was gated where it
+   * was written, and a gate must not turn away a verbatim error message; the reviewer sees what failed).
+   */
+  gatesAdvisory?: boolean
   /** Accept agent directives, recorded as a `Learning-Directives-Allowed` trailer. */
   allowDirectives?: boolean
   /** The learning's file text as the user wrote it: kept byte for byte when the frontmatter needs no change. */
@@ -121,9 +126,10 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
   const failed = failedGates(gates)
   const overridden: string[] = []
   if (failed.length) {
-    if (!opts.force) refuse(gatesRefused(name, failed))
+    if (!opts.force && !opts.gatesAdvisory) refuse(gatesRefused(name, failed))
     overridden.push(...failed.map((g) => g.gate))
-    warnings.push(`gates overridden with --force: ${failed.map((g) => `${g.gate} (${g.reason})`).join('; ')}`)
+    const how = opts.force ? 'overridden with --force' : 'failed, recorded for review'
+    warnings.push(`gates ${how}: ${failed.map((g) => `${g.gate} (${g.reason})`).join('; ')}`)
   }
   trailers.unshift({ token: 'Learning-Gates', value: formatGatesTrailer(gates) })
 

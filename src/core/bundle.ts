@@ -35,6 +35,8 @@ export interface StripOptions {
   now: Date
   /** Reviewed secret fingerprints (`secrets.allow`). */
   allow?: readonly string[]
+  /** Session ids known to belong to the learning (its `source.session`): removed wherever they occur. */
+  sessions?: readonly string[]
 }
 
 const WEEK = 7 * 86_400_000
@@ -44,7 +46,10 @@ const UNIX_PATH = /(?<![\w.~$}/:-])\/(?:home|Users|root|tmp|var|opt|usr|etc|mnt|
 const WINDOWS_PATH = /(?<![\w])[A-Za-z]:\\(?:[^\\\s'"`<>|*?]+\\)*[^\\\s'"`<>|*?]*/g
 const EMAIL = /(?<![\w.+-])(?!git@)[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g
 const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b/g
+// `session: 8c1f…`, `session_id=…`, `"sessionId": "…"`, `session 0f3a…`: an id named as a session's (a digit in it).
+const NAMED_SESSION = /\b(session(?:[ _-]?id)?)(["']?[ \t]{0,3}[:=][ \t]{0,3}["']?|[ \t]{1,3})(?=[A-Za-z0-9._:-]{0,127}\d)([A-Za-z0-9][A-Za-z0-9._:-]{7,127})/gi
 export const CODE_PLACEHOLDER = '_(code block removed on export)_'
+export const SESSION_PLACEHOLDER = '<session>'
 
 function bump(counts: StripCounts, kind: StripKind, n = 1): void {
   if (n > 0) counts[kind] = (counts[kind] ?? 0) + n
@@ -86,6 +91,19 @@ export function stripText(text: string, opts: StripOptions, counts: StripCounts)
       return r
     })
   }
+  for (const session of opts.sessions ?? []) {
+    if (session.length < 4) continue
+    const parts = text.split(session)
+    if (parts.length > 1) {
+      bump(counts, 'sessionIds', parts.length - 1)
+      text = parts.join(SESSION_PLACEHOLDER)
+    }
+  }
+  text = text.replace(NAMED_SESSION, (m, name: string, separator: string, id: string) => {
+    if (id === SESSION_PLACEHOLDER.slice(1, -1) || /^[a-z]+$/i.test(id)) return m
+    bump(counts, 'sessionIds')
+    return `${name}${separator}${SESSION_PLACEHOLDER}`
+  })
   keep(UNIX_PATH, 'absolutePaths', (m) => `<path>/${m.split('/').pop() ?? ''}`)
   keep(WINDOWS_PATH, 'absolutePaths', (m) => `<path>/${m.split('\\').pop() ?? ''}`)
   keep(EMAIL, 'emails', () => '<email>')
@@ -112,6 +130,9 @@ const VERBATIM = new Set(['name', 'type', 'domain', 'created', 'version', 'confi
 export function stripLearning(learning: { name: string; data: Frontmatter; body: string }, opts: StripOptions): { entry: BundleEntry; stripped: StripCounts } {
   const counts: StripCounts = {}
   const frontmatter: Frontmatter = {}
+  const source = learning.data['source']
+  const session = source && typeof source === 'object' && !Array.isArray(source) ? (source as Record<string, unknown>)['session'] : undefined
+  opts = { ...opts, sessions: [...(opts.sessions ?? []), ...(typeof session === 'string' && session.trim() ? [session.trim()] : [])] }
   for (const [k, v] of Object.entries(learning.data)) {
     if (k === 'source' && v && typeof v === 'object' && !Array.isArray(v)) {
       const { session, ...rest } = v as Record<string, unknown>

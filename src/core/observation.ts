@@ -229,7 +229,8 @@ export function buildObservationRecord(
   }
   if (ev.subagent) rec.subagent = shortString(ev.subagent, redact) ?? ''
   if (truncated) rec.truncated = true
-  if (opts.parseError) rec.parse_error = opts.parseError
+  // A JSON parser's message quotes the payload: it is redacted like every other string that reaches the file.
+  if (opts.parseError) rec.parse_error = opts.redact(opts.parseError)
   return rec
 }
 

@@ -1,6 +1,9 @@
 /**
- * Secret detection rules: provider formats with known prefixes, private-key blocks, credentials in URLs and
- * command lines, JWTs, and entropy-checked values assigned to secret-looking names. Pure: strings in, ranges out.
+ * Secret detection rules: provider formats with known prefixes (charset, length, and a checksum or embedded
+ * structure where there is one), private-key blocks, Kubernetes Secret manifests, credentials in URLs, command lines
+ * and headers, JWTs, entropy-checked values assigned to secret-looking names in the assignment forms of many
+ * languages, and random tokens beside a name. Pure: strings in, ranges out. Each family has generated positives and
+ * negatives in test/unit/secret-families.test.ts; docs/secrets.md lists them.
  *
  * Every regex is written to stay linear on hostile input: quantifiers are bounded, a pattern that starts with a
  * character class has a lookbehind so that only the first character of a run can start a match attempt, and tokens
@@ -66,7 +69,7 @@ const JWT_IO_PAYLOAD = 'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9l'
 const JWT_IO_SIGNATURE = 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'
 
 const PLACEHOLDER_MARKERS =
-  /xxxx|\*\*\*\*|•••|…|\.\.\.|[<>]|\$\{|\{\{|\}\}|%\(|example|placeholder|redacted|change[_-]?me|dummy|sample|your|insert|replace|[_-]here|not[_-]?(?:a[_-])?real|fake[_-]|secret[_-]value/i
+  /xxxx|\*\*\*\*|•••|…|\.\.\.|[<>]|\$\{|\{\{|\}\}|%\(|example|placeholder|redacted|change[_-]?me|dummy|sample|your|insert|replace|[_-]here|not[_-]?(?:a[_-])?real|fake[_-]|secret[_-]value|random[_-]?string|(?:token|key|secret|string|value)here/i
 
 /** True for values that are obviously stand-ins: markers like `xxxx` or `<...>`, runs, alphabet sequences. */
 export function isPlaceholder(value: string, maxRun = 5): boolean {
@@ -270,11 +273,11 @@ const DEFAULT_PASSWORDS: ReadonlySet<string> = new Set([
 ])
 
 /** `password1`, `mysecretpassword`, `my-secret-pw`: a docs default dressed up, not a chosen secret. */
-function isDefaultPassword(value: string): boolean {
+function isDefaultPassword(value: string, dressedUp = true): boolean {
   const letters = value.toLowerCase().replace(/[^a-z]/g, '')
   if (letters.length === 0 || DEFAULT_PASSWORDS.has(letters)) return true
   const digits = value.replace(/[^0-9]/g, '').length
-  return digits <= 4 && /password|passwd|secret|changeme/.test(letters)
+  return dressedUp && digits <= 4 && /password|passwd|secret|changeme/.test(letters)
 }
 
 /** After `scheme://`: `user:password@` followed by the first character of a host. */
@@ -305,22 +308,29 @@ const urlCredentialsRule: SecretRule = {
         if (isCredentialValue(user)) emit(userSpan[0], userSpan[1])
         continue
       }
-      if (password === user || isDefaultPassword(password) || !isCredentialValue(password)) continue
+      // `mySecret2024` in a URL is a chosen password; only a bare default (`password`, `guest`) is a stand-in.
+      if (password === user || isDefaultPassword(password, false) || !isCredentialValue(password, false)) continue
       emit(passwordSpan[0], passwordSpan[1])
     }
   },
 }
 
+/** `abc`, `1234`, `xyz`: a run of the alphabet or the digits. */
+function isAlphabetRun(value: string): boolean {
+  for (let i = 1; i < value.length; i++) if (value.charCodeAt(i) !== value.charCodeAt(i - 1) + 1) return false
+  return true
+}
+
 /** A password or token taken from a URL or command line: not a reference and not a stand-in. */
-function isCredentialValue(value: string): boolean {
-  if (value.length < 3 || isPlaceholder(value, 5)) return false
+function isCredentialValue(value: string, dressedUp = true): boolean {
+  if (value.length < 3 || isPlaceholder(value, 5) || /^(.)\1*$/.test(value) || isAlphabetRun(value)) return false
   if (/^[$%{]|^\*+$/.test(value)) return false
-  return !isDefaultPassword(value)
+  return !isDefaultPassword(value, dressedUp)
 }
 
 /** `curl -u user:pass`, `mysql -pSECRET`, `sshpass -p pass`, `redis-cli -a pass`, `docker login -p pass`. */
 const CLI_PATTERNS: ReadonlyArray<readonly [readonly string[], RegExp | undefined, RegExp]> = [
-  [['-u'], /(?:^|[\s`'"(])()$/, /-(?:u|-user)[\s=]{1,3}["']?[^\s:"'$`]{1,64}:([^\s"'`]{3,128})/dg],
+  [['-u'], /(?:^|[\s`'"(])()$/, /-(?:u|-user)[\s=]{1,3}["']?[^\s:"'$`]{0,64}:["']?([^\s"'`]{3,128})/dg],
   [['mysql', 'mariadb'], undefined, /\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(["']?)([^\s"'`]{3,128})\1/dg],
   [['sshpass'], undefined, /\bsshpass\s{1,3}-p\s{0,3}(["']?)([^\s"'`]{3,128})\1/dg],
   [['redis-cli'], undefined, /\bredis-cli\b[^\n]{0,200}?\s-a\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
@@ -409,23 +419,24 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   leadRule('azure-devops-pat', 'Azure DevOps personal access token', ['jqqj9'], /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{52})$/, 53,
     /JQQJ9[9DH][A-Za-z0-9]{18}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])/g),
   prefixRule('github-token', 'GitHub token', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
-    /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])/g),
+    /(?<![A-Za-z0-9_])gh[pousr]_(?:[A-Za-z0-9]{36,251}|\d{1,12}_eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_.-]{20,4000})(?![A-Za-z0-9_.-])/g),
   prefixRule('github-fine-grained-pat', 'GitHub fine-grained personal access token', ['github_pat_'],
     /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{70,120}(?![A-Za-z0-9_])/g),
   prefixRule('gitlab-token', 'GitLab token', ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glft-', 'glsoat-', 'glcbt-', 'gloas-', 'glimt-', 'glagent-', 'glffct-', 'gr1348941'],
     /(?<![A-Za-z0-9_-])(?:(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-|GR1348941)[A-Za-z0-9_.-]{20,100}(?![A-Za-z0-9_-])/g),
   prefixRule('slack-token', 'Slack token', ['xox'],
-    /(?<![A-Za-z0-9-])xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/g),
+    /(?<![A-Za-z0-9-])xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/g,
+    (value) => /\d/.test(value.slice(5)) && !value.endsWith('-') && isRandomToken(value)),
   prefixRule('slack-app-token', 'Slack app-level token', ['xapp-'],
     /(?<![A-Za-z0-9-])xapp-\d-[A-Z0-9]{9,12}-\d{10,16}-[a-f0-9]{40,80}(?![A-Za-z0-9])/g),
   prefixRule('slack-webhook', 'Slack webhook URL', ['hooks.slack.com/'],
-    /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,150}/g),
-  prefixRule('stripe-secret-key', 'Stripe secret or restricted key', ['k_live_', 'k_test_'],
-    /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/g),
+    /(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,150}/g),
+  prefixRule('stripe-secret-key', 'Stripe secret or restricted key', ['k_live_', 'k_test_', 'k_prod_'],
+    /(?<![A-Za-z0-9_])[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/g),
   prefixRule('stripe-webhook-secret', 'Stripe webhook signing secret', ['whsec_'],
     /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,64}(?![A-Za-z0-9+/])/g),
   prefixRule('openai-api-key', 'OpenAI API key', ['sk-'],
-    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9_-]{0,80}T3BlbkFJ[A-Za-z0-9_-]{10,120})(?![A-Za-z0-9_-])/g),
+    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{0,160}T3BlbkFJ[A-Za-z0-9_-]{10,160}(?![A-Za-z0-9_-])/g),
   prefixRule('anthropic-api-key', 'Anthropic API key', ['sk-ant-'],
     /(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g),
   prefixRule('groq-api-key', 'Groq API key', ['gsk_'],
@@ -475,14 +486,14 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('digitalocean-token', 'DigitalOcean token', ['_v1_'],
     /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])/g),
   prefixRule('shopify-token', 'Shopify token', ['shpat_', 'shpss_', 'shpca_', 'shppa_'],
-    /(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])/g),
+    /(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[A-Za-z0-9]{32,40}(?![A-Za-z0-9])/g),
   leadRule('discord-bot-token', 'Discord bot token', [], /(?:^|[^A-Za-z0-9_.-])([MNO][A-Za-z0-9_-]{23,27})$/, 29,
     /\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
     isDiscordToken),
   prefixRule('discord-webhook', 'Discord webhook URL', ['discord'],
     /https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/\d{17,20}\/[A-Za-z0-9_-]{60,80}/g),
-  leadRule('telegram-bot-token', 'Telegram bot token', [':aa'], /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{8,10})$/, 14,
-    /:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g),
+  leadRule('telegram-bot-token', 'Telegram bot token', [':a'], /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{5,16})$/, 20,
+    /:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])/g),
   prefixRule('vault-token', 'HashiCorp Vault token', ['hvs.', 'hvb.', 'hvr.'],
     /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,400}(?![A-Za-z0-9_-])/g),
   regexRule({
@@ -503,7 +514,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('atlassian-api-token', 'Atlassian API token', ['atatt3', 'atctt3', 'atbb'],
     /(?<![A-Za-z0-9_-])(?:AT[AC]TT3[A-Za-z0-9_=-]{100,300}|ATBB[A-Za-z0-9]{28,40})(?![A-Za-z0-9_=-])/g),
   prefixRule('sentry-token', 'Sentry auth token', ['sntry'],
-    /(?<![A-Za-z0-9_])sntry[su]_[A-Za-z0-9+/=_-]{40,400}(?![A-Za-z0-9+/=_-])/g),
+    /(?<![A-Za-z0-9_])(?:sntrys_eyJ[A-Za-z0-9+/=]{20,400}_[A-Za-z0-9+/]{43}|sntryu_[a-f0-9]{64})(?![A-Za-z0-9+/=_-])/g),
   regexRule({
     id: 'sentry-dsn', description: 'Sentry DSN key', keywords: ['sentry'],
     pattern: /https?:\/\/([a-f0-9]{32})(?::[a-f0-9]{32})?@[A-Za-z0-9.-]{0,80}sentry[A-Za-z0-9.-]{0,80}\/\d+/dg,
@@ -525,17 +536,139 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     /(?<![A-Za-z0-9_])(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,80})(?![A-Za-z0-9_-])/g),
   prefixRule('docker-hub-token', 'Docker Hub access token', ['dckr_'],
     /(?<![A-Za-z0-9_])dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g),
-  prefixRule('new-relic-key', 'New Relic key', ['nrak-', 'nrii-', 'nrjs-'],
-    /(?<![A-Za-z0-9_-])NR(?:AK|II|JS)-[A-Za-z0-9]{19,27}(?![A-Za-z0-9])/g),
+  prefixRule('new-relic-key', 'New Relic key', ['nrak-', 'nrii-', 'nrjs-', 'nriq-'],
+    /(?<![A-Za-z0-9_-])NR(?:AK|II|JS|IQ)-[A-Za-z0-9_-]{19,32}(?![A-Za-z0-9_-])/g),
+  prefixRule('octopus-deploy-key', 'Octopus Deploy API key', ['api-'],
+    /(?<![A-Za-z0-9_-])API-[A-Z0-9]{26}(?![A-Za-z0-9])/g, hasDigitAndLetter),
+  prefixRule('ubidots-token', 'Ubidots token', ['bbff-'],
+    /(?<![A-Za-z0-9_-])BBFF-[A-Za-z0-9]{30}(?![A-Za-z0-9])/g),
+  regexRule({
+    id: 'sumologic-access-id', description: 'Sumo Logic access id', keywords: ['sumo'],
+    pattern: /sumo(?:logic)?[_.-]?(?:access[_.-]?id|token|key)["']?\s{0,3}(?:=|:|:=|\?=)\s{0,3}["']?(su[A-Za-z0-9]{12})(?![A-Za-z0-9])/dgi,
+    group: 1,
+    accept: hasDigitAndLetter,
+  }),
   prefixRule('planetscale-token', 'PlanetScale token', ['pscale_'],
     /(?<![A-Za-z0-9_])pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}(?![A-Za-z0-9_-])/g),
   prefixRule('mapbox-secret-token', 'Mapbox secret token', ['sk.eyj'],
     /(?<![A-Za-z0-9_.])sk\.eyJ[A-Za-z0-9_-]{20,200}\.[A-Za-z0-9_-]{20,60}(?![A-Za-z0-9_-])/g),
+  prefixRule('onepassword-secret-key', '1Password secret key', ['a3-'],
+    /(?<![A-Za-z0-9-])A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Za-z0-9-])/g),
+  prefixRule('easypost-api-key', 'EasyPost API key', ['ezak', 'eztk'],
+    /(?<![A-Za-z0-9])EZ[AT]K[A-Za-z0-9]{54}(?![A-Za-z0-9])/g),
+  prefixRule('sourcegraph-token', 'Sourcegraph access token', ['sgp_'],
+    /(?<![A-Za-z0-9_])sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}(?![A-Za-z0-9_])/g),
+  prefixRule('tailscale-key', 'Tailscale key', ['tskey-'],
+    /(?<![A-Za-z])tskey-(?:api|auth|client|scim|webhook|future)-[A-Za-z0-9]{6,20}-[A-Za-z0-9]{16,64}(?![A-Za-z0-9])/g),
+  prefixRule('vercel-token', 'Vercel token', ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
+    /(?<![A-Za-z0-9_])vc[pikar]_[A-Za-z0-9]{24,80}(?![A-Za-z0-9_])/g),
+  prefixRule('cloudflare-token', 'Cloudflare API token or key', ['cfut_', 'cfk_', 'cfat_'],
+    /(?<![A-Za-z0-9_])cf(?:ut|k|at)_[A-Za-z0-9]{40}[a-f0-9]{8}(?![A-Za-z0-9_])/g),
+  prefixRule('cloudflare-origin-ca-key', 'Cloudflare Origin CA key', ['v1.0-'],
+    /(?<![A-Za-z0-9.-])v1\.0-[a-f0-9]{24}-[a-f0-9]{146}(?![A-Za-z0-9])/g),
+  prefixRule('flutterwave-key', 'Flutterwave key', ['flwpubk', 'flwseck'],
+    /(?<![A-Za-z0-9_])FLW(?:PUBK|SECK)(?:_TEST)?-(?:[a-fA-F0-9]{32}-X|[a-fA-F0-9]{12})(?![A-Za-z0-9-])/g),
+  prefixRule('flyio-token', 'Fly.io access token', ['fo1_', 'fm1', 'fm2_'],
+    /(?<![A-Za-z0-9_])(?:fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,4000}={0,3})(?![A-Za-z0-9_+/=-])/g),
+  prefixRule('openshift-token', 'OpenShift user token', ['sha256~'],
+    /(?<![A-Za-z0-9_])sha256~[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
+  prefixRule('intra42-client-secret', '42 Intra client secret', ['s-s4t2'],
+    /(?<![A-Za-z0-9_-])s-s4t2(?:ud|af)-[a-f0-9]{64}(?![A-Za-z0-9])/g),
+  prefixRule('facebook-page-token', 'Facebook page access token', ['eaam', 'eaac'],
+    /(?<![A-Za-z0-9_])EAA[MC][A-Za-z0-9]{100,400}(?![A-Za-z0-9])/g),
+  regexRule({
+    id: 'facebook-access-token', description: 'Facebook app access token', keywords: ['|', '%7c'],
+    pattern: /(?<![A-Za-z0-9])\d{15,16}(?:\||%7[Cc])[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
+  }),
+  prefixRule('shippo-token', 'Shippo API token', ['shippo_'],
+    /(?<![A-Za-z0-9_])shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9])/g),
+  prefixRule('langsmith-key', 'LangSmith API key', ['lsv2_'],
+    /(?<![A-Za-z0-9_])lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9])/g),
+  prefixRule('rootly-key', 'Rootly API key', ['rootly_'],
+    /(?<![A-Za-z0-9_])rootly_[a-f0-9]{64}(?![A-Za-z0-9])/g),
+  prefixRule('spectralops-token', 'SpectralOps token', ['spu-'],
+    /(?<![A-Za-z0-9_-])spu-[a-f0-9]{32}(?![A-Za-z0-9])/g),
+  prefixRule('bitbucket-dc-token', 'Bitbucket Data Center token', ['bbdc-'],
+    /(?<![A-Za-z0-9_-])BBDC-[A-Za-z0-9+/@_-]{40,50}(?![A-Za-z0-9+/@_-])/g),
+  prefixRule('teams-webhook', 'Microsoft Teams webhook URL', ['webhook.office.com/'],
+    /https:\/\/[A-Za-z0-9-]{1,60}\.webhook\.office\.com\/webhookb2\/[A-Za-z0-9-]{36}@[A-Za-z0-9-]{36}\/IncomingWebhook\/[A-Za-z0-9]{32}\/[A-Za-z0-9-]{36}/g),
+  regexRule({
+    id: 'jwt', description: 'Base64-encoded JSON Web Token', keywords: ['zxlk'], priority: STRUCTURAL,
+    pattern: /(?<![A-Za-z0-9+/])ZXlK[A-Za-z0-9+/]{60,8000}={0,2}(?![A-Za-z0-9+/=])/g,
+    accept: (value) => {
+      const decoded = decodeBase64(value)
+      return decoded !== undefined && /^eyJ[A-Za-z0-9_-]{8,}\.eyJ?[A-Za-z0-9_-]{8,}\.?/.test(decoded)
+    },
+  }),
+  regexRule({
+    id: 'sidekiq-credentials', description: 'Sidekiq Enterprise credentials', keywords: ['__contribsys__com'],
+    pattern: /BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM(?:_[A-Z]{1,12})?["']?\s{0,3}[:=?]{0,4}\s{0,3}["']?([a-f0-9]{8}:[a-f0-9]{8})(?![A-Za-z0-9])/dgi,
+    group: 1,
+    accept: () => true,
+  }),
+  regexRule({
+    id: 'docker-config-auth', description: 'Registry credentials in a Docker config', keywords: ['"auth"'],
+    priority: STRUCTURAL,
+    pattern: /"auth"\s{0,3}:\s{0,3}"([A-Za-z0-9+/]{8,8000}={0,2})"/dg,
+    group: 1,
+    accept: (value) => {
+      const decoded = decodeBase64(value)
+      const colon = decoded?.indexOf(':') ?? -1
+      return decoded !== undefined && colon > 0 && isCredentialValue(decoded.slice(colon + 1).trim())
+    },
+  }),
+  prefixRule('adobe-client-secret', 'Adobe client secret', ['p8e-'],
+    /(?<![A-Za-z0-9_-])p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])/g, hasDigitAndLetter),
   prefixRule('square-token', 'Square token', ['sq0'],
     /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g),
 ]
 
+const KUBERNETES_SECRET_KIND = /^kind:[ \t]*["']?Secret["']?[ \t]*$/gm
+const KUBERNETES_DATA_KEY = /^([ \t]*)(?:data|stringData):[ \t]*$/gm
+const KUBERNETES_DATA_ENTRY = /^([ \t]+)[A-Za-z0-9_.-]{1,253}:[ \t]*["']?([A-Za-z0-9+/]{8,8000}={0,2})["']?[ \t]*$/gm
+
+/** The base64 values under `data:` in a YAML document of `kind: Secret` (a Kubernetes Secret manifest). */
+const kubernetesSecretRule: SecretRule = {
+  id: 'kubernetes-secret',
+  description: 'Value in a Kubernetes Secret manifest',
+  keywords: ['secret'],
+  priority: STRUCTURAL,
+  find(text, emit) {
+    KUBERNETES_SECRET_KIND.lastIndex = 0
+    let searchedTo = 0
+    for (let kind = KUBERNETES_SECRET_KIND.exec(text); kind !== null; kind = KUBERNETES_SECRET_KIND.exec(text)) {
+      // A `kind:` line inside a document already read belongs to it.
+      if (kind.index < searchedTo) continue
+      // The YAML document around the `kind:` line, bounded by `---` separators and 16 KiB either way; every search
+      // stays inside that window, so a text of many documents is read a bounded number of times.
+      const windowStart = Math.max(searchedTo, kind.index - 16384)
+      const separatorBefore = text.slice(windowStart, kind.index).lastIndexOf('\n---')
+      const from = separatorBefore === -1 ? windowStart : windowStart + separatorBefore
+      const windowEnd = Math.min(text.length, kind.index + 16384)
+      const separatorAfter = text.slice(kind.index, windowEnd).indexOf('\n---')
+      const to = separatorAfter === -1 ? windowEnd : kind.index + separatorAfter
+      searchedTo = to
+      const documentText = text.slice(from, to)
+      KUBERNETES_DATA_KEY.lastIndex = 0
+      const data = KUBERNETES_DATA_KEY.exec(documentText)
+      if (data === null) continue
+      const indent = (data[1] ?? '').length
+      KUBERNETES_DATA_ENTRY.lastIndex = data.index + data[0].length
+      let expected = data.index + data[0].length + 1
+      for (let entry = KUBERNETES_DATA_ENTRY.exec(documentText); entry !== null; entry = KUBERNETES_DATA_ENTRY.exec(documentText)) {
+        // Only the block right under `data:`: consecutive lines indented deeper than it.
+        if (entry.index !== expected || (entry[1] ?? '').length <= indent) break
+        expected = entry.index + entry[0].length + 1
+        const value = entry[2] ?? ''
+        const offset = entry.index + entry[0].indexOf(value, (entry[1] ?? '').length)
+        if (!isPlaceholder(value, 12) && !isBase64Filler(value)) emit(from + offset, from + offset + value.length)
+      }
+    }
+  },
+}
+
 const STRUCTURAL_RULES: readonly SecretRule[] = [
+  kubernetesSecretRule,
   privateKeyRule,
   urlCredentialsRule,
   ...cliPasswordRules,
@@ -575,7 +708,7 @@ const TRAILING_NOT_SECRET: ReadonlySet<string> = new Set([
   'question', 'rules', 'config', 'configs', 'settings', 'option', 'options', 'flag', 'check',
   'reset', 'changed', 'confirm', 'confirmation', 'strength', 'hashing', 'salt', 'rounds', 'cost', 'dialog', 'form',
   'input', 'button', 'page', 'link', 'route', 'handler', 'middleware', 'module', 'plugin', 'schema', 'validator',
-  'secrets', 'tokens', 'keys', 'passwords', 'credentials',
+  'secrets', 'tokens', 'keys', 'passwords',
 ])
 
 /** Words that make a name about something other than the secret: hashes, paging, public material, usage counts. */
@@ -585,19 +718,27 @@ const NEUTRAL_WORDS: ReadonlySet<string> = new Set([
   'public', 'pub', 'publishable', 'tokens', 'tokenizer', 'num', 'max', 'min', 'example', 'sample', 'dummy', 'fake',
   'mock', 'placeholder', 'prompt', 'completion', 'input', 'output', 'author', 'cache', 'sort', 'partition',
   'primary', 'foreign', 'lookup', 'unique', 'shard', 'routing', 'dedup', 'nonce', 'gpg', 'pgp', 'ssh', 'has', 'is',
-  'authenticity', 'no', 'use', 'uses', 'allow', 'require', 'requires', 'show', 'hide', 'forgot', 'reset', 'new', 'old', 'length',
+  'authenticity', 'no', 'use', 'uses', 'allow', 'require', 'requires', 'show', 'hide', 'forgot', 'reset', 'length',
+  // Names that say the value is not a real one: `nonMatchingToken`, `invalidKey`, `wrongSecret`.
+  'non', 'invalid', 'wrong', 'bogus',
+])
+
+/** A `…key` that names a record, a table row, a UI event or public material, not a credential. */
+const NOT_SECRET_KEY_WORDS: ReadonlySet<string> = new Set([
+  'schema', 'bucket', 'object', 'map', 'dict', 'row', 'column', 'composite', 'hot', 'short', 'translation', 'i18n',
+  'group', 'state', 'event', 'press', 'down', 'up', 'keyboard', 'foreign', 'sort', 'partition', 'primary', 'cache',
+  'x509', 'cert', 'certificate', 'verify', 'verifying', 'verification', 'react', 'list', 'item', 'field', 'attr',
+  'property', 'prop', 'query', 'param', 'route', 'local', 'form', 'menu', 'nav', 'tab', 'order',
 ])
 
 const PASSWORD_WORDS: ReadonlySet<string> = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'pw'])
 const TOKEN_WORDS: ReadonlySet<string> = new Set([
-  'secret', 'token', 'apikey', 'auth', 'credential', 'creds', 'pat', 'accesskey', 'privatekey', 'secretkey',
+  'secret', 'token', 'apikey', 'auth', 'credential', 'credentials', 'creds', 'pat', 'accesskey', 'privatekey', 'secretkey',
   'authkey', 'bearer', 'apitoken', 'authtoken', 'accesstoken', 'clientsecret',
 ])
-const KEY_QUALIFIERS: ReadonlySet<string> = new Set([
-  'api', 'access', 'private', 'secret', 'signing', 'encryption', 'master', 'session', 'license', 'auth', 'app',
-  'client', 'consumer', 'webhook', 'account', 'service', 'storage', 'deploy', 'admin', 'write', 'read', 'hmac',
-  'jwt', 'shared', 'subscription', 'developer', 'management', 'ingest', 'ingestion', 'server', 'root', 'secure',
-])
+
+/** Words that end in "key" and are no key. */
+const NOT_A_KEY: ReadonlySet<string> = new Set(['monkey', 'donkey', 'turkey', 'hockey', 'jockey', 'whiskey', 'hotkey', 'passkey'])
 
 type SecretNameKind = 'password' | 'token'
 
@@ -616,13 +757,11 @@ export function classifySecretName(name: string): SecretNameKind | undefined {
   const last = words[words.length - 1]
   if (last === undefined || TRAILING_NOT_SECRET.has(last)) return undefined
   if (words.some((word) => NEUTRAL_WORDS.has(word))) return undefined
-  if (words.some((word) => PASSWORD_WORDS.has(word) || /^[a-z]*pass(?:word|wd|phrase)$/.test(word))) return 'password'
+  if (words.some((word) => PASSWORD_WORDS.has(word) || /^[a-z]*(?:pass(?:word|wd|phrase)|pwd)$/.test(word))) return 'password'
   if (words.some((word) => TOKEN_WORDS.has(word) || /^[a-z]+(?:secret|token|apikey|accesskey|privatekey)$/.test(word))) return 'token'
-  for (let i = 1; i < words.length; i++) {
-    if (words[i] === 'key' && KEY_QUALIFIERS.has(words[i - 1] ?? '')) return 'token'
-  }
-  // `SENDGRID_KEY=…`: an upper-case vendor-named key in an env file.
-  if (last === 'key' && words.length >= 2 && /^[A-Z][A-Z0-9_]*_KEY$/.test(name)) return 'token'
+  // `API_KEY`, `azure_key`, `apiMaticKey`, `Using Key=`: any key that is not a public, cache or table key.
+  const isKey = last === 'key' || (/^[a-z]{2,}key$/.test(last) && !NOT_A_KEY.has(last))
+  if (isKey && !words.some((word) => NOT_SECRET_KEY_WORDS.has(word))) return 'token'
   return undefined
 }
 
@@ -639,15 +778,57 @@ function isReference(value: string): boolean {
   if (/^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)+$/.test(value)) {
     if (value.split('.').every((part) => !/\d/.test(part) || /^[A-Za-z_-]+\d{0,2}$/.test(part))) return true
   }
-  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return true
+  // An environment variable's name (`OPENAI_API_KEY`), not a random upper-case token with underscores in it.
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value) && value.split('_').every((part) => part.length <= 16 && !/\d.*\d.*\d/.test(part))) return true
   if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value) || /^[a-z]+(?:[_-][a-z]+)+$/.test(value)) return true
   if (/^[-+]?\d+(?:\.\d+)*$/.test(value) || /^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(value)) return true
   return TRUTHY_WORDS.test(value)
 }
 
+/** One part of an identifier: a word (`Vector`, `KeyMeshing`, `DOC`), a short number, or a word and a number (`X509`). */
+const IDENTIFIER_PART = /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3}|[A-Za-z][a-z]*(?:[A-Z][a-z]+){0,8}\d{0,6}(?:[A-Z][a-z]+){0,8})$/
+
+/** `DOC_Vector_5_32`, `id-Gost28147-89-None-KeyMeshing`, `X25519.KeyPair`: names and versions joined, nothing random. */
+function isIdentifierLike(value: string): boolean {
+  const parts = value.split(/[-_.:]+/).filter((part) => part.length > 0)
+  return parts.length >= 2 && parts.every((part) => IDENTIFIER_PART.test(part)) && !parts.every((part) => /^\d+$/.test(part))
+}
+
+/** `Linux-node-<sha256>`: words in front of a hash name a cache entry or an artifact, not a credential. */
+function isLabelledHash(value: string): boolean {
+  return /^(?:[A-Za-z]{3,}[-_.]){2,}[a-f0-9]{32,}$/.test(value)
+}
+
+/** How often letters and digits alternate inside a word: `sxk5k1nfra8` 4 times, `release-2024-v2` never twice. */
+function letterDigitTurns(value: string): number {
+  let turns = 0
+  for (let i = 1; i < value.length; i++) {
+    const a = value.charCodeAt(i - 1)
+    const b = value.charCodeAt(i)
+    const aDigit = a >= 48 && a <= 57
+    const bDigit = b >= 48 && b <= 57
+    const aLetter = (a >= 97 && a <= 122) || (a >= 65 && a <= 90)
+    const bLetter = (b >= 97 && b <= 122) || (b >= 65 && b <= 90)
+    if ((aDigit && bLetter) || (aLetter && bDigit)) turns++
+  }
+  return turns
+}
+
+/** Base64 that decodes to plain words (`ZHVtbXkgdGV4dA==` is "dummy text") or to a JSON header: not key material. */
+function isBase64Filler(value: string): boolean {
+  if (value.length < 16 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return false
+  const decoded = decodeBase64(value)
+  if (decoded === undefined) return false
+  // A JWT's header alone (`{"alg":"HS256"}`) is public structure, not key material.
+  if (/^\{"[\x20-\x7e]*\}$/.test(decoded)) return true
+  return / /.test(decoded) && /^[A-Za-z ,.!?'-]+$/.test(decoded.trim())
+}
+
 /** The entropy test for a value assigned to a secret-looking name. */
 export function isLikelySecretValue(value: string, kind: SecretNameKind): boolean {
-  if (value.length > 1000 || isPlaceholder(value, 4) || isReference(value)) return false
+  // `discordToken = 33571183374901913848387496409608`: a long random number is an id or a secret.
+  if (kind === 'token' && /^\d{16,64}$/.test(value)) return !isPlaceholder(value, 3) && new Set(value).size >= 6
+  if (value.length > 4096 || isPlaceholder(value, 4) || isReference(value)) return false
   const classes = charClasses(value)
   const classCount = Number(classes.lower) + Number(classes.upper) + Number(classes.digit) + Number(classes.other)
   const entropy = shannonEntropy(value)
@@ -655,14 +836,13 @@ export function isLikelySecretValue(value: string, kind: SecretNameKind): boolea
     if (value.length < 6 || isDefaultPassword(value)) return false
     return entropy >= 2.2 && (classCount >= 2 || value.length >= 16)
   }
-  if (value.length < 12) return false
-  if (/^[a-z]+(?:[-_][a-z0-9]+)*$/.test(value) && value.replace(/\D/g, '').length < 3) return false
+  if (value.length < 12 || isIdentifierLike(value) || isBase64Filler(value) || isLabelledHash(value)) return false
+  if (/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/.test(value) && letterDigitTurns(value) < 2) return false
   if (classes.digit && (classes.lower || classes.upper)) return entropy >= 3
   return value.length >= 20 && classes.lower && classes.upper && entropy >= 3.8
 }
 
-const NAME_HINT =
-  /pass|pwd|secret|token|api[_.-]?key|apikey|access[_.-]?key|priv(?:ate)?[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|session[_.-]?key|auth|credential|creds|_key\b|pat\b|\bpw\b/gi
+const NAME_HINT = /pass|pwd|secret|token|key|auth|credential|creds|pat\b|\bpw\b/gi
 
 /** [A-Za-z0-9_.-] */
 function isNameCode(code: number): boolean {
@@ -702,7 +882,7 @@ const genericAssignmentRule: SecretRule = {
   id: 'generic-assignment',
   description: 'Secret assigned to a secret-looking name',
   // What every NAME_HINT alternative contains.
-  keywords: ['pass', 'pw', 'secret', 'token', 'api', 'access', 'priv', 'signing', 'encryption', 'master', 'session', 'auth', 'cred', '_key', 'pat'],
+  keywords: ['pass', 'pw', 'secret', 'token', 'key', 'auth', 'cred', 'pat'],
   priority: GENERIC,
   find(text, emit) {
     NAME_HINT.lastIndex = 0
@@ -718,12 +898,27 @@ const genericAssignmentRule: SecretRule = {
       if (value === undefined) continue
       // Names inside the value belong to the value (`password=password=…` must not rescan itself).
       NAME_HINT.lastIndex = Math.max(nameEnd, value[1])
-      const kind = classifySecretName(text.slice(nameStart, nameEnd).replace(/^[-.]+|[-.]+$/g, ''))
+      const name = text.slice(nameStart, nameEnd).replace(/^[-.]+|[-.]+$/g, '')
+      const kind = classifySecretName(name)
       if (kind === undefined) continue
       const [start, end] = value
-      if (isLikelySecretValue(text.slice(start, end), kind)) emit(start, end)
+      const secret = text.slice(start, end)
+      if (isLikelySecretValue(secret, kind) && fitsNamedFormat(name, secret)) emit(start, end)
     }
   },
+}
+
+/**
+ * Providers whose credentials have one exact shape: when a name says it holds one (`TELEGRAM_BOT_TOKEN`,
+ * `AWS_SECRET_ACCESS_KEY`), a value of another shape is a near miss or a stand-in, not that credential.
+ */
+const NAMED_FORMATS: ReadonlyArray<readonly [RegExp, RegExp]> = [
+  [/telegram/i, /^\d{5,16}:A[A-Za-z0-9_-]{34}$/],
+  [/aws.{0,12}secret|secret.?access.?key/i, /^[A-Za-z0-9/+]{40}$/],
+]
+
+function fitsNamedFormat(name: string, value: string): boolean {
+  return NAMED_FORMATS.every(([names, format]) => !names.test(name) || format.test(value))
 }
 
 /** Reads the value assigned to the name at [nameStart, nameEnd); returns its range or undefined. */
@@ -740,28 +935,26 @@ function readAssignedValue(text: string, nameStart: number, nameEnd: number, isF
     return end > start ? [start, end] : undefined
   }
   const closing = text.charCodeAt(cursor)
+  const quotedName = (closing === 34 || closing === 39) && text.charCodeAt(nameStart - 1) === closing
   if (closing === 34 || closing === 39) cursor++
   if (text.charCodeAt(cursor) === 93) cursor++
   cursor = skipBlanks(text, cursor, 8)
-  const op = text.charCodeAt(cursor)
-  const next = text.charCodeAt(cursor + 1)
-  if (op === 58 && next === 61) cursor += 2 // :=
-  else if (op === 61 && next === 62) cursor += 2 // =>
-  else if (op === 61 && next !== 61 && next !== 126) cursor += 1 // = but not == or =~
-  else if (op === 58 && next !== 58 && !isFlag) cursor += 1 // : but not ::
-  else if (!(isFlag && cursor > nameEnd)) return undefined // --password value
+  // `setProperty("X_TOKEN", "value")`, `Header.Set("X-Api-Key", "value")`: a quoted name, a comma, a quoted value.
+  if (quotedName && text.charCodeAt(cursor) === 44) {
+    cursor = skipBlanks(text, cursor + 1, 8)
+    const quote = text.charCodeAt(cursor)
+    return quote === 34 || quote === 39 || quote === 96 ? readQuoted(text, cursor) : undefined
+  }
+  const afterOperator = readOperator(text, cursor, isFlag)
+  if (afterOperator === -1) {
+    // --password value
+    if (!(isFlag && cursor > nameEnd)) return undefined
+  } else {
+    cursor = skipTypeAnnotation(text, skipBlanks(text, afterOperator, 8), text.charCodeAt(afterOperator - 1) === 58)
+  }
   cursor = skipBlanks(text, cursor, 8)
   const quote = text.charCodeAt(cursor)
-  if (quote === 34 || quote === 39 || quote === 96) {
-    const start = cursor + 1
-    let end = start
-    while (end < text.length && end - start < 1024) {
-      const code = text.charCodeAt(end)
-      if (code === quote || code === 10) break
-      end += code === 92 ? 2 : 1
-    }
-    return text.charCodeAt(end) === quote && end > start ? [start, end] : undefined
-  }
+  if (quote === 34 || quote === 39 || quote === 96) return readQuoted(text, cursor)
   const start = cursor
   let end = start
   while (end < text.length && end - start < 1024 && !isValueEnd(text.charCodeAt(end))) end++
@@ -770,5 +963,165 @@ function readAssignedValue(text: string, nameStart: number, nameEnd: number, isF
   return end > start ? [start, end] : undefined
 }
 
+/** The quoted string that opens at `open` (`"…"`, `'…'`, a backtick string), on one line, escapes skipped. */
+function readQuoted(text: string, open: number): [number, number] | undefined {
+  const quote = text.charCodeAt(open)
+  const start = open + 1
+  let end = start
+  while (end < text.length && end - start < 4096) {
+    const code = text.charCodeAt(end)
+    if (code === quote || code === 10) break
+    end += code === 92 ? 2 : 1
+  }
+  return text.charCodeAt(end) === quote && end > start ? [start, end] : undefined
+}
+
+/**
+ * The assignment operators of the languages notes quote, longest first: `:::=`, `::=`, `:=`, `?=`, `+=`, `.=`, `||=`,
+ * `??=`, `=>`, `<-`, `=` (not `==`, `=~`), `:` (not `::`, and not after a flag). Returns the index after it, or -1.
+ */
+function readOperator(text: string, at: number, isFlag: boolean): number {
+  const first = text.charCodeAt(at)
+  const second = text.charCodeAt(at + 1)
+  if (first === 58) {
+    let cursor = at
+    while (text.charCodeAt(cursor) === 58 && cursor - at < 3) cursor++
+    if (text.charCodeAt(cursor) === 61) return cursor + 1 // :=  ::=  :::=
+    return cursor === at + 1 && !isFlag ? at + 1 : -1 // :
+  }
+  // `key != "literal"`, `token === '…'`: a credential compared with a literal is that literal.
+  if ((first === 61 || first === 33) && second === 61) return comparedLiteral(text, at + (text.charCodeAt(at + 2) === 61 ? 3 : 2))
+  if (first === 61) return second === 126 ? -1 : second === 62 ? at + 2 : at + 1 // = =>
+  if ((first === 63 || first === 43 || first === 46) && second === 61) return at + 2 // ?= += .=
+  if ((first === 124 || first === 63) && second === first && text.charCodeAt(at + 2) === 61) return at + 3 // ||= ??=
+  if (first === 60 && second === 45) return at + 2 // <-
+  // Prose: `the staging password is Zx8…`, `our API key was 2afd…`.
+  if (!isFlag && (text.startsWith('is ', at) || text.startsWith('was ', at))) return at + (first === 105 ? 3 : 4)
+  // `nethunt token - 'value'`: a dash between blanks, then a quoted value (a list item or prose otherwise).
+  if ((first === 45 || first === 0x2013) && (second === 32 || second === 9)) {
+    const quote = text.charCodeAt(skipBlanks(text, at + 1, 4))
+    return quote === 34 || quote === 39 || quote === 96 ? at + 1 : -1
+  }
+  if (!isFlag) return readTypedDeclaration(text, at)
+  return -1
+}
+
+function comparedLiteral(text: string, at: number): number {
+  const quote = text.charCodeAt(skipBlanks(text, at, 4))
+  return quote === 34 || quote === 39 || quote === 96 ? at : -1
+}
+
+/** `var discordToken string = "…"`, `token String = …`: a type word between the name and `=`. */
+function readTypedDeclaration(text: string, at: number): number {
+  let cursor = at
+  while (cursor - at < 24 && /[A-Za-z0-9_.<>[\]*]/.test(text.charAt(cursor))) cursor++
+  if (cursor === at || !/[A-Za-z]/.test(text.charAt(at))) return -1
+  // `monkeylearn token = …`: a secret-looking word is the name being assigned, not a type.
+  if (/pass|pwd|secret|token|key|auth|cred/i.test(text.slice(at, cursor))) return -1
+  // A type is followed by blanks, then `=` and a blank or a quote: `string = "…"`, never `abc=` inside a value.
+  const equals = skipBlanks(text, cursor, 4)
+  if (equals === cursor || text.charCodeAt(equals) !== 61) return -1
+  return /[\s"'`]/.test(text.charAt(equals + 1)) ? equals + 1 : -1
+}
+
+/** After `name:` a type may follow before the value: `token: string = "…"`, `key: &str = "…"`. */
+function skipTypeAnnotation(text: string, at: number, afterColon: boolean): number {
+  if (!afterColon || !/[A-Za-z&]/.test(text.charAt(at))) return at
+  const after = readTypedDeclaration(text, text.charCodeAt(at) === 38 ? at + 1 : at)
+  return after === -1 ? at : skipBlanks(text, after, 8)
+}
+
+/** Names that say the value next to them is a digest, an id, a location or prose, not a credential. */
+const NOT_A_CREDENTIAL_NAME: ReadonlySet<string> = new Set([
+  'signature', 'sig', 'hash', 'checksum', 'digest', 'integrity', 'sha', 'sha1', 'sha256', 'sha512', 'md5', 'etag',
+  'nonce', 'salt', 'iv', 'id', 'uuid', 'guid', 'commit', 'ref', 'rev', 'revision', 'version', 'tag', 'build', 'data',
+  'image', 'img', 'src', 'href', 'url', 'uri', 'path', 'file', 'name', 'title', 'host', 'domain', 'email', 'user',
+  'username', 'resolution', 'content', 'body', 'text', 'message', 'msg', 'type', 'class', 'style', 'the', 'a', 'an',
+  'is', 'was', 'of', 'in', 'on', 'at', 'to', 'from', 'and', 'or', 'with', 'for', 'by', 'as', 'see', 'run', 'printed',
+  'found', 'value', 'h1', 'sum', 'fingerprint', 'thumbprint', 'cursor', 'page', 'trace', 'span', 'request', 'session',
+  'correlation', 'container', 'pod', 'node', 'branch', 'sri', 'hmac', 'public', 'pub', 'cid', 'ipfs', 'magnet', 'accessor',
+])
+
+/** A run of token characters long enough to be a credential. */
+const TOKEN_RUN = /[A-Za-z0-9+/_.~-]{16,}/g
+
+/** Characters a token can be made of: base64, URL-safe base64, and the separators of prefixed formats. */
+function isTokenCode(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) ||
+    code === 43 || code === 47 || code === 95 || code === 46 || code === 126 || code === 45
+  )
+}
+
+/**
+ * The gitleaks-style semi-generic rule without a keyword list: a word (a provider's name, `checkvist:`, `mixpanel`)
+ * right before a value that is visibly random. Found by scanning runs of token characters once, then reading the
+ * name backwards from each run: linear, no regex backtracking.
+ */
+const namedRandomValueRule: SecretRule = {
+  id: 'generic-named-token',
+  description: 'Random token next to a name',
+  keywords: [],
+  priority: GENERIC - 1,
+  find(text, emit) {
+    TOKEN_RUN.lastIndex = 0
+    for (let run = TOKEN_RUN.exec(text); run !== null; run = TOKEN_RUN.exec(text)) {
+      const at = run.index
+      let end = at + run[0].length
+      // Base64 padding ends a value; an `=` inside a run is an assignment (`NAME=value`), which starts a new run.
+      let padded = end
+      while (padded - end < 2 && text.charCodeAt(padded) === 61) padded++
+      if (padded > end && !isTokenCode(text.charCodeAt(padded)) && text.charCodeAt(padded) !== 61) end = padded
+      // The sentence's period or dash is not part of the value.
+      let valueEnd = end
+      while (valueEnd > at && (text.charCodeAt(valueEnd - 1) === 46 || text.charCodeAt(valueEnd - 1) === 45)) valueEnd--
+      const truncated = text.startsWith('..', valueEnd) || text.charCodeAt(valueEnd) === 0x2026
+      const length = valueEnd - at
+      if (!truncated && length >= 16 && length <= 200 && /[A-Za-z0-9]/.test(text.charAt(at)) && isNamedRandomValue(text, at, valueEnd)) {
+        emit(at, valueEnd)
+      }
+    }
+  },
+}
+
+function isNamedRandomValue(text: string, start: number, end: number): boolean {
+  const value = text.slice(start, end)
+  // Backwards: an optional quote, a separator (`: `, `=`, ` - `, blanks), an optional quote, then the name.
+  let cursor = start - 1
+  const quote = text.charCodeAt(cursor)
+  const quoted = quote === 34 || quote === 39 || quote === 96
+  if (quoted) {
+    if (text.charCodeAt(end) !== quote) return false
+    cursor--
+  }
+  const separatorEnd = cursor
+  while (separatorEnd - cursor < 6 && /[\s:=>-]/.test(text.charAt(cursor)) && text.charCodeAt(cursor) !== 10) cursor--
+  const separator = text.slice(cursor + 1, separatorEnd + 1)
+  if (separator.length === 0 || !/^\s*(?:[:=]|:=|=>|-)?\s*$/.test(separator) || separator.includes('--')) return false
+  // `mux 'value'`: a bare blank separates a name only from a quoted value, and prose quotes code in backticks.
+  if (/^\s+$/.test(separator) && (!quoted || quote === 96)) return false
+  if (text.charCodeAt(cursor) === 34 || text.charCodeAt(cursor) === 39) cursor--
+  const nameEnd = cursor + 1
+  while (cursor >= 0 && nameEnd - cursor <= 48 && isNameCode(text.charCodeAt(cursor))) cursor--
+  const name = text.slice(cursor + 1, nameEnd)
+  if (name.length < 3 || !/^[A-Za-z]/.test(name) || /^\d/.test(name)) return false
+  const words = splitNameWords(name)
+  if (words.length === 0 || words.some((word) => NOT_A_CREDENTIAL_NAME.has(word) || NEUTRAL_WORDS.has(word))) return false
+  return isStronglyRandom(value) && fitsNamedFormat(name, value)
+}
+
+/** A value no one types by hand: long, mixed, high entropy, and neither a hash, a path, a domain nor words. */
+function isStronglyRandom(value: string): boolean {
+  if (isPlaceholder(value, 4) || isReference(value) || isIdentifierLike(value) || isBase64Filler(value)) return false
+  if (isLabelledHash(value) || /^[a-f0-9-]+$/i.test(value) || /\.[a-z]{2,6}$/i.test(value) || value.includes('//')) return false
+  // `8000/v1/chat/completions`: a path has words between its slashes.
+  if (/(?:^|\/)[a-z_]{3,}(?:\/|$)/.test(value)) return false
+  const classes = charClasses(value)
+  if (!classes.digit || !classes.lower) return false
+  const entropy = shannonEntropy(value)
+  if (classes.upper) return value.length >= 16 && entropy >= 3.6
+  return value.length >= 20 && entropy >= 3.8 && letterDigitTurns(value) >= 4
+}
+
 /** All rules, most specific first. */
-export const SECRET_RULES: readonly SecretRule[] = [...PROVIDER_RULES, ...STRUCTURAL_RULES, genericAssignmentRule]
+export const SECRET_RULES: readonly SecretRule[] = [...PROVIDER_RULES, ...STRUCTURAL_RULES, genericAssignmentRule, namedRandomValueRule]

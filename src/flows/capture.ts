@@ -131,12 +131,13 @@ export async function runCapture(
     const v = JSON.parse(bytes.toString('utf8')) as unknown
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not a JSON object')
     payload = v as Payload
-  } catch (err) {
+  } catch {
+    // V8's message quotes the payload around the fault: the log says only that it is not JSON.
     const loc = await locateRepo(cwd, env)
     return {
       ...(loc ? { stateDir: loc.stateDir } : {}),
       records: 0,
-      warnings: [`the hook payload is not JSON (${(err as Error).message.slice(0, 200)}); nothing captured`],
+      warnings: ['the hook payload is not a JSON object; nothing captured'],
     }
   }
   // The repository is the hook's working directory, as for observe: a payload never points the records elsewhere.

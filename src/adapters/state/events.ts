@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
 import type { UsageEvent, UsageSummary, UsageTotals } from '../../core/usage.js'
 import { cloneTotals, foldUsageEvent, parseUsageEvent, summarizeTotals } from '../../core/usage.js'
+import { redactSecrets } from '../../core/secrets.js'
 
 export type { UsageEvent, UsageEventKind } from '../../core/usage.js'
 
@@ -28,7 +29,8 @@ const MAX_NOTE = 500
 /** Append one event as one line, in a single write. */
 export function appendEvent(commonDir: string, event: UsageEvent): void {
   mkdirSync(stateDir(commonDir), { recursive: true })
-  const e: UsageEvent = { ...event, ...(event.note !== undefined ? { note: event.note.replace(/\s+/g, ' ').slice(0, MAX_NOTE) } : {}) }
+  const note = event.note !== undefined ? redactSecrets(event.note.replace(/\s+/g, ' ').slice(0, MAX_NOTE)) : undefined
+  const e: UsageEvent = { ...event, ...(note !== undefined ? { note } : {}) }
   appendFileSync(eventsPath(commonDir), `${JSON.stringify(e)}\n`)
 }
 

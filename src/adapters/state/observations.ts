@@ -20,6 +20,7 @@ import { writeCacheFile } from './cache-file.js'
 import { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings } from '../../core/observation.js'
 import { findGitDirs, needsGit } from '../git/locate.js'
 import type { ObserveSettings } from '../../core/observation.js'
+import { redactSecrets } from '../../core/secrets.js'
 
 export const LIVE_FILE = 'observations.jsonl'
 export const ARCHIVE_DIR = 'observations.archive'
@@ -189,7 +190,8 @@ export function logObserveError(stateDir: string | undefined, message: string, n
     if (st && st.size > MAX_LOG_BYTES) renameSync(file, `${file}.1`)
     const fd = openAppend(file)
     try {
-      writeSync(fd, `${now.toISOString()} ${message.replace(/\n/g, ' ')}\n`)
+      // Messages can carry a payload's text (an error's stack, a config value): redacted like observations are.
+      writeSync(fd, `${now.toISOString()} ${redactSecrets(message.replace(/\n/g, ' '))}\n`)
     } finally {
       closeSync(fd)
     }

@@ -29,13 +29,14 @@ export const spec: CommandSpec = {
   usage: 'git learn import <file|https-url> [--force] [--allow-directives] [--dry-run] [--json]',
   details:
     'Every entry lands in pending/ (source.kind: import) and is reviewed again; the commit carries a Learning-Origin\n' +
-    'trailer. Per entry: a new name goes through the checks of `add` (gates, secrets, duplicates); the same name with\n' +
+    'trailer. Per entry: a new name goes through the checks of `add` (secrets, directives, duplicates; a failed gate\n' +
+    'is reported and recorded in Learning-Gates-Overridden, never a reason to skip); the same name with\n' +
     'the same content is skipped; a higher confidence in the bundle updates a pending copy (the old text stays in git\n' +
     'history) and is only reported as a proposed update for an active or archived one; anything else is skipped with\n' +
     'its reason. An import never loses an entry that was already there. URLs: https only, 10 s, 10 MB. A bundle of the\n' +
     'wrong shape, with path-like names, or too big, is refused as a whole and nothing is written.',
   options: {
-    force: { type: 'boolean', description: 'record failed gates as an override instead of skipping the entry' },
+    force: { type: 'boolean', description: 'add a near duplicate anyway, recorded as an override (failed gates never skip an entry)' },
     'allow-directives': { type: 'boolean', description: 'allow instructions aimed at agents in the imported text' },
     'dry-run': { type: 'boolean', description: 'say what would happen per entry; write nothing' },
     json: { type: 'boolean', description: 'print {"origin","commit","entries":[{name,action,path,reason}],"dryRun"}' },
@@ -100,18 +101,21 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
         const learning = parseLearning(entryText(d.entry), path)
         const { errors } = validateLearning(learning, validator)
         if (errors.length) throw new LearningInvalidError(`${origin} → ${d.entry.name}`, errors)
-        const admitOpts = { force: flag(args, 'force'), allowDirectives: flag(args, 'allow-directives') }
+        // Gates advise on import: an entry is never skipped for a gate (a verbatim error message can fail one); the
+        // report and the Learning-Gates-Overridden trailer say which failed, for the reviewer of pending/.
+        const admitOpts = { force: flag(args, 'force'), gatesAdvisory: true, allowDirectives: flag(args, 'allow-directives') }
+        const gateNote = (warnings: readonly string[]) => warnings.find((w) => w.startsWith('gates ')) ?? null
         if (d.kind === 'update-pending') {
           await assertPathClean(git, d.entry.name, path)
           // The same admission as a new entry (paths, gates, secrets, directives, duplicates), its old copy aside.
           const admitted = await admitLearning(repo, learning, { ...admitOpts, replacing: d.entry.name })
-          for (const w of admitted.warnings) if (!json) ctx.stderr(warningAt(d.entry.name, w))
+          for (const w of admitted.warnings) if (!json && !w.startsWith('gates ')) ctx.stderr(warningAt(d.entry.name, w))
           if (!dryRun) {
             updated.push({ path, old: readFileSync(join(git.root, path), 'utf8') })
             writeFileSync(join(git.root, path), admitted.text)
             await git.run(['add', '--', path])
           }
-          rows.push({ name: d.entry.name, action: 'updated', path, reason: d.reason })
+          rows.push({ name: d.entry.name, action: 'updated', path, reason: [d.reason, gateNote(admitted.warnings)].filter(Boolean).join('; ') || null })
           groups.push([
             { token: 'Learning', value: d.entry.name },
             { token: 'Learning-Action', value: 'import' },
@@ -123,7 +127,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
           continue
         }
         const admitted = await admitLearning(repo, learning, admitOpts)
-        for (const w of admitted.warnings) if (!json) ctx.stderr(warningAt(d.entry.name, w))
+        for (const w of admitted.warnings) if (!json && !w.startsWith('gates ')) ctx.stderr(warningAt(d.entry.name, w))
         if (!dryRun) {
           // Written at once, so the duplicate check of the next entry sees it (two near-twins in one bundle).
           mkdirSync(join(git.root, STORE_DIR, 'pending'), { recursive: true })
@@ -131,7 +135,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
           created.push(path)
           await git.run(['add', '--', path])
         }
-        rows.push({ name: d.entry.name, action: 'added', path, reason: null })
+        rows.push({ name: d.entry.name, action: 'added', path, reason: gateNote(admitted.warnings) })
         groups.push([
           { token: 'Learning', value: d.entry.name },
           { token: 'Learning-Action', value: 'import' },

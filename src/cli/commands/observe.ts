@@ -20,6 +20,17 @@ export const spec: CommandSpec = {
   options: {},
 }
 
+/**
+ * Why a payload is not JSON, without the payload: V8's message quotes the text around the fault (`Unexpected token
+ * 'x', "…" is not valid JSON`), and that text can hold anything the agent saw. Only the position is kept.
+ */
+export function describeJsonError(message: string): string {
+  const at = /position (\d+)|line (\d+) column (\d+)/.exec(message)
+  if (at?.[1] !== undefined) return `payload is not JSON (at position ${at[1]})`
+  if (at?.[2] !== undefined) return `payload is not JSON (at line ${at[2]} column ${at[3]})`
+  return /end of (?:JSON )?input/i.test(message) ? 'payload is not JSON (it ends too early)' : 'payload is not JSON'
+}
+
 /** The record for a payload, or undefined when it is to be skipped (settings); pure apart from its arguments. */
 export function planObservation(bytes: Buffer, settings: ObserveSettings, ts: string): ObservationRecord | undefined {
   const redact = (s: string) => redactSecrets(s, { allow: settings.secrets_allow })
@@ -33,7 +44,7 @@ export function planObservation(bytes: Buffer, settings: ObserveSettings, ts: st
     try {
       payload = JSON.parse(text)
     } catch (err) {
-      parseError = `payload is not JSON: ${(err as Error).message.slice(0, 200)}`
+      parseError = describeJsonError((err as Error).message)
     }
   }
   if (parseError !== undefined) {

@@ -316,7 +316,7 @@ describe('git learn capture', () => {
     const r = await s.repo.cli(['capture'], { stdin: '{"hook_event_name": "Stop", ' })
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' })
     expect(s.recs()).toEqual([])
-    expect(s.log()).toMatch(/capture: the hook payload is not JSON/)
+    expect(s.log()).toMatch(/capture: the hook payload is not a JSON object; nothing captured/)
   })
 })
 
