@@ -16,7 +16,6 @@ export interface DiffEntry {
 }
 
 export const SYMLINK_MODE = '120000'
-export const ZERO_SHA = /^0+$/
 
 /**
  * Sample (NUL shown as \0):

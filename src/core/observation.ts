@@ -306,3 +306,64 @@ export function salvagePayload(text: string, excerptBytes: number): { fields: Re
   }
   return { fields, excerpt: text.slice(0, excerptBytes + REDACT_OVERLAP) }
 }
+
+/**
+ * Why a payload is not JSON, without the payload: V8's message quotes the text around the fault (`Unexpected token
+ * 'x', "…" is not valid JSON`), and that text can hold anything the agent saw. Only the position is kept.
+ */
+export function describeJsonError(message: string): string {
+  const at = /position (\d+)|line (\d+) column (\d+)/.exec(message)
+  if (at?.[1] !== undefined) return `payload is not JSON (at position ${at[1]})`
+  if (at?.[2] !== undefined) return `payload is not JSON (at line ${at[2]} column ${at[3]})`
+  return /end of (?:JSON )?input/i.test(message) ? 'payload is not JSON (it ends too early)' : 'payload is not JSON'
+}
+
+/** What planObservation is given besides the payload: the agent mapping and the secret redaction it applies. */
+export interface ObservationPlanning {
+  /** The agent's payload mapped to the common shape (src/adapters/agents/agent-payloads.ts). */
+  mapPayload: (payload: unknown) => ObservedEvent
+  /** Redacts the secrets in one string (the scanner of add and check, with secrets.allow). */
+  redact: (s: string) => string
+  /** Bytes of a payload that are read; a longer one is treated as cut. */
+  maxBytes: number
+}
+
+/**
+ * The record for a hook payload, or undefined when the settings skip it (an ignored tool, a subagent). A payload
+ * that is not JSON, or cut, is recorded with what can be salvaged and `parse_error`.
+ */
+export function planObservation(bytes: Buffer, settings: ObserveSettings, ts: string, p: ObservationPlanning): ObservationRecord | undefined {
+  const opts = { ts, maxFieldBytes: settings.max_field_bytes, redact: p.redact }
+  const cut = bytes.length > p.maxBytes
+  const text = bytes.subarray(0, p.maxBytes).toString('utf8')
+  let payload: unknown
+  let parseError: string | undefined
+  if (cut) parseError = `payload larger than ${p.maxBytes} bytes; only its first bytes were read`
+  else {
+    try {
+      payload = JSON.parse(text)
+    } catch (err) {
+      parseError = describeJsonError((err as Error).message)
+    }
+  }
+  if (parseError !== undefined) {
+    const { fields, excerpt } = salvagePayload(text, Math.min(1024, settings.max_field_bytes))
+    return buildObservationRecord(
+      {
+        agent: 'unknown',
+        session: fields['session_id'] ?? fields['sessionId'] ?? null,
+        event: fields['hook_event_name'] ?? fields['hookEventName'] ?? 'unknown',
+        tool: fields['tool_name'] ?? fields['toolName'] ?? null,
+        tool_use_id: fields['tool_use_id'] ?? null,
+        input: excerpt,
+        ok: null,
+        cwd: fields['cwd'] ?? null,
+      },
+      { ...opts, maxFieldBytes: Math.min(1024, settings.max_field_bytes), parseError },
+    )
+  }
+  const ev = p.mapPayload(payload)
+  if (isIgnoredTool(ev.tool, settings.ignore_tools)) return undefined
+  if (settings.skip_subagents && ev.subagent) return undefined
+  return buildObservationRecord(ev, opts)
+}

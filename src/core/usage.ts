@@ -34,9 +34,11 @@ export interface UsageSummary {
   lastConfirmed: string | null
 }
 
-/** Kinds that confirm a learning (+confidence.confirm each) and that contradict it (−confidence.contradict each). */
+/**
+ * Kinds that confirm a learning (+confidence.confirm each); `harmful` and `failure` contradict it
+ * (−confidence.contradict each, counted by src/core/confidence.ts).
+ */
 export const CONFIRMING: ReadonlySet<UsageEventKind> = new Set(['helpful', 'applied', 'success'])
-export const CONTRADICTING: ReadonlySet<UsageEventKind> = new Set(['harmful', 'failure'])
 
 export const EMPTY_USAGE: UsageSummary = Object.freeze({ matches: 0, helpful: 0, harmful: 0, applied: 0, successes: 0, failures: 0, lastUsed: null, lastConfirmed: null })
 

@@ -5,7 +5,8 @@
  * problem is a warning for the hooks log, never an exception out of here (apart from bugs).
  */
 import { mapAgentPayload } from '../adapters/agents/agent-payloads.js'
-import { appendObservations, locateRepo, readObserveSettings } from '../adapters/state/observations.js'
+import { appendObservations, locateRepo } from '../adapters/state/observations.js'
+import { readObserveSettings } from '../adapters/store/config.js'
 import type { RepoLocation } from '../adapters/state/observations.js'
 import {
   lockTranscript,
@@ -143,7 +144,7 @@ export async function runCapture(
   // The repository is the hook's working directory, as for observe: a payload never points the records elsewhere.
   const loc = await locateRepo(cwd, env)
   if (!loc) return { records: 0, warnings }
-  const settings = await readObserveSettings(loc, (m) => warnings.push(m))
+  const settings = await readObserveSettings(loc.root, loc.commonDir, (m) => warnings.push(m))
   if (!settings.enabled) return { stateDir: loc.stateDir, records: 0, warnings }
   const event = str(payload['hook_event_name']) ?? 'unknown'
   const path =

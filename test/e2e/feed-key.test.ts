@@ -1,8 +1,8 @@
-import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { expect, test } from 'vitest'
-import { PROJECT_ROOT, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+import { PROJECT_ROOT, copyPackage, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 /** A `git` first on PATH that logs each call's arguments, then runs the real git. */
 function loggingGit(): { dir: string; calls: () => string[] } {
@@ -43,4 +43,34 @@ test('a search on an unchanged store asks git status only; a commit or a checkou
   expect(search('redis timeout')).toEqual(['redis-timeout-fix: Raise the redis timeout to 5 s.'])
   repo.git('checkout', '-q', 'main')
   expect(search('redis timeout')).toEqual(['redis-timeout-fix: Fix the redis timeout in CI.'])
+})
+
+test('the cache key is the build: a change in any module (the tokenizer here) is a new key', () => {
+  const pkg = copyPackage()
+  const repo = makeRepo()
+  const run = (...args: string[]) => sh(repo.root, process.execPath, [join(pkg, 'dist', 'bin.js'), ...args])
+  expect(run('init').code).toBe(0)
+  repo.write('d.md', learningText('redis-timeout-fix'))
+  expect(run('add', '--file', 'd.md').code).toBe(0)
+  const feeds = () => readdirSync(join(repo.root, '.git', 'learn', 'cache')).filter((f) => f.startsWith('feed-'))
+  expect(run('search', '--state', 'all', 'redis').code).toBe(0)
+  const first = feeds()
+  expect(first).toHaveLength(1)
+  expect(run('search', '--state', 'all', 'redis').code).toBe(0)
+  expect(feeds()).toEqual(first) // nothing changed: the same key
+  // core/terms.ts is the search tokenizer; a build that changes it must not answer from the old index.
+  appendFileSync(join(pkg, 'dist', 'core', 'terms.js'), '\n// a changed tokenizer\n')
+  execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build-hash.mjs'), join(pkg, 'dist')])
+  expect(run('search', '--state', 'all', 'redis').code).toBe(0)
+  expect(feeds()).toHaveLength(1)
+  expect(feeds()).not.toEqual(first)
+})
+
+test('a built package without its build hash says so instead of keying the cache on nothing', () => {
+  const pkg = copyPackage()
+  const repo = makeRepo()
+  rmSync(join(pkg, 'dist', 'generated', 'build-hash.txt'))
+  const r = sh(repo.root, process.execPath, [join(pkg, 'dist', 'bin.js'), 'search', 'redis'])
+  expect(r.code).toBe(70)
+  expect(r.stderr).toContain('build-hash.txt is missing or damaged')
 })

@@ -3,7 +3,7 @@
  * withGitIntegration do): `git init -b main`, a local identity, no signing, an initial commit.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs'
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -140,6 +140,18 @@ export function binPath(): string {
   const shim = join(dir, 'git-learn')
   symlinkSync(bin, shim)
   chmodSync(bin, 0o755)
+  return dir
+}
+
+/**
+ * A copy of the built package (dist/ copied; templates, githooks and node_modules linked) that a test may damage or
+ * change without touching the real build. Run it with `process.execPath <dir>/dist/bin.js …`.
+ */
+export function copyPackage(): string {
+  const dir = tempDir('gl-pkg-')
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'bin.js'))) throw new Error('dist/bin.js is missing: run `npm run build` first (npm test does)')
+  cpSync(join(PROJECT_ROOT, 'dist'), join(dir, 'dist'), { recursive: true })
+  for (const linked of ['templates', 'githooks', 'node_modules', 'package.json']) symlinkSync(join(PROJECT_ROOT, linked), join(dir, linked))
   return dir
 }
 

@@ -11,6 +11,7 @@ import { STATES, STORE_DIR } from '../../core/layout.js'
 import { writeCacheFileAlone } from '../state/cache-file.js'
 import { tryGitAsync } from '../git/run.js'
 import { findGitDirs } from '../git/locate.js'
+import { readConfigBytes } from '../store/config.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
 export const CACHE_FORMAT = 3
@@ -22,32 +23,41 @@ export function cacheDir(commonDir: string): string {
 // ---------------------------------------------------------------------------------------------------------------
 // The key
 
-/** A hash of the modules whose output the cache holds: a new version of git-learn is a new key. */
+/**
+ * The build's identity, part of every key: any change of code (a tokenizer, a ranking, a vendor bundle) is a new
+ * key. The build writes a hash of dist/ to dist/generated/build-hash.txt (scripts/build-hash.mjs); running from
+ * source (vitest: this file is .ts) a hash of the src/ tree stands in. A built package without the file is broken:
+ * an error says so, rather than a key that would not change with the code.
+ */
 let stamp: string | undefined
 export function codeStamp(createHash: typeof import('node:crypto').createHash): string {
   if (stamp !== undefined) return stamp
-  const h = createHash('sha1')
-  for (const m of ['../../core/search', '../../core/normalize-error', '../../core/learning', '../../core/config-schema', '../../core/search-recall', '../../core/query', './search-index', './feed-key']) {
-    for (const ext of ['.js', '.ts']) {
-      try {
-        h.update(readFileSync(join(__dirname, `${m}${ext}`)))
-        break
-      } catch {
-        // Try the next extension (.ts under the test runner).
-      }
+  const top = join(__dirname, '..', '..')
+  if (__filename.endsWith('.ts')) stamp = treeHash(top, createHash('sha256'))
+  else {
+    const file = join(top, 'generated', 'build-hash.txt')
+    let text = ''
+    try {
+      text = readFileSync(file, 'utf8').trim()
+    } catch {
+      // Reported below.
     }
+    if (!/^[0-9a-f]{16,}$/.test(text)) throw new Error(`${file} is missing or damaged: this git-learn build is incomplete. Reinstall it, or run \`npm run build\` in a checkout.`)
+    stamp = text
   }
-  stamp = h.digest('hex')
   return stamp
 }
 
-export function readConfigBytes(root: string): Buffer | undefined {
-  try {
-    return readFileSync(join(root, STORE_DIR, 'config.yaml'))
-  } catch {
-    return undefined
+/** A hash of every file under `dir`, by relative path and content, in a fixed order. */
+function treeHash(dir: string, h: Hash, rel = ''): string {
+  for (const e of readdirSync(join(dir, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const path = rel ? `${rel}/${e.name}` : e.name
+    if (e.isDirectory()) treeHash(dir, h, path)
+    else h.update(`${path}\0`).update(readFileSync(join(dir, path))).update('\0')
   }
+  return rel ? '' : h.digest('hex')
 }
+
 
 export interface StoreState {
   key: string

@@ -31,7 +31,6 @@ import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, rea
 import { join } from 'node:path'
 import type MiniSearch from 'minisearch'
 import type { AsPlainObject } from 'minisearch'
-import type { Config } from '../../core/config-schema.js'
 import type { LearningState } from '../../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { LearningSummary } from '../../core/query.js'
@@ -39,8 +38,8 @@ import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexPa
 import type { RecallIndex, RecallPostings } from '../../core/search-recall.js'
 import { invertRecall } from '../../core/search-recall.js'
 import type { StatusEntry } from '../../core/status.js'
-import { writeAtomic, writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
-import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, readConfigBytes, storeFiles } from './feed-key.js'
+import { writeAtomic, writeCacheFile } from '../state/cache-file.js'
+import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, storeFiles } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
 
 export interface Problem {
@@ -284,7 +283,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
   // rebuild after a project change does not parse, normalize or hash the tier's learnings again.
   const groups: { tier: string; weight: number; items: Item[] }[] = [{ tier: sources.PROJECT_TIER, weight: 1, items: project }]
   let volatile = false
-  const config = await readConfigCached(root, commonDir)
+  const config = await (await import('../store/config.js')).readConfig(root, commonDir)
   if (config.tiers.length) {
     const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([import('../store/repo.js'), import('./tiers.js'), import('../store/validators.js')])
     const repo = await openRepo(root)
@@ -782,24 +781,3 @@ export async function readProjectFeed(cwd: string): Promise<ProjectFeed> {
 // ---------------------------------------------------------------------------------------------------------------
 // Configuration
 
-/**
- * `.learnings/config.yaml`, validated and merged with the defaults (src/adapters/store.ts readConfig), cached by
- * the hash of its bytes: a hit parses one small JSON file and loads neither yaml nor the validator. An invalid
- * file is never cached, so its ConfigError is thrown every time.
- */
-export async function readConfigCached(root: string, commonDir: string): Promise<Config> {
-  const bytes = readConfigBytes(root)
-  const key = createHash('sha1')
-    .update(`format ${CACHE_FORMAT}\n${codeStamp(createHash)}\n`)
-    .update(bytes ?? 'no config')
-    .digest('hex')
-    .slice(0, 20)
-  const dir = cacheDir(commonDir)
-  const file = join(dir, `config-${key}.json`)
-  const hit = readJson(file)
-  if (isObject(hit) && hit['format'] === CACHE_FORMAT && isObject(hit['config'])) return hit['config'] as unknown as Config
-  const { readConfig } = await import('../store/store.js')
-  const config = await readConfig(root)
-  writeCacheFileAlone(file, JSON.stringify({ format: CACHE_FORMAT, config }), 'config-')
-  return config
-}

@@ -18,7 +18,8 @@ import { assertPathClean, commitOnly } from '../git/commit.js'
 import type { Git } from '../git/simple.js'
 import type { Repo } from '../store/repo.js'
 import { gitAsync } from '../git/run.js'
-import { CONFIG_PATH, decodeLearningBytes } from '../store/store.js'
+import { CONFIG_PATH } from '../store/config.js'
+import { decodeLearningBytes } from '../store/store.js'
 
 export type TierConfig = Config['tiers'][number]
 export const DEFAULT_TIER_WEIGHT = 0.9

@@ -14,19 +14,15 @@
  *   truncated or deleted. The O_EXCL lock file `learn/rotate.lock` only stops several writers from rotating at
  *   once (which would leave small extra archive files, never lose data).
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeSync, createReadStream } from 'node:fs'
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeSync, createReadStream } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { writeCacheFile } from './cache-file.js'
-import { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings } from '../../core/observation.js'
 import { findGitDirs, needsGit } from '../git/locate.js'
-import type { ObserveSettings } from '../../core/observation.js'
 import { redactSecrets } from '../../core/secrets.js'
 
 export const LIVE_FILE = 'observations.jsonl'
 export const ARCHIVE_DIR = 'observations.archive'
 const LOCK_FILE = 'rotate.lock'
 const LOG_FILE = 'observe.log'
-const CONFIG_CACHE = 'observe-config.json'
 /** A rotate.lock older than this is left by a crashed process: it is moved aside. */
 const STALE_LOCK_MS = 30_000
 const MAX_LOG_BYTES = 1024 * 1024
@@ -48,36 +44,6 @@ export async function locateRepo(cwd: string, env: Readonly<Record<string, strin
   // node:child_process costs a few ms to load: only a redirected discovery (GIT_DIR and the like) pays for it.
   const dirs = needsGit(env) ? (await import('../git/fast.js')).locateRepo(cwd, env) : findGitDirs(cwd, env)
   return dirs && { root: dirs.root, commonDir: dirs.commonDir, stateDir: join(dirs.commonDir, 'learn') }
-}
-
-/**
- * The observe settings. Parsing YAML needs the `yaml` package (several ms to import), too slow for every tool call,
- * so the settings are cached as JSON in `learn/observe-config.json`, keyed by config.yaml's size, mtime and inode;
- * YAML is parsed only when that key changes. No config.yaml: the defaults, no cache.
- */
-export async function readObserveSettings(loc: RepoLocation, log: (msg: string) => void): Promise<ObserveSettings> {
-  const file = join(loc.root, '.learnings', 'config.yaml')
-  const st = isFile(file)
-  if (!st) return DEFAULT_OBSERVE_SETTINGS
-  const key = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` // ctime too: `cp -p` or `touch -r` can keep mtime and size
-  const cache = join(loc.stateDir, CONFIG_CACHE)
-  try {
-    const cached = JSON.parse(readFileSync(cache, 'utf8')) as { key?: string; settings?: ObserveSettings }
-    if (cached.key === key && cached.settings) return cached.settings
-  } catch {
-    /* no cache yet, or unreadable: rebuild it */
-  }
-  let data: unknown = {}
-  try {
-    const { parse } = await import('../../vendor/yaml.js')
-    data = parse(readFileSync(file, 'utf8'), { maxAliasCount: 50 })
-  } catch (err) {
-    log(`.learnings/config.yaml: ${String((err as Error).message ?? err).split('\n')[0]}; using the default observe settings`)
-  }
-  const { settings, problems } = parseObserveSettings(data)
-  for (const p of problems) log(`.learnings/config.yaml: ${p}`)
-  writeCacheFile(cache, JSON.stringify({ key, settings })) // a read-only state dir: parse again next time
-  return settings
 }
 
 function openAppend(path: string): number {
@@ -221,4 +187,9 @@ export async function* readObservationLines(files: readonly string[]): AsyncGene
     const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
     for await (const line of rl) yield line
   }
+}
+
+/** The summed size of the observation files (those gone since they were listed count 0). */
+export function observationBytes(files: readonly string[]): number {
+  return files.reduce((n, f) => n + (statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0)
 }

@@ -2,7 +2,7 @@
 import type { Config } from '../../core/config-schema.js'
 import { openGit } from '../git/simple.js'
 import type { Git } from '../git/simple.js'
-import { readConfig } from './store.js'
+import { readConfig } from './config.js'
 
 export interface Repo {
   git: Git
@@ -14,5 +14,5 @@ export interface Repo {
 export async function openRepo(cwd: string): Promise<Repo> {
   const git = await openGit(cwd)
   let config: Promise<Config> | undefined
-  return { git, root: git.root, config: () => (config ??= readConfig(git.root)) }
+  return { git, root: git.root, config: () => (config ??= readConfig(git.root, git.commonDir)) }
 }

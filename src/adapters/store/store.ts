@@ -1,17 +1,12 @@
 /** The store on disk: `.learnings/{pending,active,archived}/<name>.md` and `config.yaml` in the work tree. */
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { mergeConfig } from '../../core/config-schema.js'
-import type { Config } from '../../core/config-schema.js'
-import { ConfigError, LearningNotFoundError, LearningParseError, UsageError } from '../../core/errors.js'
+import { LearningNotFoundError, LearningParseError, UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
-import { MAX_LEARNING_BYTES, STATES, STORE_DIR, learningPath, parseLearning, parseYamlMapping } from '../../core/learning.js'
+import { MAX_LEARNING_BYTES, STATES, STORE_DIR, learningPath, parseLearning } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
-import { formatSchemaErrors } from '../../core/validate.js'
-import { loadConfigValidator } from './validators.js'
 
-export const CONFIG_PATH = `${STORE_DIR}/config.yaml`
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Decode a learning file's bytes: UTF-8 only, at most MAX_LEARNING_BYTES. */
@@ -81,39 +76,3 @@ export function readStore(root: string, states: readonly LearningState[] = STATE
   return { learnings, problems }
 }
 
-/** The configuration: defaults overlaid by `.learnings/config.yaml` when it exists; ConfigError when invalid. */
-export async function readConfig(root: string): Promise<Config> {
-  const file = join(root, CONFIG_PATH)
-  if (!existsSync(file)) return mergeConfig({})
-  let bytes: Buffer
-  try {
-    bytes = readFileSync(file)
-  } catch (err) {
-    throw new ConfigError(CONFIG_PATH, [`cannot read it: ${(err as NodeJS.ErrnoException).code ?? String(err)}`])
-  }
-  return configFromBytes(bytes)
-}
-
-/**
- * The configuration some bytes of config.yaml hold (the work-tree file, or the staged blob for the pre-commit hook);
- * undefined: no config, the defaults. ConfigError when the YAML is malformed or breaks the schema.
- */
-export async function configFromBytes(bytes: Uint8Array | undefined): Promise<Config> {
-  if (bytes === undefined) return mergeConfig({})
-  let data: Record<string, unknown>
-  try {
-    data = parseYamlMapping(decodeLearningBytes(bytes, CONFIG_PATH))
-  } catch (err) {
-    const e = err as { message?: string; linePos?: { line: number }[]; reason?: string }
-    const where = e.linePos?.[0]?.line ? ` (line ${e.linePos[0].line})` : ''
-    throw new ConfigError(CONFIG_PATH, [`malformed YAML${where}: ${String(e.reason ?? e.message ?? err).split('\n')[0]}`])
-  }
-  const validate = await loadConfigValidator()
-  if (!validate(data)) throw new ConfigError(CONFIG_PATH, formatSchemaErrors(validate.errors ?? [], data))
-  return mergeConfig(data)
-}
-
-/** True when the repository has a `.learnings/` directory. */
-export function hasStore(root: string): boolean {
-  return existsSync(join(root, STORE_DIR))
-}

@@ -1,7 +1,9 @@
 /**
  * Compiled schema validators. `npm run build` precompiles both schemas into standalone modules with ajv's
- * standalone code (dist/generated/*.js), so hooks validate without loading or compiling ajv; when those are
- * absent (running from source under vitest), ajv compiles them here, once per process.
+ * standalone code (dist/generated/*.cjs), so hooks validate without loading or compiling ajv. Running from source
+ * (vitest: this file is .ts) there are none, and ajv compiles them here, once per process. In the built package a
+ * generated validator that does not load is a broken install: an error says which file and what to do, rather than
+ * a silent compile at run time that costs every hook and could hide a stale build.
  */
 import { join } from 'node:path'
 import type { SchemaValidator } from '../../core/validate.js'
@@ -9,35 +11,35 @@ import type { SchemaValidator } from '../../core/validate.js'
 let learning: SchemaValidator | undefined
 let config: SchemaValidator | undefined
 
+const FROM_SOURCE = __filename.endsWith('.ts')
+
 async function compile(schema: object): Promise<SchemaValidator> {
   const { Ajv } = await import('ajv')
   const ajv = new Ajv({ allErrors: true, strict: false })
   return ajv.compile(schema) as unknown as SchemaValidator
 }
 
-async function loadGenerated(file: string): Promise<SchemaValidator | undefined> {
+async function loadGenerated(file: string): Promise<SchemaValidator> {
+  const path = join(__dirname, '..', '..', 'generated', file)
+  let validate: unknown
   try {
-    const mod = require(join(__dirname, '..', '..', 'generated', file)) as SchemaValidator | { default: SchemaValidator }
-    return 'default' in mod ? mod.default : mod
-  } catch {
-    return undefined
+    const mod = (await import(path)) as { default?: unknown }
+    validate = typeof mod === 'function' ? mod : mod.default
+  } catch (err) {
+    throw new Error(`the precompiled validator ${path} does not load (${(err as Error).message.split('\n')[0]}): this git-learn build is incomplete. Reinstall it, or run \`npm run build\` in a checkout.`)
   }
+  if (typeof validate !== 'function') throw new Error(`the precompiled validator ${path} exports no function: this git-learn build is damaged. Reinstall it, or run \`npm run build\` in a checkout.`)
+  return validate as SchemaValidator
 }
 
 /** The validator of learning frontmatter. */
 export async function loadLearningValidator(): Promise<SchemaValidator> {
-  if (!learning) {
-    learning = await loadGenerated('learning-validator.cjs')
-    if (!learning) learning = await compile((await import('../../core/learning-schema.js')).learningSchema)
-  }
+  if (!learning) learning = FROM_SOURCE ? await compile((await import('../../core/learning-schema.js')).learningSchema) : await loadGenerated('learning-validator.cjs')
   return learning
 }
 
 /** The validator of `.learnings/config.yaml`. */
 export async function loadConfigValidator(): Promise<SchemaValidator> {
-  if (!config) {
-    config = await loadGenerated('config-validator.cjs')
-    if (!config) config = await compile((await import('../../core/config-schema.js')).configSchema)
-  }
+  if (!config) config = FROM_SOURCE ? await compile((await import('../../core/config-schema.js')).configSchema) : await loadGenerated('config-validator.cjs')
   return config
 }

@@ -1,7 +1,7 @@
 /** Writing a whole file so that readers never see half of it, and (unless asked) never replacing one. */
 import { randomBytes } from 'node:crypto'
-import { existsSync, linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
+import { existsSync, linkSync, lstatSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path'
 
 /**
  * Write `text` to `path` through a temporary file in the same directory. With `replace` the temporary file is
@@ -27,4 +27,25 @@ export function writeFileNoClobber(path: string, text: string, replace = false):
   } finally {
     if (existsSync(tmp)) unlinkSync(tmp)
   }
+}
+
+/** True when `path` is `root` or inside it (by the names, not following links). */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}
+
+/** The real path of `path` as far as it exists (the file itself may not exist yet). */
+export function realish(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    const parent = dirname(path)
+    return parent === path ? path : join(realish(parent), basename(path))
+  }
+}
+
+/** Does anything (a file, a directory, a dangling link) exist at `path`? */
+export function pathExists(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined
 }

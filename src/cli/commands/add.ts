@@ -1,19 +1,14 @@
 import { isAbsolute, join } from 'node:path'
-import { assertNoOperationInProgress, readIdentity } from '../../adapters/git/simple.js'
-import { commitNewFile } from '../../adapters/git/commit.js'
 import { readFileBounded } from '../../adapters/store/read-bounded.js'
 import type { BoundedRead } from '../../adapters/store/read-bounded.js'
-import { openRepo } from '../../adapters/store/repo.js'
-import { decodeLearningBytes, findLearningPath } from '../../adapters/store/store.js'
+import { decodeLearningBytes } from '../../adapters/store/store.js'
 import { readTemplate } from '../../adapters/store/templates.js'
-import { loadLearningValidator } from '../../adapters/store/validators.js'
 import { buildDraftFrontmatter } from '../../core/draft.js'
-import { LearningInvalidError, NameTakenError, UsageError } from '../../core/errors.js'
+import { LearningInvalidError, UsageError } from '../../core/errors.js'
 import { LEARNING_TYPES } from '../../core/learning-schema.js'
-import { MAX_LEARNING_BYTES, STATES, formatLearningFile, learningPath, parseLearning, validateLearning } from '../../core/learning.js'
+import { MAX_LEARNING_BYTES, formatLearningFile, parseLearning } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
-import { buildCommitMessage } from '../../core/trailers.js'
-import { admitLearning } from '../admit.js'
+import { addLearning } from '../../flows/add.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { tooLarge } from '../messages/errors.js'
@@ -88,30 +83,16 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const bad = explainBadName(name)
   if (bad) throw new UsageError(`not a learning name: ${bad}`, 'add')
 
-  const repo = await openRepo(ctx.cwd)
-  const { git } = repo
-  assertNoOperationInProgress(git)
-  await repo.config()
-  const path = learningPath('pending', name)
-  const learning = parseLearning(text, path)
-  const { errors, warnings } = validateLearning(learning, await loadLearningValidator())
-  if (errors.length) throw new LearningInvalidError(file && file !== '-' ? file : path, errors)
-  const existing = findLearningPath(git.root, name)
-  if (existing) throw new NameTakenError(name, existing.path)
-  // The index too: in a sparse checkout a learning can be tracked without a file in the work tree.
-  const tracked = (await git.run(['ls-files', '-z', '--', ...STATES.map((st) => `:(literal)${learningPath(st, name)}`)])).split('\0').find(Boolean)
-  if (tracked) throw new NameTakenError(name, tracked)
-  for (const w of warnings) ctx.stderr(warningAt(path, w))
-  const admission = await admitLearning(repo, learning, { force: flag(args, 'force'), allowDirectives: flag(args, 'allow-directives'), text })
-  text = admission.text
-  for (const w of admission.warnings) ctx.stderr(warningAt(path, w))
-
-  const identity = await readIdentity(git)
-  const message = buildCommitMessage({ action: 'add', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admission.trailers })
   const dryRun = flag(args, 'dry-run')
   const commit = !flag(args, 'no-commit')
-  const sha = dryRun ? null : await commitNewFile(git, path, text, message, commit)
-  const result = { name, from: null, to: 'pending', path, commit: sha }
+  const result = await addLearning(ctx.cwd, name, text, {
+    source: file && file !== '-' ? file : undefined,
+    force: flag(args, 'force'),
+    allowDirectives: flag(args, 'allow-directives'),
+    dryRun,
+    commit,
+    warn: (path, w) => ctx.stderr(warningAt(path, w)),
+  })
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ ...result, dryRun })}\n`)
   else ctx.stdout(added(result, { dryRun, committed: commit }))
   return ExitCode.ok

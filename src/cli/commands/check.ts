@@ -90,18 +90,15 @@ async function loadEngine() {
 
 /**
  * The config, or the defaults and a finding when it is invalid: the work tree's file (`root`), or the staged bytes
- * (`{ staged }`, undefined when the index has no config). No config: the defaults, without loading the store.
+ * (`{ staged }`, undefined when the index has no config). Not through the config cache: finding it would cost the
+ * hook a git process (the common dir), and the staged bytes are already cached by HEAD.
  */
 async function readConfigOrFinding(from: string | { staged: Buffer | undefined }, findings: Finding[]) {
-  const { existsSync } = await import('node:fs')
-  const { join } = await import('node:path')
   const { ConfigError } = await import('../../core/errors.js')
-  const { DEFAULT_CONFIG, mergeConfig } = await import('../../core/config-schema.js')
-  if (typeof from === 'string' ? !existsSync(join(from, '.learnings', 'config.yaml')) : from.staged === undefined) return mergeConfig({})
+  const { DEFAULT_CONFIG } = await import('../../core/config-schema.js')
+  const { configFromBytes, readConfig } = await import('../../adapters/store/config.js')
   try {
-    if (typeof from !== 'string') return await (await import('../../adapters/store/store.js')).configFromBytes(from.staged)
-    const { readConfig } = await import('../../adapters/store/store.js')
-    return await readConfig(from)
+    return typeof from === 'string' ? await readConfig(from) : await configFromBytes(from.staged)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
     for (const p of err.problems) findings.push({ rule: 'schema', severity: 'error', path: err.path, line: 1, message: `${p}; fix .learnings/config.yaml (every key is optional)` })

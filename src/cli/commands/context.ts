@@ -28,14 +28,15 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (format !== 'json' && format !== 'text') throw new UsageError(`--format must be json or text, not "${format}"`, 'context')
   let text = MINIMAL
   try {
-    const [{ readFeed, readConfigCached }, { readUsageSummary }, { readBranchChanges }, { buildContext }] = await Promise.all([
+    const [{ readFeed }, { readConfig }, { readUsageSummary }, { readBranchChanges }, { buildContext }] = await Promise.all([
       import('../../adapters/feed/search-index.js'),
+      import('../../adapters/store/config.js'),
       import('../../adapters/state/events.js'),
       import('../../adapters/git/fast.js'),
       import('../../core/context.js'),
     ])
     const feed = await readFeed(ctx.cwd)
-    const config = await readConfigCached(feed.root, feed.commonDir)
+    const config = await readConfig(feed.root, feed.commonDir)
     const built = buildContext({
       entries: feed.catalog.filter((e) => e.state === 'active'),
       usage: readUsageSummary(feed.commonDir),

@@ -2,7 +2,8 @@ import { isAbsolute, join } from 'node:path'
 import { readEventsSync } from '../../adapters/state/events.js'
 import { readBranchChanges } from '../../adapters/git/fast.js'
 import { readFileBounded } from '../../adapters/store/read-bounded.js'
-import { readConfigCached, readFeed, readSearchFeed } from '../../adapters/feed/search-index.js'
+import { readFeed, readSearchFeed } from '../../adapters/feed/search-index.js'
+import { readConfig } from '../../adapters/store/config.js'
 import { buildContext } from '../../core/context.js'
 import { UsageError } from '../../core/errors.js'
 import { parseEvalSet, scoreEval } from '../../core/eval.js'
@@ -50,7 +51,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const outcomes = []
   for (const c of cases) outcomes.push({ ...c, ranked: (await feed.rank(c.query, { states: ['active'] }, Math.max(k, 10))).map((h) => h.entry.name) })
   const report = scoreEval(outcomes, k)
-  const config = await readConfigCached(feed.root, feed.commonDir)
+  const config = await readConfig(feed.root, feed.commonDir)
   const { catalog } = await readFeed(ctx.cwd)
   const context = buildContext({
     entries: catalog.filter((e) => e.state === 'active'),

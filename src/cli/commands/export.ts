@@ -1,16 +1,12 @@
-import { lstatSync, realpathSync } from 'node:fs'
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { writeFileNoClobber } from '../../adapters/store/write-file.js'
-import { openRepo } from '../../adapters/store/repo.js'
-import { readStore } from '../../adapters/store/store.js'
-import { buildBundle, stripLearning } from '../../core/bundle.js'
-import { RefusedError, UsageError } from '../../core/errors.js'
+import { isAbsolute, join, relative, resolve } from 'node:path'
+import { UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
-import { STATES, STORE_DIR } from '../../core/learning.js'
+import { STATES } from '../../core/learning.js'
+import { exportLearnings } from '../../flows/export.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { warnUnreadable } from '../messages/lifecycle.js'
-import { exportExists, exportIntoStore, exportReport, strippedLines } from '../messages/scale.js'
+import { exportReport, strippedLines } from '../messages/scale.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -32,56 +28,20 @@ export const spec: CommandSpec = {
   },
 }
 
-const isInside = (root: string, path: string) => {
-  const rel = relative(root, path)
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
-}
-
-/** The real path of `path` as far as it exists (the file itself may not exist yet). */
-function realish(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    const parent = dirname(path)
-    return parent === path ? path : join(realish(parent), basename(path))
-  }
-}
-
-/** Refuse an --out inside .learnings/ (whatever --force says) and an existing file without --force. */
-function assertExportTarget(root: string, outPath: string, force: boolean): void {
-  const store = join(root, STORE_DIR)
-  if (isInside(store, outPath) || isInside(realish(store), realish(outPath)))
-    throw new RefusedError(exportIntoStore(outPath), ['choose an --out outside .learnings/'])
-  if (!force && lstatSync(outPath, { throwIfNoEntry: false }))
-    throw new RefusedError(exportExists(outPath, isInside(root, outPath)), ['choose another --out, or pass --force to overwrite it'])
-}
-
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const state = stringOpt(args, 'state') ?? 'active'
   if (state !== 'all' && !STATES.includes(state as LearningState))
     throw new UsageError(`--state must be active, pending, archived or all, not "${state}"`, 'export')
-  const repo = await openRepo(ctx.cwd)
-  const config = await repo.config()
   const out = stringOpt(args, 'out')
   const outPath = out === undefined ? undefined : isAbsolute(out) ? out : resolve(ctx.cwd, out)
-  if (outPath) assertExportTarget(repo.root, outPath, flag(args, 'force'))
-  const scan = readStore(repo.root, state === 'all' ? STATES : [state as LearningState])
-  for (const p of scan.problems) ctx.stderr(warnUnreadable(p.path, p.reason))
-  const opts = { keepCode: flag(args, 'keep-code'), now: ctx.now(), allow: config.secrets.allow }
-  const stripped = scan.learnings
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((l) => stripLearning(l, opts))
-  const bundle = buildBundle(stripped.map((s) => s.entry), ctx.now())
-  const report = stripped.map((s) => ({ name: s.entry.name, stripped: s.stripped }))
-  const text = `${JSON.stringify(bundle, null, 2)}\n`
-  if (outPath) {
-    try {
-      writeFileNoClobber(outPath, text, flag(args, 'force'))
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new RefusedError(exportExists(outPath, isInside(repo.root, outPath)), ['choose another --out, or pass --force to overwrite it'])
-      throw err
-    }
-  }
+  const { bundle, text, report } = await exportLearnings(ctx.cwd, {
+    states: state === 'all' ? STATES : [state as LearningState],
+    out: outPath,
+    keepCode: flag(args, 'keep-code'),
+    force: flag(args, 'force'),
+    now: ctx.now(),
+    unreadable: (path, reason) => ctx.stderr(warnUnreadable(path, reason)),
+  })
   const shown = outPath ? relative(ctx.cwd, outPath) || outPath : null
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ out: shown, count: bundle.learnings.length, stripped: report, ...(outPath ? {} : { bundle }) })}\n`)
   else {

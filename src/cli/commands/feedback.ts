@@ -1,5 +1,6 @@
 import { appendEvent, readEvents } from '../../adapters/state/events.js'
-import { readConfigCached, readFeed } from '../../adapters/feed/search-index.js'
+import { readFeed } from '../../adapters/feed/search-index.js'
+import { readConfig } from '../../adapters/store/config.js'
 import { baseConfidence, effectiveConfidence } from '../../core/confidence.js'
 import { LearningNotFoundError, UsageError } from '../../core/errors.js'
 import { explainBadName } from '../../core/names.js'
@@ -39,7 +40,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readFeed(ctx.cwd)
   const entry = feed.catalog.find((e) => e.name === name && e.tier === 'project') ?? feed.catalog.find((e) => e.name === name)
   if (!entry) throw new LearningNotFoundError(name)
-  const config = (await readConfigCached(feed.root, feed.commonDir)).confidence
+  const config = (await readConfig(feed.root, feed.commonDir)).confidence
   const mine: UsageEvent[] = []
   for await (const e of readEvents(feed.commonDir)) if (e.name === name) mine.push(e)
   const now = ctx.now()

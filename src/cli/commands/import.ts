@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { admitLearning } from '../admit.js'
+import { admitLearning } from '../../flows/admit.js'
 import { readBundleSource } from '../../adapters/store/bundle-io.js'
 import { assertPathClean, commitOnly } from '../../adapters/git/commit.js'
 import { assertNoOperationInProgress, readIdentity } from '../../adapters/git/simple.js'

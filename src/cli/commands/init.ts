@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openGit } from '../../adapters/git/simple.js'
-import { CONFIG_PATH } from '../../adapters/store/store.js'
+import { CONFIG_PATH } from '../../adapters/store/config.js'
 import { readTemplate } from '../../adapters/store/templates.js'
 import { UsageError } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/learning.js'

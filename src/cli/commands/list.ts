@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { storeExists } from '../../adapters/store/exists.js'
 import { readProjectFeed } from '../../adapters/feed/search-index.js'
 import { UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
@@ -31,7 +30,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readProjectFeed(ctx.cwd)
   const inState = (path: string) => state === 'all' || path.startsWith(`${STORE_DIR}/${state}/`)
   for (const p of feed.problems) if (inState(p.path)) ctx.stderr(warnUnreadable(p.path, p.reason))
-  if (!existsSync(join(feed.root, STORE_DIR))) ctx.stderr(noStore())
+  if (!storeExists(feed.root)) ctx.stderr(noStore())
   const rows = filterSummaries(
     feed.rows.map((r) => r.row).filter((r) => inState(r.path)),
     { type: stringOpt(args, 'type'), tag: stringOpt(args, 'tag') },

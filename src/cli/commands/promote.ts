@@ -1,13 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { openRepo } from '../../adapters/store/repo.js'
-import { readLearning } from '../../adapters/store/store.js'
-import { parseLsTree } from '../../adapters/feed/tiers.js'
-import { gitAsync } from '../../adapters/git/run.js'
-import { buildBundle, stripLearning } from '../../core/bundle.js'
-import { RefusedError, UsageError } from '../../core/errors.js'
-import { STATES, formatLearningFile, learningPath } from '../../core/learning.js'
+import { UsageError } from '../../core/errors.js'
+import { promote } from '../../flows/promote.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { promoted } from '../messages/scale.js'
@@ -36,48 +28,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const name = args.positionals[0] as string
   const to = stringOpt(args, 'to')
   if (!to) throw new UsageError('--to <tier> is required: the tier repository to propose the learning to', 'promote')
-  const repo = await openRepo(ctx.cwd)
-  const { git } = repo
-  const config = await repo.config()
-  const tier = config.tiers.find((t) => t.name === to)
-  if (!tier) throw new UsageError(`no tier named "${to}" in .learnings/config.yaml; add it with \`git learn tier add ${to} <git-url>\``, 'promote')
-  const learning = readLearning(git.root, name)
-  if (learning.state !== 'active') throw new RefusedError(`${name} is ${learning.state}; only an approved (active) learning is promoted to a tier`, [`approve it first: \`git learn approve ${name}\``])
-  const { entry } = stripLearning(learning, { keepCode: true, now: ctx.now(), allow: config.secrets.allow })
-  if (flag(args, 'print')) {
-    ctx.stdout(`${JSON.stringify(buildBundle([entry], ctx.now()), null, 2)}\n`)
-    return ExitCode.ok
-  }
-  const branch = stringOpt(args, 'branch') ?? `learn/promote-${name}`
-  if ((await git.tryRun(['check-ref-format', '--branch', branch])) === undefined || branch.startsWith('-'))
-    throw new UsageError(`"${branch}" is not a valid branch name`, 'promote')
-  if (!tier.commit || (await git.tryRun(['cat-file', '-e', `${tier.commit}^{commit}`])) === undefined)
-    throw new RefusedError(`tier ${tier.name} has no pinned commit in this repository`, [`run \`git learn tier update ${tier.name}\` first`])
-  if (tier.url.startsWith('-')) throw new UsageError('a tier URL cannot start with "-"', 'promote')
-  const base = tier.commit
-  const there = parseLsTree(await git.run(['ls-tree', '-z', '--full-tree', base, '--', ...STATES.map((s) => learningPath(s, name))]))
-  if (there.length) throw new RefusedError(`tier ${tier.name} already has a learning named "${name}" (${there[0]?.path})`, ['edit it there with a pull request instead'])
-
-  const path = learningPath('pending', name)
-  const data = { ...entry.frontmatter, source: { kind: 'promote' } }
-  const text = formatLearningFile(data, entry.body)
-  const tmp = mkdtempSync(join(tmpdir(), 'git-learn-promote-'))
-  // A temporary index (GIT_INDEX_FILE) keeps the user's index and work tree untouched.
-  const env: Record<string, string | undefined> = { ...ctx.env, GIT_INDEX_FILE: join(tmp, 'index') }
-  let commit: string
-  try {
-    const blob = (await gitAsync(['hash-object', '-w', '--stdin'], { cwd: git.root, input: text })).toString().trim()
-    await gitAsync(['read-tree', base], { cwd: git.root, input: '', env })
-    await gitAsync(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { cwd: git.root, input: '', env })
-    const tree = (await gitAsync(['write-tree'], { cwd: git.root, input: '', env })).toString().trim()
-    const message = `learn: add ${name}\n\nPromoted from another repository for review in this tier.\n\nLearning: ${name}\nLearning-Action: add\nLearning-To: pending\nLearning-Origin: promote\n`
-    commit = (await gitAsync(['commit-tree', tree, '-p', base, '-F', '-'], { cwd: git.root, input: message, env })).toString().trim()
-  } finally {
-    rmSync(tmp, { recursive: true, force: true })
-  }
-  await git.run(['push', '--quiet', '--', tier.url, `${commit}:refs/heads/${branch}`])
-  const result = { name, tier: tier.name, url: tier.url, branch, commit, path }
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(result)}\n`)
-  else ctx.stdout(promoted(result))
+  const outcome = await promote(ctx.cwd, name, { tier: to, branch: stringOpt(args, 'branch'), print: flag(args, 'print'), now: ctx.now(), env: ctx.env })
+  if ('bundle' in outcome) ctx.stdout(`${JSON.stringify(outcome.bundle, null, 2)}\n`)
+  else if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(outcome.pushed)}\n`)
+  else ctx.stdout(promoted(outcome.pushed))
   return ExitCode.ok
 }

@@ -1,19 +1,6 @@
-import { statSync } from 'node:fs'
-import { join } from 'node:path'
-import { commitNewFiles } from '../../adapters/git/commit.js'
-import { assertNoOperationInProgress, readHead, readIdentity } from '../../adapters/git/simple.js'
-import { listObservationFiles, readObservationLines } from '../../adapters/state/observations.js'
-import { openRepo } from '../../adapters/store/repo.js'
-import { findLearningPath } from '../../adapters/store/store.js'
 import { UsageError } from '../../core/errors.js'
-import { learningPath, parseLearning } from '../../core/learning.js'
-import type { Learning } from '../../core/learning.js'
-import { createRetroAnalysis, parseSince } from '../../core/retro/analyze.js'
-import { dedupeDrafts } from '../../core/retro/dedupe-drafts.js'
-import { RETRO_CONFIDENCE, formatCandidateLearning } from '../../core/retro/drafts.js'
-import { buildCommitMessage } from '../../core/trailers.js'
-import type { Trailer } from '../../core/trailers.js'
-import { admitLearning } from '../admit.js'
+import { parseSince } from '../../core/retro/analyze.js'
+import { retro } from '../../flows/retro.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { describeError } from '../messages/errors.js'
@@ -40,84 +27,35 @@ export const spec: CommandSpec = {
   },
 }
 
-/** Logs larger than this get a progress line on stderr. */
-const PROGRESS_BYTES = 32 * 1024 * 1024
-
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const sinceText = stringOpt(args, 'since')
   const since = sinceText === undefined ? undefined : parseSince(sinceText)
   if (sinceText !== undefined && since === undefined) throw new UsageError(`--since "${sinceText}" is not a date; use YYYY-MM-DD or an ISO 8601 time`, 'retro')
   const json = flag(args, 'json')
-  const repo = await openRepo(ctx.cwd)
-  const { git } = repo
-  const stateDir = join(git.commonDir, 'learn')
-  const files = listObservationFiles(stateDir)
-  const bytes = files.reduce((n, f) => n + (statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0)
-  if (bytes > PROGRESS_BYTES) ctx.stderr(retroReading(bytes, files.length))
-  const analysis = createRetroAnalysis({ session: stringOpt(args, 'session'), since })
-  for await (const line of readObservationLines(files)) analysis.feedLine(line)
-  const result = analysis.finish()
-  const report = { ...result, files: files.length }
-
-  if (!flag(args, 'write')) {
+  const { result, files, stateDir, write } = await retro(ctx.cwd, {
+    session: stringOpt(args, 'session'),
+    since,
+    write: flag(args, 'write'),
+    now: ctx.now(),
+    reading: (bytes, n) => ctx.stderr(retroReading(bytes, n)),
+    warn: (path, w) => ctx.stderr(warningAt(path, w)),
+  })
+  const report = { ...result, files }
+  if (!write) {
     if (json) ctx.stdout(`${JSON.stringify({ candidates: result.candidates, records: result.records, skipped_lines: result.skipped_lines })}\n`)
-    else ctx.stdout(files.length ? retroReport(report) : retroNoObservations(stateDir))
+    else ctx.stdout(files ? retroReport(report) : retroNoObservations(stateDir))
     return ExitCode.ok
   }
-
-  assertNoOperationInProgress(git)
-  const config = await repo.config()
-  const commit = await readHead(git)
-  const identity = await readIdentity(git)
-  const written: { name: string; path: string; text: string }[] = []
-  const refused: { name: string; reason: string }[] = []
-  const reasonOf = (err: unknown) => {
-    const d = describeError(err, 'retro')
-    if (d.code === ExitCode.internal) throw err
-    return d.message.split('\n').filter((l) => !/^Run `|^Fix /.test(l)).join(' ')
-  }
-  const drafts: Learning[] = []
-  for (const c of result.candidates) {
-    try {
-      drafts.push(parseLearning(formatCandidateLearning(c, { now: ctx.now(), commit, root: git.root }), learningPath('pending', c.name)))
-    } catch (err) {
-      refused.push({ name: c.name, reason: reasonOf(err) })
-    }
-  }
-  // Compared with each other first: the store's check cannot see the drafts of this run.
-  const { kept, skipped: twins } = dedupeDrafts(drafts, config.dedupe)
-  const skipped = twins.map((t) => ({ name: t.name, reason: t.kind === 'same-name' ? retroSameName(t.name) : retroNearTwin(t.of, t.similarity) }))
-  const perName: Record<string, Trailer[]> = {}
-  for (const learning of kept) {
-    const existing = findLearningPath(git.root, learning.name)
-    if (existing) {
-      refused.push({ name: learning.name, reason: `a learning named ${learning.name} already exists: ${existing.path}` })
-      continue
-    }
-    try {
-      const admitted = await admitLearning(repo, learning, {})
-      for (const w of admitted.warnings) ctx.stderr(warningAt(learning.path, w))
-      perName[learning.name] = admitted.trailers
-      written.push({ name: learning.name, path: learning.path, text: admitted.text })
-    } catch (err) {
-      refused.push({ name: learning.name, reason: reasonOf(err) })
-    }
-  }
-  let sha: string | null = null
-  if (written.length) {
-    const message = buildCommitMessage({
-      action: 'add',
-      names: written.map((w) => w.name),
-      from: null,
-      to: 'pending',
-      by: { token: 'Proposed-by', value: identity },
-      body: `Proposed by git learn retro from ${result.records} observation(s); confidence ${RETRO_CONFIDENCE}.`,
-      perName,
-    })
-    sha = await commitNewFiles(git, written, message)
-  }
-  const out = { written: written.map(({ name, path }) => ({ name, path })), refused, skipped, commit: sha }
+  // The reason of a refusal is the error's message without its "Run …"/"Fix …" advice, on one line.
+  const reasonOf = (err: unknown) =>
+    describeError(err, 'retro')
+      .message.split('\n')
+      .filter((l) => !/^Run `|^Fix /.test(l))
+      .join(' ')
+  const refused = write.refused.map((r) => ({ name: r.name, reason: reasonOf(r.error) }))
+  const skipped = write.skipped.map((t) => ({ name: t.name, reason: t.kind === 'same-name' ? retroSameName(t.name) : retroNearTwin(t.of, t.similarity) }))
+  const out = { written: write.written, refused, skipped, commit: write.commit }
   if (json) ctx.stdout(`${JSON.stringify({ candidates: result.candidates, records: result.records, skipped_lines: result.skipped_lines, ...out })}\n`)
   else ctx.stdout(`${retroReport(report)}\n${retroWritten(out)}`)
-  return written.length || !refused.length ? ExitCode.ok : ExitCode.refused
+  return write.written.length || !refused.length ? ExitCode.ok : ExitCode.refused
 }

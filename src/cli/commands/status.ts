@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { storeExists } from '../../adapters/store/exists.js'
 import { readUsageSummary } from '../../adapters/state/events.js'
 import { readStale } from '../../adapters/git/fast.js'
-import { readConfigCached, readStatusFeed } from '../../adapters/feed/search-index.js'
-import { STORE_DIR } from '../../core/layout.js'
+import { readStatusFeed } from '../../adapters/feed/search-index.js'
+import { readConfig } from '../../adapters/store/config.js'
 import { buildStatus, formatBar } from '../../core/status.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
@@ -34,8 +33,8 @@ export function isUtf8Locale(env: Readonly<Record<string, string | undefined>>):
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readStatusFeed(ctx.cwd)
   ctx.stderr(warnProblems(feed.problems))
-  if (!existsSync(join(feed.root, STORE_DIR))) ctx.stderr(noStore())
-  const config = await readConfigCached(feed.root, feed.commonDir)
+  if (!storeExists(feed.root)) ctx.stderr(noStore())
+  const config = await readConfig(feed.root, feed.commonDir)
   const active = feed.entries.filter((e) => e.state === 'active' && e.tier === 'project')
   const stale = readStale(feed.root, active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })))
   const report = buildStatus(feed.entries, readUsageSummary(feed.commonDir), stale, ctx.now(), config)

@@ -1,5 +1,4 @@
 /** Sentences of the guards: hook installation, CI setup, and the admission refusals of add. */
-import type { GateResult } from '../../core/gates.js'
 
 export interface HookChangeLine {
   file: string
@@ -32,37 +31,6 @@ Make the pull request the human approval:
 A learning then reaches active/ only through a reviewed pull request whose check passed.
 `
 }
-
-/** A refusal of add: the headline (with the fix) and one line per problem. */
-export interface Refusal {
-  reason: string
-  details: string[]
-}
-
-export const gatesRefused = (name: string, failed: readonly GateResult[]): Refusal => ({
-  reason: `${name} does not pass the quality gates; fix the learning, or run again with --force to record the override in the commit (Learning-Gates-Overridden):`,
-  details: failed.map((g) => `${g.gate}: ${g.reason}`),
-})
-
-export const secretsRefused = (name: string, lines: readonly string[]): Refusal => ({
-  reason: `${name} contains what looks like a credential, so nothing was written. Remove it (write a placeholder such as \${API_TOKEN}) and rotate it if it was real; a reviewed false positive goes into secrets.allow in .learnings/config.yaml by its fingerprint:`,
-  details: [...lines],
-})
-
-export const directivesRefused = (name: string, lines: readonly string[]): Refusal => ({
-  reason: `${name} contains instructions aimed at agents that look like prompt injection (agents read learnings as instructions). Rewrite them as descriptions, or, if they are meant, run again with --allow-directives (recorded as a Learning-Directives-Allowed trailer):`,
-  details: [...lines],
-})
-
-export const exactDuplicate = (name: string, twin: string, path: string): Refusal => ({
-  reason: `${name} is an exact duplicate of ${twin} (${path}): the same description and solution. Edit ${twin} instead of adding a copy.`,
-  details: [],
-})
-
-export const nearDuplicate = (name: string, twin: string, path: string, similarity: number, diff: string): Refusal => ({
-  reason: `${name} is a near duplicate of ${twin} (${path}, similarity ${similarity.toFixed(2)}); improve ${twin} instead, or make the difference clear (--force adds it anyway and records the override). The difference:\n${diff.trimEnd()}`,
-  details: [],
-})
 
 /** After the commit-msg findings, when they stop the commit. */
 export const commitMsgStopped =

@@ -89,15 +89,3 @@ export function partialMove(action: string, done: readonly { name: string; commi
 }
 
 export const noStore = () => 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'
-
-const mb = (n: number) => `${Math.round((n / 1048576) * 10) / 10} MB`
-
-/** dedupe.notes_file points outside the repository. */
-export function notesFileOutside(path: string): string {
-  return `dedupe.notes_file "${path}" is outside the repository; it was not read (name a file inside the repository)`
-}
-
-/** dedupe.notes_file is larger than what is read of it. */
-export function notesFileTruncated(path: string, limit: number): string {
-  return `${path} is larger than ${mb(limit)}; only its first ${mb(limit)} were compared`
-}

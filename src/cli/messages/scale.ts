@@ -161,12 +161,3 @@ export const promoted = (r: { name: string; tier: string; url: string; branch: s
   `pushed ${r.name} to ${r.url} as branch ${r.branch} (commit ${short(r.commit)}): it adds ${r.path} on top of tier ${r.tier}'s pinned commit.\n` +
   `Next: open a pull request from ${r.branch} in the tier repository; its reviewers approve it there.\n`
 
-/** export --out names a file inside the store. */
-export function exportIntoStore(path: string): string {
-  return `${path} is inside .learnings/; export never writes into the store`
-}
-
-/** export --out names a file that exists. */
-export function exportExists(path: string, insideRepo: boolean): string {
-  return `${path} already exists${insideRepo ? ' in the repository (it may hold uncommitted work)' : ' and is outside the repository'}; export will not overwrite it`
-}

@@ -2,11 +2,10 @@
  * The one admission pipeline every way into pending/ goes through (add, retro --write, import, evolve): absolute
  * paths rewritten, quality gates, secrets, agent directives, exact and near duplicates against every learning in
  * every state and the NOTES.md decision and debt tables, partial matches linked in `related`. It writes nothing:
- * it returns the final file text and the trailers the commit must carry, or throws RefusedError.
+ * it returns the final file text and the trailers the commit must carry, or throws RefusedError. Its refusals are
+ * written here, beside the checks that make them.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { readFileBounded } from '../adapters/store/read-bounded.js'
+import { MAX_NOTES_BYTES, readNotesFile, readWorkTreeText } from '../adapters/store/notes-file.js'
 import type { Repo } from '../adapters/store/repo.js'
 import { readStore } from '../adapters/store/store.js'
 import { readTemplate } from '../adapters/store/templates.js'
@@ -22,9 +21,6 @@ import type { Frontmatter, Learning } from '../core/learning.js'
 import { rewriteAbsolutePaths, rewritePathsInData } from '../core/paths.js'
 import { scanSecrets } from '../core/secrets.js'
 import type { Trailer } from '../core/trailers.js'
-import { directivesRefused, exactDuplicate, gatesRefused, nearDuplicate, secretsRefused } from './messages/guards.js'
-import type { Refusal } from './messages/guards.js'
-import { notesFileOutside, notesFileTruncated } from './messages/lifecycle.js'
 
 export interface AdmitOptions {
   /** Record failed gates and a near duplicate as overridden instead of refusing. */
@@ -53,41 +49,59 @@ export interface Admission {
   trailers: Trailer[]
 }
 
+/** A refusal of add: the headline (with the fix) and one line per problem. */
+interface Refusal {
+  reason: string
+  details: string[]
+}
+
+const gatesRefused = (name: string, failed: readonly GateResult[]): Refusal => ({
+  reason: `${name} does not pass the quality gates; fix the learning, or run again with --force to record the override in the commit (Learning-Gates-Overridden):`,
+  details: failed.map((g) => `${g.gate}: ${g.reason}`),
+})
+
+const secretsRefused = (name: string, lines: readonly string[]): Refusal => ({
+  reason: `${name} contains what looks like a credential, so nothing was written. Remove it (write a placeholder such as \${API_TOKEN}) and rotate it if it was real; a reviewed false positive goes into secrets.allow in .learnings/config.yaml by its fingerprint:`,
+  details: [...lines],
+})
+
+const directivesRefused = (name: string, lines: readonly string[]): Refusal => ({
+  reason: `${name} contains instructions aimed at agents that look like prompt injection (agents read learnings as instructions). Rewrite them as descriptions, or, if they are meant, run again with --allow-directives (recorded as a Learning-Directives-Allowed trailer):`,
+  details: [...lines],
+})
+
+const exactDuplicate = (name: string, twin: string, path: string): Refusal => ({
+  reason: `${name} is an exact duplicate of ${twin} (${path}): the same description and solution. Edit ${twin} instead of adding a copy.`,
+  details: [],
+})
+
+const nearDuplicate = (name: string, twin: string, path: string, similarity: number, diff: string): Refusal => ({
+  reason: `${name} is a near duplicate of ${twin} (${path}, similarity ${similarity.toFixed(2)}); improve ${twin} instead, or make the difference clear (--force adds it anyway and records the override). The difference:\n${diff.trimEnd()}`,
+  details: [],
+})
+
+const mb = (n: number) => `${Math.round((n / 1048576) * 10) / 10} MB`
+const notesFileOutside = (path: string) => `dedupe.notes_file "${path}" is outside the repository; it was not read (name a file inside the repository)`
+const notesFileTruncated = (path: string, limit: number) => `${path} is larger than ${mb(limit)}; only its first ${mb(limit)} were compared`
+
 const refuse = (r: Refusal): never => {
   throw new RefusedError(r.reason, r.details)
 }
 
-/** Largest part of dedupe.notes_file that is read and compared. */
-export const MAX_NOTES_BYTES = 4 * 1024 * 1024
-
-/**
- * The decision and debt rows of dedupe.notes_file: only a file inside the repository (symbolic links resolved),
- * at most MAX_NOTES_BYTES of it. Anything else is a warning, never a read.
- */
+/** The decision and debt rows of dedupe.notes_file; a file outside the repository or unreadable is a warning. */
 function readNotesEntries(root: string, notesPath: string, warnings: string[]): DedupeEntry[] {
-  const abs = resolve(root, notesPath)
-  if (!existsSync(abs)) return []
-  let real: string
+  const notes = readNotesFile(root, notesPath)
+  if (notes.kind === 'absent') return []
+  if (notes.kind === 'outside') warnings.push(notesFileOutside(notesPath))
+  const unreadable = () => warnings.push(`could not read ${notesPath}; its decision and debt tables were not compared`)
+  if (notes.kind === 'unreadable') unreadable()
+  if (notes.kind !== 'read') return []
   try {
-    real = realpathSync(abs)
+    const rows = parseNotesRows(notes.text, notesPath)
+    if (notes.truncated) warnings.push(notesFileTruncated(notesPath, MAX_NOTES_BYTES))
+    return rows
   } catch {
-    real = abs
-  }
-  const inside = (base: string, p: string) => {
-    const rel = relative(base, p)
-    return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
-  }
-  if (!inside(root, abs) || !inside(realpathSync(root), real)) {
-    warnings.push(notesFileOutside(notesPath))
-    return []
-  }
-  try {
-    const r = readFileBounded(real, MAX_NOTES_BYTES, { regularOnly: true })
-    if (!r.regular) throw new Error('not a regular file')
-    if (r.over) warnings.push(notesFileTruncated(notesPath, MAX_NOTES_BYTES))
-    return parseNotesRows(r.bytes.toString('utf8'), notesPath)
-  } catch {
-    warnings.push(`could not read ${notesPath}; its decision and debt tables were not compared`)
+    unreadable()
     return []
   }
 }
@@ -144,7 +158,7 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
   if (verdict.near) {
     const { entry, similarity } = verdict.near
     if (!opts.force) {
-      const twinText = entry.isLearning ? readFileSync(join(repo.root, entry.path), 'utf8') : entry.text
+      const twinText = entry.isLearning ? readWorkTreeText(repo.root, entry.path) : entry.text
       const { createTwoFilesPatch } = await import('../vendor/diff.js')
       const patch = createTwoFilesPatch(entry.path, learning.path, twinText, text, entry.id, 'new', { context: 2 })
       refuse(nearDuplicate(name, entry.id, entry.path, similarity, patch.split('\n').slice(0, 80).join('\n')))

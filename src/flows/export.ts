@@ -1,0 +1,64 @@
+/**
+ * `git learn export`: the learnings of the chosen states, stripped of what must not leave the repository, as one
+ * bundle; written to `out` (never inside .learnings/, an existing file only with `force`) or handed back.
+ */
+import { join } from 'node:path'
+import { openRepo } from '../adapters/store/repo.js'
+import { readStore } from '../adapters/store/store.js'
+import { isInside, pathExists, realish, writeFileNoClobber } from '../adapters/store/write-file.js'
+import { buildBundle, stripLearning } from '../core/bundle.js'
+import type { Bundle, StripCounts } from '../core/bundle.js'
+import { RefusedError } from '../core/errors.js'
+import type { LearningState } from '../core/errors.js'
+import { STORE_DIR } from '../core/learning.js'
+
+export interface ExportOptions {
+  states: readonly LearningState[]
+  /** An absolute path to write the bundle to; undefined: the caller prints it. */
+  out: string | undefined
+  keepCode: boolean
+  force: boolean
+  now: Date
+  unreadable: (path: string, reason: string) => void
+}
+
+export interface ExportOutcome {
+  bundle: Bundle
+  /** The bundle as written (pretty JSON and a newline). */
+  text: string
+  /** What was stripped from each learning. */
+  report: { name: string; stripped: StripCounts }[]
+}
+
+const exportIntoStore = (path: string) => `${path} is inside .learnings/; export never writes into the store`
+const exportExists = (path: string, insideRepo: boolean) =>
+  `${path} already exists${insideRepo ? ' in the repository (it may hold uncommitted work)' : ' and is outside the repository'}; export will not overwrite it`
+const EXISTS_FIX = 'choose another --out, or pass --force to overwrite it'
+
+export async function exportLearnings(cwd: string, opts: ExportOptions): Promise<ExportOutcome> {
+  const repo = await openRepo(cwd)
+  const config = await repo.config()
+  const { out } = opts
+  if (out) {
+    // Refuse an --out inside .learnings/ (whatever --force says) and an existing file without --force.
+    const store = join(repo.root, STORE_DIR)
+    if (isInside(store, out) || isInside(realish(store), realish(out))) throw new RefusedError(exportIntoStore(out), ['choose an --out outside .learnings/'])
+    if (!opts.force && pathExists(out)) throw new RefusedError(exportExists(out, isInside(repo.root, out)), [EXISTS_FIX])
+  }
+  const scan = readStore(repo.root, opts.states)
+  for (const p of scan.problems) opts.unreadable(p.path, p.reason)
+  const strip = { keepCode: opts.keepCode, now: opts.now, allow: config.secrets.allow }
+  const stripped = scan.learnings.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((l) => stripLearning(l, strip))
+  const bundle = buildBundle(stripped.map((s) => s.entry), opts.now)
+  const report = stripped.map((s) => ({ name: s.entry.name, stripped: s.stripped }))
+  const text = `${JSON.stringify(bundle, null, 2)}\n`
+  if (out) {
+    try {
+      writeFileNoClobber(out, text, opts.force)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new RefusedError(exportExists(out, isInside(repo.root, out)), [EXISTS_FIX])
+      throw err
+    }
+  }
+  return { bundle, text, report }
+}

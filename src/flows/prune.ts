@@ -1,0 +1,119 @@
+/**
+ * `git learn prune`: which active learnings to archive and why — named by hand, or found from the feed cache (one
+ * file, not 10,000), the approval dates of one `git log` and the usage summary — and, with `yes`, one commit each.
+ */
+import { assertNoOperationInProgress, readIdentity } from '../adapters/git/simple.js'
+import type { Git } from '../adapters/git/simple.js'
+import { assertPathClean, commitMove } from '../adapters/git/commit.js'
+import { readEvents, readUsageLog } from '../adapters/state/events.js'
+import { openRepo } from '../adapters/store/repo.js'
+import { readProjectFeed } from '../adapters/feed/search-index.js'
+import { readLearning } from '../adapters/store/store.js'
+import type { Config } from '../core/config-schema.js'
+import { STORE_DIR, learningPath } from '../core/learning.js'
+import { MOVES, planTransition } from '../core/lifecycle.js'
+import { buildSupersededBy, daysSince, planPrune, tallyFromTotals, tallyUsageEvent, totalsSuffice } from '../core/prune.js'
+import type { PruneCandidate, PruneFacts, UsageTally } from '../core/prune.js'
+import { RAW_LOG_FORMAT, buildCommitMessage, parseAuditTrail, parseRawLog } from '../core/trailers.js'
+
+export interface PruneOptions {
+  /** Learnings named by hand (retired with `reason`); none: find the candidates. */
+  names: readonly string[]
+  reason: string | undefined
+  /** Archive them now, one commit each. */
+  yes: boolean
+  now: Date
+  /** An active learning file that could not be read (skipped). */
+  unreadable: (path: string, reason: string) => void
+  /** A shallow clone: approval dates are unknown, `created` stands in. */
+  shallow: () => void
+}
+
+export interface PrunedMove {
+  name: string
+  from: 'active'
+  to: 'archived'
+  path: string
+  commit: string
+}
+
+export interface PruneOutcome {
+  candidates: PruneCandidate[]
+  pruned: PrunedMove[]
+  shallow: boolean
+  settings: Config['prune']
+}
+
+/** The date each learning last entered active/, from the audit trail (newest first, so the first one wins). */
+async function readApprovalDates(git: Git): Promise<Map<string, string>> {
+  const out = await git.run(['log', `--format=${RAW_LOG_FORMAT}`, '--', '.learnings/active'])
+  const dates = new Map<string, string>()
+  for (const e of parseAuditTrail(parseRawLog(out))) if (e.to === 'active' && !dates.has(e.name)) dates.set(e.name, e.date)
+  return dates
+}
+
+export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutcome> {
+  const repo = await openRepo(cwd)
+  const { git } = repo
+  if (opts.yes) assertNoOperationInProgress(git)
+  const config = await repo.config()
+  let shallow = false
+  let candidates: PruneCandidate[]
+
+  if (opts.names.length) {
+    candidates = []
+    for (const name of new Set(opts.names)) {
+      planTransition(name, readLearning(git.root, name).state, 'prune')
+      candidates.push({ name, reasons: [], reason: opts.reason ?? '' })
+    }
+  } else {
+    // The active learnings from the feed cache (one file, not 10,000), the approval dates from one `git log`,
+    // the usage from the usage-summary cache (only the events appended since it was written are read).
+    const activeDir = `${STORE_DIR}/active/`
+    const [feed, isShallow] = await Promise.all([readProjectFeed(git.root), git.run(['rev-parse', '--is-shallow-repository'])])
+    for (const p of feed.problems) if (p.path.startsWith(activeDir)) opts.unreadable(p.path, p.reason)
+    const active = feed.rows.filter((r) => r.row.state === 'active')
+    shallow = isShallow.trim() === 'true'
+    if (shallow) opts.shallow()
+    const approvals = shallow ? new Map<string, string>() : await readApprovalDates(git)
+    const since = new Map<string, number>()
+    const base = active.map(({ row, created }) => {
+      const approved = approvals.get(row.name)
+      const activeSince = approved ?? created
+      const from: PruneFacts['activeSinceFrom'] = approved ? 'approval' : created ? 'created' : 'unknown'
+      if (activeSince !== null && daysSince(activeSince, opts.now) !== undefined)
+        since.set(row.name, Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(activeSince) ? `${activeSince}T00:00:00Z` : activeSince))
+      return { name: row.name, activeSince, activeSinceFrom: from }
+    })
+    const tallies = new Map<string, UsageTally>()
+    if (totalsSuffice(config.prune.min_matches)) {
+      const { totals } = readUsageLog(git.commonDir)
+      for (const [name, start] of since) {
+        const t = tallyFromTotals(totals.get(name), start)
+        if (t) tallies.set(name, t)
+      }
+    } else for await (const e of readEvents(git.commonDir)) tallyUsageEvent(tallies, since, e)
+    const supersededBy = buildSupersededBy(active.map((r) => ({ name: r.row.name, supersedes: r.supersedes })))
+    const facts: PruneFacts[] = base.map((b) => ({
+      ...b,
+      lastUsed: tallies.get(b.name)?.lastUsed ?? null,
+      matches: tallies.get(b.name)?.matches ?? 0,
+      supersededBy: supersededBy.get(b.name) ?? [],
+    }))
+    candidates = planPrune(facts, config.prune, opts.now)
+  }
+
+  const pruned: PrunedMove[] = []
+  if (opts.yes && candidates.length) {
+    const identity = await readIdentity(git)
+    for (const c of candidates) await assertPathClean(git, c.name, learningPath('active', c.name))
+    for (const c of candidates) {
+      const from = learningPath('active', c.name)
+      const to = learningPath('archived', c.name)
+      const message = buildCommitMessage({ action: 'prune', names: [c.name], from: 'active', to: 'archived', by: { token: MOVES.prune.by, value: identity }, reason: c.reason })
+      const commit = await commitMove(git, from, to, message)
+      pruned.push({ name: c.name, from: 'active', to: 'archived', path: to, commit })
+    }
+  }
+  return { candidates, pruned, shallow, settings: config.prune }
+}

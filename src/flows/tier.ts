@@ -1,0 +1,118 @@
+/**
+ * `git learn tier add|list|update|verify`: fetch a tier into refs/learn/tiers/<name>, pin the fetched commit in
+ * config.yaml and commit that file alone (the ref is put back when the commit fails), list the pins, move a pin
+ * with the learnings it adds, removes and changes, and verify refs and objects.
+ */
+import { assertNoOperationInProgress } from '../adapters/git/simple.js'
+import type { Git } from '../adapters/git/simple.js'
+import { openRepo } from '../adapters/store/repo.js'
+import {
+  DEFAULT_TIER_WEIGHT,
+  buildTierCommitMessage,
+  commitTierConfig,
+  countTierLearnings,
+  diffTierLearnings,
+  fetchTier,
+  readTierRef,
+  tierRef,
+  verifyTier,
+} from '../adapters/feed/tiers.js'
+import type { TierConfig, TierDiff } from '../adapters/feed/tiers.js'
+import { RefusedError, UsageError } from '../core/errors.js'
+
+/** The configured tier of that name, or a usage error that lists the tiers there are. */
+function findTier(tiers: readonly TierConfig[], name: string): TierConfig {
+  const t = tiers.find((x) => x.name === name)
+  if (!t) throw new UsageError(`no tier named "${name}" in .learnings/config.yaml; the tiers are: ${tiers.map((x) => x.name).join(', ') || 'none'}`, 'tier')
+  return t
+}
+
+/** Commit the new pin; when that fails, put refs/learn/tiers/<name> back where it was. */
+async function commitPin(git: Git, tier: TierConfig, message: string, before: string | undefined): Promise<string> {
+  try {
+    return await commitTierConfig(git, tier, message)
+  } catch (err) {
+    await git.tryRun(before ? ['update-ref', tierRef(tier.name), before] : ['update-ref', '-d', tierRef(tier.name)])
+    throw err
+  }
+}
+
+export interface TierAdded {
+  tier: TierConfig
+  learnings: number
+  configCommit: string
+}
+
+export async function addTier(cwd: string, name: string, url: string, ref: string, weight: number | undefined): Promise<TierAdded> {
+  const repo = await openRepo(cwd)
+  const { git } = repo
+  const config = await repo.config()
+  if (config.tiers.some((t) => t.name === name)) throw new RefusedError(`a tier named "${name}" is already configured`, [`run \`git learn tier update ${name}\` to move its pin, or pick another name`])
+  assertNoOperationInProgress(git)
+  const before = await readTierRef(git, name)
+  const commit = await fetchTier(git, name, url, ref)
+  const tier: TierConfig = { name, url, ref, commit, ...(weight !== undefined ? { weight } : {}) }
+  const configCommit = await commitPin(git, tier, buildTierCommitMessage('add', tier), before)
+  return { tier, learnings: await countTierLearnings(git, commit), configCommit }
+}
+
+export interface TierRow {
+  name: string
+  url: string
+  ref: string
+  commit: string | null
+  weight: number
+  /** Active learnings at the pin; null when the pinned commit is not in this repository. */
+  learnings: number | null
+}
+
+export async function listTiers(cwd: string): Promise<TierRow[]> {
+  const repo = await openRepo(cwd)
+  const { git } = repo
+  const rows: TierRow[] = []
+  for (const t of (await repo.config()).tiers) {
+    const present = t.commit ? (await git.tryRun(['cat-file', '-e', `${t.commit}^{commit}`])) !== undefined : false
+    rows.push({ name: t.name, url: t.url, ref: t.ref ?? 'main', commit: t.commit ?? null, weight: t.weight ?? DEFAULT_TIER_WEIGHT, learnings: present && t.commit ? await countTierLearnings(git, t.commit) : null })
+  }
+  return rows
+}
+
+export interface TierUpdated {
+  name: string
+  from: string | undefined
+  to: string
+  /** The learnings the new pin adds, removes and changes; null when the old pin is not here to compare. */
+  diff: TierDiff | null
+  /** The commit of config.yaml; null when the pin did not move. */
+  configCommit: string | null
+}
+
+export async function updateTier(cwd: string, name: string): Promise<TierUpdated> {
+  const repo = await openRepo(cwd)
+  const { git } = repo
+  const tier = findTier((await repo.config()).tiers, name)
+  assertNoOperationInProgress(git)
+  const before = await readTierRef(git, tier.name)
+  const commit = await fetchTier(git, tier.name, tier.url, tier.ref ?? 'main')
+  const old = tier.commit
+  if (old === commit) return { name: tier.name, from: old, to: commit, diff: null, configCommit: null }
+  const diff = old && (await git.tryRun(['cat-file', '-e', `${old}^{commit}`])) !== undefined ? await diffTierLearnings(git, old, commit) : null
+  const next: TierConfig = { ...tier, commit }
+  const configCommit = await commitPin(git, next, buildTierCommitMessage('update', next, old), before)
+  return { name: tier.name, from: old, to: commit, diff, configCommit }
+}
+
+export interface TierVerified {
+  name: string
+  commit: string | null
+  problems: Awaited<ReturnType<typeof verifyTier>>
+}
+
+/** Every tier (or the one named): its ref still at the pin, its objects intact. */
+export async function verifyTiers(cwd: string, name: string | undefined): Promise<TierVerified[]> {
+  const repo = await openRepo(cwd)
+  const { tiers } = await repo.config()
+  const results: TierVerified[] = []
+  for (const t of name ? [findTier(tiers, name)] : tiers) results.push({ name: t.name, commit: t.commit ?? null, problems: await verifyTier(repo.git, t) })
+  return results
+}
