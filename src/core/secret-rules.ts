@@ -86,6 +86,20 @@ export function isPlaceholder(value: string, maxRun = 5): boolean {
   return value.length >= 8 && ascending / (value.length - 1) >= 0.5
 }
 
+/**
+ * A value carrying a provider's distinctive prefix in that provider's exact charset and length is in the shape of a
+ * live credential: only an explicit stand-in (`xxxx`, `<…>`, `your_…`, `…example…`, `changeme`, `dummy`, `redacted`,
+ * an ellipsis) or a vendor's documented example passes. A run like `AAAA…` is what a leaked test fixture looks like too.
+ */
+function isShapedToken(value: string): boolean {
+  return !KNOWN_EXAMPLES.has(value) && !PLACEHOLDER_MARKERS.test(value)
+}
+
+/** A stand-in counts when the value has the provider's exact shape (`exact`); any other match must look random. */
+function shapedOr(exact: RegExp): (value: string) => boolean {
+  return (value) => (exact.test(value) ? isShapedToken(value) : isRandomToken(value))
+}
+
 /** Provider tokens: the format already matched, so only reject stand-ins and visibly non-random bodies. */
 function isRandomToken(value: string): boolean {
   if (isPlaceholder(value, 5)) return false
@@ -385,6 +399,9 @@ function hasDigitAndLetter(value: string): boolean {
   return classes.digit && (classes.lower || classes.upper) && isRandomToken(value)
 }
 
+/** A Slack token's full structure: the numeric team, user (and bot) ids, then the random part. */
+const SLACK_EXACT = /^xox[abposre]-(?:\d{1,3}-)?\d{8,13}-\d{8,13}(?:-\d{8,13})?-[A-Za-z0-9]{18,64}$/
+
 const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('aws-access-key-id', 'AWS access key id', ['a3t', 'akia', 'asia', 'abia', 'acca'],
     /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g),
@@ -426,21 +443,23 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     /(?<![A-Za-z0-9_-])(?:(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-|GR1348941)[A-Za-z0-9_.-]{20,100}(?![A-Za-z0-9_-])/g),
   prefixRule('slack-token', 'Slack token', ['xox'],
     /(?<![A-Za-z0-9-])xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/g,
-    (value) => /\d/.test(value.slice(5)) && !value.endsWith('-') && isRandomToken(value)),
+    (value) => /\d/.test(value.slice(5)) && !value.endsWith('-') && shapedOr(SLACK_EXACT)(value)),
   prefixRule('slack-app-token', 'Slack app-level token', ['xapp-'],
     /(?<![A-Za-z0-9-])xapp-\d-[A-Z0-9]{9,12}-\d{10,16}-[a-f0-9]{40,80}(?![A-Za-z0-9])/g),
   prefixRule('slack-webhook', 'Slack webhook URL', ['hooks.slack.com/'],
     /(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,150}/g),
   prefixRule('stripe-secret-key', 'Stripe secret or restricted key', ['k_live_', 'k_test_', 'k_prod_'],
-    /(?<![A-Za-z0-9_])[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/g),
+    /(?<![A-Za-z0-9_])[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/g,
+    shapedOr(/^[sr]k_(?:live|test|prod)_(?:[A-Za-z0-9]{24}|[A-Za-z0-9]{99})$/)),
   prefixRule('stripe-webhook-secret', 'Stripe webhook signing secret', ['whsec_'],
     /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,64}(?![A-Za-z0-9+/])/g),
   prefixRule('openai-api-key', 'OpenAI API key', ['sk-'],
     /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{0,160}T3BlbkFJ[A-Za-z0-9_-]{10,160}(?![A-Za-z0-9_-])/g),
   prefixRule('anthropic-api-key', 'Anthropic API key', ['sk-ant-'],
-    /(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g),
+    /(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g,
+    shapedOr(/^sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{93}AA$/)),
   prefixRule('groq-api-key', 'Groq API key', ['gsk_'],
-    /(?<![A-Za-z0-9_])gsk_[A-Za-z0-9]{48,56}(?![A-Za-z0-9])/g),
+    /(?<![A-Za-z0-9_])gsk_[A-Za-z0-9]{48,56}(?![A-Za-z0-9])/g, shapedOr(/^gsk_[A-Za-z0-9]{52}$/)),
   prefixRule('xai-api-key', 'xAI API key', ['xai-'],
     /(?<![A-Za-z0-9_-])xai-[A-Za-z0-9]{70,90}(?![A-Za-z0-9])/g),
   prefixRule('perplexity-api-key', 'Perplexity API key', ['pplx-'],
@@ -495,7 +514,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   leadRule('telegram-bot-token', 'Telegram bot token', [':a'], /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{5,16})$/, 20,
     /:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])/g),
   prefixRule('vault-token', 'HashiCorp Vault token', ['hvs.', 'hvb.', 'hvr.'],
-    /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,400}(?![A-Za-z0-9_-])/g),
+    /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,400}(?![A-Za-z0-9_-])/g, isShapedToken),
   regexRule({
     id: 'vault-token', description: 'HashiCorp Vault token', keywords: ['vault'],
     pattern: /(?:vault[_-]?token|x-vault-token)["']?\s{0,3}(?:=|:)\s{0,3}["']?([sbr]\.[A-Za-z0-9]{24,100})(?![A-Za-z0-9])/dgi,
@@ -521,11 +540,12 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     group: 1,
   }),
   prefixRule('grafana-token', 'Grafana token', ['glc_', 'glsa_', 'eyjrijoi'],
-    /(?<![A-Za-z0-9_+/])(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9+/]{50,200}={0,2})(?![A-Za-z0-9+/=])/g),
+    /(?<![A-Za-z0-9_+/])(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9+/]{50,200}={0,2})(?![A-Za-z0-9+/=])/g,
+    shapedOr(/^glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}$/)),
   prefixRule('postman-api-key', 'Postman API key', ['pmak-'],
     /(?<![A-Za-z0-9_-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9])/g),
   prefixRule('age-secret-key', 'age secret key', ['age-secret-key-1'],
-    /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/g),
+    /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/g, isShapedToken),
   prefixRule('onepassword-token', '1Password service account token', ['ops_eyj'],
     /(?<![A-Za-z0-9_])ops_eyJ[A-Za-z0-9+/=_-]{100,4000}/g),
   prefixRule('figma-token', 'Figma personal access token', ['figd_'],
@@ -559,7 +579,8 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('sourcegraph-token', 'Sourcegraph access token', ['sgp_'],
     /(?<![A-Za-z0-9_])sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}(?![A-Za-z0-9_])/g),
   prefixRule('tailscale-key', 'Tailscale key', ['tskey-'],
-    /(?<![A-Za-z])tskey-(?:api|auth|client|scim|webhook|future)-[A-Za-z0-9]{6,20}-[A-Za-z0-9]{16,64}(?![A-Za-z0-9])/g),
+    /(?<![A-Za-z])tskey-(?:api|auth|client|scim|webhook|future)-[A-Za-z0-9]{6,20}-[A-Za-z0-9]{16,64}(?![A-Za-z0-9])/g,
+    shapedOr(/^tskey-[a-z]+-[A-Za-z0-9]{12}-[A-Za-z0-9]{24,32}$/)),
   prefixRule('vercel-token', 'Vercel token', ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
     /(?<![A-Za-z0-9_])vc[pikar]_[A-Za-z0-9]{24,80}(?![A-Za-z0-9_])/g),
   prefixRule('cloudflare-token', 'Cloudflare API token or key', ['cfut_', 'cfk_', 'cfat_'],
@@ -569,7 +590,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   prefixRule('flutterwave-key', 'Flutterwave key', ['flwpubk', 'flwseck'],
     /(?<![A-Za-z0-9_])FLW(?:PUBK|SECK)(?:_TEST)?-(?:[a-fA-F0-9]{32}-X|[a-fA-F0-9]{12})(?![A-Za-z0-9-])/g),
   prefixRule('flyio-token', 'Fly.io access token', ['fo1_', 'fm1', 'fm2_'],
-    /(?<![A-Za-z0-9_])(?:fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,4000}={0,3})(?![A-Za-z0-9_+/=-])/g),
+    /(?<![A-Za-z0-9_])(?:fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,4000}={0,3})(?![A-Za-z0-9_+/=-])/g, isShapedToken),
   prefixRule('openshift-token', 'OpenShift user token', ['sha256~'],
     /(?<![A-Za-z0-9_])sha256~[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
   prefixRule('intra42-client-secret', '42 Intra client secret', ['s-s4t2'],
@@ -581,7 +602,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     pattern: /(?<![A-Za-z0-9])\d{15,16}(?:\||%7[Cc])[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
   }),
   prefixRule('shippo-token', 'Shippo API token', ['shippo_'],
-    /(?<![A-Za-z0-9_])shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9])/g),
+    /(?<![A-Za-z0-9_])shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9])/g, isShapedToken),
   prefixRule('langsmith-key', 'LangSmith API key', ['lsv2_'],
     /(?<![A-Za-z0-9_])lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9])/g),
   prefixRule('rootly-key', 'Rootly API key', ['rootly_'],
@@ -619,6 +640,22 @@ const PROVIDER_RULES: readonly SecretRule[] = [
   }),
   prefixRule('adobe-client-secret', 'Adobe client secret', ['p8e-'],
     /(?<![A-Za-z0-9_-])p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])/g, hasDigitAndLetter),
+  prefixRule('launchdarkly-key', 'LaunchDarkly key', ['api-', 'sdk-', 'mob-'],
+    /(?<![A-Za-z0-9_-])(?:api|sdk|mob)-[a-z0-9]{8}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{12}(?![A-Za-z0-9_-])/g,
+    (value) => /[a-z]/.test(value.slice(4).replace(/[a-f]/g, '')) && hasDigitAndLetter(value)),
+  prefixRule('aws-appsync-api-key', 'AWS AppSync API key', ['da2-'],
+    /(?<![A-Za-z0-9_-])da2-[a-z0-9]{26}(?![A-Za-z0-9_-])/g, isShapedToken),
+  prefixRule('contentful-token', 'Contentful personal access token', ['cfpat-'],
+    /(?<![A-Za-z0-9_-])CFPAT-[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, isShapedToken),
+  prefixRule('typeform-token', 'Typeform personal access token', ['tfp_'],
+    /(?<![A-Za-z0-9_])tfp_[A-Za-z0-9_.=-]{59}(?![A-Za-z0-9_.=-])/g, isShapedToken),
+  // An app-only bearer token starts with 21 or 22 `A`s (a zero prefix in base64), then the random part.
+  prefixRule('twitter-bearer-token', 'Twitter/X bearer token', ['aaaaaaaaaaaaaaaaaaaaa'],
+    /(?<![A-Za-z0-9%])A{21,22}[A-Za-z0-9%]{60,160}(?![A-Za-z0-9%])/g,
+    (value) => {
+      const rest = value.replace(/^A+/, '')
+      return rest.length >= 40 && isRandomToken(rest)
+    }),
   prefixRule('square-token', 'Square token', ['sq0'],
     /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g),
 ]
@@ -692,6 +729,105 @@ const STRUCTURAL_RULES: readonly SecretRule[] = [
     accept: isBasicCredentials,
   }),
 ]
+
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}'
+
+/**
+ * Providers whose keys have no prefix but one known charset and length (gitleaks' semi-generic rules, trufflehog's
+ * keyword detectors): the provider's name, an optional `token`/`key` word, a separator, then a value of exactly that
+ * shape. [keyword (lower case), value pattern source].
+ */
+const PROVIDER_KEYWORD_FORMATS: ReadonlyArray<readonly [string, string]> = [
+  ['artifactory', '[A-Za-z0-9]{64,73}'],
+  ['captaindata', '[a-f0-9]{64}'],
+  ['checkvist', '[A-Za-z0-9]{14}'],
+  ['cloudflare', '[a-f0-9]{37}'],
+  ['cloze', '[a-f0-9]{32}'],
+  ['currencycloud', '[a-f0-9]{64}'],
+  ['freshworks', '[A-Za-z0-9_-]{22}'],
+  ['heroku', UUID],
+  ['hubspot', UUID],
+  ['invoiceocean', '[A-Za-z0-9]{20}'],
+  ['ipinfo', '[a-f0-9]{14}'],
+  ['jira', '[A-Za-z0-9]{24}'],
+  ['kanban', '[A-Z0-9]{12}'],
+  ['messagebird', `[A-Za-z0-9]{25}|${UUID}`],
+  ['metaapi', '[a-f0-9]{64}'],
+  ['mite', '[a-z0-9]{16}'],
+  ['mixpanel', '[A-Za-z0-9]{32}'],
+  ['mockaroo', '[a-z0-9]{8}'],
+  ['mux', UUID],
+  ['myintervals', '[a-z0-9]{11}'],
+  ['onesignal', UUID],
+  ['parsehub', '[A-Za-z0-9]{12}'],
+  ['smartsheet', '[A-Za-z0-9]{37}'],
+  ['snyk', UUID],
+  ['sonar', 'sq[upa]_[a-f0-9]{40}|[A-Za-z0-9]{40}'],
+  ['twitch', '[a-z0-9]{30}'],
+]
+
+/** A value of the provider's exact shape that is not an explicit stand-in, with letters and digits or both cases. */
+function isProviderKeywordValue(value: string): boolean {
+  const classes = charClasses(value)
+  return ((classes.digit && (classes.lower || classes.upper)) || (classes.lower && classes.upper)) && isShapedToken(value)
+}
+
+const providerKeywordRules: readonly SecretRule[] = PROVIDER_KEYWORD_FORMATS.map(([keyword, format]) =>
+  regexRule({
+    id: 'provider-keyword-token',
+    description: `${keyword} key beside its name`,
+    keywords: [keyword],
+    priority: STRUCTURAL,
+    // `mixpanel_secret = "…"`, `snyk token: …`, `getsmartsheet("…")`, `kanban '…'`: the name, up to 24 more name
+    // characters, an optional word, then blanks, quotes and one operator.
+    pattern: new RegExp(
+      `${keyword.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`)}[A-Za-z0-9_.-]{0,24}` +
+        `(?:[ \t]{1,3}(?:token|key|secret|api[ _]?key))?["']?[ \t]{0,3}(?::=|=>|\\?=|[:=,(])?[ \t]{0,3}["'\`(]?` +
+        `(?<![A-Za-z0-9_-])(${format})(?![A-Za-z0-9_-])`,
+      'dg',
+    ),
+    group: 1,
+    accept: isProviderKeywordValue,
+  }),
+)
+
+/** Webhook URLs whose secret is in the path: whoever has the URL can post. */
+const webhookRules: readonly SecretRule[] = [
+  prefixRule('zapier-webhook', 'Zapier webhook URL', ['hooks.zapier.com/'],
+    /https?:\/\/hooks\.zapier\.com\/hooks\/catch\/(?:\d{1,12}\/)?[A-Za-z0-9]{6,40}\/?[A-Za-z0-9]{0,40}/g,
+    (value) => isShapedToken(value)),
+  prefixRule('tines-webhook', 'Tines webhook URL', ['tines.com/webhook/'],
+    /https:\/\/[A-Za-z0-9-]{1,63}\.tines\.com\/webhook\/[a-z0-9]{32}\/[a-z0-9]{32}/g,
+    (value) => isShapedToken(value)),
+  regexRule({
+    id: 'power-automate-webhook', description: 'Power Automate / Teams workflow webhook URL', keywords: ['powerplatform.com', 'logic.azure.com'],
+    priority: STRUCTURAL,
+    pattern: /https:\/\/[A-Za-z0-9.-]{1,120}\.(?:powerplatform\.com|logic\.azure\.com)(?::\d{1,5})?\/[^\s"'`<>]{0,300}?[?&]sig=([A-Za-z0-9_%-]{30,100})/dg,
+    group: 1,
+  }),
+]
+
+/** `<add key="ClearTextPassword" value="…" />` in a NuGet.config: the password itself, unless it is a reference. */
+const nugetPasswordRule = regexRule({
+  id: 'nuget-config-password', description: 'Password in a NuGet.config', keywords: ['cleartextpassword'], priority: STRUCTURAL,
+  pattern: /<add\s{1,4}key\s{0,2}=\s{0,2}"ClearTextPassword"\s{1,4}value\s{0,2}=\s{0,2}"([^"\n]{1,256})"/dgi,
+  group: 1,
+  accept: (value) => value.length >= 6 && !isReference(value) && isShapedToken(value),
+})
+
+/**
+ * A bare 256-bit hex key (`0x` and 64 hex digits, an Ethereum/secp256k1 private key) with a key word near it. A
+ * transaction hash has the same shape, so the words must say key or wallet.
+ */
+const hexPrivateKeyRule = regexRule({
+  id: 'hex-private-key', description: 'Hex private key (secp256k1)', keywords: ['0x'], priority: STRUCTURAL,
+  pattern: /(?<![A-Za-z0-9])0x[a-fA-F0-9]{64}(?![A-Za-z0-9])/g,
+  accept: (value, text, start) => {
+    const near = text.slice(Math.max(0, start - 160), Math.min(text.length, start + value.length + 160))
+    return /private|priv[_ -]?key|secret|wallet|mnemonic|seed/i.test(near) && !/\b(?:tx|transaction|hash|block)\b/i.test(near) &&
+      isRandomToken(value.slice(2))
+  },
+})
 
 /** Words after which an assignment is not the secret itself: `TOKEN_URL`, `password_file`, `secretName`. */
 const TRAILING_NOT_SECRET: ReadonlySet<string> = new Set([
@@ -1124,4 +1260,13 @@ function isStronglyRandom(value: string): boolean {
 }
 
 /** All rules, most specific first. */
-export const SECRET_RULES: readonly SecretRule[] = [...PROVIDER_RULES, ...STRUCTURAL_RULES, genericAssignmentRule, namedRandomValueRule]
+export const SECRET_RULES: readonly SecretRule[] = [
+  ...PROVIDER_RULES,
+  ...STRUCTURAL_RULES,
+  ...providerKeywordRules,
+  ...webhookRules,
+  nugetPasswordRule,
+  hexPrivateKeyRule,
+  genericAssignmentRule,
+  namedRandomValueRule,
+]

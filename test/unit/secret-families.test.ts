@@ -114,7 +114,7 @@ const FAMILIES: Family[] = [
   { rule: 'stripe-webhook-secret', positives: [inProse(`whsec_${r(B64, 32)}`)], negatives: [inProse('whsec_...')] },
   { rule: 'square-token', positives: [inProse(`sq0atp-${r(B64URL, 22)}`)], negatives: [inProse('sq0atp-' + 'x'.repeat(22))] },
   { rule: 'shopify-token', positives: [inProse(`shpat_${r(HEX, 32)}`), inProse(`shpss_${r(ALNUM, 32)}`)], negatives: [inProse(`shpat_${r(HEX, 20)}`)] },
-  { rule: 'shippo-token', positives: [inProse(`shippo_live_${r(HEX, 40)}`)], negatives: [inProse('shippo_live_' + 'a'.repeat(40))] },
+  { rule: 'shippo-token', positives: [inProse(`shippo_live_${r(HEX, 40)}`)], negatives: [inProse('shippo_live_' + 'x'.repeat(40)), inProse(`shippo_live_${r(HEX, 39)}`)] },
   { rule: 'flutterwave-key', positives: [inProse(`FLWSECK_TEST-${r(HEX, 32)}-X`), inProse(`FLWSECK_TEST-${r(HEX, 12)}`)], negatives: [inProse(`FLWSECK_TEST-${r(HEX, 20)}`)] },
   { rule: 'easypost-api-key', positives: [inProse(`EZAK${r(ALNUM, 54)}`), inProse(`EZTK${r(ALNUM, 54)}`)], negatives: [inProse(`EZAK${r(ALNUM, 40)}`)] },
   { rule: 'facebook-page-token', positives: [inProse(`EAAM${r(ALNUM, 160)}`)], negatives: [inProse(`EAAM${r(ALNUM, 60)}`)] },
@@ -140,11 +140,30 @@ const FAMILIES: Family[] = [
   // Password managers and keys
   { rule: 'onepassword-secret-key', positives: [inProse(`A3-${r(UPPER + DIGITS, 6)}-${r(UPPER + DIGITS, 11)}-${r(UPPER + DIGITS, 5)}-${r(UPPER + DIGITS, 5)}-${r(UPPER + DIGITS, 5)}`)], negatives: [inProse('A3-XXXXXX-XXXXXXXXXXX-XXXXX-XXXXX-XXXXX')] },
   { rule: 'onepassword-token', positives: [inProse(`ops_eyJ${r(B64, 200)}`)], negatives: [inProse('ops_eyJ' + 'x'.repeat(200))] },
-  { rule: 'age-secret-key', positives: [inProse(`AGE-SECRET-KEY-1${r('QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L', 58)}`)], negatives: [inProse('AGE-SECRET-KEY-1' + 'Q'.repeat(58))] },
+  { rule: 'age-secret-key', positives: [inProse(`AGE-SECRET-KEY-1${r('QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L', 58)}`)], negatives: [inProse('AGE-SECRET-KEY-1' + 'X'.repeat(58)), inProse(`AGE-SECRET-KEY-1${r('QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L', 57)}`)] },
   { rule: 'private-key', positives: [`the deploy key:\n${pem('OPENSSH PRIVATE KEY')}\n`], negatives: [`${pem('PUBLIC KEY')}\n`, '-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----'] },
   { rule: 'jwt', positives: [inProse(jwt()), inProse(b64(jwt()))], negatives: [inProse('eyJhbGciOiJIUzI1NiJ9.eyJ4Ijoi.xxxxxxxxxxxxxxxxxxxxxxxxxxxx')] },
   { rule: 'sidekiq-credentials', positives: [`export BUNDLE_ENTERPRISE__CONTRIBSYS__COM=${r(HEX, 8)}:${r(HEX, 8)}`], negatives: ['export BUNDLE_ENTERPRISE__CONTRIBSYS__COM=$SIDEKIQ_CREDS'] },
+  // More prefixed formats
+  { rule: 'launchdarkly-key', positives: [inProse(`sdk-${r('ghijklmnopqrstuvwxyz' + DIGITS, 8)}-${r(LOWER + DIGITS, 4)}-${r(LOWER + DIGITS, 4)}-${r(LOWER + DIGITS, 4)}-${r(LOWER + DIGITS, 12)}`)], negatives: [inProse(`api-${uuid()}`), inProse(`api-${r(LOWER + DIGITS, 8)}-${r(LOWER + DIGITS, 4)}`)] },
+  { rule: 'aws-appsync-api-key', positives: [inProse(`da2-${r(LOWER + DIGITS, 26)}`)], negatives: [inProse('da2-' + 'x'.repeat(26)), inProse(`da2-${r(LOWER + DIGITS, 25)}`)] },
+  { rule: 'contentful-token', positives: [inProse(`CFPAT-${r(B64URL, 43)}`)], negatives: [inProse(`CFPAT-<your-token>`), inProse(`CFPAT-${r(ALNUM, 30)}`)] },
+  { rule: 'typeform-token', positives: [inProse(`tfp_${r(ALNUM + '_', 59)}`)], negatives: [inProse('tfp_' + 'x'.repeat(59)), inProse(`tfp_${r(ALNUM, 40)}`)] },
+  { rule: 'twitter-bearer-token', positives: [`TWITTER_BEARER="${'A'.repeat(22)}${r(ALNUM, 20)}%${r(ALNUM, 70)}"`], negatives: [inProse('A'.repeat(112)), inProse('A'.repeat(22) + 'x'.repeat(90))] },
+  // Stand-ins in a provider's exact shape count; explicit placeholders and wrong lengths do not
+  { rule: 'stripe-secret-key', positives: [inProse('sk_live_' + 'B'.repeat(24))], negatives: [inProse('sk_live_' + 'B'.repeat(23)), inProse('sk_live_' + 'X'.repeat(24)), inProse('sk_live_<your-key-here>')] },
+  { rule: 'tailscale-key', positives: [inProse(`tskey-api-${'C'.repeat(12)}-${'D'.repeat(24)}`)], negatives: [inProse(`tskey-api-${'x'.repeat(12)}-${'x'.repeat(24)}`)] },
+  { rule: 'slack-token', positives: [inProse(`xoxa-2-${'5'.repeat(9)}-${r(DIGITS, 11)}-${r(DIGITS, 13)}-${r(HEX, 18)}`)], negatives: [inProse(`xoxa-2-${'5'.repeat(9)}-${r(DIGITS, 11)}-${r(DIGITS, 13)}-xxxxxxxxxxxxxxxxxx`)] },
+  { rule: 'vault-token', positives: [inProse('hvb.' + 'q'.repeat(60))], negatives: [inProse('hvb.' + 'x'.repeat(60)), inProse('hvb.YOUR_TOKEN_HERE_' + 'q'.repeat(20))] },
+  // A provider's name beside a value of its exact charset and length
+  { rule: 'provider-keyword-token', positives: [`SNYK_TOKEN ?= "${uuid()}"`, `ipinfo token = '${r(HEX, 14)}'`, `mixpanel ${r(ALNUM, 32)}`, `sheets := getsmartsheet("${r(ALNUM, 37)}")`, `sonarToken = "${r(UPPER + DIGITS, 40)}"`, `const hubspotKey = "12345678-ABCD-ABCD-ABCD-${r(HEX, 12)}"`], negatives: [`SNYK_TOKEN ?= "${r(HEX, 32)}"`, `ipinfo token = '${r(HEX, 15)}'`, 'mixpanel dashboards are ready for the quarterly review', `SNYK_TOKEN=xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, `parsehub token = 'abcdefghijkl'`] },
+  // Webhook URLs with the secret in the path
+  { rule: 'zapier-webhook', positives: [`ZAP=https://hooks.zapier.com/hooks/catch/${r(DIGITS, 7)}/${r(LOWER + DIGITS, 8)}/`], negatives: ['https://hooks.zapier.com/hooks/catch/xxxxxxx/xxxxxx/', 'see https://zapier.com/help for hooks'] },
+  { rule: 'tines-webhook', positives: [`https://${r(LOWER, 8)}.tines.com/webhook/${r(LOWER + DIGITS, 32)}/${r(LOWER + DIGITS, 32)}`], negatives: [`https://acme.tines.com/webhook/${r(LOWER + DIGITS, 31)}/`] },
+  { rule: 'power-automate-webhook', positives: [`https://${r(LOWER + DIGITS, 30)}.62.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/${r(HEX, 32)}/triggers/manual/paths/invoke?api-version=1&sv=1.0&sig=${r(B64URL, 43)}`], negatives: [`https://make.powerplatform.com/environments/${uuid()}/home`] },
   // Structural
+  { rule: 'nuget-config-password', positives: [`<add key="ClearTextPassword" value="${r(ALNUM + '!+_', 14)}" />`], negatives: ['<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />', '<add key="ClearTextPassword" value="$(FeedPassword)" />', '<add key="ClearTextPassword" value="your-password" />'] },
+  { rule: 'hex-private-key', positives: [`my wallet private key: 0x${r(HEX + 'ABCDEF', 64)}`], negatives: [`tx hash of the wallet transfer: 0x${r(HEX, 64)}`, `the deploy finished at block 0x${r(HEX, 64)}`, `0x${r(HEX, 64)}`] },
   { rule: 'url-credentials', positives: [`postgres://deploy:${r(ALNUM, 16)}@db.internal:5432/app`, `mysql://devuser:mySecret${r(DIGITS, 4)}@localhost:3306/dev`], negatives: ['postgresql://user:password@localhost/mydb', 'const SHORT_URL = "https://user:abc@api.com/v1"', 'amqp://guest:guest@localhost:5672/'] },
   { rule: 'cli-password', positives: [`curl --user kevin:'${r(ALNUM, 16)}' -iX PATCH`, `curl -u ":${r(ALNUM, 12)}" https://localhost:9200`, `mysql -u root -p${r(ALNUM, 14)} app`], negatives: ['curl --user "xxx:yyy"', 'curl -u "${USER}:${PASS}"', 'curl -u username:token'] },
   { rule: 'authorization-header', positives: [`curl -H "Authorization: Bearer ${r(ALNUM, 40)}" https://api.example.com`], negatives: ['curl -H "Authorization: Bearer $API_KEY"', 'curl -H "Authorization: Bearer <token>"'] },
