@@ -10,6 +10,8 @@ export interface Ctx {
   readStdin(): Promise<Buffer>
   /** Colour on stdout: only on a TTY and never with NO_COLOR. */
   color: boolean
+  /** Whether stderr is a terminal (a progress bar there; counts when piped). */
+  stderrIsTTY?: boolean
 }
 
 export const ExitCode = { ok: 0, refused: 1, usage: 2, environment: 3, internal: 70 } as const
@@ -117,6 +119,9 @@ export function processCtx(): ProcessCtx {
       if (t) (err ??= process.stderr).write(t)
     },
     readStdin: () => readAllStdin(),
+    get stderrIsTTY() {
+      return Boolean((err ??= process.stderr).isTTY)
+    },
     written: () => [out, err].filter((s): s is NodeJS.WriteStream => s !== undefined),
     get color() {
       return Boolean(stdout().isTTY) && !('NO_COLOR' in process.env) && process.env['TERM'] !== 'dumb'

@@ -1,17 +1,13 @@
-/** The shared body of approve, reject and restore: check every name first, then one commit per transition. */
-import { assertNoOperationInProgress, readIdentity } from '../adapters/git/simple.js'
-import { assertPathClean, commitMove, commitMoves } from '../adapters/git/commit.js'
+/** The shared body of approve, reject and restore: parse, call the move flow, print. */
+import { assertNoOperationInProgress } from '../adapters/git/simple.js'
 import { openRepo } from '../adapters/store/repo.js'
-import { findLearningPath, readLearning } from '../adapters/store/store.js'
-import { loadLearningValidator } from '../adapters/store/validators.js'
-import { LearningInvalidError, PartialMoveError, UsageError } from '../core/errors.js'
-import { learningPath, validateLearning } from '../core/learning.js'
-import { MOVES, assertDistinctApprover, planTransition } from '../core/lifecycle.js'
-import type { MoveAction, Transition } from '../core/lifecycle.js'
-import { assertNoSecretInMessage, buildCommitMessage } from '../core/trailers.js'
+import { PartialMoveError, UsageError } from '../core/errors.js'
+import type { MoveAction } from '../core/lifecycle.js'
+import { commitPlannedMove, planMoves } from '../flows/move.js'
+import { assertNothingHalfDone } from '../flows/recovery.js'
 import { ExitCode } from './context.js'
 import type { Ctx } from './context.js'
-import { moved } from './messages/lifecycle.js'
+import { approveHazard, moved } from './messages/lifecycle.js'
 import { supersededNote } from './messages/scale.js'
 import type { MoveResult } from './messages/lifecycle.js'
 import { DRY_RUN_OPTION, MOVE_JSON_OPTION, flag, stringOpt } from './spec.js'
@@ -26,70 +22,21 @@ export interface MoveOptions {
 /** Move each named learning with `action`; nothing is committed unless every name passes its checks. */
 export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveAction, opts: MoveOptions): Promise<ExitCode> {
   const repo = await openRepo(ctx.cwd)
-  const { git } = repo
-  assertNoOperationInProgress(git)
-  const config = await repo.config()
-  const validator = await loadLearningValidator()
-  const identity = await readIdentity(git)
-  if (opts.reason) assertNoSecretInMessage(opts.reason, '--reason')
-  const plans: Transition[] = []
-  // approve: a skill's `supersedes` names active learnings that are archived in the approval's own commit.
-  const supersedes = new Map<string, string[]>()
-  const claimed = new Set<string>()
-  for (const name of new Set(names)) {
-    const learning = readLearning(git.root, name)
-    const plan = planTransition(name, learning.state, action)
-    if (action === 'approve') {
-      const { errors } = validateLearning(learning, validator)
-      if (errors.length) throw new LearningInvalidError(learning.path, errors)
-      // Everyone who ever put it into pending/ (a restore too) counts as a proposer: a restore must not launder it.
-      const proposers = (await git.run(['log', '--diff-filter=A', '--format=%an <%ae>', '--', learning.path])).split('\n').filter(Boolean)
-      assertDistinctApprover(name, identity, proposers, config.approval.distinct_approver)
-      const listed = Array.isArray(learning.data['supersedes']) ? (learning.data['supersedes'] as unknown[]) : []
-      const old: string[] = []
-      for (const s of listed) {
-        if (typeof s !== 'string' || s === name || claimed.has(s) || findLearningPath(git.root, s)?.state !== 'active') continue
-        await assertPathClean(git, s, learningPath('active', s))
-        claimed.add(s)
-        old.push(s)
-      }
-      if (old.length) supersedes.set(name, old)
-    }
-    await assertPathClean(git, name, learning.path)
-    plans.push(plan)
-  }
+  assertNoOperationInProgress(repo.git)
+  await assertNothingHalfDone(repo.git)
+  const plans = await planMoves(repo, names, action, { reason: opts.reason, hazardReason: approveHazard })
   const results: MoveResult[] = []
   for (const plan of plans) {
-    const from = learningPath(plan.from ?? 'pending', plan.name)
-    const to = learningPath(plan.to, plan.name)
-    const old = supersedes.get(plan.name) ?? []
-    const extra = old.flatMap((s) => [
-      { token: 'Learning', value: s },
-      { token: 'Learning-Action', value: 'supersede' },
-      { token: 'Learning-From', value: 'active' },
-      { token: 'Learning-To', value: 'archived' },
-      { token: MOVES.supersede.by, value: identity },
-      { token: 'Learning-Reason', value: `superseded by ${plan.name}` },
-    ])
-    const message = buildCommitMessage({
-      action: plan.action,
-      names: [plan.name],
-      from: plan.from,
-      to: plan.to,
-      by: { token: MOVES[action].by, value: identity },
-      ...(opts.reason ? { reason: opts.reason } : {}),
-      ...(old.length ? { extra } : {}),
-    })
-    const moves = [{ from, to }, ...old.map((s) => ({ from: learningPath('active', s), to: learningPath('archived', s) }))]
     let commit: string | null = null
     try {
-      if (!opts.dryRun) commit = old.length ? await commitMoves(git, moves, message) : await commitMove(git, from, to, message)
+      if (!opts.dryRun) commit = await commitPlannedMove(repo, plan)
     } catch (err) {
       // Earlier names are committed already: say so, rather than let the error claim nothing happened.
       if (results.length) throw new PartialMoveError(action, results.map((r) => ({ name: r.name, commit: r.commit })), plan.name, plans.slice(plans.indexOf(plan) + 1).map((p) => p.name), err)
       throw err
     }
-    const result: MoveResult & { superseded?: string[] } = { name: plan.name, from: plan.from, to: plan.to, path: to, commit }
+    const old = plan.superseded
+    const result: MoveResult & { superseded?: string[] } = { name: plan.name, from: plan.from, to: plan.to, path: plan.path, commit }
     if (old.length) result.superseded = old
     results.push(result)
     if (!opts.json) ctx.stdout(moved(action, result, opts.dryRun) + (old.length ? supersededNote(plan.name, old, opts.dryRun) : ''))

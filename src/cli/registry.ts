@@ -29,11 +29,12 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   retro: () => import('./commands/retro.js'),
   check: () => import('./commands/check.js'),
   hook: () => import('./commands/hook.js'),
+  doctor: () => import('./commands/doctor.js'),
 }
 
 /** How `git learn -h` groups the commands (a test holds it to COMMANDS, so none is left out). */
 export const COMMAND_GROUPS: readonly (readonly [string, readonly string[]])[] = [
-  ['lifecycle', ['init', 'add', 'approve', 'reject', 'restore', 'list', 'show', 'log']],
+  ['lifecycle', ['init', 'add', 'approve', 'reject', 'restore', 'list', 'show', 'log', 'doctor']],
   ['guards', ['check', 'hook']],
   ['agents', ['search', 'context', 'recall', 'feedback', 'status', 'render', 'eval']],
   ['observation', ['capture', 'observe', 'retro']],

@@ -53,12 +53,18 @@ export function touchesChanged(e: CatalogEntry, changed: readonly string[]): boo
   return false
 }
 
+/** How a learning is named to an agent: a tier's learnings carry their tier, never pass for this project's. */
+export function formatLabel(e: Pick<CatalogEntry, 'name' | 'tier'>): string {
+  return e.tier === 'project' ? e.name : `${e.name} [tier ${e.tier}: reviewed in that repository, not here]`
+}
+
 /** The directive line of a learning to apply. */
 export function formatDirective(e: CatalogEntry): string {
   const what = e.fix || e.description
-  if (e.type === 'error-solution' && e.trigger) return `- ${e.name}: when you see "${one(e.trigger, 90)}": ${one(what, 160)}`
-  if (e.type === 'anti-pattern') return `- ${e.name}: avoid — ${one(what, 200)}`
-  return `- ${e.name}: ${one(what, 200)}`
+  const name = formatLabel(e)
+  if (e.type === 'error-solution' && e.trigger) return `- ${name}: when you see "${one(e.trigger, 90)}": ${one(what, 160)}`
+  if (e.type === 'anti-pattern') return `- ${name}: avoid — ${one(what, 200)}`
+  return `- ${name}: ${one(what, 200)}`
 }
 
 /** The context text within config.context.max_tokens. */
@@ -74,7 +80,10 @@ export function buildContext(input: ContextInput): BuiltContext {
     .filter((s) => s.conf < cc.apply)
     .sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || b.u.matches - a.u.matches || byName(a, b))
 
-  const header = 'git-learn: reviewed learnings of this project (.learnings/active/).'
+  const tiers = [...new Set(input.entries.map((e) => e.tier).filter((t) => t !== 'project'))]
+  const header = tiers.length
+    ? `git-learn: learnings reviewed in this project (.learnings/active/), and learnings of the tier${tiers.length === 1 ? '' : 's'} ${tiers.join(', ')} (reviewed in their own repositories; marked [tier …]).`
+    : 'git-learn: learnings reviewed in this project (.learnings/active/).'
   const footer = 'Read one in full with `git learn show <name>`; look an error up with `git learn search "<error text>"`.'
   const budget = context.max_tokens * 4
   const lines: string[] = [header]
@@ -91,7 +100,7 @@ export function buildContext(input: ContextInput): BuiltContext {
   const notApplied = [...apply.filter((s) => !applied.includes(s.e.name)), ...rest]
   if (notApplied.length && take(applied.length ? 'Also available:' : 'Available:'))
     for (const s of notApplied) {
-      if (!take(`- ${s.e.name}: ${one(s.e.description, 140)}`)) break
+      if (!take(`- ${formatLabel(s.e)}: ${one(s.e.description, 140)}`)) break
       indexed.push(s.e.name)
     }
   const omitted = input.entries.length - applied.length - indexed.length

@@ -4,7 +4,7 @@
  * and solution, stop words removed: 1 for the same words in the same proportions, 0 for no shared word.
  */
 import type { Learning } from './learning.js'
-import { sectionText } from './learning.js'
+import { sectionText, triggersOf } from './learning.js'
 import type { LearningType } from './learning-schema.js'
 import { fnv1a64 } from './secrets.js'
 
@@ -73,7 +73,7 @@ export function solutionOf(l: Learning): string {
 
 /** The text similarity is measured on: description (the title), trigger and solution. */
 export function comparableText(l: Learning): string {
-  return [str(l.data.description), str(l.data.trigger), solutionOf(l)].join('\n')
+  return [str(l.data.description), triggersOf(l.data).join('\n'), solutionOf(l)].join('\n')
 }
 
 /** The content hash of a learning: FNV-1a 64 of its normalized description and solution. */
@@ -157,4 +157,91 @@ export function parseNotesRows(markdown: string, path = 'NOTES.md'): DedupeEntry
     out.push({ id: `${path}:${i + 1}`, path, text: `${line}\n`, vector: termVector(text), isLearning: false })
   }
   return out
+}
+
+/**
+ * findDuplicates over many candidates against a store that grows as they are admitted (an import of 10,000): the
+ * same verdicts, but each candidate meets only the entries that share a term with it (an inverted index of the term
+ * vectors), and exact twins are found by their hash. Counts are integers, so the dot products, and the verdicts,
+ * equal findDuplicates' exactly.
+ */
+export class DedupeIndex {
+  private readonly entries: DedupeEntry[] = []
+  private readonly norms: number[] = []
+  private readonly postings = new Map<string, number[]>()
+  private readonly byHash = new Map<string, number[]>()
+  private dot = new Float64Array(0)
+  private touched = new Int32Array(0)
+
+  constructor(entries: readonly DedupeEntry[] = []) {
+    for (const e of entries) this.add(e)
+  }
+
+  add(e: DedupeEntry): void {
+    const i = this.entries.length
+    this.entries.push(e)
+    let n = 0
+    for (const [w, x] of e.vector) {
+      n += x * x
+      const list = this.postings.get(w)
+      if (list) list.push(i)
+      else this.postings.set(w, [i])
+    }
+    this.norms.push(n)
+    if (e.hash !== undefined) {
+      const list = this.byHash.get(e.hash)
+      if (list) list.push(i)
+      else this.byHash.set(e.hash, [i])
+    }
+  }
+
+  /** The verdict of findDuplicates(candidate, entries without those in `skip`, thresholds). */
+  find(candidate: Learning, thresholds: { similar: number; related: number }, skip: ReadonlySet<string> = new Set()): DedupeVerdict {
+    const hash = contentHash(candidate)
+    const vector = termVector(comparableText(candidate))
+    const verdict: DedupeVerdict = { related: [] }
+    const exactAt = new Set<number>()
+    for (const i of this.byHash.get(hash) ?? []) {
+      const e = this.entries[i] as DedupeEntry
+      if (skip.has(e.id)) continue
+      verdict.exact ??= e
+      exactAt.add(i)
+    }
+    let na = 0
+    // Dot products accumulated in a reused array over the entries that share a term (listed once in `touched`).
+    if (this.dot.length < this.entries.length) {
+      this.dot = new Float64Array(Math.max(this.entries.length, this.dot.length * 2, 64))
+      this.touched = new Int32Array(this.dot.length)
+    }
+    const dot = this.dot
+    const touched = this.touched
+    let nt = 0
+    for (const [w, x] of vector) {
+      na += x * x
+      const list = this.postings.get(w)
+      if (!list) continue
+      for (const i of list) {
+        if (dot[i] === 0) touched[nt++] = i
+        dot[i] = (dot[i] as number) + x * ((this.entries[i] as DedupeEntry).vector.get(w) ?? 0)
+      }
+    }
+    let best: { entry: DedupeEntry; similarity: number; at: number } | undefined
+    const related: { entry: DedupeEntry; similarity: number; at: number }[] = []
+    for (let k = 0; k < nt; k++) {
+      const i = touched[k] as number
+      const d = dot[i] as number
+      dot[i] = 0
+      const e = this.entries[i] as DedupeEntry
+      if (exactAt.has(i) || skip.has(e.id)) continue
+      const nb = this.norms[i] as number
+      const similarity = na && nb ? d / Math.sqrt(na * nb) : 0
+      if (similarity >= thresholds.similar) {
+        if (!best || similarity > best.similarity || (similarity === best.similarity && i < best.at)) best = { entry: e, similarity, at: i }
+      } else if (similarity >= thresholds.related && e.isLearning) related.push({ entry: e, similarity, at: i })
+    }
+    if (best) verdict.near = { entry: best.entry, similarity: best.similarity }
+    related.sort((a, b) => b.similarity - a.similarity || a.at - b.at)
+    verdict.related = related.map(({ entry, similarity }) => ({ entry, similarity }))
+    return verdict
+  }
 }

@@ -5,7 +5,8 @@ export interface DraftFields {
   name: string
   type: string
   description: string
-  trigger?: string | undefined
+  /** One trigger, or several (`--trigger` repeated). */
+  trigger?: string | string[] | undefined
   domain?: string | undefined
   tags?: string | undefined
   confidence?: string | undefined

@@ -25,6 +25,8 @@ export class LearningNotFoundError extends GitLearnError {
     readonly learningName: string,
     /** True when the repository has no `.learnings/` at all. */
     readonly storeMissing = false,
+    /** True when the work tree is a sparse checkout (the store may be outside it). */
+    readonly sparse = false,
   ) {
     super(`learning not found: ${learningName}`)
   }
@@ -194,5 +196,55 @@ export class SecretInMessageError extends GitLearnError {
     readonly findings: readonly { description: string; rule: string; masked: string }[],
   ) {
     super(`${what} contains a credential`)
+  }
+}
+
+/** Another process moved the branch or the learning's own paths while a transition was being committed; nothing changed. */
+export class ConcurrentChangeError extends GitLearnError {
+  constructor(
+    readonly subject: string,
+    readonly reason: string,
+  ) {
+    super(`${subject}: ${reason}`)
+  }
+}
+
+/** The transition's commit landed, but the user's index or work tree could not be brought in line for its paths. */
+export class TransitionIncompleteError extends GitLearnError {
+  constructor(
+    readonly subject: string,
+    readonly commit: string,
+    readonly paths: readonly string[],
+    readonly reason: string,
+  ) {
+    super(`${subject} committed as ${commit}, but ${paths.join(', ')} not updated: ${reason}`)
+  }
+}
+
+/** Something half done that `git learn doctor` reports (flows/recovery.ts finds them; messages/recovery.ts says them). */
+export type HalfDone =
+  | { kind: 'index-lock'; path: string }
+  | { kind: 'running'; pid: number; subject: string }
+  | { kind: 'unfinished'; subject: string; commit: string; paths: string[] }
+  | { kind: 'staged-move'; from: string; to: string }
+  | { kind: 'staged-new'; path: string }
+  | { kind: 'staged-removal'; path: string }
+
+/** A half-done state (a left lock, an interrupted transition, a staged move never committed) to settle first. Exit 3. */
+export class RecoveryNeededError extends GitLearnError {
+  constructor(readonly problems: readonly HalfDone[]) {
+    super(problems.map((p) => p.kind).join(', '))
+  }
+}
+
+/** `check --base <ref>`: no merge base with HEAD (a shallow clone's history stops short, or the ref is unknown). Exit 3. */
+export class BaseUnreachableError extends GitLearnError {
+  constructor(
+    readonly base: string,
+    readonly shallow: boolean,
+    readonly known: boolean,
+    readonly stderr: string,
+  ) {
+    super(`no merge base with ${base}`)
   }
 }

@@ -4,7 +4,7 @@
  */
 import { formatDate } from './draft.js'
 import type { Frontmatter } from './learning.js'
-import { sectionText } from './learning.js'
+import { sectionText, triggersOf } from './learning.js'
 import { NAME_MAX, slugify } from './names.js'
 
 export interface EvolveInput {
@@ -55,30 +55,66 @@ interface Features {
   domain: string | null
   trigger: Set<string>
   text: Set<string>
+  /** The text's words weighted by their rarity in the pool (idf), as a unit vector: cosine is a dot product. */
+  vector: Map<string, number>
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 const tagsOf = (d: Frontmatter): string[] => (Array.isArray(d.tags) ? d.tags.filter((t): t is string => typeof t === 'string').map((t) => t.toLowerCase()) : [])
 
 function features(l: EvolveInput): Features {
+  const triggers = triggersOf(l.data).join('\n')
   return {
     name: l.name,
     tags: new Set(tagsOf(l.data)),
     domain: typeof l.data['domain'] === 'string' ? (l.data['domain'] as string) : null,
-    trigger: tokenize(str(l.data.trigger)),
-    text: tokenize(`${str(l.data.description)} ${l.body}`),
+    trigger: tokenize(triggers),
+    text: tokenize(`${str(l.data.description)} ${triggers} ${l.body}`),
+    vector: new Map(),
   }
 }
 
+/** Each learning's text as an idf-weighted unit vector over the pool: words most learnings use weigh little. */
+function weighText(pool: Features[]): void {
+  const df = new Map<string, number>()
+  for (const f of pool) for (const w of f.text) df.set(w, (df.get(w) ?? 0) + 1)
+  for (const f of pool) {
+    let norm = 0
+    for (const w of f.text) {
+      const v = Math.log(1 + pool.length / (df.get(w) as number))
+      f.vector.set(w, v)
+      norm += v * v
+    }
+    norm = Math.sqrt(norm) || 1
+    for (const [w, v] of f.vector) f.vector.set(w, v / norm)
+  }
+}
+
+function cosine(a: Features, b: Features): number {
+  const [small, large] = a.vector.size <= b.vector.size ? [a.vector, b.vector] : [b.vector, a.vector]
+  let dot = 0
+  for (const [w, v] of small) dot += v * (large.get(w) ?? 0)
+  return dot
+}
+
+/** |a ∩ b| / min(|a|, |b|): two learnings tagged [jest, esm] and [jest, esm, typescript, babel] share all they can. */
+function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (!a.size || !b.size) return 0
+  let inter = 0
+  for (const x of a) if (b.has(x)) inter++
+  return inter / Math.min(a.size, b.size)
+}
+
 /**
- * How related two learnings are, 0..1: half shared tags, a quarter trigger words, a quarter text words. Two
- * learnings with no tag in common, or in different domains, are not related at all.
+ * How related two learnings are, 0..1: half the tags they share (of the fewer tags), a fifth trigger words, and
+ * three tenths the cosine of their texts with words weighted by rarity (so "error", "module" and "fix" do not make
+ * two learnings alike). Two learnings with no tag in common, or in different domains, are not related at all.
  */
 export function scoreRelated(a: Features, b: Features): number {
   if (a.domain && b.domain && a.domain !== b.domain) return 0
-  const tags = jaccard(a.tags, b.tags)
+  const tags = overlap(a.tags, b.tags)
   if (tags === 0) return 0
-  return 0.5 * tags + 0.25 * jaccard(a.trigger, b.trigger) + 0.25 * jaccard(a.text, b.text)
+  return 0.5 * tags + 0.2 * jaccard(a.trigger, b.trigger) + 0.3 * cosine(a, b)
 }
 
 /**
@@ -91,6 +127,7 @@ export function planClusters(learnings: readonly EvolveInput[], exclude: Readonl
     .filter((l) => l.data.type !== 'skill' && !exclude.has(l.name))
     .map(features)
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  weighText(pool)
   const parent = pool.map((_, i) => i)
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i] as number] as number
@@ -138,17 +175,30 @@ export function buildSkillName(cluster: Cluster, taken: ReadonlySet<string>): st
   for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`
 }
 
+/** The sections that say what was tried, in the members (a pattern's Rationale included). */
+const INVESTIGATION = ['Root Cause', 'Evidence', 'Rationale'] as const
+/** The skill's investigation sections (those the depth gate reads for a skill), and the members' sections they merge. */
+const SKILL_INVESTIGATION: readonly (readonly [string, readonly string[]])[] = [
+  ['Root Cause', ['Root Cause', 'Rationale']],
+  ['Evidence', ['Evidence']],
+]
+/** The schema's limit on a list of triggers. */
+const MAX_TRIGGERS = 20
+
 const indent = (text: string) => text.replace(/\n/g, '\n  ')
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 
 /** The `type: skill` draft of a cluster: frontmatter merged from its members, body sections merged from theirs. */
 export function buildSkillDraft(cluster: Cluster, members: readonly EvolveInput[], name: string, today: Date): { data: Frontmatter; body: string } {
   const ms = [...members].sort((a, b) => (a.name < b.name ? -1 : 1))
-  const triggers = ms.map((m) => str(m.data.trigger)).filter(Boolean)
+  const triggers = [...new Set(ms.flatMap((m) => triggersOf(m.data)))]
   const tags = [...new Set(ms.flatMap((m) => tagsOf(m.data)))].sort().slice(0, 50)
   const confidences = ms.map((m) => m.data['confidence']).filter((c): c is number => typeof c === 'number')
   const gates = ms.map((m) => (m.data['gates'] && typeof m.data['gates'] === 'object' ? (m.data['gates'] as Record<string, unknown>) : {}))
-  const depth = Math.max(0, ...gates.map((g) => (typeof g['discovery_depth'] === 'number' ? (g['discovery_depth'] as number) : 0)))
+  // The depth of the deepest member that says what was tried (a written Root Cause, Evidence or Rationale counts as
+  // moderate, 2, as the depth gate assumes), so the skill carries its members' investigations, not a bare 0.
+  const investigated = (m: EvolveInput) => INVESTIGATION.some((h) => sectionText(m.body, h)?.trim())
+  const depth = Math.max(0, ...ms.map((m, i) => (typeof gates[i]?.['discovery_depth'] === 'number' ? (gates[i]?.['discovery_depth'] as number) : investigated(m) ? 2 : 0)))
   const reuse = [...new Set(gates.flatMap((g) => (Array.isArray(g['reusability']) ? g['reusability'].filter((x): x is string => typeof x === 'string') : [])))].sort()
   const topic = cluster.sharedTags.slice(0, 3).join(', ') || tags.slice(0, 3).join(', ') || 'related problems'
   const description = cut(
@@ -160,7 +210,7 @@ export function buildSkillDraft(cluster: Cluster, members: readonly EvolveInput[
     name,
     description,
     type: 'skill',
-    ...(triggers.length ? { trigger: cut(triggers.join(' | '), 2000) } : {}),
+    ...(triggers.length ? { trigger: triggers.slice(0, MAX_TRIGGERS).map((t) => cut(t, 2000)) } : {}),
     ...(cluster.domain ? { domain: cluster.domain } : {}),
     tags,
     ...(confidences.length ? { confidence: Math.round((confidences.reduce((a, b) => a + b, 0) / confidences.length) * 100) / 100 } : {}),
@@ -176,11 +226,12 @@ export function buildSkillDraft(cluster: Cluster, members: readonly EvolveInput[
     ...ms.map((m) => `- **${m.name}**: ${indent(part(m, 'Problem', str(m.data.description)))}`),
     '',
     '## Trigger Conditions',
-    ...ms.map((m) => `- **${m.name}**: ${indent(part(m, 'Trigger Conditions', str(m.data.trigger) || str(m.data.description)))}`),
+    ...ms.map((m) => `- **${m.name}**: ${indent(part(m, 'Trigger Conditions', triggersOf(m.data)[0] ?? str(m.data.description)))}`),
     '',
-    ...(ms.some((m) => sectionText(m.body, 'Root Cause'))
-      ? ['## Root Cause', ...ms.filter((m) => sectionText(m.body, 'Root Cause')).map((m) => `- **${m.name}**: ${indent(sectionText(m.body, 'Root Cause') as string)}`), '']
-      : []),
+    ...SKILL_INVESTIGATION.flatMap(([heading, from]) => {
+      const written = ms.map((m) => ({ m, text: from.map((h) => sectionText(m.body, h)?.trim()).find(Boolean) })).filter((x) => x.text)
+      return written.length ? [`## ${heading}`, ...written.map(({ m, text }) => `- **${m.name}**: ${indent(text as string)}`), ''] : []
+    }),
     '## Solution',
     ...ms.flatMap((m) => [`### ${m.name}`, part(m, 'Solution', part(m, 'Correct pattern', part(m, 'Action', part(m, 'Decision', str(m.data.description))))), '']),
     '## Verification',

@@ -4,7 +4,7 @@
  */
 import type { Config } from './config-schema.js'
 import type { Learning } from './learning.js'
-import { sectionText } from './learning.js'
+import { sectionText, triggersOf } from './learning.js'
 import { TRIGGER_REQUIRED } from './learning-schema.js'
 import type { LearningType } from './learning-schema.js'
 
@@ -45,19 +45,33 @@ const VERIFICATION: Record<LearningType, readonly string[]> = {
   instinct: ['Verification'],
 }
 
-/** Words of a trigger that say nothing concrete. */
-const VAGUE = /\b(sometimes|randomly|occasionally|it breaks|broken|doesn'?t work|does not work|not working|weird|strange|something|stuff|issues?|problems?|fails?|flaky|glitch(?:y|es)?|bug(?:gy)?)\b/i
-/** Signs of an exact error message or concrete symptom. */
-const CONCRETE = [
-  /\b[A-Z][A-Za-z]*(?:Error|Exception|Warning|Fault)\b/, // TypeError, NullPointerException
-  /\b(?:ERR|E)[A-Z_]{3,}\b/, // ERR_REQUIRE_ESM, ECONNREFUSED
-  /["'`“][^"'`”]{3,}["'`”]/, // a quoted message
-  /\b(?:exit(?:ed)?|status|code)\s*(?:code\s*)?[:=]?\s*-?\d+\b/i, // exit code 137
-  /\b\d{3}\b|\b\d+(?:\.\d+)+\b/, // HTTP 502, versions
-  /(?:^|\s)[\w.-]+\/[\w./-]+|\b[\w-]+\.(?:ts|js|mjs|cjs|json|ya?ml|toml|py|rs|go|java|rb|lock|md|sh)\b/, // a path or file
-  /^(?:fatal|error|warning|panic|npm ERR!|Traceback)\b|:\s/i, // "fatal: …", "Error: …"
-]
+/** Words of a trigger that say nothing concrete: refused unless the trigger quotes an error. */
+const VAGUE = /\b(sometimes|randomly|occasionally|it breaks|doesn'?t work|does not work|not working|weird|strange|stuff|flaky|glitch(?:y|es)?|buggy)\b/i
+/** Ordinary words that are vague in a short trigger but appear in real messages ("There might be a problem with …"). */
+const SOFT_VAGUE = /\b(something|issues?|problems?|fails?|broken|bug)\b/i
+/** A trigger of this many words or more that uses only SOFT_VAGUE words reads as a message, not a shrug. */
+const SENTENCE_WORDS = 8
+/** Words an error message states its failure with ("Host key verification failed.", "Permission denied (publickey)."). */
+const ERROR_WORDS = /\b(?:denied|failed|refused|not found|timed out|unable|cannot|can't|could not|couldn't|invalid|missing|unknown|unsupported|forbidden|unauthorized|expired|aborted|rejected|exceeded|not allowed|not permitted|no such)\b/i
 
+/**
+ * Signs of an exact error message or concrete symptom. Verbatim output passes whatever ordinary words it holds ("Something
+ * went wrong" inside a real message is still the message): any of these makes a trigger concrete.
+ */
+const CONCRETE = [
+  /\b[A-Z]?[A-Za-z]*(?:Error|Exception|Warning|Fault)\b/, // TypeError, NullPointerException, a bare Error
+  /\b(?:ERR|E)[A-Z_]{3,}\b/, // ERR_REQUIRE_ESM, ECONNREFUSED
+  /\b[A-Z]{1,5}\d{2,}\b/, // TS2307, E0308, SC2086
+  /["'`“‘][^"'`”’]{3,}["'`”’]/, // a quoted message
+  /\b(?:exit(?:ed)?|status|code|signal|errno)\s*(?:code\s*)?[:=]?\s*-?\d+\b/i, // exit code 137
+  /\b\d{3}\b|\b\d+(?:\.\d+)+\b/, // HTTP 502, versions
+  /(?:^|\s)[\w.-]+\/[\w./-]+|\b[\w-]+\.(?:[cm]?[jt]sx?|json|ya?ml|toml|py|rs|go|java|kt|rb|lock|md|sh|xml|gradle|cfg|ini|env)\b/, // a path or file
+  /^(?:fatal|error|warning|panic|npm ERR!|Traceback|FAIL|E\s)\b|:\s/im, // "fatal: …", "Error: …", "key: value"
+  /<([A-Za-z][\w:.-]*)[^>]*>[^<]*<\/\1>/, // an XML body: <Code>AccessDenied</Code>
+  /\{\s*"[^"]+"\s*:/, // a JSON body
+  /\b[a-z]+[A-Z]\w*\b|\b[A-Za-z]+_[A-Za-z_]+\b|\b[\w.]+\(\)/, // identifiers and calls: useEffect, __dirname, vi.mock()
+  /(?:^|\n)\s*at\s+\S+\s+\(|\bline \d+\b/, // a stack frame
+]
 function placeholderOf(template: string | undefined, heading: string): string | undefined {
   return template === undefined ? undefined : sectionText(template, heading)
 }
@@ -78,12 +92,14 @@ function gatesField(learning: Learning): Record<string, unknown> {
 
 /** Whether a trigger quotes an exact error or names a concrete symptom; undefined when it does, else why not. */
 export function explainVagueTrigger(trigger: string): string | undefined {
-  const t = trigger.trim()
+  const t = trigger.trim().slice(0, 4000)
   if (t.length < 8) return `the trigger "${t}" is too short to recognise`
   const concrete = CONCRETE.some((r) => r.test(t))
   if (concrete) return undefined
-  if (VAGUE.test(t)) return `the trigger "${t}" is vague ("${(VAGUE.exec(t) as RegExpExecArray)[0]}")`
-  if (t.split(/\s+/).length >= 5) return undefined
+  const words = t.split(/\s+/).length
+  const vague = VAGUE.exec(t) ?? (words < SENTENCE_WORDS ? SOFT_VAGUE.exec(t) : null)
+  if (vague) return `the trigger "${t}" is vague ("${vague[0]}")`
+  if (words >= 5 || (words >= 3 && ERROR_WORDS.test(t))) return undefined
   return `the trigger "${t}" names no error message or concrete symptom`
 }
 
@@ -115,15 +131,15 @@ export function evaluateGates(learning: Learning, settings: Config['gates'], opt
   else
     results.push({ gate: 'reuse', outcome: 'fail', reason: `names ${contexts.size} context${contexts.size === 1 ? '' : 's'}, ${settings.min_contexts} needed: list where else it applies in gates.reusability or tags (a one-off is not a learning)` })
 
-  const trigger = typeof learning.data.trigger === 'string' ? learning.data.trigger : undefined
-  if (trigger === undefined)
+  const triggers = triggersOf(learning.data)
+  if (!triggers.length)
     results.push(
       TRIGGER_REQUIRED.includes(type)
         ? { gate: 'trigger', outcome: 'fail', reason: `a ${type} needs a trigger: quote the exact error message or the concrete symptom` }
         : { gate: 'trigger', outcome: 'n/a', reason: `a ${type} has no trigger to check` },
     )
   else {
-    const vague = explainVagueTrigger(trigger)
+    const vague = triggers.map(explainVagueTrigger).find(Boolean)
     results.push(vague ? { gate: 'trigger', outcome: 'fail', reason: `${vague}: quote the exact error message or describe the concrete symptom` } : { gate: 'trigger', outcome: 'pass', reason: 'quotes an error or a concrete symptom' })
   }
 

@@ -33,7 +33,13 @@ export const learningSchema = {
     name: nameRef,
     description: { type: 'string', minLength: 1, maxLength: 1024 },
     type: { enum: [...LEARNING_TYPES] },
-    trigger: { type: 'string', minLength: 1, maxLength: 2000 },
+    // One trigger, or a list of them (the same failure in other words or from other tools).
+    trigger: {
+      anyOf: [
+        { type: 'string', minLength: 1, maxLength: 2000 },
+        { type: 'array', items: { type: 'string', minLength: 1, maxLength: 2000 }, minItems: 1, maxItems: 20 },
+      ],
+    },
     domain: { enum: [...DOMAINS] },
     tags: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: 50 },
     confidence: { type: 'number', minimum: 0, maximum: 1 },

@@ -1,48 +1,147 @@
 /**
- * Error text normalized for matching: what varies between two runs of the same failure (numbers, paths, hex ids,
- * line:column, quotes, ANSI colour codes, timestamps) is removed, so a pasted stack trace and a learning's trigger
- * share their words. Applied to the indexed trigger and body and to every query.
+ * Error text normalized for matching: what varies between two runs of the same failure (numbers, user paths, hex ids,
+ * line:column, quotes, ANSI colour codes, timestamps) is removed, and what tells one failure from its near-twin is
+ * kept: the file a path names (its basename, unless the path is a stack-frame location or a test file), network
+ * addresses with their port (`127.0.0.1:6379`, `::1:27017`), package names under node_modules, URL hosts. Applied
+ * to the indexed trigger and body and to every query; `matchableError` adds the words search and recall match on.
+ *
+ * Every pattern here is applied to one whitespace-delimited token at a time or is a plain character scan, so the
+ * work is linear in the text (a test feeds it a 1 MB log).
  */
+import { equivalentWords, serviceOfPort } from './error-words.js'
 
 // ESC [ … final byte (SGR colours, cursor moves) and OSC hyperlinks.
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g
-const ISO_TIME = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g
-const CLOCK = /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g
+const CLOCK = /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b/g
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi
 const HEX_ADDR = /\b0x[0-9a-f]+\b/gi
 // A hex run of 7+ characters with at least one digit and one letter (commit ids, hashes, object ids).
 const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
-const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi
-// node_modules/<pkg> and node_modules/@scope/<pkg>: the package name is the informative part of such a path.
-const NODE_MODULE = /(?:[\w.@~-]*\/)*node_modules\/((?:@[\w.-]+\/)?[\w.-]+)(?:\/[\w.@~+-]*)*/g
-// Paths: absolute, home-relative, ./relative, Windows drive, or anything with a slash and a file extension.
-const PATH =
-  /(?:[A-Za-z]:\\[^\s:'"`()]+)|(?:(?:~|\.{1,2})?\/[\w.@~+-]+(?:\/[\w.@~+-]*)*)|(?:\b[\w.@~+-]+(?:\/[\w.@~+-]+)+\.[A-Za-z0-9]+\b)|(?:\b[\w@~+-]+\.(?:[cm]?[jt]sx?|py|rb|go|rs|java|kt|cs|cpp|c|h|json|ya?ml|toml|md|sh|vue|svelte)\b)/g
+const URL_RE = /^[a-z][a-z0-9+.-]*:\/\/([^/\s?#]*)\S*$/i
+// A run of path characters holding a slash or backslash (with a Windows drive before it), starting where such a run
+// starts: the lookbehind keeps the scan linear (a run that holds no slash is tried once, not from each character).
+const PATHISH = /(?<![\w.@~+-])(?:[A-Za-z]:)?[\w.@~+-]*[/\\][\w.@~+/\\-]*/g
+// A bare file name at a position (`index.js:12:5`, tsc's `a.ts(4,2)`), and a test file named alone: both are the user's, not the error's.
+const BARE_FILE_AT = /(?<![\w.@~+-])[\w@~+-][\w.@~+-]*\.[A-Za-z][A-Za-z0-9]{0,9}(?=:\d|\(\d+,\d+\))/g
+const BARE_TEST_FILE = /(?<![\w.@~+-])[\w@~+-][\w.@~+-]*\.(?:test|spec)\.[cm]?[jt]sx?(?![\w.])/g
 const LINE_COL = /:\d+(?::\d+)?\b/g
 const NUMBER = /\b\d+(?:[.,]\d+)*(?:ms|s|m|h|kb|mb|gb|b|%)?\b/gi
 const QUOTES = /[`'"‘’“”«»]/g
 const DURATION_PAREN = /\(\s*\)/g
+const TOKEN = /\S+/g
 
-/** The error text with run-specific details removed and whitespace collapsed (one line per input line). */
-export function normalizeError(text: string): string {
-  return text
-    .replace(ANSI, '')
-    .replace(URL_RE, ' ')
-    .replace(ISO_TIME, ' ')
-    .replace(CLOCK, ' ')
+// An address with an optional port, the whole token once wrapping punctuation is off: IPv4, the IPv6 forms Node and
+// Python print (`::1`, `::`, `[::1]`, `::ffff:127.0.0.1`; "::1:27017" is address ::1, port 27017), localhost, or a
+// dotless host name with a port (`redis:6379`, a compose service).
+const IPV4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5}))?$/
+const IPV6 = /^\[?(::1|::|::ffff:[\d.]+|fe80::[0-9a-f:%\w]{0,40})\]?(?::(\d{2,5}))?$/i
+const HOST_PORT = /^(localhost|[a-z][\w-]{0,40}):(\d{2,5})$/i
+const WRAP = /^[\s([{<'"`‘“]*(.*?)[\s)\]}>'"`’”,;.!?]*$/s
+
+interface Address {
+  host: string
+  port: string | undefined
+  ipv6: boolean
+  loopback: boolean
+}
+
+function parseAddress(core: string): Address | undefined {
+  if (core.length > 64) return undefined
+  let m = IPV6.exec(core)
+  if (m) return { host: m[1] as string, port: m[2], ipv6: true, loopback: m[1] === '::1' || m[1] === '::' || /^::ffff:127\./.test(m[1] as string) }
+  m = IPV4.exec(core)
+  if (m) return { host: m[1] as string, port: m[2], ipv6: false, loopback: /^(?:127\.|0\.0\.0\.0$)/.test(m[1] as string) }
+  m = HOST_PORT.exec(core)
+  if (m) return { host: m[1] as string, port: m[2], ipv6: false, loopback: (m[1] as string).toLowerCase() === 'localhost' }
+  return undefined
+}
+
+/** The words an address stands for in the index: localhost, ipv6, the port, the service of a well-known port. */
+function addressWords(a: Address): string {
+  const words = [a.loopback ? 'localhost' : a.ipv6 || /^\d/.test(a.host) ? '' : a.host, a.ipv6 ? 'ipv6' : '']
+  if (a.port) words.push(`port${a.port}`, serviceOfPort(a.port) ?? '')
+  return words.filter(Boolean).join(' ')
+}
+
+// Files whose name is the same on every machine and says what failed even without an extension.
+const NAMED_FILE = /^(?:Dockerfile|Makefile|Gemfile|Procfile|Jenkinsfile|Vagrantfile|Rakefile|Pipfile|CODEOWNERS|\.[\w.-]+)$/
+const SYSTEM_DIR = /^\/(?:usr|bin|sbin|etc|opt|lib|lib64|var)\//
+const TEST_FILE = /(?:\.(?:test|spec)\.[cm]?[jt]sx?|_test\.(?:go|py)|^test_[\w-]+\.py)$/
+
+/**
+ * What a path leaves behind: nothing for a stack-frame location (followed by :line or tsc's (line,col)) or a test file
+ * (the user's own
+ * test names); otherwise its basename when that names a file (an extension, a well-known name, or a system binary:
+ * `/usr/bin/env`). Directories and the user's machine (home, checkout) go.
+ */
+function keepOfPath(path: string, followedByLine: boolean): string {
+  // node_modules/<pkg> and node_modules/@scope/<pkg>: the package name is the informative part of such a path.
+  const nm = path.lastIndexOf('node_modules/')
+  if (nm >= 0) {
+    const [scope = '', name = ''] = path.slice(nm + 13).split('/')
+    return ` ${scope.startsWith('@') ? `${scope} ${name}` : scope} `
+  }
+  if (followedByLine) return ' '
+  const base = path.split(/[\\/]/).filter(Boolean).pop() ?? ''
+  if (!base || TEST_FILE.test(base)) return ' '
+  const named = /\.[A-Za-z0-9]{1,10}$/.test(base) || NAMED_FILE.test(base) || SYSTEM_DIR.test(path)
+  return named ? ` ${base} ` : ' '
+}
+
+function normalizeToken(token: string, address: (a: Address) => string): string {
+  // Only short tokens can be an address or a URL worth a host (WRAP's lazy middle is quadratic on a long token).
+  const { 1: core = '' } = token.length <= 256 ? (WRAP.exec(token) ?? []) : []
+  const a = core ? parseAddress(core) : undefined
+  if (a) return ` ${address(a)} `
+  const url = URL_RE.exec(core)
+  if (url) {
+    const host = url[1] ?? ''
+    const at = host.lastIndexOf('@')
+    const bare = at >= 0 ? host.slice(at + 1) : host
+    const hostAddress = parseAddress(bare)
+    return ` ${hostAddress ? address(hostAddress) : bare.replace(/:\d+$/, '')} `
+  }
+  return token
     .replace(UUID, ' ')
     .replace(HEX_ADDR, ' ')
-    .replace(NODE_MODULE, (_m, pkg: string) => ` ${pkg.replace('/', ' ')} `)
-    .replace(PATH, ' ')
+    .replace(PATHISH, (m: string, offset: number, whole: string) => keepOfPath(m, /^(?::\d|\(\d)/.test(whole.slice(offset + m.length, offset + m.length + 2))))
+    .replace(BARE_FILE_AT, ' ')
+    .replace(BARE_TEST_FILE, ' ')
     .replace(LINE_COL, ' ')
     .replace(HEX_ID, ' ')
     .replace(NUMBER, ' ')
     .replace(QUOTES, '')
     .replace(DURATION_PAREN, ' ')
+}
+
+function normalizeWith(text: string, address: (a: Address) => string): string {
+  return text
+    .replace(ANSI, '')
+    .replace(ISO_TIME, ' ')
+    .replace(CLOCK, ' ')
     .split(/\r?\n/)
-    .map((l) => l.replace(/[ \t]+/g, ' ').trim())
+    .map((l) => l.replace(TOKEN, (t) => normalizeToken(t, address)).replace(/[ \t]+/g, ' ').trim())
     .filter(Boolean)
     .join('\n')
+}
+
+const verbatim = (a: Address) => (a.ipv6 && a.port ? `[${a.host}]:${a.port}` : a.port ? `${a.host}:${a.port}` : a.host)
+
+/** The error text with run-specific details removed and whitespace collapsed (one line per input line), for people. */
+export function normalizeError(text: string): string {
+  return normalizeWith(text, verbatim)
+}
+
+/**
+ * The error text as search and recall match it: normalized, addresses as words (`localhost ipv6 port27017
+ * mongodb`), and the canonical word of every equivalent phrase it contains (src/core/data/error-words.json: "Errno
+ * 111" and "Connection refused" both add `econnrefused`) on a last line.
+ */
+export function matchableError(text: string): string {
+  const canonical = equivalentWords(text.replace(ANSI, ''))
+  const norm = normalizeWith(text, addressWords)
+  return canonical.length ? `${norm}\n${canonical.join(' ')}` : norm
 }
 
 /** Lines that usually carry the error in a log: error names, failures, assertions, panics. */

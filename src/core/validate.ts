@@ -23,8 +23,13 @@ function fieldName(instancePath: string, extra?: string): string {
 /** One sentence per schema error, naming the field and the fix. */
 export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unknown): string[] {
   const out: string[] = []
+  // A field with alternatives (trigger: a string or a list) fails each of them: say it once, as the alternatives.
+  const alternatives = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath))
   for (const e of errors) {
     if (e.keyword === 'if') continue
+    if (alternatives.has(e.instancePath) && e.keyword !== 'anyOf') continue
+    // The list form was meant when an item of it is at fault: that item's sentence says it all.
+    if (e.keyword === 'anyOf' && errors.some((x) => x.instancePath.startsWith(`${e.instancePath}/`))) continue
     const field = fieldName(e.instancePath)
     const value = valueAt(data, e.instancePath)
     const shown = value === undefined ? '' : `; it is ${JSON.stringify(value)?.slice(0, 80)}`
@@ -59,6 +64,9 @@ export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unk
       case 'minimum':
       case 'maximum':
         out.push(`field "${field}" must be ${e.keyword === 'minimum' ? '≥' : '≤'} ${String(e.params['limit'])}${shown}`)
+        break
+      case 'anyOf':
+        out.push(`field "${field}" must be ${field === 'trigger' ? 'a string or a list of strings (each not empty, at most 2000 characters)' : 'one of its allowed forms'}${shown}`)
         break
       case 'additionalProperties':
         out.push(`unknown key "${fieldName(e.instancePath, String(e.params['additionalProperty']))}"; remove it or check its spelling`)

@@ -2,7 +2,9 @@
  * `git learn add` once its input is read: validate the learning, refuse a name already taken (in the work tree or
  * the index), admit it (src/flows/admit.ts), and write and commit `.learnings/pending/<name>.md` alone.
  */
-import { commitNewFile } from '../adapters/git/commit.js'
+import { commitTransition } from './transition.js'
+import { assertNothingHalfDone } from './recovery.js'
+import { stageNewFile } from './stage.js'
 import { assertNoOperationInProgress, readIdentity } from '../adapters/git/simple.js'
 import { openRepo } from '../adapters/store/repo.js'
 import { findLearningPath } from '../adapters/store/store.js'
@@ -36,6 +38,7 @@ export async function addLearning(cwd: string, name: string, text: string, opts:
   const repo = await openRepo(cwd)
   const { git } = repo
   assertNoOperationInProgress(git)
+  await assertNothingHalfDone(git)
   await repo.config()
   const path = learningPath('pending', name)
   const learning = parseLearning(text, path)
@@ -52,6 +55,8 @@ export async function addLearning(cwd: string, name: string, text: string, opts:
 
   const identity = await readIdentity(git)
   const message = buildCommitMessage({ action: 'add', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admission.trailers })
-  const sha = opts.dryRun ? null : await commitNewFile(git, path, admission.text, message, opts.commit)
+  let sha: string | null = null
+  if (!opts.dryRun && opts.commit) sha = await commitTransition(git, [{ kind: 'create', path, text: admission.text }], message)
+  else if (!opts.dryRun) await stageNewFile(git, path, admission.text)
   return { name, from: null, to: 'pending', path, commit: sha }
 }

@@ -10,16 +10,16 @@ import type { Repo } from '../adapters/store/repo.js'
 import { readStore } from '../adapters/store/store.js'
 import { readTemplate } from '../adapters/store/templates.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'
-import { findDuplicates, learningEntry, parseNotesRows } from '../core/dedupe.js'
+import { DedupeIndex, learningEntry, parseNotesRows } from '../core/dedupe.js'
 import type { DedupeEntry } from '../core/dedupe.js'
-import { DIRECTIVES_ALLOWED_TRAILER, scanDirectives } from '../core/directives.js'
+import { findAgentHazards } from '../core/agent-safety.js'
+import { DIRECTIVES_ALLOWED_TRAILER } from '../core/directives.js'
 import { LearningInvalidError, RefusedError } from '../core/errors.js'
 import { evaluateGates, failedGates, formatGatesTrailer } from '../core/gates.js'
 import type { GateResult } from '../core/gates.js'
 import { formatLearningFile, validateLearning } from '../core/learning.js'
 import type { Frontmatter, Learning } from '../core/learning.js'
 import { rewriteAbsolutePaths, rewritePathsInData } from '../core/paths.js'
-import { scanSecrets } from '../core/secrets.js'
 import type { Trailer } from '../core/trailers.js'
 
 export interface AdmitOptions {
@@ -36,6 +36,10 @@ export interface AdmitOptions {
   text?: string
   /** The name of a learning this one replaces (an import updating its pending copy): left out of the duplicate comparison. */
   replacing?: string
+  /** The store (and NOTES.md rows) to compare with, built once by the caller (import: read once, not per entry). */
+  index?: DedupeIndex
+  /** Leave the diff out of a near-duplicate refusal (import reports one line per entry; the diff costs the most). */
+  noDiff?: boolean
 }
 
 export interface Admission {
@@ -76,7 +80,7 @@ const exactDuplicate = (name: string, twin: string, path: string): Refusal => ({
 })
 
 const nearDuplicate = (name: string, twin: string, path: string, similarity: number, diff: string): Refusal => ({
-  reason: `${name} is a near duplicate of ${twin} (${path}, similarity ${similarity.toFixed(2)}); improve ${twin} instead, or make the difference clear (--force adds it anyway and records the override). The difference:\n${diff.trimEnd()}`,
+  reason: `${name} is a near duplicate of ${twin} (${path}, similarity ${similarity.toFixed(2)}); improve ${twin} instead, or make the difference clear (--force adds it anyway and records the override).${diff ? ` The difference:\n${diff.trimEnd()}` : ''}`,
   details: [],
 })
 
@@ -106,6 +110,16 @@ function readNotesEntries(root: string, notesPath: string, warnings: string[]): 
   }
 }
 
+/** Every learning of the store and the NOTES.md rows, indexed for the duplicate check (one read of the store). */
+export async function buildDedupeIndex(repo: Repo, warnings: string[], store?: readonly Learning[]): Promise<DedupeIndex> {
+  const config = await repo.config()
+  const learnings = store ?? readStore(repo.root).learnings
+  const entries: DedupeEntry[] = learnings.map((l) => learningEntry(l, ''))
+  const notesPath = config.dedupe.notes_file
+  if (notesPath) entries.push(...readNotesEntries(repo.root, notesPath, warnings))
+  return new DedupeIndex(entries)
+}
+
 /** Run the admission pipeline over a parsed learning; RefusedError (or LearningInvalidError) when it may not enter. */
 export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitOptions = {}): Promise<Admission> {
   const config = await repo.config()
@@ -122,12 +136,12 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
 
   let text = data === learning.data && opts.text !== undefined ? rewriteAbsolutePaths(opts.text, repo.root) : formatLearningFile(data, body)
 
-  const secrets = scanSecrets(text, { allow: config.secrets.allow })
-  if (secrets.length)
-    refuse(secretsRefused(name, secrets.map((s) => `line ${s.line}, column ${s.column}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`)))
-
-  const directives = scanDirectives(text)
-  if (directives.length && !opts.allowDirectives) refuse(directivesRefused(name, directives.map((d) => `line ${d.line}: ${d.description}: "${d.excerpt}"`)))
+  // The same screen as every other road to an agent (core/agent-safety.ts): secrets first, then directives.
+  const hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: opts.allowDirectives === true })
+  const secrets = hazards.filter((h) => h.kind === 'secret')
+  if (secrets.length) refuse(secretsRefused(name, secrets.map((h) => h.detail)))
+  const directives = hazards.filter((h) => h.kind === 'directive')
+  if (directives.length) refuse(directivesRefused(name, directives.map((h) => h.detail)))
   if (opts.allowDirectives) trailers.push({ token: DIRECTIVES_ALLOWED_TRAILER, value: name })
 
   let template: string | undefined
@@ -147,18 +161,17 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
   }
   trailers.unshift({ token: 'Learning-Gates', value: formatGatesTrailer(gates) })
 
-  const { learnings } = readStore(repo.root)
   // A skill that consolidates learnings (evolve) repeats their text on purpose: those it supersedes are not its twins.
   const supersedes = new Set(Array.isArray(data['supersedes']) ? (data['supersedes'] as unknown[]).map(String) : [])
-  const entries: DedupeEntry[] = learnings.filter((l) => l.name !== name && l.name !== opts.replacing && !supersedes.has(l.name)).map((l) => learningEntry(l, ''))
-  const notesPath = config.dedupe.notes_file
-  if (notesPath) entries.push(...readNotesEntries(repo.root, notesPath, warnings))
-  const verdict = findDuplicates(candidate, entries, config.dedupe)
+  const skip = new Set([name, ...(opts.replacing ? [opts.replacing] : []), ...supersedes])
+  const index = opts.index ?? (await buildDedupeIndex(repo, warnings))
+  const verdict = index.find(candidate, config.dedupe, skip)
   if (verdict.exact) refuse(exactDuplicate(name, verdict.exact.id, verdict.exact.path))
   if (verdict.near) {
     const { entry, similarity } = verdict.near
     if (!opts.force) {
-      const twinText = entry.isLearning ? readWorkTreeText(repo.root, entry.path) : entry.text
+      if (opts.noDiff) refuse(nearDuplicate(name, entry.id, entry.path, similarity, ''))
+      const twinText = entry.isLearning && !entry.text ? readWorkTreeText(repo.root, entry.path) : entry.text
       const { createTwoFilesPatch } = await import('../vendor/diff.js')
       const patch = createTwoFilesPatch(entry.path, learning.path, twinText, text, entry.id, 'new', { context: 2 })
       refuse(nearDuplicate(name, entry.id, entry.path, similarity, patch.split('\n').slice(0, 80).join('\n')))

@@ -2,7 +2,8 @@
  * `git learn evolve`: cluster 3+ related active learnings into `type: skill` drafts that supersede them and, with
  * `write`, propose each through the admission of `add` (src/flows/admit.ts), one commit each.
  */
-import { commitNewFile } from '../adapters/git/commit.js'
+import { commitTransition } from './transition.js'
+import { assertNothingHalfDone } from './recovery.js'
 import { assertNoOperationInProgress, readIdentity } from '../adapters/git/simple.js'
 import { openRepo } from '../adapters/store/repo.js'
 import { readStore } from '../adapters/store/store.js'
@@ -36,7 +37,10 @@ export interface EvolvedCluster {
 export async function evolve(cwd: string, opts: EvolveOptions): Promise<{ clusters: EvolvedCluster[]; active: number }> {
   const repo = await openRepo(cwd)
   const { git } = repo
-  if (opts.write) assertNoOperationInProgress(git)
+  if (opts.write) {
+    assertNoOperationInProgress(git)
+    await assertNothingHalfDone(git)
+  }
   const scan = readStore(git.root)
   for (const p of scan.problems) opts.unreadable(p.path, p.reason)
   const active = scan.learnings.filter((l) => l.state === 'active')
@@ -66,7 +70,7 @@ export async function evolve(cwd: string, opts: EvolveOptions): Promise<{ cluste
       const admitted = await admitLearning(repo, learning, { force: opts.force })
       for (const w of admitted.warnings) opts.warn(path, w)
       const message = buildCommitMessage({ action: 'evolve', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admitted.trailers })
-      row.commit = await commitNewFile(git, path, admitted.text, message, true)
+      row.commit = await commitTransition(git, [{ kind: 'create', path, text: admitted.text }], message)
     } catch (err) {
       if (!(err instanceof RefusedError) && !(err instanceof LearningInvalidError)) throw err
       row.refused = err

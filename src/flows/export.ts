@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { openRepo } from '../adapters/store/repo.js'
 import { readStore } from '../adapters/store/store.js'
 import { isInside, pathExists, realish, writeFileNoClobber } from '../adapters/store/write-file.js'
-import { buildBundle, stripLearning } from '../core/bundle.js'
+import { MAX_BUNDLE_ENTRIES, buildBundle, stripLearning } from '../core/bundle.js'
+import { MAX_BUNDLE_BYTES } from '../adapters/store/bundle-io.js'
 import type { Bundle, StripCounts } from '../core/bundle.js'
 import { RefusedError } from '../core/errors.js'
 import type { LearningState } from '../core/errors.js'
@@ -52,6 +53,12 @@ export async function exportLearnings(cwd: string, opts: ExportOptions): Promise
   const bundle = buildBundle(stripped.map((s) => s.entry), opts.now)
   const report = stripped.map((s) => ({ name: s.entry.name, stripped: s.stripped }))
   const text = `${JSON.stringify(bundle, null, 2)}\n`
+  // What export writes, import accepts: the same two limits, checked here before anything is written.
+  const bytes = Buffer.byteLength(text)
+  if (bytes > MAX_BUNDLE_BYTES || bundle.learnings.length > MAX_BUNDLE_ENTRIES)
+    throw new RefusedError(`the bundle would hold ${bundle.learnings.length} learnings in ${bytes} bytes; \`git learn import\` takes at most ${MAX_BUNDLE_ENTRIES} learnings and ${MAX_BUNDLE_BYTES} bytes`, [
+      'export fewer at a time: one --state at a time, or without --keep-code',
+    ])
   if (out) {
     try {
       writeFileNoClobber(out, text, opts.force)

@@ -4,7 +4,9 @@
  */
 import { assertNoOperationInProgress, readIdentity } from '../adapters/git/simple.js'
 import type { Git } from '../adapters/git/simple.js'
-import { assertPathClean, commitMove } from '../adapters/git/commit.js'
+import { assertPathClean } from '../adapters/git/commit.js'
+import { commitTransition } from './transition.js'
+import { assertNothingHalfDone } from './recovery.js'
 import { readEvents, readUsageLog } from '../adapters/state/events.js'
 import { openRepo } from '../adapters/store/repo.js'
 import { readProjectFeed } from '../adapters/feed/search-index.js'
@@ -55,7 +57,10 @@ async function readApprovalDates(git: Git): Promise<Map<string, string>> {
 export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutcome> {
   const repo = await openRepo(cwd)
   const { git } = repo
-  if (opts.yes) assertNoOperationInProgress(git)
+  if (opts.yes) {
+    assertNoOperationInProgress(git)
+    await assertNothingHalfDone(git)
+  }
   const config = await repo.config()
   let shallow = false
   let candidates: PruneCandidate[]
@@ -111,7 +116,7 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
       const from = learningPath('active', c.name)
       const to = learningPath('archived', c.name)
       const message = buildCommitMessage({ action: 'prune', names: [c.name], from: 'active', to: 'archived', by: { token: MOVES.prune.by, value: identity }, reason: c.reason })
-      const commit = await commitMove(git, from, to, message)
+      const commit = await commitTransition(git, [{ kind: 'move', from, to }], message)
       pruned.push({ name: c.name, from: 'active', to: 'archived', path: to, commit })
     }
   }

@@ -4,7 +4,8 @@
  * compared with each other first: the store's duplicate check cannot see them.
  */
 import { join } from 'node:path'
-import { commitNewFiles } from '../adapters/git/commit.js'
+import { commitTransition } from './transition.js'
+import { assertNothingHalfDone } from './recovery.js'
 import { assertNoOperationInProgress, readHead, readIdentity } from '../adapters/git/simple.js'
 import { listObservationFiles, observationBytes, readObservationLines } from '../adapters/state/observations.js'
 import { openRepo } from '../adapters/store/repo.js'
@@ -64,6 +65,7 @@ export async function retro(cwd: string, opts: RetroOptions): Promise<RetroOutco
   if (!opts.write) return { result, files: files.length, stateDir }
 
   assertNoOperationInProgress(git)
+  await assertNothingHalfDone(git)
   const config = await repo.config()
   const commit = await readHead(git)
   const identity = await readIdentity(git)
@@ -109,7 +111,7 @@ export async function retro(cwd: string, opts: RetroOptions): Promise<RetroOutco
       body: `Proposed by git learn retro from ${result.records} observation(s); confidence ${RETRO_CONFIDENCE}.`,
       perName,
     })
-    sha = await commitNewFiles(git, written, message)
+    sha = await commitTransition(git, written.map((w) => ({ kind: 'create' as const, path: w.path, text: w.text })), message)
   }
   return { result, files: files.length, stateDir, write: { written: written.map(({ name, path }) => ({ name, path })), refused, skipped, commit: sha } }
 }

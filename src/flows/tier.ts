@@ -4,12 +4,14 @@
  * with the learnings it adds, removes and changes, and verify refs and objects.
  */
 import { assertNoOperationInProgress } from '../adapters/git/simple.js'
+import { commitTransition } from './transition.js'
+import { assertNothingHalfDone } from './recovery.js'
 import type { Git } from '../adapters/git/simple.js'
 import { openRepo } from '../adapters/store/repo.js'
 import {
   DEFAULT_TIER_WEIGHT,
   buildTierCommitMessage,
-  commitTierConfig,
+  planTierConfig,
   countTierLearnings,
   diffTierLearnings,
   fetchTier,
@@ -30,7 +32,9 @@ function findTier(tiers: readonly TierConfig[], name: string): TierConfig {
 /** Commit the new pin; when that fails, put refs/learn/tiers/<name> back where it was. */
 async function commitPin(git: Git, tier: TierConfig, message: string, before: string | undefined): Promise<string> {
   try {
-    return await commitTierConfig(git, tier, message)
+    await assertNothingHalfDone(git)
+    const c = await planTierConfig(git, tier)
+    return await commitTransition(git, [{ kind: c.existed ? 'replace' : 'create', path: c.path, text: c.text }], message)
   } catch (err) {
     await git.tryRun(before ? ['update-ref', tierRef(tier.name), before] : ['update-ref', '-d', tierRef(tier.name)])
     throw err

@@ -22,8 +22,8 @@ const server = createServer({}, (req, res) => {
     const chunk = Buffer.alloc(1024 * 1024, 0x20)
     let sent = 0
     const more = () => {
-      while (sent < 12 && res.write(chunk)) sent++
-      if (sent >= 12) res.end()
+      while (sent < 66 && res.write(chunk)) sent++
+      if (sent >= 66) res.end()
       else res.once('drain', more)
     }
     res.on('error', () => undefined)
@@ -55,7 +55,7 @@ const importUrl = (cwd: string, url: string) =>
     )
   })
 
-test('an https bundle lands in pending in one commit, through an https redirect too; a redirect to http and a body over 10 MB are refused, nothing written', async () => {
+test('an https bundle lands in pending in one commit, through an https redirect too; a redirect to http and a body over 64 MB are refused, nothing written', async () => {
   const repo = makeRepo()
   await repo.cli(['init'])
   const ok = await importUrl(repo.root, `${base}/bundle.json`)
@@ -75,6 +75,6 @@ test('an https bundle lands in pending in one commit, through an https redirect 
   expect(http.stderr).toMatch(/not https/)
   const huge = await importUrl(repo.root, `${base}/huge`)
   expect(huge.code).not.toBe(0)
-  expect(huge.stderr).toMatch(/10 MB|larger than/i)
+  expect(huge.stderr).toMatch(/64 MB|larger than/i)
   expect(repo.snapshot()).toBe(snap)
 })

@@ -114,3 +114,35 @@ test('the shipped eval set for the test store scores every query first', async (
   expect(j.misses).toEqual([])
   expect(j.top1).toBe(1)
 })
+
+describe('git learn eval --learnings <dir>', () => {
+  test('evaluates over a folder of learnings: figures per form, recall right fix and silence', async () => {
+    const repo = makeRepo()
+    const dir = new URL('../fixtures/eval/real-world/learnings/', import.meta.url).pathname
+    repo.write(
+      'set.yaml',
+      [
+        '- query: "Error: connect ECONNREFUSED 127.0.0.1:6379"',
+        '  expect: redis-econnrefused-6379-server-down',
+        '  form: pasted',
+        '- query: my local redis refuses every connection',
+        '  expect: redis-econnrefused-6379-server-down',
+        '  form: symptom',
+        '- query: "Error: the flux capacitor overheated at 88 mph"',
+        '  expect: none',
+        '  form: unrelated',
+      ].join('\n'),
+    )
+    const r = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', dir, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const j = r.json()
+    expect(j).toMatchObject({ queries: 2, top1: 1, none: 1, recall: { failures: 1, rightFix: 1, unrelated: 1, silence: 1 } })
+    expect(Object.keys(j.forms)).toEqual(['pasted', 'symptom', 'unrelated'])
+    expect(j.forms.symptom.recall).toBeUndefined()
+    const text = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', dir])
+    expect(text.stdout).toMatch(/^ {2}pasted: 1 queries · top-1 100\.0% · MRR 1\.000 · recall: right fix 100\.0% of 1$/m)
+    const missing = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', 'no-such-dir'])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/no-such-dir: no such folder/)
+  })
+})

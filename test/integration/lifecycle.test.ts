@@ -159,10 +159,10 @@ describe('add', () => {
     expect((await repo.cli(['add', '--file', 'missing.md'])).stderr).toMatch(/cannot read the learning file "missing.md": ENOENT/)
   })
 
-  test("a user's pre-commit hook that refuses leaves everything as it was", async () => {
+  test("a reference-transaction hook that refuses leaves everything as it was (git's own veto on every ref update)", async () => {
     const repo = makeRepo()
-    repo.write('.git/hooks/pre-commit', '#!/bin/sh\necho "policy: no" >&2\nexit 1\n')
-    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755)
+    repo.write('.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] || exit 0\necho "policy: no" >&2\nexit 1\n')
+    chmodSync(join(repo.root, '.git/hooks/reference-transaction'), 0o755)
     repo.write('d.md', learningText('hooked'))
     const snap = repo.snapshot()
     const r = await repo.cli(['add', '--file', 'd.md'])
@@ -289,10 +289,10 @@ describe('approve', () => {
     expect(repo.snapshot()).toBe(snap)
   })
 
-  test("a commit refused by the user's hook undoes the git mv", async () => {
+  test("a commit refused by a reference-transaction hook changes nothing", async () => {
     const repo = await withPending()
-    repo.write('.git/hooks/pre-commit', '#!/bin/sh\nexit 1\n')
-    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755)
+    repo.write('.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] || exit 0\nexit 1\n')
+    chmodSync(join(repo.root, '.git/hooks/reference-transaction'), 0o755)
     const snap = repo.snapshot()
     const r = await repo.cli(['approve', 'vitest-esm-hoist'])
     expect(r.code).toBe(3)
@@ -444,8 +444,8 @@ describe('review fixes', () => {
     rmSync(join(repo.root, 'd.md'))
     repo.setIdentity('Rita Reviewer', 'rita@example.com')
     // A hook that refuses only the commit that moves two-b.
-    repo.write('.git/hooks/pre-commit', '#!/bin/sh\ngit diff --cached --name-only | grep -q two-b && { echo "no two-b" >&2; exit 1; }\nexit 0\n')
-    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755)
+    repo.write('.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] || exit 0\nwhile read old new ref; do git show --name-only --format= "$new" | grep -q two-b && { echo "no two-b" >&2; exit 1; }; done\nexit 0\n')
+    chmodSync(join(repo.root, '.git/hooks/reference-transaction'), 0o755)
     const r = await repo.cli(['approve', 'one-a', 'two-b', '--json'])
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/approve stopped part way: one-a \(commit [0-9a-f]{7}\) was committed; two-b failed/)

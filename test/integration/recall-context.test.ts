@@ -156,3 +156,31 @@ describe('git learn feedback', () => {
     expect(events(repo.root)).toEqual([])
   })
 })
+
+describe('a learning with a list of triggers', () => {
+  test('add takes --trigger twice; search and recall find it by either trigger; a vague one is refused', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write(
+      'body.md',
+      '## Problem\nRedis is not running.\n\n## Trigger Conditions\nA client connects to localhost:6379.\n\n## Root Cause\nWe checked the port: nothing listens, the server was never started.\n\n## Solution\nStart it: `docker compose up -d redis`.\n\n## Verification\n`redis-cli ping` answers PONG; the suite passed.\n',
+    )
+    const base = ['add', '--name', 'redis-not-running', '--type', 'error-solution', '--description', 'Redis refuses connections on 6379 because it is not running. Use when a client cannot connect to redis locally.', '--tags', 'redis,docker', '--domain', 'debugging', '--body-file', 'body.md', '--json']
+    const vague = await repo.cli([...base, '--trigger', 'Error: connect ECONNREFUSED 127.0.0.1:6379', '--trigger', 'it sometimes breaks'])
+    expect(vague.code).toBe(1)
+    expect(vague.stderr).toMatch(/it sometimes breaks/)
+    const r = await repo.cli([...base, '--trigger', 'Error: connect ECONNREFUSED 127.0.0.1:6379', '--trigger', 'redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(repo.read('.learnings/pending/redis-not-running.md')).toMatch(/trigger:\n {2}- "?Error: connect ECONNREFUSED 127\.0\.0\.1:6379"?\n {2}- /)
+    repo.git('mv', '.learnings/pending/redis-not-running.md', '.learnings/active/redis-not-running.md')
+    repo.git('commit', '-q', '-m', 'activate')
+    const python = 'Traceback (most recent call last):\nredis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.'
+    expect((await repo.cli(['search', '--json', python])).json().results[0].name).toBe('redis-not-running')
+    const recalled = await repo.cli(['recall'], { stdin: failurePayload(repo.root, { error: python }) })
+    expect(recalled.json().hookSpecificOutput.additionalContext).toMatch(/^git-learn: redis-not-running — /)
+    const node = await repo.cli(['recall'], { stdin: failurePayload(repo.root, { error: 'Error: connect ECONNREFUSED 127.0.0.1:6379\n    at TCPConnectWrap.afterConnect' }) })
+    expect(node.json().hookSpecificOutput.additionalContext).toMatch(/^git-learn: redis-not-running — /)
+    const other = await repo.cli(['recall'], { stdin: failurePayload(repo.root, { error: 'Error: connect ETIMEDOUT 10.0.0.7:443' }) })
+    expect(other.stdout).not.toMatch(/redis-not-running/)
+  })
+})

@@ -5,8 +5,9 @@ import { buildContext, estimateTokens } from '../../src/core/context.js'
 import { parseLearning } from '../../src/core/learning.js'
 import { planRender, removeAgentsSection, spliceAgentsSection } from '../../src/core/render.js'
 import { buildCatalogEntry, buildIndex, buildQueryTerms, buildSearchDoc, joinIndex, rankLearnings, selectIndexTerms, splitIndex, summarizeFix, termsOf, withinEditDistance } from '../../src/core/search.js'
-import { detectToolFailure, invertRecall, passesRecall, rankRecall } from '../../src/core/search-recall.js'
-import type { RecallIndex } from '../../src/core/search-recall.js'
+import { detectToolFailure } from '../../src/core/search-recall.js'
+import { invertRecall, passesRecall, rankRecall, termWeight } from '../../src/core/recall-rank.js'
+import type { RecallIndex } from '../../src/core/recall-rank.js'
 import { EMPTY_USAGE, parseUsageEvent, summarizeUsage } from '../../src/core/usage.js'
 import { SEEDS, VITEST_FAILURE, seedText } from '../helpers/feed-store.js'
 
@@ -87,12 +88,11 @@ describe('recall decisions', () => {
     expect(Boolean(detectToolFailure(payload))).toBe(failed)
   })
   test.each([
-    [1, 5, true],
-    [0.6, 5, true],
-    [0.5, 6, false],
     [1, 1, true],
-    [0.5, 2, false],
-  ])('coverage %s of %s trigger terms passes: %s', (cov, n, ok) => expect(passesRecall(cov, n)).toBe(ok))
+    [0.6, 2, true],
+    [0.59, 3, false],
+    [1, 0, false],
+  ])('weighted coverage %s with %s specific terms matched passes: %s', (cov, specific, ok) => expect(passesRecall(cov, specific)).toBe(ok))
 })
 
 describe('render', () => {
@@ -203,22 +203,36 @@ describe('rankRecall', () => {
   test('a one-term trigger is enough when it is there', () => {
     expect(rankRecall(index, new Set(buildQueryTerms('write failed: ENOSPC no space left'))).map((c) => index.names[c.doc])).toEqual(['one-word'])
   })
+  test('only the common words of a trigger are not enough', () => {
+    const twins = { names: ['redis-refused', 'mongo-ipv6'], weights: [1, 1], triggers: [[...termsOf('Error: connect ECONNREFUSED 127.0.0.1:6379')], [...termsOf('MongooseServerSelectionError: connect ECONNREFUSED ::1:27017')]] }
+    expect(rankRecall(twins, new Set(buildQueryTerms('Error: connect ETIMEDOUT 10.0.0.3:443')))).toEqual([])
+    const python = 'redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.'
+    expect(rankRecall(twins, new Set(buildQueryTerms(python))).map((c) => twins.names[c.doc])).toEqual(['redis-refused'])
+    expect(rankRecall(twins, new Set(buildQueryTerms('MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'))).map((c) => twins.names[c.doc])).toEqual(['mongo-ipv6'])
+  })
+  test('a learning with several triggers is recalled once, by its best trigger', () => {
+    const ix = { names: ['pg', 'pg', 'other'], weights: [1, 1, 1], triggers: [[...termsOf('ECONNREFUSED 127.0.0.1:5432')], [...termsOf('psql: could not connect to server: Connection refused')], [...termsOf('ENOSPC')]] }
+    const got = rankRecall(ix, new Set(buildQueryTerms('psql: could not connect to server: Connection refused. Is the server running on port 5432?')))
+    expect(got.map((c) => ix.names[c.doc])).toEqual(['pg'])
+  })
 
   // The hook ranks from the inverted form read from the cache; this is the scan over every trigger it replaced.
   const scanEveryTrigger = (ix: RecallIndex, q: ReadonlySet<string>) => {
-    const matched: { doc: number; terms: string[] }[] = []
-    const df = new Map<string, number>()
+    const n = ix.triggers.length
+    const df = (x: string) => ix.triggers.filter((t) => t.includes(x)).length
+    const best = new Map<string, { doc: number; coverage: number; score: number }>()
     ix.triggers.forEach((t, doc) => {
-      const hit = t.filter((x) => q.has(x))
-      if (!hit.length || !passesRecall(hit.length / t.length, t.length)) return
-      matched.push({ doc, terms: hit })
-      for (const x of hit) df.set(x, 0)
+      const terms = [...new Set(t)].sort()
+      const hit = terms.filter((x) => q.has(x))
+      const total = Math.round(terms.reduce((s, x) => s + termWeight(x, df(x), n), 0) * 1000) / 1000
+      const sum = hit.reduce((s, x) => s + termWeight(x, df(x), n), 0)
+      const coverage = Math.min(1, sum / total)
+      if (!hit.length || !passesRecall(coverage, hit.length)) return
+      const c = { doc, coverage: Math.round(coverage * 1000) / 1000, score: Math.round(sum * coverage * (ix.weights[doc] ?? 1) * 1000) / 1000 }
+      const prev = best.get(ix.names[doc] as string)
+      if (!prev || c.score > prev.score || (c.score === prev.score && c.coverage > prev.coverage)) best.set(ix.names[doc] as string, c)
     })
-    for (const t of ix.triggers) for (const x of t) if (df.has(x)) df.set(x, (df.get(x) as number) + 1)
-    const idf = (x: string) => Math.log(1 + (ix.triggers.length - (df.get(x) as number) + 0.5) / ((df.get(x) as number) + 0.5))
-    return matched
-      .map(({ doc, terms }) => ({ doc, coverage: terms.length / (ix.triggers[doc] as string[]).length, score: Math.round(terms.reduce((s, x) => s + idf(x), 0) * (terms.length / (ix.triggers[doc] as string[]).length) * (ix.weights[doc] ?? 1) * 1000) / 1000 }))
-      .sort((a, b) => b.score - a.score || b.coverage - a.coverage || ((ix.names[a.doc] as string) < (ix.names[b.doc] as string) ? -1 : 1))
+    return [...best.values()].sort((a, b) => b.score - a.score || b.coverage - a.coverage || ((ix.names[a.doc] as string) < (ix.names[b.doc] as string) ? -1 : 1))
   }
 
   test('ranking from the inverted triggers (what the cache holds) equals a scan of every trigger, on 300 random stores', () => {

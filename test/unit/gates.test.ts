@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { DEFAULT_CONFIG } from '../../src/core/config-schema.js'
 import { cosine, contentHash, findDuplicates, learningEntry, parseNotesRows, termVector } from '../../src/core/dedupe.js'
 import { scanDirectives, parseDirectivesAllowed } from '../../src/core/directives.js'
 import { evaluateGates, explainVagueTrigger, formatGatesTrailer } from '../../src/core/gates.js'
-import { parseLearning } from '../../src/core/learning.js'
+import { parseLearning, triggersOf } from '../../src/core/learning.js'
 import { rewriteAbsolutePaths, rewritePathsInData } from '../../src/core/paths.js'
 import { PROJECT_ROOT, learningText } from '../helpers/repo.js'
 
@@ -51,9 +52,17 @@ describe('quality gates', () => {
     ['ERR_REQUIRE_ESM when importing chalk', true],
     ['exit code 137 in the docker build', true],
     ['vitest run hangs after the last test file finishes', true],
+    ['<Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint.</Message></Error>', true],
+    ['Error: Something went wrong while resolving the module graph', true],
+    ['[vitest] There was an error when mocking a module. If you are using "vi.mock" factory, something is hoisted', true],
+    ['{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}', true],
+    ['Permission denied (publickey).', true],
+    ['fatal: detected dubious ownership in repository at /src', true],
     ['sometimes it breaks', false],
+    ['it sometimes breaks', false],
     ['flaky', false],
     ['the build has issues', false],
+    ['something is weird with the tests', false],
   ])('trigger %j is concrete: %s', (trigger, ok) => {
     expect(explainVagueTrigger(trigger) === undefined).toBe(ok)
   })
@@ -140,5 +149,23 @@ describe('absolute paths', () => {
     expect(rewritePathsInData(data, '/home/ada/proj')).toEqual({ evidence: { paths: ['${PROJECT_ROOT}/a.ts', 'b.ts'] }, name: 'a' })
     const clean = { name: 'a', tags: ['x'] }
     expect(rewritePathsInData(clean, '/home/ada/proj')).toBe(clean)
+  })
+})
+
+test('a list of triggers passes when each of them is concrete, and names the vague one otherwise', () => {
+  const good = learningText('a', { trigger: JSON.stringify(['Error: connect ECONNREFUSED 127.0.0.1:6379', 'redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379']) })
+  expect(outcome(good).trigger).toBe('pass')
+  const mixed = L(learningText('a', { trigger: JSON.stringify(['Error: connect ECONNREFUSED 127.0.0.1:6379', 'it sometimes breaks']) }), 'a')
+  const r = evaluateGates(mixed, DEFAULT_CONFIG.gates).find((g) => g.gate === 'trigger')
+  expect(r?.outcome).toBe('fail')
+  expect(r?.reason).toMatch(/it sometimes breaks/)
+})
+
+describe('the real-world set (test/fixtures/eval/real-world)', () => {
+  const dir = new URL('../fixtures/eval/real-world/learnings/', import.meta.url).pathname
+  const learnings = readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => parseLearning(readFileSync(join(dir, f), 'utf8'), `.learnings/active/${f}`))
+  test('holds learnings to check', () => expect(learnings.length).toBeGreaterThanOrEqual(50))
+  test.each(learnings.flatMap((l) => triggersOf(l.data).map((t) => [l.name, t])))('%s: the trigger %j passes the clarity gate', (_name, trigger) => {
+    expect(explainVagueTrigger(trigger)).toBeUndefined()
   })
 })

@@ -16,6 +16,7 @@ describe('valid frontmatter', () => {
     ['minimal error-solution', file(base)],
     ['unquoted date stays a string', file(base.replace('"2026-11-20"', '2026-11-20'))],
     ['every documented key', file(`${base}\ndomain: testing\ntags: [vitest, esm]\nconfidence: 0.6\ngates: {discovery_depth: 2, reusability: [a, b], verification: "npm test"}\nevidence: {commit: 3f2c1e9, paths: [a.ts]}\nsource: {kind: retrospective, agent: claude-code, session: s1}\nrelated: [other-one]\nsupersedes: []\nversion: 1.0.0`)],
+    ['a list of triggers', file(base.replace('trigger: "Error: boom"', 'trigger:\n  - "Error: boom"\n  - "boom: exit code 3"'))],
     ['a decision needs no trigger', file('name: x-y\ndescription: d\ntype: decision\ncreated: "2026-11-20"', '## Context\nc\n## Decision\nd\n## Consequences\nc\n')],
   ])('%s', (_l, text) => {
     expect(check(text)).toEqual({ errors: [], warnings: [] })
@@ -27,6 +28,8 @@ describe('invalid frontmatter: sentences that name the field and the fix', () =>
     ['missing description', file(base.replace('description: Fix x. Use when y.\n', ''))],
     ['unknown type', file(base.replace('type: error-solution', 'type: recipe'))],
     ['missing trigger for error-solution', file(base.replace('trigger: "Error: boom"\n', ''))],
+    ['trigger neither a string nor a list', file(base.replace('trigger: "Error: boom"', 'trigger: 5'))],
+    ['an empty trigger in a list', file(base.replace('trigger: "Error: boom"', 'trigger: ["Error: boom", ""]'))],
     ['confidence out of range', file(`${base}\nconfidence: 1.5`)],
     ['tags not a list', file(`${base}\ntags: vitest`)],
     ['bad date', file(base.replace('"2026-11-20"', '"20/11/2026"'))],

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { MAX_QUERY_TOKENS, boundQuery, normalizeError } from '../../src/core/normalize-error.js'
+import { MAX_QUERY_TOKENS, boundQuery, matchableError, normalizeError } from '../../src/core/normalize-error.js'
 
 describe('normalizeError', () => {
   test.each([
@@ -17,8 +17,12 @@ describe('normalizeError', () => {
     ['timestamps', '2026-11-20T12:00:00Z [12:01:02] started', '[ ] started'],
     ['ANSI colours', '\u001b[31mFAIL\u001b[39m \u001b[1mtests\u001b[22m', 'FAIL tests'],
     ['durations', 'Duration 1.23s (transform 12ms)', 'Duration (transform )'],
-    ['ports and addresses', 'connect ECONNREFUSED 127.0.0.1:5432', 'connect ECONNREFUSED'],
-    ['urls', 'see https://example.com/a/b?c=1 for details', 'see for details'],
+    ['addresses keep their port', 'connect ECONNREFUSED 127.0.0.1:5432', 'connect ECONNREFUSED 127.0.0.1:5432'],
+    ['an IPv6 loopback and its port', 'connect ECONNREFUSED ::1:27017', 'connect ECONNREFUSED [::1]:27017'],
+    ['urls keep their host', 'see https://user@example.com:8443/a/b?c=1 for details', 'see example.com for details'],
+    ['the missing file keeps its basename', "ENOENT: no such file or directory, open '/home/ada/proj/config/app.json'", 'ENOENT: no such file or directory, open app.json'],
+    ['a system binary keeps its name', '/usr/bin/env: python: No such file or directory', 'env : python: No such file or directory'],
+    ['a directory goes', 'cd /home/ada/projects/thing failed', 'cd failed'],
     ['keeps words', 'TypeError: undefined is not a function', 'TypeError: undefined is not a function'],
   ])('%s', (_what, input, expected) => {
     expect(normalizeError(input)).toBe(expected)
@@ -28,6 +32,18 @@ describe('normalizeError', () => {
     const a = "ReferenceError: Cannot access '__vi_import_0__' before initialization\n ❯ /home/a/p/test/api.test.ts:5:1"
     const b = "ReferenceError: Cannot access '__vi_import_0__' before initialization\n ❯ /tmp/ci-7731/test/users.test.ts:19:3"
     expect(normalizeError(a)).toBe(normalizeError(b))
+  })
+})
+
+describe('matchableError', () => {
+  test.each([
+    ['a loopback port names its service', 'connect ECONNREFUSED 127.0.0.1:6379', 'connect ECONNREFUSED localhost port6379 redis\neconnrefused'],
+    ['IPv6 is a word', 'connect ECONNREFUSED ::1:27017', 'connect ECONNREFUSED localhost ipv6 port27017 mongodb\neconnrefused'],
+    ['equivalent phrases add their canonical word', '[Errno 111] Connection refused', '[Errno ] Connection refused\neconnrefused'],
+    ['a phrase across blanks', 'No such  file or\tdirectory', 'No such file or directory\nenoent'],
+    ['nothing to add', 'TypeError: x is not a function', 'TypeError: x is not a function'],
+  ])('%s', (_what, input, expected) => {
+    expect(matchableError(input)).toBe(expected)
   })
 })
 

@@ -35,8 +35,8 @@ import type { LearningState } from '../../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, IndexHeader, IndexParts, SearchDoc, SearchFilter, SearchHit } from '../../core/search.js'
-import type { RecallIndex, RecallPostings } from '../../core/search-recall.js'
-import { invertRecall } from '../../core/search-recall.js'
+import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
+import { invertRecall } from '../../core/recall-rank.js'
 import type { StatusEntry } from '../../core/status.js'
 import { writeAtomic, writeCacheFile } from '../state/cache-file.js'
 import { CACHE_FORMAT, cacheDir, codeStamp, keyingFor, storeFiles } from './feed-key.js'
@@ -160,6 +160,8 @@ interface ParsedFile {
   doc?: Omit<SearchDoc, 'id'>
   hash?: string
   problem?: string
+  /** Why it is kept from agents (a credential, a directive: core/agent-safety.ts); listed, never fed. */
+  withheld?: string
 }
 
 interface Built {
@@ -218,14 +220,21 @@ function readParseCache(dir: string): Map<string, ParsedFile> {
   return map
 }
 
+/** Why a learning is kept from agents, in one line. */
+function withheldReason(hazards: readonly { kind: string; line: number }[]): string {
+  const kinds = [...new Set(hazards.map((h) => (h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents')))].join(' and ')
+  return `withheld from agents: it holds ${kinds} (line ${hazards[0]?.line}); run \`git learn check\` for the finding`
+}
+
 /** Read every source (re-parsing only changed project files), fold, index, and write the cache files of `state.key`. */
+
 async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
-  const [store, learning, search, sources, { RECALL_TYPES }, { summarize }] = await Promise.all([
+  const [store, learning, search, sources, { buildRecallIndex }, { summarize }] = await Promise.all([
     import('../store/store.js'),
     import('../../core/learning.js'),
     import('../../core/search.js'),
     import('../store/sources.js'),
-    import('../../core/search-recall.js'),
+    import('../../core/recall-rank.js'),
     import('../../core/query.js'),
   ])
   const dir = cacheDir(commonDir)
@@ -233,6 +242,20 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
   const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
   const parsed = new Map<string, ParsedFile>()
   const problems: Problem[] = []
+  const config = await (await import('../store/config.js')).readConfig(root, commonDir)
+  const { findAgentHazards } = await import('../../core/agent-safety.js')
+  let overrides: Set<string> | undefined
+  const screen = async (name: string, text: string): Promise<string | undefined> => {
+    let hazards = findAgentHazards(text, { allow: config.secrets.allow })
+    if (hazards.some((h) => h.kind === 'directive')) {
+      if (!overrides) {
+        const [{ readDirectiveOverrides }, { parseDirectivesAllowed }] = await Promise.all([import('../git/index-reader.js'), import('../../core/directives.js')])
+        overrides = parseDirectivesAllowed(readDirectiveOverrides(root, process.env))
+      }
+      hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: overrides.has(name) })
+    }
+    return hazards.length ? withheldReason(hazards) : undefined
+  }
   type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
   const project: Item[] = []
   const projectFile: ProjectFile = { rows: [], problems: [] }
@@ -253,12 +276,18 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
           oid = blobId(bytes)
         }
         const hit = previous.get(path)
-        if (hit && hit.oid === oid && (hit.problem !== undefined || hit.row)) result = hit
+        // A withheld file is screened again (secrets.allow may have taken its finding since).
+        if (hit && hit.oid === oid && !hit.withheld && (hit.problem !== undefined || hit.row)) result = hit
         else {
           try {
-            const l = learning.parseLearning(store.decodeLearningBytes(bytes ?? readFileSync(join(root, path)), path), path)
+            const text = store.decodeLearningBytes(bytes ?? readFileSync(join(root, path)), path)
+            const l = learning.parseLearning(text, path)
             const { id: _id, ...doc } = search.buildSearchDoc(0, l)
             result = { oid, entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), row: summarize(l), doc, hash: sources.contentHash(l) }
+            // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is
+            // listed but never fed to an agent (search, context, recall), cached with its blob like the rest.
+            const withheld = await screen(l.name, text)
+            if (withheld) result.withheld = withheld
           } catch (err) {
             const e = err as { reason?: string; message?: string }
             result = { oid, problem: e.reason ?? e.message ?? String(err) }
@@ -268,7 +297,10 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
         result = { oid: '', problem: (err as Error).message }
       }
       if (result.oid) parsed.set(path, result)
-      if (result.entry && result.doc && result.hash) {
+      if (result.withheld) {
+        problems.push({ path, reason: result.withheld })
+        if (result.row) projectFile.rows.push({ row: result.row, created: result.entry?.created ?? null, supersedes: result.entry?.supersedes ?? [] })
+      } else if (result.entry && result.doc && result.hash) {
         project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
         if (result.row) projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
       } else {
@@ -283,7 +315,6 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
   // rebuild after a project change does not parse, normalize or hash the tier's learnings again.
   const groups: { tier: string; weight: number; items: Item[] }[] = [{ tier: sources.PROJECT_TIER, weight: 1, items: project }]
   let volatile = false
-  const config = await (await import('../store/config.js')).readConfig(root, commonDir)
   if (config.tiers.length) {
     const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([import('../store/repo.js'), import('./tiers.js'), import('../store/validators.js')])
     const repo = await openRepo(root)
@@ -351,17 +382,7 @@ async function rebuild(root: string, commonDir: string, state: StoreState): Prom
     }
   })
   const index = search.buildIndex(docs)
-  const recall: RecallIndex = { names: [], weights: [], triggers: [] }
-  const recallIds: number[] = []
-  catalog.forEach((e, id) => {
-    if (e.state !== 'active' || !RECALL_TYPES.includes(e.type)) return
-    const t = [...search.termsOf(e.trigger ?? '')]
-    if (!t.length) return
-    recallIds.push(id)
-    recall.names.push(e.name)
-    recall.weights.push(e.weight)
-    recall.triggers.push(t)
-  })
+  const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
   const built: Built = { catalog, problems, index, recall, recallIds, project: projectFile }
   writeCache(dir, state.key, { ...built, columns, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile, parsed }, search.splitIndex)
   return built
@@ -715,10 +736,10 @@ function readRecallFile(dir: string, key: string): { recall: RecallFile; catalog
   const f = files(dir, key)
   const r = readJson(f.recall)
   if (!isObject(r) || r['format'] !== CACHE_FORMAT || r['key'] !== key) return undefined
-  const { names, weights, lengths, terms, postings, rows } = r as Partial<Record<keyof RecallFile, unknown>>
+  const { names, weights, totals, terms, postings, rows } = r as Partial<Record<keyof RecallFile, unknown>>
   const n = Array.isArray(names) ? names.length : -1
   const ok =
-    [weights, lengths, rows].every((c) => Array.isArray(c) && c.length === n) &&
+    [weights, totals, rows].every((c) => Array.isArray(c) && c.length === n) &&
     Array.isArray(terms) &&
     Array.isArray(postings) &&
     postings.length === terms.length &&

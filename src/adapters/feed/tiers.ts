@@ -3,7 +3,7 @@
  * in `.learnings/config.yaml`, and read straight from git objects (`ls-tree` + `cat-file --batch`), never checked out.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
@@ -14,7 +14,8 @@ import { TIER_REF_PREFIX } from '../../core/layout.js'
 import { parseLearning, parseStorePath, parseYamlMapping, validateLearning } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import type { SchemaValidator } from '../../core/validate.js'
-import { assertPathClean, commitOnly } from '../git/commit.js'
+import { assertPathClean } from '../git/commit.js'
+import { findAgentHazards } from '../../core/agent-safety.js'
 import type { Git } from '../git/simple.js'
 import type { Repo } from '../store/repo.js'
 import { gitAsync } from '../git/run.js'
@@ -78,9 +79,16 @@ export async function readTierLearnings(git: Git, tier: string, commit: string, 
     try {
       if (!bytes) throw new Error('its object is missing from this repository (run `git learn tier update`)')
       if (!parseStorePath(b.path)) throw new Error('it is not directly inside .learnings/active/')
-      const learning = parseLearning(decodeLearningBytes(bytes, b.path), b.path)
+      const text = decodeLearningBytes(bytes, b.path)
+      const learning = parseLearning(text, b.path)
       const { errors } = validateLearning(learning, validator)
       if (errors.length) throw new Error(errors.join('; '))
+      // A tier is another repository's text: the same screen as `add` (core/agent-safety.ts) before any agent sees it.
+      const hazards = findAgentHazards(text)
+      if (hazards.length) {
+        warnings.push({ path: `${tier}:${b.path}`, reason: `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}` })
+        return
+      }
       learnings.push(learning)
     } catch (err) {
       const e = err as { reason?: string; message?: string }
@@ -91,7 +99,8 @@ export async function readTierLearnings(git: Git, tier: string, commit: string, 
 }
 
 interface CachedTier {
-  v: 1
+  /** 2: learnings screened by core/agent-safety.ts. */
+  v: 2
   learnings: Learning[]
   warnings: TierWarning[]
 }
@@ -103,13 +112,13 @@ export async function readTierLearningsCached(git: Git, tier: string, commit: st
   if (existsSync(file)) {
     try {
       const c = JSON.parse(readFileSync(file, 'utf8')) as CachedTier
-      if (c.v === 1 && Array.isArray(c.learnings)) return { learnings: c.learnings, warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })) }
+      if (c.v === 2 && Array.isArray(c.learnings)) return { learnings: c.learnings, warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })) }
     } catch {
       /* a torn or old cache file is rebuilt below */
     }
   }
   const scan = await readTierLearnings(git, tier, commit, await validator())
-  writeCacheFile(file, JSON.stringify({ v: 1, ...scan } satisfies CachedTier))
+  writeCacheFile(file, JSON.stringify({ v: 2, ...scan } satisfies CachedTier))
   return scan
 }
 
@@ -236,26 +245,12 @@ export function setTierInConfig(text: string | undefined, tier: TierConfig): str
   return doc.toString({ lineWidth: 0 })
 }
 
-/** Write config.yaml with the tier set and commit that file alone; undone when the commit fails. */
-export async function commitTierConfig(git: Git, tier: TierConfig, message: string): Promise<string> {
+/** config.yaml's new text with the tier set, and whether the file is already there (clean: refused otherwise). */
+export async function planTierConfig(git: Git, tier: TierConfig): Promise<{ path: string; text: string; existed: boolean }> {
   const file = join(git.root, CONFIG_PATH)
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined
   if (before !== undefined) await assertPathClean(git, 'config', CONFIG_PATH)
-  mkdirSync(join(git.root, '.learnings'), { recursive: true })
-  writeFileSync(file, setTierInConfig(before, tier))
-  try {
-    await git.run(['add', '--', CONFIG_PATH])
-    return await commitOnly(git, [CONFIG_PATH], message)
-  } catch (err) {
-    if (before === undefined) {
-      await git.tryRun(['rm', '--cached', '--quiet', '--force', '--', CONFIG_PATH])
-      unlinkSync(file)
-    } else {
-      writeFileSync(file, before)
-      await git.tryRun(['add', '--', CONFIG_PATH])
-    }
-    throw err
-  }
+  return { path: CONFIG_PATH, text: setTierInConfig(before, tier), existed: before !== undefined }
 }
 
 /** A reason not to trust a tier (messages: tierVerifyProblem). */

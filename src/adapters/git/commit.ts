@@ -1,13 +1,16 @@
 /**
- * Lifecycle commits that contain only the learning's own paths. `git commit --only -- <paths>` commits exactly
- * those paths from the work tree and leaves the rest of the index as it was (git-commit(1), "--only"), so a file
- * the user staged stays staged and out of our commit. On failure (a user's hook refuses, no identity) the index
- * and work tree are put back before the error travels on.
+ * Lifecycle commits built with plumbing, never through the user's index: a temporary index (GIT_INDEX_FILE) is read
+ * from HEAD, given exactly the learning's own paths, written as a tree and committed with commit-tree; the branch
+ * then moves by a compare-and-swap `git update-ref <ref> <new> <old>` (git-update-ref(1): "verifies that the current
+ * value of the <ref> matches <old-oid>"). Only after that are the user's index and work tree brought in line, for
+ * those paths only. The orchestration (retries, the journal, recovery) is src/flows/transition.ts.
  */
-import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { UncommittedLearningError } from '../../core/errors.js'
-import { assertNoSecretInMessage } from '../../core/trailers.js'
+import { gitAsync, runGitAsync, tryGitAsync } from './run.js'
+import type { Env } from './run.js'
 import type { Git } from './simple.js'
 
 /** Refuse when a learning's file differs between HEAD, the index and the work tree, or is untracked. */
@@ -21,112 +24,174 @@ export async function assertPathClean(git: Git, name: string, path: string): Pro
   }
 }
 
-/** Commit `paths` only, with `message`; returns the new commit id. */
-export async function commitOnly(git: Git, paths: readonly string[], message: string): Promise<string> {
-  // Last line of defence: a reason or an origin with a credential in it never reaches a commit message.
-  assertNoSecretInMessage(message, 'the commit message')
-  await git.run(['commit', '--quiet', '--only', '-m', message, '--', ...paths])
-  return (await git.run(['rev-parse', 'HEAD'])).trim()
+/** Where HEAD points: the branch ref (undefined when detached) and its commit (undefined on an unborn branch). */
+export interface HeadState {
+  ref: string | undefined
+  oid: string | undefined
 }
 
-function ensureDir(root: string, dir: string): string[] {
-  const created: string[] = []
-  let d = dir
-  while (!existsSync(join(root, d))) {
-    created.unshift(d)
-    d = dirname(d)
+/** Read HEAD: `git symbolic-ref -q HEAD` ("refs/heads/main") and the commit it names. */
+export async function readHeadState(root: string): Promise<HeadState> {
+  const ref = (await tryGitAsync(['symbolic-ref', '-q', 'HEAD'], { cwd: root }))?.toString('utf8').trim() || undefined
+  const oid =
+    (await tryGitAsync(['rev-parse', '-q', '--verify', `${ref ?? 'HEAD'}^{commit}`], { cwd: root }))
+      ?.toString('utf8')
+      .trim() || undefined
+  return { ref, oid }
+}
+
+/** One entry of a tree: mode, blob id, path (from `git ls-tree -z`). */
+export interface TreeEntry {
+  mode: string
+  oid: string
+  path: string
+}
+
+/** The entries of `commit`'s tree at exactly these paths (absent paths are left out). */
+export async function readTreeEntries(
+  root: string,
+  commit: string | undefined,
+  paths: readonly string[],
+): Promise<Map<string, TreeEntry>> {
+  const found = new Map<string, TreeEntry>()
+  if (!commit || !paths.length) return found
+  // Sample: "100644 blob 3f2c…e1\t.learnings/pending/x.md\0"
+  const out = await gitAsync(['ls-tree', '-z', '--full-tree', commit, '--', ...paths.map((p) => `:(literal)${p}`)], {
+    cwd: root,
+  })
+  for (const rec of out.toString('utf8').split('\0')) {
+    const m = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(rec)
+    if (m) found.set(m[3] as string, { mode: m[1] as string, oid: m[2] as string, path: m[3] as string })
   }
-  if (created.length) mkdirSync(join(root, dir), { recursive: true })
-  return created
+  return found
 }
 
-function removeEmptyDirs(root: string, dirs: readonly string[]): void {
-  for (const d of [...dirs].reverse()) {
-    try {
-      if (readdirSync(join(root, d)).length === 0) rmdirSync(join(root, d))
-    } catch {
-      /* already gone */
+/**
+ * Write blobs for these texts into the object store; their ids in order. One text: `hash-object -w --stdin`; many:
+ * one `git fast-import` (a blob per record, ids from its marks file), so 10,000 entries cost one process.
+ */
+export async function writeBlobs(root: string, texts: readonly string[]): Promise<string[]> {
+  if (texts.length === 0) return []
+  if (texts.length === 1)
+    return [(await gitAsync(['hash-object', '-w', '--stdin'], { cwd: root, input: texts[0] })).toString('utf8').trim()]
+  const tmp = mkdtempSync(join(tmpdir(), 'git-learn-blobs-'))
+  try {
+    const marks = join(tmp, 'marks')
+    const parts: Buffer[] = []
+    texts.forEach((t, i) => {
+      const b = Buffer.from(t, 'utf8')
+      parts.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${b.length}\n`), b, Buffer.from('\n'))
+    })
+    await gitAsync(['fast-import', '--quiet', `--export-marks=${marks}`], { cwd: root, input: Buffer.concat(parts) })
+    const { readFileSync } = await import('node:fs')
+    // Sample of the marks file: ":1 3f2c…e1\n:2 9a0b…77\n"
+    const ids = new Map<number, string>()
+    for (const line of readFileSync(marks, 'utf8').split('\n')) {
+      const m = /^:(\d+) ([0-9a-f]+)$/.exec(line)
+      if (m) ids.set(Number(m[1]), m[2] as string)
     }
+    return texts.map((_, i) => {
+      const id = ids.get(i + 1)
+      if (!id) throw new Error(`git fast-import wrote no blob for entry ${i + 1}`)
+      return id
+    })
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
   }
 }
 
-/** `git mv from to` and a commit of both paths; undone (index and work tree) when the commit fails. */
-export async function commitMove(git: Git, from: string, to: string, message: string): Promise<string> {
-  const created = ensureDir(git.root, dirname(to))
+/** A path's new content in the commit: a blob with its mode, or null to remove it. */
+export interface IndexChange {
+  path: string
+  entry: { mode: string; oid: string } | null
+}
+
+/** `git update-index -z --index-info` input: "<mode> <oid>\t<path>\0"; mode 0 removes the path. */
+export function formatIndexInfo(changes: readonly IndexChange[], zeroOid: string): string {
+  return changes
+    .map((c) => (c.entry ? `${c.entry.mode} ${c.entry.oid}\t${c.path}\0` : `0 ${zeroOid}\t${c.path}\0`))
+    .join('')
+}
+
+/** Whether the user asked for signed commits (commit.gpgsign): commit-tree signs only when told to with -S. */
+async function readSignCommits(root: string): Promise<boolean> {
+  return (
+    (await tryGitAsync(['config', '--type=bool', '--get', 'commit.gpgsign'], { cwd: root }))
+      ?.toString('utf8')
+      .trim() === 'true'
+  )
+}
+
+/**
+ * Build a commit of `parent`'s tree plus `changes`, in a temporary index: the user's index is never read or written.
+ * The author and committer come from git's own configuration and environment, as for `git commit`; commit.gpgsign
+ * is honoured with -S (which then uses user.signingkey and gpg.format as `git commit` does).
+ */
+export async function buildCommit(
+  root: string,
+  parent: string | undefined,
+  changes: readonly IndexChange[],
+  message: string,
+  zeroOid: string,
+): Promise<{ tree: string; commit: string }> {
+  const tmp = mkdtempSync(join(tmpdir(), 'git-learn-index-'))
+  const env: Env = { ...process.env, GIT_INDEX_FILE: join(tmp, 'index') }
   try {
-    await git.run(['mv', '--', from, to])
-  } catch (err) {
-    removeEmptyDirs(git.root, created)
-    throw err
-  }
-  try {
-    return await commitOnly(git, [from, to], message)
-  } catch (err) {
-    await git.run(['mv', '--', to, from])
-    removeEmptyDirs(git.root, created)
-    throw err
+    await gitAsync(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { cwd: root, env })
+    await gitAsync(['update-index', '-z', '--index-info'], { cwd: root, env, input: formatIndexInfo(changes, zeroOid) })
+    const tree = (await gitAsync(['write-tree'], { cwd: root, env })).toString('utf8').trim()
+    const sign = await readSignCommits(root)
+    const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), ...(sign ? ['-S'] : []), '-F', '-']
+    const commit = (await gitAsync(args, { cwd: root, env, input: message })).toString('utf8').trim()
+    return { tree, commit }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
   }
 }
 
-/** `git mv` each move, then one commit of all their paths; every move is undone (in reverse) when a step fails. */
-export async function commitMoves(git: Git, moves: readonly { from: string; to: string }[], message: string): Promise<string> {
-  const created: string[] = []
-  const done: { from: string; to: string }[] = []
-  const undo = async () => {
-    for (const m of [...done].reverse()) await git.run(['mv', '--', m.to, m.from])
-    removeEmptyDirs(git.root, created)
-  }
-  try {
-    for (const m of moves) {
-      created.push(...ensureDir(git.root, dirname(m.to)))
-      await git.run(['mv', '--', m.from, m.to])
-      done.push(m)
-    }
-  } catch (err) {
-    await undo()
-    throw err
-  }
-  try {
-    return await commitOnly(git, moves.flatMap((m) => [m.from, m.to]), message)
-  } catch (err) {
-    await undo()
-    throw err
-  }
+/**
+ * Move `ref` from `old` to `next` only if it still points at `old` (undefined: only if it does not exist yet).
+ * False when another process moved it first (git says "cannot lock ref … but expected …"); other failures throw.
+ */
+export async function swapRef(
+  root: string,
+  ref: string,
+  next: string,
+  old: string | undefined,
+  zeroOid: string,
+  reflog: string,
+): Promise<boolean> {
+  const args = ['update-ref', '-m', reflog, ...(ref === 'HEAD' ? ['--no-deref'] : []), ref, next, old ?? zeroOid]
+  const r = await runGitAsync(args, { cwd: root })
+  if (r.code === 0) return true
+  if (
+    /but expected|is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(
+      r.stderr,
+    )
+  )
+    return false
+  const { GitCommandError } = await import('../../core/errors.js')
+  throw new GitCommandError(args, r.stderr || `(git exited with code ${r.code})`)
 }
 
-/** Write a new file, stage it and (unless `commit` is false) commit it alone; undone when any step fails. */
-export async function commitNewFile(git: Git, path: string, text: string, message: string, commit: boolean): Promise<string | null> {
-  const created = ensureDir(git.root, dirname(path))
-  const file = join(git.root, path)
-  writeFileSync(file, text, { flag: 'wx' })
-  try {
-    await git.run(['add', '--', path])
-    if (!commit) return null
-    return await commitOnly(git, [path], message)
-  } catch (err) {
-    await git.tryRun(['rm', '--cached', '--quiet', '--force', '--', path])
-    unlinkSync(file)
-    removeEmptyDirs(git.root, created)
-    throw err
-  }
+/** Set the user's index entries for exactly these paths (`update-index --index-info`), then refresh their stat data. */
+export async function updateUserIndex(root: string, changes: readonly IndexChange[], zeroOid: string): Promise<void> {
+  await gitAsync(['update-index', '-z', '--index-info'], { cwd: root, input: formatIndexInfo(changes, zeroOid) })
+  // Entries written from --index-info carry no stat data; a refresh records it (content unchanged, so nothing else moves).
+  await tryGitAsync(['update-index', '-q', '--refresh'], { cwd: root })
 }
 
-/** Write several new files, stage them and commit them alone in one commit; all undone when any step fails. */
-export async function commitNewFiles(git: Git, files: readonly { path: string; text: string }[], message: string): Promise<string> {
-  const created: string[] = []
-  const written: string[] = []
-  try {
-    for (const f of files) {
-      created.push(...ensureDir(git.root, dirname(f.path)))
-      writeFileSync(join(git.root, f.path), f.text, { flag: 'wx' })
-      written.push(f.path)
-    }
-    await git.run(['add', '--', ...written])
-    return await commitOnly(git, written, message)
-  } catch (err) {
-    if (written.length) await git.tryRun(['rm', '--cached', '--quiet', '--force', '--ignore-unmatch', '--', ...written])
-    for (const p of written) unlinkSync(join(git.root, p))
-    removeEmptyDirs(git.root, created)
-    throw err
+/** The index entries (stage 0) of these paths in the user's index: "<mode> <oid> 0\t<path>". */
+export async function readUserIndex(root: string, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
+  const found = new Map<string, TreeEntry>()
+  if (!paths.length) return found
+  const out = await gitAsync(['ls-files', '-s', '-z', '--full-name', '--', ...paths.map((p) => `:(top,literal)${p}`)], {
+    cwd: root,
+  })
+  for (const rec of out.toString('utf8').split('\0')) {
+    const m = /^(\d+) ([0-9a-f]+) (\d)\t(.*)$/s.exec(rec)
+    if (m && m[3] === '0')
+      found.set(m[4] as string, { mode: m[1] as string, oid: m[2] as string, path: m[4] as string })
   }
+  return found
 }

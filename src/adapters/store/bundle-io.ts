@@ -8,8 +8,11 @@ import { parseYamlMapping } from '../../core/learning.js'
 import { readFileBounded } from './read-bounded.js'
 import type { BoundedRead } from './read-bounded.js'
 
-/** Largest bundle read, in bytes. */
-export const MAX_BUNDLE_BYTES = 10 * 1024 * 1024
+/**
+ * Largest bundle read, in bytes: room for what `export` writes of 10,000 learnings (MAX_BUNDLE_ENTRIES; ~12 MB for
+ * typical ones), and export refuses to write a bundle over it, so the two agree.
+ */
+export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 /** How long a URL may take to answer and send its body. */
 export const FETCH_TIMEOUT_MS = 10_000
 
@@ -25,7 +28,7 @@ function readBundleFile(path: string, max: number, source: string): Buffer {
     throw new BundleUnreachableError(source, `cannot open it (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
   }
   if (!r.regular) throw new BundleRefusedError(source, ['it is not a regular file'])
-  if (r.over) throw new BundleRefusedError(source, [`it is ${r.size ?? `more than ${max}`} bytes; a bundle may be at most ${max} bytes (10 MB)`])
+  if (r.over) throw new BundleRefusedError(source, [`it is ${r.size ?? `more than ${max}`} bytes; a bundle may be at most ${max} bytes (${Math.round(max / 1048576)} MB)`])
   return r.bytes
 }
 
@@ -59,7 +62,7 @@ async function fetchBounded(url: string, max: number, timeoutMs: number): Promis
   const declared = Number(res.headers.get('content-length') ?? 'NaN')
   if (declared > max) {
     await res.body?.cancel()
-    throw new BundleRefusedError(url, [`it is ${declared} bytes; a bundle may be at most ${max} bytes (10 MB)`])
+    throw new BundleRefusedError(url, [`it is ${declared} bytes; a bundle may be at most ${max} bytes (${Math.round(max / 1048576)} MB)`])
   }
   const chunks: Uint8Array[] = []
   let size = 0
@@ -68,7 +71,7 @@ async function fetchBounded(url: string, max: number, timeoutMs: number): Promis
       size += (chunk as Uint8Array).byteLength
       if (size > max) {
         await res.body?.cancel().catch(() => undefined)
-        throw new BundleRefusedError(url, [`it is more than ${max} bytes; a bundle may be at most ${max} bytes (10 MB)`])
+        throw new BundleRefusedError(url, [`it is more than ${max} bytes; a bundle may be at most ${max} bytes (${Math.round(max / 1048576)} MB)`])
       }
       chunks.push(chunk as Uint8Array)
     }

@@ -2,7 +2,7 @@
  * Reading a file named by a user, a config or a bundle without trusting its size: at most `limit + 1` bytes are
  * read from the descriptor, so /dev/zero, a FIFO fed forever or a huge file end the read instead of filling memory.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 
 export interface BoundedRead {
   /** The bytes read: the whole file when `over` is false, at most `limit` bytes otherwise. */
@@ -22,7 +22,9 @@ const CHUNK = 64 * 1024
  * a directory, device or FIFO is reported (`regular: false`) without being read.
  */
 export function readFileBounded(path: string, limit: number, opts: { regularOnly?: boolean } = {}): BoundedRead {
-  const fd = openSync(path, 'r')
+  // Opening a FIFO for reading blocks until a writer comes: with regularOnly it is opened non-blocking, found to be no
+  // regular file by fstat, and refused at once (O_NONBLOCK changes nothing for a regular file's reads).
+  const fd = openSync(path, opts.regularOnly ? constants.O_RDONLY | constants.O_NONBLOCK : 'r')
   try {
     const st = fstatSync(fd)
     const regular = st.isFile()

@@ -6,6 +6,7 @@ import type { LearningState } from '../../core/errors.js'
 import { MAX_LEARNING_BYTES, STATES, STORE_DIR, learningPath, parseLearning } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
+import { findGitDirs } from '../git/locate.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -39,10 +40,16 @@ export function findLearningPath(root: string, name: string): { state: LearningS
   return undefined
 }
 
+/** Whether the work tree at `root` is a sparse checkout (its git dir has info/sparse-checkout): files may be hidden. */
+export function isSparseCheckout(root: string): boolean {
+  const dirs = findGitDirs(root, process.env)
+  return dirs !== undefined && existsSync(join(dirs.gitDir, 'info', 'sparse-checkout'))
+}
+
 /** Find and parse a learning by name; LearningNotFoundError when no state holds it. */
 export function readLearning(root: string, name: string): Learning {
   const found = findLearningPath(root, name)
-  if (!found) throw new LearningNotFoundError(name, !existsSync(join(root, STORE_DIR)))
+  if (!found) throw new LearningNotFoundError(name, !existsSync(join(root, STORE_DIR)), isSparseCheckout(root))
   return readLearningFile(root, found.path)
 }
 

@@ -30,7 +30,7 @@ export const spec: CommandSpec = {
     name: { type: 'string', value: 'name', description: 'kebab-case name, at most 64 characters; also the file name' },
     type: { type: 'string', value: 'type', description: `one of ${LEARNING_TYPES.join(', ')}` },
     description: { type: 'string', value: 'text', description: 'what it is and when to use it (1–1024 characters)' },
-    trigger: { type: 'string', value: 'text', description: 'the exact error message or symptom (required for error-solution, instinct, pattern, anti-pattern)' },
+    trigger: { type: 'string', multiple: true, value: 'text', description: 'the exact error message or symptom (required for error-solution, instinct, pattern, anti-pattern); repeat it for a list of triggers' },
     domain: { type: 'string', value: 'domain', description: 'testing, debugging, git, workflow, code-style, security, architecture, performance, tooling or other' },
     tags: { type: 'string', value: 'a,b', description: 'comma-separated tags' },
     confidence: { type: 'string', value: '0..1', description: 'proposed confidence (the effective one is computed from use)' },
@@ -59,6 +59,10 @@ function readInput(ctx: Ctx, path: string, what: string): Buffer {
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const file = stringOpt(args, 'file')
   const fields = Object.fromEntries(FIELD_FLAGS.map((k) => [k, stringOpt(args, k)])) as Record<(typeof FIELD_FLAGS)[number], string | undefined>
+  // --trigger may be repeated: one value is a string trigger, several a list.
+  const triggers = Array.isArray(args.values['trigger']) ? args.values['trigger'] : []
+  const trigger = triggers.length > 1 ? triggers : triggers[0]
+  fields.trigger = triggers[0]
   if (file !== undefined && FIELD_FLAGS.some((k) => fields[k] !== undefined))
     throw new UsageError('--file brings the whole learning; do not combine it with --name, --type or the other field flags', 'add')
 
@@ -78,7 +82,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     if (!(LEARNING_TYPES as readonly string[]).includes(fields.type as string))
       throw new UsageError(`unknown type "${fields.type}"; use one of ${LEARNING_TYPES.join(', ')}`, 'add')
     const body = fields['body-file'] !== undefined ? decodeLearningBytes(readInput(ctx, fields['body-file'], 'the body file'), fields['body-file']) : readTemplate(`${fields.type}.md`)
-    text = formatLearningFile(buildDraftFrontmatter({ ...fields, name, type: fields.type as string, description: fields.description as string }, ctx.now()), body)
+    text = formatLearningFile(buildDraftFrontmatter({ ...fields, trigger, name, type: fields.type as string, description: fields.description as string }, ctx.now()), body)
   }
   const bad = explainBadName(name)
   if (bad) throw new UsageError(`not a learning name: ${bad}`, 'add')

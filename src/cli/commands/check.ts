@@ -198,7 +198,16 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined): Prom
   if (base !== undefined) {
     const { parseRawDiff } = await import('../../core/check-diff.js')
     const { RAW_LOG_FORMAT, parseAuditTrail, parseRawLog } = await import('../../core/trailers.js')
-    const mergeBase = gitSync(['merge-base', '--end-of-options', base, 'HEAD'], { cwd: root, env: ctx.env }).trim()
+    const { runGitSync } = await import('../../adapters/git/run.js')
+    const found = runGitSync(['merge-base', '--end-of-options', base, 'HEAD'], { cwd: root, env: ctx.env })
+    if (found.code !== 0) {
+      // git merge-base says nothing when the history simply does not reach a common commit (a shallow clone).
+      const { BaseUnreachableError } = await import('../../core/errors.js')
+      const shallow = runGitSync(['rev-parse', '--is-shallow-repository'], { cwd: root, env: ctx.env }).stdout.toString('utf8').trim() === 'true'
+      const known = runGitSync(['rev-parse', '-q', '--verify', '--end-of-options', `${base}^{commit}`], { cwd: root, env: ctx.env }).code === 0
+      throw new BaseUnreachableError(base, shallow, known, found.stderr.trim())
+    }
+    const mergeBase = found.stdout.toString('utf8').trim()
     const changes = parseRawDiff(gitSync(['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings'], { cwd: root, env: ctx.env }))
     const events = parseAuditTrail(parseRawLog(gitSync(['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`], { cwd: root, env: ctx.env })))
     findings.push(...engine.checkTransitions(changes, events))

@@ -8,7 +8,7 @@ import { EMPTY_USAGE, summarizeUsage } from '../../core/usage.js'
 import type { UsageEvent } from '../../core/usage.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { feedbackDone } from '../messages/feed.js'
+import { feedbackDone, stateNotWritten } from '../messages/feed.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -50,7 +50,16 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const note = stringOpt(args, 'note')
   const session = stringOpt(args, 'session')
   const event: UsageEvent = { ts: now.toISOString(), kind, name, ...(session ? { session } : {}), ...(note ? { note } : {}) }
-  appendEvent(feed.commonDir, event)
+  try {
+    appendEvent(feed.commonDir, event)
+  } catch (err) {
+    // A read-only or full state directory costs the record, not the command: say so and go on.
+    const code = (err as NodeJS.ErrnoException).code ?? String(err)
+    ctx.stderr(stateNotWritten(`${feed.commonDir}/learn/events.jsonl`, code))
+    if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ name, kind, previous, confidence: previous, recorded: false })}\n`)
+    else ctx.stdout(feedbackDone(name, kind, previous, previous))
+    return ExitCode.ok
+  }
   const confidence = confidenceOf([...mine, event])
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ name, kind, previous, confidence })}\n`)
   else ctx.stdout(feedbackDone(name, kind, previous, confidence))

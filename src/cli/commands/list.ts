@@ -8,6 +8,8 @@ import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { listTable, noStore, warnUnreadable } from '../messages/lifecycle.js'
 import { flag, stringOpt } from '../spec.js'
+import { readStagedStore, toHalfDone } from '../../flows/recovery.js'
+import { halfDoneNote } from '../messages/recovery.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
@@ -28,13 +30,21 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     throw new UsageError(`--state must be pending, active, archived or all, not "${state}"`, 'list')
   // The rows come from the feed cache (src/adapters/search-index.ts): at 10,000 learnings, one file instead of 10,000.
   const feed = await readProjectFeed(ctx.cwd)
+  // A move or a new learning staged but never committed is not done: its row says so (and `git learn doctor` settles it).
+  const staged = await readStagedStore(feed.root).catch(() => [])
+  const uncommitted = new Map<string, string>()
+  for (const p of staged) {
+    if (p.kind === 'staged-move') uncommitted.set(p.to, `staged move from ${p.from.split('/')[1]}, not committed`)
+    else if (p.kind === 'staged-new') uncommitted.set(p.path, 'staged, not committed')
+  }
+  if (staged.some((p) => p.kind !== 'staged-new')) ctx.stderr(halfDoneNote(staged.filter((p) => p.kind !== 'staged-new').map(toHalfDone)))
   const inState = (path: string) => state === 'all' || path.startsWith(`${STORE_DIR}/${state}/`)
   for (const p of feed.problems) if (inState(p.path)) ctx.stderr(warnUnreadable(p.path, p.reason))
   if (!storeExists(feed.root)) ctx.stderr(noStore())
   const rows = filterSummaries(
     feed.rows.map((r) => r.row).filter((r) => inState(r.path)),
     { type: stringOpt(args, 'type'), tag: stringOpt(args, 'tag') },
-  )
+  ).map((r) => (uncommitted.has(r.path) ? { ...r, state: `${r.state} (${uncommitted.get(r.path)})`, committed: false } : r))
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ learnings: rows })}\n`)
   else ctx.stdout(listTable(rows))
   return ExitCode.ok

@@ -9,6 +9,8 @@ import type { Ctx } from '../context.js'
 import { statusText, warnProblems } from '../messages/feed.js'
 import { noStore } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
+import { readStagedStore, toHalfDone } from '../../flows/recovery.js'
+import { halfDoneNote } from '../messages/recovery.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
@@ -32,13 +34,16 @@ export function isUtf8Locale(env: Readonly<Record<string, string | undefined>>):
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readStatusFeed(ctx.cwd)
+  // Staged and never committed is not done: said before the counts (which follow the work tree).
+  const staged = (await readStagedStore(feed.root).catch(() => [])).map(toHalfDone)
+  if (staged.length) ctx.stderr(halfDoneNote(staged))
   ctx.stderr(warnProblems(feed.problems))
   if (!storeExists(feed.root)) ctx.stderr(noStore())
   const config = await readConfig(feed.root, feed.commonDir)
   const active = feed.entries.filter((e) => e.state === 'active' && e.tier === 'project')
   const stale = readStale(feed.root, active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })))
   const report = buildStatus(feed.entries, readUsageSummary(feed.commonDir), stale, ctx.now(), config)
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(report)}\n`)
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(staged.length ? { ...report, uncommitted: staged } : report)}\n`)
   else {
     const utf8 = isUtf8Locale(ctx.env)
     ctx.stdout(statusText(report, { all: flag(args, 'all'), bar: (v) => formatBar(v, utf8) }))

@@ -1,6 +1,10 @@
 /** Sentences for every error a command can end with: what happened, where, and what to run next. */
 import {
+  BaseUnreachableError,
   BundleRefusedError,
+  ConcurrentChangeError,
+  RecoveryNeededError,
+  TransitionIncompleteError,
   BundleUnreachableError,
   ConfigError,
   GitCommandError,
@@ -23,6 +27,7 @@ import {
 import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
 import { partialMove, secretInMessage } from './lifecycle.js'
+import { concurrentChange, describeHalfDone, transitionIncomplete } from './recovery.js'
 
 export interface DescribedError {
   code: ExitCode
@@ -57,7 +62,9 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof LearningNotFoundError)
     return d(
       ExitCode.usage,
-      err.storeMissing
+      err.sparse
+        ? `no learning named "${err.learningName}" in this work tree, which is a sparse checkout: .learnings/ (or part of it) may be outside it.\nAdd it with \`git sparse-checkout add .learnings\`, then run the command again.`
+        : err.storeMissing
         ? `no learning named "${err.learningName}": this repository has no .learnings/ yet.\nRun \`git learn init\` to set up the store.`
         : `no learning named "${err.learningName}" in .learnings/pending, active or archived.\nRun \`git learn list --state all\` to see the names.`,
       { name: err.learningName },
@@ -82,6 +89,22 @@ export function describeError(err: unknown, command?: string): DescribedError {
     const inner = describeError(err.cause, command)
     return d(inner.code, partialMove(err.action, err.done, err.failed, err.notAttempted, inner.message), { done: err.done, failed: err.failed, notAttempted: err.notAttempted })
   }
+  if (err instanceof BaseUnreachableError)
+    return d(
+      ExitCode.environment,
+      !err.known
+        ? `${err.base} names no commit here${err.shallow ? ' (this clone is shallow)' : ''}.\nFetch it first (\`git fetch origin ${err.base.replace(/^origin\//, '')}\`), then run the check again.`
+        : err.shallow
+          ? `this clone is shallow: its history stops before HEAD and ${err.base} meet, so the transitions since their merge base cannot be read.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`
+          : `${err.base} and HEAD have no commit in common.${err.stderr ? `\ngit said: ${err.stderr}` : ''}`,
+      { base: err.base, shallow: err.shallow },
+    )
+  if (err instanceof ConcurrentChangeError)
+    return d(ExitCode.refused, concurrentChange(err.subject, err.reason), { subject: err.subject })
+  if (err instanceof TransitionIncompleteError)
+    return d(ExitCode.environment, transitionIncomplete(err.subject, err.commit, err.paths, err.reason), { commit: err.commit, paths: err.paths })
+  if (err instanceof RecoveryNeededError)
+    return d(ExitCode.environment, `something is half done here; nothing was changed:\n${bullet(err.problems.map(describeHalfDone))}\nRun \`git learn doctor\` for the details.`, { problems: err.problems })
   if (err instanceof RefusedError)
     return d(ExitCode.refused, `${err.reason}${err.details.length ? `\n${bullet(err.details)}` : ''}`, { details: err.details })
   if (err instanceof ConfigError)

@@ -1,4 +1,5 @@
 /** Sentences of the feeding commands: search, context, recall, feedback, status, render, eval. */
+import type { EvalReport, RecallFigures } from '../../core/eval.js'
 
 export interface SearchRow {
   name: string
@@ -35,9 +36,9 @@ export function feedbackDone(name: string, kind: string, before: number, after: 
   return `recorded: ${name} was ${kind}. Effective confidence ${before.toFixed(2)} → ${after.toFixed(2)}.\n`
 }
 
-export function recallContext(items: readonly { name: string; fix: string; description: string }[]): string {
+export function recallContext(items: readonly { name: string; tier?: string; fix: string; description: string }[]): string {
   return items
-    .map((i) => `git-learn: ${i.name} — ${cut(i.fix || i.description, 240)} (git learn show ${i.name})`)
+    .map((i) => `git-learn: ${i.name}${i.tier && i.tier !== 'project' ? ` [tier ${i.tier}: reviewed in that repository, not here]` : ''} — ${cut(i.fix || i.description, 240)} (git learn show ${i.name})`)
     .join('\n')
 }
 
@@ -125,12 +126,18 @@ export function agentReport(a: { settings: string; hooksAdded: string[]; hooksRe
   return `${lines.join('\n')}\n`
 }
 
-export function evalReport(r: { queries: number; k: number; top1: number; precisionAtK: number; hitAtK: number; mrr: number; contextTokens: number; misses: { query: string; expect: string[]; got: string | null; rank: number | null }[] }): string {
+export function evalReport(r: EvalReport & { contextTokens: number }): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+  const recall = (x: RecallFigures | undefined) =>
+    x ? ` · recall: ${[x.failures ? `right fix ${pct(x.rightFix)} of ${x.failures}` : '', x.unrelated ? `silent ${pct(x.silence)} of ${x.unrelated}` : ''].filter(Boolean).join(', ')}` : ''
+  const search = (x: { queries: number; top1: number; mrr: number }) => (x.queries ? `top-1 ${pct(x.top1)} · MRR ${x.mrr.toFixed(3)}` : 'no query expects a learning')
   const lines = [
-    `${r.queries} queries: top-1 ${pct(r.top1)} · precision@${r.k} ${pct(r.precisionAtK)} · hit@${r.k} ${pct(r.hitAtK)} · MRR ${r.mrr.toFixed(3)}`,
+    `${r.queries} queries: top-1 ${pct(r.top1)} · precision@${r.k} ${pct(r.precisionAtK)} · hit@${r.k} ${pct(r.hitAtK)} · MRR ${r.mrr.toFixed(3)}${r.none ? ` (${r.none} more expect none)` : ''}`,
+    ...(r.recall ? [`recall${recall(r.recall).slice(' · recall'.length)}`] : []),
+    ...Object.entries(r.forms ?? {}).map(([form, f]) => `  ${form}: ${f.queries + f.none} queries · ${search(f)}${recall(f.recall)}`),
     `context injects about ${r.contextTokens} tokens (characters / 4)`,
     ...r.misses.map((m) => `miss: "${cut(m.query, 60)}" expected ${m.expect.join(' or ')}, got ${m.got ?? 'nothing'}${m.rank ? ` (expected at rank ${m.rank})` : ' (expected not in the results)'}`),
+    ...(r.recallMisses ?? []).map((m) => `recall miss: "${cut(m.query, 60)}" expected ${m.expect.length ? m.expect.join(' or ') : 'silence'}, got ${m.got ?? 'silence'}`),
   ]
   return `${lines.join('\n')}\n`
 }
@@ -139,3 +146,7 @@ export function evalReport(r: { queries: number; k: number; top1: number; precis
 export function renderSkippedInvalid(path: string, reason: string): string {
   return `${path} was not rendered: ${reason}; fix it (\`git learn check\` shows every problem)`
 }
+
+/** A local state file could not be written (read-only or full): the command goes on without it. */
+export const stateNotWritten = (file: string, code: string) =>
+  `warning: could not write ${file} (${code}): the event was not recorded. Free space or make the directory writable, then run the command again to record it.\n`

@@ -89,3 +89,7 @@ export function partialMove(action: string, done: readonly { name: string; commi
 }
 
 export const noStore = () => 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'
+
+/** approve found a credential or an agent directive in the file it would move. */
+export const approveHazard = (name: string, path: string) =>
+  `${path} holds what must not reach an agent (it was edited after it was proposed, or proposed without the checks), so ${name} was not approved. Remove it, commit the fix, and approve again; a reviewed false positive goes into secrets.allow by its fingerprint, a meant directive is proposed again with \`git learn add --allow-directives\`:`

@@ -81,13 +81,38 @@ export interface ImportRow {
   reason: string | null
 }
 
-/** Progress on stderr before a large import. */
-export const importing = (entries: number, origin: string) => `importing ${entries} entries from ${origin}…\n`
+/**
+ * Progress of an import on stderr: on a terminal a bar redrawn in place (at most every 1%), piped a line of counts at
+ * every tenth; nothing for a bundle of 100 entries or fewer.
+ */
+export function importProgress(origin: string, tty: boolean): (done: number, total: number) => string {
+  let shown = 0
+  return (done, total) => {
+    if (total <= 100) return ''
+    if (done === 0) return tty ? '' : `importing ${total} entries from ${origin}…\n`
+    const step = tty ? Math.max(1, Math.floor(total / 100)) : Math.max(1, Math.ceil(total / 10))
+    if (done !== total && done - shown < step) return ''
+    shown = done
+    if (!tty) return `importing: ${done}/${total}\n`
+    const width = 30
+    const fill = Math.round((done / total) * width)
+    return `\r[${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${done}/${total}${done === total ? '\n' : ''}`
+  }
+}
+
+/** Warnings of an import, summed up by kind: one line each, with a count and one example. */
+export function importWarnings(summary: readonly { kind: string; count: number; example: string }[]): string {
+  return summary.map((w) => (w.count === 1 ? `warning: ${w.example}\n` : `warning: ${w.count} entries: ${w.kind} (for example ${w.example})\n`)).join('')
+}
 
 export function importReport(origin: string, rows: readonly ImportRow[], commit: string | null, dryRun: boolean): string {
   if (!rows.length) return `${origin} holds no learnings; nothing to import.\n`
   const verb = (a: ImportRow['action']) => (dryRun ? { added: 'would add', updated: 'would update', skipped: 'would skip', 'proposed-update': 'proposed update' }[a] : a)
-  const lines = rows.map((r) => `  ${verb(r.action).padEnd(15)} ${r.name}${r.path ? ` → ${r.path}` : ''}${r.reason ? `\n                  ${r.reason}` : ''}`)
+  // A line per entry up to 50 entries; beyond, counts per action and the skip reasons summed up by kind.
+  const lines =
+    rows.length <= 50
+      ? rows.map((r) => `  ${verb(r.action).padEnd(15)} ${r.name}${r.path ? ` → ${r.path}` : ''}${r.reason ? `\n                  ${r.reason}` : ''}`)
+      : summarizeRows(rows, verb)
   const written = rows.filter((r) => r.action === 'added' || r.action === 'updated').length
   const tail = dryRun
     ? 'dry run: nothing was written.\n'
@@ -95,6 +120,25 @@ export function importReport(origin: string, rows: readonly ImportRow[], commit:
       ? `${plural(written, 'learning')} in .learnings/pending/ (commit ${short(commit)}); review them and \`git learn approve <name>\` what holds.\n`
       : 'nothing was written.\n'
   return `import from ${origin}:\n${lines.join('\n')}\n${tail}`
+}
+
+function summarizeRows(rows: readonly ImportRow[], verb: (a: ImportRow['action']) => string): string[] {
+  const byAction = new Map<ImportRow['action'], number>()
+  const reasons = new Map<string, { count: number; example: string }>()
+  for (const r of rows) {
+    byAction.set(r.action, (byAction.get(r.action) ?? 0) + 1)
+    if (r.action === 'skipped' || r.action === 'proposed-update') {
+      const kind = (r.reason ?? '').replace(/\([^)]*\)/g, '').replace(/:.*$/s, '').slice(0, 80)
+      const k = reasons.get(kind)
+      if (k) k.count++
+      else reasons.set(kind, { count: 1, example: r.name })
+    }
+  }
+  return [
+    ...[...byAction].map(([a, n]) => `  ${verb(a).padEnd(15)} ${n}`),
+    ...[...reasons].map(([kind, k]) => `    ${k.count} × ${kind} (e.g. ${k.example})`),
+    '  (`--json` lists every entry)',
+  ]
 }
 
 export function tierAdded(t: { name: string; url: string; ref?: string | undefined; commit?: string | undefined; weight?: number | undefined }, count: number, configCommit: string): string {

@@ -113,14 +113,19 @@ function tags(c: RetroCandidate): string[] {
 
 /** The learning file text of a candidate, with `source: {kind: retrospective, agent, session}`. */
 export function formatCandidateLearning(c: RetroCandidate, opts: { now: Date; commit?: string | undefined; root?: string | undefined }): string {
-  const e = c.evidence
   const prefix = opts.root ? `${opts.root.replace(/\/+$/, '')}/` : undefined
-  const paths = strings(e['edited_paths']).map((p) => (prefix && p.startsWith(prefix) ? p.slice(prefix.length) : p))
+  // The user's machine stays out of the draft: paths inside the repository become repository-relative everywhere
+  // (description, trigger, body, evidence); what is left outside it, `add` rewrites to ${PROJECT_ROOT}/… or refuses.
+  const inRepo = prefix ? new RegExp(`(?<![\\w.~-])${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'g') : undefined
+  const local = (text: string) => (inRepo ? text.replace(inRepo, '') : text)
+  const e = prefix ? (JSON.parse(local(JSON.stringify(c.evidence))) as RetroCandidate['evidence']) : c.evidence
+  const paths = strings(e['edited_paths'])
+  const draft: RetroCandidate = { ...c, description: local(c.description), trigger: local(c.trigger), evidence: e }
   const data: Frontmatter = {
     name: c.name,
-    description: c.description.slice(0, 1024),
+    description: draft.description.slice(0, 1024),
     type: c.type,
-    trigger: c.trigger.slice(0, 2000),
+    trigger: draft.trigger.slice(0, 2000),
     domain: DOMAIN[c.kind],
     tags: tags(c),
     confidence: RETRO_CONFIDENCE,
@@ -134,5 +139,5 @@ export function formatCandidateLearning(c: RetroCandidate, opts: { now: Date; co
     created: formatDate(opts.now),
     version: '1.0.0',
   }
-  return formatLearningFile(data, body(c))
+  return formatLearningFile(data, body(draft))
 }

@@ -1,0 +1,111 @@
+/**
+ * The journal of a transition in flight: `<git-common-dir>/learn/transitions/<pid>-<time>.json`, written after the
+ * commit is built and before the branch moves, removed once the user's index and work tree are in line. A journal
+ * whose process is gone says exactly what a crash left: the commit never landed (nothing changed), or it landed and
+ * the index or work tree of some paths still wait (`git learn doctor --continue` finishes them). Imports node:fs and
+ * node:path only: every command looks for journals before it starts.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync, renameSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** One path of a transition as the commit has it: the blob (and mode) or null when the commit removes it. */
+export interface JournalPath {
+  path: string
+  entry: { mode: string; oid: string } | null
+  /** For a move, the path the file comes from in the work tree (renamed rather than written). */
+  from?: string
+  /** For a replaced file, the blob it had before (the work-tree file is replaced only while it still holds that). */
+  was?: string
+}
+
+export interface Journal {
+  version: 1
+  pid: number
+  /** When it was written (ISO time), for the message. */
+  started: string
+  /** The commit's subject ("learn: approve x"). */
+  subject: string
+  /** The ref moved (refs/heads/main, or HEAD when detached). */
+  ref: string
+  old: string | null
+  commit: string
+  paths: JournalPath[]
+  /** The git dir of the work tree it ran in (its index and HEAD). */
+  gitDir: string
+}
+
+export function journalDir(commonDir: string): string {
+  return join(commonDir, 'learn', 'transitions')
+}
+
+/** Write a journal (this process's id filled in); its file path, or undefined when the state directory cannot be written. */
+export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): string | undefined {
+  const j: Journal = { ...entry, pid: process.pid }
+  const dir = journalDir(commonDir)
+  const file = join(dir, `${j.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 8)}.json`)
+  try {
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(`${file}.tmp`, JSON.stringify(j))
+    renameSync(`${file}.tmp`, file)
+    return file
+  } catch {
+    try {
+      unlinkSync(`${file}.tmp`)
+    } catch {
+      // Nothing was written.
+    }
+    return undefined
+  }
+}
+
+/** Remove a journal (a missing one is fine). */
+export function removeJournal(file: string | undefined): void {
+  if (!file) return
+  try {
+    unlinkSync(file)
+  } catch {
+    // Already gone, or a read-only directory: a stale journal of a finished transition is recognised as such.
+  }
+}
+
+/** The journals present, with their files; unreadable ones are skipped (a torn write never renamed into place). */
+export function readJournals(commonDir: string): { file: string; journal: Journal }[] {
+  let names: string[]
+  try {
+    names = readdirSync(journalDir(commonDir)).filter((n) => n.endsWith('.json'))
+  } catch {
+    return []
+  }
+  const out: { file: string; journal: Journal }[] = []
+  for (const n of names.sort()) {
+    const file = join(journalDir(commonDir), n)
+    try {
+      const j = JSON.parse(readFileSync(file, 'utf8')) as Journal
+      if (j && j.version === 1 && typeof j.commit === 'string' && Array.isArray(j.paths)) out.push({ file, journal: j })
+    } catch {
+      // Not ours or damaged: ignored.
+    }
+  }
+  return out
+}
+
+/** Whether a process of this id is alive (another git learn still working); never this one, which is not mid-commit when it asks. */
+export function isProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Whether anything half done may be here (a left index.lock, a journal): file checks only, for every command. */
+export function mayBeHalfDone(gitDir: string, commonDir: string): boolean {
+  if (existsSync(join(gitDir, 'index.lock'))) return true
+  try {
+    return readdirSync(journalDir(commonDir)).some((n) => n.endsWith('.json'))
+  } catch {
+    return false
+  }
+}

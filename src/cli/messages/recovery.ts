@@ -1,0 +1,65 @@
+/** Sentences of recovery: what a crash or an older version left half done, and the one command that settles it. */
+import type { HalfDone } from '../../core/errors.js'
+
+const short = (oid: string) => oid.slice(0, 12)
+
+/** One half-done state as a sentence that ends with what to run. */
+export function describeHalfDone(p: HalfDone): string {
+  switch (p.kind) {
+    case 'index-lock':
+      return `git's index is locked (${p.path} exists): a git process is running, or one was killed. If none is running, remove the lock: \`rm ${p.path}\``
+    case 'running':
+      return `another git learn (process ${p.pid}) is committing "${p.subject}" right now`
+    case 'unfinished':
+      return `"${p.subject}" was committed (${short(p.commit)}), but the process stopped before your index and work tree were brought in line for ${p.paths.join(', ')}. Finish it: \`git learn doctor --continue\` (or undo it: \`git learn doctor --abort\`)`
+    case 'staged-move':
+      return `${p.from} → ${p.to} is staged but was never committed (an interrupted move of an older git-learn, or a move by hand): nothing was approved, rejected or archived. Undo it: \`git learn doctor --abort\`, then run the command again`
+    case 'staged-new':
+      return `${p.path} is staged but not committed (\`git learn add --no-commit\`, or an interrupted import of an older git-learn): commit it with \`git commit\`, or unstage it with \`git learn doctor --abort\` (the file is kept)`
+    case 'staged-removal':
+      return `the removal of ${p.path} is staged but not committed (learnings are archived, never deleted). Undo it: \`git learn doctor --abort\``
+  }
+}
+
+/** The note every command prints when it finds something half done (it goes on; committing commands refuse). */
+export function halfDoneNote(problems: readonly HalfDone[]): string {
+  return problems.map((p) => `warning: ${describeHalfDone(p)}\n`).join('') + 'Run `git learn doctor` to see it all.\n'
+}
+
+/** `git learn doctor` without options. */
+export function doctorReport(problems: readonly HalfDone[]): string {
+  if (!problems.length)
+    return 'Nothing half done: no lock left, no interrupted transition, no learning staged and not committed.\n'
+  return `${problems.map((p) => `- ${describeHalfDone(p)}`).join('\n')}\n`
+}
+
+/** After --continue or --abort. */
+export function doctorDone(
+  action: 'continue' | 'abort',
+  settled: readonly HalfDone[],
+  left: readonly { problem: HalfDone; why: string }[],
+): string {
+  const lines: string[] = []
+  for (const p of settled) {
+    if (p.kind === 'unfinished')
+      lines.push(
+        action === 'continue'
+          ? `finished "${p.subject}" (${short(p.commit)}): index and work tree in line`
+          : `undid "${p.subject}": the branch is back where it was, and so are ${p.paths.join(', ')}`,
+      )
+    else if (p.kind === 'staged-move') lines.push(`moved ${p.to} back to ${p.from} and unstaged both`)
+    else if (p.kind === 'staged-new') lines.push(`unstaged ${p.path} (the file is still there, untracked)`)
+    else if (p.kind === 'staged-removal') lines.push(`restored ${p.path}`)
+  }
+  for (const l of left) lines.push(`left as is: ${describeHalfDone(l.problem)} (${l.why})`)
+  if (!lines.length) lines.push(`nothing to ${action}`)
+  return `${lines.join('\n')}\n`
+}
+
+/** Another process moved the branch or the learning's paths: nothing changed. */
+export const concurrentChange = (subject: string, reason: string) =>
+  `"${subject}" was not committed: ${reason}. Nothing changed; look at \`git log -1\` and run the command again.`
+
+/** The commit landed, the index or work tree did not follow. */
+export const transitionIncomplete = (subject: string, commit: string, paths: readonly string[], reason: string) =>
+  `"${subject}" was committed (${short(commit)}), but your index and work tree were not brought in line for ${paths.join(', ')}: ${reason}\nFinish it with \`git learn doctor --continue\` once the cause is gone (undo it with \`git learn doctor --abort\`).`

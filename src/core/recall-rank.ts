@@ -1,0 +1,159 @@
+/** Recall's ranking and threshold over the triggers of the recallable learnings (the failure path of the hook). */
+import { compareCodeUnits, lowerBound } from './compare.js'
+import { COMMON_ERROR_WORDS } from './error-words.js'
+import { processTerm, termsOf } from './terms.js'
+
+/**
+ * Recall speaks when the error holds what is specific in a learning's trigger. Each trigger term weighs its inverse
+ * document frequency over the store's triggers (BM25's idf), and a word found in almost every error message
+ * (src/core/data/error-words.json `common`: error, failed, cannot, …) a fifth of that. The share of the trigger's
+ * weight the error holds must reach RECALL_MIN_WEIGHTED_COVERAGE, and at least one matched term must be specific (not
+ * common). So "Error: connect ETIMEDOUT" does not recall a learning for "connect ECONNREFUSED 127.0.0.1:6379" (it
+ * holds only the common words), while a Python "Error 111 connecting to localhost:6379. Connection refused" does
+ * (equivalent words and the port's service make the specific terms meet). Raw BM25 scores depend on the store's size,
+ * so the rule is a share, with the score only for ranking.
+ */
+export const RECALL_MIN_WEIGHTED_COVERAGE = 0.6
+/** How much a common error word weighs beside a specific term of the same rarity. */
+export const COMMON_TERM_FACTOR = 0.2
+/** The types recall looks among (active learnings only); a pattern or anti-pattern only with an error trigger. */
+export const RECALL_TYPES: readonly string[] = ['error-solution', 'anti-pattern', 'pattern']
+export const RECALL_MAX_ITEMS = 2
+
+// What an error trigger looks like: an error or exception name, an error code, a failure word with its message.
+const ERROR_LIKE = /\b\w*(?:Error|Exception|Fault)\b|\bE[A-Z]{3,}\b|\bERR[!_]|\b(?:error|fatal|panic|failed|fail|cannot|unable|refused|denied|not found|exit(?:ed)? (?:code|status)|killed|traceback)\b/i
+
+/** Whether a learning of this type with these triggers is looked up by recall. */
+export function isRecallable(type: string, triggers: readonly string[]): boolean {
+  if (!RECALL_TYPES.includes(type) || !triggers.length) return false
+  return type === 'error-solution' || triggers.some((t) => ERROR_LIKE.test(t))
+}
+
+/** Whether a candidate passes the recall threshold: enough of its trigger's weight, and a specific term among it. */
+export function passesRecall(weightedCoverage: number, specificMatched: number): boolean {
+  return weightedCoverage >= RECALL_MIN_WEIGHTED_COVERAGE && specificMatched > 0
+}
+
+/**
+ * What recall searches: one entry per trigger of each recallable active learning (a learning with a list of
+ * triggers has one entry per trigger, under the same name), each with the index terms of its trigger. Built with the
+ * search cache; small enough to load on every failing tool call.
+ */
+export interface RecallIndex {
+  names: string[]
+  /** Tier weights (project 1.0). */
+  weights: number[]
+  /** Distinct index terms of each trigger (src/core/terms.ts termsOf), never empty. */
+  triggers: string[][]
+}
+
+/** The recall entries of a catalog (recallable active learnings), and each entry's position in the catalog. */
+export function buildRecallIndex(catalog: readonly { name: string; state: string; type: string; weight: number; triggers: readonly string[] }[]): { index: RecallIndex; ids: number[] } {
+  const index: RecallIndex = { names: [], weights: [], triggers: [] }
+  const ids: number[] = []
+  catalog.forEach((e, id) => {
+    if (e.state !== 'active' || !isRecallable(e.type, e.triggers)) return
+    for (const trigger of e.triggers) {
+      const t = [...termsOf(trigger)]
+      if (!t.length) continue
+      ids.push(id)
+      index.names.push(e.name)
+      index.weights.push(e.weight)
+      index.triggers.push(t)
+    }
+  })
+  return { index, ids }
+}
+
+export interface RecallCandidate {
+  /** Position in the RecallIndex. */
+  doc: number
+  /** The share of the trigger's term weight the error holds. */
+  coverage: number
+  /** Sum of the weights of the matched trigger terms × coverage × tier weight. */
+  score: number
+}
+
+/**
+ * A RecallIndex inverted, as the hook reads it from the cache: the distinct trigger terms sorted, for each the
+ * documents whose trigger holds it, and each document's total term weight. A failure's terms then reach only the
+ * documents that share one, instead of every trigger being scanned (and parsed: 10,000 small arrays).
+ */
+export interface RecallPostings {
+  names: string[]
+  weights: number[]
+  /** Sum of the weights (termWeight) of each document's distinct trigger terms. */
+  totals: number[]
+  terms: string[]
+  postings: number[][]
+}
+
+const COMMON = new Set(COMMON_ERROR_WORDS.map((w) => processTerm(w)).filter((t): t is string => !!t))
+
+/** The weight of a trigger term: its idf over n triggers (df of them hold it), a fifth of it for a common word. */
+export function termWeight(term: string, df: number, n: number): number {
+  const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
+  return COMMON.has(term) ? idf * COMMON_TERM_FACTOR : idf
+}
+
+/** Invert the triggers (see RecallPostings). */
+export function invertRecall(index: RecallIndex): RecallPostings {
+  const byTerm = new Map<string, number[]>()
+  index.triggers.forEach((t, doc) => {
+    for (const x of new Set(t)) {
+      const list = byTerm.get(x)
+      if (list) list.push(doc)
+      else byTerm.set(x, [doc])
+    }
+  })
+  const terms = [...byTerm.keys()].sort(compareCodeUnits)
+  const n = index.triggers.length
+  const totals = index.triggers.map((t) => {
+    let sum = 0
+    for (const x of [...new Set(t)].sort(compareCodeUnits)) sum += termWeight(x, (byTerm.get(x) as number[]).length, n)
+    // Three decimals: the recall file is parsed on every failing tool call, and 17 digits a trigger add up at 10,000.
+    return Math.round(sum * 1000) / 1000
+  })
+  return { names: index.names, weights: index.weights, totals, terms, postings: terms.map((x) => byTerm.get(x) as number[]) }
+}
+
+/**
+ * The learnings whose trigger the error holds (passesRecall), best first by score, each learning once (its best
+ * trigger): rare matched trigger terms count more, a trigger matched in full more than one matched in part; then
+ * coverage, then the name. Every candidate passes the threshold; the caller takes the first few.
+ */
+export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: ReadonlySet<string>): RecallCandidate[] {
+  const index = 'triggers' in source ? invertRecall(source) : source
+  const n = index.totals.length
+  // The query's terms that some trigger holds, sorted (so each document's matched terms, and the float sum of their
+  // weights, come in one order), with their documents.
+  const present: { term: string; docs: number[]; weight: number; specific: boolean }[] = []
+  for (const term of [...queryTerms].sort(compareCodeUnits)) {
+    const at = lowerBound(index.terms, term)
+    if (index.terms[at] !== term) continue
+    const docs = index.postings[at] as number[]
+    present.push({ term, docs, weight: termWeight(term, docs.length, n), specific: !COMMON.has(term) })
+  }
+  // Sum matched weight per document in a typed array: a common term can reach thousands of triggers, of which only the
+  // few that pass the threshold are looked at again.
+  const matched = new Float64Array(n)
+  const specific = new Uint16Array(n)
+  for (const p of present)
+    for (const doc of p.docs) {
+      matched[doc] = (matched[doc] as number) + p.weight
+      if (p.specific) specific[doc] = (specific[doc] as number) + 1
+    }
+  const best = new Map<string, RecallCandidate>()
+  for (let doc = 0; doc < n; doc++) {
+    const sum = matched[doc] as number
+    if (!sum) continue
+    const total = index.totals[doc] as number
+    const coverage = total > 0 ? Math.min(1, sum / total) : 0
+    if (!passesRecall(coverage, specific[doc] as number)) continue
+    const c = { doc, coverage: Math.round(coverage * 1000) / 1000, score: Math.round(sum * coverage * (index.weights[doc] ?? 1) * 1000) / 1000 }
+    const name = index.names[doc] as string
+    const prev = best.get(name)
+    if (!prev || c.score > prev.score || (c.score === prev.score && c.coverage > prev.coverage)) best.set(name, c)
+  }
+  return [...best.values()].sort((a, b) => b.score - a.score || b.coverage - a.coverage || compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string))
+}

@@ -1,0 +1,128 @@
+/**
+ * approve, reject, restore and prune by name: every name is checked first (exists, may make this move, is valid,
+ * is clean, was proposed by someone else, and for approve carries no credential or agent directive edited in since
+ * it was proposed); only then is each moved, one atomic commit each (flows/transition.ts). No printing here.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { assertPathClean } from '../adapters/git/commit.js'
+import { readIdentity } from '../adapters/git/simple.js'
+import type { Repo } from '../adapters/store/repo.js'
+import { findLearningPath, readLearning } from '../adapters/store/store.js'
+import { loadLearningValidator } from '../adapters/store/validators.js'
+import { findAgentHazards } from '../core/agent-safety.js'
+import { parseDirectivesAllowed } from '../core/directives.js'
+import { LearningInvalidError, RefusedError } from '../core/errors.js'
+import type { LearningState } from '../core/errors.js'
+import { learningPath, validateLearning } from '../core/learning.js'
+import { MOVES, assertDistinctApprover, planTransition } from '../core/lifecycle.js'
+import type { MoveAction } from '../core/lifecycle.js'
+import { assertNoSecretInMessage, buildCommitMessage } from '../core/trailers.js'
+import { commitTransition } from './transition.js'
+
+export interface PlannedMove {
+  name: string
+  action: MoveAction
+  from: LearningState | null
+  to: LearningState
+  path: string
+  /** Active learnings a skill supersedes, archived in the approval's own commit. */
+  superseded: string[]
+  moves: { from: string; to: string }[]
+  message: string
+}
+
+/** Check every name and plan its commit; throws the first refusal before anything moves. */
+export async function planMoves(
+  repo: Repo,
+  names: readonly string[],
+  action: MoveAction,
+  opts: { reason?: string | undefined; hazardReason: (name: string, path: string) => string },
+): Promise<PlannedMove[]> {
+  const { git } = repo
+  const config = await repo.config()
+  const validator = await loadLearningValidator()
+  const identity = await readIdentity(git)
+  if (opts.reason) assertNoSecretInMessage(opts.reason, '--reason')
+  const plans: PlannedMove[] = []
+  const claimed = new Set<string>()
+  let overrides: Set<string> | undefined
+  for (const name of new Set(names)) {
+    const learning = readLearning(git.root, name)
+    const plan = planTransition(name, learning.state, action)
+    const old: string[] = []
+    if (action === 'approve') {
+      const { errors } = validateLearning(learning, validator)
+      if (errors.length) throw new LearningInvalidError(learning.path, errors)
+      // Everyone who ever put it into pending/ (a restore too) counts as a proposer: a restore must not launder it.
+      const proposers = (await git.run(['log', '--diff-filter=A', '--format=%an <%ae>', '--', learning.path]))
+        .split('\n')
+        .filter(Boolean)
+      assertDistinctApprover(name, identity, proposers, config.approval.distinct_approver)
+      // The file that moves is checked again: hooks are optional, so a token or a directive edited into a pending
+      // file after it was proposed would otherwise reach recall and the rendered skills.
+      const text = readFileSync(join(git.root, learning.path), 'utf8')
+      let hazards = findAgentHazards(text, { allow: config.secrets.allow })
+      if (hazards.some((h) => h.kind === 'directive')) {
+        overrides ??= parseDirectivesAllowed(
+          await git.run([
+            'log',
+            '--all',
+            '--format=%B%x00',
+            '-E',
+            '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:',
+          ]),
+        )
+        hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: overrides.has(name) })
+      }
+      if (hazards.length)
+        throw new RefusedError(
+          opts.hazardReason(name, learning.path),
+          hazards.map((h) => h.detail),
+        )
+      const listed = Array.isArray(learning.data['supersedes']) ? (learning.data['supersedes'] as unknown[]) : []
+      for (const s of listed) {
+        if (typeof s !== 'string' || s === name || claimed.has(s) || findLearningPath(git.root, s)?.state !== 'active')
+          continue
+        await assertPathClean(git, s, learningPath('active', s))
+        claimed.add(s)
+        old.push(s)
+      }
+    }
+    await assertPathClean(git, name, learning.path)
+    const from = learningPath(plan.from ?? 'pending', plan.name)
+    const to = learningPath(plan.to, plan.name)
+    const extra = old.flatMap((s) => [
+      { token: 'Learning', value: s },
+      { token: 'Learning-Action', value: 'supersede' },
+      { token: 'Learning-From', value: 'active' },
+      { token: 'Learning-To', value: 'archived' },
+      { token: MOVES.supersede.by, value: identity },
+      { token: 'Learning-Reason', value: `superseded by ${plan.name}` },
+    ])
+    const message = buildCommitMessage({
+      action: plan.action,
+      names: [plan.name],
+      from: plan.from,
+      to: plan.to,
+      by: { token: MOVES[action].by, value: identity },
+      ...(opts.reason ? { reason: opts.reason } : {}),
+      ...(old.length ? { extra } : {}),
+    })
+    const moves = [
+      { from, to },
+      ...old.map((s) => ({ from: learningPath('active', s), to: learningPath('archived', s) })),
+    ]
+    plans.push({ name, action, from: plan.from, to: plan.to, path: to, superseded: old, moves, message })
+  }
+  return plans
+}
+
+/** Commit one planned move (and the moves of what it supersedes) atomically; the new commit id. */
+export function commitPlannedMove(repo: Repo, p: PlannedMove): Promise<string> {
+  return commitTransition(
+    repo.git,
+    p.moves.map((m) => ({ kind: 'move' as const, ...m })),
+    p.message,
+  )
+}

@@ -1,0 +1,220 @@
+/**
+ * Recovery that tells the truth: what a crash, a kill or an older version left half done, found from the journal of
+ * our transitions (adapters/state/journal.ts) and from what git shows, and the one command that settles it.
+ *
+ * - a left `index.lock`: git's own; removed by the user once no git runs (we cannot know that);
+ * - a transition whose commit landed but whose index and work tree were not brought in line: `--continue` finishes
+ *   it, `--abort` moves the branch back (only while it still points at that commit) and puts the paths back;
+ * - a journal whose commit never landed: nothing changed; the note is removed without a word;
+ * - a move between state directories staged in the index but never committed (git-learn before atomic commits,
+ *   or by hand), and learnings staged as new but not committed: `--abort` unstages them (a staged move is moved back).
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { readUserIndex, swapRef, updateUserIndex } from '../adapters/git/commit.js'
+import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
+import type { Git } from '../adapters/git/simple.js'
+import { findGitDirs } from '../adapters/git/locate.js'
+import { isProcessAlive, readJournals, removeJournal } from '../adapters/state/journal.js'
+import type { Journal } from '../adapters/state/journal.js'
+import { RecoveryNeededError } from '../core/errors.js'
+import type { HalfDone } from '../core/errors.js'
+import { STATES, STORE_DIR } from '../core/layout.js'
+import { bringInLine } from './transition.js'
+
+/** A half-done state, and for an unfinished transition the journal it was found from. */
+export type RecoveryProblem =
+  | Exclude<HalfDone, { kind: 'unfinished' }>
+  | (Extract<HalfDone, { kind: 'unfinished' }> & { file: string; journal: Journal })
+
+const blocking = (p: RecoveryProblem) =>
+  p.kind === 'index-lock' || p.kind === 'unfinished' || p.kind === 'staged-move' || p.kind === 'staged-removal'
+
+async function landed(root: string, j: Journal): Promise<boolean> {
+  return (await tryGitAsync(['merge-base', '--is-ancestor', j.commit, j.ref], { cwd: root })) !== undefined
+}
+
+/** Whether the user's index and work tree hold what a journal's commit has at its paths. */
+async function inLine(root: string, j: Journal): Promise<boolean> {
+  const have = await readUserIndex(
+    root,
+    j.paths.map((p) => p.path),
+  )
+  for (const p of j.paths) {
+    const e = have.get(p.path)
+    if (p.entry ? e?.oid !== p.entry.oid : e !== undefined) return false
+    if (p.entry ? !existsSync(join(root, p.path)) : existsSync(join(root, p.path))) return false
+  }
+  return true
+}
+
+/**
+ * What is half done in this work tree. `staged` also reads the index for learnings staged and never committed (a
+ * git process); without it only the lock and the journals are looked at (files, plus git only when a journal is left).
+ */
+export async function inspectRecovery(git: Git, opts: { staged: boolean }): Promise<RecoveryProblem[]> {
+  const problems: RecoveryProblem[] = []
+  const lock = join(git.gitDir, 'index.lock')
+  if (existsSync(lock)) problems.push({ kind: 'index-lock', path: lock })
+  for (const { file, journal } of readJournals(git.commonDir)) {
+    if (journal.gitDir !== git.gitDir) continue
+    if (isProcessAlive(journal.pid)) {
+      problems.push({ kind: 'running', pid: journal.pid, subject: journal.subject })
+      continue
+    }
+    if (!(await landed(git.root, journal)) || (await inLine(git.root, journal))) {
+      removeJournal(file)
+      continue
+    }
+    problems.push({
+      kind: 'unfinished',
+      subject: journal.subject,
+      commit: journal.commit,
+      paths: journal.paths.map((p) => p.path),
+      file,
+      journal,
+    })
+  }
+  if (opts.staged) problems.push(...(await readStagedStore(git.root, problems)))
+  return problems
+}
+
+/** Learnings staged in the index but not committed: moves between state directories, new files, removals. */
+export async function readStagedStore(
+  root: string,
+  known: readonly RecoveryProblem[] = [],
+): Promise<RecoveryProblem[]> {
+  const mine = new Set(known.flatMap((p) => (p.kind === 'unfinished' ? p.paths : [])))
+  // Sample: "R100\0.learnings/pending/x.md\0.learnings/active/x.md\0A\0.learnings/pending/y.md\0"; fails on an unborn branch.
+  const raw = await tryGitAsync(
+    ['diff', '--cached', '--name-status', '-z', '-M', 'HEAD', '--', ...STATES.map((s) => `:(top)${STORE_DIR}/${s}`)],
+    { cwd: root },
+  )
+  if (!raw) return []
+  const out = raw.toString('utf8').split('\0')
+  const found: RecoveryProblem[] = []
+  for (let i = 0; i < out.length - 1;) {
+    const status = out[i++] as string
+    const a = out[i++] as string
+    if (status.startsWith('R') || status.startsWith('C')) {
+      const b = out[i++] as string
+      if (!mine.has(a) && !mine.has(b) && status.startsWith('R')) found.push({ kind: 'staged-move', from: a, to: b })
+    } else if (mine.has(a)) continue
+    else if (status === 'A') found.push({ kind: 'staged-new', path: a })
+    else if (status === 'D') found.push({ kind: 'staged-removal', path: a })
+  }
+  return found
+}
+
+/** Refuse to start a lifecycle commit over a half-done state (the problems and `git learn doctor` in the error). */
+export async function assertNothingHalfDone(git: Git): Promise<void> {
+  const problems = (await inspectRecovery(git, { staged: true })).filter(blocking)
+  if (problems.length) throw new RecoveryNeededError(problems.map(toHalfDone))
+}
+
+/**
+ * A cheap look for every command (files only, git only when a journal is left): the problems to warn about, from
+ * the repository around `cwd`; none outside a repository.
+ */
+export async function quickRecoveryCheck(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<HalfDone[]> {
+  const dirs = findGitDirs(cwd, env)
+  if (!dirs) return []
+  const git = { root: dirs.root, gitDir: dirs.gitDir, commonDir: dirs.commonDir } as Git
+  return (await inspectRecovery(git, { staged: false })).filter(blocking).map(toHalfDone)
+}
+
+/** The problem without its journal (for messages and --json). */
+export function toHalfDone(p: RecoveryProblem): HalfDone {
+  if (p.kind !== 'unfinished') return p
+  return { kind: p.kind, subject: p.subject, commit: p.commit, paths: p.paths }
+}
+
+/** Finish every unfinished transition: bring the index and work tree in line with its commit. */
+export async function continueRecovery(
+  git: Git,
+  problems: readonly RecoveryProblem[],
+): Promise<{ settled: RecoveryProblem[]; left: { problem: RecoveryProblem; paths: string[] }[] }> {
+  const settled: RecoveryProblem[] = []
+  const left: { problem: RecoveryProblem; paths: string[] }[] = []
+  for (const p of problems) {
+    if (p.kind !== 'unfinished') continue
+    const rest = await bringInLine(git.root, p.journal.paths, async (oid) =>
+      gitAsync(['cat-file', 'blob', oid], { cwd: git.root }),
+    )
+    if (rest.length) left.push({ problem: p, paths: rest })
+    else {
+      removeJournal(p.file)
+      settled.push(p)
+    }
+  }
+  return { settled, left }
+}
+
+/**
+ * Undo: an unfinished transition's branch moves back to where it was (only if it still points at our commit: a
+ * commit made on top of it is never thrown away) and its paths go back in the work tree and index; a staged move is
+ * moved back and unstaged; a staged new learning is unstaged (its file is kept); a staged removal is unstaged and
+ * its file restored.
+ */
+export async function abortRecovery(
+  git: Git,
+  problems: readonly RecoveryProblem[],
+): Promise<{ settled: RecoveryProblem[]; refused: { problem: RecoveryProblem; why: string }[] }> {
+  const root = git.root
+  const settled: RecoveryProblem[] = []
+  const refused: { problem: RecoveryProblem; why: string }[] = []
+  for (const p of problems) {
+    if (p.kind === 'unfinished') {
+      const j = p.journal
+      const at = (await tryGitAsync(['rev-parse', '-q', '--verify', j.ref], { cwd: root }))?.toString('utf8').trim()
+      if (at !== j.commit) {
+        refused.push({ problem: p, why: 'other commits were made on top of it; finish it with --continue instead' })
+        continue
+      }
+      const zero = '0'.repeat(j.commit.length)
+      if (!(await swapRef(root, j.ref, j.old ?? zero, j.commit, zero, `git learn doctor --abort: ${j.subject}`))) {
+        refused.push({ problem: p, why: 'the branch moved while undoing it; run `git learn doctor` again' })
+        continue
+      }
+      // The work tree back: a moved file goes back to where it came from; a file the commit created is removed
+      // only when it still holds exactly what was committed.
+      for (const e of j.paths) {
+        if (!e.entry) continue
+        const abs = join(root, e.path)
+        if (!existsSync(abs)) continue
+        const same = readFileSync(abs).equals(await gitAsync(['cat-file', 'blob', e.entry.oid], { cwd: root }))
+        if (!same) continue
+        if (e.from && !existsSync(join(root, e.from))) {
+          mkdirSync(dirname(join(root, e.from)), { recursive: true })
+          renameSync(abs, join(root, e.from))
+        } else if (!e.from) unlinkSync(abs)
+      }
+      if (j.old)
+        await gitAsync(['reset', '-q', j.old, '--', ...j.paths.map((e) => `:(top,literal)${e.path}`)], { cwd: root })
+      else
+        await updateUserIndex(
+          root,
+          j.paths.map((e) => ({ path: e.path, entry: null })),
+          zero,
+        )
+      removeJournal(p.file)
+      settled.push(p)
+    } else if (p.kind === 'staged-move') {
+      if (existsSync(join(root, p.to)) && !existsSync(join(root, p.from))) {
+        mkdirSync(dirname(join(root, p.from)), { recursive: true })
+        renameSync(join(root, p.to), join(root, p.from))
+      }
+      await gitAsync(['reset', '-q', 'HEAD', '--', `:(top,literal)${p.from}`, `:(top,literal)${p.to}`], { cwd: root })
+      settled.push(p)
+    } else if (p.kind === 'staged-new' || p.kind === 'staged-removal') {
+      await gitAsync(['reset', '-q', 'HEAD', '--', `:(top,literal)${p.path}`], { cwd: root })
+      if (p.kind === 'staged-removal' && !existsSync(join(root, p.path)))
+        await gitAsync(['checkout', 'HEAD', '--', `:(top,literal)${p.path}`], { cwd: root })
+      settled.push(p)
+    }
+  }
+  return { settled, refused }
+}

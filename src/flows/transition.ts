@@ -1,0 +1,250 @@
+/**
+ * Every lifecycle commit of git-learn (add, approve, reject, restore, prune, evolve --write, retro --write, import,
+ * tier add/update) goes through commitTransition, which makes it atomic by construction:
+ *
+ * 1. the commit is built from HEAD plus exactly the transition's paths in a temporary index (adapters/git/commit.ts);
+ *    the user's index, work tree and other paths are not read or written, and no hook of the user runs (as for `git
+ *    stash`'s commits): our own checks ran in-process on the very bytes committed, and nothing may rewrite them;
+ * 2. a journal (adapters/state/journal.ts) records the commit and its paths;
+ * 3. the branch moves by a compare-and-swap update-ref; when another process moved it first (a `git commit` beside
+ *    us, a second `approve`), the commit is rebuilt on the new HEAD (its own paths re-checked there) and tried again,
+ *    a few times, then refused with nothing changed;
+ * 4. only then are the work tree and the user's index brought in line for those paths (a rename for a move, so the
+ *    file that was reviewed is the file that arrives, byte for byte), and the journal is removed.
+ *
+ * A kill before step 3 leaves everything as before (a journal whose commit never landed, ignored and removed); a kill
+ * after it leaves the commit made and a journal that `git learn doctor --continue` finishes from.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import {
+  buildCommit,
+  readHeadState,
+  readTreeEntries,
+  readUserIndex,
+  swapRef,
+  updateUserIndex,
+  writeBlobs,
+} from '../adapters/git/commit.js'
+import type { IndexChange } from '../adapters/git/commit.js'
+import { gitAsync } from '../adapters/git/run.js'
+import type { Git } from '../adapters/git/simple.js'
+import { removeJournal, writeJournal } from '../adapters/state/journal.js'
+import type { JournalPath } from '../adapters/state/journal.js'
+import { writeFileNoClobber } from '../adapters/store/write-file.js'
+import { ConcurrentChangeError, GitCommandError, TransitionIncompleteError } from '../core/errors.js'
+import { assertNoSecretInMessage } from '../core/trailers.js'
+
+/** One path a transition changes: a new file, a tracked file replaced, or a file moved between state directories. */
+export type Change =
+  | { kind: 'create'; path: string; text: string }
+  | { kind: 'replace'; path: string; text: string }
+  | { kind: 'move'; from: string; to: string }
+
+/** How many times a commit is rebuilt on a HEAD that moved under it before the transition is refused. */
+const ATTEMPTS = 5
+/** How long the user's index may stay locked by another git process before we stop waiting (ms). */
+const INDEX_WAIT_MS = 3000
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+function pathsOf(changes: readonly Change[]): string[] {
+  return changes.flatMap((c) => (c.kind === 'move' ? [c.from, c.to] : [c.path]))
+}
+
+/** What HEAD must hold at each path for the transition to apply: a blob id, or null for "absent". */
+type Expect = Map<string, string | null>
+
+/**
+ * Commit `changes` with `message` atomically (see the module comment) and return the new commit id. Throws
+ * ConcurrentChangeError (nothing changed), GitCommandError from building the commit (nothing changed), or
+ * TransitionIncompleteError (the commit landed; `git learn doctor --continue` finishes the index and work tree).
+ */
+export async function commitTransition(git: Git, changes: readonly Change[], message: string): Promise<string> {
+  assertNoSecretInMessage(message, 'the commit message')
+  const subject = message.split('\n')[0] ?? ''
+  const root = git.root
+  const first = await readHeadState(root)
+  const paths = pathsOf(changes)
+  const base = await readTreeEntries(root, first.oid, paths)
+  const expect: Expect = new Map()
+  for (const c of changes) {
+    if (c.kind === 'move') {
+      const from = base.get(c.from)
+      if (!from) throw new ConcurrentChangeError(subject, `${c.from} is not committed on ${first.ref ?? 'HEAD'}`)
+      expect.set(c.from, from.oid).set(c.to, null)
+    } else expect.set(c.path, c.kind === 'create' ? null : (base.get(c.path)?.oid ?? null))
+  }
+  for (const [p, want] of expect)
+    if (want === null && base.has(p)) throw new ConcurrentChangeError(subject, `${p} is already committed`)
+
+  const written = changes.filter((c): c is Extract<Change, { text: string }> => c.kind !== 'move')
+  const blobs = await writeBlobs(
+    root,
+    written.map((c) => c.text),
+  )
+  const text = new Map<string, Buffer>()
+  written.forEach((c, i) => text.set(blobs[i] as string, Buffer.from(c.text, 'utf8')))
+  const journalPaths: JournalPath[] = []
+  for (const c of changes) {
+    if (c.kind === 'move') {
+      const from = base.get(c.from)
+      if (!from) continue
+      journalPaths.push(
+        { path: c.from, entry: null },
+        { path: c.to, entry: { mode: from.mode, oid: from.oid }, from: c.from },
+      )
+    } else {
+      const i = written.indexOf(c)
+      const was = base.get(c.path)
+      journalPaths.push({
+        path: c.path,
+        entry: { mode: was?.mode ?? '100644', oid: blobs[i] as string },
+        ...(was ? { was: was.oid } : {}),
+      })
+    }
+  }
+  const index: IndexChange[] = journalPaths.map((p) => ({ path: p.path, entry: p.entry }))
+  const zero = '0'.repeat((first.oid ?? blobs[0] ?? base.values().next().value?.oid ?? '').length || 40)
+
+  let head = first
+  let commit: string | undefined
+  let journal: string | undefined
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (attempt > 0) {
+      await sleep(10 + Math.floor(Math.random() * 40 * attempt))
+      head = await readHeadState(root)
+      if (head.ref !== first.ref)
+        throw new ConcurrentChangeError(
+          subject,
+          `HEAD moved to ${head.ref ?? 'a detached commit'} while the commit was being made`,
+        )
+      const now = await readTreeEntries(root, head.oid, paths)
+      for (const [p, want] of expect) {
+        const have = now.get(p)?.oid ?? null
+        if (have !== want)
+          throw new ConcurrentChangeError(
+            subject,
+            `another commit changed ${p} meanwhile (now ${head.oid?.slice(0, 12) ?? 'unborn'})`,
+          )
+      }
+    }
+    const built = await buildCommit(root, head.oid, index, message, zero)
+    journal = writeJournal(git.commonDir, {
+      version: 1,
+      started: new Date().toISOString(),
+      subject,
+      ref: head.ref ?? 'HEAD',
+      old: head.oid ?? null,
+      commit: built.commit,
+      paths: journalPaths,
+      gitDir: git.gitDir,
+    })
+    let swapped: boolean
+    try {
+      swapped = await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
+    } catch (err) {
+      removeJournal(journal) // refused (a reference-transaction hook, a broken ref): the commit never landed
+      throw err
+    }
+    if (swapped) {
+      commit = built.commit
+      break
+    }
+    removeJournal(journal)
+    journal = undefined
+  }
+  if (!commit)
+    throw new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
+
+  let left: string[]
+  try {
+    left = await bringInLine(
+      root,
+      journalPaths,
+      async (oid) => text.get(oid) ?? (await gitAsync(['cat-file', 'blob', oid], { cwd: root })),
+      true,
+    )
+  } catch (err) {
+    const reason =
+      err instanceof GitCommandError ? (err.stderr.trim().split('\n')[0] ?? String(err)) : (err as Error).message
+    throw new TransitionIncompleteError(
+      subject,
+      commit,
+      journalPaths.map((p) => p.path),
+      reason,
+    )
+  }
+  // A file of that name that appeared in the work tree meanwhile is never clobbered: the journal stays for doctor.
+  if (left.length)
+    throw new TransitionIncompleteError(
+      subject,
+      commit,
+      left,
+      'a file of that name with other content appeared in the work tree meanwhile; it was left as it is',
+    )
+  removeJournal(journal)
+  return commit
+}
+
+/**
+ * Bring the work tree and the user's index in line with a landed commit for exactly `paths`. Work tree first: a move
+ * renames the reviewed file itself; a written file is created whole (link of a temporary file) and never replaces
+ * a file with other content (an edit of the user's since: reported, not clobbered). Then the user's index, in one
+ * `update-index` (atomic under git's index.lock; waited for while another git holds it). Returns the paths left.
+ * `fresh`: called by the transition itself, which checked the paths clean a moment ago (no comparisons, no reads).
+ */
+export async function bringInLine(
+  root: string,
+  paths: readonly JournalPath[],
+  content: (oid: string) => Promise<Buffer>,
+  fresh = false,
+): Promise<string[]> {
+  const left: string[] = []
+  for (const p of paths) {
+    if (!p.entry) continue
+    const abs = join(root, p.path)
+    if (existsSync(abs)) {
+      const now = readFileSync(abs)
+      if (now.equals(await content(p.entry.oid))) continue
+      if (p.was && (fresh || now.equals(await content(p.was))))
+        writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), true)
+      else left.push(p.path)
+      continue
+    }
+    mkdirSync(dirname(abs), { recursive: true })
+    const from = p.from ? join(root, p.from) : undefined
+    if (from && existsSync(from) && (fresh || readFileSync(from).equals(await content(p.entry.oid))))
+      renameSync(from, abs)
+    else writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'))
+  }
+  const wanted = paths.filter((p) => !left.includes(p.path))
+  const have = fresh
+    ? undefined
+    : await readUserIndex(
+        root,
+        wanted.map((p) => p.path),
+      )
+  const todo = have
+    ? wanted.filter((p) =>
+        p.entry ? have.get(p.path)?.oid !== p.entry.oid || have.get(p.path)?.mode !== p.entry.mode : have.has(p.path),
+      )
+    : wanted
+  if (todo.length) {
+    const deadline = Date.now() + INDEX_WAIT_MS
+    for (;;) {
+      try {
+        await updateUserIndex(
+          root,
+          todo.map((p) => ({ path: p.path, entry: p.entry })),
+          '0'.repeat(todo.find((p) => p.entry)?.entry?.oid.length ?? 40),
+        )
+        break
+      } catch (err) {
+        if (!(err instanceof GitCommandError) || !/index\.lock/.test(err.stderr) || Date.now() > deadline) throw err
+        await sleep(50)
+      }
+    }
+  }
+  return left
+}

@@ -1,0 +1,129 @@
+/**
+ * Bounded and explained: a FIFO given to import, a shallow clone's check --base, a sparse checkout hiding the store,
+ * a read-only state directory, and a full disk (a small tmpfs, where this machine lets us mount one).
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { cliAt, learningText, makeRepo, tempDir } from '../../helpers/repo.js'
+
+describe('bounded inputs', () => {
+  test('import of a FIFO is refused at once (nothing is waited for, nothing written)', async () => {
+    const repo = makeRepo()
+    const fifo = join(tempDir('gl-fifo-'), 'bundle.json')
+    execFileSync('mkfifo', [fifo])
+    const snap = repo.snapshot()
+    const r = await repo.cli(['import', fifo])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/not a regular file/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
+  test("a shallow clone's check --base says to fetch more history", async () => {
+    const origin = makeRepo()
+    origin.write('a.txt', '1\n')
+    origin.git('add', '.')
+    origin.git('commit', '-qm', 'one')
+    origin.git('checkout', '-qb', 'side')
+    origin.write('b.txt', '2\n')
+    origin.git('add', '.')
+    origin.git('commit', '-qm', 'side')
+    origin.git('checkout', '-q', 'main')
+    origin.write('c.txt', '3\n')
+    origin.git('add', '.')
+    origin.git('commit', '-qm', 'two')
+    const clone = join(tempDir('gl-shallow-'), 'c')
+    execFileSync('git', ['clone', '-q', '--depth', '1', '--no-single-branch', `file://${origin.root}`, clone])
+    const r = await cliAt(clone, ['check', '--base', 'origin/side'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/shallow[\s\S]*git fetch --deepen=100[\s\S]*--unshallow/)
+    expect(r.stderr).not.toMatch(/git said:\s*$/m)
+  })
+
+  test('a sparse checkout that hides .learnings/ is explained, not "no learning named"', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/hid-one.md', learningText('hid-one'))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'seed')
+    repo.git('sparse-checkout', 'set', '--no-cone', '/README.md')
+    const r = await repo.cli(['show', 'hid-one'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/sparse checkout[\s\S]*git sparse-checkout add \.learnings/)
+  })
+})
+
+describe('state directories that cannot be written', () => {
+  test('feedback on a read-only .git/learn warns and exits 0', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/fb-one.md', learningText('fb-one'))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'seed')
+    const learn = join(repo.root, '.git/learn')
+    mkdirSync(learn, { recursive: true })
+    // Read-only for real: a read-only tmpfs over it where we may mount (root writes through file modes), else modes.
+    const ro = spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', learn]).status === 0
+    if (!ro) chmodSync(learn, 0o555)
+    try {
+      const r = await repo.cli(['feedback', 'fb-one', '--helpful'])
+      expect(r.stderr).toMatch(/could not write .*events\.jsonl \((EROFS|EACCES)\): the event was not recorded/)
+      expect(r.code).toBe(0)
+      expect((await repo.cli(['list'])).code).toBe(0)
+    } finally {
+      if (ro) spawnSync('umount', [learn])
+      else chmodSync(learn, 0o755)
+    }
+  })
+})
+
+describe('a full disk (tmpfs of 4 MB)', () => {
+  const mnt = mkdtempSync(join(tmpdir(), 'gl-tmpfs-'))
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mnt]).status === 0
+  afterAll(() => {
+    if (mounted) spawnSync('umount', [mnt])
+    rmSync(mnt, { recursive: true, force: true })
+  })
+
+  test.skipIf(!mounted)(
+    "add and approve on a full disk change nothing (or leave what doctor finishes), with git's reason and no stack",
+    async () => {
+      const root = join(mnt, 'repo')
+      const git = (...a: string[]) =>
+        execFileSync('git', ['--no-optional-locks', ...a], { cwd: root, encoding: 'utf8' })
+      mkdirSync(root)
+      git('init', '-q', '-b', 'main')
+      git('config', 'user.name', 'Ada Author')
+      git('config', 'user.email', 'ada@example.com')
+      git('config', 'commit.gpgsign', 'false')
+      writeFileSync(join(root, '.gitkeep'), '')
+      mkdirSync(join(root, '.learnings/pending'), { recursive: true })
+      writeFileSync(join(root, '.learnings/config.yaml'), 'gates: {min_contexts: 1}\n')
+      writeFileSync(join(root, '.learnings/pending/pend-one.md'), learningText('pend-one'))
+      git('add', '.')
+      git('commit', '-qm', 'seed')
+      const input = join(tempDir('gl-full-'), 'new.md')
+      writeFileSync(input, learningText('fresh-one'))
+      // Fill the disk.
+      spawnSync('sh', ['-c', `dd if=/dev/zero of=${join(mnt, 'fill')} bs=64k 2>/dev/null; true`])
+      const before = git('status', '--porcelain') + git('rev-parse', 'HEAD')
+      const add = await cliAt(root, ['add', '--file', input])
+      expect(add.code, add.stderr).toBe(3)
+      expect(add.stderr).not.toMatch(/internal error|at .*\.js:\d+/)
+      expect(git('status', '--porcelain') + git('rev-parse', 'HEAD')).toBe(before)
+      // The disk is too full for `git config`: the approver's identity comes from the environment git reads.
+      Object.assign(process.env, { GIT_COMMITTER_NAME: 'Rita Reviewer', GIT_COMMITTER_EMAIL: 'rita@example.com' })
+      const approve = await cliAt(root, ['approve', 'pend-one']).finally(() => {
+        delete process.env['GIT_COMMITTER_NAME']
+        delete process.env['GIT_COMMITTER_EMAIL']
+      })
+      expect(approve.code, approve.stderr).toBe(3)
+      expect(approve.stderr).not.toMatch(/internal error/)
+      rmSync(join(mnt, 'fill'))
+      const doctor = await cliAt(root, ['doctor', '--continue'])
+      expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0)
+      const status = git('status', '--porcelain')
+      expect(status).toBe('')
+    },
+  )
+})

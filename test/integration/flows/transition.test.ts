@@ -1,0 +1,175 @@
+/**
+ * Lifecycle commits built in a temporary index and moved in by a compare-and-swap (src/flows/transition.ts): what
+ * the user has staged or edited never enters them, none of the user's commit hooks runs for them, approve is a pure
+ * rename byte for byte, and what a crash leaves is found and settled by `git learn doctor`.
+ */
+import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { learningText, makeRepo } from '../../helpers/repo.js'
+import type { TestRepo } from '../../helpers/repo.js'
+
+const P = (name: string, state = 'pending') => `.learnings/${state}/${name}.md`
+
+async function withPending(name = 'pend-one'): Promise<TestRepo> {
+  const repo = makeRepo()
+  repo.write('.learnings/config.yaml', 'gates: {min_contexts: 1}\n')
+  repo.git('add', '.learnings')
+  repo.git('commit', '-qm', 'store')
+  repo.write('d.md', learningText(name))
+  const r = await repo.cli(['add', '--file', 'd.md'])
+  expect(r.code, r.stderr).toBe(0)
+  repo.git('rm', '-q', '--cached', '--ignore-unmatch', 'd.md')
+  writeFileSync(join(repo.root, 'd.md'), '')
+  repo.git('clean', '-qf', 'd.md')
+  repo.setIdentity('Rita Reviewer', 'rita@example.com')
+  return repo
+}
+
+function hook(repo: TestRepo, name: string, body: string): void {
+  repo.write(`.git/hooks/${name}`, `#!/bin/sh\n${body}\n`)
+  chmodSync(join(repo.root, '.git/hooks', name), 0o755)
+}
+
+describe('commits built aside from the user', () => {
+  test('approve is a pure rename: the blob in active/ is the reviewed pending blob, the file is the same bytes', async () => {
+    const repo = await withPending()
+    const reviewed = repo.git('rev-parse', `HEAD:${P('pend-one')}`).trim()
+    const bytes = repo.read(P('pend-one'))
+    const r = await repo.cli(['approve', 'pend-one'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(repo.git('rev-parse', `HEAD:${P('pend-one', 'active')}`).trim()).toBe(reviewed)
+    expect(repo.read(P('pend-one', 'active'))).toBe(bytes)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  test("a user's pre-commit hook that runs `git add -u` and a formatter hook do not run: no unrelated work enters, what reaches active/ is what was reviewed", async () => {
+    const repo = await withPending()
+    const reviewed = repo.git('rev-parse', `HEAD:${P('pend-one')}`).trim()
+    hook(
+      repo,
+      'pre-commit',
+      'git add -u\nfor f in $(git diff --cached --name-only -- "*.md"); do printf "formatted\\n" >> "$f"; git add "$f"; done\necho ran > .git/pre-commit-ran',
+    )
+    hook(repo, 'commit-msg', 'echo ran > .git/commit-msg-ran')
+    repo.write('README.md', '# scratch\nunrelated unstaged work\n')
+    repo.write('staged.txt', 'staged by the user\n')
+    repo.git('add', 'staged.txt')
+    const r = await repo.cli(['approve', 'pend-one'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(repo.git('show', '--name-status', '--no-renames', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(
+      [`A\t${P('pend-one', 'active')}`, `D\t${P('pend-one')}`].sort(),
+    )
+    expect(repo.git('rev-parse', `HEAD:${P('pend-one', 'active')}`).trim()).toBe(reviewed)
+    expect(existsSync(join(repo.root, '.git/pre-commit-ran'))).toBe(false)
+    expect(existsSync(join(repo.root, '.git/commit-msg-ran'))).toBe(false)
+    expect(repo.git('status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([
+      ' M README.md',
+      'A  staged.txt',
+    ])
+  })
+
+  test('add leaves the staged and unstaged work of the user staged and unstaged, out of its commit', async () => {
+    const repo = makeRepo()
+    repo.write('staged.txt', 'mine\n')
+    repo.git('add', 'staged.txt')
+    repo.write('README.md', 'changed\n')
+    repo.write('../d-add.md', learningText('fresh-one'))
+    const r = await repo.cli(['add', '--file', '../d-add.md'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(repo.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe(P('fresh-one'))
+    expect(repo.git('log', '-1', '--format=%B')).toMatch(/Learning-Action: add/)
+    expect(repo.git('status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([
+      ' M README.md',
+      'A  staged.txt',
+    ])
+  })
+
+  test('commit.gpgsign is honoured: commit-tree is asked to sign (and fails here without a key, changing nothing)', async () => {
+    const repo = await withPending()
+    repo.git('config', 'commit.gpgsign', 'true')
+    repo.git('config', 'gpg.program', 'false')
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'pend-one'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/commit-tree/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+})
+
+describe('recovery that tells the truth', () => {
+  test('a staged move never committed (an older git-learn killed mid-approve) is not called done; doctor --abort undoes it', async () => {
+    const repo = await withPending()
+    repo.write('.learnings/active/.gitkeep', '')
+    repo.git('add', '.learnings/active/.gitkeep')
+    repo.git('commit', '-qm', 'keep')
+    repo.git('mv', P('pend-one'), P('pend-one', 'active'))
+    const approve = await repo.cli(['approve', 'pend-one'])
+    expect(approve.code).toBe(3)
+    expect(approve.stderr).toMatch(/staged but was never committed[\s\S]*git learn doctor --abort/)
+    const list = await repo.cli(['list'])
+    expect(list.stderr).toMatch(/never committed/)
+    expect(list.stdout).toMatch(/not committed/)
+    const doctor = await repo.cli(['doctor', '--json'])
+    expect(doctor.code).toBe(1)
+    expect(doctor.json().problems).toEqual([{ kind: 'staged-move', from: P('pend-one'), to: P('pend-one', 'active') }])
+    expect((await repo.cli(['doctor', '--abort'])).code).toBe(0)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(repo.exists(P('pend-one'))).toBe(true)
+    expect((await repo.cli(['doctor'])).code).toBe(0)
+  })
+
+  test('a left index.lock is named by every command, with what to do', async () => {
+    const repo = await withPending()
+    writeFileSync(join(repo.root, '.git/index.lock'), '')
+    const list = await repo.cli(['list'])
+    expect(list.stderr).toMatch(/index\.lock exists[\s\S]*rm /)
+    const approve = await repo.cli(['approve', 'pend-one'])
+    expect(approve.code).toBe(3)
+    expect(approve.stderr).toMatch(/index is locked/)
+  })
+
+  test('an interrupted transition (committed, index not followed) is reported and finished by doctor --continue', async () => {
+    const repo = await withPending()
+    // What a kill right after the branch moved leaves: the commit made, a journal, the index and work tree behind.
+    const r = await repo.cli(['approve', 'pend-one'])
+    expect(r.code).toBe(0)
+    const commit = repo.git('rev-parse', 'HEAD').trim()
+    const dir = join(repo.root, '.git/learn/transitions')
+    repo.git('reset', '-q', '--hard', 'HEAD~1')
+    repo.git('update-ref', 'refs/heads/main', commit)
+    const tree = repo
+      .git('ls-tree', '-r', 'HEAD')
+      .split('\n')
+      .find((l) => l.includes('active/pend-one')) as string
+    const oid = tree.split(/\s+/)[2] as string
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(
+      join(dir, '1-1-abc.json'),
+      JSON.stringify({
+        version: 1,
+        pid: 999999,
+        started: '',
+        subject: 'learn: approve pend-one',
+        ref: 'refs/heads/main',
+        old: repo.git('rev-parse', 'HEAD~1').trim(),
+        commit,
+        gitDir: join(repo.root, '.git'),
+        paths: [
+          { path: P('pend-one'), entry: null },
+          { path: P('pend-one', 'active'), entry: { mode: '100644', oid }, from: P('pend-one') },
+        ],
+      }),
+    )
+    const status = await repo.cli(['status'])
+    expect(status.stderr).toMatch(
+      /was committed \([0-9a-f]{12}\), but the process stopped[\s\S]*git learn doctor --continue/,
+    )
+    const fixed = await repo.cli(['doctor', '--continue'])
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(repo.exists(P('pend-one', 'active'))).toBe(true)
+    expect(readdirSync(dir)).toEqual([])
+  })
+})
