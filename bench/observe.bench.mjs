@@ -1,6 +1,6 @@
 // Observation benchmarks: one `git learn observe` call against `node -e 0` (target ≤ 1.2×), throughput with 8
 // concurrent writers, and `git learn retro` over 1,000,000 generated observations (time and peak memory).
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -30,6 +30,48 @@ const PAYLOAD = JSON.stringify({
   tool_response: { stdout: ' ✓ test/api.test.ts (14 tests) 41ms\n\n Test Files  1 passed (1)\n      Tests  14 passed (14)\n'.repeat(20), stderr: '', interrupted: false },
   tool_use_id: 'toolu_01ABC',
 })
+
+/** A Claude Code transcript (2.1.x shape) of one prompt and `calls` Bash calls, each with a ~1 KB result. */
+function claudeTranscript(file, calls) {
+  const session = '8c1f2d3e-1111-4a5b-9c7d-000000000002'
+  const t0 = Date.UTC(2026, 10, 20, 12)
+  let n = 0
+  const line = (type, content, extra = {}) =>
+    JSON.stringify({ parentUuid: null, isSidechain: false, type, uuid: `u-${n}`, timestamp: new Date(t0 + n++ * 1000).toISOString(), sessionId: session, cwd: '/home/dev/shop', message: { role: type, content }, ...extra })
+  const out = [line('user', 'run the tests and fix what fails')]
+  for (let i = 0; i < calls; i++) {
+    const id = `toolu_${String(i).padStart(4, '0')}`
+    const stdout = ` ✓ test/api-${i}.test.ts (14 tests) 41ms\n`.repeat(20)
+    out.push(line('assistant', [{ type: 'tool_use', id, name: 'Bash', input: { command: `npx vitest run test/api-${i}.test.ts`, description: 'run the tests' } }]))
+    out.push(line('user', [{ type: 'tool_result', tool_use_id: id, content: stdout }], { toolUseResult: { stdout, stderr: '', interrupted: false, isImage: false } }))
+  }
+  writeFileSync(file, `${out.join('\n')}\n`)
+  return session
+}
+
+/** Median ms of `git learn capture` reading the whole transcript (its read state and the log removed before each run),
+ * interleaved with `node -e 0`; the medians of both. */
+function timeCapture(bin, root, payload, runs) {
+  const learn = join(root, '.git', 'learn')
+  const once = (args, input) => {
+    const t = process.hrtime.bigint()
+    const r = spawnSync(process.execPath, args, { cwd: root, input, stdio: ['pipe', 'ignore', 'pipe'] })
+    if (r.status !== 0) throw new Error(`capture exited ${r.status}: ${r.stderr}`)
+    return Number(process.hrtime.bigint() - t) / 1e6
+  }
+  const xs = []
+  const bs = []
+  for (let i = 0; i <= runs; i++) {
+    rmSync(learn, { recursive: true, force: true })
+    const x = once([bin, 'capture'], payload)
+    const b = once(['-e', '0'])
+    if (i === 0) continue // warm-up
+    xs.push(x)
+    bs.push(b)
+  }
+  const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]
+  return { ms: median(xs), base: median(bs) }
+}
 
 function runWriters(bin, cwd, writers, each) {
   const script = `const { spawnSync } = require('node:child_process'); const [bin, p, n] = process.argv.slice(1);
@@ -88,6 +130,26 @@ export async function bench(ctx) {
     } finally {
       rmSync(store.root, { recursive: true, force: true })
     }
+
+    // Per tool call: hook capture runs observe twice (PreToolUse and PostToolUse); transcript capture reads the
+    // transcript once a turn (here one Stop over a 200-call transcript), so its cost per call is that read / 200.
+    ctx.log('capture: hook observe vs the Stop read of a 200-call transcript')
+    const CALLS = 200
+    const transcript = join(root, '..', `gl-bench-transcript-${process.pid}.jsonl`)
+    const session = claudeTranscript(transcript, CALLS)
+    const stop = JSON.stringify({ session_id: session, transcript_path: transcript, cwd: root, permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false })
+    const pre = JSON.stringify({ ...JSON.parse(PAYLOAD), hook_event_name: 'PreToolUse', tool_response: undefined })
+    const hookPre = ctx.timeCommand(process.execPath, [ctx.BIN, 'observe'], { cwd: root, input: pre, runs: 21 })
+    const hookPost = ctx.timeCommand(process.execPath, [ctx.BIN, 'observe'], { cwd: root, input: PAYLOAD, runs: 21 })
+    const hookBase = ctx.base
+    const cap = timeCapture(ctx.BIN, root, stop, 11)
+    rmSync(transcript, { force: true })
+    rows.push({ what: 'hook capture: one tool call (observe on PreToolUse + PostToolUse, 2 processes)', ms: hookPre + hookPost, ratio: (hookPre + hookPost) / hookBase, note: `${hookPre.toFixed(1)} + ${hookPost.toFixed(1)} ms` })
+    rows.push({ what: `transcript capture: the Stop read of a ${CALLS}-call transcript (one process)`, ms: cap.ms, ratio: cap.ms / cap.base, note: `${(cap.ms / CALLS).toFixed(2)} ms a call = ${(cap.ms / CALLS / cap.base).toFixed(3)}× node -e 0 a call` })
+    ctx.log('recall: a passed Bash call')
+    const recall = ctx.timeCommand(process.execPath, [ctx.BIN, 'recall'], { cwd: root, input: PAYLOAD, runs: 31 })
+    rows.push({ what: 'recall: a Bash call that passed (the synchronous hook every Bash call pays)', ms: recall, ratio: recall / ctx.base, target: 'ends after Node\'s start' })
+    rmSync(join(root, '.git', 'learn'), { recursive: true, force: true })
 
     ctx.log('observe: 8 concurrent writers')
     const WRITERS = 8

@@ -4,29 +4,51 @@
 const argv = process.argv.slice(2)
 
 /**
- * `git learn observe` runs on every agent tool call, so it takes a shorter road than main: no registry, no
+ * `git learn observe` runs on every agent tool call (and `capture` once a turn), so they take a shorter road than main: no registry, no
  * node:util parseArgs (observe takes no options; with any argument main runs it as usual), and main's context, whose
  * streams are built only when written (observe prints nothing; a stream costs a few ms to build on a pipe) and whose
  * stdin is read synchronously. It exits 0 whatever
  * happens, as main does for hook commands. False when the modules cannot be loaded: main then reports why.
  */
-async function observeFastPath(): Promise<boolean> {
+async function observeFastPath(name: 'observe' | 'capture'): Promise<boolean> {
   let modules
   try {
-    modules = await Promise.all([import('./cli/commands/observe.js'), import('./cli/context.js')])
+    modules = await Promise.all([name === 'observe' ? import('./cli/commands/observe.js') : import('./cli/commands/capture.js'), import('./cli/context.js')])
   } catch {
     return false
   }
-  const [observe, { processCtx }] = modules
-  await observe.run({ values: {}, positionals: [] }, processCtx())
+  const [command, { processCtx }] = modules
+  try {
+    await command.run({ values: {}, positionals: [] }, processCtx())
+  } catch {
+    // Hooks never fail the agent; capture logs its own failures where it can.
+  }
   return true
+}
+
+/**
+ * `git learn recall` runs after every Bash call (PostToolUse) and every failed tool call. A call that passed has
+ * nothing to look up: the payload's raw text says so (src/core/recall-gate.ts) and the process ends before any other
+ * module loads. Otherwise the payload already read goes to main.
+ */
+async function recallFastPath(): Promise<Buffer | undefined> {
+  try {
+    const { readAllStdin, MAX_STDIN_BYTES } = await import('./cli/context.js')
+    const bytes = await readAllStdin()
+    const { payloadLooksPassed } = await import('./core/recall-gate.js')
+    if (bytes.length <= MAX_STDIN_BYTES && payloadLooksPassed(bytes.toString('utf8'))) process.exit(0)
+    return bytes
+  } catch {
+    return undefined
+  }
 }
 
 /** The commands that read the feed cache: its key's git processes start before their modules load. */
 const FEED_COMMANDS = new Set(['search', 'status', 'context', 'list', 'feedback', 'eval'])
 
 async function start(): Promise<void> {
-  if (argv.length === 1 && argv[0] === 'observe' && (await observeFastPath())) return
+  if (argv.length === 1 && (argv[0] === 'observe' || argv[0] === 'capture') && (await observeFastPath(argv[0]))) return
+  const stdin = argv.length === 1 && argv[0] === 'recall' ? await recallFastPath() : undefined
   if (FEED_COMMANDS.has(argv[0] ?? '') && !argv.includes('-h') && !argv.includes('--help')) {
     try {
       ;(await import('./adapters/feed/feed-key.js')).prefetchKeying(process.cwd())
@@ -35,7 +57,7 @@ async function start(): Promise<void> {
     }
   }
   const { main } = await import('./cli/main.js')
-  await main(argv)
+  await main(argv, stdin)
 }
 
 void start()

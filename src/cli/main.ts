@@ -109,9 +109,10 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
   }
 }
 
-/** The process entry: the only place that sets process.exitCode. */
-export async function main(argv: readonly string[]): Promise<void> {
+/** The process entry: the only place that sets process.exitCode. `stdin`: already read by bin's fast road. */
+export async function main(argv: readonly string[], stdin?: Buffer): Promise<void> {
   const ctx = processCtx()
+  if (stdin) ctx.readStdin = async () => stdin
   process.exitCode = await runCli(argv, ctx)
   // End now rather than when the event loop drains: Node would first wait for V8's background compilations, of no
   // use to a process about to end (~10 ms for a search at 10,000 learnings, BENCHMARKS.md). Every command has

@@ -26,6 +26,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   tier: () => import('./commands/tier.js'),
   promote: () => import('./commands/promote.js'),
   observe: () => import('./commands/observe.js'),
+  capture: () => import('./commands/capture.js'),
   retro: () => import('./commands/retro.js'),
   check: () => import('./commands/check.js'),
   hook: () => import('./commands/hook.js'),
@@ -37,7 +38,7 @@ export const COMMAND_GROUPS: readonly (readonly [string, readonly string[]])[] =
   ['lifecycle', ['init', 'add', 'approve', 'reject', 'restore', 'list', 'show', 'log', 'doctor']],
   ['guards', ['check', 'hook']],
   ['agents', ['search', 'context', 'recall', 'feedback', 'status', 'render', 'suggest-skill', 'eval']],
-  ['observation', ['observe', 'retro']],
+  ['observation', ['capture', 'observe', 'retro']],
   ['at scale', ['prune', 'evolve', 'export', 'import', 'tier', 'promote']],
   ['help', ['help']],
 ]

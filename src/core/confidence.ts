@@ -1,7 +1,7 @@
 /**
  * Effective confidence (DESIGN section 6): computed from use, never hand-edited.
  *
- *   base + confirm × (helpful + applied) − contradict × harmful − decay_per_week × whole weeks since the last
+ *   base + confirm × (helpful + applied + successes) − contradict × (harmful + failures) − decay_per_week × whole weeks since the last
  *   confirmation (or since `created` when never confirmed; no decay when neither is known), clamped to [0, 1].
  *
  * `base` is the frontmatter `confidence`, or DEFAULT_BASE_CONFIDENCE (0.5) when the file has none.
@@ -29,13 +29,14 @@ export function weeksSince(since: string | null | undefined, now: Date): number 
 /** The effective confidence of a learning, rounded to 3 decimals. */
 export function effectiveConfidence(
   base: number,
-  usage: Pick<UsageSummary, 'helpful' | 'applied' | 'harmful' | 'lastConfirmed'>,
+  usage: Pick<UsageSummary, 'helpful' | 'applied' | 'harmful' | 'lastConfirmed'> & Partial<Pick<UsageSummary, 'successes' | 'failures'>>,
   now: Date,
   config: Config['confidence'],
   created?: string | null,
 ): number {
-  const confirmations = usage.helpful + usage.applied
+  const confirmations = usage.helpful + usage.applied + (usage.successes ?? 0)
+  const contradictions = usage.harmful + (usage.failures ?? 0)
   const weeks = weeksSince(usage.lastConfirmed ?? created, now)
-  const v = base + config.confirm * confirmations - config.contradict * usage.harmful - config.decay_per_week * weeks
+  const v = base + config.confirm * confirmations - config.contradict * contradictions - config.decay_per_week * weeks
   return Math.round(Math.min(1, Math.max(0, v)) * 1000) / 1000
 }

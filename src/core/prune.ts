@@ -119,7 +119,7 @@ export function tallyUsageEvent(tallies: Map<string, UsageTally>, since: Readonl
   if (start === undefined) return
   const t = Date.parse(e.ts)
   if (Number.isNaN(t) || t < start) return
-  if (e.kind !== 'match' && e.kind !== 'helpful' && e.kind !== 'applied') return
+  if (e.kind !== 'match' && e.kind !== 'helpful' && e.kind !== 'applied' && e.kind !== 'success') return
   let tally = tallies.get(e.name)
   if (!tally) tallies.set(e.name, (tally = { matches: 0, lastUsed: null, lastUsedMs: -Infinity }))
   if (e.kind === 'match') tally.matches++

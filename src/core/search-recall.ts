@@ -2,6 +2,7 @@
  * The recall hook's decisions, kept free of minisearch so the no-failure path of a PostToolUse hook loads almost
  * nothing: did the tool fail, and what is its error text. The ranking and its threshold are in recall-rank.ts.
  */
+import { FAILING_RUN } from './recall-gate.js'
 
 export interface HookPayload {
   session_id?: unknown
@@ -19,14 +20,14 @@ export interface ToolFailure {
   session: string | null
   cwd: string | null
   tool: string | null
+  /** The failed call's id (its outcome is the next run of the same call: src/core/fix-outcomes.ts). */
+  tool_use_id: string | null
   /** The error text to look up (at most MAX_ERROR_TEXT characters). */
   text: string
 }
 
 const MAX_ERROR_TEXT = 256 * 1024
 
-/** Output of a test run or build that failed, even when the tool reports success (exit codes are not always given). */
-const FAILING_RUN = /(?:^|\n)\s*(?:FAIL\b|×|✗|✕)|\bTests?:?\s+\d+ failed\b|\b\d+ (?:failed|failing)\b|npm ERR!|Traceback \(most recent call last\)|(?:^|\n)error(?:\[E\d+\])?: |(?:^|\n)\w*(?:Error|Exception): /
 
 const s = (v: unknown): string | null => (typeof v === 'string' && v ? v : null)
 
@@ -40,19 +41,26 @@ function textOf(v: unknown): string {
   }
 }
 
+/** The exit code in the text of a Gemini CLI shell result ("Exit Code: 1"), or undefined. */
+function geminiExitCode(v: unknown): number | undefined {
+  const m = typeof v === 'string' ? /(?:^|\n)Exit Code: (-?\d+)/.exec(v) : null
+  return m ? Number(m[1]) : undefined
+}
+
 /** The failure a hook payload reports, or undefined when the tool succeeded (or the payload is not one). */
 export function detectToolFailure(payload: unknown): ToolFailure | undefined {
   if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined
   const p = payload as HookPayload
   const event = s(p.hook_event_name) ?? 'PostToolUse'
-  const base = { event, session: s(p.session_id), cwd: s(p.cwd), tool: s(p.tool_name) }
+  const base = { event, session: s(p.session_id), cwd: s(p.cwd), tool: s(p.tool_name), tool_use_id: s(p.tool_use_id) }
   const cut = (t: string) => (t.length > MAX_ERROR_TEXT ? t.slice(-MAX_ERROR_TEXT) : t)
   const error = textOf(p.error)
   const r = p.tool_response && typeof p.tool_response === 'object' && !Array.isArray(p.tool_response) ? (p.tool_response as Record<string, unknown>) : undefined
-  const out = r ? [textOf(r['stderr']), textOf(r['stdout']), textOf(r['error']), textOf(r['output'])].filter(Boolean).join('\n') : textOf(p.tool_response)
+  // Gemini CLI's tool_response is {llmContent, returnDisplay, error?}; a failed shell command says "Exit Code: N" there.
+  const out = r ? [textOf(r['stderr']), textOf(r['stdout']), textOf(r['error']), textOf(r['output']), textOf(r['llmContent'])].filter(Boolean).join('\n') : textOf(p.tool_response)
   if (event === 'PostToolUseFailure' || error) return { ...base, text: cut([error, out].filter(Boolean).join('\n')) }
   if (!r) return FAILING_RUN.test(out) ? { ...base, text: cut(out) } : undefined
-  const code = r['exit_code'] ?? r['exitCode'] ?? r['returncode'] ?? r['code']
+  const code = r['exit_code'] ?? r['exitCode'] ?? r['returncode'] ?? r['code'] ?? geminiExitCode(r['llmContent'])
   const failed = (typeof code === 'number' && code !== 0) || r['interrupted'] === true || r['is_error'] === true || r['success'] === false || FAILING_RUN.test(out)
   return failed && out.trim() ? { ...base, text: cut(out) } : undefined
 }

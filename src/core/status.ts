@@ -14,6 +14,12 @@ export interface StatusLearning {
   domain: string
   confidence: number
   matches: number
+  /** Times recall or search handed it out (the matches), and what the agent's next run of the call made of it. */
+  uses: number
+  successes: number
+  failures: number
+  /** successes / (successes + failures), null before the first outcome. */
+  success_rate: number | null
   lastUsed: string | null
 }
 
@@ -75,6 +81,10 @@ export function buildStatus(
       domain,
       confidence: effectiveConfidence(baseConfidence(e.confidence), u, now, config.confidence, e.created),
       matches: u.matches,
+      uses: u.matches,
+      successes: u.successes,
+      failures: u.failures,
+      success_rate: successRate(u.successes, u.failures),
       lastUsed: u.lastUsed,
     }
     const rows = byDomain.get(domain)
@@ -98,6 +108,12 @@ export function buildStatus(
   }
   const prune = planPrune(facts, config.prune, now).map((c) => ({ name: c.name, reason: c.reason }))
   return { counts, tiers, domains, stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)), prune, pending: pending.sort(byName) }
+}
+
+/** The share of decided outcomes that were successes, to 3 decimals; null when none was decided. */
+export function successRate(successes: number, failures: number): number | null {
+  const n = successes + failures
+  return n ? Math.round((successes / n) * 1000) / 1000 : null
 }
 
 /**

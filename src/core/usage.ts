@@ -1,7 +1,12 @@
 /** Usage events and their per-learning summary (what search, recall, feedback and the retrospective record). */
 import { parseJsonLine } from './jsonl.js'
 
-export const USAGE_EVENT_KINDS = ['match', 'helpful', 'harmful', 'applied'] as const
+/**
+ * match: recall or search handed the learning out; helpful/harmful: `git learn feedback`; applied: followed;
+ * success/failure: after recall handed it out, the agent's next run of the same command (or test runner) passed, or
+ * failed the same way again (src/core/fix-outcomes.ts).
+ */
+export const USAGE_EVENT_KINDS = ['match', 'helpful', 'harmful', 'applied', 'success', 'failure'] as const
 export type UsageEventKind = (typeof USAGE_EVENT_KINDS)[number]
 
 export interface UsageEvent {
@@ -20,16 +25,22 @@ export interface UsageSummary {
   helpful: number
   harmful: number
   applied: number
+  /** Runs that passed, and that failed the same way, after recall handed the learning out. */
+  successes: number
+  failures: number
   /** Latest event of any kind (ISO), or null. */
   lastUsed: string | null
   /** Latest confirming event (helpful or applied), or null. */
   lastConfirmed: string | null
 }
 
-/** Kinds that confirm a learning (+confidence.confirm each); `harmful` contradicts it (−confidence.contradict). */
-export const CONFIRMING: ReadonlySet<UsageEventKind> = new Set(['helpful', 'applied'])
+/**
+ * Kinds that confirm a learning (+confidence.confirm each); `harmful` and `failure` contradict it
+ * (−confidence.contradict each, counted by src/core/confidence.ts).
+ */
+export const CONFIRMING: ReadonlySet<UsageEventKind> = new Set(['helpful', 'applied', 'success'])
 
-export const EMPTY_USAGE: UsageSummary = Object.freeze({ matches: 0, helpful: 0, harmful: 0, applied: 0, lastUsed: null, lastConfirmed: null })
+export const EMPTY_USAGE: UsageSummary = Object.freeze({ matches: 0, helpful: 0, harmful: 0, applied: 0, successes: 0, failures: 0, lastUsed: null, lastConfirmed: null })
 
 /** One line of events.jsonl as an event, or undefined when it is not one (torn, hand-edited, unknown kind). */
 export function parseUsageEvent(line: string): UsageEvent | undefined {
@@ -50,6 +61,8 @@ export function summarizeUsage(events: Iterable<UsageEvent>): Map<string, UsageS
     if (e.kind === 'match') s.matches++
     else if (e.kind === 'helpful') s.helpful++
     else if (e.kind === 'harmful') s.harmful++
+    else if (e.kind === 'success') s.successes++
+    else if (e.kind === 'failure') s.failures++
     else s.applied++
     s.lastUsed = later(s.lastUsed, e.ts)
     if (CONFIRMING.has(e.kind)) s.lastConfirmed = later(s.lastConfirmed, e.ts)
@@ -102,6 +115,8 @@ export function foldUsageEvent(totals: Map<string, UsageTotals>, e: UsageEvent):
     }
   } else if (e.kind === 'helpful') s.helpful++
   else if (e.kind === 'harmful') s.harmful++
+  else if (e.kind === 'success') s.successes++
+  else if (e.kind === 'failure') s.failures++
   else s.applied++
   if (t > s.lastUsedMs) {
     s.lastUsedMs = t
@@ -111,7 +126,7 @@ export function foldUsageEvent(totals: Map<string, UsageTotals>, e: UsageEvent):
     s.lastConfirmedMs = t
     s.lastConfirmed = e.ts
   }
-  if (e.kind !== 'harmful' && t > s.lastUseMs) {
+  if (e.kind !== 'harmful' && e.kind !== 'failure' && t > s.lastUseMs) {
     s.lastUseMs = t
     s.lastUse = e.ts
   }
@@ -126,6 +141,6 @@ export function cloneTotals(s: UsageTotals): UsageTotals {
 export function summarizeTotals(totals: ReadonlyMap<string, UsageTotals>): Map<string, UsageSummary> {
   const out = new Map<string, UsageSummary>()
   for (const [name, s] of totals)
-    out.set(name, { matches: s.matches, helpful: s.helpful, harmful: s.harmful, applied: s.applied, lastUsed: s.lastUsed, lastConfirmed: s.lastConfirmed })
+    out.set(name, { matches: s.matches, helpful: s.helpful, harmful: s.harmful, applied: s.applied, successes: s.successes, failures: s.failures, lastUsed: s.lastUsed, lastConfirmed: s.lastConfirmed })
   return out
 }

@@ -16,10 +16,10 @@ describe('git learn init --agent claude', () => {
     expect(s.hooks.SessionStart).toContainEqual({ hooks: [{ type: 'command', command: agentHookCommand('context'), timeout: 10 }] })
     expect(s.hooks.PostToolUseFailure).toContainEqual({ matcher: '*', hooks: [{ type: 'command', command: agentHookCommand('recall'), timeout: 5 }] })
     expect(s.hooks.PostToolUse).toContainEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: agentHookCommand('recall'), timeout: 5 }] })
-    for (const ev of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SessionStart', 'SessionEnd']) {
-      const observe = s.hooks[ev].flatMap((g: { hooks: { command: string; async?: boolean }[] }) => g.hooks).filter((h: { command: string }) => h.command === agentHookCommand('observe'))
-      expect(observe, ev).toEqual([{ type: 'command', command: agentHookCommand('observe'), timeout: 5, async: true }])
-    }
+    // Transcript capture, synchronous, once a turn; no per-call observe hooks.
+    for (const ev of ['Stop', 'SubagentStop', 'PreCompact', 'SessionEnd'])
+      expect(s.hooks[ev], ev).toEqual([{ hooks: [{ type: 'command', command: agentHookCommand('capture'), timeout: 30 }] }])
+    expect(JSON.stringify(s.hooks)).not.toMatch(/git learn observe|exec "\$b" observe/)
     expect(repo.read('.claude/commands/learn.md')).toMatch(/git learn add/)
     expect(repo.read('.claude/commands/learnings.md')).toMatch(/git learn search/)
     const before = repo.read('.claude/settings.json')
@@ -32,22 +32,40 @@ describe('git learn init --agent claude', () => {
     const repo = makeRepo()
     // Tabs, a key order of the user's own, numbers written their way and an older git learn hook.
     const mine =
-      '{\n\t"model": "opus",\n\t"hooks": {\n\t\t"Stop": [\n\t\t\t{ "hooks": [ { "type": "command", "command": "git learn observe", "timeout": 5, "async": true } ] }\n\t\t]\n\t},\n\t"env": { "A": "1.50" }\n}\n'
+      '{\n\t"model": "opus",\n\t"hooks": {\n\t\t"SessionStart": [\n\t\t\t{ "hooks": [ { "type": "command", "command": "git learn context", "timeout": 10 } ] }\n\t\t]\n\t},\n\t"env": { "A": "1.50" }\n}\n'
     repo.write('.claude/settings.json', mine)
     const r = await repo.cli(['init', '--agent', 'claude', '--json'])
     expect(r.code).toBe(0)
-    expect(r.json().agent.hooksUpdated).toEqual(['Stop: git learn observe'])
+    expect(r.json().agent.hooksUpdated).toEqual(['SessionStart: git learn context'])
     const text = repo.read('.claude/settings.json')
     // What was there stays byte for byte: the text before our first insertion and the user's closing part.
     expect(text.startsWith('{\n\t"model": "opus",\n\t"hooks": {\n')).toBe(true)
     expect(text.endsWith('\n\t},\n\t"env": { "A": "1.50" }\n}\n')).toBe(true)
-    expect(text).not.toContain('"command": "git learn observe"')
-    expect(text).toMatch(/\n\t\t"SessionStart": \[/)
+    expect(text).not.toContain('"command": "git learn context"')
+    expect(text).toMatch(/\n\t\t"PostToolUseFailure": \[/)
     const s = JSON.parse(text)
-    expect(s.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: agentHookCommand('observe'), timeout: 5, async: true }] }])
+    expect(s.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: agentHookCommand('context'), timeout: 10 }] }])
     const again = await repo.cli(['init', '--agent', 'claude', '--json'])
     expect(again.json().agent).toMatchObject({ hooksAdded: [], hooksUpdated: [] })
     expect(repo.read('.claude/settings.json')).toBe(text)
+  })
+
+  test('the async observe hooks of an older init give way to transcript capture; other hooks stay', async () => {
+    const repo = makeRepo()
+    const observe = { type: 'command', command: 'git learn observe', timeout: 5, async: true }
+    const mine = { type: 'command', command: 'notify-send done', timeout: 5 }
+    const old = { hooks: { PreToolUse: [{ matcher: '*', hooks: [observe] }], Stop: [{ hooks: [observe, mine] }], UserPromptSubmit: [{ hooks: [{ ...observe, async: false }] }] } }
+    repo.write('.claude/settings.json', JSON.stringify(old, null, 2))
+    const r = await repo.cli(['init', '--agent', 'claude', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().agent.hooksRemoved).toEqual(['PreToolUse: git learn observe', 'Stop: git learn observe'])
+    const s = JSON.parse(repo.read('.claude/settings.json'))
+    expect(s.hooks.PreToolUse).toBeUndefined()
+    expect(s.hooks.Stop).toEqual([{ hooks: [mine] }, { hooks: [{ type: 'command', command: agentHookCommand('capture'), timeout: 30 }] }])
+    // A hook the user wrote by hand (not async) is theirs: kept.
+    expect(s.hooks.UserPromptSubmit).toEqual(old.hooks.UserPromptSubmit)
+    const text = await repo.cli(['init', '--agent', 'claude'])
+    expect(text.stdout).toContain('already has the git learn hooks')
   })
 
   test('a malformed settings.json is refused with its line, and nothing changes', async () => {

@@ -41,6 +41,12 @@ test.each([
     { session_id: 'g1', cwd: '/r', hook_event_name: 'AfterTool', timestamp: '2026-01-01T00:00:00Z', tool_name: 'run_shell_command', tool_input: { command: 'ls' }, tool_response: { error: 'boom' } },
     { agent: 'gemini', event: 'PostToolUse', tool: 'run_shell_command', ok: false, error: 'boom' },
   ],
+  [
+    'Gemini CLI 0.61 AfterTool of a failed shell command (the exit code only in llmContent)',
+    { session_id: 'g1', transcript_path: '/h/.gemini/tmp/p/chats/s.jsonl', cwd: '/r', hook_event_name: 'AfterTool', tool_name: 'run_shell_command', tool_input: { command: 'false' }, tool_response: { llmContent: 'Output: (empty)\nExit Code: 1\nProcess Group PGID: 7', returnDisplay: 'Command exited with code: 1' } },
+    { agent: 'gemini', event: 'PostToolUse', tool: 'run_shell_command', ok: false, error: 'Output: (empty)\nExit Code: 1\nProcess Group PGID: 7' },
+  ],
+  ['Gemini SessionEnd (a name Claude Code shares; the transcript is under ~/.gemini)', { session_id: 'g1', transcript_path: '/h/.gemini/tmp/p/chats/s.jsonl', cwd: '/r', hook_event_name: 'SessionEnd', reason: 'exit' }, { agent: 'gemini', event: 'SessionEnd', input: { reason: 'exit' } }],
   ['Gemini BeforeAgent', { session_id: 'g1', hook_event_name: 'BeforeAgent', prompt: 'hi' }, { agent: 'gemini', event: 'UserPromptSubmit', input: 'hi' }],
   [
     'Copilot postToolUse',

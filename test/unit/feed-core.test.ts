@@ -48,7 +48,7 @@ describe('usage events', () => {
       { ts: '2026-11-02T00:00:00Z', kind: 'harmful', name: 'b' },
     ] as const
     const s = summarizeUsage(events)
-    expect(s.get('a')).toEqual({ matches: 2, helpful: 1, harmful: 0, applied: 0, lastUsed: '2026-11-05T00:00:00Z', lastConfirmed: '2026-11-03T00:00:00Z' })
+    expect(s.get('a')).toEqual({ matches: 2, helpful: 1, harmful: 0, applied: 0, successes: 0, failures: 0, lastUsed: '2026-11-05T00:00:00Z', lastConfirmed: '2026-11-03T00:00:00Z' })
     expect(s.get('b')).toMatchObject({ harmful: 1, lastConfirmed: null })
   })
   test.each(['', 'not json', '{"ts":"x","kind":"match","name":"a"}', '{"ts":"2026-11-01","kind":"liked","name":"a"}', '[]', '{"{'])('rejects line %j', (line) => {

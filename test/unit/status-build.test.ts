@@ -35,6 +35,10 @@ function referenceBuildStatus(
       domain: e.domain ?? 'other',
       confidence: effectiveConfidence(baseConfidence(e.confidence), u, now, config.confidence, e.created),
       matches: u.matches,
+      uses: u.matches,
+      successes: u.successes,
+      failures: u.failures,
+      success_rate: u.successes + u.failures ? Math.round((u.successes / (u.successes + u.failures)) * 1000) / 1000 : null,
       lastUsed: u.lastUsed,
     }
     const rows = byDomain.get(row.domain)
@@ -102,7 +106,7 @@ function world(seed: number) {
   for (const name of names)
     if (r() < 0.4) {
       const used = r() < 0.8 ? when(300) : null
-      usage.set(name, { matches: Math.floor(r() * 4), helpful: Math.floor(r() * 3), harmful: Math.floor(r() * 2), applied: Math.floor(r() * 2), lastUsed: used, lastConfirmed: used && r() < 0.5 ? used : null })
+      usage.set(name, { matches: Math.floor(r() * 4), helpful: Math.floor(r() * 3), harmful: Math.floor(r() * 2), applied: Math.floor(r() * 2), successes: Math.floor(r() * 3), failures: Math.floor(r() * 2), lastUsed: used, lastConfirmed: used && r() < 0.5 ? used : null })
     }
   const stale = r() < 0.3 ? [{ name: pick(names), paths: ['src/b.ts'] }, { name: pick(names), paths: ['src/a.ts'] }] : []
   const config: Pick<Config, 'confidence' | 'prune'> = {

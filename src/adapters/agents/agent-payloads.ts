@@ -115,6 +115,9 @@ const COPILOT_EVENTS: Record<string, string> = {
 
 const CLAUDE_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'Notification', 'PreCompact', 'PermissionRequest'])
 
+/** A non-zero exit code in the text of a Gemini CLI shell result. */
+const GEMINI_EXIT = /(?:^|\n)Exit Code: -?[1-9]\d*\b/
+
 const eventName = (p: Payload) => str(first(p['hook_event_name'], p['hookEventName'])) ?? ''
 
 export const AGENT_ADAPTERS: readonly AgentAdapter[] = [
@@ -182,13 +185,20 @@ export const AGENT_ADAPTERS: readonly AgentAdapter[] = [
   {
     // Gemini CLI: BeforeTool/AfterTool/BeforeAgent/AfterAgent events, otherwise Claude-like fields.
     agent: 'gemini',
-    matches: (p) => GEMINI_EVENTS[eventName(p)] !== undefined && !CLAUDE_EVENTS.has(eventName(p)),
+    // SessionStart/SessionEnd share Claude Code's names: told apart by the transcript under ~/.gemini.
+    matches: (p) =>
+      GEMINI_EVENTS[eventName(p)] !== undefined &&
+      (!CLAUDE_EVENTS.has(eventName(p)) || (typeof p['transcript_path'] === 'string' && /[/\\]\.gemini[/\\]/.test(p['transcript_path']))),
     map(p) {
       const ev = mapClaudeLike('gemini', p, GEMINI_EVENTS[eventName(p)] as string)
       const r = p['tool_response'] as Payload | undefined
       if (ev.event === 'PostToolUse' && r && typeof r === 'object' && r['error']) {
         ev.ok = false
         ev.error = r['error']
+      } else if (ev.event === 'PostToolUse' && r && typeof r === 'object' && typeof r['llmContent'] === 'string' && GEMINI_EXIT.test(r['llmContent'])) {
+        // Gemini CLI 0.61's run_shell_command reports a failed command only in its text: "…\nExit Code: 1\n…".
+        ev.ok = false
+        ev.error = r['llmContent']
       }
       return ev
     },

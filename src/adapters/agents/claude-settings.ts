@@ -24,7 +24,7 @@ export interface HookSpec {
   async?: boolean
 }
 
-type Sub = 'context' | 'recall' | 'observe'
+type Sub = 'context' | 'recall' | 'observe' | 'capture'
 
 /**
  * The command an agent hook runs: the project's own binary (node_modules/.bin) when there is one, else git-learn on
@@ -36,12 +36,18 @@ export function agentHookCommand(sub: Sub): string {
 
 /** The sub-command of one of our hook commands, in the current form or the older `git learn <sub>`. */
 function ourSub(command: string): Sub | undefined {
-  const m = /^git learn (context|recall|observe)$/.exec(command) ?? /node_modules\/\.bin\/git-learn".*exec "\$b" (context|recall|observe)$/.exec(command)
+  const m = /^git learn (context|recall|observe|capture)$/.exec(command) ?? /node_modules\/\.bin\/git-learn".*exec "\$b" (context|recall|observe|capture)$/.exec(command)
   return m?.[1] as Sub | undefined
 }
 
-const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
-const OBSERVED = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SessionStart', 'SessionEnd']
+/** Where the transcript is read: at the end of every turn, of a subagent, before compaction, at the session's end. */
+const CAPTURED = ['Stop', 'SubagentStop', 'PreCompact', 'SessionEnd']
+
+/**
+ * The per-call observe hooks an older `init` wrote (async, so Claude Code cancelled the last ones at the session's
+ * end): removed when transcript capture is wired, or every tool call would be recorded twice.
+ */
+const isRetired = (command: unknown, async: unknown) => typeof command === 'string' && ourSub(command) === 'observe' && async === true
 
 /** The hooks git learn wants in Claude Code. */
 export const CLAUDE_HOOKS: readonly HookSpec[] = [
@@ -49,7 +55,8 @@ export const CLAUDE_HOOKS: readonly HookSpec[] = [
   { event: 'PostToolUseFailure', matcher: '*', command: agentHookCommand('recall'), timeout: 5 },
   // Successful calls of other tools have no failing output to look up; Bash can "succeed" with a failing test run.
   { event: 'PostToolUse', matcher: 'Bash', command: agentHookCommand('recall'), timeout: 5 },
-  ...OBSERVED.map((event) => ({ event, ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), command: agentHookCommand('observe'), timeout: 5, async: true })),
+  // Synchronous: Claude Code cancels async hooks still running when a session ends; one short process per turn.
+  ...CAPTURED.map((event) => ({ event, command: agentHookCommand('capture'), timeout: 30 })),
 ]
 
 /** Parse settings text; ConfigError with the line of the first syntax error when it is not a JSON object. */
@@ -78,13 +85,27 @@ function formattingOf(text: string): FormattingOptions {
  * names of the hooks added and updated ("Event: command"). Refuses (ConfigError) a malformed file or a `hooks` that
  * is not an object.
  */
-export function editSettings(text: string, wanted: readonly HookSpec[], path = SETTINGS_PATH): { text: string; added: string[]; updated: string[] } {
+export function editSettings(text: string, wanted: readonly HookSpec[], path = SETTINGS_PATH): { text: string; added: string[]; updated: string[]; removed: string[] } {
   let out = text.trim() ? text : '{}\n'
   const formattingOptions = formattingOf(out)
   const added: string[] = []
   const updated: string[] = []
+  const removed: string[] = []
   const edit = (at: JSONPath, value: unknown, isArrayInsertion = false) => {
     out = applyEdits(out, modify(out, at, value, { formattingOptions, isArrayInsertion }))
+  }
+  // First the retired per-call observe hooks, one at a time (each edit moves the offsets of the rest): the hook, or
+  // its group when it was the group's only hook, or the event when that group was its only one.
+  for (let guard = 0; guard < 1000; guard++) {
+    const hooks = findNodeAtLocation(parseSettings(out, path), ['hooks'])
+    if (hooks?.type !== 'object') break
+    const at = retiredHookAt(hooks)
+    if (!at) break
+    const [event, gi, hi, groups, hooksInGroup] = at
+    if (hooksInGroup > 1) edit(['hooks', event, gi, 'hooks', hi], undefined)
+    else if (groups > 1) edit(['hooks', event, gi], undefined)
+    else edit(['hooks', event], undefined)
+    removed.push(`${event}: git learn observe`)
   }
   const shape = (node: Node | undefined, type: Node['type'], what: string) => {
     if (node && node.type !== type) throw new ConfigError(path, [`${what} must be ${type === 'object' ? 'an object' : 'an array'}; fix it (nothing was changed)`])
@@ -114,13 +135,33 @@ export function editSettings(text: string, wanted: readonly HookSpec[], path = S
     else edit(['hooks', w.event], [group])
     added.push(`${w.event}: git learn ${ourSub(w.command)}`)
   }
-  return { text: out, added, updated }
+  return { text: out, added, updated, removed }
+}
+
+/** The first retired hook: its event, group and hook index, and how many groups and hooks surround it. */
+function retiredHookAt(hooks: Node): [string, number, number, number, number] | undefined {
+  for (const prop of hooks.children ?? []) {
+    const [key, groups] = prop.children ?? []
+    if (typeof key?.value !== 'string' || groups?.type !== 'array') continue
+    for (const [gi, group] of (groups.children ?? []).entries()) {
+      const list = findNodeAtLocation(group, ['hooks'])
+      if (list?.type !== 'array') continue
+      for (const [hi, hook] of (list.children ?? []).entries()) {
+        if (isRetired(findNodeAtLocation(hook, ['command'])?.value, findNodeAtLocation(hook, ['async'])?.value)) {
+          return [key.value, gi, hi, groups.children?.length ?? 0, list.children?.length ?? 0]
+        }
+      }
+    }
+  }
+  return undefined
 }
 
 export interface AgentSetup {
   settings: string
   hooksAdded: string[]
   hooksUpdated: string[]
+  /** The per-call observe hooks of an older init, replaced by transcript capture. */
+  hooksRemoved: string[]
   commandsWritten: string[]
   commandsKept: string[]
 }
@@ -147,7 +188,7 @@ export function installClaudeAgent(root: string): AgentSetup {
     writeFileSync(join(root, rel), readFileSync(join(COMMANDS_TEMPLATES, t)), { flag: 'wx' })
     commandsWritten.push(rel)
   }
-  return { settings: SETTINGS_PATH, hooksAdded: edited.added, hooksUpdated: edited.updated, commandsWritten, commandsKept }
+  return { settings: SETTINGS_PATH, hooksAdded: edited.added, hooksUpdated: edited.updated, hooksRemoved: edited.removed, commandsWritten, commandsKept }
 }
 
 /** Throw the ConfigError of a malformed `.claude/settings.json` before anything is written. */

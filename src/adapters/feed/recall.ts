@@ -2,7 +2,9 @@
 import type { ToolFailure } from '../../core/search-recall.js'
 import { RECALL_MAX_ITEMS, rankRecall } from '../../core/recall-rank.js'
 import { buildQueryTerms } from '../../core/terms.js'
+import { join } from 'node:path'
 import { appendEvent } from '../state/events.js'
+import { addPendingRecalls } from '../state/recalls.js'
 import { readRecallFeed } from './search-index.js'
 
 export interface RecalledLearning {
@@ -24,5 +26,6 @@ export async function recallFailure(failure: ToolFailure, cwd: string, now: Date
     appendEvent(feed.commonDir, { ts: now.toISOString(), kind: 'match', name: entry.name, ...(failure.session ? { session: failure.session } : {}), score: c.score })
     out.push({ name: entry.name, tier: entry.tier, fix: entry.fix, description: entry.description })
   }
+  if (failure.session) addPendingRecalls(join(feed.commonDir, 'learn'), failure.session, failure.tool_use_id, out.map((o) => o.name), now)
   return out
 }

@@ -66,7 +66,7 @@ export function readEventsSync(commonDir: string): UsageEvent[] {
 // the start. A corrupt or foreign cache file is a miss, never an error.
 
 /** Bump when the cache file's format changes. */
-const SUMMARY_FORMAT = 1
+const SUMMARY_FORMAT = 2
 /** A line longer than this is not an event (appendEvent writes lines of a few hundred bytes): skipped as corrupt. */
 export const MAX_EVENT_LINE = 64 * 1024
 const CHUNK = 4 * 1024 * 1024
@@ -87,7 +87,7 @@ export interface UsageLog {
   rebuilt: boolean
 }
 
-type TotalsRow = [matches: number, helpful: number, harmful: number, applied: number, lastUsed: string | null, lastConfirmed: string | null, lastUse: string | null, firstMatchMs: number | null, recentMatchMs: number[]]
+type TotalsRow = [matches: number, helpful: number, harmful: number, applied: number, successes: number, failures: number, lastUsed: string | null, lastConfirmed: string | null, lastUse: string | null, firstMatchMs: number | null, recentMatchMs: number[]]
 
 interface SummaryFile {
   format: number
@@ -103,17 +103,17 @@ interface SummaryFile {
 const ms = (iso: string | null): number => (iso === null ? -Infinity : Date.parse(iso))
 
 function rowOf(t: UsageTotals): TotalsRow {
-  return [t.matches, t.helpful, t.harmful, t.applied, t.lastUsed, t.lastConfirmed, t.lastUse, t.firstMatchMs, t.recentMatchMs]
+  return [t.matches, t.helpful, t.harmful, t.applied, t.successes, t.failures, t.lastUsed, t.lastConfirmed, t.lastUse, t.firstMatchMs, t.recentMatchMs]
 }
 
 function totalsOf(r: unknown): UsageTotals | undefined {
-  if (!Array.isArray(r) || r.length !== 9) return undefined
-  const [m, h, x, a, lu, lc, use, first, recent] = r as unknown[]
+  if (!Array.isArray(r) || r.length !== 11) return undefined
+  const [m, h, x, a, ok, ko, lu, lc, use, first, recent] = r as unknown[]
   const n = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0
   const d = (v: unknown): v is string | null => v === null || (typeof v === 'string' && !Number.isNaN(Date.parse(v)))
-  if (!n(m) || !n(h) || !n(x) || !n(a) || !d(lu) || !d(lc) || !d(use) || !(first === null || typeof first === 'number') || !Array.isArray(recent) || !recent.every((v) => typeof v === 'number'))
+  if (!n(m) || !n(h) || !n(x) || !n(a) || !n(ok) || !n(ko) || !d(lu) || !d(lc) || !d(use) || !(first === null || typeof first === 'number') || !Array.isArray(recent) || !recent.every((v) => typeof v === 'number'))
     return undefined
-  return { matches: m, helpful: h, harmful: x, applied: a, lastUsed: lu, lastConfirmed: lc, lastUse: use, lastUsedMs: ms(lu), lastConfirmedMs: ms(lc), lastUseMs: ms(use), firstMatchMs: first as number | null, recentMatchMs: recent as number[] }
+  return { matches: m, helpful: h, harmful: x, applied: a, successes: ok, failures: ko, lastUsed: lu, lastConfirmed: lc, lastUse: use, lastUsedMs: ms(lu), lastConfirmedMs: ms(lc), lastUseMs: ms(use), firstMatchMs: first as number | null, recentMatchMs: recent as number[] }
 }
 
 function readSummaryFile(commonDir: string): (SummaryFile & { map: Map<string, UsageTotals> }) | undefined {

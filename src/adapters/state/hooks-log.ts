@@ -9,10 +9,18 @@ export function logHookError(cwd: string, hook: string, err: unknown, now: Date)
   try {
     const where = locateRepo(cwd)
     if (!where) return
-    const dir = join(where.commonDir, 'learn')
-    mkdirSync(dir, { recursive: true })
+    appendHookLog(join(where.commonDir, 'learn'), hook, err, now)
+  } catch {
+    // Nothing left to tell: the hook stays silent.
+  }
+}
+
+/** Append one line (a failure or a warning) to `<stateDir>/hooks.log`, redacted and on one line; never throws. */
+export function appendHookLog(stateDir: string, hook: string, err: unknown, now: Date): void {
+  try {
+    mkdirSync(stateDir, { recursive: true })
     const msg = redactSecrets((err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').slice(0, 2000))
-    appendFileSync(join(dir, 'hooks.log'), `${now.toISOString()} ${hook}: ${msg}\n`)
+    appendFileSync(join(stateDir, 'hooks.log'), `${now.toISOString()} ${hook}: ${msg}\n`)
   } catch {
     // Nothing left to tell: the hook stays silent.
   }

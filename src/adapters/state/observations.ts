@@ -14,7 +14,7 @@
  *   truncated or deleted. The O_EXCL lock file `learn/rotate.lock` only stops several writers from rotating at
  *   once (which would leave small extra archive files, never lose data).
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync, createReadStream } from 'node:fs'
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeSync, createReadStream } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { findGitDirs, needsGit } from '../git/locate.js'
 import { redactSecrets } from '../../core/secrets.js'
@@ -48,28 +48,62 @@ export async function locateRepo(cwd: string, env: Readonly<Record<string, strin
 
 function openAppend(path: string): number {
   try {
-    return openSync(path, 'a')
+    return openSync(path, 'a+')
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
     mkdirSync(dirname(path), { recursive: true })
-    return openSync(path, 'a')
+    return openSync(path, 'a+')
   }
+}
+
+/**
+ * A torn tail (the last line cut short by a crash or a full disk) is ended with a newline before the next append, so
+ * the next record starts on its own line: the torn line stays as it is (retro skips it, counted), nothing else is
+ * lost. Two writers that both saw the torn tail only leave an empty line.
+ */
+function tailIsTorn(fd: number): boolean {
+  const size = fstatSync(fd).size
+  if (size === 0) return false
+  const last = Buffer.alloc(1)
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a
+}
+
+/** Write `text` (whole lines) with one write(2), after ending a torn tail; the file's size after it. */
+function writeWhole(fd: number, live: string, text: string): number {
+  const buf = Buffer.from(tailIsTorn(fd) ? `\n${text}` : text, 'utf8')
+  const n = writeSync(fd, buf)
+  if (n !== buf.length) throw new Error(`short write to ${live}: ${n} of ${buf.length} bytes (disk full?); the torn line is ended before the next append`)
+  return fstatSync(fd).size
 }
 
 /** Append one line with a single write; rotate the live file when it has reached `rotateBytes`. */
 export function appendObservation(stateDir: string, line: string, rotateBytes: number, now: Date): void {
+  appendObservations(stateDir, [line], rotateBytes, now)
+}
+
+/** Lines (each with its newline) per write when several are appended at once: one write stays one small atomic step. */
+const BATCH_BYTES = 256 * 1024
+
+/**
+ * Append lines in order, whole lines per write(2) (batches of at most BATCH_BYTES, or one line when it is larger);
+ * rotate the live file when it has reached `rotateBytes`.
+ */
+export function appendObservations(stateDir: string, lines: readonly string[], rotateBytes: number, now: Date): void {
+  if (!lines.length) return
   const live = join(stateDir, LIVE_FILE)
-  const fd = openAppend(live)
-  let size: number
-  try {
-    const buf = Buffer.from(line, 'utf8')
-    const n = writeSync(fd, buf)
-    if (n !== buf.length) throw new Error(`short write to ${live}: ${n} of ${buf.length} bytes (disk full?)`)
-    size = fstatSync(fd).size
-  } finally {
-    closeSync(fd)
+  let i = 0
+  while (i < lines.length) {
+    const fd = openAppend(live)
+    let size: number
+    try {
+      let batch = lines[i++] as string
+      while (i < lines.length && batch.length + (lines[i] as string).length <= BATCH_BYTES) batch += lines[i++] as string
+      size = writeWhole(fd, live, batch)
+    } finally {
+      closeSync(fd)
+    }
+    if (size >= rotateBytes) rotateObservations(stateDir, rotateBytes, now)
   }
-  if (size >= rotateBytes) rotateObservations(stateDir, rotateBytes, now)
 }
 
 let rotations = 0

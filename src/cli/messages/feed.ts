@@ -45,7 +45,7 @@ export function recallContext(items: readonly { name: string; tier?: string; fix
 export interface StatusView {
   counts: { pending: number; active: number; archived: number }
   tiers: Record<string, { pending: number; active: number; archived: number }>
-  domains: { domain: string; learnings: { name: string; tier: string; confidence: number; matches: number; lastUsed: string | null }[] }[]
+  domains: { domain: string; learnings: { name: string; tier: string; confidence: number; matches: number; successes?: number; failures?: number; success_rate?: number | null; lastUsed: string | null }[] }[]
   stale: { name: string; paths: string[] }[]
   prune: { name: string; reason: string }[]
   pending: { name: string; description: string }[]
@@ -61,7 +61,7 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
   const cap = (n: number) => (opts.all ? Infinity : n)
   let hidden = false
   if (s.domains.length) {
-    lines.push('', 'active, by domain (effective confidence · recall matches · last use):')
+    lines.push('', 'active, by domain (effective confidence · recall matches · fixes that worked · last use):')
     const budget = cap(32)
     let used = 0
     for (const d of s.domains) {
@@ -70,7 +70,8 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
       const wn = Math.min(40, Math.max(...d.learnings.map((l) => l.name.length)))
       for (const l of d.learnings.slice(0, room)) {
         const tier = l.tier === 'project' ? '' : ` [${l.tier}]`
-        lines.push(`    ${cut(l.name, 40).padEnd(wn)}  ${opts.bar(l.confidence)} ${l.confidence.toFixed(2)}  ${String(l.matches).padStart(3)} match${l.matches === 1 ? ' ' : 'es'}  ${l.lastUsed ? `last ${l.lastUsed.slice(0, 10)}` : 'never used'}${tier}`)
+        const rate = l.success_rate === null || l.success_rate === undefined ? '' : `  ${Math.round(l.success_rate * 100)}% worked (${l.successes} of ${(l.successes ?? 0) + (l.failures ?? 0)})`
+        lines.push(`    ${cut(l.name, 40).padEnd(wn)}  ${opts.bar(l.confidence)} ${l.confidence.toFixed(2)}  ${String(l.matches).padStart(3)} match${l.matches === 1 ? ' ' : 'es'}${rate}  ${l.lastUsed ? `last ${l.lastUsed.slice(0, 10)}` : 'never used'}${tier}`)
         used++
       }
       if (d.learnings.length > room) {
@@ -112,15 +113,17 @@ export function renderReport(r: { written: string[]; removed: string[]; unchange
   return `${lines.join('\n')}\n`
 }
 
-export function agentReport(a: { settings: string; hooksAdded: string[]; hooksUpdated: string[]; commandsWritten: string[]; commandsKept: string[] }): string {
+export function agentReport(a: { settings: string; hooksAdded: string[]; hooksUpdated: string[]; hooksRemoved?: string[]; commandsWritten: string[]; commandsKept: string[] }): string {
+  const removed = a.hooksRemoved ?? []
   const lines = [
     ...(a.hooksAdded.length ? [`added to ${a.settings} (the rest of it unchanged):\n${a.hooksAdded.map((h) => `  ${h}`).join('\n')}`] : []),
     ...(a.hooksUpdated.length ? [`updated in ${a.settings} (they now run the project's own git-learn, or nothing without it):\n${a.hooksUpdated.map((h) => `  ${h}`).join('\n')}`] : []),
-    ...(a.hooksAdded.length || a.hooksUpdated.length ? [] : [`${a.settings} already has the git learn hooks; unchanged.`]),
+    ...(removed.length ? [`removed from ${a.settings} (transcript capture records these calls now):\n${removed.map((h) => `  ${h}`).join('\n')}`] : []),
+    ...(a.hooksAdded.length || a.hooksUpdated.length || removed.length ? [] : [`${a.settings} already has the git learn hooks; unchanged.`]),
     ...a.commandsWritten.map((c) => `wrote ${c}`),
     ...a.commandsKept.map((c) => `kept ${c} (it exists; delete it to get the shipped one)`),
     'Commit .claude/ so every teammate\'s agent gets the learnings.',
-  ]
+  ].filter(Boolean)
   return `${lines.join('\n')}\n`
 }
 

@@ -21,6 +21,7 @@ function evidenceLines(c: RetroCandidate): string[] {
   show('edited', e['edited_paths'])
   show('verified by', e['verification'])
   show('steps', e['steps'] ? (e['steps'] as string[]).join(' → ') : undefined)
+  show('touched', e['targets'])
   show('after', e['after_command'] ?? e['after'])
   show('correction', e['correction'])
   show('sessions', e.sessions)

@@ -10,6 +10,7 @@ import {
   editedPaths,
   errorTrigger,
   failureText,
+  isRejection,
   isToolResult,
   programOf,
   slugify,
@@ -19,7 +20,7 @@ import {
 } from './records.js'
 import type { RetroRecord } from './records.js'
 
-export type CandidateKind = 'error-solution' | 'retry-loop' | 'repeated-workflow' | 'user-correction' | 'tool-preference'
+export type CandidateKind = 'error-solution' | 'retry-loop' | 'rapid-switching' | 'repeated-workflow' | 'user-correction' | 'tool-preference'
 
 /** A learning the log suggests, with the evidence that made the detector propose it. */
 export interface RetroCandidate {
@@ -110,7 +111,7 @@ export function errorSolutionDetector(): Detector {
   const found = new Groups<{ command: string; verification: string; edited_paths: string[]; error_excerpt: string; failures: number }>()
   return {
     feed(r) {
-      if (!isToolResult(r)) return
+      if (!isToolResult(r) || isRejection(r)) return
       const open = sessions.get(r.session)
       const kind = toolKind(r.tool)
       if (kind === 'edit') {
@@ -179,7 +180,7 @@ export function retryLoopDetector(min = 3): Detector {
   }
   return {
     feed(r) {
-      if (!isToolResult(r)) return
+      if (!isToolResult(r) || isRejection(r)) return
       last = r
       const streaks = sessions.get(r.session)
       if (toolKind(r.tool) === 'edit' && r.ok) {
@@ -210,6 +211,74 @@ export function retryLoopDetector(min = 3): Detector {
         type: 'anti-pattern' as const,
         trigger: g.data.trigger,
         description: `Do not rerun ${quote(g.data.call, 80)} unchanged after it fails with "${g.data.trigger.slice(0, 120)}": it failed ${g.data.max_in_a_row} times in a row. Read the error and change something first.`,
+        evidence: { ...base(g), ...g.data },
+      }))
+    },
+  }
+}
+
+interface Switching {
+  /** Tool results since the last passing shell run, within the window. */
+  window: { ms: number; target: string; ok: boolean; trigger: string | null; label: string }[]
+  flagged: boolean
+}
+
+/** What a call touched: the file of an edit or a read, the program of a shell command, else the tool. */
+function targetOf(r: RetroRecord): string {
+  const paths = editedPaths(r)
+  if (paths[0]) return `file ${paths[0]}`
+  const cmd = commandOf(r)
+  const prog = cmd ? programOf(cmd) : undefined
+  return prog ? `$ ${prog}` : `tool ${r.tool ?? '?'}`
+}
+
+/**
+ * Rapid tool switching: within a short window (at most `windowCalls` tool results in `windowMs`), many different
+ * tools or files touched (`minTargets`) with failures (`minFailures`) and no passing shell run in between — an agent
+ * thrashing instead of reading the first error. An anti-pattern, once per streak, grouped by the first error.
+ */
+export function rapidSwitchingDetector(opts: { windowMs?: number; windowCalls?: number; minTargets?: number; minFailures?: number } = {}): Detector {
+  const windowMs = opts.windowMs ?? 3 * 60_000
+  const windowCalls = opts.windowCalls ?? 10
+  const minTargets = opts.minTargets ?? 5
+  const minFailures = opts.minFailures ?? 3
+  const sessions = new Sessions<Switching>(() => ({ window: [], flagged: false }))
+  const found = new Groups<{ first_error: string; targets: string[]; failures: number; calls: number; seconds: number; steps: string[] }>()
+  return {
+    feed(r) {
+      if (!isToolResult(r) || isRejection(r)) return
+      const s = sessions.get(r.session)
+      if (r.ok && toolKind(r.tool) === 'shell') {
+        s.window = []
+        s.flagged = false
+        return
+      }
+      const ms = Date.parse(r.ts)
+      s.window.push({ ms, target: targetOf(r), ok: r.ok === true, trigger: r.ok ? null : errorTrigger(failureText(r)), label: stepLabel(r) })
+      while (s.window.length > windowCalls || (s.window.length && ms - (s.window[0] as { ms: number }).ms > windowMs)) s.window.shift()
+      if (s.flagged) return
+      const targets = [...new Set(s.window.map((w) => w.target))]
+      const failures = s.window.filter((w) => !w.ok)
+      if (targets.length < minTargets || failures.length < minFailures) return
+      s.flagged = true
+      const first = failures[0]?.trigger ?? 'a failure'
+      const w = s.window
+      found.add(first, r, () => ({
+        first_error: first,
+        targets: targets.slice(0, MAX_PATHS),
+        failures: failures.length,
+        calls: w.length,
+        seconds: Math.round(((w[w.length - 1] as { ms: number }).ms - (w[0] as { ms: number }).ms) / 1000),
+        steps: w.map((x) => x.label).slice(0, MAX_LIST),
+      }))
+    },
+    finish() {
+      return [...found.map.values()].map((g) => ({
+        kind: 'rapid-switching' as const,
+        name: `avoid-switching-after-${slugify(g.data.first_error, 40)}`,
+        type: 'anti-pattern' as const,
+        trigger: g.data.first_error,
+        description: `Do not jump between tools and files after "${g.data.first_error.slice(0, 120)}": ${g.data.calls} calls touched ${g.data.targets.length} different tools or files in ${g.data.seconds} s with ${g.data.failures} failures and no passing run. Read the first error and fix it, then run the check again.`,
         evidence: { ...base(g), ...g.data },
       }))
     },
@@ -293,7 +362,9 @@ export function correctionDetector(opts: { minPreferred?: number } = {}): Detect
       const slot = lastAction.get(r.session)
       const prev = slot.r
       slot.r = undefined
-      if (!prev || !isCorrection(r.input)) return
+      // The user's words right after the agent's action: a correction when they say so, or when they came with a
+      // refusal of that action (Claude Code records a refused call and the reason given).
+      if (!prev || !(isCorrection(r.input) || isRejection(prev))) return
       const text = r.input.replace(/\s+/g, ' ').trim().slice(0, 300)
       const prevCmd = commandOf(prev) ?? null
       corrections.add(text.toLowerCase(), r, () => ({ correction: text, after: stepLabel(prev), after_command: prevCmd }))

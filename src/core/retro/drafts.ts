@@ -10,6 +10,7 @@ export const RETRO_CONFIDENCE = 0.3
 const DOMAIN: Record<RetroCandidate['kind'], string> = {
   'error-solution': 'debugging',
   'retry-loop': 'workflow',
+  'rapid-switching': 'workflow',
   'repeated-workflow': 'workflow',
   'user-correction': 'workflow',
   'tool-preference': 'tooling',
@@ -56,6 +57,21 @@ Read the error, change something (a file, a flag, the environment), then run it 
 
 ## Rationale
 The same call with the same inputs fails the same way. ${seen(c)}
+
+## Changelog
+- 1.0.0: proposed by git learn retro.
+`
+    case 'rapid-switching':
+      return `## Anti-pattern
+After "${c.trigger}", jumping between tools and files (${String(e['calls'])} calls, ${strings(e['targets']).length} different targets, ${String(e['failures'])} failures in ${String(e['seconds'])} s) with no passing run in between:
+
+${list(strings(e['steps']))}
+
+## Correct pattern
+Stop at the first failure, read its error, fix that one thing, and run the check again before touching anything else.
+
+## Rationale
+Each switch adds a change nobody verified; the first error is usually the cause of the rest. ${seen(c)}
 
 ## Changelog
 - 1.0.0: proposed by git learn retro.

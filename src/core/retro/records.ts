@@ -63,6 +63,14 @@ export function isToolResult(r: RetroRecord): boolean {
   return (r.event === 'PostToolUse' || r.event === 'PostToolUseFailure') && r.ok !== null && r.tool !== null
 }
 
+/** Claude Code's tool result when the user refused the call (the reason they gave follows it as a prompt). */
+const REJECTED = /^The user doesn't want to proceed with this tool use\b/
+
+/** Did the user refuse this call (rather than the call failing)? */
+export function isRejection(r: RetroRecord): boolean {
+  return r.ok === false && typeof r.error === 'string' && REJECTED.test(r.error)
+}
+
 /** The shell command of a shell tool call, whitespace collapsed, or undefined. */
 export function commandOf(r: RetroRecord): string | undefined {
   if (toolKind(r.tool) !== 'shell') return undefined

@@ -157,3 +157,48 @@ test('stepLabel names the program and subcommand', () => {
 test('errorTrigger skips "Exit code 1" for the line that names the error', () => {
   expect(errorTrigger('Exit code 1\n> tsc\nsrc/a.ts(4,2): error TS2307: Cannot find module')).toBe('error TS2307: Cannot find module')
 })
+
+describe('rapid tool switching', () => {
+  const fail = (tool: string, input: Record<string, unknown>, error: string) => rec({ event: 'PostToolUseFailure', tool, input, error, ok: false })
+  const thrash = () => [
+    bash('npm run build', false, "Exit code 2\nsrc/a.ts(3,1): error TS2304: Cannot find name 'widget'."),
+    edit('/r/src/a.ts'),
+    fail('Read', { file_path: '/r/src/missing.ts' }, 'File does not exist.'),
+    edit('/r/src/b.ts'),
+    fail('Grep', { pattern: 'widget' }, 'No matches'),
+    edit('/r/src/c.ts'),
+  ]
+
+  test('many tools and files touched with failures and no passing run in a short window: an anti-pattern with its evidence', () => {
+    const { candidates } = analyse(thrash())
+    expect(kinds(candidates)).toEqual(['rapid-switching'])
+    const c = candidates[0] as RetroCandidate
+    expect(c).toMatchObject({ type: 'anti-pattern', trigger: "error TS2304: Cannot find name widget." })
+    // Flagged at the fifth call, once for the streak.
+    expect(c.evidence).toMatchObject({ failures: 3, calls: 5, count: 1, sessions: ['s1'] })
+    expect(c.evidence['targets']).toEqual(['$ npm', 'file /r/src/a.ts', 'file /r/src/missing.ts', 'file /r/src/b.ts', 'tool Grep'])
+  })
+
+  test.each([
+    ['a passing run in between', () => { const t = thrash(); t.splice(3, 0, bash('npm run build', true)); return t }],
+    ['too few failures', () => thrash().filter((l) => !l.includes('missing.ts'))],
+    ['too few different targets', () => [bash('npm test', false, 'Error: a'), edit('/r/a.ts'), bash('npm test', false, 'Error: b'), edit('/r/a.ts'), bash('npm test', false, 'Error: c')]],
+  ])('not with %s', (_what, lines) => {
+    expect(kinds(analyse(lines()).candidates)).not.toContain('rapid-switching')
+  })
+
+  test('not when the calls are spread over more than the window', () => {
+    const lines = thrash().map((l, i) => l.replace(/"ts":"[^"]+"/, `"ts":"${new Date(Date.UTC(2026, 10, 21, 12, i * 2, 0)).toISOString()}"`))
+    expect(kinds(analyse(lines).candidates)).not.toContain('rapid-switching')
+  })
+})
+
+describe('refused calls', () => {
+  const refused = (command: string) =>
+    rec({ event: 'PostToolUseFailure', tool: 'Bash', input: { command }, ok: false, error: "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nrun it with the dry-run flag first" })
+  test("the user's words after a refused call are a correction, whatever their wording; the refusal is no failure to fix or retry", () => {
+    const { candidates } = analyse([refused('make deploy'), prompt('run it with the dry-run flag first'), refused('make deploy'), refused('make deploy'), bash('make deploy', true)])
+    expect(kinds(candidates)).toEqual(['user-correction'])
+    expect(candidates[0]?.evidence).toMatchObject({ correction: 'run it with the dry-run flag first', after_command: 'make deploy' })
+  })
+})

@@ -1,0 +1,230 @@
+/**
+ * Reading an agent's transcript from where the last read stopped. Per transcript, local state under
+ * `<git-common-dir>/learn/transcripts/<hash of its path>.json` keeps the byte offset just after the last whole line
+ * read, what identifies the bytes before it (device, inode, hashes of the first bytes and of those just before the
+ * offset), and the reader's cursor
+ * (src/core/transcript.ts). A transcript that was replaced, truncated or rewritten is read again from its start, and
+ * the cursor skips the entries already read. One reader at a time per transcript (an O_EXCL lock file).
+ */
+import { createHash } from 'node:crypto'
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs'
+import { join } from 'node:path'
+import { writeCacheFile } from './cache-file.js'
+import { EMPTY_CURSOR } from '../../core/transcript.js'
+import type { OpenCall, TranscriptCursor } from '../../core/transcript.js'
+
+const DIR = 'transcripts'
+const PROBE = 256
+/** A line longer than this is skipped (and counted): a transcript line holds one message, rarely more than a few MB. */
+export const MAX_TRANSCRIPT_LINE = 16 * 1024 * 1024
+/** At most this much is read by one capture; the next one goes on from there. */
+export const MAX_READ_BYTES = 256 * 1024 * 1024
+const CHUNK = 1024 * 1024
+const LOCK_WAIT_MS = 3000
+const STALE_LOCK_MS = 30_000
+
+export interface TranscriptState {
+  path: string
+  dev: number
+  ino: number
+  offset: number
+  head: string
+  /** A hash of the bytes just before `offset`: a file cut short and written on past the offset is told apart. */
+  tail: string
+  cursor: TranscriptCursor
+}
+
+export interface TranscriptRead {
+  /** Whole lines from the saved offset, in file order. */
+  lines: string[]
+  /** The state to save once the lines' records are written. */
+  next: TranscriptState
+  /** Read from the start again because the file is not the one read before (rotated, truncated, rewritten). */
+  reread: boolean
+  /** Lines over MAX_TRANSCRIPT_LINE, skipped. */
+  oversized: number
+  /** More bytes are left than one read takes. */
+  more: boolean
+}
+
+const keyOf = (path: string) => createHash('sha1').update(path).digest('hex').slice(0, 24)
+const statePath = (stateDir: string, path: string) => join(stateDir, DIR, `${keyOf(path)}.json`)
+
+/** sha1 of bytes [start, end) of an open file. */
+function hashRange(fd: number, start: number, end: number): string {
+  const buf = Buffer.alloc(Math.max(0, end - start))
+  const n = buf.length ? readSync(fd, buf, 0, buf.length, start) : 0
+  return createHash('sha1').update(buf.subarray(0, n)).digest('hex')
+}
+const hashHead = (fd: number, offset: number) => hashRange(fd, 0, Math.min(PROBE, offset))
+const hashTail = (fd: number, offset: number) => hashRange(fd, Math.max(0, offset - PROBE), offset)
+
+function validCursor(c: unknown): TranscriptCursor | undefined {
+  if (typeof c !== 'object' || c === null) return undefined
+  const o = c as Record<string, unknown>
+  const open = o['open']
+  if (typeof open !== 'object' || open === null || Array.isArray(open)) return undefined
+  if (
+    !(o['lastTs'] === null || typeof o['lastTs'] === 'string') ||
+    !Array.isArray(o['lastIds']) ||
+    !o['lastIds'].every((x) => typeof x === 'string')
+  )
+    return undefined
+  for (const v of Object.values(open))
+    if (typeof v !== 'object' || v === null || typeof (v as OpenCall).tool !== 'string') return undefined
+  return {
+    open: open as Record<string, OpenCall>,
+    lastTs: o['lastTs'] as string | null,
+    lastIds: o['lastIds'] as string[],
+  }
+}
+
+/** The saved state of a transcript, or undefined (never read, or the state file is damaged: read from the start). */
+export function readTranscriptState(stateDir: string, path: string): TranscriptState | undefined {
+  try {
+    const s = JSON.parse(readFileSync(statePath(stateDir, path), 'utf8')) as Record<string, unknown>
+    const num = (k: string) => typeof s[k] === 'number' && Number.isSafeInteger(s[k]) && (s[k] as number) >= 0
+    const cursor = validCursor(s['cursor'])
+    if (
+      s['path'] !== path ||
+      !num('dev') ||
+      !num('ino') ||
+      !num('offset') ||
+      typeof s['head'] !== 'string' ||
+      typeof s['tail'] !== 'string' ||
+      !cursor
+    )
+      return undefined
+    return {
+      path,
+      dev: s['dev'] as number,
+      ino: s['ino'] as number,
+      offset: s['offset'] as number,
+      head: s['head'],
+      tail: s['tail'],
+      cursor,
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** Save the state after the records of its lines were written (a failure costs a re-read, which skips what was read). */
+export function writeTranscriptState(stateDir: string, state: TranscriptState): boolean {
+  return writeCacheFile(statePath(stateDir, state.path), JSON.stringify(state))
+}
+
+/**
+ * The whole lines of `path` after the saved state's offset (from the start when the file is not the one read
+ * before), at most MAX_READ_BYTES. A last line without its newline is left for the next read (it may still be
+ * being written). Throws ENOENT and the like: the caller logs them.
+ */
+export function readTranscriptLines(path: string, saved: TranscriptState | undefined): TranscriptRead {
+  const fd = openSync(path, 'r')
+  try {
+    const st = fstatSync(fd)
+    if (!st.isFile()) throw new Error(`${path} is not a regular file`)
+    const same =
+      saved !== undefined &&
+      saved.dev === st.dev &&
+      saved.ino === st.ino &&
+      saved.offset <= st.size &&
+      saved.head === hashHead(fd, saved.offset) &&
+      saved.tail === hashTail(fd, saved.offset)
+    const reread = saved !== undefined && !same
+    const from = same ? saved.offset : 0
+    const to = Math.min(st.size, from + MAX_READ_BYTES)
+    const lines: string[] = []
+    let oversized = 0
+    let carry: Buffer[] = []
+    let carryBytes = 0
+    let skipping = false
+    let end = from
+    const buf = Buffer.allocUnsafe(CHUNK)
+    for (let pos = from; pos < to;) {
+      const n = readSync(fd, buf, 0, Math.min(CHUNK, to - pos), pos)
+      if (n <= 0) break
+      let start = 0
+      for (let nl = buf.indexOf(0x0a, 0); nl >= 0 && nl < n; nl = buf.indexOf(0x0a, start)) {
+        if (skipping) oversized++
+        else {
+          const text = Buffer.concat([...carry, buf.subarray(start, nl)]).toString('utf8')
+          if (text.trim()) lines.push(text)
+        }
+        carry = []
+        carryBytes = 0
+        skipping = false
+        start = nl + 1
+        end = pos + nl + 1
+      }
+      if (start < n && !skipping) {
+        carryBytes += n - start
+        if (carryBytes > MAX_TRANSCRIPT_LINE) {
+          skipping = true
+          carry = []
+        } else carry.push(Buffer.from(buf.subarray(start, n)))
+      }
+      pos += n
+    }
+    const cursor = same ? saved.cursor : reread ? saved.cursor : EMPTY_CURSOR
+    return {
+      lines,
+      next: { path, dev: st.dev, ino: st.ino, offset: end, head: hashHead(fd, end), tail: hashTail(fd, end), cursor },
+      reread,
+      oversized,
+      more: to < st.size,
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Wait until the lock is ours (true) or LOCK_WAIT_MS have passed (false). A lock older than STALE_LOCK_MS is taken over. */
+export function lockTranscript(
+  stateDir: string,
+  path: string,
+  now: () => number = Date.now,
+): { release(): void } | undefined {
+  const lock = statePath(stateDir, path).replace(/\.json$/, '.lock')
+  mkdirSync(join(stateDir, DIR), { recursive: true })
+  const started = now()
+  const sleeper = new Int32Array(new SharedArrayBuffer(4))
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx'))
+      return {
+        release() {
+          try {
+            unlinkSync(lock)
+          } catch {
+            // Taken over as stale: nothing of ours left.
+          }
+        },
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    }
+    const st = statSync(lock, { throwIfNoEntry: false })
+    if (st && now() - st.mtimeMs > STALE_LOCK_MS) {
+      try {
+        renameSync(lock, `${lock}.stale-${process.pid}`)
+        unlinkSync(`${lock}.stale-${process.pid}`)
+      } catch {
+        // Someone else took it over first.
+      }
+      continue
+    }
+    if (now() - started > LOCK_WAIT_MS) return undefined
+    Atomics.wait(sleeper, 0, 0, 25)
+  }
+}
