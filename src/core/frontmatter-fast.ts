@@ -63,7 +63,8 @@ export function parseSimpleFrontmatter(block: string): Record<string, unknown> |
   if (block.includes('\t') || block.includes('\r')) return undefined
   const out: Record<string, Value> = {}
   // The key whose value is still being read from indented lines, and what has been read.
-  let open: { key: string; map?: Record<string, Scalar | Scalar[] | null>; seq?: Scalar[]; seqIndent?: string } | undefined
+  let open:
+    { key: string; map?: Record<string, Scalar | Scalar[] | null>; seq?: Scalar[]; seqIndent?: string } | undefined
   const close = () => {
     if (!open) return
     out[open.key] = open.map ?? open.seq ?? null

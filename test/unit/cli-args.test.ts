@@ -5,13 +5,16 @@ import { spec as check } from '../../src/cli/commands/check.js'
 import { spec as show } from '../../src/cli/commands/show.js'
 
 describe('onlyBooleanFlags: the parser-free road for argv of long boolean flags only', () => {
-  test.each([[['--staged']], [['--staged', '--json']], [['--json', '--json']], [[]]])('%j parses as node:util parseArgs does', (argv) => {
-    const quick = onlyBooleanFlags(check, argv)
-    expect(quick).toBeDefined()
-    const full = parseCommandArgs(check, argv)
-    expect({ ...quick?.values }).toEqual({ ...full.values })
-    expect(quick?.positionals).toEqual(full.positionals)
-  })
+  test.each([[['--staged']], [['--staged', '--json']], [['--json', '--json']], [[]]])(
+    '%j parses as node:util parseArgs does',
+    (argv) => {
+      const quick = onlyBooleanFlags(check, argv)
+      expect(quick).toBeDefined()
+      const full = parseCommandArgs(check, argv)
+      expect({ ...quick?.values }).toEqual({ ...full.values })
+      expect(quick?.positionals).toEqual(full.positionals)
+    },
+  )
 
   test.each([
     ['a string option', ['--base', 'main']],

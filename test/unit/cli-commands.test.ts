@@ -6,7 +6,10 @@ import { expect, test } from 'vitest'
 
 /** Every module specifier a file names: static imports, re-exports, dynamic import() and require(). */
 function specifiers(text: string): string[] {
-  return [...text.matchAll(/\b(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g), ...text.matchAll(/\brequire\s*\(\s*['"]([^'"]+)['"]/g)].map((m) => m[1] as string)
+  return [
+    ...text.matchAll(/\b(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\brequire\s*\(\s*['"]([^'"]+)['"]/g),
+  ].map((m) => m[1] as string)
 }
 
 const commandsDir = new URL('../../src/cli/commands/', import.meta.url).pathname
@@ -20,6 +23,8 @@ const NOT_YET = ['init.ts']
 test('no command file imports node:fs, apart from those named as not yet rebuilt', () => {
   const users = readdirSync(commandsDir)
     .filter((f) => f.endsWith('.ts'))
-    .filter((f) => specifiers(readFileSync(join(commandsDir, f), 'utf8')).some((s) => /^(node:)?fs(\/promises)?$/.test(s)))
+    .filter((f) =>
+      specifiers(readFileSync(join(commandsDir, f), 'utf8')).some((s) => /^(node:)?fs(\/promises)?$/.test(s)),
+    )
   expect(users.sort()).toEqual(NOT_YET)
 })

@@ -8,7 +8,9 @@ import { formatLearningFile, parseLearning } from '../../src/core/learning.js'
 import { PROJECT_ROOT } from '../helpers/repo.js'
 
 const read = (dir: string, files?: string[]) =>
-  (files ?? readdirSync(dir).filter((f) => f.endsWith('.md'))).map((f) => parseLearning(readFileSync(join(dir, f), 'utf8'), `.learnings/active/${f}`))
+  (files ?? readdirSync(dir).filter((f) => f.endsWith('.md'))).map((f) =>
+    parseLearning(readFileSync(join(dir, f), 'utf8'), `.learnings/active/${f}`),
+  )
 const jestEsm = read(`${PROJECT_ROOT}test/fixtures/evolve/jest-esm`)
 // Unrelated, some of them close: jest without ESM, ESM without jest (another domain), and failures of other tools.
 const others = read(`${PROJECT_ROOT}test/fixtures/eval/real-world/learnings`, [

@@ -16,23 +16,39 @@ const same = (block: string) => {
 
 describe('accepted, and equal to YAML.parse', () => {
   test.each([
-    ['what add writes', 'name: vitest-mock-hoisting\ndescription: "Fix hoisting: use vi.hoisted()"\ntype: error-solution\ntrigger: Cannot access before initialization\ndomain: testing\ntags: [vitest, esm]\nconfidence: 0.7\ncreated: "2026-11-20"\nversion: "1.0.0"'],
-    ['nested gates and evidence', 'name: a\ngates:\n  discovery_depth: 2\n  reusability: [a, b]\n  verification: "npm test: 14 passed"\nevidence:\n  commit: "3f2c1e9"\n  paths: [src/a.ts, "src/b c.ts"]'],
+    [
+      'what add writes',
+      'name: vitest-mock-hoisting\ndescription: "Fix hoisting: use vi.hoisted()"\ntype: error-solution\ntrigger: Cannot access before initialization\ndomain: testing\ntags: [vitest, esm]\nconfidence: 0.7\ncreated: "2026-11-20"\nversion: "1.0.0"',
+    ],
+    [
+      'nested gates and evidence',
+      'name: a\ngates:\n  discovery_depth: 2\n  reusability: [a, b]\n  verification: "npm test: 14 passed"\nevidence:\n  commit: "3f2c1e9"\n  paths: [src/a.ts, "src/b c.ts"]',
+    ],
     ['block sequence at 2 and at 0', 'tags:\n  - vitest\n  - esm\nrelated:\n- other-one\n- two'],
     ['empty values are null, [] is empty', 'a:\nb: []\nc:\n  d:\n  e: 1'],
     ['comments and blank lines', '# top\nname: a\n\n# between\ntype: decision\n'],
     ['numbers', 'a: 0\nb: 12\nc: 0.5\nd: 1.0\ne: 0.50\nf: 123456789012345'],
-    ['plain words the 1.2 core schema keeps as strings', 'a: yes\nb: no\nc: on\nd: Off\ne: y\nf: nullish\ng: True love'],
+    [
+      'plain words the 1.2 core schema keeps as strings',
+      'a: yes\nb: no\nc: on\nd: Off\ne: y\nf: nullish\ng: True love',
+    ],
     ['trailing spaces and unicode in quotes', 'a: plain words   \nb: "été 🚀 ok"  \nc:    spaced'],
-    ['a long description as add writes it (folded)', 'name: a\ndescription: >-\n  The newest majors of lint-staged (17): "quoted" # not a comment\n  require Node 22; pin them.\ntype: decision'],
+    [
+      'a long description as add writes it (folded)',
+      'name: a\ndescription: >-\n  The newest majors of lint-staged (17): "quoted" # not a comment\n  require Node 22; pin them.\ntype: decision',
+    ],
     ['literal and clipped block scalars', 'a: |-\n  one\n  two: x\nb: >\n  three\n  four\nc: |\n  five\n# after\nd: 1'],
   ])('%s', (_label, block) => same(block))
 
   test('every template and every learning of this repository', () => {
     const root = new URL('../../', import.meta.url).pathname
     const files = [
-      ...readdirSync(join(root, 'templates')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'templates', f)),
-      ...readdirSync(join(root, '.learnings', 'active')).filter((f) => f.endsWith('.md')).map((f) => join(root, '.learnings', 'active', f)),
+      ...readdirSync(join(root, 'templates'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join(root, 'templates', f)),
+      ...readdirSync(join(root, '.learnings', 'active'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join(root, '.learnings', 'active', f)),
     ]
     let accepted = 0
     for (const f of files) {
@@ -94,9 +110,46 @@ describe('declined (the yaml package decides)', () => {
 
 test('on 4,000 generated frontmatters mixing easy and tricky values, whatever is accepted equals YAML.parse', () => {
   let seed = 11
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
-  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T
-  const values = ['plain words', 'x', 'Fix (case 3) now', 'a/b.c-d_e+f', '"quoted: yes"', '""', '"é"', '0', '7', '0.25', '10.0', '[a, b]', '[]', '["x y", 2]', 'yes', 'null', 'NULL', 'false', '~', '-3', '07', '1e2', '.5', 'a: b', 'a #b', "'s'", '"a\\"b"', '[a, [b]]', '{a: 1}', '&x y', '*x', '!t v', 'é', '  spaced  ', '2026-11-20', 'TRUE']
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T
+  const values = [
+    'plain words',
+    'x',
+    'Fix (case 3) now',
+    'a/b.c-d_e+f',
+    '"quoted: yes"',
+    '""',
+    '"é"',
+    '0',
+    '7',
+    '0.25',
+    '10.0',
+    '[a, b]',
+    '[]',
+    '["x y", 2]',
+    'yes',
+    'null',
+    'NULL',
+    'false',
+    '~',
+    '-3',
+    '07',
+    '1e2',
+    '.5',
+    'a: b',
+    'a #b',
+    "'s'",
+    '"a\\"b"',
+    '[a, [b]]',
+    '{a: 1}',
+    '&x y',
+    '*x',
+    '!t v',
+    'é',
+    '  spaced  ',
+    '2026-11-20',
+    'TRUE',
+  ]
   const keys = ['name', 'type', 'a', 'b_c', 'd-e', 'tags', 'gates', 'x1', 'true', 'null']
   let accepted = 0
   for (let i = 0; i < 4000; i++) {
@@ -105,9 +158,21 @@ test('on 4,000 generated frontmatters mixing easy and tricky values, whatever is
       const key = pick(keys)
       const form = rand()
       if (form < 0.6) lines.push(`${key}: ${pick(values)}`)
-      else if (form < 0.75) lines.push(`${key}:`, ...Array.from({ length: Math.floor(rand() * 3) }, () => `  ${pick(keys)}: ${pick(values)}`))
-      else if (form < 0.8) lines.push(`${key}: ${pick(['>-', '|-', '>', '|', '>+'])}`, ...Array.from({ length: Math.floor(rand() * 3) }, () => `${pick(['  ', '  ', '   ', ''])}${pick(values)}`))
-      else if (form < 0.9) lines.push(`${key}:`, ...Array.from({ length: 1 + Math.floor(rand() * 3) }, () => `${pick(['  ', '', '    '])}- ${pick(values)}`))
+      else if (form < 0.75)
+        lines.push(
+          `${key}:`,
+          ...Array.from({ length: Math.floor(rand() * 3) }, () => `  ${pick(keys)}: ${pick(values)}`),
+        )
+      else if (form < 0.8)
+        lines.push(
+          `${key}: ${pick(['>-', '|-', '>', '|', '>+'])}`,
+          ...Array.from({ length: Math.floor(rand() * 3) }, () => `${pick(['  ', '  ', '   ', ''])}${pick(values)}`),
+        )
+      else if (form < 0.9)
+        lines.push(
+          `${key}:`,
+          ...Array.from({ length: 1 + Math.floor(rand() * 3) }, () => `${pick(['  ', '', '    '])}- ${pick(values)}`),
+        )
       else lines.push(pick(['# note', '', `${key}:  ${pick(values)}`, ` ${key}: x`]))
     }
     const block = lines.join('\n')

@@ -5,7 +5,9 @@ import { parseLearning } from '../../src/core/learning.js'
 
 // parseLearning splits frontmatter itself (gray-matter costs ~27 ms to import, on every hook run). gray-matter with
 // the yaml engine stays the oracle: for every input both accept, data and body must agree.
-const engine = { engines: { yaml: { parse: (s: string) => YAML.parse(s) ?? {}, stringify: (d: object) => YAML.stringify(d) } } }
+const engine = {
+  engines: { yaml: { parse: (s: string) => YAML.parse(s) ?? {}, stringify: (d: object) => YAML.stringify(d) } },
+}
 const cases: [string, string][] = [
   ['plain', '---\nname: a\ntype: decision\n---\n## Context\nx\n'],
   ['BOM', '\ufeff---\nname: a\n---\nbody\n'],

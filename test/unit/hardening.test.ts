@@ -26,7 +26,10 @@ describe('git arguments from hostile files', () => {
   })
 
   test('the catalog keeps only a hex evidence.commit', () => {
-    const text = learningText('pinned', {}).replace('created:', 'evidence:\n  commit: "--output=/tmp/pwned"\n  paths: [README.md]\ncreated:')
+    const text = learningText('pinned', {}).replace(
+      'created:',
+      'evidence:\n  commit: "--output=/tmp/pwned"\n  paths: [README.md]\ncreated:',
+    )
     const entry = buildCatalogEntry(parseLearning(text, '.learnings/active/pinned.md'), 'project', 1)
     expect(entry.evidenceCommit).toBeNull()
     expect(entry.evidencePaths).toEqual(['README.md'])
@@ -75,7 +78,14 @@ describe('readFileBounded', () => {
 
 describe('dedupeDrafts', () => {
   const draft = (name: string, trigger: string, solution: string) =>
-    parseLearning(learningText(name, { trigger, description: `Fix ${trigger}. Use when it shows.` }, `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\n${solution}\n\n## Verification\nok\n`), `.learnings/pending/${name}.md`)
+    parseLearning(
+      learningText(
+        name,
+        { trigger, description: `Fix ${trigger}. Use when it shows.` },
+        `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\n${solution}\n\n## Verification\nok\n`,
+      ),
+      `.learnings/pending/${name}.md`,
+    )
   const thresholds = { similar: 0.8, related: 0.5 }
 
   test('the same name twice: the first is kept', () => {
@@ -87,11 +97,25 @@ describe('dedupeDrafts', () => {
   })
 
   test('near twins under different names: the first is kept, the second names it', () => {
-    const a = draft('fix-enospc', 'Error: ENOSPC: no space left on device', 'Prune docker images with docker system prune and retry the build.')
-    const b = draft('fix-enospc-2', 'Error: ENOSPC: no space left on device', 'Prune docker images with docker system prune and retry the build.')
-    const c = draft('fix-econnrefused', 'Error: connect ECONNREFUSED 127.0.0.1:5432', 'Start postgres with docker compose up -d db.')
+    const a = draft(
+      'fix-enospc',
+      'Error: ENOSPC: no space left on device',
+      'Prune docker images with docker system prune and retry the build.',
+    )
+    const b = draft(
+      'fix-enospc-2',
+      'Error: ENOSPC: no space left on device',
+      'Prune docker images with docker system prune and retry the build.',
+    )
+    const c = draft(
+      'fix-econnrefused',
+      'Error: connect ECONNREFUSED 127.0.0.1:5432',
+      'Start postgres with docker compose up -d db.',
+    )
     const r = dedupeDrafts([a, b, c], thresholds)
     expect(r.kept.map((l) => l.name)).toEqual(['fix-enospc', 'fix-econnrefused'])
-    expect(r.skipped).toEqual([{ name: 'fix-enospc-2', kind: 'near-twin', of: 'fix-enospc', similarity: expect.any(Number) }])
+    expect(r.skipped).toEqual([
+      { name: 'fix-enospc-2', kind: 'near-twin', of: 'fix-enospc', similarity: expect.any(Number) },
+    ])
   })
 })

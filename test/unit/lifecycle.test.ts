@@ -1,7 +1,14 @@
 import { describe, expect, test } from 'vitest'
 import { IllegalTransitionError, SelfApprovalError } from '../../src/core/errors.js'
 import type { LearningState } from '../../src/core/errors.js'
-import { MOVES, actionsFrom, assertDistinctApprover, identityKey, isAllowedMove, planTransition } from '../../src/core/lifecycle.js'
+import {
+  MOVES,
+  actionsFrom,
+  assertDistinctApprover,
+  identityKey,
+  isAllowedMove,
+  planTransition,
+} from '../../src/core/lifecycle.js'
 import type { MoveAction } from '../../src/core/lifecycle.js'
 
 const states: LearningState[] = ['pending', 'active', 'archived']
@@ -48,8 +55,12 @@ describe('distinct approver', () => {
     expect(identityKey('no-email')).toBe('no-email')
   })
   test('the proposer cannot approve when distinct_approver is on', () => {
-    expect(() => assertDistinctApprover('x', 'Jane <jane@x.org>', ['J. Doe <JANE@x.org>'], true)).toThrow(SelfApprovalError)
-    expect(() => assertDistinctApprover('x', 'Jane <jane@x.org>', ['Bob <bob@x.org>', 'Jane <jane@x.org>'], true)).toThrow(SelfApprovalError)
+    expect(() => assertDistinctApprover('x', 'Jane <jane@x.org>', ['J. Doe <JANE@x.org>'], true)).toThrow(
+      SelfApprovalError,
+    )
+    expect(() =>
+      assertDistinctApprover('x', 'Jane <jane@x.org>', ['Bob <bob@x.org>', 'Jane <jane@x.org>'], true),
+    ).toThrow(SelfApprovalError)
   })
   test.each([
     ['another person', 'Bob <bob@x.org>', ['Jane <jane@x.org>'], true],

@@ -20,8 +20,16 @@ describe('normalizeError', () => {
     ['addresses keep their port', 'connect ECONNREFUSED 127.0.0.1:5432', 'connect ECONNREFUSED 127.0.0.1:5432'],
     ['an IPv6 loopback and its port', 'connect ECONNREFUSED ::1:27017', 'connect ECONNREFUSED [::1]:27017'],
     ['urls keep their host', 'see https://user@example.com:8443/a/b?c=1 for details', 'see example.com for details'],
-    ['the missing file keeps its basename', "ENOENT: no such file or directory, open '/home/ada/proj/config/app.json'", 'ENOENT: no such file or directory, open app.json'],
-    ['a system binary keeps its name', '/usr/bin/env: python: No such file or directory', 'env : python: No such file or directory'],
+    [
+      'the missing file keeps its basename',
+      "ENOENT: no such file or directory, open '/home/ada/proj/config/app.json'",
+      'ENOENT: no such file or directory, open app.json',
+    ],
+    [
+      'a system binary keeps its name',
+      '/usr/bin/env: python: No such file or directory',
+      'env : python: No such file or directory',
+    ],
     ['a directory goes', 'cd /home/ada/projects/thing failed', 'cd failed'],
     ['keeps words', 'TypeError: undefined is not a function', 'TypeError: undefined is not a function'],
   ])('%s', (_what, input, expected) => {
@@ -30,16 +38,29 @@ describe('normalizeError', () => {
 
   test('the same failure in two runs normalizes to the same text', () => {
     const a = "ReferenceError: Cannot access '__vi_import_0__' before initialization\n ❯ /home/a/p/test/api.test.ts:5:1"
-    const b = "ReferenceError: Cannot access '__vi_import_0__' before initialization\n ❯ /tmp/ci-7731/test/users.test.ts:19:3"
+    const b =
+      "ReferenceError: Cannot access '__vi_import_0__' before initialization\n ❯ /tmp/ci-7731/test/users.test.ts:19:3"
     expect(normalizeError(a)).toBe(normalizeError(b))
   })
 })
 
 describe('matchableError', () => {
   test.each([
-    ['a loopback port names its service', 'connect ECONNREFUSED 127.0.0.1:6379', 'connect ECONNREFUSED localhost port6379 redis\neconnrefused'],
-    ['IPv6 is a word', 'connect ECONNREFUSED ::1:27017', 'connect ECONNREFUSED localhost ipv6 port27017 mongodb\neconnrefused'],
-    ['equivalent phrases add their canonical word', '[Errno 111] Connection refused', '[Errno ] Connection refused\neconnrefused'],
+    [
+      'a loopback port names its service',
+      'connect ECONNREFUSED 127.0.0.1:6379',
+      'connect ECONNREFUSED localhost port6379 redis\neconnrefused',
+    ],
+    [
+      'IPv6 is a word',
+      'connect ECONNREFUSED ::1:27017',
+      'connect ECONNREFUSED localhost ipv6 port27017 mongodb\neconnrefused',
+    ],
+    [
+      'equivalent phrases add their canonical word',
+      '[Errno 111] Connection refused',
+      '[Errno ] Connection refused\neconnrefused',
+    ],
     ['a phrase across blanks', 'No such  file or\tdirectory', 'No such file or directory\nenoent'],
     ['nothing to add', 'TypeError: x is not a function', 'TypeError: x is not a function'],
   ])('%s', (_what, input, expected) => {

@@ -62,7 +62,17 @@ describe('boundJsonValue', () => {
 describe('buildObservationRecord', () => {
   test('redacts secrets in every field and keeps the line valid JSON', () => {
     const rec = buildObservationRecord(
-      { agent: 'claude-code', session: 's1', event: 'PostToolUse', tool: 'Bash', tool_use_id: 't1', input: { command: `echo ${TOKEN}` }, output: { stdout: `GITHUB_TOKEN=${TOKEN}` }, ok: true, cwd: '/r' },
+      {
+        agent: 'claude-code',
+        session: 's1',
+        event: 'PostToolUse',
+        tool: 'Bash',
+        tool_use_id: 't1',
+        input: { command: `echo ${TOKEN}` },
+        output: { stdout: `GITHUB_TOKEN=${TOKEN}` },
+        ok: true,
+        cwd: '/r',
+      },
       { ts: '2026-11-20T12:00:00.000Z', maxFieldBytes: 5120, redact: (s) => redactSecrets(s) },
     )
     const line = formatObservationLine(rec)
@@ -75,7 +85,16 @@ describe('buildObservationRecord', () => {
 
   test('marks the record truncated when a field was cut', () => {
     const rec = buildObservationRecord(
-      { agent: 'a', session: null, event: 'PostToolUse', tool: 'Read', tool_use_id: null, output: 'q'.repeat(20_000), ok: true, cwd: null },
+      {
+        agent: 'a',
+        session: null,
+        event: 'PostToolUse',
+        tool: 'Read',
+        tool_use_id: null,
+        output: 'q'.repeat(20_000),
+        ok: true,
+        cwd: null,
+      },
       { ts: 't', maxFieldBytes: 512, redact: noRedact },
     )
     expect(rec.truncated).toBe(true)
@@ -86,9 +105,39 @@ describe('buildObservationRecord', () => {
 describe('parseObserveSettings', () => {
   test.each([
     ['no config', undefined, DEFAULT_OBSERVE_SETTINGS, 0],
-    ['observe keys', { observe: { enabled: false, max_field_bytes: 300, rotate_bytes: 2048, ignore_tools: ['Read', 'mcp__*'], skip_subagents: true } }, { ...DEFAULT_OBSERVE_SETTINGS, enabled: false, max_field_bytes: 300, rotate_bytes: 2048, ignore_tools: ['Read', 'mcp__*'], skip_subagents: true }, 0],
-    ['secrets.allow', { secrets: { allow: ['github-pat:00'] } }, { ...DEFAULT_OBSERVE_SETTINGS, secrets_allow: ['github-pat:00'] }, 0],
-    ['wrong types fall back to defaults', { observe: { enabled: 'yes', rotate_bytes: 10, max_field_bytes: 1.5, ignore_tools: 'Read' } }, DEFAULT_OBSERVE_SETTINGS, 4],
+    [
+      'observe keys',
+      {
+        observe: {
+          enabled: false,
+          max_field_bytes: 300,
+          rotate_bytes: 2048,
+          ignore_tools: ['Read', 'mcp__*'],
+          skip_subagents: true,
+        },
+      },
+      {
+        ...DEFAULT_OBSERVE_SETTINGS,
+        enabled: false,
+        max_field_bytes: 300,
+        rotate_bytes: 2048,
+        ignore_tools: ['Read', 'mcp__*'],
+        skip_subagents: true,
+      },
+      0,
+    ],
+    [
+      'secrets.allow',
+      { secrets: { allow: ['github-pat:00'] } },
+      { ...DEFAULT_OBSERVE_SETTINGS, secrets_allow: ['github-pat:00'] },
+      0,
+    ],
+    [
+      'wrong types fall back to defaults',
+      { observe: { enabled: 'yes', rotate_bytes: 10, max_field_bytes: 1.5, ignore_tools: 'Read' } },
+      DEFAULT_OBSERVE_SETTINGS,
+      4,
+    ],
   ])('%s', (_what, config, expected, problems) => {
     const out = parseObserveSettings(config)
     expect(out.settings).toEqual(expected)
@@ -122,10 +171,23 @@ test('an event without secrets is scanned once; one with a secret is redacted st
     calls++
     return redactSecrets(s)
   }
-  const ev = { agent: 'claude-code', session: 's', event: 'PostToolUse', tool: 'Bash', tool_use_id: 't', input: { command: 'ls' }, output: { stdout: 'a', stderr: '' }, ok: true, cwd: '/r' }
+  const ev = {
+    agent: 'claude-code',
+    session: 's',
+    event: 'PostToolUse',
+    tool: 'Bash',
+    tool_use_id: 't',
+    input: { command: 'ls' },
+    output: { stdout: 'a', stderr: '' },
+    ok: true,
+    cwd: '/r',
+  }
   buildObservationRecord(ev, { ts: 't', maxFieldBytes: 5120, redact: counting })
   expect(calls).toBe(1)
-  const rec = buildObservationRecord({ ...ev, output: { stdout: TOKEN } }, { ts: 't', maxFieldBytes: 5120, redact: counting })
+  const rec = buildObservationRecord(
+    { ...ev, output: { stdout: TOKEN } },
+    { ts: 't', maxFieldBytes: 5120, redact: counting },
+  )
   expect(calls).toBeGreaterThan(2)
   expect(JSON.stringify(rec)).not.toContain(TOKEN)
 })

@@ -38,10 +38,19 @@ describe('planPrune', () => {
   })
 
   test('reasons read as one line, superseders sorted, candidates sorted by name', () => {
-    const out = planPrune([fact({ name: 'b', activeSince: '2026-11-10', supersededBy: ['z', 'a'] }), fact({ name: 'a', activeSinceFrom: 'created' })], settings, NOW)
+    const out = planPrune(
+      [
+        fact({ name: 'b', activeSince: '2026-11-10', supersededBy: ['z', 'a'] }),
+        fact({ name: 'a', activeSinceFrom: 'created' }),
+      ],
+      settings,
+      NOW,
+    )
     expect(out.map((c) => c.name)).toEqual(['a', 'b'])
     expect(out[1]?.reason).toBe('superseded by a, z')
-    expect(out[0]?.reason).toMatch(/^unused for 323 days \(last created 2026-01-01\); matched 0 times in 323 days \(fewer than 2\)$/)
+    expect(out[0]?.reason).toMatch(
+      /^unused for 323 days \(last created 2026-01-01\); matched 0 times in 323 days \(fewer than 2\)$/,
+    )
   })
 
   test('buildSupersededBy counts only active superseders of active names', () => {
@@ -69,9 +78,24 @@ describe('planPrune', () => {
   })
 })
 
-const L = (name: string, tags: string[], trigger: string, domain = 'testing', type = 'error-solution'): EvolveInput => ({
+const L = (
+  name: string,
+  tags: string[],
+  trigger: string,
+  domain = 'testing',
+  type = 'error-solution',
+): EvolveInput => ({
   name,
-  data: { name, type, domain, tags, trigger, description: `Fix ${trigger}`, confidence: 0.6, gates: { discovery_depth: 2, reusability: tags } },
+  data: {
+    name,
+    type,
+    domain,
+    tags,
+    trigger,
+    description: `Fix ${trigger}`,
+    confidence: 0.6,
+    gates: { discovery_depth: 2, reusability: tags },
+  },
   body: `## Problem\n${trigger} when mocking.\n\n## Trigger Conditions\nRunning vitest.\n\n## Solution\nHoist the mock for ${name}.\n\n## Verification\nvitest passed.\n`,
 })
 
@@ -83,11 +107,16 @@ describe('planClusters', () => {
   ]
   test('three related learnings form one cluster, in name order, with shared tags first', () => {
     const out = planClusters([...related].reverse())
-    expect(out).toEqual([{ members: ['vi-mock-a', 'vi-mock-b', 'vi-mock-c'], sharedTags: ['esm', 'vitest', 'mocking'], domain: 'testing' }])
+    expect(out).toEqual([
+      { members: ['vi-mock-a', 'vi-mock-b', 'vi-mock-c'], sharedTags: ['esm', 'vitest', 'mocking'], domain: 'testing' },
+    ])
   })
   test.each([
     ['two related learnings are not enough', related.slice(0, 2)],
-    ['different domains never cluster', [related[0], { ...related[1], data: { ...related[1]?.data, domain: 'git' } }, related[2]]],
+    [
+      'different domains never cluster',
+      [related[0], { ...related[1], data: { ...related[1]?.data, domain: 'git' } }, related[2]],
+    ],
     ['no shared tag, no cluster', [L('a', ['x'], 'Error: x'), L('b', ['y'], 'Error: x'), L('c', ['z'], 'Error: x')]],
     ['skills take no part', related.map((r) => ({ ...r, data: { ...r.data, type: 'skill' } }))],
   ])('%s', (_label, input) => {
@@ -108,7 +137,13 @@ describe('planClusters', () => {
     const name = buildSkillName(cluster, new Set(['esm-vitest-mocking-skill']))
     expect(name).toBe('esm-vitest-mocking-skill-2')
     const draft = buildSkillDraft(cluster, related, name, NOW)
-    expect(draft.data).toMatchObject({ type: 'skill', supersedes: ['vi-mock-a', 'vi-mock-b', 'vi-mock-c'], created: '2026-11-20', domain: 'testing', confidence: 0.6 })
+    expect(draft.data).toMatchObject({
+      type: 'skill',
+      supersedes: ['vi-mock-a', 'vi-mock-b', 'vi-mock-c'],
+      created: '2026-11-20',
+      domain: 'testing',
+      confidence: 0.6,
+    })
     expect(draft.body).toContain('## Related Memory\n- vi-mock-a: ')
     expect(draft.body).toContain('### vi-mock-b\nHoist the mock for vi-mock-b.')
     const learning = parseLearning(formatLearningFile(draft.data, draft.body), `.learnings/pending/${name}.md`)
@@ -119,14 +154,27 @@ describe('planClusters', () => {
 
 describe('stripLearning', () => {
   const strip = (body: string, data: Record<string, unknown> = {}, keepCode = false) =>
-    stripLearning({ name: 'x', data: { name: 'x', type: 'error-solution', created: '2026-01-01', ...data }, body }, { keepCode, now: NOW })
+    stripLearning(
+      { name: 'x', data: { name: 'x', type: 'error-solution', created: '2026-01-01', ...data }, body },
+      { keepCode, now: NOW },
+    )
 
   test.each([
     ['fenced code block', 'a\n```ts\nconst x = 1\n```\nb', `a\n${CODE_PLACEHOLDER}\nb`, { codeBlocks: 1 }],
     ['unclosed fence runs to the end', 'a\n~~~\nsecret stuff\nmore', `a\n${CODE_PLACEHOLDER}`, { codeBlocks: 1 }],
-    ['absolute unix path keeps the file name', 'see /home/ada/proj/src/app.ts:3', 'see <path>/app.ts:3', { absolutePaths: 1 }],
+    [
+      'absolute unix path keeps the file name',
+      'see /home/ada/proj/src/app.ts:3',
+      'see <path>/app.ts:3',
+      { absolutePaths: 1 },
+    ],
     ['windows path', 'at C:\\Users\\ada\\proj\\x.ts', 'at <path>/x.ts', { absolutePaths: 1 }],
-    ['relative paths and URLs stay', 'src/app.ts and https://example.org/home/x/y', 'src/app.ts and https://example.org/home/x/y', {}],
+    [
+      'relative paths and URLs stay',
+      'src/app.ts and https://example.org/home/x/y',
+      'src/app.ts and https://example.org/home/x/y',
+      {},
+    ],
     ['email', 'ask jane.doe@corp.example.com', 'ask <email>', { emails: 1 }],
     ['old timestamp', 'failed at 2026-10-01T10:00:00Z', 'failed at <timestamp>', { timestamps: 1 }],
     ['recent timestamp stays', 'failed at 2026-11-18T10:00:00Z', 'failed at 2026-11-18T10:00:00Z', {}],
@@ -134,7 +182,8 @@ describe('stripLearning', () => {
     ['secret', 'token ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8', 'token [REDACTED:github-token]', { secrets: 1 }],
   ])('%s', (_label, body, want, counts) => {
     const { entry, stripped } = strip(body)
-    if (typeof want === 'string' && want.includes('REDACTED')) expect(entry.body).toMatch(/^token \[REDACTED:[a-z-]+\]$/)
+    if (typeof want === 'string' && want.includes('REDACTED'))
+      expect(entry.body).toMatch(/^token \[REDACTED:[a-z-]+\]$/)
     else expect(entry.body).toBe(want)
     expect(stripped).toEqual(counts)
   })
@@ -144,7 +193,11 @@ describe('stripLearning', () => {
   })
 
   test('session id dropped, frontmatter strings stripped, identifiers verbatim', () => {
-    const { entry, stripped } = strip('b', { source: { kind: 'retrospective', session: 'abc-123', agent: 'claude-code' }, description: 'ask ops@corp.example.com', trigger: 'ENOENT /home/ci/build/out.js' })
+    const { entry, stripped } = strip('b', {
+      source: { kind: 'retrospective', session: 'abc-123', agent: 'claude-code' },
+      description: 'ask ops@corp.example.com',
+      trigger: 'ENOENT /home/ci/build/out.js',
+    })
     expect(entry.frontmatter['source']).toEqual({ kind: 'retrospective', agent: 'claude-code' })
     expect(entry.frontmatter['description']).toBe('ask <email>')
     expect(entry.frontmatter['trigger']).toBe('ENOENT <path>/out.js')
@@ -154,9 +207,17 @@ describe('stripLearning', () => {
 })
 
 describe('parseBundle', () => {
-  const ok = { format: 'git-learn-bundle', version: 1, exported: 'x', learnings: [{ name: 'a-b', frontmatter: { name: 'a-b' }, body: 'b' }] }
+  const ok = {
+    format: 'git-learn-bundle',
+    version: 1,
+    exported: 'x',
+    learnings: [{ name: 'a-b', frontmatter: { name: 'a-b' }, body: 'b' }],
+  }
   test('a good bundle gives its entries', () => {
-    expect(parseBundle(ok)).toEqual({ entries: [{ name: 'a-b', frontmatter: { name: 'a-b' }, body: 'b' }], problems: [] })
+    expect(parseBundle(ok)).toEqual({
+      entries: [{ name: 'a-b', frontmatter: { name: 'a-b' }, body: 'b' }],
+      problems: [],
+    })
   })
   let deep: Record<string, unknown> = {}
   const root = deep
@@ -166,12 +227,24 @@ describe('parseBundle', () => {
     ['wrong format', { ...ok, format: 'zip' }, /"format" must be/],
     ['wrong version', { ...ok, version: 2 }, /"version" must be 1/],
     ['learnings not a list', { ...ok, learnings: {} }, /must be a list/],
-    ['path traversal name', { ...ok, learnings: [{ name: '../../etc/passwd', frontmatter: {}, body: '' }] }, /path separator/],
+    [
+      'path traversal name',
+      { ...ok, learnings: [{ name: '../../etc/passwd', frontmatter: {}, body: '' }] },
+      /path separator/,
+    ],
     ['name with a slash', { ...ok, learnings: [{ name: 'a/b', frontmatter: {}, body: '' }] }, /path separator/],
     ['name not a string', { ...ok, learnings: [{ name: 7, frontmatter: {}, body: '' }] }, /name is not a string/],
-    ['frontmatter not a mapping', { ...ok, learnings: [{ name: 'a', frontmatter: 'x', body: '' }] }, /frontmatter is not a mapping/],
+    [
+      'frontmatter not a mapping',
+      { ...ok, learnings: [{ name: 'a', frontmatter: 'x', body: '' }] },
+      /frontmatter is not a mapping/,
+    ],
     ['body not a string', { ...ok, learnings: [{ name: 'a', frontmatter: {}, body: 1 }] }, /body is not a string/],
-    ['mismatched frontmatter name', { ...ok, learnings: [{ name: 'a', frontmatter: { name: 'b' }, body: '' }] }, /differs/],
+    [
+      'mismatched frontmatter name',
+      { ...ok, learnings: [{ name: 'a', frontmatter: { name: 'b' }, body: '' }] },
+      /differs/,
+    ],
     ['absurd nesting', { ...ok, learnings: [{ name: 'a', frontmatter: root, body: '' }] }, /nested deeper/],
     ['too many entries', { ...ok, learnings: new Array(10_001).fill(0) }, /limit is 10000/],
   ])('refused: %s', (_label, value, re) => {
@@ -182,13 +255,36 @@ describe('parseBundle', () => {
 })
 
 describe('planImport', () => {
-  const e = (name: string, over: Partial<BundleEntry['frontmatter']> = {}, body = 'body'): BundleEntry => ({ name, frontmatter: { name, type: 'error-solution', description: 'd', ...over }, body })
-  const have = (state: ExistingLearning['state'], over: Record<string, unknown> = {}, body = 'body'): ExistingLearning => ({ state, data: { type: 'error-solution', description: 'd', ...over }, body })
+  const e = (name: string, over: Partial<BundleEntry['frontmatter']> = {}, body = 'body'): BundleEntry => ({
+    name,
+    frontmatter: { name, type: 'error-solution', description: 'd', ...over },
+    body,
+  })
+  const have = (
+    state: ExistingLearning['state'],
+    over: Record<string, unknown> = {},
+    body = 'body',
+  ): ExistingLearning => ({ state, data: { type: 'error-solution', description: 'd', ...over }, body })
   test.each([
     ['new name is added', e('n'), undefined, 'add'],
-    ['same content is skipped', e('n', { source: { kind: 'import' } }), have('active', { source: { kind: 'x' } }), 'skip'],
-    ['higher confidence updates a pending copy', e('n', { confidence: 0.9 }, 'better'), have('pending', { confidence: 0.5 }), 'update-pending'],
-    ['higher confidence on an active one is a proposed update', e('n', { confidence: 0.9 }, 'better'), have('active', { confidence: 0.5 }), 'skip'],
+    [
+      'same content is skipped',
+      e('n', { source: { kind: 'import' } }),
+      have('active', { source: { kind: 'x' } }),
+      'skip',
+    ],
+    [
+      'higher confidence updates a pending copy',
+      e('n', { confidence: 0.9 }, 'better'),
+      have('pending', { confidence: 0.5 }),
+      'update-pending',
+    ],
+    [
+      'higher confidence on an active one is a proposed update',
+      e('n', { confidence: 0.9 }, 'better'),
+      have('active', { confidence: 0.5 }),
+      'skip',
+    ],
     ['lower confidence is skipped', e('n', { confidence: 0.4 }, 'other'), have('pending', { confidence: 0.5 }), 'skip'],
     ['no confidence is skipped', e('n', {}, 'other'), have('pending'), 'skip'],
   ])('%s', (_label, entry, old, kind) => {

@@ -59,10 +59,15 @@ describe('labelled corpus', () => {
 
 describe('keyword prefilter', () => {
   // The scanner skips a rule when none of its keywords occurs in the text; that must never hide a match.
-  const texts = [...positives, ...negatives].flatMap((sample) => [sample.text, sample.text.toUpperCase(), sample.text.toLowerCase()])
+  const texts = [...positives, ...negatives].flatMap((sample) => [
+    sample.text,
+    sample.text.toUpperCase(),
+    sample.text.toLowerCase(),
+  ])
 
   test('keywords are lower case', () => {
-    for (const rule of SECRET_RULES) for (const keyword of rule.keywords) expect(keyword, rule.id).toBe(keyword.toLowerCase())
+    for (const rule of SECRET_RULES)
+      for (const keyword of rule.keywords) expect(keyword, rule.id).toBe(keyword.toLowerCase())
   })
 
   test('every match a rule finds, run without the prefilter, contains one of its keywords', () => {
@@ -72,7 +77,10 @@ describe('keyword prefilter', () => {
         rule.find(text, (start, end) => {
           matched++
           const around = text.slice(Math.max(0, start - 64), end + 64).toLowerCase()
-          expect(rule.keywords.some((keyword) => around.includes(keyword)), `${rule.id} in ${text.slice(0, 80)}`).toBe(true)
+          expect(
+            rule.keywords.some((keyword) => around.includes(keyword)),
+            `${rule.id} in ${text.slice(0, 80)}`,
+          ).toBe(true)
         })
       }
     }
@@ -160,7 +168,9 @@ describe('positions', () => {
   test('line and column are 1-based and point at the value', () => {
     const aws = 'AKIA' + 'Q3ZL7TXW2YB5NRKD'
     const stripe = 'sk_live_' + '51Hq8ZxKmLp2Vn4Rt6Yw9Bc3Df'
-    const text = ['# Deploy notes', '', `  AWS_ACCESS_KEY_ID=${aws}`, 'then:', `\tstripe = "${stripe}" # rotate`].join('\n')
+    const text = ['# Deploy notes', '', `  AWS_ACCESS_KEY_ID=${aws}`, 'then:', `\tstripe = "${stripe}" # rotate`].join(
+      '\n',
+    )
     const findings = scanSecrets(text)
     expect(findings.map(({ rule, line, column }) => ({ rule, line, column }))).toEqual([
       { rule: 'aws-access-key-id', line: 3, column: 21 },
@@ -173,12 +183,21 @@ describe('positions', () => {
   })
 
   test('a multi-line private key is one finding spanning the block', () => {
-    const body = Array.from({ length: 6 }, (_, i) => 'MIIEpAIBAAKCAQEA' + 'x9Lk2Qw8Zr4Tn6Vb3Hy7Jd1Fs5Gm0Pc'.repeat(2).slice(i) + i)
+    const body = Array.from(
+      { length: 6 },
+      (_, i) => 'MIIEpAIBAAKCAQEA' + 'x9Lk2Qw8Zr4Tn6Vb3Hy7Jd1Fs5Gm0Pc'.repeat(2).slice(i) + i,
+    )
     const block = ['-----BEGIN RSA PRIVATE KEY-----', ...body, '-----END RSA PRIVATE KEY-----'].join('\n')
     const text = `key for the box:\n${block}\ndone`
     const [finding, ...rest] = scanSecrets(text)
     expect(rest).toEqual([])
-    expect(finding).toMatchObject({ rule: 'private-key', line: 2, column: 1, start: text.indexOf(block), end: text.indexOf(block) + block.length })
+    expect(finding).toMatchObject({
+      rule: 'private-key',
+      line: 2,
+      column: 1,
+      start: text.indexOf(block),
+      end: text.indexOf(block) + block.length,
+    })
   })
 })
 

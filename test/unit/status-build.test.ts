@@ -38,7 +38,8 @@ function referenceBuildStatus(
       uses: u.matches,
       successes: u.successes,
       failures: u.failures,
-      success_rate: u.successes + u.failures ? Math.round((u.successes / (u.successes + u.failures)) * 1000) / 1000 : null,
+      success_rate:
+        u.successes + u.failures ? Math.round((u.successes / (u.successes + u.failures)) * 1000) / 1000 : null,
       lastUsed: u.lastUsed,
     }
     const rows = byDomain.get(row.domain)
@@ -47,13 +48,23 @@ function referenceBuildStatus(
   }
   const domains = [...byDomain.entries()]
     .sort(([a], [b]) => compareCodeUnits(a, b))
-    .map(([domain, learnings]) => ({ domain, learnings: learnings.sort((a, b) => b.confidence - a.confidence || compareCodeUnits(a.name, b.name)) }))
+    .map(([domain, learnings]) => ({
+      domain,
+      learnings: learnings.sort((a, b) => b.confidence - a.confidence || compareCodeUnits(a.name, b.name)),
+    }))
   const project = active.filter((e) => e.tier === 'project')
   const supersededBy = buildSupersededBy(project.map((e) => ({ name: e.name, supersedes: e.supersedes })))
   const prune = planPrune(
     project.map((e) => {
       const u = usage.get(e.name) ?? EMPTY_USAGE
-      return { name: e.name, activeSince: e.created, activeSinceFrom: e.created ? 'created' : 'unknown', lastUsed: u.lastUsed, matches: u.matches, supersededBy: supersededBy.get(e.name) ?? [] }
+      return {
+        name: e.name,
+        activeSince: e.created,
+        activeSinceFrom: e.created ? 'created' : 'unknown',
+        lastUsed: u.lastUsed,
+        matches: u.matches,
+        supersededBy: supersededBy.get(e.name) ?? [],
+      }
     }),
     config.prune,
     now,
@@ -64,7 +75,6 @@ function referenceBuildStatus(
     .sort((a, b) => compareCodeUnits(a.name, b.name))
   return { counts, tiers, domains, stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)), prune, pending }
 }
-
 
 /** A small deterministic generator (mulberry32), so a failure names its seed. */
 function random(seed: number): () => number {
@@ -106,9 +116,24 @@ function world(seed: number) {
   for (const name of names)
     if (r() < 0.4) {
       const used = r() < 0.8 ? when(300) : null
-      usage.set(name, { matches: Math.floor(r() * 4), helpful: Math.floor(r() * 3), harmful: Math.floor(r() * 2), applied: Math.floor(r() * 2), successes: Math.floor(r() * 3), failures: Math.floor(r() * 2), lastUsed: used, lastConfirmed: used && r() < 0.5 ? used : null })
+      usage.set(name, {
+        matches: Math.floor(r() * 4),
+        helpful: Math.floor(r() * 3),
+        harmful: Math.floor(r() * 2),
+        applied: Math.floor(r() * 2),
+        successes: Math.floor(r() * 3),
+        failures: Math.floor(r() * 2),
+        lastUsed: used,
+        lastConfirmed: used && r() < 0.5 ? used : null,
+      })
     }
-  const stale = r() < 0.3 ? [{ name: pick(names), paths: ['src/b.ts'] }, { name: pick(names), paths: ['src/a.ts'] }] : []
+  const stale =
+    r() < 0.3
+      ? [
+          { name: pick(names), paths: ['src/b.ts'] },
+          { name: pick(names), paths: ['src/a.ts'] },
+        ]
+      : []
   const config: Pick<Config, 'confidence' | 'prune'> = {
     confidence: { confirm: 0.05, contradict: 0.1, decay_per_week: 0.02, apply: 0.7 } as Config['confidence'],
     prune: { after_days: pick([0, 1, 30, 90, 365]), min_matches: pick([0, 1, 2, 3]) } as Config['prune'],
@@ -132,6 +157,13 @@ describe('buildStatus in one pass', () => {
 
   test('an empty catalog', () => {
     const w = world(1)
-    expect(buildStatus([], new Map(), [], w.now, w.config)).toEqual({ counts: { pending: 0, active: 0, archived: 0 }, tiers: {}, domains: [], stale: [], prune: [], pending: [] })
+    expect(buildStatus([], new Map(), [], w.now, w.config)).toEqual({
+      counts: { pending: 0, active: 0, archived: 0 },
+      tiers: {},
+      domains: [],
+      stale: [],
+      prune: [],
+      pending: [],
+    })
   })
 })

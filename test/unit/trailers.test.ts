@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { buildCommitMessage, foldValue, parseAuditTrail, parseLearningTrailers, parseRawLog } from '../../src/core/trailers.js'
+import {
+  buildCommitMessage,
+  foldValue,
+  parseAuditTrail,
+  parseLearningTrailers,
+  parseRawLog,
+} from '../../src/core/trailers.js'
 
 describe('buildCommitMessage', () => {
   test('subject, one trailer block, by and reason', () => {
@@ -27,9 +33,25 @@ describe('buildCommitMessage', () => {
 
 describe('parsing the audit trail', () => {
   test('round trip through a message', () => {
-    const msg = buildCommitMessage({ action: 'approve', names: ['x'], from: 'pending', to: 'active', by: { token: 'Approved-by', value: 'Bob <b@x>' } })
-    const [event] = parseAuditTrail([{ commit: 'abc', date: '2026-11-20T10:00:00Z', author: 'Ann <a@x>', message: msg }])
-    expect(event).toMatchObject({ name: 'x', action: 'approve', from: 'pending', to: 'active', by: 'Bob <b@x>', byRole: 'Approved-by', reason: null })
+    const msg = buildCommitMessage({
+      action: 'approve',
+      names: ['x'],
+      from: 'pending',
+      to: 'active',
+      by: { token: 'Approved-by', value: 'Bob <b@x>' },
+    })
+    const [event] = parseAuditTrail([
+      { commit: 'abc', date: '2026-11-20T10:00:00Z', author: 'Ann <a@x>', message: msg },
+    ])
+    expect(event).toMatchObject({
+      name: 'x',
+      action: 'approve',
+      from: 'pending',
+      to: 'active',
+      by: 'Bob <b@x>',
+      byRole: 'Approved-by',
+      reason: null,
+    })
   })
   test('a squash-merge body with several folded messages yields every event', () => {
     const body = [
@@ -59,13 +81,29 @@ describe('parsing the audit trail', () => {
   })
   test('filter by name; commits without trailers give nothing', () => {
     expect(parseLearningTrailers('fix: typo\n\nSigned-off-by: A <a@x>')).toEqual([])
-    const events = parseAuditTrail([{ commit: 'c', date: 'd', author: 'a', message: 'Learning: a\nLearning-Action: add\n\nLearning: b\nLearning-Action: add' }], 'b')
+    const events = parseAuditTrail(
+      [
+        {
+          commit: 'c',
+          date: 'd',
+          author: 'a',
+          message: 'Learning: a\nLearning-Action: add\n\nLearning: b\nLearning-Action: add',
+        },
+      ],
+      'b',
+    )
     expect(events.map((e) => e.name)).toEqual(['b'])
   })
   test('parseRawLog splits git log records', () => {
-    const raw = 'abc\x1f2026-11-20T10:00:00+01:00\x1fJane <j@x>\x1flearn: approve x\n\nLearning: x\n\x1e\ndef\x1f2026-11-19T10:00:00+01:00\x1fBob <b@x>\x1finitial\n\x1e\n'
+    const raw =
+      'abc\x1f2026-11-20T10:00:00+01:00\x1fJane <j@x>\x1flearn: approve x\n\nLearning: x\n\x1e\ndef\x1f2026-11-19T10:00:00+01:00\x1fBob <b@x>\x1finitial\n\x1e\n'
     expect(parseRawLog(raw)).toEqual([
-      { commit: 'abc', date: '2026-11-20T10:00:00+01:00', author: 'Jane <j@x>', message: 'learn: approve x\n\nLearning: x\n' },
+      {
+        commit: 'abc',
+        date: '2026-11-20T10:00:00+01:00',
+        author: 'Jane <j@x>',
+        message: 'learn: approve x\n\nLearning: x\n',
+      },
       { commit: 'def', date: '2026-11-19T10:00:00+01:00', author: 'Bob <b@x>', message: 'initial\n' },
     ])
   })

@@ -10,8 +10,13 @@ const day = (d: number, h = 0) => new Date(Date.UTC(2026, 0, 1 + d, h)).toISOStr
 function log(): UsageEvent[] {
   const out: UsageEvent[] = []
   const kinds = ['match', 'match', 'helpful', 'harmful', 'applied', 'match'] as const
-  for (let i = 0; i < 400; i++) out.push({ ts: day((i * 37) % 300, i % 3), kind: kinds[i % kinds.length] as UsageEvent['kind'], name: `l${i % 7}` })
-  out.push({ ts: day(5), kind: 'match', name: 'rare' }, { ts: day(200), kind: 'harmful', name: 'rare' }, { ts: day(250), kind: 'match', name: 'rare' })
+  for (let i = 0; i < 400; i++)
+    out.push({ ts: day((i * 37) % 300, i % 3), kind: kinds[i % kinds.length] as UsageEvent['kind'], name: `l${i % 7}` })
+  out.push(
+    { ts: day(5), kind: 'match', name: 'rare' },
+    { ts: day(200), kind: 'harmful', name: 'rare' },
+    { ts: day(250), kind: 'match', name: 'rare' },
+  )
   out.push({ ts: day(10), kind: 'harmful', name: 'only-harmful' })
   return out
 }
@@ -54,7 +59,10 @@ describe('usage totals', () => {
   })
 
   test('a harmful event is not a use for prune, but is the last use for status', () => {
-    const totals = fold([{ ts: day(1), kind: 'match', name: 'x' }, { ts: day(9), kind: 'harmful', name: 'x' }])
+    const totals = fold([
+      { ts: day(1), kind: 'match', name: 'x' },
+      { ts: day(9), kind: 'harmful', name: 'x' },
+    ])
     expect(tallyFromTotals(totals.get('x'), Date.parse(day(0)))).toMatchObject({ matches: 1, lastUsed: day(1) })
     expect(tallyFromTotals(totals.get('x'), Date.parse(day(2)))).toBeUndefined()
     expect(summarizeTotals(totals).get('x')?.lastUsed).toBe(day(9))
