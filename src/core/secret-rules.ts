@@ -3,7 +3,7 @@
  * structure where there is one), private-key blocks, Kubernetes Secret manifests, credentials in URLs, command lines
  * and headers, JWTs, entropy-checked values assigned to secret-looking names in the assignment forms of many
  * languages, and random tokens beside a name. Pure: strings in, ranges out. Each family has generated positives and
- * negatives in test/unit/secret-families.test.ts; docs/secrets.md lists them.
+ * negatives in test/unit/core/secret-rules.test.ts; docs/secrets.md lists them.
  *
  * Every regex is written to stay linear on hostile input: quantifiers are bounded, a pattern that starts with a
  * character class has a lookbehind so that only the first character of a run can start a match attempt, and tokens

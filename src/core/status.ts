@@ -46,7 +46,7 @@ export type StatusEntry = Pick<
  * Build the report; `stale` comes from the adapter (it asks git). Project learnings only are proposed for prune.
  * One pass over the catalog (it is read for every `status`, 10,000 entries and more): counts, rows of the active
  * ones, the pending list, and prune facts only for the learnings prune could propose (superseded, or active for
- * `prune.after_days`); planPrune proposes none of the others. test/unit/status-build.test.ts holds it to the
+ * `prune.after_days`); planPrune proposes none of the others. test/unit/core/status.test.ts holds it to the
  * plain several-pass version on random catalogs.
  */
 export function buildStatus(
