@@ -1,5 +1,6 @@
 /** Sentences of the lifecycle-at-scale commands: prune, evolve, export, import, tier, promote. */
 import type { TierProblem } from '../../adapters/feed/tiers.js'
+import type { TierRow } from '../../flows/tier.js'
 import type { MoveResult } from './lifecycle.js'
 
 const short = (c: string | null | undefined) => (c ? c.slice(0, 7) : '')
@@ -182,15 +183,6 @@ export function tierAdded(
     `pinned in .learnings/config.yaml (commit ${short(configCommit)}); search, context and recall now include it.\n` +
     `Check it any time with \`git learn tier verify\`; move the pin with \`git learn tier update ${t.name}\`.\n`
   )
-}
-
-export interface TierRow {
-  name: string
-  url: string
-  ref: string
-  commit: string | null
-  weight: number
-  learnings: number | null
 }
 
 export function tierList(rows: readonly TierRow[]): string {
