@@ -2,6 +2,9 @@
  * Observation records: one line of `<git-common-dir>/learn/observations.jsonl` per agent hook event. Pure: the
  * adapter maps an agent's payload to an `ObservedEvent`; this module bounds every field (as JSON that still
  * parses), redacts every string through the function it is given, and parses the `observe` settings.
+ *
+ * Why over 300 lines: bounding, redaction and salvage of a record are one contract, tested as one; the settings
+ * parser is the rest.
  */
 
 /** An agent hook event mapped to the common shape, before bounding and redaction. */

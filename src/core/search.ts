@@ -2,6 +2,9 @@
  * Ranked full-text search over learnings (minisearch: BM25 with field boosts). The catalog is the small, plain
  * record of each learning that search, recall, context and status need; the index is built from the catalog plus
  * the normalized bodies, and both are cached by the adapter (src/adapters/search-index.ts).
+ *
+ * Why over 300 lines: the catalog, the document built for the index and the ranking must change together (the
+ * cache keys on their code).
  */
 import { sectionText } from './sections.js'
 import MiniSearch from 'minisearch'

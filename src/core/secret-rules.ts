@@ -10,6 +10,10 @@
  * whose distinctive literal sits in the middle are found from that literal (`lead`). Every rule that has one names
  * the literals a match must contain (`keywords`): the scanner runs a rule only when one occurs in the text, so a
  * hook scanning a small payload compiles only the few regexes that could match (V8 compiles each on first use).
+ *
+ * Why one long file: it is a table of data (the rules, grouped by provider family, in the order the scanner tries
+ * them) plus the few readers they share; split by family, each part would repeat those readers and the order would
+ * live in a second place.
  */
 
 /** Reports the [start, end) range of a secret value inside the scanned text. */

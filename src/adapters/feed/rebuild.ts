@@ -5,6 +5,9 @@
  *
  * No parsed copy of the project's files is kept between rebuilds: at 100,000 learnings it was a 163 MB file that
  * took longer to write and read back than parsing the blobs again (see BENCHMARKS.md).
+ *
+ * Why over 300 lines: reading every source and folding duplicates is one pass with one memory budget; writing is
+ * write-cache.ts.
  */
 import { createHash } from 'node:crypto'
 import { lstatSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'

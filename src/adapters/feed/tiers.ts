@@ -1,6 +1,9 @@
 /**
  * Tiers (DESIGN section 9): another repository's learnings fetched into `refs/learn/tiers/<name>`, pinned by commit
  * in `.learnings/config.yaml`, and read straight from git objects (`ls-tree` + `cat-file --batch`), never checked out.
+ *
+ * Why over 300 lines: fetch, verify and read share the ref and pin checks of one tier; the index of a tier lives in
+ * feed/rebuild.ts.
  */
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'

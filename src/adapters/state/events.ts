@@ -2,6 +2,8 @@
  * The usage-events log: `<git common dir>/learn/events.jsonl`, one JSON object a line, append-only. Each event
  * is written with one appendFileSync call of one line (O_APPEND: concurrent writers of lines under PIPE_BUF
  * never interleave), so hooks of parallel agent sessions can write at the same time.
+ *
+ * Why over 300 lines: the writer, the streaming reader and the totals cache keep one file format; they change together.
  */
 import { createHash } from 'node:crypto'
 import {

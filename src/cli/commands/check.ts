@@ -4,6 +4,9 @@
  * the hook answers after `git diff --cached` alone (the staged config.yaml, when the commit leaves it alone, is
  * HEAD's, cached by commit id), without loading the schema, simple-git or the scanner (YAML only when that config
  * sets zones).
+ *
+ * Why over 300 lines: the three modes (staged, commit-msg, CI) each keep their imports lazy for the hook's speed,
+ * which keeps their small readers here rather than behind a shared module every mode would load.
  */
 import { findRoot, readStagedChanges, readStagedConfigFor, readZones } from '../../adapters/git/index-reader.js'
 import { gitSync, runGitSync } from '../../adapters/git/run.js'

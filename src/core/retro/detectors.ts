@@ -2,6 +2,9 @@
  * The retrospective's detectors, fed one record at a time in log order (records of several sessions interleave;
  * each detector keeps its state per session). State is bounded: sessions, open failures, n-grams and program
  * counts are capped, so memory stays flat on a log of millions of lines.
+ *
+ * Why one file of 500 lines: the detectors share the per-session state and the one pass over the log; each detector
+ * is a small class of its own below.
  */
 import type { LearningType } from '../learning-schema.js'
 import {
