@@ -5,6 +5,7 @@
  * it returns the final file text and the trailers the commit must carry, or throws RefusedError. Its refusals are
  * written here, beside the checks that make them.
  */
+import { readHandSkills } from '../adapters/agents/skills.js'
 import { MAX_NOTES_BYTES, readNotesFile, readWorkTreeText } from '../adapters/store/notes-file.js'
 import type { Repo } from '../adapters/store/repo.js'
 import { readStore } from '../adapters/store/store.js'
@@ -142,6 +143,19 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
   const candidate: Learning = { ...learning, data, body }
   const { errors } = validateLearning(candidate, await loadLearningValidator())
   if (errors.length) throw new LearningInvalidError(learning.path, errors)
+  // `skill:` names a skill the team wrote by hand: render folds the learning into it, so a name with no such skill
+  // would fold it nowhere.
+  const skill = data['skill']
+  if (typeof skill === 'string') {
+    const skills = readHandSkills(repo.root, repo.git.commonDir).map((s) => s.name)
+    if (!skills.includes(skill))
+      throw new LearningInvalidError(learning.path, [
+        `skill: "${skill}" names no hand-written skill (.claude/skills/${skill}/SKILL.md does not exist); ` +
+          (skills.length
+            ? `name one of ${skills.join(', ')}, or add it without skill and ask \`git learn suggest-skill ${name}\``
+            : 'this repository has no hand-written skills under .claude/skills/; leave skill out'),
+      ])
+  }
 
   let text =
     data === learning.data && opts.text !== undefined
