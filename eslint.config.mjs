@@ -13,7 +13,10 @@ export default tseslint.config(
     rules: {
       // Unused code fails the build already (tsconfig noUnusedLocals/noUnusedParameters); `_name` marks a
       // parameter kept for its position.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // Stripping and escaping control characters (ANSI colours, NUL in frontmatter) is what those regexes are for.
       'no-control-regex': 'off',
     },
@@ -23,9 +26,19 @@ export default tseslint.config(
     files: ['**/*.mjs', '**/*.cjs', '**/*.js'],
     languageOptions: {
       globals: {
-        process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly',
-        clearTimeout: 'readonly', setImmediate: 'readonly', performance: 'readonly', __dirname: 'readonly',
-        require: 'readonly', module: 'writable', globalThis: 'readonly', structuredClone: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setImmediate: 'readonly',
+        performance: 'readonly',
+        __dirname: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        globalThis: 'readonly',
+        structuredClone: 'readonly',
       },
     },
   },

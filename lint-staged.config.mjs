@@ -3,7 +3,7 @@
 //
 // Prettier joins once the whole tree has had its one formatting pass (`npm run format:first-pass` sets this to
 // true): before that, formatting a staged file would reformat all of it and bury the change in the diff.
-const prettier = false
+const prettier = true
 
 const format = prettier ? ['prettier --write --ignore-unknown'] : []
 const lint = 'eslint --max-warnings 0 --no-warn-ignored'

@@ -13,7 +13,12 @@ function peakRssMb(BIN, cwd, args) {
   const wrapper = `process.argv = [process.argv[0], ${JSON.stringify(BIN)}, ...${JSON.stringify(args)}];
 process.on('exit', () => process.stderr.write('MAXRSS ' + process.resourceUsage().maxRSS + '\\n'));
 await import(${JSON.stringify(`file://${BIN}`)});`
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 1 << 28 })
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    maxBuffer: 1 << 28,
+  })
   const m = /MAXRSS (\d+)/.exec(r.stderr)
   return m ? Number(m[1]) / 1024 : NaN
 }
@@ -24,7 +29,11 @@ function coldCheck(BIN, root, runs) {
   for (let i = 0; i < runs; i++) {
     rmSync(join(root, '.git', 'learn', 'cache'), { recursive: true, force: true })
     const t = process.hrtime.bigint()
-    spawnSync(process.execPath, [BIN, 'check', '--json'], { cwd: root, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } })
+    spawnSync(process.execPath, [BIN, 'check', '--json'], {
+      cwd: root,
+      stdio: 'ignore',
+      env: { ...process.env, NO_COLOR: '1' },
+    })
     xs.push(Number(process.hrtime.bigint() - t) / 1e6)
   }
   return xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -41,23 +50,48 @@ export async function bench(ctx) {
       writeFileSync(join(root, 'src.txt'), 'unrelated\n')
       git('add', 'src.txt')
       const idle = timeCommand(process.execPath, [BIN, 'check', '--staged'], { cwd: root, runs: 15 })
-      rows.push({ what: `check --staged, nothing relevant staged (${N} learnings)`, ms: idle, ratio: idle / ctx.base, target: '≤ 1.3× node -e 0' })
+      rows.push({
+        what: `check --staged, nothing relevant staged (${N} learnings)`,
+        ms: idle,
+        ratio: idle / ctx.base,
+        target: '≤ 1.3× node -e 0',
+      })
 
       const { text } = learningText(N + 1)
-      writeFileSync(join(root, '.learnings', 'pending', 'bench-staged-one.md'), text.replace(/^name: .*$/m, 'name: bench-staged-one'))
+      writeFileSync(
+        join(root, '.learnings', 'pending', 'bench-staged-one.md'),
+        text.replace(/^name: .*$/m, 'name: bench-staged-one'),
+      )
       git('add', '.learnings/pending/bench-staged-one.md')
       const one = timeCommand(process.execPath, [BIN, 'check', '--staged'], { cwd: root, runs: 15 })
-      rows.push({ what: `check --staged, one staged learning (${N} learnings)`, ms: one, ratio: one / ctx.base, target: '≤ 2× node -e 0' })
+      rows.push({
+        what: `check --staged, one staged learning (${N} learnings)`,
+        ms: one,
+        ratio: one / ctx.base,
+        target: '≤ 2× node -e 0',
+      })
       git('reset', '-q')
 
       const cold = coldCheck(BIN, root, 3)
-      rows.push({ what: `check (full work tree, ${N} learnings), cold: no frontmatter cache`, ms: cold, target: big ? '< 2000 ms' : undefined })
+      rows.push({
+        what: `check (full work tree, ${N} learnings), cold: no frontmatter cache`,
+        ms: cold,
+        target: big ? '< 2000 ms' : undefined,
+      })
       const warm = timeCommand(process.execPath, [BIN, 'check', '--json'], { cwd: root, runs: 3 })
-      rows.push({ what: `check (full work tree, ${N} learnings), warm: cache from the previous run`, ms: warm, target: big ? '< 2000 ms' : undefined })
+      rows.push({
+        what: `check (full work tree, ${N} learnings), warm: cache from the previous run`,
+        ms: warm,
+        target: big ? '< 2000 ms' : undefined,
+      })
       rmSync(join(root, '.git', 'learn', 'cache'), { recursive: true, force: true })
       const rssCold = peakRssMb(BIN, root, ['check', '--json'])
       const rssWarm = peakRssMb(BIN, root, ['check', '--json'])
-      rows.push({ what: `check (full) peak RSS, ${N} learnings`, ms: undefined, note: `${rssCold.toFixed(0)} MB cold, ${rssWarm.toFixed(0)} MB warm (maxRSS)` })
+      rows.push({
+        what: `check (full) peak RSS, ${N} learnings`,
+        ms: undefined,
+        note: `${rssCold.toFixed(0)} MB cold, ${rssWarm.toFixed(0)} MB warm (maxRSS)`,
+      })
     } finally {
       rmSync(root, { recursive: true, force: true })
     }

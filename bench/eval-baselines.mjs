@@ -34,7 +34,13 @@ export function loadSet(dir = DEFAULT_SET) {
       const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text)
       if (!m) throw new Error(`${f}: no frontmatter`)
       const data = YAML.parse(m[1] ?? '')
-      return { file: f, name: data.name, description: data.description ?? '', trigger: String(data.trigger ?? ''), body: m[2] ?? '' }
+      return {
+        file: f,
+        name: data.name,
+        description: data.description ?? '',
+        trigger: String(data.trigger ?? ''),
+        body: m[2] ?? '',
+      }
     })
   const queries = {}
   for (const [split, file] of Object.entries(SPLITS)) {
@@ -52,7 +58,9 @@ export function loadSet(dir = DEFAULT_SET) {
 /** Plain BM25: MiniSearch defaults (tokenizer, no stemming, OR, no fuzzy/prefix) over the four fields. */
 export function bm25Ranker(learnings) {
   const ms = new MiniSearch({ fields: ['name', 'description', 'trigger', 'body'] })
-  ms.addAll(learnings.map((l) => ({ id: l.name, name: l.name, description: l.description, trigger: l.trigger, body: l.body })))
+  ms.addAll(
+    learnings.map((l) => ({ id: l.name, name: l.name, description: l.description, trigger: l.trigger, body: l.body })),
+  )
   return (query) => ms.search(query).map((r) => r.id)
 }
 
@@ -118,7 +126,8 @@ export function makeRepo(set) {
   git(root, 'config', 'commit.gpgsign', 'false')
   const init = cli(root, ['init'])
   if (init.code !== 0) throw new Error(`git learn init: ${init.stderr}`)
-  for (const l of set.learnings) copyFileSync(join(set.dir, 'learnings', l.file), join(root, '.learnings', 'active', l.file))
+  for (const l of set.learnings)
+    copyFileSync(join(set.dir, 'learnings', l.file), join(root, '.learnings', 'active', l.file))
   git(root, 'add', '-A')
   git(root, '-c', 'core.hooksPath=/dev/null', 'commit', '-q', '--no-verify', '-m', 'eval: the real-world learnings')
   return root
@@ -160,7 +169,9 @@ const r4 = (x) => (x === null ? null : Math.round(x * 10000) / 10000)
 /** A query as the JSON report names it: its first line that reads like an error (else its first line), cut at 160. */
 const short = (q) => {
   const lines = q.trim().split('\n')
-  return (lines.find((l) => /error|fatal|failed|denied|refused|warning/i.test(l)) ?? lines[0] ?? '').trim().slice(0, 160)
+  return (lines.find((l) => /error|fatal|failed|denied|refused|warning/i.test(l)) ?? lines[0] ?? '')
+    .trim()
+    .slice(0, 160)
 }
 
 function scoreRanked(cases, rank) {
@@ -229,12 +240,21 @@ export async function runBaselines({ dir = DEFAULT_SET, log = () => {} } = {}) {
       const forms = [...SEARCH_FORMS, 'all']
       for (const form of forms) {
         const sel = cases.filter((c) => c.expect.length && (form === 'all' || c.form === form))
-        search[form] = { 'git-learn': gitLearnSearch(root, sel), bm25: scoreRanked(sel, bm25), grep: scoreRanked(sel, grep) }
+        search[form] = {
+          'git-learn': gitLearnSearch(root, sel),
+          bm25: scoreRanked(sel, bm25),
+          grep: scoreRanked(sel, grep),
+        }
       }
       result.search[split] = search
-      log(`eval-baselines: ${split}: recall (${cases.filter((c) => c.form === 'pasted' || c.form === 'unrelated').length} hook calls)`)
+      log(
+        `eval-baselines: ${split}: recall (${cases.filter((c) => c.form === 'pasted' || c.form === 'unrelated').length} hook calls)`,
+      )
       const recallCases = cases.filter((c) => c.form === 'pasted' || c.form === 'unrelated')
-      result.recall[split] = { 'git-learn': scoreRecall(recallCases, (q) => gitLearnRecall(root, q)), grep: scoreRecall(recallCases, grep) }
+      result.recall[split] = {
+        'git-learn': scoreRecall(recallCases, (q) => gitLearnRecall(root, q)),
+        grep: scoreRecall(recallCases, grep),
+      }
     }
     // The held-out queries are reported by their figures only: their misses are not for reading while tuning.
     for (const forms of [result.search.holdout ?? {}, result.recall.holdout ?? {}])
@@ -253,19 +273,33 @@ const f2 = (x) => (x === null || x === undefined ? '–' : x.toFixed(2))
 
 /** Markdown tables: search top-1 / MRR per form and split, then recall. */
 export function formatTable(r) {
-  const lines = [`Retrieval on the real-world set (${r.learnings} learnings; MRR counts ranks up to ${r.mrrCutoff}; top-1 / MRR)`, '']
+  const lines = [
+    `Retrieval on the real-world set (${r.learnings} learnings; MRR counts ranks up to ${r.mrrCutoff}; top-1 / MRR)`,
+    '',
+  ]
   lines.push('| split | form | n | git-learn | plain BM25 | grep |', '| --- | --- | ---: | --- | --- | --- |')
   for (const [split, forms] of Object.entries(r.search)) {
     for (const [form, s] of Object.entries(forms)) {
       const cell = (x) => `${f2(x.top1)} / ${f2(x.mrr)}`
-      lines.push(`| ${split} | ${form} | ${s['git-learn'].n} | ${cell(s['git-learn'])} | ${cell(s.bm25)} | ${cell(s.grep)} |`)
+      lines.push(
+        `| ${split} | ${form} | ${s['git-learn'].n} | ${cell(s['git-learn'])} | ${cell(s.bm25)} | ${cell(s.grep)} |`,
+      )
     }
   }
-  lines.push('', 'Recall on failing Bash calls (pasted: first named learning right / wrong / silent; unrelated: silent)', '')
-  lines.push('| split | system | pasted n | right fix | wrong fix | silent | unrelated n | silent on unrelated |', '| --- | --- | ---: | --- | --- | --- | ---: | --- |')
+  lines.push(
+    '',
+    'Recall on failing Bash calls (pasted: first named learning right / wrong / silent; unrelated: silent)',
+    '',
+  )
+  lines.push(
+    '| split | system | pasted n | right fix | wrong fix | silent | unrelated n | silent on unrelated |',
+    '| --- | --- | ---: | --- | --- | --- | ---: | --- |',
+  )
   for (const [split, systems] of Object.entries(r.recall)) {
     for (const [system, x] of Object.entries(systems)) {
-      lines.push(`| ${split} | ${system} | ${x.expected} | ${f2(x.rightFix)} | ${f2(x.wrongFix)} | ${f2(x.silentOnExpected)} | ${x.unrelated} | ${f2(x.silentOnUnrelated)} |`)
+      lines.push(
+        `| ${split} | ${system} | ${x.expected} | ${f2(x.rightFix)} | ${f2(x.wrongFix)} | ${f2(x.silentOnExpected)} | ${x.unrelated} | ${f2(x.silentOnUnrelated)} |`,
+      )
     }
   }
   return lines.join('\n')

@@ -26,21 +26,53 @@ export async function bench(ctx) {
       if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`)
       return Number(process.hrtime.bigint() - t0) / 1e6
     }
-    const ratioRow = (what, ms, target, limit) => ({ what, ms, ratio: ms / ctx.base, target, note: ms / ctx.base <= limit ? 'met' : 'NOT met' })
+    const ratioRow = (what, ms, target, limit) => ({
+      what,
+      ms,
+      ratio: ms / ctx.base,
+      target,
+      note: ms / ctx.base <= limit ? 'met' : 'NOT met',
+    })
     // The issue's search and status target is an absolute time on the bench machine, not a ratio.
-    const msRow = (what, ms, limit) => ({ what, ms, ratio: ms / ctx.base, target: `≤ ${limit} ms`, note: ms <= limit ? 'met' : 'NOT met' })
+    const msRow = (what, ms, limit) => ({
+      what,
+      ms,
+      ratio: ms / ctx.base,
+      target: `≤ ${limit} ms`,
+      note: ms <= limit ? 'met' : 'NOT met',
+    })
 
-    rows.push({ what: `search ${k}: first build (no cache: every file parsed, index written)`, ms: once(['search', 'warm up']), note: 'once per clone' })
+    rows.push({
+      what: `search ${k}: first build (no cache: every file parsed, index written)`,
+      ms: once(['search', 'warm up']),
+      note: 'once per clone',
+    })
     const active = join(root, '.learnings', 'active')
     appendFileSync(join(active, readdirSync(active)[0] ?? ''), '\nOne more line.\n')
-    rows.push({ what: `search ${k}: after one learning changed (one file re-parsed, index rebuilt)`, ms: once(['search', 'warm up']), note: 'once per store change' })
+    rows.push({
+      what: `search ${k}: after one learning changed (one file re-parsed, index rebuilt)`,
+      ms: once(['search', 'warm up']),
+      note: 'once per store change',
+    })
 
     const search = run(['search', '--json', 'ECONNREFUSED postgres redis'])
     rows.push(msRow(`search ${k}: typed query, cache current`, search, 150))
     rows.push(msRow(`search ${k}: pasted failure on stdin`, run(['search', '--json', '-'], FAILURE), 150))
 
-    const failure = JSON.stringify({ session_id: 's', cwd: root, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: FAILURE })
-    const success = JSON.stringify({ session_id: 's', cwd: root, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_response: { stdout: 'Tests 3 passed', stderr: '', interrupted: false } })
+    const failure = JSON.stringify({
+      session_id: 's',
+      cwd: root,
+      hook_event_name: 'PostToolUseFailure',
+      tool_name: 'Bash',
+      error: FAILURE,
+    })
+    const success = JSON.stringify({
+      session_id: 's',
+      cwd: root,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_response: { stdout: 'Tests 3 passed', stderr: '', interrupted: false },
+    })
     rows.push(ratioRow(`recall ${k}: failure payload`, run(['recall'], failure), '≤ 2× node -e 0', 2))
     rows.push(ratioRow(`recall ${k}: success payload (no-failure path)`, run(['recall'], success), '≤ 2× node -e 0', 2))
     rows.push(msRow(`status ${k} --json`, run(['status', '--json']), 150))

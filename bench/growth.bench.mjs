@@ -31,7 +31,13 @@ function runOnce(argv, { cwd, input, env }) {
   const out = join(tmpdir(), `gl-growth-${process.pid}.rss`)
   const [cmd, args] = TIME ? [TIME, ['-f', '%M', '-o', out, ...argv]] : [argv[0] ?? process.execPath, argv.slice(1)]
   const t = process.hrtime.bigint()
-  const r = spawnSync(cmd, args, { cwd, input, env: { ...process.env, NO_COLOR: '1', GIT_CONFIG_NOSYSTEM: '1', ...env }, stdio: ['pipe', 'ignore', 'pipe'], maxBuffer: 1 << 26 })
+  const r = spawnSync(cmd, args, {
+    cwd,
+    input,
+    env: { ...process.env, NO_COLOR: '1', GIT_CONFIG_NOSYSTEM: '1', ...env },
+    stdio: ['pipe', 'ignore', 'pipe'],
+    maxBuffer: 1 << 26,
+  })
   const ms = Number(process.hrtime.bigint() - t) / 1e6
   if (r.status !== 0 && r.status !== 1) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`)
   let mb = NaN
@@ -57,7 +63,8 @@ const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]
  */
 function measure(bins, argsOf, { cwds, input = () => '', runs, prepare = () => {}, warm = true }) {
   const cwd = cwds[0] ?? '.'
-  if (warm) bins.forEach((bin, v) => runOnce([process.execPath, bin, ...argsOf], { cwd: cwds[v] ?? cwd, input: input(v) }))
+  if (warm)
+    bins.forEach((bin, v) => runOnce([process.execPath, bin, ...argsOf], { cwd: cwds[v] ?? cwd, input: input(v) }))
   /** @type {number[]} */
   const base = []
   /** @type {{ ms: number[], ratio: number[], mb: number[] }[]} */
@@ -75,7 +82,14 @@ function measure(bins, argsOf, { cwds, input = () => '', runs, prepare = () => {
       p.mb.push(r.mb)
     })
   }
-  return per.map((p) => ({ ms: median(p.ms), ratio: median(p.ratio), lo: Math.min(...p.ratio), hi: Math.max(...p.ratio), mb: Math.max(...p.mb), base: median(base) }))
+  return per.map((p) => ({
+    ms: median(p.ms),
+    ratio: median(p.ratio),
+    lo: Math.min(...p.ratio),
+    hi: Math.max(...p.ratio),
+    mb: Math.max(...p.mb),
+    base: median(base),
+  }))
 }
 
 /** Bytes under a directory. */
@@ -91,7 +105,8 @@ function du(dir) {
 /** A repository of `n` learnings (one in ten pending), written with one `git add` and one commit. */
 function makeRepo(n) {
   const root = mkdtempSync(join(tmpdir(), 'gl-growth-'))
-  const git = (...args) => execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
   git('init', '-q', '-b', 'main')
   git('config', 'user.name', 'Bench')
   git('config', 'user.email', 'bench@example.com')
@@ -122,7 +137,8 @@ function copyRepo(root) {
 /** A repository holding `n` active learnings, as an organisation's tier (numbered apart from the project's). */
 function makeTierSource(n) {
   const root = mkdtempSync(join(tmpdir(), 'gl-growth-tier-'))
-  const git = (...args) => execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
   git('init', '-q', '-b', 'main')
   git('config', 'user.name', 'Bench')
   git('config', 'user.email', 'bench@example.com')
@@ -169,18 +185,38 @@ export async function bench(ctx) {
         const res = measure(bins, args, { cwds: roots, ...opts })
         record(label, n, res)
         for (const [v, r] of res.entries())
-          rows.push({ what: `${label} (${n}${versions[v] ? `, ${versions[v]}` : ''})`, ms: r.ms, ratio: r.ratio, note: `${r.lo.toFixed(2)}–${r.hi.toFixed(2)}×, ${r.mb.toFixed(0)} MB` })
+          rows.push({
+            what: `${label} (${n}${versions[v] ? `, ${versions[v]}` : ''})`,
+            ms: r.ms,
+            ratio: r.ratio,
+            note: `${r.lo.toFixed(2)}–${r.hi.toFixed(2)}×, ${r.mb.toFixed(0)} MB`,
+          })
       }
       const pasted = () => FAILURE
-      m('search after the cache is gone', ['search', '--json', '-'], { input: pasted, runs: coldRuns, prepare: clear, warm: false })
+      m('search after the cache is gone', ['search', '--json', '-'], {
+        input: pasted,
+        runs: coldRuns,
+        prepare: clear,
+        warm: false,
+      })
       m('search, cache warm', ['search', '--json', '-'], { input: pasted, runs })
-      const failure = (v) => JSON.stringify({ session_id: 's', cwd: roots[v], hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: FAILURE })
+      const failure = (v) =>
+        JSON.stringify({
+          session_id: 's',
+          cwd: roots[v],
+          hook_event_name: 'PostToolUseFailure',
+          tool_name: 'Bash',
+          error: FAILURE,
+        })
       m('recall on a failure', ['recall'], { input: failure, runs })
       m('status --json', ['status', '--json'], { runs })
       m('full check (CI, no cache)', ['check', '--json'], { runs: coldRuns, prepare: clear, warm: false })
       const { text } = learningText(n + 1)
       for (const r of roots) {
-        writeFileSync(join(r, '.learnings', 'pending', 'bench-staged-one.md'), text.replace(/^name: .*$/m, 'name: bench-staged-one'))
+        writeFileSync(
+          join(r, '.learnings', 'pending', 'bench-staged-one.md'),
+          text.replace(/^name: .*$/m, 'name: bench-staged-one'),
+        )
         execFileSync('git', ['add', '.learnings/pending/bench-staged-one.md'], { cwd: r })
       }
       m('check --staged, one learning', ['check', '--staged'], { runs })
@@ -212,7 +248,8 @@ export async function bench(ctx) {
     try {
       execFileSync(process.execPath, [bin, 'tier', 'add', 'org', tier], { cwd: host.root, stdio: 'ignore' })
       hosts.push(...bins.map((_b, v) => (v === 0 ? host.root : copyRepo(host.root))))
-      const clear = (v) => rmSync(join(hosts[v] ?? host.root, '.git', 'learn', 'cache'), { recursive: true, force: true })
+      const clear = (v) =>
+        rmSync(join(hosts[v] ?? host.root, '.git', 'learn', 'cache'), { recursive: true, force: true })
       const label = `search, project + a tier of ${largest}`
       /** @type {[string, { runs: number, prepare?: (v: number) => void, warm?: boolean }][]} */
       const cases = [
@@ -223,7 +260,13 @@ export async function bench(ctx) {
         ctx.log(`growth: ${what}`)
         const res = measure(bins, ['search', '--json', '-'], { cwds: hosts, input: () => FAILURE, ...opts })
         record(what, largest, res)
-        for (const [v, r] of res.entries()) rows.push({ what: `${what}${versions[v] ? ` (${versions[v]})` : ''}`, ms: r.ms, ratio: r.ratio, note: `${r.lo.toFixed(2)}–${r.hi.toFixed(2)}×, ${r.mb.toFixed(0)} MB` })
+        for (const [v, r] of res.entries())
+          rows.push({
+            what: `${what}${versions[v] ? ` (${versions[v]})` : ''}`,
+            ms: r.ms,
+            ratio: r.ratio,
+            note: `${r.lo.toFixed(2)}–${r.hi.toFixed(2)}×, ${r.mb.toFixed(0)} MB`,
+          })
       }
     } finally {
       for (const r of new Set([host.root, ...hosts])) rmSync(r, { recursive: true, force: true })
@@ -239,12 +282,16 @@ export function table() {
   const cols = sizesRun.map((n) => (n >= 1000 ? `${n / 1000}k` : String(n)))
   const growthCols = sizesRun.slice(1).map((_n, i) => `growth ${cols[i]}→${cols[i + 1]}`)
   lines.push(`| work | ${versions[0] ? 'version | ' : ''}${cols.join(' | ')} | ${growthCols.join(' | ')} |`)
-  lines.push(`| --- | ${versions[0] ? '--- | ' : ''}${cols.map(() => '---').join(' | ')} | ${growthCols.map(() => '---').join(' | ')} |`)
+  lines.push(
+    `| --- | ${versions[0] ? '--- | ' : ''}${cols.map(() => '---').join(' | ')} | ${growthCols.map(() => '---').join(' | ')} |`,
+  )
   for (const [label, bySize] of results) {
     versions.forEach((v, vi) => {
       const cells = sizesRun.map((n) => {
         const r = bySize.get(n)?.[vi]
-        return r ? `${r.ratio.toFixed(1)}× (${r.lo.toFixed(1)}–${r.hi.toFixed(1)}) ${fmtMs(r.ms)}, ${r.mb.toFixed(0)} MB` : ''
+        return r
+          ? `${r.ratio.toFixed(1)}× (${r.lo.toFixed(1)}–${r.hi.toFixed(1)}) ${fmtMs(r.ms)}, ${r.mb.toFixed(0)} MB`
+          : ''
       })
       const growth = sizesRun.slice(1).map((n, i) => {
         const a = bySize.get(sizesRun[i])?.[vi]
@@ -256,7 +303,9 @@ export function table() {
   }
   versions.forEach((v, vi) => {
     const state = sizesRun.map((n) => (stateBytes.has(n) ? `${(stateBytes.get(n)[vi] / 1048576).toFixed(1)} MB` : ''))
-    lines.push(`| local state (.git/learn) | ${v ? `${v} | ` : ''}${state.join(' | ')} | ${growthCols.map(() => '').join(' | ')} |`)
+    lines.push(
+      `| local state (.git/learn) | ${v ? `${v} | ` : ''}${state.join(' | ')} | ${growthCols.map(() => '').join(' | ')} |`,
+    )
   })
   return lines.join('\n')
 }

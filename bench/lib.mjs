@@ -9,8 +9,40 @@ import { fileURLToPath } from 'node:url'
 export const ROOT = fileURLToPath(new URL('../', import.meta.url))
 export const BIN = join(ROOT, 'dist', 'bin.js')
 
-const TOPICS = ['vitest', 'esm', 'jest', 'docker', 'postgres', 'react', 'webpack', 'eslint', 'node', 'git', 'npm', 'typescript', 'redis', 'nginx', 'python', 'rust', 'go', 'kafka', 'graphql', 'prisma']
-const ERRORS = ['ReferenceError: Cannot access', 'TypeError: undefined is not a function', 'ECONNREFUSED 127.0.0.1', 'ERR_REQUIRE_ESM', 'Module not found', 'EADDRINUSE', 'ENOSPC', 'SyntaxError: Unexpected token', 'fatal: refusing to merge', 'segmentation fault']
+const TOPICS = [
+  'vitest',
+  'esm',
+  'jest',
+  'docker',
+  'postgres',
+  'react',
+  'webpack',
+  'eslint',
+  'node',
+  'git',
+  'npm',
+  'typescript',
+  'redis',
+  'nginx',
+  'python',
+  'rust',
+  'go',
+  'kafka',
+  'graphql',
+  'prisma',
+]
+const ERRORS = [
+  'ReferenceError: Cannot access',
+  'TypeError: undefined is not a function',
+  'ECONNREFUSED 127.0.0.1',
+  'ERR_REQUIRE_ESM',
+  'Module not found',
+  'EADDRINUSE',
+  'ENOSPC',
+  'SyntaxError: Unexpected token',
+  'fatal: refusing to merge',
+  'segmentation fault',
+]
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 export function rng(seed = 42) {
@@ -68,7 +100,8 @@ npm test: ${i % 50} passed.
 /** A temporary repository with `n` learnings (a share of them pending), committed in one commit. */
 export function makeStoreRepo(n, { pendingEvery = 10, prefix = 'gl-bench-' } = {}) {
   const root = mkdtempSync(join(tmpdir(), prefix))
-  const git = (...args) => execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
   git('init', '-q', '-b', 'main')
   git('config', 'user.name', 'Bench')
   git('config', 'user.email', 'bench@example.com')
@@ -99,7 +132,12 @@ export const interleaved = { base: undefined }
 export function timeCommand(cmd, args, { cwd = ROOT, runs = 15, input, env, pair = true } = {}) {
   const once = (c, a, opts = {}) => {
     const t = process.hrtime.bigint()
-    const r = spawnSync(c, a, { cwd, input: opts.input, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'ignore', 'pipe'] })
+    const r = spawnSync(c, a, {
+      cwd,
+      input: opts.input,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    })
     const ms = Number(process.hrtime.bigint() - t) / 1e6
     if (r.status !== 0 && r.status !== 1) throw new Error(`${c} ${a.join(' ')} exited ${r.status}: ${r.stderr}`)
     return ms

@@ -10,10 +10,12 @@ let sizes
 const only = []
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i] ?? ''
-  if (a === '--sizes' || a.startsWith('--sizes=')) sizes = ((a === '--sizes' ? argv[++i] : a.slice(8)) ?? '').split(',').map(Number)
+  if (a === '--sizes' || a.startsWith('--sizes='))
+    sizes = ((a === '--sizes' ? argv[++i] : a.slice(8)) ?? '').split(',').map(Number)
   else only.push(a)
 }
-if (sizes && !sizes.every((n) => Number.isInteger(n) && n > 0)) throw new Error('--sizes takes positive integers, e.g. --sizes 1000,10000')
+if (sizes && !sizes.every((n) => Number.isInteger(n) && n > 0))
+  throw new Error('--sizes takes positive integers, e.g. --sizes 1000,10000')
 const base = baseline(25)
 // ctx.base is the baseline measured alongside the latest timeCommand call (the start-up one before any).
 const ctx = {
@@ -29,7 +31,9 @@ const ctx = {
 }
 const rows = []
 const tables = []
-for (const file of readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.bench.mjs')).sort()) {
+for (const file of readdirSync(new URL('.', import.meta.url))
+  .filter((f) => f.endsWith('.bench.mjs'))
+  .sort()) {
   if (only.length && !only.some((o) => file.includes(o))) continue
   ctx.log(`bench: ${file}`)
   const mod = await import(new URL(file, import.meta.url).href)
@@ -37,10 +41,15 @@ for (const file of readdirSync(new URL('.', import.meta.url)).filter((f) => f.en
   if (mod.table) tables.push(mod.table())
 }
 const fmt = (x) => (typeof x === 'number' ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : (x ?? ''))
-console.log(`node ${process.version}, ${process.platform}/${process.arch}; \`node -e 0\` at start: ${base.toFixed(1)} ms (median); each ratio is against \`node -e 0\` runs interleaved with that row's runs\n`)
+console.log(
+  `node ${process.version}, ${process.platform}/${process.arch}; \`node -e 0\` at start: ${base.toFixed(1)} ms (median); each ratio is against \`node -e 0\` runs interleaved with that row's runs\n`,
+)
 console.log('| benchmark | median ms | × node -e 0 | target | note |')
 console.log('| --- | ---: | ---: | --- | --- |')
-for (const r of rows) console.log(`| ${r.what} | ${fmt(r.ms)} | ${typeof r.ratio === 'number' ? r.ratio.toFixed(2) : ''} | ${r.target ?? ''} | ${r.note ?? ''} |`)
+for (const r of rows)
+  console.log(
+    `| ${r.what} | ${fmt(r.ms)} | ${typeof r.ratio === 'number' ? r.ratio.toFixed(2) : ''} | ${r.target ?? ''} | ${r.note ?? ''} |`,
+  )
 for (const t of tables) console.log(`\n${t}`)
 // Retrieval quality on the real-world evaluation set beside two baselines (bench/eval-baselines.mjs), not a timing.
 let evalBaselines

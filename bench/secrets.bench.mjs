@@ -19,7 +19,10 @@ function corpusRepo() {
   for (let i = 0; i < 1000; i++) {
     const name = `scan-note-${String(i).padStart(4, '0')}`
     const body = `## Problem\nThe deploy failed.\n\n## Solution\n${texts[i % texts.length]}\n`
-    writeFileSync(join(root, '.learnings', 'pending', `${name}.md`), `---\nname: ${name}\ndescription: "A scan note."\ntype: decision\ncreated: "2026-01-01"\n---\n${body}`)
+    writeFileSync(
+      join(root, '.learnings', 'pending', `${name}.md`),
+      `---\nname: ${name}\ndescription: "A scan note."\ntype: decision\ncreated: "2026-01-01"\n---\n${body}`,
+    )
   }
   git('add', '-A')
   git('commit', '-q', '-m', 'notes')
@@ -28,7 +31,10 @@ function corpusRepo() {
 
 export async function bench({ log }) {
   log('secrets: 1,000 notes through git-learn and secretlint')
-  const r = spawnSync(process.execPath, [fileURLToPath(new URL('secrets.mjs', import.meta.url)), '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 })
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL('secrets.mjs', import.meta.url)), '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  })
   if (r.status !== 0) throw new Error(`bench/secrets.mjs failed: ${r.stderr}`)
   const j = JSON.parse(r.stdout)
   const rows = j.results.map((x) => ({
@@ -41,6 +47,12 @@ export async function bench({ log }) {
   log('secrets: git learn check --json over 1,000 notes quoting the corpus')
   const root = corpusRepo()
   const ms = timeCommand(process.execPath, [BIN, 'check', '--json'], { cwd: root, runs: 9 })
-  rows.push({ what: 'check --json, 1,000 pending notes quoting the secret corpus (whole process)', ms, ratio: ms / (interleaved.base ?? ms), target: '', note: 'every note scanned; findings in about half' })
+  rows.push({
+    what: 'check --json, 1,000 pending notes quoting the secret corpus (whole process)',
+    ms,
+    ratio: ms / (interleaved.base ?? ms),
+    target: '',
+    note: 'every note scanned; findings in about half',
+  })
   return rows
 }

@@ -79,7 +79,9 @@ const scanners = [
     settle: async () => {
       await new Promise((resolve) => setImmediate(resolve))
       await secretLintProfiler.getEntries()
-      const profile = /** @type {{ entries: unknown[], measures: unknown[] }} */ (/** @type {unknown} */ (secretLintProfiler))
+      const profile = /** @type {{ entries: unknown[], measures: unknown[] }} */ (
+        /** @type {unknown} */ (secretLintProfiler)
+      )
       profile.entries.length = 0
       profile.measures.length = 0
       performance.clearMarks()
@@ -101,16 +103,24 @@ async function scanAll(scanner, texts, onResult = () => {}) {
 
 async function measureAccuracy(scanner) {
   const missed = []
-  await scanAll(scanner, positives.map((sample) => sample.text), (i, ranges) => {
-    const sample = positives[i]
-    const start = sample.text.indexOf(sample.secret)
-    const end = start + sample.secret.length
-    if (!ranges.some(([from, to]) => from < end && to > start)) missed.push(sample.id)
-  })
+  await scanAll(
+    scanner,
+    positives.map((sample) => sample.text),
+    (i, ranges) => {
+      const sample = positives[i]
+      const start = sample.text.indexOf(sample.secret)
+      const end = start + sample.secret.length
+      if (!ranges.some(([from, to]) => from < end && to > start)) missed.push(sample.id)
+    },
+  )
   const flagged = []
-  await scanAll(scanner, negatives.map((sample) => sample.text), (i, ranges) => {
-    if (ranges.length > 0) flagged.push(negatives[i].id)
-  })
+  await scanAll(
+    scanner,
+    negatives.map((sample) => sample.text),
+    (i, ranges) => {
+      if (ranges.length > 0) flagged.push(negatives[i].id)
+    },
+  )
   return {
     recall: (positives.length - missed.length) / positives.length,
     falsePositiveRate: flagged.length / negatives.length,
@@ -141,15 +151,25 @@ for (const scanner of scanners) {
 }
 
 if (asJson) {
-  const corpus = { positives: positives.length, kinds: new Set(positives.map((p) => p.kind)).size, negatives: negatives.length }
-  console.log(JSON.stringify({ notes: notes.length, averageNoteBytes, corpus, node: process.version, results }, null, 2))
+  const corpus = {
+    positives: positives.length,
+    kinds: new Set(positives.map((p) => p.kind)).size,
+    negatives: negatives.length,
+  }
+  console.log(
+    JSON.stringify({ notes: notes.length, averageNoteBytes, corpus, node: process.version, results }, null, 2),
+  )
 } else {
   const pct = (x) => `${(x * 100).toFixed(1)}%`
-  console.log(`Secret scanning: ${notes.length} generated notes (avg ${averageNoteBytes} B); corpus ${positives.length} positives, ${negatives.length} negatives.\n`)
+  console.log(
+    `Secret scanning: ${notes.length} generated notes (avg ${averageNoteBytes} B); corpus ${positives.length} positives, ${negatives.length} negatives.\n`,
+  )
   console.log('| scanner | notes/s | ms/note | recall | false-positive rate |')
   console.log('|---|---:|---:|---:|---:|')
   for (const r of results) {
-    console.log(`| ${r.scanner} | ${Math.round(r.notesPerSecond)} | ${r.msPerNote.toFixed(3)} | ${pct(r.recall)} | ${pct(r.falsePositiveRate)} |`)
+    console.log(
+      `| ${r.scanner} | ${Math.round(r.notesPerSecond)} | ${r.msPerNote.toFixed(3)} | ${pct(r.recall)} | ${pct(r.falsePositiveRate)} |`,
+    )
   }
   for (const r of results) {
     if (r.missed.length > 0) console.log(`\n${r.scanner} missed (${r.missed.length}): ${r.missed.join(', ')}`)

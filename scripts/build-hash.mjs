@@ -9,12 +9,18 @@ import { fileURLToPath } from 'node:url'
 const dist = process.argv[2] ?? fileURLToPath(new URL('../dist/', import.meta.url))
 const OUT = join('generated', 'build-hash.txt')
 /** @param {string} dir @returns {string[]} */
-const walk = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]))
+const walk = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+  )
 const files = walk(dist)
   .map((f) => relative(dist, f))
   .filter((f) => f !== OUT)
   .sort()
 const h = createHash('sha256')
-for (const f of files) h.update(`${f.split(sep).join('/')}\0`).update(readFileSync(join(dist, f))).update('\0')
+for (const f of files)
+  h.update(`${f.split(sep).join('/')}\0`)
+    .update(readFileSync(join(dist, f)))
+    .update('\0')
 mkdirSync(join(dist, 'generated'), { recursive: true })
 writeFileSync(join(dist, OUT), `${h.digest('hex')}\n`)

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const dir = fileURLToPath(new URL('../dist/vendor/', import.meta.url))
-const entryPoints = readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => dir + f)
+const entryPoints = readdirSync(dir)
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => dir + f)
 if (!entryPoints.length) throw new Error('dist/vendor/ is empty: run tsc first')
 await build({
   entryPoints,

@@ -12,7 +12,9 @@ function run(cmd, args, env = process.env) {
 
 if (!existsSync('node_modules/typescript/package.json')) {
   // Here, not into the global prefix `npm i -g` passes down to its scripts.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_(global|prefix|location)$/i.test(k)))
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_config_(global|prefix|location)$/i.test(k)),
+  )
   run('npm', ['install', '--include=dev', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund'], env)
 }
 run('npm', ['run', 'build'])

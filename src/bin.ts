@@ -13,7 +13,10 @@ const argv = process.argv.slice(2)
 async function observeFastPath(name: 'observe' | 'capture'): Promise<boolean> {
   let modules
   try {
-    modules = await Promise.all([name === 'observe' ? import('./cli/commands/observe.js') : import('./cli/commands/capture.js'), import('./cli/context.js')])
+    modules = await Promise.all([
+      name === 'observe' ? import('./cli/commands/observe.js') : import('./cli/commands/capture.js'),
+      import('./cli/context.js'),
+    ])
   } catch {
     return false
   }

@@ -100,9 +100,7 @@ function colorOn(stream: NodeJS.WriteStream): boolean {
 
 /** What a person scans for on stderr, in colour: our error line in bold red, `warning:` in yellow. */
 export function paint(text: string): string {
-  return text
-    .replace(/^(git learn [a-z-]+:)/gm, '\x1b[1;31m$1\x1b[0m')
-    .replace(/^(warning:)/gm, '\x1b[33m$1\x1b[0m')
+  return text.replace(/^(git learn [a-z-]+:)/gm, '\x1b[1;31m$1\x1b[0m').replace(/^(warning:)/gm, '\x1b[33m$1\x1b[0m')
 }
 
 /** The context of a real run of the binary, and the standard streams it wrote to. */

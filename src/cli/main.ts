@@ -82,7 +82,9 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
     if (!load) {
       const { UsageError } = await import('../core/errors.js')
       const near = (await import('../core/suggest.js')).closest(name, Object.keys(COMMANDS))
-      throw new UsageError(`unknown command "${name}"; ${near ? `did you mean \`git learn ${near}\`? ` : ''}the commands are: ${Object.keys(COMMANDS).join(', ')}`)
+      throw new UsageError(
+        `unknown command "${name}"; ${near ? `did you mean \`git learn ${near}\`? ` : ''}the commands are: ${Object.keys(COMMANDS).join(', ')}`,
+      )
     }
     const mod = await load()
     hook = mod.spec.hook === true
@@ -104,7 +106,10 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
       return 0
     }
     ctx.stderr(`git learn ${name}: ${d.message}\n`)
-    if (json) ctx.stdout(`${JSON.stringify({ ok: false, error: { kind: d.kind, code: d.code, message: d.message, ...d.data } })}\n`)
+    if (json)
+      ctx.stdout(
+        `${JSON.stringify({ ok: false, error: { kind: d.kind, code: d.code, message: d.message, ...d.data } })}\n`,
+      )
     return d.code
   }
 }

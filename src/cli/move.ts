@@ -20,7 +20,12 @@ export interface MoveOptions {
 }
 
 /** Move each named learning with `action`; nothing is committed unless every name passes its checks. */
-export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveAction, opts: MoveOptions): Promise<ExitCode> {
+export async function runMoves(
+  ctx: Ctx,
+  names: readonly string[],
+  action: MoveAction,
+  opts: MoveOptions,
+): Promise<ExitCode> {
   const repo = await openRepo(ctx.cwd)
   assertNoOperationInProgress(repo.git)
   await assertNothingHalfDone(repo.git)
@@ -32,14 +37,28 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
       if (!opts.dryRun) commit = await commitPlannedMove(repo, plan)
     } catch (err) {
       // Earlier names are committed already: say so, rather than let the error claim nothing happened.
-      if (results.length) throw new PartialMoveError(action, results.map((r) => ({ name: r.name, commit: r.commit })), plan.name, plans.slice(plans.indexOf(plan) + 1).map((p) => p.name), err)
+      if (results.length)
+        throw new PartialMoveError(
+          action,
+          results.map((r) => ({ name: r.name, commit: r.commit })),
+          plan.name,
+          plans.slice(plans.indexOf(plan) + 1).map((p) => p.name),
+          err,
+        )
       throw err
     }
     const old = plan.superseded
-    const result: MoveResult & { superseded?: string[] } = { name: plan.name, from: plan.from, to: plan.to, path: plan.path, commit }
+    const result: MoveResult & { superseded?: string[] } = {
+      name: plan.name,
+      from: plan.from,
+      to: plan.to,
+      path: plan.path,
+      commit,
+    }
     if (old.length) result.superseded = old
     results.push(result)
-    if (!opts.json) ctx.stdout(moved(action, result, opts.dryRun) + (old.length ? supersededNote(plan.name, old, opts.dryRun) : ''))
+    if (!opts.json)
+      ctx.stdout(moved(action, result, opts.dryRun) + (old.length ? supersededNote(plan.name, old, opts.dryRun) : ''))
   }
   if (opts.json) {
     const out = results.length === 1 ? { ...results[0], dryRun: opts.dryRun } : { results, dryRun: opts.dryRun }
@@ -51,7 +70,10 @@ export async function runMoves(ctx: Ctx, names: readonly string[], action: MoveA
 }
 
 /** reject, restore: one learning, a reason (required or not), --dry-run and --json. */
-export function singleMoveCommand(action: 'reject' | 'restore', text: { summary: string; details?: string; reason: string; reasonRequired: boolean }): CommandModule {
+export function singleMoveCommand(
+  action: 'reject' | 'restore',
+  text: { summary: string; details?: string; reason: string; reasonRequired: boolean },
+): CommandModule {
   const spec: CommandSpec = {
     name: action,
     summary: text.summary,
@@ -66,8 +88,13 @@ export function singleMoveCommand(action: 'reject' | 'restore', text: { summary:
   }
   async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const reason = stringOpt(args, 'reason')?.trim()
-    if (text.reasonRequired && !reason) throw new UsageError(`--reason "…" is required: say why the learning is ${action}ed`, action)
-    return runMoves(ctx, args.positionals, action, { ...(reason ? { reason } : {}), dryRun: flag(args, 'dry-run'), json: flag(args, 'json') })
+    if (text.reasonRequired && !reason)
+      throw new UsageError(`--reason "…" is required: say why the learning is ${action}ed`, action)
+    return runMoves(ctx, args.positionals, action, {
+      ...(reason ? { reason } : {}),
+      dryRun: flag(args, 'dry-run'),
+      json: flag(args, 'json'),
+    })
   }
   return { spec, run }
 }

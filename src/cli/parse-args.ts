@@ -6,7 +6,9 @@ import type { CommandSpec, ParsedArgs } from './spec.js'
 
 /** Parse argv against a spec; UsageError for unknown options, missing values or a wrong count of arguments. */
 export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' } }
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
+    help: { type: 'boolean', short: 'h' },
+  }
   for (const [name, o] of Object.entries(spec.options)) {
     options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }
   }

@@ -50,7 +50,14 @@ export function formatHelp(spec: CommandSpec): string {
     return [flag, o.description] as const
   })
   const width = Math.max(...rows.map(([f]) => f.length)) + 2
-  const lines = [`usage: ${spec.usage}`, '', spec.summary, '', 'options:', ...rows.map(([f, d]) => `  ${f.padEnd(width)}${d}`)]
+  const lines = [
+    `usage: ${spec.usage}`,
+    '',
+    spec.summary,
+    '',
+    'options:',
+    ...rows.map(([f, d]) => `  ${f.padEnd(width)}${d}`),
+  ]
   if (spec.details) lines.push('', spec.details)
   return `${lines.join('\n')}\n`
 }

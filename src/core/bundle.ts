@@ -42,12 +42,14 @@ export interface StripOptions {
 const WEEK = 7 * 86_400_000
 const FENCE = /^[ \t]*(`{3,}|~{3,})/
 // Absolute paths under the roots where machines keep users' and builds' files; the file name is kept.
-const UNIX_PATH = /(?<![\w.~$}/:-])\/(?:home|Users|root|tmp|var|opt|usr|etc|mnt|srv|private|Volumes|workspace|work|builds|runner|data|snap|nix)(?:\/[\w.@+%-]+)+/g
+const UNIX_PATH =
+  /(?<![\w.~$}/:-])\/(?:home|Users|root|tmp|var|opt|usr|etc|mnt|srv|private|Volumes|workspace|work|builds|runner|data|snap|nix)(?:\/[\w.@+%-]+)+/g
 const WINDOWS_PATH = /(?<![\w])[A-Za-z]:\\(?:[^\\\s'"`<>|*?]+\\)*[^\\\s'"`<>|*?]*/g
 const EMAIL = /(?<![\w.+-])(?!git@)[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g
 const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b/g
 // `session: 8c1f…`, `session_id=…`, `"sessionId": "…"`, `session 0f3a…`: an id named as a session's (a digit in it).
-const NAMED_SESSION = /\b(session(?:[ _-]?id)?)(["']?[ \t]{0,3}[:=][ \t]{0,3}["']?|[ \t]{1,3})(?=[A-Za-z0-9._:-]{0,127}\d)([A-Za-z0-9][A-Za-z0-9._:-]{7,127})/gi
+const NAMED_SESSION =
+  /\b(session(?:[ _-]?id)?)(["']?[ \t]{0,3}[:=][ \t]{0,3}["']?|[ \t]{1,3})(?=[A-Za-z0-9._:-]{0,127}\d)([A-Za-z0-9][A-Za-z0-9._:-]{7,127})/gi
 export const CODE_PLACEHOLDER = '_(code block removed on export)_'
 export const SESSION_PLACEHOLDER = '<session>'
 
@@ -63,7 +65,8 @@ export function stripCodeBlocks(text: string): { text: string; count: number } {
   for (const line of text.split('\n')) {
     const f = FENCE.exec(line)
     if (fence) {
-      if (f && (f[1] as string)[0] === fence[0] && (f[1] as string).length >= fence.length && line.trim() === f[1]) fence = undefined
+      if (f && (f[1] as string)[0] === fence[0] && (f[1] as string).length >= fence.length && line.trim() === f[1])
+        fence = undefined
       continue
     }
     if (f) {
@@ -127,12 +130,21 @@ function stripValue(value: unknown, opts: StripOptions, counts: StripCounts): un
 const VERBATIM = new Set(['name', 'type', 'domain', 'created', 'version', 'confidence', 'related', 'supersedes'])
 
 /** A learning as it may travel: what must not leave the repository stripped, with a count per kind. */
-export function stripLearning(learning: { name: string; data: Frontmatter; body: string }, opts: StripOptions): { entry: BundleEntry; stripped: StripCounts } {
+export function stripLearning(
+  learning: { name: string; data: Frontmatter; body: string },
+  opts: StripOptions,
+): { entry: BundleEntry; stripped: StripCounts } {
   const counts: StripCounts = {}
   const frontmatter: Frontmatter = {}
   const source = learning.data['source']
-  const session = source && typeof source === 'object' && !Array.isArray(source) ? (source as Record<string, unknown>)['session'] : undefined
-  opts = { ...opts, sessions: [...(opts.sessions ?? []), ...(typeof session === 'string' && session.trim() ? [session.trim()] : [])] }
+  const session =
+    source && typeof source === 'object' && !Array.isArray(source)
+      ? (source as Record<string, unknown>)['session']
+      : undefined
+  opts = {
+    ...opts,
+    sessions: [...(opts.sessions ?? []), ...(typeof session === 'string' && session.trim() ? [session.trim()] : [])],
+  }
   for (const [k, v] of Object.entries(learning.data)) {
     if (k === 'source' && v && typeof v === 'object' && !Array.isArray(v)) {
       const { session, ...rest } = v as Record<string, unknown>
@@ -177,11 +189,14 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeo
 export function parseBundle(value: unknown): { entries: BundleEntry[]; problems: string[] } {
   const problems: string[] = []
   if (!isPlainObject(value)) return { entries: [], problems: ['the bundle is not a JSON or YAML mapping'] }
-  if (value['format'] !== BUNDLE_FORMAT) problems.push(`"format" must be "${BUNDLE_FORMAT}", not ${JSON.stringify(value['format'] ?? null)?.slice(0, 60)}`)
-  if (value['version'] !== BUNDLE_VERSION) problems.push(`"version" must be ${BUNDLE_VERSION}, not ${JSON.stringify(value['version'] ?? null)?.slice(0, 60)}`)
+  if (value['format'] !== BUNDLE_FORMAT)
+    problems.push(`"format" must be "${BUNDLE_FORMAT}", not ${JSON.stringify(value['format'] ?? null)?.slice(0, 60)}`)
+  if (value['version'] !== BUNDLE_VERSION)
+    problems.push(`"version" must be ${BUNDLE_VERSION}, not ${JSON.stringify(value['version'] ?? null)?.slice(0, 60)}`)
   const list = value['learnings']
   if (!Array.isArray(list)) problems.push('"learnings" must be a list of {name, frontmatter, body}')
-  else if (list.length > MAX_BUNDLE_ENTRIES) problems.push(`the bundle holds ${list.length} learnings; the limit is ${MAX_BUNDLE_ENTRIES}`)
+  else if (list.length > MAX_BUNDLE_ENTRIES)
+    problems.push(`the bundle holds ${list.length} learnings; the limit is ${MAX_BUNDLE_ENTRIES}`)
   if (problems.length || !Array.isArray(list)) return { entries: [], problems }
   const entries: BundleEntry[] = []
   list.forEach((e: unknown, i) => {
@@ -193,9 +208,14 @@ export function parseBundle(value: unknown): { entries: BundleEntry[]; problems:
     if (bad) return void problems.push(`${at}.name: ${bad.slice(0, 200)}`)
     if (!isPlainObject(frontmatter)) return void problems.push(`${at} (${name}): frontmatter is not a mapping`)
     if (typeof body !== 'string') return void problems.push(`${at} (${name}): body is not a string`)
-    if (body.length > MAX_LEARNING_BYTES) return void problems.push(`${at} (${name}): the body is over ${MAX_LEARNING_BYTES} bytes`)
-    if (depthOf(frontmatter, MAX_FRONTMATTER_DEPTH) > MAX_FRONTMATTER_DEPTH) return void problems.push(`${at} (${name}): frontmatter is nested deeper than ${MAX_FRONTMATTER_DEPTH} levels`)
-    if (frontmatter['name'] !== undefined && frontmatter['name'] !== name) return void problems.push(`${at}: frontmatter name ${JSON.stringify(frontmatter['name']).slice(0, 80)} differs from the entry's name "${name}"`)
+    if (body.length > MAX_LEARNING_BYTES)
+      return void problems.push(`${at} (${name}): the body is over ${MAX_LEARNING_BYTES} bytes`)
+    if (depthOf(frontmatter, MAX_FRONTMATTER_DEPTH) > MAX_FRONTMATTER_DEPTH)
+      return void problems.push(`${at} (${name}): frontmatter is nested deeper than ${MAX_FRONTMATTER_DEPTH} levels`)
+    if (frontmatter['name'] !== undefined && frontmatter['name'] !== name)
+      return void problems.push(
+        `${at}: frontmatter name ${JSON.stringify(frontmatter['name']).slice(0, 80)} differs from the entry's name "${name}"`,
+      )
     entries.push({ name, frontmatter: frontmatter as Frontmatter, body })
   })
   return problems.length ? { entries: [], problems: problems.slice(0, 20) } : { entries, problems }
@@ -213,12 +233,18 @@ export type ImportDecision =
   | { kind: 'update-pending'; entry: BundleEntry; reason: string }
   | { kind: 'skip'; entry: BundleEntry; reason: string; proposedUpdate?: boolean }
 
-const confidenceOf = (d: Frontmatter): number | undefined => (typeof d['confidence'] === 'number' ? (d['confidence'] as number) : undefined)
-const normBody = (b: string) => b.replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').trim()
+const confidenceOf = (d: Frontmatter): number | undefined =>
+  typeof d['confidence'] === 'number' ? (d['confidence'] as number) : undefined
+const normBody = (b: string) =>
+  b
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t]+$/gm, '')
+    .trim()
 
 /** Same learning, ignoring where it came from: type, description, trigger and body compared after normalizing. */
 export function isSameContent(a: { data: Frontmatter; body: string }, b: { data: Frontmatter; body: string }): boolean {
-  const key = (x: { data: Frontmatter; body: string }) => JSON.stringify([x.data.type ?? null, x.data.description ?? null, x.data.trigger ?? null, normBody(x.body)])
+  const key = (x: { data: Frontmatter; body: string }) =>
+    JSON.stringify([x.data.type ?? null, x.data.description ?? null, x.data.trigger ?? null, normBody(x.body)])
   return key(a) === key(b)
 }
 
@@ -227,22 +253,41 @@ export function isSameContent(a: { data: Frontmatter; body: string }, b: { data:
  * confidence in the bundle updates a pending copy, and for an active or archived one is only reported as a
  * proposed update; anything else is skipped with its reason. Nothing already in the store is ever lost.
  */
-export function planImport(entries: readonly BundleEntry[], existing: ReadonlyMap<string, ExistingLearning>): ImportDecision[] {
+export function planImport(
+  entries: readonly BundleEntry[],
+  existing: ReadonlyMap<string, ExistingLearning>,
+): ImportDecision[] {
   const seen = new Set<string>()
   return entries.map((entry): ImportDecision => {
-    if (seen.has(entry.name)) return { kind: 'skip', entry, reason: 'the bundle holds this name twice; only its first entry is used' }
+    if (seen.has(entry.name))
+      return { kind: 'skip', entry, reason: 'the bundle holds this name twice; only its first entry is used' }
     seen.add(entry.name)
     const old = existing.get(entry.name)
     if (!old) return { kind: 'add', entry }
     const where = `.learnings/${old.state}/${entry.name}.md`
-    if (isSameContent(old, { data: entry.frontmatter, body: entry.body })) return { kind: 'skip', entry, reason: `already here with the same content (${where})` }
+    if (isSameContent(old, { data: entry.frontmatter, body: entry.body }))
+      return { kind: 'skip', entry, reason: `already here with the same content (${where})` }
     const mine = confidenceOf(old.data)
     const theirs = confidenceOf(entry.frontmatter)
     if (theirs !== undefined && theirs > (mine ?? 0)) {
       const c = `confidence ${theirs} in the bundle, ${mine ?? 'none'} here`
-      if (old.state === 'pending') return { kind: 'update-pending', entry, reason: `${c}: the pending copy is updated (its old text stays in git history)` }
-      return { kind: 'skip', entry, reason: `${c}, but it is ${old.state} (${where}): proposed update, not applied — review it and edit the learning if it is better`, proposedUpdate: true }
+      if (old.state === 'pending')
+        return {
+          kind: 'update-pending',
+          entry,
+          reason: `${c}: the pending copy is updated (its old text stays in git history)`,
+        }
+      return {
+        kind: 'skip',
+        entry,
+        reason: `${c}, but it is ${old.state} (${where}): proposed update, not applied — review it and edit the learning if it is better`,
+        proposedUpdate: true,
+      }
     }
-    return { kind: 'skip', entry, reason: `a different learning of this name exists (${where}) and the bundle's confidence is not higher` }
+    return {
+      kind: 'skip',
+      entry,
+      reason: `a different learning of this name exists (${where}) and the bundle's confidence is not higher`,
+    }
   })
 }

@@ -17,10 +17,24 @@ export function checkRendered(files: readonly CheckFile[], learnings: readonly L
     const name = /^\.claude\/skills\/([^/]+)\/SKILL\.md$/.exec(f.path)?.[1]
     if (!name || f.text === undefined || !isRendered(f.text)) continue
     const l = active.get(name)
-    if (!l) out.push(finding('rendered', f.path, 1, `${f.path} was rendered from ${name}, which is no longer active, and agents still read it: run \`git learn render\` (it removes the file) and commit, or \`git rm ${f.path}\``))
+    if (!l)
+      out.push(
+        finding(
+          'rendered',
+          f.path,
+          1,
+          `${f.path} was rendered from ${name}, which is no longer active, and agents still read it: run \`git learn render\` (it removes the file) and commit, or \`git rm ${f.path}\``,
+        ),
+      )
     else if (renderSkill(l).content !== f.text.replace(/\r\n/g, '\n'))
-      out.push(finding('rendered', f.path, 1, `${f.path} is out of date: ${l.path} changed since it was rendered, and agents read the old text: run \`git learn render\` and commit ${f.path}`))
+      out.push(
+        finding(
+          'rendered',
+          f.path,
+          1,
+          `${f.path} is out of date: ${l.path} changed since it was rendered, and agents read the old text: run \`git learn render\` and commit ${f.path}`,
+        ),
+      )
   }
   return out
 }
-

@@ -45,7 +45,13 @@ export function isGuardedPath(path: string, inZone: (p: string) => boolean): boo
 
 /** Files under `.learnings/` that are part of the store without being learnings. */
 export function isStoreSupportFile(path: string): boolean {
-  return path === '.learnings/config.yaml' || path === '.learnings/README.md' || path === '.learnings/INDEX.md' || path === '.learnings/.gitignore' || /^\.learnings\/(.+\/)?\.gitkeep$/.test(path)
+  return (
+    path === '.learnings/config.yaml' ||
+    path === '.learnings/README.md' ||
+    path === '.learnings/INDEX.md' ||
+    path === '.learnings/.gitignore' ||
+    /^\.learnings\/(.+\/)?\.gitkeep$/.test(path)
+  )
 }
 
 /**

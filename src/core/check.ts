@@ -19,19 +19,42 @@ import { parseAuditTrail, parseLearningTrailers } from './trailers.js'
 import type { SchemaValidator } from './validate.js'
 
 export type Severity = 'error' | 'warning' | 'note'
-export type RuleId = 'schema' | 'zone' | 'transition' | 'secrets' | 'stale' | 'budget' | 'directives' | 'rendered' | 'tier'
+export type RuleId =
+  'schema' | 'zone' | 'transition' | 'secrets' | 'stale' | 'budget' | 'directives' | 'rendered' | 'tier'
 
 /** Every rule with its default severity and what it holds. */
 export const RULES: Readonly<Record<RuleId, { severity: Severity; summary: string }>> = {
-  schema: { severity: 'error', summary: 'frontmatter valid, required sections present, name = file name, unique across states' },
-  zone: { severity: 'error', summary: 'learnings only in .learnings/{pending,active,archived}; none hand-made in a system zone; no local state files; no symlinks in the store' },
-  transition: { severity: 'error', summary: 'added only to pending/, only lifecycle moves, no deletions, a move into active/ approved in a commit' },
+  schema: {
+    severity: 'error',
+    summary: 'frontmatter valid, required sections present, name = file name, unique across states',
+  },
+  zone: {
+    severity: 'error',
+    summary:
+      'learnings only in .learnings/{pending,active,archived}; none hand-made in a system zone; no local state files; no symlinks in the store',
+  },
+  transition: {
+    severity: 'error',
+    summary: 'added only to pending/, only lifecycle moves, no deletions, a move into active/ approved in a commit',
+  },
   secrets: { severity: 'error', summary: 'no credentials in a learning or a system-zone file' },
-  directives: { severity: 'error', summary: 'no prompt-injection-like instructions unless added with --allow-directives' },
+  directives: {
+    severity: 'error',
+    summary: 'no prompt-injection-like instructions unless added with --allow-directives',
+  },
   stale: { severity: 'warning', summary: 'an active learning whose evidence.paths changed since evidence.commit' },
-  budget: { severity: 'warning', summary: "the summed descriptions of active learnings fit the agents' skill-listing budget" },
-  rendered: { severity: 'warning', summary: 'a rendered skill in the tree matches the active learning it was rendered from' },
-  tier: { severity: 'warning', summary: 'every pinned tier is here (fetched on first use) and readable, so no agent silently misses it' },
+  budget: {
+    severity: 'warning',
+    summary: "the summed descriptions of active learnings fit the agents' skill-listing budget",
+  },
+  rendered: {
+    severity: 'warning',
+    summary: 'a rendered skill in the tree matches the active learning it was rendered from',
+  },
+  tier: {
+    severity: 'warning',
+    summary: 'every pinned tier is here (fetched on first use) and readable, so no agent silently misses it',
+  },
 }
 
 /**
@@ -49,7 +72,13 @@ export interface Finding {
   message: string
 }
 
-export function finding(rule: RuleId, path: string, line: number, message: string, severity: Severity = RULES[rule].severity): Finding {
+export function finding(
+  rule: RuleId,
+  path: string,
+  line: number,
+  message: string,
+  severity: Severity = RULES[rule].severity,
+): Finding {
   return { rule, severity, path, line: Math.max(1, line), message }
 }
 
@@ -87,21 +116,49 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
     const inStore = f.path.startsWith('.learnings/')
     const where = parseStorePath(f.path)
     if (isLocalStateFile(f.path)) {
-      findings.push(finding('zone', f.path, 1, `${f.path} looks like git learn's local state (observations, usage events), which never leaves the machine: remove it from the commit (git rm --cached ${f.path}) and delete the copy`))
+      findings.push(
+        finding(
+          'zone',
+          f.path,
+          1,
+          `${f.path} looks like git learn's local state (observations, usage events), which never leaves the machine: remove it from the commit (git rm --cached ${f.path}) and delete the copy`,
+        ),
+      )
       continue
     }
     if (inStore) {
       if (f.mode === SYMLINK_MODE) {
-        findings.push(finding('zone', f.path, 1, `${f.path} is a symbolic link; the store holds only regular files: replace it with the file itself (or remove it)`))
+        findings.push(
+          finding(
+            'zone',
+            f.path,
+            1,
+            `${f.path} is a symbolic link; the store holds only regular files: replace it with the file itself (or remove it)`,
+          ),
+        )
         continue
       }
       if (!where) {
         if (!isStoreSupportFile(f.path))
-          findings.push(finding('zone', f.path, 1, `${f.path} is not where learnings live: a learning is .learnings/{pending,active,archived}/<name>.md; propose it with \`git learn add --file ${f.path}\` and remove this copy`))
+          findings.push(
+            finding(
+              'zone',
+              f.path,
+              1,
+              `${f.path} is not where learnings live: a learning is .learnings/{pending,active,archived}/<name>.md; propose it with \`git learn add --file ${f.path}\` and remove this copy`,
+            ),
+          )
         continue
       }
       if (f.text === undefined) {
-        findings.push(finding('schema', f.path, 1, `${f.path} is not a learning: ${f.skipped ?? 'unreadable'}; a learning is UTF-8 markdown of at most 1 MB`))
+        findings.push(
+          finding(
+            'schema',
+            f.path,
+            1,
+            `${f.path} is not a learning: ${f.skipped ?? 'unreadable'}; a learning is UTF-8 markdown of at most 1 MB`,
+          ),
+        )
         continue
       }
       let learning: Learning
@@ -109,7 +166,9 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
         learning = parseLearning(f.text, f.path, opts.parseYaml)
       } catch (err) {
         if (!(err instanceof LearningParseError)) throw err
-        findings.push(finding('schema', f.path, err.line ?? 1, `${err.reason}; fix the file (templates/ has a skeleton per type)`))
+        findings.push(
+          finding('schema', f.path, err.line ?? 1, `${err.reason}; fix the file (templates/ has a skeleton per type)`),
+        )
         scanText(f, findings, opts)
         continue
       }
@@ -126,7 +185,14 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
         continue
       }
       if (isLearningShaped(f.text) && !isRendered(f.text))
-        findings.push(finding('zone', f.path, 1, `${f.path} is a learning (its frontmatter has source or evidence) inside a system zone, where agents obey it without review: propose it with \`git learn add --file ${f.path}\`, and let \`git learn render\` write the approved version here`))
+        findings.push(
+          finding(
+            'zone',
+            f.path,
+            1,
+            `${f.path} is a learning (its frontmatter has source or evidence) inside a system zone, where agents obey it without review: propose it with \`git learn add --file ${f.path}\`, and let \`git learn render\` write the approved version here`,
+          ),
+        )
       scanText(f, findings, { ...opts, directives: false })
     }
   }
@@ -136,10 +202,24 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
 function scanText(f: CheckFile, findings: Finding[], opts: ContentOptions, name?: string): void {
   const text = f.text ?? ''
   for (const s of scanSecrets(text, { allow: opts.secretsAllow ?? [] }))
-    findings.push(finding('secrets', f.path, s.line, `${s.description} (${s.rule}) at column ${s.column}: ${s.masked}; remove it and rotate the credential (a reviewed false positive goes into secrets.allow as "${s.fingerprint}")`))
+    findings.push(
+      finding(
+        'secrets',
+        f.path,
+        s.line,
+        `${s.description} (${s.rule}) at column ${s.column}: ${s.masked}; remove it and rotate the credential (a reviewed false positive goes into secrets.allow as "${s.fingerprint}")`,
+      ),
+    )
   if (opts.directives && !(name && opts.directivesAllowed?.has(name)))
     for (const d of scanDirectives(text))
-      findings.push(finding('directives', f.path, d.line, `${d.description}: "${d.excerpt}"; agents read learnings as instructions: rewrite it as a description, or propose it with \`git learn add --allow-directives\` if it is meant`))
+      findings.push(
+        finding(
+          'directives',
+          f.path,
+          d.line,
+          `${d.description}: "${d.excerpt}"; agents read learnings as instructions: rewrite it as a description, or propose it with \`git learn add --allow-directives\` if it is meant`,
+        ),
+      )
 }
 
 /** Names used by more than one learning across the states; findings only for the paths in `report` (all when absent). */
@@ -158,7 +238,14 @@ export function checkUniqueNames(paths: readonly string[], report?: ReadonlySet<
     for (const p of list) {
       if (report && !report.has(p)) continue
       const others = list.filter((o) => o !== p)
-      out.push(finding('schema', p, 1, `the name "${name}" is also used by ${others.join(', ')}; names are unique across pending, active and archived: rename one (file and name field), or archive the older one`))
+      out.push(
+        finding(
+          'schema',
+          p,
+          1,
+          `the name "${name}" is also used by ${others.join(', ')}; names are unique across pending, active and archived: rename one (file and name field), or archive the older one`,
+        ),
+      )
     }
   }
   return out
@@ -169,7 +256,14 @@ export function checkBudget(learnings: readonly Learning[], budget = LISTING_BUD
   const active = learnings.filter((l) => l.state === 'active')
   const total = active.reduce((n, l) => n + (typeof l.data.description === 'string' ? l.data.description.length : 0), 0)
   if (total <= budget) return []
-  return [finding('budget', '.learnings/active', 1, `the ${active.length} active learnings' descriptions add up to ${total} characters, over the ${budget}-character listing budget agents load (Claude Code's skill listing): shorten descriptions, or prune unused learnings (\`git learn prune\`)`)]
+  return [
+    finding(
+      'budget',
+      '.learnings/active',
+      1,
+      `the ${active.length} active learnings' descriptions add up to ${total} characters, over the ${budget}-character listing budget agents load (Claude Code's skill listing): shorten descriptions, or prune unused learnings (\`git learn prune\`)`,
+    ),
+  ]
 }
 
 /** A learning's evidence pin, when it has one: the commit and the paths it rests on. */
@@ -179,7 +273,9 @@ export function readEvidence(l: Learning): { commit: string; paths: string[] } |
   const commit = (e as Record<string, unknown>)['commit']
   const paths = (e as Record<string, unknown>)['paths']
   if (typeof commit !== 'string' || !isCommitId(commit) || !Array.isArray(paths)) return undefined
-  const ps = paths.filter((p): p is string => typeof p === 'string' && p.length > 0 && !p.startsWith('/') && !p.includes('${'))
+  const ps = paths.filter(
+    (p): p is string => typeof p === 'string' && p.length > 0 && !p.startsWith('/') && !p.includes('${'),
+  )
   return ps.length ? { commit, paths: ps } : undefined
 }
 
@@ -187,7 +283,12 @@ export function readEvidence(l: Learning): { commit: string; paths: string[] } |
 export function staleFinding(l: Learning, commit: string, changed: readonly string[]): Finding | undefined {
   if (!changed.length) return undefined
   const shown = changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '')
-  return finding('stale', l.path, 1, `${l.name} rests on files changed since ${commit.slice(0, 12)}: ${shown}; re-verify it and update evidence.commit, or archive it (\`git learn prune\`)`)
+  return finding(
+    'stale',
+    l.path,
+    1,
+    `${l.name} rests on files changed since ${commit.slice(0, 12)}: ${shown}; re-verify it and update evidence.commit, or archive it (\`git learn prune\`)`,
+  )
 }
 
 function stateOf(path: string): LearningState | undefined {
@@ -203,7 +304,9 @@ const BY_TOKENS: Record<LearningState, readonly string[]> = {
 
 /** Whether the trailers record a reviewed move of `name` into `state` (its `*-by` trailer is one of that move's). */
 function reviewedIn(events: readonly AuditEvent[], name: string, state: LearningState): boolean {
-  return events.some((e) => e.name === name && e.to === state && !!e.by && e.byRole !== null && BY_TOKENS[state].includes(e.byRole))
+  return events.some(
+    (e) => e.name === name && e.to === state && !!e.by && e.byRole !== null && BY_TOKENS[state].includes(e.byRole),
+  )
 }
 
 /**
@@ -220,11 +323,19 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
     const to = parseStorePath(c.path)
     if (c.status === 'R') {
       const from = parseStorePath(c.oldPath ?? '')
-      if (from && to) moves.push({ name: to.name, from: c.oldPath as string, to: c.path, fromState: from.state, toState: to.state })
+      if (from && to)
+        moves.push({ name: to.name, from: c.oldPath as string, to: c.path, fromState: from.state, toState: to.state })
       else if (from) deleted.set(from.name, { ...c, path: c.oldPath as string })
       else if (to) added.set(to.name, c)
       if (from && to && from.name !== to.name)
-        out.push(finding('transition', c.path, 1, `${c.oldPath} was renamed to ${c.path}: a learning keeps its name through its life; rename it while it is pending (add a new one and reject the old), not during a move`))
+        out.push(
+          finding(
+            'transition',
+            c.path,
+            1,
+            `${c.oldPath} was renamed to ${c.path}: a learning keeps its name through its life; rename it while it is pending (add a new one and reject the old), not during a move`,
+          ),
+        )
       continue
     }
     if (!to) continue
@@ -234,7 +345,13 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
   for (const [name, a] of [...added]) {
     const d = deleted.get(name)
     if (!d) continue
-    moves.push({ name, from: d.path, to: a.path, fromState: stateOf(d.path) as LearningState, toState: stateOf(a.path) as LearningState })
+    moves.push({
+      name,
+      from: d.path,
+      to: a.path,
+      fromState: stateOf(d.path) as LearningState,
+      toState: stateOf(a.path) as LearningState,
+    })
     added.delete(name)
     deleted.delete(name)
   }
@@ -242,20 +359,48 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
     const state = stateOf(a.path) as LearningState
     // Proposed and approved (or rejected) within the range: the net change is an add, the trailers show the path.
     if (state !== 'pending' && !reviewedIn(events, name, state))
-      out.push(finding('transition', a.path, 1, `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\``))
+      out.push(
+        finding(
+          'transition',
+          a.path,
+          1,
+          `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\``,
+        ),
+      )
   }
   for (const [, d] of deleted)
-    out.push(finding('transition', d.path, 1, `${d.path} was deleted; learnings are never deleted: restore it (\`git checkout <base> -- ${d.path}\`) and archive it with \`git learn ${stateOf(d.path) === 'pending' ? 'reject <name> --reason …' : 'prune'}\``))
+    out.push(
+      finding(
+        'transition',
+        d.path,
+        1,
+        `${d.path} was deleted; learnings are never deleted: restore it (\`git checkout <base> -- ${d.path}\`) and archive it with \`git learn ${stateOf(d.path) === 'pending' ? 'reject <name> --reason …' : 'prune'}\``,
+      ),
+    )
   for (const m of moves) {
     if (m.fromState === m.toState) continue
     if (!isAllowedMove(m.fromState, m.toState)) {
-      out.push(finding('transition', m.to, 1, `${m.name} moved ${m.fromState} → ${m.toState}, which the lifecycle does not allow (pending → active|archived, active → archived, archived → pending): move it back and use git learn approve, reject, prune or restore`))
+      out.push(
+        finding(
+          'transition',
+          m.to,
+          1,
+          `${m.name} moved ${m.fromState} → ${m.toState}, which the lifecycle does not allow (pending → active|archived, active → archived, archived → pending): move it back and use git learn approve, reject, prune or restore`,
+        ),
+      )
       continue
     }
     if (m.toState === 'active') {
       const ok = events.some((e) => e.name === m.name && e.to === 'active' && e.byRole === MOVES.approve.by && e.by)
       if (!ok)
-        out.push(finding('transition', m.to, 1, `${m.name} moved into active/ without an approving commit in the range (trailers "Learning: ${m.name}", "Learning-To: active", "Approved-by: …"): move it back and run \`git learn approve ${m.name}\``))
+        out.push(
+          finding(
+            'transition',
+            m.to,
+            1,
+            `${m.name} moved into active/ without an approving commit in the range (trailers "Learning: ${m.name}", "Learning-To: active", "Approved-by: …"): move it back and run \`git learn approve ${m.name}\``,
+          ),
+        )
     }
   }
   return out
@@ -268,7 +413,12 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
 export function checkCommitMessage(staged: readonly DiffEntry[], message: string): Finding[] {
   const groups = parseLearningTrailers(message)
   const events = parseAuditTrail([{ commit: '', date: '', author: '', message }])
-  const paragraphBy = new Set(groups.flat().filter((t) => /-by$/.test(t.token)).map((t) => t.token))
+  const paragraphBy = new Set(
+    groups
+      .flat()
+      .filter((t) => /-by$/.test(t.token))
+      .map((t) => t.token),
+  )
   const out: Finding[] = []
   for (const c of staged) {
     const to = parseStorePath(c.path)
@@ -285,18 +435,40 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
     // add into active/: its message carries the branch's trailers, and they are the review, as \`check --base\` reads them.
     if (!fromState && reviewedIn(events, to.name, to.state)) continue
     if (!fromState) {
-      out.push(finding('transition', c.path, 1, `${c.path} is added straight into ${to.state}/: learnings start in pending/ (\`git learn add\`): ${fix}`))
+      out.push(
+        finding(
+          'transition',
+          c.path,
+          1,
+          `${c.path} is added straight into ${to.state}/: learnings start in pending/ (\`git learn add\`): ${fix}`,
+        ),
+      )
       continue
     }
     if (!isAllowedMove(fromState, to.state)) {
-      out.push(finding('transition', c.path, 1, `${to.name} moves ${fromState} → ${to.state}, which the lifecycle does not allow: ${fix}`))
+      out.push(
+        finding(
+          'transition',
+          c.path,
+          1,
+          `${to.name} moves ${fromState} → ${to.state}, which the lifecycle does not allow: ${fix}`,
+        ),
+      )
       continue
     }
     const g = groups.find((gr) => gr.some((t) => t.token === 'Learning' && t.value === to.name))
-    const has = (token: string, value?: string) => g?.some((t) => t.token === token && (value === undefined || t.value === value)) ?? false
+    const has = (token: string, value?: string) =>
+      g?.some((t) => t.token === token && (value === undefined || t.value === value)) ?? false
     const byOk = BY_TOKENS[to.state].some((b) => has(b) || paragraphBy.has(b))
     if (!g || !has('Learning-Action') || !has('Learning-From', fromState) || !has('Learning-To', to.state) || !byOk)
-      out.push(finding('transition', c.path, 1, `${to.name} moves ${fromState} → ${to.state} but the commit message lacks its trailers (Learning: ${to.name}, Learning-Action, Learning-From: ${fromState}, Learning-To: ${to.state}, ${BY_TOKENS[to.state].join('/')}): ${fix}`))
+      out.push(
+        finding(
+          'transition',
+          c.path,
+          1,
+          `${to.name} moves ${fromState} → ${to.state} but the commit message lacks its trailers (Learning: ${to.name}, Learning-Action, Learning-From: ${fromState}, Learning-To: ${to.state}, ${BY_TOKENS[to.state].join('/')}): ${fix}`,
+        ),
+      )
   }
   return out
 }
@@ -309,7 +481,9 @@ export interface CheckReport {
 /** Sort findings (errors first, then by path and line) and decide: ok unless any error. */
 export function buildReport(findings: readonly Finding[]): CheckReport {
   const rank: Record<Severity, number> = { error: 0, warning: 1, note: 2 }
-  const sorted = [...findings].sort((a, b) => rank[a.severity] - rank[b.severity] || a.path.localeCompare(b.path) || a.line - b.line)
+  const sorted = [...findings].sort(
+    (a, b) => rank[a.severity] - rank[b.severity] || a.path.localeCompare(b.path) || a.line - b.line,
+  )
   return { ok: !sorted.some((f) => f.severity === 'error'), findings: sorted }
 }
 
@@ -318,7 +492,11 @@ export function formatText(report: CheckReport): string {
   const lines = report.findings.map((f) => `${f.path}:${f.line}: ${f.severity} [${f.rule}] ${f.message}`)
   const errors = report.findings.filter((f) => f.severity === 'error').length
   const warnings = report.findings.filter((f) => f.severity === 'warning').length
-  lines.push(report.ok ? `git learn check: ok${warnings ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}` : `git learn check: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`)
+  lines.push(
+    report.ok
+      ? `git learn check: ok${warnings ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}`
+      : `git learn check: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`,
+  )
   return `${lines.join('\n')}\n`
 }
 
@@ -328,5 +506,10 @@ const escapeProp = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/
 /** `--format github`: workflow commands that GitHub turns into annotations on the pull request's files. */
 export function formatGithub(report: CheckReport): string {
   const kind: Record<Severity, string> = { error: 'error', warning: 'warning', note: 'notice' }
-  return report.findings.map((f) => `::${kind[f.severity]} file=${escapeProp(f.path)},line=${f.line},title=${escapeProp(`git-learn ${f.rule}`)}::${escapeData(f.message)}\n`).join('')
+  return report.findings
+    .map(
+      (f) =>
+        `::${kind[f.severity]} file=${escapeProp(f.path)},line=${f.line},title=${escapeProp(`git-learn ${f.rule}`)}::${escapeData(f.message)}\n`,
+    )
+    .join('')
 }

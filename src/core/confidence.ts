@@ -29,7 +29,8 @@ export function weeksSince(since: string | null | undefined, now: Date): number 
 /** The effective confidence of a learning, rounded to 3 decimals. */
 export function effectiveConfidence(
   base: number,
-  usage: Pick<UsageSummary, 'helpful' | 'applied' | 'harmful' | 'lastConfirmed'> & Partial<Pick<UsageSummary, 'successes' | 'failures'>>,
+  usage: Pick<UsageSummary, 'helpful' | 'applied' | 'harmful' | 'lastConfirmed'> &
+    Partial<Pick<UsageSummary, 'successes' | 'failures'>>,
   now: Date,
   config: Config['confidence'],
   created?: string | null,

@@ -6,7 +6,13 @@ export interface Config {
   approval: { distinct_approver: boolean }
   confidence: { confirm: number; contradict: number; decay_per_week: number; apply: number }
   prune: { after_days: number; min_matches: number }
-  observe: { enabled: boolean; max_field_bytes: number; rotate_bytes: number; ignore_tools: string[]; skip_subagents: boolean }
+  observe: {
+    enabled: boolean
+    max_field_bytes: number
+    rotate_bytes: number
+    ignore_tools: string[]
+    skip_subagents: boolean
+  }
   context: { max_tokens: number }
   zones: { system: string[] }
   secrets: { allow: string[] }
@@ -38,12 +44,22 @@ export const configSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    gates: section({ min_discovery_depth: { type: 'integer', minimum: 0, maximum: 3 }, min_contexts: count, require_verification: { type: 'boolean' } }),
+    gates: section({
+      min_discovery_depth: { type: 'integer', minimum: 0, maximum: 3 },
+      min_contexts: count,
+      require_verification: { type: 'boolean' },
+    }),
     dedupe: section({ similar: unit, related: unit, notes_file: { type: 'string' } }),
     approval: section({ distinct_approver: { type: 'boolean' } }),
     confidence: section({ confirm: unit, contradict: unit, decay_per_week: unit, apply: unit }),
     prune: section({ after_days: count, min_matches: count }),
-    observe: section({ enabled: { type: 'boolean' }, max_field_bytes: { type: 'integer', minimum: 256 }, rotate_bytes: { type: 'integer', minimum: 1024 }, ignore_tools: strings, skip_subagents: { type: 'boolean' } }),
+    observe: section({
+      enabled: { type: 'boolean' },
+      max_field_bytes: { type: 'integer', minimum: 256 },
+      rotate_bytes: { type: 'integer', minimum: 1024 },
+      ignore_tools: strings,
+      skip_subagents: { type: 'boolean' },
+    }),
     context: section({ max_tokens: { type: 'integer', minimum: 100 } }),
     zones: section({ system: strings }),
     secrets: section({ allow: strings }),
@@ -62,7 +78,9 @@ export const configSchema = {
         },
       },
     },
-    render: section({ targets: { type: 'array', items: { enum: ['claude', 'agents', 'cursor', 'copilot', 'claude-md'] } } }),
+    render: section({
+      targets: { type: 'array', items: { enum: ['claude', 'agents', 'cursor', 'copilot', 'claude-md'] } },
+    }),
   },
 } as const
 
@@ -71,7 +89,14 @@ export function mergeConfig(partial: Record<string, unknown> | null | undefined)
   const out: Record<string, unknown> = structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>
   for (const [key, value] of Object.entries(partial ?? {})) {
     const base = out[key]
-    if (base && typeof base === 'object' && !Array.isArray(base) && value && typeof value === 'object' && !Array.isArray(value))
+    if (
+      base &&
+      typeof base === 'object' &&
+      !Array.isArray(base) &&
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
+    )
       out[key] = { ...(base as object), ...(value as object) }
     else out[key] = value
   }

@@ -62,7 +62,8 @@ export function formatLabel(e: Pick<CatalogEntry, 'name' | 'tier'>): string {
 export function formatDirective(e: CatalogEntry): string {
   const what = e.fix || e.description
   const name = formatLabel(e)
-  if (e.type === 'error-solution' && e.trigger) return `- ${name}: when you see "${one(e.trigger, 90)}": ${one(what, 160)}`
+  if (e.type === 'error-solution' && e.trigger)
+    return `- ${name}: when you see "${one(e.trigger, 90)}": ${one(what, 160)}`
   if (e.type === 'anti-pattern') return `- ${name}: avoid — ${one(what, 200)}`
   return `- ${name}: ${one(what, 200)}`
 }
@@ -72,10 +73,18 @@ export function buildContext(input: ContextInput): BuiltContext {
   const { confidence: cc, context } = input.config
   const scored = input.entries.map((e) => {
     const u = input.usage.get(e.name) ?? EMPTY_USAGE
-    return { e, u, conf: effectiveConfidence(baseConfidence(e.confidence), u, input.now, cc, e.created), near: touchesChanged(e, input.changedFiles) }
+    return {
+      e,
+      u,
+      conf: effectiveConfidence(baseConfidence(e.confidence), u, input.now, cc, e.created),
+      near: touchesChanged(e, input.changedFiles),
+    }
   })
-  const byName = (a: { e: CatalogEntry }, b: { e: CatalogEntry }) => compareCodeUnits(a.e.name, b.e.name) || compareCodeUnits(a.e.tier, b.e.tier)
-  const apply = scored.filter((s) => s.conf >= cc.apply).sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || byName(a, b))
+  const byName = (a: { e: CatalogEntry }, b: { e: CatalogEntry }) =>
+    compareCodeUnits(a.e.name, b.e.name) || compareCodeUnits(a.e.tier, b.e.tier)
+  const apply = scored
+    .filter((s) => s.conf >= cc.apply)
+    .sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || byName(a, b))
   const rest = scored
     .filter((s) => s.conf < cc.apply)
     .sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || b.u.matches - a.u.matches || byName(a, b))
@@ -84,7 +93,8 @@ export function buildContext(input: ContextInput): BuiltContext {
   const header = tiers.length
     ? `git-learn: learnings reviewed in this project (.learnings/active/), and learnings of the tier${tiers.length === 1 ? '' : 's'} ${tiers.join(', ')} (reviewed in their own repositories; marked [tier …]).`
     : 'git-learn: learnings reviewed in this project (.learnings/active/).'
-  const footer = 'Read one in full with `git learn show <name>`; look an error up with `git learn search "<error text>"`.'
+  const footer =
+    'Read one in full with `git learn show <name>`; look an error up with `git learn search "<error text>"`.'
   const budget = context.max_tokens * 4
   const lines: string[] = [header]
   let used = header.length + 1 + footer.length + 1
@@ -96,7 +106,8 @@ export function buildContext(input: ContextInput): BuiltContext {
     used += line.length + 1
     return true
   }
-  if (apply.length && take('Apply these:')) for (const s of apply) if (take(formatDirective(s.e))) applied.push(s.e.name)
+  if (apply.length && take('Apply these:'))
+    for (const s of apply) if (take(formatDirective(s.e))) applied.push(s.e.name)
   const notApplied = [...apply.filter((s) => !applied.includes(s.e.name)), ...rest]
   if (notApplied.length && take(applied.length ? 'Also available:' : 'Available:'))
     for (const s of notApplied) {

@@ -21,7 +21,9 @@ export const SOLUTION_SECTION: Record<LearningType, string> = {
 // Not terms.ts's tokenizer on purpose: similarity keeps numbers and paths (`v2`, `src/x.ts`), and the duplicate
 // thresholds (DESIGN section 4) were set with these words and this stop list.
 const STOP = new Set(
-  'a an and are as at be but by can do does for from has have how if in into is it its not of on or so such that the their then there these this to use used uses using was when where which while will with you your we our after before'.split(' '),
+  'a an and are as at be but by can do does for from has have how if in into is it its not of on or so such that the their then there these this to use used uses using was when where which while will with you your we our after before'.split(
+    ' ',
+  ),
 )
 
 /** Lower-case words, markdown and punctuation dropped, numbers kept. */
@@ -95,7 +97,14 @@ export interface DedupeEntry {
 }
 
 export function learningEntry(l: Learning, fileText: string): DedupeEntry {
-  return { id: l.name, path: l.path, text: fileText, vector: termVector(comparableText(l)), hash: contentHash(l), isLearning: true }
+  return {
+    id: l.name,
+    path: l.path,
+    text: fileText,
+    vector: termVector(comparableText(l)),
+    hash: contentHash(l),
+    isLearning: true,
+  }
 }
 
 export interface DedupeVerdict {
@@ -107,7 +116,11 @@ export interface DedupeVerdict {
 }
 
 /** Compare a candidate with every entry: exact by hash, near at or above `similar`, related at or above `related`. */
-export function findDuplicates(candidate: Learning, entries: readonly DedupeEntry[], thresholds: { similar: number; related: number }): DedupeVerdict {
+export function findDuplicates(
+  candidate: Learning,
+  entries: readonly DedupeEntry[],
+  thresholds: { similar: number; related: number },
+): DedupeVerdict {
   const hash = contentHash(candidate)
   const vector = termVector(comparableText(candidate))
   const verdict: DedupeVerdict = { related: [] }
@@ -151,7 +164,11 @@ export function parseNotesRows(markdown: string, path = 'NOTES.md'): DedupeEntry
     }
     tableRow++
     if (!inScope || tableRow === 1 || /^\|[\s:|-]+\|?$/.test(line)) continue
-    const cells = line.replace(/^\||\|$/g, '').split('|').map((c) => c.trim()).filter(Boolean)
+    const cells = line
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((c) => c.trim())
+      .filter(Boolean)
     const text = cells.join(' — ')
     if (tokenize(text).length < 3) continue
     out.push({ id: `${path}:${i + 1}`, path, text: `${line}\n`, vector: termVector(text), isLearning: false })
@@ -196,7 +213,11 @@ export class DedupeIndex {
   }
 
   /** The verdict of findDuplicates(candidate, entries without those in `skip`, thresholds). */
-  find(candidate: Learning, thresholds: { similar: number; related: number }, skip: ReadonlySet<string> = new Set()): DedupeVerdict {
+  find(
+    candidate: Learning,
+    thresholds: { similar: number; related: number },
+    skip: ReadonlySet<string> = new Set(),
+  ): DedupeVerdict {
     const hash = contentHash(candidate)
     const vector = termVector(comparableText(candidate))
     const verdict: DedupeVerdict = { related: [] }
@@ -236,7 +257,8 @@ export class DedupeIndex {
       const nb = this.norms[i] as number
       const similarity = na && nb ? d / Math.sqrt(na * nb) : 0
       if (similarity >= thresholds.similar) {
-        if (!best || similarity > best.similarity || (similarity === best.similarity && i < best.at)) best = { entry: e, similarity, at: i }
+        if (!best || similarity > best.similarity || (similarity === best.similarity && i < best.at))
+          best = { entry: e, similarity, at: i }
       } else if (similarity >= thresholds.related && e.isLearning) related.push({ entry: e, similarity, at: i })
     }
     if (best) verdict.near = { entry: best.entry, similarity: best.similarity }

@@ -34,22 +34,34 @@ const RULES: readonly { kind: DirectiveKind; description: string; re: RegExp }[]
   {
     kind: 'exfiltration',
     description: 'uploads a credentials file with curl or wget',
-    re: new RegExp(String.raw`\b(?:curl|wget|http)\b[^\n|;]*?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-file)(?:\s+|=)['"]?(?:[\w.-]+=)?@?[^\s'"]*(?:${SECRET_PLACE})`, 'i'),
+    re: new RegExp(
+      String.raw`\b(?:curl|wget|http)\b[^\n|;]*?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-file)(?:\s+|=)['"]?(?:[\w.-]+=)?@?[^\s'"]*(?:${SECRET_PLACE})`,
+      'i',
+    ),
   },
   {
     kind: 'exfiltration',
     description: 'pipes credentials into a network tool',
-    re: new RegExp(String.raw`(?:\b(?:cat|base64|tar|zip|gpg|xxd)\b[^\n|]*(?:${SECRET_PLACE})[^\n|]*|\b(?:env|printenv|set)\s*)\|\s*(?:curl|wget|nc|ncat|netcat|socat|telnet)\b`, 'i'),
+    re: new RegExp(
+      String.raw`(?:\b(?:cat|base64|tar|zip|gpg|xxd)\b[^\n|]*(?:${SECRET_PLACE})[^\n|]*|\b(?:env|printenv|set)\s*)\|\s*(?:curl|wget|nc|ncat|netcat|socat|telnet)\b`,
+      'i',
+    ),
   },
   {
     kind: 'exfiltration',
     description: 'tells the agent to send credentials or private files somewhere',
-    re: new RegExp(String.raw`\b(?:send|upload|post|exfiltrate|transmit|forward|email|leak|copy)\b[^\n]{0,80}?(?:${SECRET_WORD})[^\n]{0,80}?\b(?:to|at|into)\b\s+[^\n]{0,40}?(?:https?:\/\/|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|sh|xyz|ru|cn|me|co|app|site|info|biz|top|tk|cc)\b|\S+@[\w-]+\.\w+|webhook)`, 'i'),
+    re: new RegExp(
+      String.raw`\b(?:send|upload|post|exfiltrate|transmit|forward|email|leak|copy)\b[^\n]{0,80}?(?:${SECRET_WORD})[^\n]{0,80}?\b(?:to|at|into)\b\s+[^\n]{0,40}?(?:https?:\/\/|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|sh|xyz|ru|cn|me|co|app|site|info|biz|top|tk|cc)\b|\S+@[\w-]+\.\w+|webhook)`,
+      'i',
+    ),
   },
   {
     kind: 'pipe-to-shell',
     description: 'pipes a download into a shell',
-    re: new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|invoke-webrequest|irm|invoke-restmethod)\b[^\n|;]*\|\s*(?:${SHELL})\b`, 'i'),
+    re: new RegExp(
+      String.raw`\b(?:curl|wget|fetch|iwr|invoke-webrequest|irm|invoke-restmethod)\b[^\n|;]*\|\s*(?:${SHELL})\b`,
+      'i',
+    ),
   },
   {
     kind: 'pipe-to-shell',
@@ -59,12 +71,16 @@ const RULES: readonly { kind: DirectiveKind; description: string; re: RegExp }[]
   {
     kind: 'base64-to-shell',
     description: 'decodes base64 into a shell',
-    re: new RegExp(String.raw`base64\s+(?:-d|--decode|-D)\b[^\n]*\|\s*(?:${SHELL})\b|\beval\b[^\n]*base64\s+(?:-d|--decode|-D)\b|\b(?:ba|z)?sh\s+-c\s+["']?\$\([^)\n]*base64\s+(?:-d|--decode|-D)`, 'i'),
+    re: new RegExp(
+      String.raw`base64\s+(?:-d|--decode|-D)\b[^\n]*\|\s*(?:${SHELL})\b|\beval\b[^\n]*base64\s+(?:-d|--decode|-D)\b|\b(?:ba|z)?sh\s+-c\s+["']?\$\([^)\n]*base64\s+(?:-d|--decode|-D)`,
+      'i',
+    ),
   },
 ]
 
 /** Words at least one rule needs: a text without any of them is skipped in one pass. */
-const KEYWORDS = /ignore|disregard|forget|override|system\s+prompt|you\s+are\s+now|curl|wget|fetch|iwr|invoke-|irm\b|\|\s*(?:nc|ncat|netcat|socat|telnet)\b|send|upload|post|exfiltrate|transmit|forward|email|leak|copy|base64/i
+const KEYWORDS =
+  /ignore|disregard|forget|override|system\s+prompt|you\s+are\s+now|curl|wget|fetch|iwr|invoke-|irm\b|\|\s*(?:nc|ncat|netcat|socat|telnet)\b|send|upload|post|exfiltrate|transmit|forward|email|leak|copy|base64/i
 
 /** Every directive-like passage of `text`, one finding per rule and line. */
 export function scanDirectives(text: string): DirectiveFinding[] {

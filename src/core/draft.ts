@@ -17,8 +17,13 @@ export function buildDraftFrontmatter(f: DraftFields, today: Date): Frontmatter 
   const data: Frontmatter = { name: f.name, description: f.description, type: f.type }
   if (f.trigger !== undefined) data.trigger = f.trigger
   if (f.domain !== undefined) data['domain'] = f.domain
-  if (f.tags !== undefined) data.tags = f.tags.split(',').map((t) => t.trim()).filter(Boolean)
-  if (f.confidence !== undefined) data['confidence'] = /^\s*[0-9.]+\s*$/.test(f.confidence) ? Number(f.confidence) : f.confidence
+  if (f.tags !== undefined)
+    data.tags = f.tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean)
+  if (f.confidence !== undefined)
+    data['confidence'] = /^\s*[0-9.]+\s*$/.test(f.confidence) ? Number(f.confidence) : f.confidence
   data['created'] = formatDate(today)
   data['version'] = '1.0.0'
   return data

@@ -23,7 +23,11 @@ export interface EvalCase {
 export function parseEvalSet(text: string): EvalCase[] {
   // Not parseYamlMapping: a queries file may be a top-level list. Aliases are bounded the same way.
   const v: unknown = YAML.parse(text, { maxAliasCount: MAX_YAML_ALIASES, uniqueKeys: true })
-  const list = Array.isArray(v) ? v : v && typeof v === 'object' && Array.isArray((v as Record<string, unknown>)['queries']) ? ((v as Record<string, unknown>)['queries'] as unknown[]) : undefined
+  const list = Array.isArray(v)
+    ? v
+    : v && typeof v === 'object' && Array.isArray((v as Record<string, unknown>)['queries'])
+      ? ((v as Record<string, unknown>)['queries'] as unknown[])
+      : undefined
   if (!list) throw new Error('expected a YAML list of {query, expect} entries (or queries: [...])')
   return list.map((e, i) => {
     const o = (e ?? {}) as Record<string, unknown>
@@ -31,10 +35,19 @@ export function parseEvalSet(text: string): EvalCase[] {
     const x = o['expect']
     const f = o['form']
     const none = x === 'none' || x === null || (Array.isArray(x) && x.length === 0)
-    const expect = none ? [] : typeof x === 'string' ? [x] : Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []
+    const expect = none
+      ? []
+      : typeof x === 'string'
+        ? [x]
+        : Array.isArray(x)
+          ? x.filter((s): s is string => typeof s === 'string')
+          : []
     if (typeof q !== 'string' || !q.trim() || (!none && !expect.length))
-      throw new Error(`entry ${i + 1} needs a non-empty "query" and an "expect" (a learning name, a list of names, or none)`)
-    if (f !== undefined && (typeof f !== 'string' || !/^[\w-]{1,32}$/.test(f))) throw new Error(`entry ${i + 1}: "form" must be a word such as ${QUERY_FORMS.join(', ')}`)
+      throw new Error(
+        `entry ${i + 1} needs a non-empty "query" and an "expect" (a learning name, a list of names, or none)`,
+      )
+    if (f !== undefined && (typeof f !== 'string' || !/^[\w-]{1,32}$/.test(f)))
+      throw new Error(`entry ${i + 1}: "form" must be a word such as ${QUERY_FORMS.join(', ')}`)
     return { query: q, expect, form: typeof f === 'string' ? f : null }
   })
 }
@@ -98,7 +111,13 @@ function searchFigures(outcomes: readonly EvalOutcome[], k: number): SearchFigur
     if (idx >= 0) rr += 1 / (idx + 1)
   }
   const n = scored.length || 1
-  return { queries: scored.length, top1: r4(top1 / n), precisionAtK: r4(prec / n), hitAtK: r4(hit / n), mrr: r4(rr / n) }
+  return {
+    queries: scored.length,
+    top1: r4(top1 / n),
+    precisionAtK: r4(prec / n),
+    hitAtK: r4(hit / n),
+    mrr: r4(rr / n),
+  }
 }
 
 /** Whether recall named the right fix (the expected learning first) or, for a query that expects none, stayed silent. */
@@ -113,7 +132,12 @@ function recallFigures(outcomes: readonly EvalOutcome[]): RecallFigures | undefi
   const failures = measured.filter((o) => o.expect.length)
   const unrelated = measured.filter((o) => !o.expect.length)
   const share = (xs: EvalOutcome[]) => (xs.length ? r4(xs.filter(recallRight).length / xs.length) : 1)
-  return { failures: failures.length, rightFix: share(failures), unrelated: unrelated.length, silence: share(unrelated) }
+  return {
+    failures: failures.length,
+    rightFix: share(failures),
+    unrelated: unrelated.length,
+    silence: share(unrelated),
+  }
 }
 
 /**
@@ -127,13 +151,21 @@ export function scoreEval(outcomes: readonly EvalOutcome[], k: number): EvalRepo
     if (!o.expect.length) continue
     const want = new Set(o.expect)
     const idx = o.ranked.findIndex((n) => want.has(n))
-    if (idx !== 0) misses.push({ query: o.query, expect: o.expect, got: o.ranked[0] ?? null, rank: idx < 0 ? null : idx + 1 })
+    if (idx !== 0)
+      misses.push({ query: o.query, expect: o.expect, got: o.ranked[0] ?? null, rank: idx < 0 ? null : idx + 1 })
   }
-  const report: EvalReport = { ...searchFigures(outcomes, k), k, misses, none: outcomes.filter((o) => !o.expect.length).length }
+  const report: EvalReport = {
+    ...searchFigures(outcomes, k),
+    k,
+    misses,
+    none: outcomes.filter((o) => !o.expect.length).length,
+  }
   const recall = recallFigures(outcomes)
   if (recall) {
     report.recall = recall
-    report.recallMisses = outcomes.filter((o) => o.recalled && !recallRight(o)).map((o) => ({ query: o.query, expect: o.expect, got: o.recalled?.[0] ?? null }))
+    report.recallMisses = outcomes
+      .filter((o) => o.recalled && !recallRight(o))
+      .map((o) => ({ query: o.query, expect: o.expect, got: o.recalled?.[0] ?? null }))
   }
   const forms = [...new Set(outcomes.map((o) => o.form).filter((f): f is string => !!f))].sort()
   if (forms.length) {
@@ -141,7 +173,11 @@ export function scoreEval(outcomes: readonly EvalOutcome[], k: number): EvalRepo
     for (const f of forms) {
       const of = outcomes.filter((o) => o.form === f)
       const r = recallFigures(of)
-      report.forms[f] = { ...searchFigures(of, k), none: of.filter((o) => !o.expect.length).length, ...(r ? { recall: r } : {}) }
+      report.forms[f] = {
+        ...searchFigures(of, k),
+        none: of.filter((o) => !o.expect.length).length,
+        ...(r ? { recall: r } : {}),
+      }
     }
   }
   return report

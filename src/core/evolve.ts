@@ -32,12 +32,17 @@ export const EVOLVE_DEFAULTS: EvolveSettings = { minSize: 3, threshold: 0.4 }
 
 // Not dedupe's or terms' tokenizer on purpose: clustering compares word sets of 3+ ASCII characters, and the
 // default threshold (0.4) was set with this list; another tokenizer moves the clusters.
-const STOP = new Set('the and for with when use that this from into are was were not but you your has have had its can will then than they them what which while after before also just only more most some such'.split(' '))
+const STOP = new Set(
+  'the and for with when use that this from into are was were not but you your has have had its can will then than they them what which while after before also just only more most some such'.split(
+    ' ',
+  ),
+)
 
 /** Lower-case word tokens of at least three characters, stop words dropped. */
 export function tokenize(text: string): Set<string> {
   const out = new Set<string>()
-  for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w.length >= 3 && !STOP.has(w) && !/^\d+$/.test(w)) out.add(w)
+  for (const w of text.toLowerCase().split(/[^a-z0-9]+/))
+    if (w.length >= 3 && !STOP.has(w) && !/^\d+$/.test(w)) out.add(w)
   return out
 }
 
@@ -60,7 +65,8 @@ interface Features {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
-const tagsOf = (d: Frontmatter): string[] => (Array.isArray(d.tags) ? d.tags.filter((t): t is string => typeof t === 'string').map((t) => t.toLowerCase()) : [])
+const tagsOf = (d: Frontmatter): string[] =>
+  Array.isArray(d.tags) ? d.tags.filter((t): t is string => typeof t === 'string').map((t) => t.toLowerCase()) : []
 
 function features(l: EvolveInput): Features {
   const triggers = triggersOf(l.data).join('\n')
@@ -122,7 +128,11 @@ export function scoreRelated(a: Features, b: Features): number {
  * `minSize` members. Skills and learnings some skill already supersedes (`exclude`) take no part. Sorted by
  * their first member's name.
  */
-export function planClusters(learnings: readonly EvolveInput[], exclude: ReadonlySet<string> = new Set(), settings: EvolveSettings = EVOLVE_DEFAULTS): Cluster[] {
+export function planClusters(
+  learnings: readonly EvolveInput[],
+  exclude: ReadonlySet<string> = new Set(),
+  settings: EvolveSettings = EVOLVE_DEFAULTS,
+): Cluster[] {
   const pool = learnings
     .filter((l) => l.data.type !== 'skill' && !exclude.has(l.name))
     .map(features)
@@ -163,14 +173,20 @@ export function planClusters(learnings: readonly EvolveInput[], exclude: Readonl
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .map(([t]) => t)
     const domains = [...new Set(fs.map((f) => f.domain).filter((d): d is string => d !== null))]
-    out.push({ members: fs.map((f) => f.name), sharedTags, domain: domains.length === 1 ? (domains[0] as string) : null })
+    out.push({
+      members: fs.map((f) => f.name),
+      sharedTags,
+      domain: domains.length === 1 ? (domains[0] as string) : null,
+    })
   }
   return out.sort((a, b) => ((a.members[0] as string) < (b.members[0] as string) ? -1 : 1))
 }
 
 /** A free name for the skill of a cluster: its top shared tags and "skill", with -2, -3… when taken. */
 export function buildSkillName(cluster: Cluster, taken: ReadonlySet<string>): string {
-  const base = slugify(`${cluster.sharedTags.slice(0, 3).join(' ') || cluster.domain || 'related'} skill`).slice(0, NAME_MAX - 3).replace(/-+$/, '')
+  const base = slugify(`${cluster.sharedTags.slice(0, 3).join(' ') || cluster.domain || 'related'} skill`)
+    .slice(0, NAME_MAX - 3)
+    .replace(/-+$/, '')
   if (!taken.has(base)) return base
   for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`
 }
@@ -189,17 +205,39 @@ const indent = (text: string) => text.replace(/\n/g, '\n  ')
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 
 /** The `type: skill` draft of a cluster: frontmatter merged from its members, body sections merged from theirs. */
-export function buildSkillDraft(cluster: Cluster, members: readonly EvolveInput[], name: string, today: Date): { data: Frontmatter; body: string } {
+export function buildSkillDraft(
+  cluster: Cluster,
+  members: readonly EvolveInput[],
+  name: string,
+  today: Date,
+): { data: Frontmatter; body: string } {
   const ms = [...members].sort((a, b) => (a.name < b.name ? -1 : 1))
   const triggers = [...new Set(ms.flatMap((m) => triggersOf(m.data)))]
   const tags = [...new Set(ms.flatMap((m) => tagsOf(m.data)))].sort().slice(0, 50)
   const confidences = ms.map((m) => m.data['confidence']).filter((c): c is number => typeof c === 'number')
-  const gates = ms.map((m) => (m.data['gates'] && typeof m.data['gates'] === 'object' ? (m.data['gates'] as Record<string, unknown>) : {}))
+  const gates = ms.map((m) =>
+    m.data['gates'] && typeof m.data['gates'] === 'object' ? (m.data['gates'] as Record<string, unknown>) : {},
+  )
   // The depth of the deepest member that says what was tried (a written Root Cause, Evidence or Rationale counts as
   // moderate, 2, as the depth gate assumes), so the skill carries its members' investigations, not a bare 0.
   const investigated = (m: EvolveInput) => INVESTIGATION.some((h) => sectionText(m.body, h)?.trim())
-  const depth = Math.max(0, ...ms.map((m, i) => (typeof gates[i]?.['discovery_depth'] === 'number' ? (gates[i]?.['discovery_depth'] as number) : investigated(m) ? 2 : 0)))
-  const reuse = [...new Set(gates.flatMap((g) => (Array.isArray(g['reusability']) ? g['reusability'].filter((x): x is string => typeof x === 'string') : [])))].sort()
+  const depth = Math.max(
+    0,
+    ...ms.map((m, i) =>
+      typeof gates[i]?.['discovery_depth'] === 'number'
+        ? (gates[i]?.['discovery_depth'] as number)
+        : investigated(m)
+          ? 2
+          : 0,
+    ),
+  )
+  const reuse = [
+    ...new Set(
+      gates.flatMap((g) =>
+        Array.isArray(g['reusability']) ? g['reusability'].filter((x): x is string => typeof x === 'string') : [],
+      ),
+    ),
+  ].sort()
   const topic = cluster.sharedTags.slice(0, 3).join(', ') || tags.slice(0, 3).join(', ') || 'related problems'
   const description = cut(
     `Consolidated ${cluster.domain ? `${cluster.domain} ` : ''}skill for ${topic}, merged from ${ms.length} learnings (${ms.map((m) => m.name).join(', ')}). ` +
@@ -213,8 +251,14 @@ export function buildSkillDraft(cluster: Cluster, members: readonly EvolveInput[
     ...(triggers.length ? { trigger: triggers.slice(0, MAX_TRIGGERS).map((t) => cut(t, 2000)) } : {}),
     ...(cluster.domain ? { domain: cluster.domain } : {}),
     tags,
-    ...(confidences.length ? { confidence: Math.round((confidences.reduce((a, b) => a + b, 0) / confidences.length) * 100) / 100 } : {}),
-    gates: { discovery_depth: depth, reusability: reuse.length ? reuse.slice(0, 50) : tags.slice(0, 50), verification: `each merged learning records its own verification (${ms.map((m) => m.name).join(', ')})` },
+    ...(confidences.length
+      ? { confidence: Math.round((confidences.reduce((a, b) => a + b, 0) / confidences.length) * 100) / 100 }
+      : {}),
+    gates: {
+      discovery_depth: depth,
+      reusability: reuse.length ? reuse.slice(0, 50) : tags.slice(0, 50),
+      verification: `each merged learning records its own verification (${ms.map((m) => m.name).join(', ')})`,
+    },
     source: { kind: 'evolve' },
     supersedes: ms.map((m) => m.name),
     created: formatDate(today),
@@ -226,14 +270,25 @@ export function buildSkillDraft(cluster: Cluster, members: readonly EvolveInput[
     ...ms.map((m) => `- **${m.name}**: ${indent(part(m, 'Problem', str(m.data.description)))}`),
     '',
     '## Trigger Conditions',
-    ...ms.map((m) => `- **${m.name}**: ${indent(part(m, 'Trigger Conditions', triggersOf(m.data)[0] ?? str(m.data.description)))}`),
+    ...ms.map(
+      (m) =>
+        `- **${m.name}**: ${indent(part(m, 'Trigger Conditions', triggersOf(m.data)[0] ?? str(m.data.description)))}`,
+    ),
     '',
     ...SKILL_INVESTIGATION.flatMap(([heading, from]) => {
-      const written = ms.map((m) => ({ m, text: from.map((h) => sectionText(m.body, h)?.trim()).find(Boolean) })).filter((x) => x.text)
-      return written.length ? [`## ${heading}`, ...written.map(({ m, text }) => `- **${m.name}**: ${indent(text as string)}`), ''] : []
+      const written = ms
+        .map((m) => ({ m, text: from.map((h) => sectionText(m.body, h)?.trim()).find(Boolean) }))
+        .filter((x) => x.text)
+      return written.length
+        ? [`## ${heading}`, ...written.map(({ m, text }) => `- **${m.name}**: ${indent(text as string)}`), '']
+        : []
     }),
     '## Solution',
-    ...ms.flatMap((m) => [`### ${m.name}`, part(m, 'Solution', part(m, 'Correct pattern', part(m, 'Action', part(m, 'Decision', str(m.data.description))))), '']),
+    ...ms.flatMap((m) => [
+      `### ${m.name}`,
+      part(m, 'Solution', part(m, 'Correct pattern', part(m, 'Action', part(m, 'Decision', str(m.data.description))))),
+      '',
+    ]),
     '## Verification',
     ...ms.map((m) => `- **${m.name}**: ${indent(part(m, 'Verification', part(m, 'Evidence', 'not recorded')))}`),
     '',

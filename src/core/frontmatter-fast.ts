@@ -14,7 +14,7 @@
  * holds letters, digits, spaces and `_ . / ( ) + -` (never `:` or `#`), and is not one of YAML's null and boolean
  * words; a number is `0`, or digits not starting with 0, with an optional decimal part. Tabs, single quotes,
  * escapes, block scalars, anchors, tags, flow mappings, duplicate keys and deeper nesting all go to the yaml package.
- * test/unit/frontmatter-fast.test.ts holds this to `YAML.parse` on every input it accepts.
+ * test/unit/core/frontmatter-fast.test.ts holds this to `YAML.parse` on every input it accepts.
  */
 
 const KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$/
@@ -63,7 +63,8 @@ export function parseSimpleFrontmatter(block: string): Record<string, unknown> |
   if (block.includes('\t') || block.includes('\r')) return undefined
   const out: Record<string, Value> = {}
   // The key whose value is still being read from indented lines, and what has been read.
-  let open: { key: string; map?: Record<string, Scalar | Scalar[] | null>; seq?: Scalar[]; seqIndent?: string } | undefined
+  let open:
+    { key: string; map?: Record<string, Scalar | Scalar[] | null>; seq?: Scalar[]; seqIndent?: string } | undefined
   const close = () => {
     if (!open) return
     out[open.key] = open.map ?? open.seq ?? null

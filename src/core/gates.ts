@@ -46,13 +46,15 @@ const VERIFICATION: Record<LearningType, readonly string[]> = {
 }
 
 /** Words of a trigger that say nothing concrete: refused unless the trigger quotes an error. */
-const VAGUE = /\b(sometimes|randomly|occasionally|it breaks|doesn'?t work|does not work|not working|weird|strange|stuff|flaky|glitch(?:y|es)?|buggy)\b/i
+const VAGUE =
+  /\b(sometimes|randomly|occasionally|it breaks|doesn'?t work|does not work|not working|weird|strange|stuff|flaky|glitch(?:y|es)?|buggy)\b/i
 /** Ordinary words that are vague in a short trigger but appear in real messages ("There might be a problem with …"). */
 const SOFT_VAGUE = /\b(something|issues?|problems?|fails?|broken|bug)\b/i
 /** A trigger of this many words or more that uses only SOFT_VAGUE words reads as a message, not a shrug. */
 const SENTENCE_WORDS = 8
 /** Words an error message states its failure with ("Host key verification failed.", "Permission denied (publickey)."). */
-const ERROR_WORDS = /\b(?:denied|failed|refused|not found|timed out|unable|cannot|can't|could not|couldn't|invalid|missing|unknown|unsupported|forbidden|unauthorized|expired|aborted|rejected|exceeded|not allowed|not permitted|no such)\b/i
+const ERROR_WORDS =
+  /\b(?:denied|failed|refused|not found|timed out|unable|cannot|can't|could not|couldn't|invalid|missing|unknown|unsupported|forbidden|unauthorized|expired|aborted|rejected|exceeded|not allowed|not permitted|no such)\b/i
 
 /**
  * Signs of an exact error message or concrete symptom. Verbatim output passes whatever ordinary words it holds ("Something
@@ -112,51 +114,124 @@ export function evaluateGates(learning: Learning, settings: Config['gates'], opt
   // An instinct is a small trigger→action heuristic (often from a user's correction): its confidence comes from use
   // (section 6), not from an investigation, so depth and verification do not apply to it.
   const small = type === 'instinct'
-  const investigation = (INVESTIGATION[type] ?? ['Root Cause', 'Evidence']).find((h) => writtenSection(learning, h, opts.template))
+  const investigation = (INVESTIGATION[type] ?? ['Root Cause', 'Evidence']).find((h) =>
+    writtenSection(learning, h, opts.template),
+  )
   const declared = typeof g['discovery_depth'] === 'number' ? (g['discovery_depth'] as number) : undefined
   // A learning that does not declare its depth but writes down what was tried counts as moderate (2).
   const depth = declared ?? (investigation ? 2 : 0)
   const min = settings.min_discovery_depth
-  if (small) results.push({ gate: 'depth', outcome: 'n/a', reason: 'an instinct earns its confidence from use, not from an investigation', value: depth })
-  else if (min <= 0) results.push({ gate: 'depth', outcome: 'pass', reason: 'gates.min_discovery_depth is 0', value: depth })
+  if (small)
+    results.push({
+      gate: 'depth',
+      outcome: 'n/a',
+      reason: 'an instinct earns its confidence from use, not from an investigation',
+      value: depth,
+    })
+  else if (min <= 0)
+    results.push({ gate: 'depth', outcome: 'pass', reason: 'gates.min_discovery_depth is 0', value: depth })
   else if (!investigation)
-    results.push({ gate: 'depth', outcome: 'fail', value: depth, reason: `no investigation written down: add a "## ${(INVESTIGATION[type] ?? ['Root Cause'])[0]}" section saying what was tried and what was really going on` })
+    results.push({
+      gate: 'depth',
+      outcome: 'fail',
+      value: depth,
+      reason: `no investigation written down: add a "## ${(INVESTIGATION[type] ?? ['Root Cause'])[0]}" section saying what was tried and what was really going on`,
+    })
   else if (depth < min)
-    results.push({ gate: 'depth', outcome: 'fail', value: depth, reason: `discovery depth ${depth} is below the required ${min} (1 any, 2 moderate, 3 significant): ${declared === undefined ? `declare gates.discovery_depth: ${min} if the investigation was that deep` : 'investigate further, or lower gates.min_discovery_depth'}` })
-  else results.push({ gate: 'depth', outcome: 'pass', value: depth, reason: `depth ${depth}${declared === undefined ? ' (assumed from the written investigation)' : ''}; "## ${investigation}" says what was tried` })
+    results.push({
+      gate: 'depth',
+      outcome: 'fail',
+      value: depth,
+      reason: `discovery depth ${depth} is below the required ${min} (1 any, 2 moderate, 3 significant): ${declared === undefined ? `declare gates.discovery_depth: ${min} if the investigation was that deep` : 'investigate further, or lower gates.min_discovery_depth'}`,
+    })
+  else
+    results.push({
+      gate: 'depth',
+      outcome: 'pass',
+      value: depth,
+      reason: `depth ${depth}${declared === undefined ? ' (assumed from the written investigation)' : ''}; "## ${investigation}" says what was tried`,
+    })
 
   const contexts = new Set<string>()
-  for (const list of [g['reusability'], learning.data.tags]) if (Array.isArray(list)) for (const c of list) if (typeof c === 'string' && c.trim()) contexts.add(c.trim().toLowerCase())
-  if (contexts.size >= settings.min_contexts) results.push({ gate: 'reuse', outcome: 'pass', reason: `${contexts.size} contexts: ${[...contexts].slice(0, 6).join(', ')}` })
+  for (const list of [g['reusability'], learning.data.tags])
+    if (Array.isArray(list))
+      for (const c of list) if (typeof c === 'string' && c.trim()) contexts.add(c.trim().toLowerCase())
+  if (contexts.size >= settings.min_contexts)
+    results.push({
+      gate: 'reuse',
+      outcome: 'pass',
+      reason: `${contexts.size} contexts: ${[...contexts].slice(0, 6).join(', ')}`,
+    })
   else
-    results.push({ gate: 'reuse', outcome: 'fail', reason: `names ${contexts.size} context${contexts.size === 1 ? '' : 's'}, ${settings.min_contexts} needed: list where else it applies in gates.reusability or tags (a one-off is not a learning)` })
+    results.push({
+      gate: 'reuse',
+      outcome: 'fail',
+      reason: `names ${contexts.size} context${contexts.size === 1 ? '' : 's'}, ${settings.min_contexts} needed: list where else it applies in gates.reusability or tags (a one-off is not a learning)`,
+    })
 
   const triggers = triggersOf(learning.data)
   if (!triggers.length)
     results.push(
       TRIGGER_REQUIRED.includes(type)
-        ? { gate: 'trigger', outcome: 'fail', reason: `a ${type} needs a trigger: quote the exact error message or the concrete symptom` }
+        ? {
+            gate: 'trigger',
+            outcome: 'fail',
+            reason: `a ${type} needs a trigger: quote the exact error message or the concrete symptom`,
+          }
         : { gate: 'trigger', outcome: 'n/a', reason: `a ${type} has no trigger to check` },
     )
   else {
     const vague = triggers.map(explainVagueTrigger).find(Boolean)
-    results.push(vague ? { gate: 'trigger', outcome: 'fail', reason: `${vague}: quote the exact error message or describe the concrete symptom` } : { gate: 'trigger', outcome: 'pass', reason: 'quotes an error or a concrete symptom' })
+    results.push(
+      vague
+        ? {
+            gate: 'trigger',
+            outcome: 'fail',
+            reason: `${vague}: quote the exact error message or describe the concrete symptom`,
+          }
+        : { gate: 'trigger', outcome: 'pass', reason: 'quotes an error or a concrete symptom' },
+    )
   }
 
   const sections = VERIFICATION[type] ?? ['Verification']
-  const verifiedBy = typeof g['verification'] === 'string' && (g['verification'] as string).trim() ? 'gates.verification' : sections.find((h) => writtenSection(learning, h, opts.template))
-  if (small && !verifiedBy) results.push({ gate: 'verify', outcome: 'n/a', reason: 'an instinct is confirmed by use (git learn feedback), not up front' })
-  else if (!settings.require_verification) results.push({ gate: 'verify', outcome: 'pass', reason: 'gates.require_verification is off' })
-  else if (!sections.length && !verifiedBy) results.push({ gate: 'verify', outcome: 'n/a', reason: `a ${type} records a choice, not a fix to verify` })
-  else if (verifiedBy) results.push({ gate: 'verify', outcome: 'pass', reason: `confirmed in ${verifiedBy === 'gates.verification' ? verifiedBy : `"## ${verifiedBy}"`}` })
+  const verifiedBy =
+    typeof g['verification'] === 'string' && (g['verification'] as string).trim()
+      ? 'gates.verification'
+      : sections.find((h) => writtenSection(learning, h, opts.template))
+  if (small && !verifiedBy)
+    results.push({
+      gate: 'verify',
+      outcome: 'n/a',
+      reason: 'an instinct is confirmed by use (git learn feedback), not up front',
+    })
+  else if (!settings.require_verification)
+    results.push({ gate: 'verify', outcome: 'pass', reason: 'gates.require_verification is off' })
+  else if (!sections.length && !verifiedBy)
+    results.push({ gate: 'verify', outcome: 'n/a', reason: `a ${type} records a choice, not a fix to verify` })
+  else if (verifiedBy)
+    results.push({
+      gate: 'verify',
+      outcome: 'pass',
+      reason: `confirmed in ${verifiedBy === 'gates.verification' ? verifiedBy : `"## ${verifiedBy}"`}`,
+    })
   else
-    results.push({ gate: 'verify', outcome: 'fail', reason: `theoretical only: add a "## ${sections[0]}" section (or gates.verification) with the command that passed afterwards and its result` })
+    results.push({
+      gate: 'verify',
+      outcome: 'fail',
+      reason: `theoretical only: add a "## ${sections[0]}" section (or gates.verification) with the command that passed afterwards and its result`,
+    })
   return results
 }
 
 /** The `Learning-Gates` trailer value: `depth=2 reuse=pass trigger=pass verify=pass`. */
 export function formatGatesTrailer(results: readonly GateResult[]): string {
-  return results.map((r) => (r.gate === 'depth' && r.outcome !== 'n/a' ? `depth=${r.value ?? 0}${r.outcome === 'fail' ? '(fail)' : ''}` : `${r.gate}=${r.outcome}`)).join(' ')
+  return results
+    .map((r) =>
+      r.gate === 'depth' && r.outcome !== 'n/a'
+        ? `depth=${r.value ?? 0}${r.outcome === 'fail' ? '(fail)' : ''}`
+        : `${r.gate}=${r.outcome}`,
+    )
+    .join(' ')
 }
 
 /** The gates that failed. */

@@ -57,6 +57,8 @@ export function parseCatFileBatchCheck(out: string): (ObjectInfo | undefined)[] 
   if (lines[lines.length - 1] === '') lines.pop()
   return lines.map((line) => {
     const [oid = '', type = '', size] = line.split(' ')
-    return size === undefined || type === 'missing' || type === 'ambiguous' ? undefined : { oid, type, size: Number(size) }
+    return size === undefined || type === 'missing' || type === 'ambiguous'
+      ? undefined
+      : { oid, type, size: Number(size) }
   })
 }

@@ -57,7 +57,8 @@ export function parseYamlMapping(text: string): Record<string, unknown> {
   if (simple) return simple
   const value: unknown = YAML.parse(text, { maxAliasCount: MAX_YAML_ALIASES, uniqueKeys: true, prettyErrors: true })
   if (value === null || value === undefined) return {}
-  if (typeof value !== 'object' || Array.isArray(value)) throw new Error('the frontmatter must be a mapping of keys to values')
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new Error('the frontmatter must be a mapping of keys to values')
   return value as Record<string, unknown>
 }
 
@@ -83,12 +84,18 @@ export function splitFrontmatter(text: string): { matter: string; content: strin
  * Parse a learning file's text; throws LearningParseError with the file and reason when it is not one. `parseYaml`
  * turns the frontmatter block into its mapping: parseYamlMapping, or a cache in front of it (check over a store).
  */
-export function parseLearning(text: string, path: string, parseYaml: (matter: string) => Record<string, unknown> = parseYamlMapping): Learning {
+export function parseLearning(
+  text: string,
+  path: string,
+  parseYaml: (matter: string) => Record<string, unknown> = parseYamlMapping,
+): Learning {
   const where = parseStorePath(path)
   const fileName = path.split('/').pop()?.replace(/\.md$/, '') ?? path
-  if (text.length > MAX_LEARNING_BYTES) throw new LearningParseError(path, `the file is larger than ${MAX_LEARNING_BYTES} bytes`)
+  if (text.length > MAX_LEARNING_BYTES)
+    throw new LearningParseError(path, `the file is larger than ${MAX_LEARNING_BYTES} bytes`)
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-  if (!/^---\r?\n/.test(text)) throw new LearningParseError(path, 'no YAML frontmatter: the file must start with a line "---"', 1)
+  if (!/^---\r?\n/.test(text))
+    throw new LearningParseError(path, 'no YAML frontmatter: the file must start with a line "---"', 1)
   const parsed = splitFrontmatter(text)
   let data: Record<string, unknown>
   try {
@@ -98,9 +105,14 @@ export function parseLearning(text: string, path: string, parseYaml: (matter: st
     const e = err as { message?: string; linePos?: { line: number }[] }
     const line = e.linePos?.[0]?.line
     const first = String(e.message ?? err).split('\n')[0] ?? ''
-    throw new LearningParseError(path, `malformed YAML frontmatter: ${first}`, line === undefined ? undefined : line + 1)
+    throw new LearningParseError(
+      path,
+      `malformed YAML frontmatter: ${first}`,
+      line === undefined ? undefined : line + 1,
+    )
   }
-  if (!/\r?\n---\s*(\r?\n|$)/.test(text.slice(3))) throw new LearningParseError(path, 'the frontmatter is not closed by a line "---"', 1)
+  if (!/\r?\n---\s*(\r?\n|$)/.test(text.slice(3)))
+    throw new LearningParseError(path, 'the frontmatter is not closed by a line "---"', 1)
   const bodyLine = parsed.matter.split('\n').length + 2
   return {
     path,
@@ -126,14 +138,18 @@ export function validateLearning(learning: Learning, validator: SchemaValidator)
   const badFile = explainBadName(learning.name)
   if (badFile) errors.push(`the file name is not a valid learning name: ${badFile}`)
   else if (typeof data.name === 'string' && data.name !== learning.name)
-    errors.push(`field "name" is "${data.name}" but the file is ${learning.name}.md; they must be equal (rename the file or the field)`)
+    errors.push(
+      `field "name" is "${data.name}" but the file is ${learning.name}.md; they must be equal (rename the file or the field)`,
+    )
   const type = data.type as LearningType
   const required = REQUIRED_SECTIONS[type]
   if (required) {
     const have = new Set(parseSections(learning.body).map((s) => s.toLowerCase()))
     const missing = required.filter((s) => !have.has(s.toLowerCase()))
     if (missing.length)
-      errors.push(`${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} needs the section${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"## ${s}"`).join(', ')} in its body (see templates/${type}.md)`)
+      errors.push(
+        `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} needs the section${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"## ${s}"`).join(', ')} in its body (see templates/${type}.md)`,
+      )
   }
   for (const key of Object.keys(data))
     if (!KNOWN_KEYS.has(key)) warnings.push(`unknown frontmatter key "${key}" is kept but not used; check its spelling`)

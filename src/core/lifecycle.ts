@@ -2,7 +2,17 @@
 import { IllegalTransitionError, SelfApprovalError } from './errors.js'
 import type { LearningState } from './errors.js'
 
-export const ACTIONS = ['add', 'approve', 'reject', 'prune', 'restore', 'evolve', 'import', 'edit', 'supersede'] as const
+export const ACTIONS = [
+  'add',
+  'approve',
+  'reject',
+  'prune',
+  'restore',
+  'evolve',
+  'import',
+  'edit',
+  'supersede',
+] as const
 export type Action = (typeof ACTIONS)[number]
 
 /** Actions that move an existing learning, with the one state they start from and the state they end in. */
@@ -46,6 +56,12 @@ export function identityKey(identity: string): string {
 }
 
 /** Refuse self-approval when the config asks for a distinct approver: the approver is none of the proposers. */
-export function assertDistinctApprover(name: string, approver: string, proposers: readonly string[], distinct: boolean): void {
-  if (distinct && proposers.some((p) => identityKey(p) === identityKey(approver))) throw new SelfApprovalError(name, approver)
+export function assertDistinctApprover(
+  name: string,
+  approver: string,
+  proposers: readonly string[],
+  distinct: boolean,
+): void {
+  if (distinct && proposers.some((p) => identityKey(p) === identityKey(approver)))
+    throw new SelfApprovalError(name, approver)
 }

@@ -49,11 +49,19 @@ interface Address {
 function parseAddress(core: string): Address | undefined {
   if (core.length > 64) return undefined
   let m = IPV6.exec(core)
-  if (m) return { host: m[1] as string, port: m[2], ipv6: true, loopback: m[1] === '::1' || m[1] === '::' || /^::ffff:127\./.test(m[1] as string) }
+  if (m)
+    return {
+      host: m[1] as string,
+      port: m[2],
+      ipv6: true,
+      loopback: m[1] === '::1' || m[1] === '::' || /^::ffff:127\./.test(m[1] as string),
+    }
   m = IPV4.exec(core)
-  if (m) return { host: m[1] as string, port: m[2], ipv6: false, loopback: /^(?:127\.|0\.0\.0\.0$)/.test(m[1] as string) }
+  if (m)
+    return { host: m[1] as string, port: m[2], ipv6: false, loopback: /^(?:127\.|0\.0\.0\.0$)/.test(m[1] as string) }
   m = HOST_PORT.exec(core)
-  if (m) return { host: m[1] as string, port: m[2], ipv6: false, loopback: (m[1] as string).toLowerCase() === 'localhost' }
+  if (m)
+    return { host: m[1] as string, port: m[2], ipv6: false, loopback: (m[1] as string).toLowerCase() === 'localhost' }
   return undefined
 }
 
@@ -65,7 +73,8 @@ function addressWords(a: Address): string {
 }
 
 // Files whose name is the same on every machine and says what failed even without an extension.
-const NAMED_FILE = /^(?:Dockerfile|Makefile|Gemfile|Procfile|Jenkinsfile|Vagrantfile|Rakefile|Pipfile|CODEOWNERS|\.[\w.-]+)$/
+const NAMED_FILE =
+  /^(?:Dockerfile|Makefile|Gemfile|Procfile|Jenkinsfile|Vagrantfile|Rakefile|Pipfile|CODEOWNERS|\.[\w.-]+)$/
 const SYSTEM_DIR = /^\/(?:usr|bin|sbin|etc|opt|lib|lib64|var)\//
 const TEST_FILE = /(?:\.(?:test|spec)\.[cm]?[jt]sx?|_test\.(?:go|py)|^test_[\w-]+\.py)$/
 
@@ -105,7 +114,9 @@ function normalizeToken(token: string, address: (a: Address) => string): string 
   return token
     .replace(UUID, ' ')
     .replace(HEX_ADDR, ' ')
-    .replace(PATHISH, (m: string, offset: number, whole: string) => keepOfPath(m, /^(?::\d|\(\d)/.test(whole.slice(offset + m.length, offset + m.length + 2))))
+    .replace(PATHISH, (m: string, offset: number, whole: string) =>
+      keepOfPath(m, /^(?::\d|\(\d)/.test(whole.slice(offset + m.length, offset + m.length + 2))),
+    )
     .replace(BARE_FILE_AT, ' ')
     .replace(BARE_TEST_FILE, ' ')
     .replace(LINE_COL, ' ')
@@ -121,7 +132,12 @@ function normalizeWith(text: string, address: (a: Address) => string): string {
     .replace(ISO_TIME, ' ')
     .replace(CLOCK, ' ')
     .split(/\r?\n/)
-    .map((l) => l.replace(TOKEN, (t) => normalizeToken(t, address)).replace(/[ \t]+/g, ' ').trim())
+    .map((l) =>
+      l
+        .replace(TOKEN, (t) => normalizeToken(t, address))
+        .replace(/[ \t]+/g, ' ')
+        .trim(),
+    )
     .filter(Boolean)
     .join('\n')
 }
@@ -145,7 +161,8 @@ export function matchableError(text: string): string {
 }
 
 /** Lines that usually carry the error in a log: error names, failures, assertions, panics. */
-const INFORMATIVE = /\b(?:error|errors|exception|failed|failure|fail|fatal|panic|cannot|can't|unable|not found|undefined|expected|received|assertion|refused|denied|invalid|unexpected|missing|timed? ?out|warning|traceback|ERR_[A-Z_]+|E[A-Z]{3,})\b|✗|×|✕|FAIL/i
+const INFORMATIVE =
+  /\b(?:error|errors|exception|failed|failure|fail|fatal|panic|cannot|can't|unable|not found|undefined|expected|received|assertion|refused|denied|invalid|unexpected|missing|timed? ?out|warning|traceback|ERR_[A-Z_]+|E[A-Z]{3,})\b|✗|×|✕|FAIL/i
 
 /** Text beyond this is not read at all (stdin is already capped at 8 MB). */
 export const MAX_QUERY_CHARS = 4 * 1024 * 1024

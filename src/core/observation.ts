@@ -154,7 +154,11 @@ function cutString(redacted: string, limit: number, originalBytes: number): Shru
  * long arrays and objects lose their tail; the per-string limit halves until the whole fits. The result always
  * serializes to valid JSON, so the line still parses.
  */
-export function boundJsonValue(value: unknown, maxBytes: number, redact: (s: string) => string): { value: unknown; truncated: boolean } {
+export function boundJsonValue(
+  value: unknown,
+  maxBytes: number,
+  redact: (s: string) => string,
+): { value: unknown; truncated: boolean } {
   if (value === undefined) return { value: undefined, truncated: false }
   for (let limit = maxBytes; limit >= 32; limit = Math.floor(limit / 2)) {
     const s = shrink(value, limit, redact, 0)
@@ -163,7 +167,10 @@ export function boundJsonValue(value: unknown, maxBytes: number, redact: (s: str
   // Too many small leaves to fit at any per-string limit: keep an excerpt of the whole as one string.
   const marker = truncationMarker(0).length + 12
   const whole = JSON.stringify(value) ?? 'null'
-  const head = cutToBytes(redact(whole.slice(0, maxBytes + REDACT_OVERLAP)), Math.max(0, Math.floor((maxBytes - marker) / 2)))
+  const head = cutToBytes(
+    redact(whole.slice(0, maxBytes + REDACT_OVERLAP)),
+    Math.max(0, Math.floor((maxBytes - marker) / 2)),
+  )
   return { value: `${head}${truncationMarker(utf8Length(whole) - utf8Length(head))}`, truncated: true }
 }
 
@@ -192,10 +199,25 @@ function collectStrings(v: unknown, window: number, out: string[], depth: number
  * record can keep is scanned once, joined; when nothing is found the strings are kept as they are, else each
  * string is redacted on its own.
  */
-export function batchRedactor(ev: ObservedEvent, maxFieldBytes: number, redact: (s: string) => string): (s: string) => string {
+export function batchRedactor(
+  ev: ObservedEvent,
+  maxFieldBytes: number,
+  redact: (s: string) => string,
+): (s: string) => string {
   const strings: string[] = []
   const total = { n: 0 }
-  for (const v of [ev.agent, ev.session, ev.event, ev.tool, ev.tool_use_id, ev.cwd, ev.subagent, ev.input, ev.output, ev.error])
+  for (const v of [
+    ev.agent,
+    ev.session,
+    ev.event,
+    ev.tool,
+    ev.tool_use_id,
+    ev.cwd,
+    ev.subagent,
+    ev.input,
+    ev.output,
+    ev.error,
+  ])
     collectStrings(v, maxFieldBytes + REDACT_OVERLAP, strings, 0, total)
   if (total.n > MAX_BATCH_CHARS) return redact
   const joined = strings.join('\n\u0000\n')
@@ -286,13 +308,25 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-const SALVAGE_FIELDS = ['hook_event_name', 'hookEventName', 'session_id', 'sessionId', 'tool_name', 'toolName', 'tool_use_id', 'cwd'] as const
+const SALVAGE_FIELDS = [
+  'hook_event_name',
+  'hookEventName',
+  'session_id',
+  'sessionId',
+  'tool_name',
+  'toolName',
+  'tool_use_id',
+  'cwd',
+] as const
 
 /**
  * What can be read from a payload that is not JSON (or was cut at the stdin limit): the first occurrence of each
  * well-known string field, and an excerpt. The excerpt is redacted and bounded like any field.
  */
-export function salvagePayload(text: string, excerptBytes: number): { fields: Record<string, string>; excerpt: string } {
+export function salvagePayload(
+  text: string,
+  excerptBytes: number,
+): { fields: Record<string, string>; excerpt: string } {
   const head = text.slice(0, 256 * 1024)
   const fields: Record<string, string> = {}
   for (const f of SALVAGE_FIELDS) {
@@ -332,7 +366,12 @@ export interface ObservationPlanning {
  * The record for a hook payload, or undefined when the settings skip it (an ignored tool, a subagent). A payload
  * that is not JSON, or cut, is recorded with what can be salvaged and `parse_error`.
  */
-export function planObservation(bytes: Buffer, settings: ObserveSettings, ts: string, p: ObservationPlanning): ObservationRecord | undefined {
+export function planObservation(
+  bytes: Buffer,
+  settings: ObserveSettings,
+  ts: string,
+  p: ObservationPlanning,
+): ObservationRecord | undefined {
   const opts = { ts, maxFieldBytes: settings.max_field_bytes, redact: p.redact }
   const cut = bytes.length > p.maxBytes
   const text = bytes.subarray(0, p.maxBytes).toString('utf8')

@@ -10,8 +10,14 @@ export const HOME_VAR = '${HOME}'
 
 /** A path starts at the start of the text, after white space, a quote, a bracket, `=`, `:` or `(`, never inside a URL. */
 const BEFORE = String.raw`(^|[\s"'\`(\[{=<>,;]|file:\/\/)`
-const POSIX_HOME = new RegExp(String.raw`${BEFORE}(\/(?:home|Users)\/[^\s/"'\`)\]}>,;]+)((?:\/[^\s"'\`)\]}>,;]*)*)`, 'gm')
-const WIN_HOME = new RegExp(String.raw`${BEFORE}([A-Za-z]:[\\/](?:Users|Documents and Settings)[\\/][^\s\\/"'\`)\]}>,;]+)((?:[\\/][^\s\\/"'\`)\]}>,;]*)*)`, 'gm')
+const POSIX_HOME = new RegExp(
+  String.raw`${BEFORE}(\/(?:home|Users)\/[^\s/"'\`)\]}>,;]+)((?:\/[^\s"'\`)\]}>,;]*)*)`,
+  'gm',
+)
+const WIN_HOME = new RegExp(
+  String.raw`${BEFORE}([A-Za-z]:[\\/](?:Users|Documents and Settings)[\\/][^\s\\/"'\`)\]}>,;]+)((?:[\\/][^\s\\/"'\`)\]}>,;]*)*)`,
+  'gm',
+)
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -29,7 +35,11 @@ export function rewriteAbsolutePaths(text: string, root: string): string {
   const rest = (pre: string, tail: string) => {
     const segs = tail.split(/[\\/]/).filter(Boolean)
     const at = base ? segs.indexOf(base) : -1
-    if (at >= 0) return `${pre}${PROJECT_ROOT_VAR}${segs.slice(at + 1).map((s) => `/${s}`).join('')}`
+    if (at >= 0)
+      return `${pre}${PROJECT_ROOT_VAR}${segs
+        .slice(at + 1)
+        .map((s) => `/${s}`)
+        .join('')}`
     return `${pre}${HOME_VAR}${segs.map((s) => `/${s}`).join('')}`
   }
   out = out.replace(POSIX_HOME, (_m, pre: string, _home: string, tail: string) => rest(pre, tail))

@@ -53,7 +53,8 @@ export function formatPruneReason(reasons: readonly PruneReason[]): string {
   return reasons
     .map((r) => {
       if (r.kind === 'superseded') return `superseded by ${r.by.join(', ')}`
-      if (r.kind === 'unused') return `unused for ${r.days} days (last ${r.from === 'usage' ? 'used' : r.from === 'approval' ? 'approved' : 'created'} ${r.since.slice(0, 10)})`
+      if (r.kind === 'unused')
+        return `unused for ${r.days} days (last ${r.from === 'usage' ? 'used' : r.from === 'approval' ? 'approved' : 'created'} ${r.since.slice(0, 10)})`
       return `matched ${r.matches} time${r.matches === 1 ? '' : 's'} in ${r.days} days (fewer than ${r.min})`
     })
     .join('; ')
@@ -76,9 +77,15 @@ export function planPrune(facts: readonly PruneFacts[], settings: PruneSettings,
       const idle = lastUse ?? age
       if (idle >= settings.after_days) {
         const from = lastUse !== undefined ? 'usage' : f.activeSinceFrom === 'approval' ? 'approval' : 'created'
-        reasons.push({ kind: 'unused', days: idle, since: (lastUse !== undefined ? f.lastUsed : f.activeSince) as string, from })
+        reasons.push({
+          kind: 'unused',
+          days: idle,
+          since: (lastUse !== undefined ? f.lastUsed : f.activeSince) as string,
+          from,
+        })
       }
-      if (f.matches < settings.min_matches) reasons.push({ kind: 'rarely-matched', matches: f.matches, min: settings.min_matches, days: age })
+      if (f.matches < settings.min_matches)
+        reasons.push({ kind: 'rarely-matched', matches: f.matches, min: settings.min_matches, days: age })
     }
     if (reasons.length) out.push({ name: f.name, reasons, reason: formatPruneReason(reasons) })
   }
@@ -114,7 +121,11 @@ export interface UsageTally {
  * Fold one usage event into the tallies: only events after the learning became active count; a match, a
  * helpful or an applied event is a use; a match is also counted. Tallies exist only for names in `since`.
  */
-export function tallyUsageEvent(tallies: Map<string, UsageTally>, since: ReadonlyMap<string, number>, e: UsageEventLike): void {
+export function tallyUsageEvent(
+  tallies: Map<string, UsageTally>,
+  since: ReadonlyMap<string, number>,
+  e: UsageEventLike,
+): void {
   const start = since.get(e.name)
   if (start === undefined) return
   const t = Date.parse(e.ts)
@@ -138,7 +149,8 @@ export function tallyFromTotals(t: UsageTotals | undefined, start: number | unde
   if (!t || start === undefined || t.lastUse === null || t.lastUseMs < start) return undefined
   // Every match is at or after start, or else the matches since start are among the latest RECENT_MATCHES ones
   // (all of them when fewer than RECENT_MATCHES are).
-  const matches = t.firstMatchMs !== null && t.firstMatchMs >= start ? t.matches : t.recentMatchMs.filter((ms) => ms >= start).length
+  const matches =
+    t.firstMatchMs !== null && t.firstMatchMs >= start ? t.matches : t.recentMatchMs.filter((ms) => ms >= start).length
   return { matches, lastUsed: t.lastUse, lastUsedMs: t.lastUseMs }
 }
 

@@ -27,12 +27,18 @@ export function summarize(l: Learning): LearningSummary {
 }
 
 /** The learnings that match a type and a tag (either optional), as rows sorted by state then name. */
-export function filterLearnings(learnings: readonly Learning[], f: { type?: string | undefined; tag?: string | undefined }): LearningSummary[] {
+export function filterLearnings(
+  learnings: readonly Learning[],
+  f: { type?: string | undefined; tag?: string | undefined },
+): LearningSummary[] {
   return filterSummaries(learnings.map(summarize), f)
 }
 
 /** The rows that match a type and a tag (either optional), sorted by state then name. */
-export function filterSummaries(rows: readonly LearningSummary[], f: { type?: string | undefined; tag?: string | undefined }): LearningSummary[] {
+export function filterSummaries(
+  rows: readonly LearningSummary[],
+  f: { type?: string | undefined; tag?: string | undefined },
+): LearningSummary[] {
   const order = { active: 0, pending: 1, archived: 2 } as Record<string, number>
   return rows
     .filter((r) => (!f.type || r.type === f.type) && (!f.tag || r.tags.includes(f.tag)))

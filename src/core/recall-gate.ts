@@ -22,6 +22,7 @@ const EXIT_IN_TEXT = /Exit Code: -?[1-9]/
  * or a line is seen).
  */
 export function payloadLooksPassed(text: string): boolean {
-  if (!PASSED_EVENT.test(text) || FAILED_FIELD.test(text) || ESCAPED_MARKS.test(text) || EXIT_IN_TEXT.test(text)) return false
+  if (!PASSED_EVENT.test(text) || FAILED_FIELD.test(text) || ESCAPED_MARKS.test(text) || EXIT_IN_TEXT.test(text))
+    return false
   return !FAILING_RUN.test(text.replace(/\\n|\\r|\\"|"/g, '\n'))
 }

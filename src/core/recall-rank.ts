@@ -27,7 +27,8 @@ export const RECALL_TYPES: readonly string[] = ['error-solution', 'anti-pattern'
 export const RECALL_MAX_ITEMS = 2
 
 // What an error trigger looks like: an error or exception name, an error code, a failure word with its message.
-const ERROR_LIKE = /\b\w*(?:Error|Exception|Fault)\b|\bE[A-Z]{3,}\b|\bERR[!_]|\b(?:error|fatal|panic|failed|fail|cannot|unable|refused|denied|not found|exit(?:ed)? (?:code|status)|killed|traceback)\b/i
+const ERROR_LIKE =
+  /\b\w*(?:Error|Exception|Fault)\b|\bE[A-Z]{3,}\b|\bERR[!_]|\b(?:error|fatal|panic|failed|fail|cannot|unable|refused|denied|not found|exit(?:ed)? (?:code|status)|killed|traceback)\b/i
 
 /** Whether a learning of this type with these triggers is looked up by recall. */
 export function isRecallable(type: string, triggers: readonly string[]): boolean {
@@ -54,7 +55,9 @@ export interface RecallIndex {
 }
 
 /** The recall entries of a catalog (recallable active learnings), and each entry's position in the catalog. */
-export function buildRecallIndex(catalog: readonly { name: string; state: string; type: string; weight: number; triggers: readonly string[] }[]): { index: RecallIndex; ids: number[] } {
+export function buildRecallIndex(
+  catalog: readonly { name: string; state: string; type: string; weight: number; triggers: readonly string[] }[],
+): { index: RecallIndex; ids: number[] } {
   const index: RecallIndex = { names: [], weights: [], triggers: [] }
   const ids: number[] = []
   catalog.forEach((e, id) => {
@@ -120,7 +123,13 @@ export function invertRecall(index: RecallIndex): RecallPostings {
     // Three decimals: the recall file is parsed on every failing tool call, and 17 digits a trigger add up at 10,000.
     return Math.round(sum * 1000) / 1000
   })
-  return { names: index.names, weights: index.weights, totals, terms, postings: terms.map((x) => byTerm.get(x) as number[]) }
+  return {
+    names: index.names,
+    weights: index.weights,
+    totals,
+    terms,
+    postings: terms.map((x) => byTerm.get(x) as number[]),
+  }
 }
 
 /**
@@ -156,12 +165,21 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
     const total = index.totals[doc] as number
     const coverage = total > 0 ? Math.min(1, sum / total) : 0
     if (!passesRecall(coverage, specific[doc] as number)) continue
-    const c = { doc, coverage: Math.round(coverage * 1000) / 1000, score: Math.round(sum * coverage * (index.weights[doc] ?? 1) * 1000) / 1000 }
+    const c = {
+      doc,
+      coverage: Math.round(coverage * 1000) / 1000,
+      score: Math.round(sum * coverage * (index.weights[doc] ?? 1) * 1000) / 1000,
+    }
     const name = index.names[doc] as string
     const prev = best.get(name)
     if (!prev || c.score > prev.score || (c.score === prev.score && c.coverage > prev.coverage)) best.set(name, c)
   }
-  const ranked = [...best.values()].sort((a, b) => b.score - a.score || b.coverage - a.coverage || compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string))
+  const ranked = [...best.values()].sort(
+    (a, b) =>
+      b.score - a.score ||
+      b.coverage - a.coverage ||
+      compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string),
+  )
   const pick = ranked[0]
   return pick && isLeading(index, queryTerms, matched, pick.doc) ? ranked : []
 }
@@ -173,7 +191,12 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
  * config file" beside a TS7016 message, npm's ENOENT beside a Prisma engine error) is a guess, and recall stays silent.
  * Names are weighed only for the few learnings that could overtake the pick, so the cost stays near the ranking's own.
  */
-function isLeading(index: RecallPostings, queryTerms: ReadonlySet<string>, matched: Float64Array, pick: number): boolean {
+function isLeading(
+  index: RecallPostings,
+  queryTerms: ReadonlySet<string>,
+  matched: Float64Array,
+  pick: number,
+): boolean {
   const n = index.totals.length
   const nameWeight = (name: string) => {
     let sum = 0
@@ -197,7 +220,7 @@ function isLeading(index: RecallPostings, queryTerms: ReadonlySet<string>, match
     const name = index.names[doc] as string
     if (name === pickName) continue
     if (sum > lead) return false
-    if (sum + perWord * (name.split('-').length) > lead && sum + nameWeight(name) > lead) return false
+    if (sum + perWord * name.split('-').length > lead && sum + nameWeight(name) > lead) return false
   }
   return true
 }

@@ -22,15 +22,21 @@ export interface ReviewItem {
 
 /** Markdown text is data here: no HTML, no links, no table breakers, one line, bounded. */
 const cell = (s: string, max = 200) => {
-  const one = redactSecrets(s).replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim()
+  const one = redactSecrets(s)
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
   const cut = one.length > max ? `${one.slice(0, max - 1)}…` : one
   return cut.replace(/[\\`*_[\]<>|#!~]/g, (c) => `\\${c}`)
 }
 
 /** The fenced block of a diff, with a fence longer than any run of backticks inside it. */
 function fenced(raw: string, lang: string): string {
-  const lines = redactSecrets(raw).replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '?').split('\n')
-  const text = lines.length > 40 ? [...lines.slice(0, 40), `… ${lines.length - 40} more lines`].join('\n') : lines.join('\n')
+  const lines = redactSecrets(raw)
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '?')
+    .split('\n')
+  const text =
+    lines.length > 40 ? [...lines.slice(0, 40), `… ${lines.length - 40} more lines`].join('\n') : lines.join('\n')
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length))
   const fence = '`'.repeat(longest + 1)
   return `${fence}${lang}\n${text.replace(/\n$/, '')}\n${fence}`
@@ -39,9 +45,15 @@ function fenced(raw: string, lang: string): string {
 const GATE_MARK: Record<string, string> = { pass: '✅', fail: '❌', 'n/a': '—' }
 
 export function buildReviewSummary(items: readonly ReviewItem[], base: string): string {
-  const out = [`## git-learn: ${items.length} learning${items.length === 1 ? '' : 's'} in this pull request (since ${cell(base, 80)})`, '']
+  const out = [
+    `## git-learn: ${items.length} learning${items.length === 1 ? '' : 's'} in this pull request (since ${cell(base, 80)})`,
+    '',
+  ]
   if (!items.length) return `${out.join('\n')}No change under .learnings/.\n`
-  out.push('| learning | change | type | trigger | gates | duplicates | secrets | stale |', '| --- | --- | --- | --- | --- | --- | --- | --- |')
+  out.push(
+    '| learning | change | type | trigger | gates | duplicates | secrets | stale |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  )
   for (const i of items) {
     const gates = i.gates.map((g) => `${g.gate} ${GATE_MARK[g.outcome] ?? g.outcome}`).join(' ')
     const dups = i.duplicates.map((d) => `${cell(d.name, 64)} (${Math.round(d.similarity * 100)}%)`).join(', ')
@@ -57,7 +69,8 @@ export function buildReviewSummary(items: readonly ReviewItem[], base: string): 
     ]
     if (!notes.length && !i.duplicates.length) continue
     out.push('', `### ${cell(i.name, 64)}`, '', ...notes)
-    for (const d of i.duplicates) out.push('', `Near ${cell(d.name, 64)} (${Math.round(d.similarity * 100)}% similar):`, '', fenced(d.diff, 'diff'))
+    for (const d of i.duplicates)
+      out.push('', `Near ${cell(d.name, 64)} (${Math.round(d.similarity * 100)}% similar):`, '', fenced(d.diff, 'diff'))
   }
   return `${out.join('\n')}\n`
 }

@@ -43,7 +43,10 @@ export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
   const options = indexOptions()
   const fields = options.fields
   const tokenize = options.tokenize as (text: string, field?: string) => string[]
-  const processTerm = options.processTerm as (term: string, field?: string) => string | string[] | null | undefined | false
+  const processTerm = options.processTerm as (
+    term: string,
+    field?: string,
+  ) => string | string[] | null | undefined | false
   const fieldIds: Record<string, number> = {}
   fields.forEach((f, i) => (fieldIds[f] = i))
   const averageFieldLength: number[] = []
@@ -77,7 +80,14 @@ export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
   })
   const terms = [...postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   return {
-    header: { documentCount: docs.length, nextId: docs.length, fieldIds, averageFieldLength, dirtCount: 0, serializationVersion: 2 },
+    header: {
+      documentCount: docs.length,
+      nextId: docs.length,
+      fieldIds,
+      averageFieldLength,
+      dirtCount: 0,
+      serializationVersion: 2,
+    },
     terms,
     postingsJson: (i) => postingsJson(postings.get(terms[i] as string) ?? []),
     docs: out,

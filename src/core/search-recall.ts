@@ -28,7 +28,6 @@ export interface ToolFailure {
 
 const MAX_ERROR_TEXT = 256 * 1024
 
-
 const s = (v: unknown): string | null => (typeof v === 'string' && v ? v : null)
 
 function textOf(v: unknown): string {
@@ -55,12 +54,24 @@ export function detectToolFailure(payload: unknown): ToolFailure | undefined {
   const base = { event, session: s(p.session_id), cwd: s(p.cwd), tool: s(p.tool_name), tool_use_id: s(p.tool_use_id) }
   const cut = (t: string) => (t.length > MAX_ERROR_TEXT ? t.slice(-MAX_ERROR_TEXT) : t)
   const error = textOf(p.error)
-  const r = p.tool_response && typeof p.tool_response === 'object' && !Array.isArray(p.tool_response) ? (p.tool_response as Record<string, unknown>) : undefined
+  const r =
+    p.tool_response && typeof p.tool_response === 'object' && !Array.isArray(p.tool_response)
+      ? (p.tool_response as Record<string, unknown>)
+      : undefined
   // Gemini CLI's tool_response is {llmContent, returnDisplay, error?}; a failed shell command says "Exit Code: N" there.
-  const out = r ? [textOf(r['stderr']), textOf(r['stdout']), textOf(r['error']), textOf(r['output']), textOf(r['llmContent'])].filter(Boolean).join('\n') : textOf(p.tool_response)
+  const out = r
+    ? [textOf(r['stderr']), textOf(r['stdout']), textOf(r['error']), textOf(r['output']), textOf(r['llmContent'])]
+        .filter(Boolean)
+        .join('\n')
+    : textOf(p.tool_response)
   if (event === 'PostToolUseFailure' || error) return { ...base, text: cut([error, out].filter(Boolean).join('\n')) }
   if (!r) return FAILING_RUN.test(out) ? { ...base, text: cut(out) } : undefined
   const code = r['exit_code'] ?? r['exitCode'] ?? r['returncode'] ?? r['code'] ?? geminiExitCode(r['llmContent'])
-  const failed = (typeof code === 'number' && code !== 0) || r['interrupted'] === true || r['is_error'] === true || r['success'] === false || FAILING_RUN.test(out)
+  const failed =
+    (typeof code === 'number' && code !== 0) ||
+    r['interrupted'] === true ||
+    r['is_error'] === true ||
+    r['success'] === false ||
+    FAILING_RUN.test(out)
   return failed && out.trim() ? { ...base, text: cut(out) } : undefined
 }

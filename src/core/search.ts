@@ -61,7 +61,13 @@ export { SPLIT, buildQueryTerms, processTerm, splitTerms, termsOf } from './term
 
 /** The index's options (the same for building and loading). */
 export function indexOptions(): Options<SearchDoc> {
-  return { idField: 'id', fields: ['name', 'description', 'trigger', 'tags', 'body'], storeFields: [], tokenize: splitTerms, processTerm }
+  return {
+    idField: 'id',
+    fields: ['name', 'description', 'trigger', 'tags', 'body'],
+    storeFields: [],
+    tokenize: splitTerms,
+    processTerm,
+  }
 }
 
 const FIX_SECTIONS = ['Solution', 'Correct pattern', 'Decision', 'Action']
@@ -76,7 +82,12 @@ export function summarizeFix(body: string): string {
     const para = text
       .replace(/```[\s\S]*?(```|$)/g, ' ')
       .split(/\n\s*\n/)
-      .map((p) => p.replace(/^\s*[-*]\s+/gm, '').replace(/\s+/g, ' ').trim())
+      .map((p) =>
+        p
+          .replace(/^\s*[-*]\s+/gm, '')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      )
       .find(Boolean)
     if (para) return para.length > MAX_FIX ? `${para.slice(0, MAX_FIX - 1)}…` : para
   }
@@ -164,7 +175,11 @@ export function splitIndex(index: MiniSearch<SearchDoc>): IndexParts {
  * others (document count and average field lengths come from the header), and loading 30,000 of them would cost
  * more than the query.
  */
-export function joinIndex(header: IndexHeader, entries: AsPlainObject['index'], doc: (short: number) => IndexDoc | undefined): MiniSearch<SearchDoc> {
+export function joinIndex(
+  header: IndexHeader,
+  entries: AsPlainObject['index'],
+  doc: (short: number) => IndexDoc | undefined,
+): MiniSearch<SearchDoc> {
   const documentIds: Record<string, number> = {}
   const fieldLength: Record<string, number[]> = {}
   for (const [, fields] of entries)
@@ -176,7 +191,10 @@ export function joinIndex(header: IndexHeader, entries: AsPlainObject['index'], 
         documentIds[short] = d[0]
         fieldLength[short] = d[1] as number[]
       }
-  return MiniSearch.loadJS<SearchDoc>({ ...header, documentIds, fieldLength, storedFields: {}, index: entries }, indexOptions())
+  return MiniSearch.loadJS<SearchDoc>(
+    { ...header, documentIds, fieldLength, storedFields: {}, index: entries },
+    indexOptions(),
+  )
 }
 
 export interface SearchFilter {
@@ -229,7 +247,11 @@ export function withinEditDistance(a: string, b: string, max: number): boolean {
     const cur = [i]
     let rowMin = i
     for (let j = 1; j <= b.length; j++) {
-      const v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+      const v = Math.min(
+        (prev[j] as number) + 1,
+        (cur[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
       cur.push(v)
       if (v < rowMin) rowMin = v
     }
@@ -266,14 +288,22 @@ export function selectIndexTerms(sorted: readonly string[], queryTerms: readonly
 }
 
 /** Rank catalog entries for a query: BM25 with field boosts, times the tier weight; best first. */
-export function rankLearnings(index: MiniSearch<SearchDoc>, catalog: readonly CatalogEntry[] | CatalogView, query: string, filter: SearchFilter = {}, limit = 10): SearchHit[] {
+export function rankLearnings(
+  index: MiniSearch<SearchDoc>,
+  catalog: readonly CatalogEntry[] | CatalogView,
+  query: string,
+  filter: SearchFilter = {},
+  limit = 10,
+): SearchHit[] {
   const view = Array.isArray(catalog) ? catalogView(catalog) : (catalog as CatalogView)
   const terms = buildQueryTerms(query)
   if (!terms.length) return []
   const few = terms.length <= FEW_TERMS
   const keep = (id: number) => {
     const e = view.meta(id)
-    return !!e && (!filter.states || filter.states.includes(e.state)) && (!filter.types || filter.types.includes(e.type))
+    return (
+      !!e && (!filter.states || filter.states.includes(e.state)) && (!filter.types || filter.types.includes(e.type))
+    )
   }
   const results = index.search(terms.join(' '), {
     boost: { ...FIELD_BOOSTS },
@@ -285,19 +315,28 @@ export function rankLearnings(index: MiniSearch<SearchDoc>, catalog: readonly Ca
   // The best `limit` by score, then name, then tier, as a stable sort of all results would keep them, in one pass:
   // most results lose to the current last place with a single comparison (a pasted log can match thousands).
   type Ranked = { id: number; meta: DocMeta; score: number; queryTerms: string[] }
-  const cmp = (a: Ranked, b: Ranked) => b.score - a.score || compareCodeUnits(a.meta.name, b.meta.name) || compareCodeUnits(a.meta.tier, b.meta.tier)
+  const cmp = (a: Ranked, b: Ranked) =>
+    b.score - a.score || compareCodeUnits(a.meta.name, b.meta.name) || compareCodeUnits(a.meta.tier, b.meta.tier)
   const top: Ranked[] = []
   for (const r of results) {
     const meta = view.meta(r.id as number) as DocMeta
-    const c: Ranked = { id: r.id as number, meta, score: Math.round(r.score * meta.weight * 1000) / 1000, queryTerms: r.queryTerms }
+    const c: Ranked = {
+      id: r.id as number,
+      meta,
+      score: Math.round(r.score * meta.weight * 1000) / 1000,
+      queryTerms: r.queryTerms,
+    }
     if (top.length >= limit && (limit <= 0 || cmp(top[top.length - 1] as Ranked, c) <= 0)) continue
     let at = top.length
     while (at > 0 && cmp(top[at - 1] as Ranked, c) > 0) at--
     top.splice(at, 0, c)
     if (top.length > limit) top.pop()
   }
-  return top
-    .map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: [...new Set(h.queryTerms)] }))
+  return top.map((h) => ({
+    entry: view.entry(h.id) as CatalogEntry,
+    score: h.score,
+    matched: [...new Set(h.queryTerms)],
+  }))
 }
 
 /** Catalog and index of learnings held in memory (`git learn eval --learnings <dir>`), every one in the project tier. */

@@ -3,7 +3,7 @@
  * structure where there is one), private-key blocks, Kubernetes Secret manifests, credentials in URLs, command lines
  * and headers, JWTs, entropy-checked values assigned to secret-looking names in the assignment forms of many
  * languages, and random tokens beside a name. Pure: strings in, ranges out. Each family has generated positives and
- * negatives in test/unit/secret-families.test.ts; docs/secrets.md lists them.
+ * negatives in test/unit/core/secret-rules.test.ts; docs/secrets.md lists them.
  *
  * Every regex is written to stay linear on hostile input: quantifiers are bounded, a pattern that starts with a
  * character class has a lookbehind so that only the first character of a run can start a match attempt, and tokens
@@ -199,7 +199,13 @@ function regexRule(spec: RegexRuleSpec): SecretRule {
  * without any of them never compiles the regex (V8 compiles a regex on its first exec, ~0.1 ms each, which a hook
  * pays on every call).
  */
-function prefixRule(id: string, description: string, keywords: readonly string[], pattern: RegExp, accept?: RegexRuleSpec['accept']): SecretRule {
+function prefixRule(
+  id: string,
+  description: string,
+  keywords: readonly string[],
+  pattern: RegExp,
+  accept?: RegexRuleSpec['accept'],
+): SecretRule {
   return regexRule({ id, description, keywords, pattern, ...(accept ? { accept } : {}) })
 }
 
@@ -274,16 +280,45 @@ function truncatedKeyEnd(text: string, bodyStart: number, limit: number): number
 
 function hasBodyPlaceholder(body: string): boolean {
   // Case-sensitive and with separators: a random base64 body may contain `your` or `xxxx` by chance.
-  return ['...', '…', '<', 'xxxxx', 'XXXXX', 'redacted', 'REDACTED', 'your-', 'your_', 'YOUR_', 'EXAMPLE'].some((marker) =>
-    body.includes(marker),
+  return ['...', '…', '<', 'xxxxx', 'XXXXX', 'redacted', 'REDACTED', 'your-', 'your_', 'YOUR_', 'EXAMPLE'].some(
+    (marker) => body.includes(marker),
   )
 }
 
 /** Passwords that are the product's documented default or a word in a docs snippet, not a secret. */
 const DEFAULT_PASSWORDS: ReadonlySet<string> = new Set([
-  'password', 'passwd', 'pass', 'secret', 'changeme', 'admin', 'root', 'test', 'guest', 'postgres', 'mysql',
-  'redis', 'user', 'demo', 'default', 'letmein', 'qwerty', 'welcome', 'token', 'mypassword', 'yourpassword',
-  'pwd', 'sa', 'rabbitmq', 'minio', 'minioadmin', 'example', 'sample', 'foobar', 'foo', 'bar', 'hunter',
+  'password',
+  'passwd',
+  'pass',
+  'secret',
+  'changeme',
+  'admin',
+  'root',
+  'test',
+  'guest',
+  'postgres',
+  'mysql',
+  'redis',
+  'user',
+  'demo',
+  'default',
+  'letmein',
+  'qwerty',
+  'welcome',
+  'token',
+  'mypassword',
+  'yourpassword',
+  'pwd',
+  'sa',
+  'rabbitmq',
+  'minio',
+  'minioadmin',
+  'example',
+  'sample',
+  'foobar',
+  'foo',
+  'bar',
+  'hunter',
 ])
 
 /** `password1`, `mysecretpassword`, `my-secret-pw`: a docs default dressed up, not a chosen secret. */
@@ -298,7 +333,14 @@ function isDefaultPassword(value: string, dressedUp = true): boolean {
 const URL_USERINFO = /([^\s:/?#@"'<>`\\[\]{}|]{0,128}):([^\s/?#@"'<>`\\{}|]{1,256})@[A-Za-z0-9[_-]/dy
 
 function isSchemeCode(code: number): boolean {
-  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 43 || code === 46 || code === 45
+  return (
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 43 ||
+    code === 46 ||
+    code === 45
+  )
 }
 
 /** `scheme://user:password@host`: the password (or a token used as the user name with a dummy password). */
@@ -345,10 +387,18 @@ function isCredentialValue(value: string, dressedUp = true): boolean {
 /** `curl -u user:pass`, `mysql -pSECRET`, `sshpass -p pass`, `redis-cli -a pass`, `docker login -p pass`. */
 const CLI_PATTERNS: ReadonlyArray<readonly [readonly string[], RegExp | undefined, RegExp]> = [
   [['-u'], /(?:^|[\s`'"(])()$/, /-(?:u|-user)[\s=]{1,3}["']?[^\s:"'$`]{0,64}:["']?([^\s"'`]{3,128})/dg],
-  [['mysql', 'mariadb'], undefined, /\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(["']?)([^\s"'`]{3,128})\1/dg],
+  [
+    ['mysql', 'mariadb'],
+    undefined,
+    /\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(["']?)([^\s"'`]{3,128})\1/dg,
+  ],
   [['sshpass'], undefined, /\bsshpass\s{1,3}-p\s{0,3}(["']?)([^\s"'`]{3,128})\1/dg],
   [['redis-cli'], undefined, /\bredis-cli\b[^\n]{0,200}?\s-a\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
-  [['login'], undefined, /\b(?:docker|podman|helm)\s{1,3}(?:registry\s{1,3})?login\b[^\n]{0,200}?\s-p\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg],
+  [
+    ['login'],
+    undefined,
+    /\b(?:docker|podman|helm)\s{1,3}(?:registry\s{1,3})?login\b[^\n]{0,200}?\s-p\s{1,3}(["']?)([^\s"'`]{3,128})\1/dg,
+  ],
 ]
 
 const cliPasswordRules: readonly SecretRule[] = CLI_PATTERNS.map(([keywords, lead, pattern]) =>
@@ -403,218 +453,537 @@ function hasDigitAndLetter(value: string): boolean {
 const SLACK_EXACT = /^xox[abposre]-(?:\d{1,3}-)?\d{8,13}-\d{8,13}(?:-\d{8,13})?-[A-Za-z0-9]{18,64}$/
 
 const PROVIDER_RULES: readonly SecretRule[] = [
-  prefixRule('aws-access-key-id', 'AWS access key id', ['a3t', 'akia', 'asia', 'abia', 'acca'],
-    /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g),
+  prefixRule(
+    'aws-access-key-id',
+    'AWS access key id',
+    ['a3t', 'akia', 'asia', 'abia', 'acca'],
+    /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g,
+  ),
   regexRule({
-    id: 'aws-secret-access-key', description: 'AWS secret access key', keywords: ['secret'],
-    pattern: /secret[_.-]?(?:access[_.-]?)?key["']?\s{0,4}(?:=|:|=>|:=)\s{0,4}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
+    id: 'aws-secret-access-key',
+    description: 'AWS secret access key',
+    keywords: ['secret'],
+    pattern:
+      /secret[_.-]?(?:access[_.-]?)?key["']?\s{0,4}(?:=|:|=>|:=)\s{0,4}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
     group: 1,
   }),
-  prefixRule('aws-session-token', 'AWS session token', ['iqojb3jpz2lux2vj', 'fwogzxivyxdze'],
-    /(?<![A-Za-z0-9+/])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/]{80,4000}={0,2}/g),
-  prefixRule('gcp-api-key', 'Google API key', ['aiza'],
-    /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g),
-  prefixRule('gcp-oauth-client-secret', 'Google OAuth client secret', ['gocspx-'],
-    /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/g),
-  prefixRule('gcp-oauth-access-token', 'Google OAuth access token', ['ya29.'],
-    /(?<![A-Za-z0-9_.-])ya29\.[A-Za-z0-9_-]{30,2000}(?![A-Za-z0-9_-])/g),
+  prefixRule(
+    'aws-session-token',
+    'AWS session token',
+    ['iqojb3jpz2lux2vj', 'fwogzxivyxdze'],
+    /(?<![A-Za-z0-9+/])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/]{80,4000}={0,2}/g,
+  ),
+  prefixRule('gcp-api-key', 'Google API key', ['aiza'], /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g),
+  prefixRule(
+    'gcp-oauth-client-secret',
+    'Google OAuth client secret',
+    ['gocspx-'],
+    /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'gcp-oauth-access-token',
+    'Google OAuth access token',
+    ['ya29.'],
+    /(?<![A-Za-z0-9_.-])ya29\.[A-Za-z0-9_-]{30,2000}(?![A-Za-z0-9_-])/g,
+  ),
   regexRule({
-    id: 'azure-storage-key', description: 'Azure storage or Service Bus key',
+    id: 'azure-storage-key',
+    description: 'Azure storage or Service Bus key',
     keywords: ['accountkey', 'sharedaccesskey'],
     pattern: /(?:AccountKey|SharedAccessKey)\s{0,2}=\s{0,2}([A-Za-z0-9+/]{40,100}={0,2})/dgi,
     group: 1,
   }),
   regexRule({
-    id: 'azure-sas-token', description: 'Azure SAS signature', keywords: ['sig='],
+    id: 'azure-sas-token',
+    description: 'Azure SAS signature',
+    keywords: ['sig='],
     pattern: /sig=([A-Za-z0-9%+/=]{30,150})/dg,
     group: 1,
     accept: (value, text, start) =>
       /[?&;]/.test(text.charAt(start - 5)) && /[?&;]sv=\d{4}-/.test(lineAround(text, start)) && isRandomToken(value),
   }),
-  leadRule('azure-client-secret', 'Azure AD client secret', ['q~'], /(?:^|[^A-Za-z0-9_~.-])([A-Za-z0-9_~.-]{3}\d)$/, 5,
-    /Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g),
-  leadRule('azure-devops-pat', 'Azure DevOps personal access token', ['jqqj9'], /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{52})$/, 53,
-    /JQQJ9[9DH][A-Za-z0-9]{18}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])/g),
-  prefixRule('github-token', 'GitHub token', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
-    /(?<![A-Za-z0-9_])gh[pousr]_(?:[A-Za-z0-9]{36,251}|\d{1,12}_eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_.-]{20,4000})(?![A-Za-z0-9_.-])/g),
-  prefixRule('github-fine-grained-pat', 'GitHub fine-grained personal access token', ['github_pat_'],
-    /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{70,120}(?![A-Za-z0-9_])/g),
-  prefixRule('gitlab-token', 'GitLab token', ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glft-', 'glsoat-', 'glcbt-', 'gloas-', 'glimt-', 'glagent-', 'glffct-', 'gr1348941'],
-    /(?<![A-Za-z0-9_-])(?:(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-|GR1348941)[A-Za-z0-9_.-]{20,100}(?![A-Za-z0-9_-])/g),
-  prefixRule('slack-token', 'Slack token', ['xox'],
+  leadRule(
+    'azure-client-secret',
+    'Azure AD client secret',
+    ['q~'],
+    /(?:^|[^A-Za-z0-9_~.-])([A-Za-z0-9_~.-]{3}\d)$/,
+    5,
+    /Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g,
+  ),
+  leadRule(
+    'azure-devops-pat',
+    'Azure DevOps personal access token',
+    ['jqqj9'],
+    /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{52})$/,
+    53,
+    /JQQJ9[9DH][A-Za-z0-9]{18}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'github-token',
+    'GitHub token',
+    ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
+    /(?<![A-Za-z0-9_])gh[pousr]_(?:[A-Za-z0-9]{36,251}|\d{1,12}_eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_.-]{20,4000})(?![A-Za-z0-9_.-])/g,
+  ),
+  prefixRule(
+    'github-fine-grained-pat',
+    'GitHub fine-grained personal access token',
+    ['github_pat_'],
+    /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{70,120}(?![A-Za-z0-9_])/g,
+  ),
+  prefixRule(
+    'gitlab-token',
+    'GitLab token',
+    [
+      'glpat-',
+      'gldt-',
+      'glrt-',
+      'glptt-',
+      'glft-',
+      'glsoat-',
+      'glcbt-',
+      'gloas-',
+      'glimt-',
+      'glagent-',
+      'glffct-',
+      'gr1348941',
+    ],
+    /(?<![A-Za-z0-9_-])(?:(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-|GR1348941)[A-Za-z0-9_.-]{20,100}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'slack-token',
+    'Slack token',
+    ['xox'],
     /(?<![A-Za-z0-9-])xox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/g,
-    (value) => /\d/.test(value.slice(5)) && !value.endsWith('-') && shapedOr(SLACK_EXACT)(value)),
-  prefixRule('slack-app-token', 'Slack app-level token', ['xapp-'],
-    /(?<![A-Za-z0-9-])xapp-\d-[A-Z0-9]{9,12}-\d{10,16}-[a-f0-9]{40,80}(?![A-Za-z0-9])/g),
-  prefixRule('slack-webhook', 'Slack webhook URL', ['hooks.slack.com/'],
-    /(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,150}/g),
-  prefixRule('stripe-secret-key', 'Stripe secret or restricted key', ['k_live_', 'k_test_', 'k_prod_'],
+    (value) => /\d/.test(value.slice(5)) && !value.endsWith('-') && shapedOr(SLACK_EXACT)(value),
+  ),
+  prefixRule(
+    'slack-app-token',
+    'Slack app-level token',
+    ['xapp-'],
+    /(?<![A-Za-z0-9-])xapp-\d-[A-Z0-9]{9,12}-\d{10,16}-[a-f0-9]{40,80}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'slack-webhook',
+    'Slack webhook URL',
+    ['hooks.slack.com/'],
+    /(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,150}/g,
+  ),
+  prefixRule(
+    'stripe-secret-key',
+    'Stripe secret or restricted key',
+    ['k_live_', 'k_test_', 'k_prod_'],
     /(?<![A-Za-z0-9_])[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9])/g,
-    shapedOr(/^[sr]k_(?:live|test|prod)_(?:[A-Za-z0-9]{24}|[A-Za-z0-9]{99})$/)),
-  prefixRule('stripe-webhook-secret', 'Stripe webhook signing secret', ['whsec_'],
-    /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,64}(?![A-Za-z0-9+/])/g),
-  prefixRule('openai-api-key', 'OpenAI API key', ['sk-'],
-    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{0,160}T3BlbkFJ[A-Za-z0-9_-]{10,160}(?![A-Za-z0-9_-])/g),
-  prefixRule('anthropic-api-key', 'Anthropic API key', ['sk-ant-'],
+    shapedOr(/^[sr]k_(?:live|test|prod)_(?:[A-Za-z0-9]{24}|[A-Za-z0-9]{99})$/),
+  ),
+  prefixRule(
+    'stripe-webhook-secret',
+    'Stripe webhook signing secret',
+    ['whsec_'],
+    /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{24,64}(?![A-Za-z0-9+/])/g,
+  ),
+  prefixRule(
+    'openai-api-key',
+    'OpenAI API key',
+    ['sk-'],
+    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{0,160}T3BlbkFJ[A-Za-z0-9_-]{10,160}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'anthropic-api-key',
+    'Anthropic API key',
+    ['sk-ant-'],
     /(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g,
-    shapedOr(/^sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{93}AA$/)),
-  prefixRule('groq-api-key', 'Groq API key', ['gsk_'],
-    /(?<![A-Za-z0-9_])gsk_[A-Za-z0-9]{48,56}(?![A-Za-z0-9])/g, shapedOr(/^gsk_[A-Za-z0-9]{52}$/)),
-  prefixRule('xai-api-key', 'xAI API key', ['xai-'],
-    /(?<![A-Za-z0-9_-])xai-[A-Za-z0-9]{70,90}(?![A-Za-z0-9])/g),
-  prefixRule('perplexity-api-key', 'Perplexity API key', ['pplx-'],
-    /(?<![A-Za-z0-9_-])pplx-[A-Za-z0-9]{40,56}(?![A-Za-z0-9])/g),
-  prefixRule('replicate-api-token', 'Replicate API token', ['r8_'],
-    /(?<![A-Za-z0-9_])r8_[A-Za-z0-9]{37}(?![A-Za-z0-9])/g),
-  prefixRule('huggingface-token', 'Hugging Face token', ['hf_', 'api_org_'],
+    shapedOr(/^sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{93}AA$/),
+  ),
+  prefixRule(
+    'groq-api-key',
+    'Groq API key',
+    ['gsk_'],
+    /(?<![A-Za-z0-9_])gsk_[A-Za-z0-9]{48,56}(?![A-Za-z0-9])/g,
+    shapedOr(/^gsk_[A-Za-z0-9]{52}$/),
+  ),
+  prefixRule('xai-api-key', 'xAI API key', ['xai-'], /(?<![A-Za-z0-9_-])xai-[A-Za-z0-9]{70,90}(?![A-Za-z0-9])/g),
+  prefixRule(
+    'perplexity-api-key',
+    'Perplexity API key',
+    ['pplx-'],
+    /(?<![A-Za-z0-9_-])pplx-[A-Za-z0-9]{40,56}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'replicate-api-token',
+    'Replicate API token',
+    ['r8_'],
+    /(?<![A-Za-z0-9_])r8_[A-Za-z0-9]{37}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'huggingface-token',
+    'Hugging Face token',
+    ['hf_', 'api_org_'],
     /(?<![A-Za-z0-9_])(?:hf|api_org)_[A-Za-z]{34}(?![A-Za-z0-9_])/g,
-    (value) => !/^(?:hf|api_org)_(?:[A-Z][a-z]+)+$/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value.slice(3)) && isRandomToken(value)),
-  prefixRule('npm-token', 'npm access token', ['npm_'],
-    /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g),
+    (value) =>
+      !/^(?:hf|api_org)_(?:[A-Z][a-z]+)+$/.test(value) &&
+      /[A-Z]/.test(value) &&
+      /[a-z]/.test(value.slice(3)) &&
+      isRandomToken(value),
+  ),
+  prefixRule('npm-token', 'npm access token', ['npm_'], /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g),
   regexRule({
-    id: 'npmrc-auth', description: 'npm registry credential in .npmrc', keywords: [':_auth', ':_password'], priority: STRUCTURAL,
+    id: 'npmrc-auth',
+    description: 'npm registry credential in .npmrc',
+    keywords: [':_auth', ':_password'],
+    priority: STRUCTURAL,
     pattern: /:_(?:authToken|auth|password)\s{0,2}=\s{0,2}["']?([^\s"']{8,512})/dg,
     group: 1,
     accept: (value) => isCredentialValue(value) && isRandomToken(value),
   }),
-  prefixRule('pypi-token', 'PyPI API token', ['pypi-age'],
-    /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,400}(?![A-Za-z0-9_-])/g),
-  prefixRule('twilio-api-key', 'Twilio API key', ['sk'],
-    /(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g, hasDigitAndLetter),
+  prefixRule(
+    'pypi-token',
+    'PyPI API token',
+    ['pypi-age'],
+    /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,400}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'twilio-api-key',
+    'Twilio API key',
+    ['sk'],
+    /(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g,
+    hasDigitAndLetter,
+  ),
   regexRule({
-    id: 'twilio-auth-token', description: 'Twilio auth token', keywords: ['ac'],
+    id: 'twilio-auth-token',
+    description: 'Twilio auth token',
+    keywords: ['ac'],
     pattern: /(?<![A-Za-z0-9])AC[0-9a-f]{32}:([0-9a-f]{32})(?![A-Za-z0-9])/dg,
     group: 1,
   }),
-  prefixRule('sendgrid-api-key', 'SendGrid API key', ['sg.'],
-    /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
-  prefixRule('mailgun-api-key', 'Mailgun API key', ['key-'],
+  prefixRule(
+    'sendgrid-api-key',
+    'SendGrid API key',
+    ['sg.'],
+    /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'mailgun-api-key',
+    'Mailgun API key',
+    ['key-'],
     /(?<![A-Za-z0-9_-])key-[0-9a-f]{32}(?![A-Za-z0-9])/g,
-    (value, text, start) => /mailgun|api:key-/i.test(lineAround(text, start)) || /mailgun/i.test(text) ? isRandomToken(value) : false),
+    (value, text, start) =>
+      /mailgun|api:key-/i.test(lineAround(text, start)) || /mailgun/i.test(text) ? isRandomToken(value) : false,
+  ),
   regexRule({
-    id: 'mailgun-api-key', description: 'Mailgun API key', keywords: ['mailgun'],
+    id: 'mailgun-api-key',
+    description: 'Mailgun API key',
+    keywords: ['mailgun'],
     pattern: /(?<![A-Za-z0-9-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![A-Za-z0-9-])/g,
   }),
-  prefixRule('heroku-api-key', 'Heroku API key', ['hrku-'],
-    /(?<![A-Za-z0-9_-])HRKU-[A-Za-z0-9_-]{58,64}(?![A-Za-z0-9_-])/g),
+  prefixRule(
+    'heroku-api-key',
+    'Heroku API key',
+    ['hrku-'],
+    /(?<![A-Za-z0-9_-])HRKU-[A-Za-z0-9_-]{58,64}(?![A-Za-z0-9_-])/g,
+  ),
   regexRule({
-    id: 'heroku-api-key', description: 'Heroku API key', keywords: ['heroku'],
-    pattern: /heroku[A-Za-z0-9_.-]{0,20}(?:key|token)["']?\s{0,3}(?:=|:|=>|:=)\s{0,3}["']?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?![A-Za-z0-9-])/dgi,
+    id: 'heroku-api-key',
+    description: 'Heroku API key',
+    keywords: ['heroku'],
+    pattern:
+      /heroku[A-Za-z0-9_.-]{0,20}(?:key|token)["']?\s{0,3}(?:=|:|=>|:=)\s{0,3}["']?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?![A-Za-z0-9-])/dgi,
     group: 1,
   }),
-  prefixRule('digitalocean-token', 'DigitalOcean token', ['_v1_'],
-    /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])/g),
-  prefixRule('shopify-token', 'Shopify token', ['shpat_', 'shpss_', 'shpca_', 'shppa_'],
-    /(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[A-Za-z0-9]{32,40}(?![A-Za-z0-9])/g),
-  leadRule('discord-bot-token', 'Discord bot token', [], /(?:^|[^A-Za-z0-9_.-])([MNO][A-Za-z0-9_-]{23,27})$/, 29,
+  prefixRule(
+    'digitalocean-token',
+    'DigitalOcean token',
+    ['_v1_'],
+    /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'shopify-token',
+    'Shopify token',
+    ['shpat_', 'shpss_', 'shpca_', 'shppa_'],
+    /(?<![A-Za-z0-9_])shp(?:at|ss|ca|pa)_[A-Za-z0-9]{32,40}(?![A-Za-z0-9])/g,
+  ),
+  leadRule(
+    'discord-bot-token',
+    'Discord bot token',
+    [],
+    /(?:^|[^A-Za-z0-9_.-])([MNO][A-Za-z0-9_-]{23,27})$/,
+    29,
     /\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
-    isDiscordToken),
-  prefixRule('discord-webhook', 'Discord webhook URL', ['discord'],
-    /https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/\d{17,20}\/[A-Za-z0-9_-]{60,80}/g),
-  leadRule('telegram-bot-token', 'Telegram bot token', [':a'], /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{5,16})$/, 20,
-    /:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])/g),
-  prefixRule('vault-token', 'HashiCorp Vault token', ['hvs.', 'hvb.', 'hvr.'],
-    /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,400}(?![A-Za-z0-9_-])/g, isShapedToken),
+    isDiscordToken,
+  ),
+  prefixRule(
+    'discord-webhook',
+    'Discord webhook URL',
+    ['discord'],
+    /https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/webhooks\/\d{17,20}\/[A-Za-z0-9_-]{60,80}/g,
+  ),
+  leadRule(
+    'telegram-bot-token',
+    'Telegram bot token',
+    [':a'],
+    /(?:^|[^A-Za-z0-9_:-]|\/bot)(\d{5,16})$/,
+    20,
+    /:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'vault-token',
+    'HashiCorp Vault token',
+    ['hvs.', 'hvb.', 'hvr.'],
+    /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{24,400}(?![A-Za-z0-9_-])/g,
+    isShapedToken,
+  ),
   regexRule({
-    id: 'vault-token', description: 'HashiCorp Vault token', keywords: ['vault'],
-    pattern: /(?:vault[_-]?token|x-vault-token)["']?\s{0,3}(?:=|:)\s{0,3}["']?([sbr]\.[A-Za-z0-9]{24,100})(?![A-Za-z0-9])/dgi,
+    id: 'vault-token',
+    description: 'HashiCorp Vault token',
+    keywords: ['vault'],
+    pattern:
+      /(?:vault[_-]?token|x-vault-token)["']?\s{0,3}(?:=|:)\s{0,3}["']?([sbr]\.[A-Za-z0-9]{24,100})(?![A-Za-z0-9])/dgi,
     group: 1,
   }),
-  leadRule('terraform-cloud-token', 'Terraform Cloud token', ['.atlasv1.'], /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{14})$/, 15,
-    /\.atlasv1\.[A-Za-z0-9_=-]{60,80}(?![A-Za-z0-9_=-])/g),
-  prefixRule('databricks-token', 'Databricks token', ['dapi'],
-    /(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9-])/g, hasDigitAndLetter),
-  prefixRule('doppler-token', 'Doppler token', ['dp.'],
-    /(?<![A-Za-z0-9_.])dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])/g),
-  prefixRule('linear-api-key', 'Linear API key', ['lin_'],
-    /(?<![A-Za-z0-9_])lin_(?:api|oauth)_[A-Za-z0-9]{40,64}(?![A-Za-z0-9])/g),
-  prefixRule('notion-token', 'Notion integration token', ['secret_', 'ntn_'],
-    /(?<![A-Za-z0-9_])(?:secret_[A-Za-z0-9]{43}|ntn_\d{11}[A-Za-z0-9]{35})(?![A-Za-z0-9])/g, hasDigitAndLetter),
-  prefixRule('atlassian-api-token', 'Atlassian API token', ['atatt3', 'atctt3', 'atbb'],
-    /(?<![A-Za-z0-9_-])(?:AT[AC]TT3[A-Za-z0-9_=-]{100,300}|ATBB[A-Za-z0-9]{28,40})(?![A-Za-z0-9_=-])/g),
-  prefixRule('sentry-token', 'Sentry auth token', ['sntry'],
-    /(?<![A-Za-z0-9_])(?:sntrys_eyJ[A-Za-z0-9+/=]{20,400}_[A-Za-z0-9+/]{43}|sntryu_[a-f0-9]{64})(?![A-Za-z0-9+/=_-])/g),
+  leadRule(
+    'terraform-cloud-token',
+    'Terraform Cloud token',
+    ['.atlasv1.'],
+    /(?:^|[^A-Za-z0-9])([A-Za-z0-9]{14})$/,
+    15,
+    /\.atlasv1\.[A-Za-z0-9_=-]{60,80}(?![A-Za-z0-9_=-])/g,
+  ),
+  prefixRule(
+    'databricks-token',
+    'Databricks token',
+    ['dapi'],
+    /(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9-])/g,
+    hasDigitAndLetter,
+  ),
+  prefixRule(
+    'doppler-token',
+    'Doppler token',
+    ['dp.'],
+    /(?<![A-Za-z0-9_.])dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'linear-api-key',
+    'Linear API key',
+    ['lin_'],
+    /(?<![A-Za-z0-9_])lin_(?:api|oauth)_[A-Za-z0-9]{40,64}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'notion-token',
+    'Notion integration token',
+    ['secret_', 'ntn_'],
+    /(?<![A-Za-z0-9_])(?:secret_[A-Za-z0-9]{43}|ntn_\d{11}[A-Za-z0-9]{35})(?![A-Za-z0-9])/g,
+    hasDigitAndLetter,
+  ),
+  prefixRule(
+    'atlassian-api-token',
+    'Atlassian API token',
+    ['atatt3', 'atctt3', 'atbb'],
+    /(?<![A-Za-z0-9_-])(?:AT[AC]TT3[A-Za-z0-9_=-]{100,300}|ATBB[A-Za-z0-9]{28,40})(?![A-Za-z0-9_=-])/g,
+  ),
+  prefixRule(
+    'sentry-token',
+    'Sentry auth token',
+    ['sntry'],
+    /(?<![A-Za-z0-9_])(?:sntrys_eyJ[A-Za-z0-9+/=]{20,400}_[A-Za-z0-9+/]{43}|sntryu_[a-f0-9]{64})(?![A-Za-z0-9+/=_-])/g,
+  ),
   regexRule({
-    id: 'sentry-dsn', description: 'Sentry DSN key', keywords: ['sentry'],
+    id: 'sentry-dsn',
+    description: 'Sentry DSN key',
+    keywords: ['sentry'],
     pattern: /https?:\/\/([a-f0-9]{32})(?::[a-f0-9]{32})?@[A-Za-z0-9.-]{0,80}sentry[A-Za-z0-9.-]{0,80}\/\d+/dg,
     group: 1,
   }),
-  prefixRule('grafana-token', 'Grafana token', ['glc_', 'glsa_', 'eyjrijoi'],
+  prefixRule(
+    'grafana-token',
+    'Grafana token',
+    ['glc_', 'glsa_', 'eyjrijoi'],
     /(?<![A-Za-z0-9_+/])(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9+/]{50,200}={0,2})(?![A-Za-z0-9+/=])/g,
-    shapedOr(/^glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}$/)),
-  prefixRule('postman-api-key', 'Postman API key', ['pmak-'],
-    /(?<![A-Za-z0-9_-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9])/g),
-  prefixRule('age-secret-key', 'age secret key', ['age-secret-key-1'],
-    /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/g, isShapedToken),
-  prefixRule('onepassword-token', '1Password service account token', ['ops_eyj'],
-    /(?<![A-Za-z0-9_])ops_eyJ[A-Za-z0-9+/=_-]{100,4000}/g),
-  prefixRule('figma-token', 'Figma personal access token', ['figd_'],
-    /(?<![A-Za-z0-9_])figd_[A-Za-z0-9_-]{40,48}(?![A-Za-z0-9_-])/g),
-  prefixRule('pulumi-token', 'Pulumi access token', ['pul-'],
-    /(?<![A-Za-z0-9_-])pul-[a-f0-9]{40}(?![A-Za-z0-9])/g),
-  prefixRule('supabase-token', 'Supabase token', ['sbp_', 'sb_secret_'],
-    /(?<![A-Za-z0-9_])(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,80})(?![A-Za-z0-9_-])/g),
-  prefixRule('docker-hub-token', 'Docker Hub access token', ['dckr_'],
-    /(?<![A-Za-z0-9_])dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g),
-  prefixRule('new-relic-key', 'New Relic key', ['nrak-', 'nrii-', 'nrjs-', 'nriq-'],
-    /(?<![A-Za-z0-9_-])NR(?:AK|II|JS|IQ)-[A-Za-z0-9_-]{19,32}(?![A-Za-z0-9_-])/g),
-  prefixRule('octopus-deploy-key', 'Octopus Deploy API key', ['api-'],
-    /(?<![A-Za-z0-9_-])API-[A-Z0-9]{26}(?![A-Za-z0-9])/g, hasDigitAndLetter),
-  prefixRule('ubidots-token', 'Ubidots token', ['bbff-'],
-    /(?<![A-Za-z0-9_-])BBFF-[A-Za-z0-9]{30}(?![A-Za-z0-9])/g),
+    shapedOr(/^glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}$/),
+  ),
+  prefixRule(
+    'postman-api-key',
+    'Postman API key',
+    ['pmak-'],
+    /(?<![A-Za-z0-9_-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'age-secret-key',
+    'age secret key',
+    ['age-secret-key-1'],
+    /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/g,
+    isShapedToken,
+  ),
+  prefixRule(
+    'onepassword-token',
+    '1Password service account token',
+    ['ops_eyj'],
+    /(?<![A-Za-z0-9_])ops_eyJ[A-Za-z0-9+/=_-]{100,4000}/g,
+  ),
+  prefixRule(
+    'figma-token',
+    'Figma personal access token',
+    ['figd_'],
+    /(?<![A-Za-z0-9_])figd_[A-Za-z0-9_-]{40,48}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule('pulumi-token', 'Pulumi access token', ['pul-'], /(?<![A-Za-z0-9_-])pul-[a-f0-9]{40}(?![A-Za-z0-9])/g),
+  prefixRule(
+    'supabase-token',
+    'Supabase token',
+    ['sbp_', 'sb_secret_'],
+    /(?<![A-Za-z0-9_])(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,80})(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'docker-hub-token',
+    'Docker Hub access token',
+    ['dckr_'],
+    /(?<![A-Za-z0-9_])dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'new-relic-key',
+    'New Relic key',
+    ['nrak-', 'nrii-', 'nrjs-', 'nriq-'],
+    /(?<![A-Za-z0-9_-])NR(?:AK|II|JS|IQ)-[A-Za-z0-9_-]{19,32}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'octopus-deploy-key',
+    'Octopus Deploy API key',
+    ['api-'],
+    /(?<![A-Za-z0-9_-])API-[A-Z0-9]{26}(?![A-Za-z0-9])/g,
+    hasDigitAndLetter,
+  ),
+  prefixRule('ubidots-token', 'Ubidots token', ['bbff-'], /(?<![A-Za-z0-9_-])BBFF-[A-Za-z0-9]{30}(?![A-Za-z0-9])/g),
   regexRule({
-    id: 'sumologic-access-id', description: 'Sumo Logic access id', keywords: ['sumo'],
-    pattern: /sumo(?:logic)?[_.-]?(?:access[_.-]?id|token|key)["']?\s{0,3}(?:=|:|:=|\?=)\s{0,3}["']?(su[A-Za-z0-9]{12})(?![A-Za-z0-9])/dgi,
+    id: 'sumologic-access-id',
+    description: 'Sumo Logic access id',
+    keywords: ['sumo'],
+    pattern:
+      /sumo(?:logic)?[_.-]?(?:access[_.-]?id|token|key)["']?\s{0,3}(?:=|:|:=|\?=)\s{0,3}["']?(su[A-Za-z0-9]{12})(?![A-Za-z0-9])/dgi,
     group: 1,
     accept: hasDigitAndLetter,
   }),
-  prefixRule('planetscale-token', 'PlanetScale token', ['pscale_'],
-    /(?<![A-Za-z0-9_])pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}(?![A-Za-z0-9_-])/g),
-  prefixRule('mapbox-secret-token', 'Mapbox secret token', ['sk.eyj'],
-    /(?<![A-Za-z0-9_.])sk\.eyJ[A-Za-z0-9_-]{20,200}\.[A-Za-z0-9_-]{20,60}(?![A-Za-z0-9_-])/g),
-  prefixRule('onepassword-secret-key', '1Password secret key', ['a3-'],
-    /(?<![A-Za-z0-9-])A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Za-z0-9-])/g),
-  prefixRule('easypost-api-key', 'EasyPost API key', ['ezak', 'eztk'],
-    /(?<![A-Za-z0-9])EZ[AT]K[A-Za-z0-9]{54}(?![A-Za-z0-9])/g),
-  prefixRule('sourcegraph-token', 'Sourcegraph access token', ['sgp_'],
-    /(?<![A-Za-z0-9_])sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}(?![A-Za-z0-9_])/g),
-  prefixRule('tailscale-key', 'Tailscale key', ['tskey-'],
+  prefixRule(
+    'planetscale-token',
+    'PlanetScale token',
+    ['pscale_'],
+    /(?<![A-Za-z0-9_])pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'mapbox-secret-token',
+    'Mapbox secret token',
+    ['sk.eyj'],
+    /(?<![A-Za-z0-9_.])sk\.eyJ[A-Za-z0-9_-]{20,200}\.[A-Za-z0-9_-]{20,60}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'onepassword-secret-key',
+    '1Password secret key',
+    ['a3-'],
+    /(?<![A-Za-z0-9-])A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Za-z0-9-])/g,
+  ),
+  prefixRule(
+    'easypost-api-key',
+    'EasyPost API key',
+    ['ezak', 'eztk'],
+    /(?<![A-Za-z0-9])EZ[AT]K[A-Za-z0-9]{54}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'sourcegraph-token',
+    'Sourcegraph access token',
+    ['sgp_'],
+    /(?<![A-Za-z0-9_])sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}(?![A-Za-z0-9_])/g,
+  ),
+  prefixRule(
+    'tailscale-key',
+    'Tailscale key',
+    ['tskey-'],
     /(?<![A-Za-z])tskey-(?:api|auth|client|scim|webhook|future)-[A-Za-z0-9]{6,20}-[A-Za-z0-9]{16,64}(?![A-Za-z0-9])/g,
-    shapedOr(/^tskey-[a-z]+-[A-Za-z0-9]{12}-[A-Za-z0-9]{24,32}$/)),
-  prefixRule('vercel-token', 'Vercel token', ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
-    /(?<![A-Za-z0-9_])vc[pikar]_[A-Za-z0-9]{24,80}(?![A-Za-z0-9_])/g),
-  prefixRule('cloudflare-token', 'Cloudflare API token or key', ['cfut_', 'cfk_', 'cfat_'],
-    /(?<![A-Za-z0-9_])cf(?:ut|k|at)_[A-Za-z0-9]{40}[a-f0-9]{8}(?![A-Za-z0-9_])/g),
-  prefixRule('cloudflare-origin-ca-key', 'Cloudflare Origin CA key', ['v1.0-'],
-    /(?<![A-Za-z0-9.-])v1\.0-[a-f0-9]{24}-[a-f0-9]{146}(?![A-Za-z0-9])/g),
-  prefixRule('flutterwave-key', 'Flutterwave key', ['flwpubk', 'flwseck'],
-    /(?<![A-Za-z0-9_])FLW(?:PUBK|SECK)(?:_TEST)?-(?:[a-fA-F0-9]{32}-X|[a-fA-F0-9]{12})(?![A-Za-z0-9-])/g),
-  prefixRule('flyio-token', 'Fly.io access token', ['fo1_', 'fm1', 'fm2_'],
-    /(?<![A-Za-z0-9_])(?:fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,4000}={0,3})(?![A-Za-z0-9_+/=-])/g, isShapedToken),
-  prefixRule('openshift-token', 'OpenShift user token', ['sha256~'],
-    /(?<![A-Za-z0-9_])sha256~[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
-  prefixRule('intra42-client-secret', '42 Intra client secret', ['s-s4t2'],
-    /(?<![A-Za-z0-9_-])s-s4t2(?:ud|af)-[a-f0-9]{64}(?![A-Za-z0-9])/g),
-  prefixRule('facebook-page-token', 'Facebook page access token', ['eaam', 'eaac'],
-    /(?<![A-Za-z0-9_])EAA[MC][A-Za-z0-9]{100,400}(?![A-Za-z0-9])/g),
+    shapedOr(/^tskey-[a-z]+-[A-Za-z0-9]{12}-[A-Za-z0-9]{24,32}$/),
+  ),
+  prefixRule(
+    'vercel-token',
+    'Vercel token',
+    ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
+    /(?<![A-Za-z0-9_])vc[pikar]_[A-Za-z0-9]{24,80}(?![A-Za-z0-9_])/g,
+  ),
+  prefixRule(
+    'cloudflare-token',
+    'Cloudflare API token or key',
+    ['cfut_', 'cfk_', 'cfat_'],
+    /(?<![A-Za-z0-9_])cf(?:ut|k|at)_[A-Za-z0-9]{40}[a-f0-9]{8}(?![A-Za-z0-9_])/g,
+  ),
+  prefixRule(
+    'cloudflare-origin-ca-key',
+    'Cloudflare Origin CA key',
+    ['v1.0-'],
+    /(?<![A-Za-z0-9.-])v1\.0-[a-f0-9]{24}-[a-f0-9]{146}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'flutterwave-key',
+    'Flutterwave key',
+    ['flwpubk', 'flwseck'],
+    /(?<![A-Za-z0-9_])FLW(?:PUBK|SECK)(?:_TEST)?-(?:[a-fA-F0-9]{32}-X|[a-fA-F0-9]{12})(?![A-Za-z0-9-])/g,
+  ),
+  prefixRule(
+    'flyio-token',
+    'Fly.io access token',
+    ['fo1_', 'fm1', 'fm2_'],
+    /(?<![A-Za-z0-9_])(?:fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,4000}={0,3})(?![A-Za-z0-9_+/=-])/g,
+    isShapedToken,
+  ),
+  prefixRule(
+    'openshift-token',
+    'OpenShift user token',
+    ['sha256~'],
+    /(?<![A-Za-z0-9_])sha256~[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
+  ),
+  prefixRule(
+    'intra42-client-secret',
+    '42 Intra client secret',
+    ['s-s4t2'],
+    /(?<![A-Za-z0-9_-])s-s4t2(?:ud|af)-[a-f0-9]{64}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule(
+    'facebook-page-token',
+    'Facebook page access token',
+    ['eaam', 'eaac'],
+    /(?<![A-Za-z0-9_])EAA[MC][A-Za-z0-9]{100,400}(?![A-Za-z0-9])/g,
+  ),
   regexRule({
-    id: 'facebook-access-token', description: 'Facebook app access token', keywords: ['|', '%7c'],
+    id: 'facebook-access-token',
+    description: 'Facebook app access token',
+    keywords: ['|', '%7c'],
     pattern: /(?<![A-Za-z0-9])\d{15,16}(?:\||%7[Cc])[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
   }),
-  prefixRule('shippo-token', 'Shippo API token', ['shippo_'],
-    /(?<![A-Za-z0-9_])shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9])/g, isShapedToken),
-  prefixRule('langsmith-key', 'LangSmith API key', ['lsv2_'],
-    /(?<![A-Za-z0-9_])lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9])/g),
-  prefixRule('rootly-key', 'Rootly API key', ['rootly_'],
-    /(?<![A-Za-z0-9_])rootly_[a-f0-9]{64}(?![A-Za-z0-9])/g),
-  prefixRule('spectralops-token', 'SpectralOps token', ['spu-'],
-    /(?<![A-Za-z0-9_-])spu-[a-f0-9]{32}(?![A-Za-z0-9])/g),
-  prefixRule('bitbucket-dc-token', 'Bitbucket Data Center token', ['bbdc-'],
-    /(?<![A-Za-z0-9_-])BBDC-[A-Za-z0-9+/@_-]{40,50}(?![A-Za-z0-9+/@_-])/g),
-  prefixRule('teams-webhook', 'Microsoft Teams webhook URL', ['webhook.office.com/'],
-    /https:\/\/[A-Za-z0-9-]{1,60}\.webhook\.office\.com\/webhookb2\/[A-Za-z0-9-]{36}@[A-Za-z0-9-]{36}\/IncomingWebhook\/[A-Za-z0-9]{32}\/[A-Za-z0-9-]{36}/g),
+  prefixRule(
+    'shippo-token',
+    'Shippo API token',
+    ['shippo_'],
+    /(?<![A-Za-z0-9_])shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9])/g,
+    isShapedToken,
+  ),
+  prefixRule(
+    'langsmith-key',
+    'LangSmith API key',
+    ['lsv2_'],
+    /(?<![A-Za-z0-9_])lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9])/g,
+  ),
+  prefixRule('rootly-key', 'Rootly API key', ['rootly_'], /(?<![A-Za-z0-9_])rootly_[a-f0-9]{64}(?![A-Za-z0-9])/g),
+  prefixRule('spectralops-token', 'SpectralOps token', ['spu-'], /(?<![A-Za-z0-9_-])spu-[a-f0-9]{32}(?![A-Za-z0-9])/g),
+  prefixRule(
+    'bitbucket-dc-token',
+    'Bitbucket Data Center token',
+    ['bbdc-'],
+    /(?<![A-Za-z0-9_-])BBDC-[A-Za-z0-9+/@_-]{40,50}(?![A-Za-z0-9+/@_-])/g,
+  ),
+  prefixRule(
+    'teams-webhook',
+    'Microsoft Teams webhook URL',
+    ['webhook.office.com/'],
+    /https:\/\/[A-Za-z0-9-]{1,60}\.webhook\.office\.com\/webhookb2\/[A-Za-z0-9-]{36}@[A-Za-z0-9-]{36}\/IncomingWebhook\/[A-Za-z0-9]{32}\/[A-Za-z0-9-]{36}/g,
+  ),
   regexRule({
-    id: 'jwt', description: 'Base64-encoded JSON Web Token', keywords: ['zxlk'], priority: STRUCTURAL,
+    id: 'jwt',
+    description: 'Base64-encoded JSON Web Token',
+    keywords: ['zxlk'],
+    priority: STRUCTURAL,
     pattern: /(?<![A-Za-z0-9+/])ZXlK[A-Za-z0-9+/]{60,8000}={0,2}(?![A-Za-z0-9+/=])/g,
     accept: (value) => {
       const decoded = decodeBase64(value)
@@ -622,13 +991,18 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     },
   }),
   regexRule({
-    id: 'sidekiq-credentials', description: 'Sidekiq Enterprise credentials', keywords: ['__contribsys__com'],
-    pattern: /BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM(?:_[A-Z]{1,12})?["']?\s{0,3}[:=?]{0,4}\s{0,3}["']?([a-f0-9]{8}:[a-f0-9]{8})(?![A-Za-z0-9])/dgi,
+    id: 'sidekiq-credentials',
+    description: 'Sidekiq Enterprise credentials',
+    keywords: ['__contribsys__com'],
+    pattern:
+      /BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM(?:_[A-Z]{1,12})?["']?\s{0,3}[:=?]{0,4}\s{0,3}["']?([a-f0-9]{8}:[a-f0-9]{8})(?![A-Za-z0-9])/dgi,
     group: 1,
     accept: () => true,
   }),
   regexRule({
-    id: 'docker-config-auth', description: 'Registry credentials in a Docker config', keywords: ['"auth"'],
+    id: 'docker-config-auth',
+    description: 'Registry credentials in a Docker config',
+    keywords: ['"auth"'],
     priority: STRUCTURAL,
     pattern: /"auth"\s{0,3}:\s{0,3}"([A-Za-z0-9+/]{8,8000}={0,2})"/dg,
     group: 1,
@@ -638,26 +1012,58 @@ const PROVIDER_RULES: readonly SecretRule[] = [
       return decoded !== undefined && colon > 0 && isCredentialValue(decoded.slice(colon + 1).trim())
     },
   }),
-  prefixRule('adobe-client-secret', 'Adobe client secret', ['p8e-'],
-    /(?<![A-Za-z0-9_-])p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])/g, hasDigitAndLetter),
-  prefixRule('launchdarkly-key', 'LaunchDarkly key', ['api-', 'sdk-', 'mob-'],
+  prefixRule(
+    'adobe-client-secret',
+    'Adobe client secret',
+    ['p8e-'],
+    /(?<![A-Za-z0-9_-])p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])/g,
+    hasDigitAndLetter,
+  ),
+  prefixRule(
+    'launchdarkly-key',
+    'LaunchDarkly key',
+    ['api-', 'sdk-', 'mob-'],
     /(?<![A-Za-z0-9_-])(?:api|sdk|mob)-[a-z0-9]{8}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{12}(?![A-Za-z0-9_-])/g,
-    (value) => /[a-z]/.test(value.slice(4).replace(/[a-f]/g, '')) && hasDigitAndLetter(value)),
-  prefixRule('aws-appsync-api-key', 'AWS AppSync API key', ['da2-'],
-    /(?<![A-Za-z0-9_-])da2-[a-z0-9]{26}(?![A-Za-z0-9_-])/g, isShapedToken),
-  prefixRule('contentful-token', 'Contentful personal access token', ['cfpat-'],
-    /(?<![A-Za-z0-9_-])CFPAT-[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, isShapedToken),
-  prefixRule('typeform-token', 'Typeform personal access token', ['tfp_'],
-    /(?<![A-Za-z0-9_])tfp_[A-Za-z0-9_.=-]{59}(?![A-Za-z0-9_.=-])/g, isShapedToken),
+    (value) => /[a-z]/.test(value.slice(4).replace(/[a-f]/g, '')) && hasDigitAndLetter(value),
+  ),
+  prefixRule(
+    'aws-appsync-api-key',
+    'AWS AppSync API key',
+    ['da2-'],
+    /(?<![A-Za-z0-9_-])da2-[a-z0-9]{26}(?![A-Za-z0-9_-])/g,
+    isShapedToken,
+  ),
+  prefixRule(
+    'contentful-token',
+    'Contentful personal access token',
+    ['cfpat-'],
+    /(?<![A-Za-z0-9_-])CFPAT-[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
+    isShapedToken,
+  ),
+  prefixRule(
+    'typeform-token',
+    'Typeform personal access token',
+    ['tfp_'],
+    /(?<![A-Za-z0-9_])tfp_[A-Za-z0-9_.=-]{59}(?![A-Za-z0-9_.=-])/g,
+    isShapedToken,
+  ),
   // An app-only bearer token starts with 21 or 22 `A`s (a zero prefix in base64), then the random part.
-  prefixRule('twitter-bearer-token', 'Twitter/X bearer token', ['aaaaaaaaaaaaaaaaaaaaa'],
+  prefixRule(
+    'twitter-bearer-token',
+    'Twitter/X bearer token',
+    ['aaaaaaaaaaaaaaaaaaaaa'],
     /(?<![A-Za-z0-9%])A{21,22}[A-Za-z0-9%]{60,160}(?![A-Za-z0-9%])/g,
     (value) => {
       const rest = value.replace(/^A+/, '')
       return rest.length >= 40 && isRandomToken(rest)
-    }),
-  prefixRule('square-token', 'Square token', ['sq0'],
-    /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g),
+    },
+  ),
+  prefixRule(
+    'square-token',
+    'Square token',
+    ['sq0'],
+    /(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/g,
+  ),
 ]
 
 const KUBERNETES_SECRET_KIND = /^kind:[ \t]*["']?Secret["']?[ \t]*$/gm
@@ -692,7 +1098,11 @@ const kubernetesSecretRule: SecretRule = {
       const indent = (data[1] ?? '').length
       KUBERNETES_DATA_ENTRY.lastIndex = data.index + data[0].length
       let expected = data.index + data[0].length + 1
-      for (let entry = KUBERNETES_DATA_ENTRY.exec(documentText); entry !== null; entry = KUBERNETES_DATA_ENTRY.exec(documentText)) {
+      for (
+        let entry = KUBERNETES_DATA_ENTRY.exec(documentText);
+        entry !== null;
+        entry = KUBERNETES_DATA_ENTRY.exec(documentText)
+      ) {
         // Only the block right under `data:`: consecutive lines indented deeper than it.
         if (entry.index !== expected || (entry[1] ?? '').length <= indent) break
         expected = entry.index + entry[0].length + 1
@@ -710,19 +1120,28 @@ const STRUCTURAL_RULES: readonly SecretRule[] = [
   urlCredentialsRule,
   ...cliPasswordRules,
   regexRule({
-    id: 'jwt', description: 'JSON Web Token', keywords: ['eyj'], priority: STRUCTURAL,
-    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{16,2000}(?![A-Za-z0-9_-])/g,
+    id: 'jwt',
+    description: 'JSON Web Token',
+    keywords: ['eyj'],
+    priority: STRUCTURAL,
+    pattern:
+      /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{16,2000}(?![A-Za-z0-9_-])/g,
     accept: isJwt,
   }),
   regexRule({
-    id: 'authorization-header', description: 'Credential in an Authorization header',
-    keywords: ['authorization', 'bearer'], priority: STRUCTURAL,
-    pattern: /(?:\bauthorization["']?\s{0,3}[:=]\s{0,3}["']?(?:bearer|token|bot|apikey|sso-key)?|(?<![A-Za-z])bearer)\s{1,3}([A-Za-z0-9._~+/:-]{16,4000}=*)/dgi,
+    id: 'authorization-header',
+    description: 'Credential in an Authorization header',
+    keywords: ['authorization', 'bearer'],
+    priority: STRUCTURAL,
+    pattern:
+      /(?:\bauthorization["']?\s{0,3}[:=]\s{0,3}["']?(?:bearer|token|bot|apikey|sso-key)?|(?<![A-Za-z])bearer)\s{1,3}([A-Za-z0-9._~+/:-]{16,4000}=*)/dgi,
     group: 1,
     accept: isHeaderToken,
   }),
   regexRule({
-    id: 'basic-auth-header', description: 'Credentials in a Basic Authorization header', keywords: ['basic'],
+    id: 'basic-auth-header',
+    description: 'Credentials in a Basic Authorization header',
+    keywords: ['basic'],
     priority: STRUCTURAL,
     pattern: /(?<![A-Za-z])basic\s{1,3}([A-Za-z0-9+/]{8,400}={0,2})(?![A-Za-z0-9+/=])/dgi,
     group: 1,
@@ -769,7 +1188,9 @@ const PROVIDER_KEYWORD_FORMATS: ReadonlyArray<readonly [string, string]> = [
 /** A value of the provider's exact shape that is not an explicit stand-in, with letters and digits or both cases. */
 function isProviderKeywordValue(value: string): boolean {
   const classes = charClasses(value)
-  return ((classes.digit && (classes.lower || classes.upper)) || (classes.lower && classes.upper)) && isShapedToken(value)
+  return (
+    ((classes.digit && (classes.lower || classes.upper)) || (classes.lower && classes.upper)) && isShapedToken(value)
+  )
 }
 
 const providerKeywordRules: readonly SecretRule[] = PROVIDER_KEYWORD_FORMATS.map(([keyword, format]) =>
@@ -793,23 +1214,37 @@ const providerKeywordRules: readonly SecretRule[] = PROVIDER_KEYWORD_FORMATS.map
 
 /** Webhook URLs whose secret is in the path: whoever has the URL can post. */
 const webhookRules: readonly SecretRule[] = [
-  prefixRule('zapier-webhook', 'Zapier webhook URL', ['hooks.zapier.com/'],
+  prefixRule(
+    'zapier-webhook',
+    'Zapier webhook URL',
+    ['hooks.zapier.com/'],
     /https?:\/\/hooks\.zapier\.com\/hooks\/catch\/(?:\d{1,12}\/)?[A-Za-z0-9]{6,40}\/?[A-Za-z0-9]{0,40}/g,
-    (value) => isShapedToken(value)),
-  prefixRule('tines-webhook', 'Tines webhook URL', ['tines.com/webhook/'],
+    (value) => isShapedToken(value),
+  ),
+  prefixRule(
+    'tines-webhook',
+    'Tines webhook URL',
+    ['tines.com/webhook/'],
     /https:\/\/[A-Za-z0-9-]{1,63}\.tines\.com\/webhook\/[a-z0-9]{32}\/[a-z0-9]{32}/g,
-    (value) => isShapedToken(value)),
+    (value) => isShapedToken(value),
+  ),
   regexRule({
-    id: 'power-automate-webhook', description: 'Power Automate / Teams workflow webhook URL', keywords: ['powerplatform.com', 'logic.azure.com'],
+    id: 'power-automate-webhook',
+    description: 'Power Automate / Teams workflow webhook URL',
+    keywords: ['powerplatform.com', 'logic.azure.com'],
     priority: STRUCTURAL,
-    pattern: /https:\/\/[A-Za-z0-9.-]{1,120}\.(?:powerplatform\.com|logic\.azure\.com)(?::\d{1,5})?\/[^\s"'`<>]{0,300}?[?&]sig=([A-Za-z0-9_%-]{30,100})/dg,
+    pattern:
+      /https:\/\/[A-Za-z0-9.-]{1,120}\.(?:powerplatform\.com|logic\.azure\.com)(?::\d{1,5})?\/[^\s"'`<>]{0,300}?[?&]sig=([A-Za-z0-9_%-]{30,100})/dg,
     group: 1,
   }),
 ]
 
 /** `<add key="ClearTextPassword" value="…" />` in a NuGet.config: the password itself, unless it is a reference. */
 const nugetPasswordRule = regexRule({
-  id: 'nuget-config-password', description: 'Password in a NuGet.config', keywords: ['cleartextpassword'], priority: STRUCTURAL,
+  id: 'nuget-config-password',
+  description: 'Password in a NuGet.config',
+  keywords: ['cleartextpassword'],
+  priority: STRUCTURAL,
   pattern: /<add\s{1,4}key\s{0,2}=\s{0,2}"ClearTextPassword"\s{1,4}value\s{0,2}=\s{0,2}"([^"\n]{1,256})"/dgi,
   group: 1,
   accept: (value) => value.length >= 6 && !isReference(value) && isShapedToken(value),
@@ -820,61 +1255,335 @@ const nugetPasswordRule = regexRule({
  * transaction hash has the same shape, so the words must say key or wallet.
  */
 const hexPrivateKeyRule = regexRule({
-  id: 'hex-private-key', description: 'Hex private key (secp256k1)', keywords: ['0x'], priority: STRUCTURAL,
+  id: 'hex-private-key',
+  description: 'Hex private key (secp256k1)',
+  keywords: ['0x'],
+  priority: STRUCTURAL,
   pattern: /(?<![A-Za-z0-9])0x[a-fA-F0-9]{64}(?![A-Za-z0-9])/g,
   accept: (value, text, start) => {
     const near = text.slice(Math.max(0, start - 160), Math.min(text.length, start + value.length + 160))
-    return /private|priv[_ -]?key|secret|wallet|mnemonic|seed/i.test(near) && !/\b(?:tx|transaction|hash|block)\b/i.test(near) &&
+    return (
+      /private|priv[_ -]?key|secret|wallet|mnemonic|seed/i.test(near) &&
+      !/\b(?:tx|transaction|hash|block)\b/i.test(near) &&
       isRandomToken(value.slice(2))
+    )
   },
 })
 
 /** Words after which an assignment is not the secret itself: `TOKEN_URL`, `password_file`, `secretName`. */
 const TRAILING_NOT_SECRET: ReadonlySet<string> = new Set([
-  'url', 'uri', 'urls', 'endpoint', 'host', 'hostname', 'port', 'path', 'paths', 'file', 'filename', 'files', 'dir',
-  'directory', 'name', 'names', 'id', 'ids', 'type', 'types', 'length', 'len', 'count', 'expiry', 'expires',
-  'expiration', 'exp', 'ttl', 'timeout', 'age', 'max', 'min', 'size', 'header', 'headers', 'field', 'env', 'var',
-  'variable', 'policy', 'version', 'prefix', 'suffix', 'format', 'mode', 'scope', 'scopes', 'limit', 'provider',
-  'method', 'methods', 'algorithm', 'alg', 'label', 'hint', 'enabled', 'disabled', 'enable', 'required', 'ref',
-  'arn', 'location', 'store', 'manager', 'rotation', 'kind', 'source', 'strategy', 'helper', 'command', 'cmd',
-  'class', 'server', 'service', 'user', 'username', 'login', 'email', 'role', 'realm', 'issuer', 'audience',
-  'domain', 'callback', 'redirect', 'flow', 'grant', 'response', 'error', 'status', 'pattern', 'regex', 'template',
-  'description', 'desc', 'text', 'message', 'msg', 'title', 'index', 'date', 'time', 'at', 'created', 'updated',
-  'valid', 'validity', 'bits', 'usage', 'lifetime', 'mask', 'storage', 'backend', 'engine', 'mount', 'keyid',
-  'question', 'rules', 'config', 'configs', 'settings', 'option', 'options', 'flag', 'check',
-  'reset', 'changed', 'confirm', 'confirmation', 'strength', 'hashing', 'salt', 'rounds', 'cost', 'dialog', 'form',
-  'input', 'button', 'page', 'link', 'route', 'handler', 'middleware', 'module', 'plugin', 'schema', 'validator',
-  'secrets', 'tokens', 'keys', 'passwords',
+  'url',
+  'uri',
+  'urls',
+  'endpoint',
+  'host',
+  'hostname',
+  'port',
+  'path',
+  'paths',
+  'file',
+  'filename',
+  'files',
+  'dir',
+  'directory',
+  'name',
+  'names',
+  'id',
+  'ids',
+  'type',
+  'types',
+  'length',
+  'len',
+  'count',
+  'expiry',
+  'expires',
+  'expiration',
+  'exp',
+  'ttl',
+  'timeout',
+  'age',
+  'max',
+  'min',
+  'size',
+  'header',
+  'headers',
+  'field',
+  'env',
+  'var',
+  'variable',
+  'policy',
+  'version',
+  'prefix',
+  'suffix',
+  'format',
+  'mode',
+  'scope',
+  'scopes',
+  'limit',
+  'provider',
+  'method',
+  'methods',
+  'algorithm',
+  'alg',
+  'label',
+  'hint',
+  'enabled',
+  'disabled',
+  'enable',
+  'required',
+  'ref',
+  'arn',
+  'location',
+  'store',
+  'manager',
+  'rotation',
+  'kind',
+  'source',
+  'strategy',
+  'helper',
+  'command',
+  'cmd',
+  'class',
+  'server',
+  'service',
+  'user',
+  'username',
+  'login',
+  'email',
+  'role',
+  'realm',
+  'issuer',
+  'audience',
+  'domain',
+  'callback',
+  'redirect',
+  'flow',
+  'grant',
+  'response',
+  'error',
+  'status',
+  'pattern',
+  'regex',
+  'template',
+  'description',
+  'desc',
+  'text',
+  'message',
+  'msg',
+  'title',
+  'index',
+  'date',
+  'time',
+  'at',
+  'created',
+  'updated',
+  'valid',
+  'validity',
+  'bits',
+  'usage',
+  'lifetime',
+  'mask',
+  'storage',
+  'backend',
+  'engine',
+  'mount',
+  'keyid',
+  'question',
+  'rules',
+  'config',
+  'configs',
+  'settings',
+  'option',
+  'options',
+  'flag',
+  'check',
+  'reset',
+  'changed',
+  'confirm',
+  'confirmation',
+  'strength',
+  'hashing',
+  'salt',
+  'rounds',
+  'cost',
+  'dialog',
+  'form',
+  'input',
+  'button',
+  'page',
+  'link',
+  'route',
+  'handler',
+  'middleware',
+  'module',
+  'plugin',
+  'schema',
+  'validator',
+  'secrets',
+  'tokens',
+  'keys',
+  'passwords',
 ])
 
 /** Words that make a name about something other than the secret: hashes, paging, public material, usage counts. */
 const NEUTRAL_WORDS: ReadonlySet<string> = new Set([
-  'hash', 'hashed', 'sha', 'sha1', 'sha256', 'sha384', 'sha512', 'md5', 'checksum', 'digest', 'fingerprint',
-  'integrity', 'page', 'next', 'continuation', 'pagination', 'cursor', 'idempotency', 'csrf', 'xsrf', 'cancellation',
-  'public', 'pub', 'publishable', 'tokens', 'tokenizer', 'num', 'max', 'min', 'example', 'sample', 'dummy', 'fake',
-  'mock', 'placeholder', 'prompt', 'completion', 'input', 'output', 'author', 'cache', 'sort', 'partition',
-  'primary', 'foreign', 'lookup', 'unique', 'shard', 'routing', 'dedup', 'nonce', 'gpg', 'pgp', 'ssh', 'has', 'is',
-  'authenticity', 'no', 'use', 'uses', 'allow', 'require', 'requires', 'show', 'hide', 'forgot', 'reset', 'length',
+  'hash',
+  'hashed',
+  'sha',
+  'sha1',
+  'sha256',
+  'sha384',
+  'sha512',
+  'md5',
+  'checksum',
+  'digest',
+  'fingerprint',
+  'integrity',
+  'page',
+  'next',
+  'continuation',
+  'pagination',
+  'cursor',
+  'idempotency',
+  'csrf',
+  'xsrf',
+  'cancellation',
+  'public',
+  'pub',
+  'publishable',
+  'tokens',
+  'tokenizer',
+  'num',
+  'max',
+  'min',
+  'example',
+  'sample',
+  'dummy',
+  'fake',
+  'mock',
+  'placeholder',
+  'prompt',
+  'completion',
+  'input',
+  'output',
+  'author',
+  'cache',
+  'sort',
+  'partition',
+  'primary',
+  'foreign',
+  'lookup',
+  'unique',
+  'shard',
+  'routing',
+  'dedup',
+  'nonce',
+  'gpg',
+  'pgp',
+  'ssh',
+  'has',
+  'is',
+  'authenticity',
+  'no',
+  'use',
+  'uses',
+  'allow',
+  'require',
+  'requires',
+  'show',
+  'hide',
+  'forgot',
+  'reset',
+  'length',
   // Names that say the value is not a real one: `nonMatchingToken`, `invalidKey`, `wrongSecret`.
-  'non', 'invalid', 'wrong', 'bogus',
+  'non',
+  'invalid',
+  'wrong',
+  'bogus',
 ])
 
 /** A `…key` that names a record, a table row, a UI event or public material, not a credential. */
 const NOT_SECRET_KEY_WORDS: ReadonlySet<string> = new Set([
-  'schema', 'bucket', 'object', 'map', 'dict', 'row', 'column', 'composite', 'hot', 'short', 'translation', 'i18n',
-  'group', 'state', 'event', 'press', 'down', 'up', 'keyboard', 'foreign', 'sort', 'partition', 'primary', 'cache',
-  'x509', 'cert', 'certificate', 'verify', 'verifying', 'verification', 'react', 'list', 'item', 'field', 'attr',
-  'property', 'prop', 'query', 'param', 'route', 'local', 'form', 'menu', 'nav', 'tab', 'order',
+  'schema',
+  'bucket',
+  'object',
+  'map',
+  'dict',
+  'row',
+  'column',
+  'composite',
+  'hot',
+  'short',
+  'translation',
+  'i18n',
+  'group',
+  'state',
+  'event',
+  'press',
+  'down',
+  'up',
+  'keyboard',
+  'foreign',
+  'sort',
+  'partition',
+  'primary',
+  'cache',
+  'x509',
+  'cert',
+  'certificate',
+  'verify',
+  'verifying',
+  'verification',
+  'react',
+  'list',
+  'item',
+  'field',
+  'attr',
+  'property',
+  'prop',
+  'query',
+  'param',
+  'route',
+  'local',
+  'form',
+  'menu',
+  'nav',
+  'tab',
+  'order',
 ])
 
 const PASSWORD_WORDS: ReadonlySet<string> = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'pw'])
 const TOKEN_WORDS: ReadonlySet<string> = new Set([
-  'secret', 'token', 'apikey', 'auth', 'credential', 'credentials', 'creds', 'pat', 'accesskey', 'privatekey', 'secretkey',
-  'authkey', 'bearer', 'apitoken', 'authtoken', 'accesstoken', 'clientsecret',
+  'secret',
+  'token',
+  'apikey',
+  'auth',
+  'credential',
+  'credentials',
+  'creds',
+  'pat',
+  'accesskey',
+  'privatekey',
+  'secretkey',
+  'authkey',
+  'bearer',
+  'apitoken',
+  'authtoken',
+  'accesstoken',
+  'clientsecret',
 ])
 
 /** Words that end in "key" and are no key. */
-const NOT_A_KEY: ReadonlySet<string> = new Set(['monkey', 'donkey', 'turkey', 'hockey', 'jockey', 'whiskey', 'hotkey', 'passkey'])
+const NOT_A_KEY: ReadonlySet<string> = new Set([
+  'monkey',
+  'donkey',
+  'turkey',
+  'hockey',
+  'jockey',
+  'whiskey',
+  'hotkey',
+  'passkey',
+])
 
 type SecretNameKind = 'password' | 'token'
 
@@ -893,41 +1602,61 @@ export function classifySecretName(name: string): SecretNameKind | undefined {
   const last = words[words.length - 1]
   if (last === undefined || TRAILING_NOT_SECRET.has(last)) return undefined
   if (words.some((word) => NEUTRAL_WORDS.has(word))) return undefined
-  if (words.some((word) => PASSWORD_WORDS.has(word) || /^[a-z]*(?:pass(?:word|wd|phrase)|pwd)$/.test(word))) return 'password'
-  if (words.some((word) => TOKEN_WORDS.has(word) || /^[a-z]+(?:secret|token|apikey|accesskey|privatekey)$/.test(word))) return 'token'
+  if (words.some((word) => PASSWORD_WORDS.has(word) || /^[a-z]*(?:pass(?:word|wd|phrase)|pwd)$/.test(word)))
+    return 'password'
+  if (words.some((word) => TOKEN_WORDS.has(word) || /^[a-z]+(?:secret|token|apikey|accesskey|privatekey)$/.test(word)))
+    return 'token'
   // `API_KEY`, `azure_key`, `apiMaticKey`, `Using Key=`: any key that is not a public, cache or table key.
   const isKey = last === 'key' || (/^[a-z]{2,}key$/.test(last) && !NOT_A_KEY.has(last))
   if (isKey && !words.some((word) => NOT_SECRET_KEY_WORDS.has(word))) return 'token'
   return undefined
 }
 
-const TRUTHY_WORDS = /^(?:true|false|yes|no|on|off|null|nil|none|undefined|required|optional|string|number|boolean|int|str|bool|enabled|disabled|inherit|bearer|basic|token|secret|empty)$/i
+const TRUTHY_WORDS =
+  /^(?:true|false|yes|no|on|off|null|nil|none|undefined|required|optional|string|number|boolean|int|str|bool|enabled|disabled|inherit|bearer|basic|token|secret|empty)$/i
 
 /** Values that refer to a secret kept elsewhere: env lookups, templates, vault paths, files, code. */
 function isReference(value: string): boolean {
   if (/^[$%{!@&*#[(\\]/.test(value)) return true
   if (value.includes('://') || value.includes('(') || value.includes(')')) return true
-  if (/^(?:ENC\[|vault:|op:|arn:|ref\+|sm:|secret:|env:|file:|gcp:|aws:|azurekeyvault|keyvault|sha\d{1,3}[:-]|md5:|bcrypt|argon2|pbkdf2|scrypt)/i.test(value)) return true
+  if (
+    /^(?:ENC\[|vault:|op:|arn:|ref\+|sm:|secret:|env:|file:|gcp:|aws:|azurekeyvault|keyvault|sha\d{1,3}[:-]|md5:|bcrypt|argon2|pbkdf2|scrypt)/i.test(
+      value,
+    )
+  )
+    return true
   if (/^(?:\.{0,2}\/|~\/|[A-Za-z]:\\)/.test(value)) return true
-  if (/\.(?:json|pem|key|crt|cer|txt|ya?ml|env|p12|pfx|jks|gpg|asc|der|cfg|conf|ini|toml|properties|xml|js|ts|py|sh)$/i.test(value)) return true
+  if (
+    /\.(?:json|pem|key|crt|cer|txt|ya?ml|env|p12|pfx|jks|gpg|asc|der|cfg|conf|ini|toml|properties|xml|js|ts|py|sh)$/i.test(
+      value,
+    )
+  )
+    return true
   // config.apiKey, var.db_password, secrets.GITHUB_TOKEN, random_password.db.result
   if (/^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)+$/.test(value)) {
     if (value.split('.').every((part) => !/\d/.test(part) || /^[A-Za-z_-]+\d{0,2}$/.test(part))) return true
   }
   // An environment variable's name (`OPENAI_API_KEY`), not a random upper-case token with underscores in it.
-  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value) && value.split('_').every((part) => part.length <= 16 && !/\d.*\d.*\d/.test(part))) return true
+  if (
+    /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value) &&
+    value.split('_').every((part) => part.length <= 16 && !/\d.*\d.*\d/.test(part))
+  )
+    return true
   if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value) || /^[a-z]+(?:[_-][a-z]+)+$/.test(value)) return true
   if (/^[-+]?\d+(?:\.\d+)*$/.test(value) || /^v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/.test(value)) return true
   return TRUTHY_WORDS.test(value)
 }
 
 /** One part of an identifier: a word (`Vector`, `KeyMeshing`, `DOC`), a short number, or a word and a number (`X509`). */
-const IDENTIFIER_PART = /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3}|[A-Za-z][a-z]*(?:[A-Z][a-z]+){0,8}\d{0,6}(?:[A-Z][a-z]+){0,8})$/
+const IDENTIFIER_PART =
+  /^(?:[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+|[A-Za-z]{1,12}\d{1,6}|\d{1,5}|v\d{1,3}|[A-Za-z][a-z]*(?:[A-Z][a-z]+){0,8}\d{0,6}(?:[A-Z][a-z]+){0,8})$/
 
 /** `DOC_Vector_5_32`, `id-Gost28147-89-None-KeyMeshing`, `X25519.KeyPair`: names and versions joined, nothing random. */
 function isIdentifierLike(value: string): boolean {
   const parts = value.split(/[-_.:]+/).filter((part) => part.length > 0)
-  return parts.length >= 2 && parts.every((part) => IDENTIFIER_PART.test(part)) && !parts.every((part) => /^\d+$/.test(part))
+  return (
+    parts.length >= 2 && parts.every((part) => IDENTIFIER_PART.test(part)) && !parts.every((part) => /^\d+$/.test(part))
+  )
 }
 
 /** `Linux-node-<sha256>`: words in front of a hash name a cache entry or an artifact, not a credential. */
@@ -983,17 +1712,36 @@ const NAME_HINT = /pass|pwd|secret|token|key|auth|credential|creds|pat\b|\bpw\b/
 /** [A-Za-z0-9_.-] */
 function isNameCode(code: number): boolean {
   return (
-    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 46 || code === 45
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 95 ||
+    code === 46 ||
+    code === 45
   )
 }
 
 /** Ends an unquoted value: whitespace, quotes, and the punctuation that closes a value in code, URLs and prose. */
 function isValueEnd(code: number): boolean {
   switch (code) {
-    case 9: case 10: case 11: case 12: case 13: case 32:
-    case 34: case 39: case 96: // " ' `
-    case 44: case 59: case 41: case 93: case 125: // , ; ) ] }
-    case 60: case 62: case 124: case 38: // < > | &
+    case 9:
+    case 10:
+    case 11:
+    case 12:
+    case 13:
+    case 32:
+    case 34:
+    case 39:
+    case 96: // " ' `
+    case 44:
+    case 59:
+    case 41:
+    case 93:
+    case 125: // , ; ) ] }
+    case 60:
+    case 62:
+    case 124:
+    case 38: // < > | &
       return true
     default:
       return false
@@ -1058,7 +1806,12 @@ function fitsNamedFormat(name: string, value: string): boolean {
 }
 
 /** Reads the value assigned to the name at [nameStart, nameEnd); returns its range or undefined. */
-function readAssignedValue(text: string, nameStart: number, nameEnd: number, isFlag: boolean): [number, number] | undefined {
+function readAssignedValue(
+  text: string,
+  nameStart: number,
+  nameEnd: number,
+  isFlag: boolean,
+): [number, number] | undefined {
   const before = text.charCodeAt(nameStart - 1)
   let cursor = nameEnd
   // <password>value</password>
@@ -1126,7 +1879,8 @@ function readOperator(text: string, at: number, isFlag: boolean): number {
     return cursor === at + 1 && !isFlag ? at + 1 : -1 // :
   }
   // `key != "literal"`, `token === '…'`: a credential compared with a literal is that literal.
-  if ((first === 61 || first === 33) && second === 61) return comparedLiteral(text, at + (text.charCodeAt(at + 2) === 61 ? 3 : 2))
+  if ((first === 61 || first === 33) && second === 61)
+    return comparedLiteral(text, at + (text.charCodeAt(at + 2) === 61 ? 3 : 2))
   if (first === 61) return second === 126 ? -1 : second === 62 ? at + 2 : at + 1 // = =>
   if ((first === 63 || first === 43 || first === 46) && second === 61) return at + 2 // ?= += .=
   if ((first === 124 || first === 63) && second === first && text.charCodeAt(at + 2) === 61) return at + 3 // ||= ??=
@@ -1169,13 +1923,101 @@ function skipTypeAnnotation(text: string, at: number, afterColon: boolean): numb
 
 /** Names that say the value next to them is a digest, an id, a location or prose, not a credential. */
 const NOT_A_CREDENTIAL_NAME: ReadonlySet<string> = new Set([
-  'signature', 'sig', 'hash', 'checksum', 'digest', 'integrity', 'sha', 'sha1', 'sha256', 'sha512', 'md5', 'etag',
-  'nonce', 'salt', 'iv', 'id', 'uuid', 'guid', 'commit', 'ref', 'rev', 'revision', 'version', 'tag', 'build', 'data',
-  'image', 'img', 'src', 'href', 'url', 'uri', 'path', 'file', 'name', 'title', 'host', 'domain', 'email', 'user',
-  'username', 'resolution', 'content', 'body', 'text', 'message', 'msg', 'type', 'class', 'style', 'the', 'a', 'an',
-  'is', 'was', 'of', 'in', 'on', 'at', 'to', 'from', 'and', 'or', 'with', 'for', 'by', 'as', 'see', 'run', 'printed',
-  'found', 'value', 'h1', 'sum', 'fingerprint', 'thumbprint', 'cursor', 'page', 'trace', 'span', 'request', 'session',
-  'correlation', 'container', 'pod', 'node', 'branch', 'sri', 'hmac', 'public', 'pub', 'cid', 'ipfs', 'magnet', 'accessor',
+  'signature',
+  'sig',
+  'hash',
+  'checksum',
+  'digest',
+  'integrity',
+  'sha',
+  'sha1',
+  'sha256',
+  'sha512',
+  'md5',
+  'etag',
+  'nonce',
+  'salt',
+  'iv',
+  'id',
+  'uuid',
+  'guid',
+  'commit',
+  'ref',
+  'rev',
+  'revision',
+  'version',
+  'tag',
+  'build',
+  'data',
+  'image',
+  'img',
+  'src',
+  'href',
+  'url',
+  'uri',
+  'path',
+  'file',
+  'name',
+  'title',
+  'host',
+  'domain',
+  'email',
+  'user',
+  'username',
+  'resolution',
+  'content',
+  'body',
+  'text',
+  'message',
+  'msg',
+  'type',
+  'class',
+  'style',
+  'the',
+  'a',
+  'an',
+  'is',
+  'was',
+  'of',
+  'in',
+  'on',
+  'at',
+  'to',
+  'from',
+  'and',
+  'or',
+  'with',
+  'for',
+  'by',
+  'as',
+  'see',
+  'run',
+  'printed',
+  'found',
+  'value',
+  'h1',
+  'sum',
+  'fingerprint',
+  'thumbprint',
+  'cursor',
+  'page',
+  'trace',
+  'span',
+  'request',
+  'session',
+  'correlation',
+  'container',
+  'pod',
+  'node',
+  'branch',
+  'sri',
+  'hmac',
+  'public',
+  'pub',
+  'cid',
+  'ipfs',
+  'magnet',
+  'accessor',
 ])
 
 /** A run of token characters long enough to be a credential. */
@@ -1184,8 +2026,15 @@ const TOKEN_RUN = /[A-Za-z0-9+/_.~-]{16,}/g
 /** Characters a token can be made of: base64, URL-safe base64, and the separators of prefixed formats. */
 function isTokenCode(code: number): boolean {
   return (
-    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) ||
-    code === 43 || code === 47 || code === 95 || code === 46 || code === 126 || code === 45
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 43 ||
+    code === 47 ||
+    code === 95 ||
+    code === 46 ||
+    code === 126 ||
+    code === 45
   )
 }
 
@@ -1213,7 +2062,13 @@ const namedRandomValueRule: SecretRule = {
       while (valueEnd > at && (text.charCodeAt(valueEnd - 1) === 46 || text.charCodeAt(valueEnd - 1) === 45)) valueEnd--
       const truncated = text.startsWith('..', valueEnd) || text.charCodeAt(valueEnd) === 0x2026
       const length = valueEnd - at
-      if (!truncated && length >= 16 && length <= 200 && /[A-Za-z0-9]/.test(text.charAt(at)) && isNamedRandomValue(text, at, valueEnd)) {
+      if (
+        !truncated &&
+        length >= 16 &&
+        length <= 200 &&
+        /[A-Za-z0-9]/.test(text.charAt(at)) &&
+        isNamedRandomValue(text, at, valueEnd)
+      ) {
         emit(at, valueEnd)
       }
     }
@@ -1242,14 +2097,16 @@ function isNamedRandomValue(text: string, start: number, end: number): boolean {
   const name = text.slice(cursor + 1, nameEnd)
   if (name.length < 3 || !/^[A-Za-z]/.test(name) || /^\d/.test(name)) return false
   const words = splitNameWords(name)
-  if (words.length === 0 || words.some((word) => NOT_A_CREDENTIAL_NAME.has(word) || NEUTRAL_WORDS.has(word))) return false
+  if (words.length === 0 || words.some((word) => NOT_A_CREDENTIAL_NAME.has(word) || NEUTRAL_WORDS.has(word)))
+    return false
   return isStronglyRandom(value) && fitsNamedFormat(name, value)
 }
 
 /** A value no one types by hand: long, mixed, high entropy, and neither a hash, a path, a domain nor words. */
 function isStronglyRandom(value: string): boolean {
   if (isPlaceholder(value, 4) || isReference(value) || isIdentifierLike(value) || isBase64Filler(value)) return false
-  if (isLabelledHash(value) || /^[a-f0-9-]+$/i.test(value) || /\.[a-z]{2,6}$/i.test(value) || value.includes('//')) return false
+  if (isLabelledHash(value) || /^[a-f0-9-]+$/i.test(value) || /\.[a-z]{2,6}$/i.test(value) || value.includes('//'))
+    return false
   // `8000/v1/chat/completions`: a path has words between its slashes.
   if (/(?:^|\/)[a-z_]{3,}(?:\/|$)/.test(value)) return false
   const classes = charClasses(value)

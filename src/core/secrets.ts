@@ -142,16 +142,21 @@ export function fnv1a64(value: string): string {
 
 /** Every rule keyword as one alternation, and the keywords by first character (several can start at one place). */
 const KEYWORDS = [...new Set(SECRET_RULES.flatMap((rule) => rule.keywords))]
-const KEYWORD_PATTERN = new RegExp(KEYWORDS.map((keyword) => keyword.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g')
+const KEYWORD_PATTERN = new RegExp(
+  KEYWORDS.map((keyword) => keyword.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+  'g',
+)
 const KEYWORDS_BY_FIRST = new Map<string, string[]>()
-for (const keyword of KEYWORDS) KEYWORDS_BY_FIRST.set(keyword.charAt(0), [...(KEYWORDS_BY_FIRST.get(keyword.charAt(0)) ?? []), keyword])
+for (const keyword of KEYWORDS)
+  KEYWORDS_BY_FIRST.set(keyword.charAt(0), [...(KEYWORDS_BY_FIRST.get(keyword.charAt(0)) ?? []), keyword])
 
 /** The keywords that occur in a lower-cased text: one scan, then every keyword that starts where a match starts. */
 function keywordsIn(lower: string): Set<string> {
   const found = new Set<string>()
   KEYWORD_PATTERN.lastIndex = 0
   for (let match = KEYWORD_PATTERN.exec(lower); match !== null; match = KEYWORD_PATTERN.exec(lower)) {
-    for (const keyword of KEYWORDS_BY_FIRST.get(lower.charAt(match.index)) ?? []) if (lower.startsWith(keyword, match.index)) found.add(keyword)
+    for (const keyword of KEYWORDS_BY_FIRST.get(lower.charAt(match.index)) ?? [])
+      if (lower.startsWith(keyword, match.index)) found.add(keyword)
     KEYWORD_PATTERN.lastIndex = match.index + 1
   }
   return found
@@ -206,9 +211,12 @@ function resolveOverlaps(candidates: Candidate[]): Candidate[] {
     if (group.length === 1) picked.push(...group)
     else if (group.length > 1) {
       const chosen: Candidate[] = []
-      group.sort((a, b) => b.rule.priority - a.rule.priority || b.end - b.start - (a.end - a.start) || a.start - b.start)
+      group.sort(
+        (a, b) => b.rule.priority - a.rule.priority || b.end - b.start - (a.end - a.start) || a.start - b.start,
+      )
       for (const candidate of group) {
-        if (chosen.every((other) => candidate.end <= other.start || candidate.start >= other.end)) chosen.push(candidate)
+        if (chosen.every((other) => candidate.end <= other.start || candidate.start >= other.end))
+          chosen.push(candidate)
       }
       chosen.sort((a, b) => a.start - b.start)
       picked.push(...chosen)

@@ -24,7 +24,9 @@ export function parseSections(body: string): string[] {
 /** The text under one `## heading`, up to the next level-2 heading; undefined when absent. */
 export function sectionText(body: string, heading: string): string | undefined {
   const lines = body.split('\n')
-  const start = lines.findIndex((l) => new RegExp(`^##\\s+${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*#*\\s*$`, 'i').test(l))
+  const start = lines.findIndex((l) =>
+    new RegExp(`^##\\s+${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*#*\\s*$`, 'i').test(l),
+  )
   if (start < 0) return undefined
   const rest = lines.slice(start + 1)
   const end = rest.findIndex((l) => /^##\s/.test(l))

@@ -33,7 +33,10 @@ export interface StatusReport {
 }
 
 /** What status reads of each learning (the adapter keeps these columns apart from the full catalog). */
-export type StatusEntry = Pick<CatalogEntry, 'name' | 'tier' | 'state' | 'domain' | 'confidence' | 'created' | 'description' | 'evidenceCommit'> & {
+export type StatusEntry = Pick<
+  CatalogEntry,
+  'name' | 'tier' | 'state' | 'domain' | 'confidence' | 'created' | 'description' | 'evidenceCommit'
+> & {
   /** Read-only: the cache reader shares one frozen empty list among the entries that have none. */
   supersedes: readonly string[]
   evidencePaths: readonly string[]
@@ -43,7 +46,7 @@ export type StatusEntry = Pick<CatalogEntry, 'name' | 'tier' | 'state' | 'domain
  * Build the report; `stale` comes from the adapter (it asks git). Project learnings only are proposed for prune.
  * One pass over the catalog (it is read for every `status`, 10,000 entries and more): counts, rows of the active
  * ones, the pending list, and prune facts only for the learnings prune could propose (superseded, or active for
- * `prune.after_days`); planPrune proposes none of the others. test/unit/status-build.test.ts holds it to the
+ * `prune.after_days`); planPrune proposes none of the others. test/unit/core/status.test.ts holds it to the
  * plain several-pass version on random catalogs.
  */
 export function buildStatus(
@@ -98,16 +101,32 @@ export function buildStatus(
   const domains = [...byDomain.entries()]
     .sort(([a], [b]) => compareCodeUnits(a, b))
     .map(([domain, learnings]) => ({ domain, learnings: byConfidenceThenName(learnings) }))
-  const supersededBy = supersedes ? buildSupersededBy(project.map((e) => ({ name: e.name, supersedes: e.supersedes }))) : new Map<string, string[]>()
+  const supersededBy = supersedes
+    ? buildSupersededBy(project.map((e) => ({ name: e.name, supersedes: e.supersedes })))
+    : new Map<string, string[]>()
   const facts: PruneFacts[] = []
   for (const e of project) {
     const by = supersededBy.get(e.name)
     if (!by && !(e.created !== null && (daysSince(e.created, now) ?? -1) >= config.prune.after_days)) continue
     const u = usage.get(e.name) ?? EMPTY_USAGE
-    facts.push({ name: e.name, activeSince: e.created, activeSinceFrom: e.created ? 'created' : 'unknown', lastUsed: u.lastUsed, matches: u.matches, supersededBy: by ?? [] })
+    facts.push({
+      name: e.name,
+      activeSince: e.created,
+      activeSinceFrom: e.created ? 'created' : 'unknown',
+      lastUsed: u.lastUsed,
+      matches: u.matches,
+      supersededBy: by ?? [],
+    })
   }
   const prune = planPrune(facts, config.prune, now).map((c) => ({ name: c.name, reason: c.reason }))
-  return { counts, tiers, domains, stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)), prune, pending: pending.sort(byName) }
+  return {
+    counts,
+    tiers,
+    domains,
+    stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)),
+    prune,
+    pending: pending.sort(byName),
+  }
 }
 
 /** The share of decided outcomes that were successes, to 3 decimals; null when none was decided. */
@@ -123,8 +142,11 @@ export function successRate(successes: number, failures: number): number | null 
  */
 export function byConfidenceThenName(rows: StatusLearning[]): StatusLearning[] {
   let named = true
-  for (let i = 1; i < rows.length && named; i++) named = byName(rows[i - 1] as StatusLearning, rows[i] as StatusLearning) <= 0
-  return rows.sort(named ? (a, b) => b.confidence - a.confidence : (a, b) => b.confidence - a.confidence || byName(a, b))
+  for (let i = 1; i < rows.length && named; i++)
+    named = byName(rows[i - 1] as StatusLearning, rows[i] as StatusLearning) <= 0
+  return rows.sort(
+    named ? (a, b) => b.confidence - a.confidence : (a, b) => b.confidence - a.confidence || byName(a, b),
+  )
 }
 
 /** Stable order by name (code units); a list already in that order (the catalog's, most often) costs one pass. */

@@ -14,7 +14,9 @@ import { boundQuery, matchableError } from './normalize-error.js'
 // Not shared with dedupe.ts or evolve.ts on purpose: index terms drop pure numbers and split paths at punctuation, and
 // search ranking and recall's trigger matching are tuned on them.
 const STOP_WORDS = new Set(
-  'a an and are as at be but by for from has have in is it its of on or that the this to was were will with when use run not no if then than into via you your we our after before while'.split(' '),
+  'a an and are as at be but by for from has have in is it its of on or that the this to was were will with when use run not no if then than into via you your we our after before while'.split(
+    ' ',
+  ),
 )
 
 // Punctuation and symbols split words, except the underscore and the hyphen (an identifier is split afterwards).
@@ -22,7 +24,8 @@ const STOP_WORDS = new Set(
 export const SPLIT = new RegExp('[[\\t\\n\\r\\p{Z}\\p{S}\\p{P}]--[_\\-]]+', 'v')
 // An error or exception class name (`ModuleNotFoundError`, `HTTPError`): split at its case changes too. Other mixed-case
 // words (ESLint, TypeScript, esModuleInterop) are names, kept whole.
-const CLASS_NAME = /^[A-Z]?[A-Za-z]*[a-z][A-Z][A-Za-z]*(?:Error|Exception|Warning|Fault)$|^[A-Z]{2,}(?:Error|Exception)$/
+const CLASS_NAME =
+  /^[A-Z]?[A-Za-z]*[a-z][A-Z][A-Za-z]*(?:Error|Exception|Warning|Fault)$|^[A-Z]{2,}(?:Error|Exception)$/
 const GENERIC_PARTS = new Set(['error', 'errors', 'err', 'exception', 'warning', 'fault', 'e'])
 const IDENTIFIER_PART = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g
 
@@ -36,7 +39,8 @@ export function splitTerms(text: string): string[] {
     if (w.length > 64 || !(/[_-]/.test(w) || CLASS_NAME.test(w))) continue
     // The parts that say something: "Error" of ReferenceError or "ERR" of ERR_REQUIRE_ESM would add a term that most
     // learnings hold (a long list of postings to load and score on every pasted failure) and tell nothing apart.
-    for (const part of w.match(IDENTIFIER_PART) ?? []) if (part.length !== w.length && !GENERIC_PARTS.has(part.toLowerCase())) out.push(part)
+    for (const part of w.match(IDENTIFIER_PART) ?? [])
+      if (part.length !== w.length && !GENERIC_PARTS.has(part.toLowerCase())) out.push(part)
   }
   return out
 }

@@ -189,5 +189,9 @@ export function parseRawLog(out: string): RawCommit[] {
 /** Refuse a value bound for a commit message when it carries a credential: a commit message is on disk for good. */
 export function assertNoSecretInMessage(value: string, what: string): void {
   const found = scanSecrets(value)
-  if (found.length) throw new SecretInMessageError(what, found.map((f) => ({ description: f.description, rule: f.rule, masked: f.masked })))
+  if (found.length)
+    throw new SecretInMessageError(
+      what,
+      found.map((f) => ({ description: f.description, rule: f.rule, masked: f.masked })),
+    )
 }

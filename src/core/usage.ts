@@ -40,13 +40,27 @@ export interface UsageSummary {
  */
 export const CONFIRMING: ReadonlySet<UsageEventKind> = new Set(['helpful', 'applied', 'success'])
 
-export const EMPTY_USAGE: UsageSummary = Object.freeze({ matches: 0, helpful: 0, harmful: 0, applied: 0, successes: 0, failures: 0, lastUsed: null, lastConfirmed: null })
+export const EMPTY_USAGE: UsageSummary = Object.freeze({
+  matches: 0,
+  helpful: 0,
+  harmful: 0,
+  applied: 0,
+  successes: 0,
+  failures: 0,
+  lastUsed: null,
+  lastConfirmed: null,
+})
 
 /** One line of events.jsonl as an event, or undefined when it is not one (torn, hand-edited, unknown kind). */
 export function parseUsageEvent(line: string): UsageEvent | undefined {
   const e = parseJsonLine(line)
   if (!e) return undefined
-  if (typeof e['ts'] !== 'string' || typeof e['name'] !== 'string' || !(USAGE_EVENT_KINDS as readonly unknown[]).includes(e['kind'])) return undefined
+  if (
+    typeof e['ts'] !== 'string' ||
+    typeof e['name'] !== 'string' ||
+    !(USAGE_EVENT_KINDS as readonly unknown[]).includes(e['kind'])
+  )
+    return undefined
   if (Number.isNaN(Date.parse(e['ts']))) return undefined
   return e as unknown as UsageEvent
 }
@@ -94,7 +108,15 @@ export const RECENT_MATCHES = 10
 
 /** A fresh UsageTotals. */
 export function emptyTotals(): UsageTotals {
-  return { ...EMPTY_USAGE, lastUsedMs: -Infinity, lastConfirmedMs: -Infinity, lastUse: null, lastUseMs: -Infinity, firstMatchMs: null, recentMatchMs: [] }
+  return {
+    ...EMPTY_USAGE,
+    lastUsedMs: -Infinity,
+    lastConfirmedMs: -Infinity,
+    lastUse: null,
+    lastUseMs: -Infinity,
+    firstMatchMs: null,
+    recentMatchMs: [],
+  }
 }
 
 /** Fold one event into the totals per name (file order; on equal times the first event seen stays, as summarizeUsage does). */
@@ -141,6 +163,15 @@ export function cloneTotals(s: UsageTotals): UsageTotals {
 export function summarizeTotals(totals: ReadonlyMap<string, UsageTotals>): Map<string, UsageSummary> {
   const out = new Map<string, UsageSummary>()
   for (const [name, s] of totals)
-    out.set(name, { matches: s.matches, helpful: s.helpful, harmful: s.harmful, applied: s.applied, successes: s.successes, failures: s.failures, lastUsed: s.lastUsed, lastConfirmed: s.lastConfirmed })
+    out.set(name, {
+      matches: s.matches,
+      helpful: s.helpful,
+      harmful: s.harmful,
+      applied: s.applied,
+      successes: s.successes,
+      failures: s.failures,
+      lastUsed: s.lastUsed,
+      lastConfirmed: s.lastConfirmed,
+    })
   return out
 }

@@ -15,7 +15,10 @@ export interface SchemaErrorLike {
 export type SchemaValidator = ((data: unknown) => boolean) & { errors?: SchemaErrorLike[] | null }
 
 function fieldName(instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const parts = instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
   if (extra) parts.push(extra)
   return parts.length ? parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') : '(top level)'
 }
@@ -66,10 +69,14 @@ export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unk
         out.push(`field "${field}" must be ${e.keyword === 'minimum' ? '≥' : '≤'} ${String(e.params['limit'])}${shown}`)
         break
       case 'anyOf':
-        out.push(`field "${field}" must be ${field === 'trigger' ? 'a string or a list of strings (each not empty, at most 2000 characters)' : 'one of its allowed forms'}${shown}`)
+        out.push(
+          `field "${field}" must be ${field === 'trigger' ? 'a string or a list of strings (each not empty, at most 2000 characters)' : 'one of its allowed forms'}${shown}`,
+        )
         break
       case 'additionalProperties':
-        out.push(`unknown key "${fieldName(e.instancePath, String(e.params['additionalProperty']))}"; remove it or check its spelling`)
+        out.push(
+          `unknown key "${fieldName(e.instancePath, String(e.params['additionalProperty']))}"; remove it or check its spelling`,
+        )
         break
       default:
         out.push(`field "${field}" ${e.message ?? 'is invalid'}${shown}`)
@@ -85,7 +92,8 @@ function article(type: string): string {
 }
 
 function patternHint(field: string): string {
-  if (field === 'name' || /^(related|supersedes)\[/.test(field)) return 'must be a kebab-case name (a-z, 0-9, single hyphens, at most 64 characters)'
+  if (field === 'name' || /^(related|supersedes)\[/.test(field))
+    return 'must be a kebab-case name (a-z, 0-9, single hyphens, at most 64 characters)'
   if (field === 'created') return 'must be a date written as "YYYY-MM-DD" (quote it)'
   if (field === 'version') return 'must be a version such as "1.0.0"'
   if (field === 'evidence.commit') return 'must be a commit id in hex (git rev-parse --short HEAD)'

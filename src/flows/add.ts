@@ -47,16 +47,32 @@ export async function addLearning(cwd: string, name: string, text: string, opts:
   const existing = findLearningPath(git.root, name)
   if (existing) throw new NameTakenError(name, existing.path)
   // The index too: in a sparse checkout a learning can be tracked without a file in the work tree.
-  const tracked = (await git.run(['ls-files', '-z', '--', ...STATES.map((st) => `:(literal)${learningPath(st, name)}`)])).split('\0').find(Boolean)
+  const tracked = (
+    await git.run(['ls-files', '-z', '--', ...STATES.map((st) => `:(literal)${learningPath(st, name)}`)])
+  )
+    .split('\0')
+    .find(Boolean)
   if (tracked) throw new NameTakenError(name, tracked)
   for (const w of warnings) opts.warn(path, w)
-  const admission = await admitLearning(repo, learning, { force: opts.force, allowDirectives: opts.allowDirectives, text })
+  const admission = await admitLearning(repo, learning, {
+    force: opts.force,
+    allowDirectives: opts.allowDirectives,
+    text,
+  })
   for (const w of admission.warnings) opts.warn(path, w)
 
   const identity = await readIdentity(git)
-  const message = buildCommitMessage({ action: 'add', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admission.trailers })
+  const message = buildCommitMessage({
+    action: 'add',
+    names: [name],
+    from: null,
+    to: 'pending',
+    by: { token: 'Proposed-by', value: identity },
+    extra: admission.trailers,
+  })
   let sha: string | null = null
-  if (!opts.dryRun && opts.commit) sha = await commitTransition(git, [{ kind: 'create', path, text: admission.text }], message)
+  if (!opts.dryRun && opts.commit)
+    sha = await commitTransition(git, [{ kind: 'create', path, text: admission.text }], message)
   else if (!opts.dryRun) await stageNewFile(git, path, admission.text)
   return { name, from: null, to: 'pending', path, commit: sha }
 }

@@ -85,8 +85,10 @@ const nearDuplicate = (name: string, twin: string, path: string, similarity: num
 })
 
 const mb = (n: number) => `${Math.round((n / 1048576) * 10) / 10} MB`
-const notesFileOutside = (path: string) => `dedupe.notes_file "${path}" is outside the repository; it was not read (name a file inside the repository)`
-const notesFileTruncated = (path: string, limit: number) => `${path} is larger than ${mb(limit)}; only its first ${mb(limit)} were compared`
+const notesFileOutside = (path: string) =>
+  `dedupe.notes_file "${path}" is outside the repository; it was not read (name a file inside the repository)`
+const notesFileTruncated = (path: string, limit: number) =>
+  `${path} is larger than ${mb(limit)}; only its first ${mb(limit)} were compared`
 
 const refuse = (r: Refusal): never => {
   throw new RefusedError(r.reason, r.details)
@@ -111,7 +113,11 @@ function readNotesEntries(root: string, notesPath: string, warnings: string[]): 
 }
 
 /** Every learning of the store and the NOTES.md rows, indexed for the duplicate check (one read of the store). */
-export async function buildDedupeIndex(repo: Repo, warnings: string[], store?: readonly Learning[]): Promise<DedupeIndex> {
+export async function buildDedupeIndex(
+  repo: Repo,
+  warnings: string[],
+  store?: readonly Learning[],
+): Promise<DedupeIndex> {
   const config = await repo.config()
   const learnings = store ?? readStore(repo.root).learnings
   const entries: DedupeEntry[] = learnings.map((l) => learningEntry(l, ''))
@@ -129,19 +135,40 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
 
   const data = rewritePathsInData(learning.data, repo.root) as Frontmatter
   const body = rewriteAbsolutePaths(learning.body, repo.root)
-  if (data !== learning.data || body !== learning.body) warnings.push(`absolute paths were rewritten to \${PROJECT_ROOT}/… (or \${HOME}/…) so the learning holds on every machine`)
+  if (data !== learning.data || body !== learning.body)
+    warnings.push(
+      `absolute paths were rewritten to \${PROJECT_ROOT}/… (or \${HOME}/…) so the learning holds on every machine`,
+    )
   const candidate: Learning = { ...learning, data, body }
   const { errors } = validateLearning(candidate, await loadLearningValidator())
   if (errors.length) throw new LearningInvalidError(learning.path, errors)
 
-  let text = data === learning.data && opts.text !== undefined ? rewriteAbsolutePaths(opts.text, repo.root) : formatLearningFile(data, body)
+  let text =
+    data === learning.data && opts.text !== undefined
+      ? rewriteAbsolutePaths(opts.text, repo.root)
+      : formatLearningFile(data, body)
 
   // The same screen as every other road to an agent (core/agent-safety.ts): secrets first, then directives.
-  const hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: opts.allowDirectives === true })
+  const hazards = findAgentHazards(text, {
+    allow: config.secrets.allow,
+    directivesAllowed: opts.allowDirectives === true,
+  })
   const secrets = hazards.filter((h) => h.kind === 'secret')
-  if (secrets.length) refuse(secretsRefused(name, secrets.map((h) => h.detail)))
+  if (secrets.length)
+    refuse(
+      secretsRefused(
+        name,
+        secrets.map((h) => h.detail),
+      ),
+    )
   const directives = hazards.filter((h) => h.kind === 'directive')
-  if (directives.length) refuse(directivesRefused(name, directives.map((h) => h.detail)))
+  if (directives.length)
+    refuse(
+      directivesRefused(
+        name,
+        directives.map((h) => h.detail),
+      ),
+    )
   if (opts.allowDirectives) trailers.push({ token: DIRECTIVES_ALLOWED_TRAILER, value: name })
 
   let template: string | undefined
@@ -181,8 +208,13 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
   }
   if (overridden.length) trailers.push({ token: 'Learning-Gates-Overridden', value: overridden.join(' ') })
 
-  const existing = Array.isArray(data['related']) ? (data['related'] as unknown[]).filter((r): r is string => typeof r === 'string') : []
-  const related = verdict.related.map((r) => r.entry.id).filter((id) => !existing.includes(id)).slice(0, Math.max(0, 10 - existing.length))
+  const existing = Array.isArray(data['related'])
+    ? (data['related'] as unknown[]).filter((r): r is string => typeof r === 'string')
+    : []
+  const related = verdict.related
+    .map((r) => r.entry.id)
+    .filter((id) => !existing.includes(id))
+    .slice(0, Math.max(0, 10 - existing.length))
   if (related.length) {
     text = formatLearningFile({ ...data, related: [...existing, ...related] }, body)
     warnings.push(`linked related learnings: ${related.join(', ')}`)

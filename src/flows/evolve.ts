@@ -34,7 +34,10 @@ export interface EvolvedCluster {
   refused: RefusedError | LearningInvalidError | null
 }
 
-export async function evolve(cwd: string, opts: EvolveOptions): Promise<{ clusters: EvolvedCluster[]; active: number }> {
+export async function evolve(
+  cwd: string,
+  opts: EvolveOptions,
+): Promise<{ clusters: EvolvedCluster[]; active: number }> {
   const repo = await openRepo(cwd)
   const { git } = repo
   if (opts.write) {
@@ -59,8 +62,21 @@ export async function evolve(cwd: string, opts: EvolveOptions): Promise<{ cluste
     const name = buildSkillName(cluster, taken)
     taken.add(name)
     const path = learningPath('pending', name)
-    const draft = buildSkillDraft(cluster, cluster.members.map((m) => byName.get(m)).filter((m) => m !== undefined), name, opts.now)
-    const row: EvolvedCluster = { name, members: cluster.members, sharedTags: cluster.sharedTags, domain: cluster.domain, path, commit: null, refused: null }
+    const draft = buildSkillDraft(
+      cluster,
+      cluster.members.map((m) => byName.get(m)).filter((m) => m !== undefined),
+      name,
+      opts.now,
+    )
+    const row: EvolvedCluster = {
+      name,
+      members: cluster.members,
+      sharedTags: cluster.sharedTags,
+      domain: cluster.domain,
+      path,
+      commit: null,
+      refused: null,
+    }
     rows.push(row)
     if (!opts.write || !validator) continue
     try {
@@ -69,7 +85,14 @@ export async function evolve(cwd: string, opts: EvolveOptions): Promise<{ cluste
       if (errors.length) throw new LearningInvalidError(path, errors)
       const admitted = await admitLearning(repo, learning, { force: opts.force })
       for (const w of admitted.warnings) opts.warn(path, w)
-      const message = buildCommitMessage({ action: 'evolve', names: [name], from: null, to: 'pending', by: { token: 'Proposed-by', value: identity }, extra: admitted.trailers })
+      const message = buildCommitMessage({
+        action: 'evolve',
+        names: [name],
+        from: null,
+        to: 'pending',
+        by: { token: 'Proposed-by', value: identity },
+        extra: admitted.trailers,
+      })
       row.commit = await commitTransition(git, [{ kind: 'create', path, text: admitted.text }], message)
     } catch (err) {
       if (!(err instanceof RefusedError) && !(err instanceof LearningInvalidError)) throw err

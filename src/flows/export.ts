@@ -43,27 +43,36 @@ export async function exportLearnings(cwd: string, opts: ExportOptions): Promise
   if (out) {
     // Refuse an --out inside .learnings/ (whatever --force says) and an existing file without --force.
     const store = join(repo.root, STORE_DIR)
-    if (isInside(store, out) || isInside(realish(store), realish(out))) throw new RefusedError(exportIntoStore(out), ['choose an --out outside .learnings/'])
-    if (!opts.force && pathExists(out)) throw new RefusedError(exportExists(out, isInside(repo.root, out)), [EXISTS_FIX])
+    if (isInside(store, out) || isInside(realish(store), realish(out)))
+      throw new RefusedError(exportIntoStore(out), ['choose an --out outside .learnings/'])
+    if (!opts.force && pathExists(out))
+      throw new RefusedError(exportExists(out, isInside(repo.root, out)), [EXISTS_FIX])
   }
   const scan = readStore(repo.root, opts.states)
   for (const p of scan.problems) opts.unreadable(p.path, p.reason)
   const strip = { keepCode: opts.keepCode, now: opts.now, allow: config.secrets.allow }
-  const stripped = scan.learnings.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((l) => stripLearning(l, strip))
-  const bundle = buildBundle(stripped.map((s) => s.entry), opts.now)
+  const stripped = scan.learnings
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((l) => stripLearning(l, strip))
+  const bundle = buildBundle(
+    stripped.map((s) => s.entry),
+    opts.now,
+  )
   const report = stripped.map((s) => ({ name: s.entry.name, stripped: s.stripped }))
   const text = `${JSON.stringify(bundle, null, 2)}\n`
   // What export writes, import accepts: the same two limits, checked here before anything is written.
   const bytes = Buffer.byteLength(text)
   if (bytes > MAX_BUNDLE_BYTES || bundle.learnings.length > MAX_BUNDLE_ENTRIES)
-    throw new RefusedError(`the bundle would hold ${bundle.learnings.length} learnings in ${bytes} bytes; \`git learn import\` takes at most ${MAX_BUNDLE_ENTRIES} learnings and ${MAX_BUNDLE_BYTES} bytes`, [
-      'export fewer at a time: one --state at a time, or without --keep-code',
-    ])
+    throw new RefusedError(
+      `the bundle would hold ${bundle.learnings.length} learnings in ${bytes} bytes; \`git learn import\` takes at most ${MAX_BUNDLE_ENTRIES} learnings and ${MAX_BUNDLE_BYTES} bytes`,
+      ['export fewer at a time: one --state at a time, or without --keep-code'],
+    )
   if (out) {
     try {
       writeFileNoClobber(out, text, opts.force)
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new RefusedError(exportExists(out, isInside(repo.root, out)), [EXISTS_FIX])
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new RefusedError(exportExists(out, isInside(repo.root, out)), [EXISTS_FIX])
       throw err
     }
   }

@@ -93,7 +93,13 @@ export async function planBundleImport(
   const changes: Change[] = []
   // Gates advise on import: an entry is never skipped for a gate (a verbatim error message can fail one); the
   // report and the Learning-Gates-Overridden trailer say which failed, for the reviewer of pending/.
-  const admitOpts = { force: opts.force, gatesAdvisory: true, allowDirectives: opts.allowDirectives, index, noDiff: true }
+  const admitOpts = {
+    force: opts.force,
+    gatesAdvisory: true,
+    allowDirectives: opts.allowDirectives,
+    index,
+    noDiff: true,
+  }
   const gateNote = (warnings: readonly string[]) => warnings.find((w) => w.startsWith('gates ')) ?? null
   let done = 0
   for (const d of decisions) {
@@ -129,7 +135,10 @@ export async function planBundleImport(
         name: d.entry.name,
         action: d.kind === 'update-pending' ? 'updated' : 'added',
         path,
-        reason: d.kind === 'update-pending' ? [d.reason, gateNote(admitted.warnings)].filter(Boolean).join('; ') || null : gateNote(admitted.warnings),
+        reason:
+          d.kind === 'update-pending'
+            ? [d.reason, gateNote(admitted.warnings)].filter(Boolean).join('; ') || null
+            : gateNote(admitted.warnings),
       })
       groups.push([
         { token: 'Learning', value: d.entry.name },

@@ -17,7 +17,13 @@ import type { LearningState } from '../core/errors.js'
 import { learningPath, validateLearning } from '../core/learning.js'
 import { MOVES, assertDistinctApprover, planTransition } from '../core/lifecycle.js'
 import type { MoveAction } from '../core/lifecycle.js'
-import { RAW_LOG_FORMAT, assertNoSecretInMessage, buildCommitMessage, parseRawLog, proposersOf } from '../core/trailers.js'
+import {
+  RAW_LOG_FORMAT,
+  assertNoSecretInMessage,
+  buildCommitMessage,
+  parseRawLog,
+  proposersOf,
+} from '../core/trailers.js'
 import { commitTransition } from './transition.js'
 
 export interface PlannedMove {
@@ -56,7 +62,10 @@ export async function planMoves(
       if (errors.length) throw new LearningInvalidError(learning.path, errors)
       // Everyone who ever put it into pending/ (a restore too) counts as a proposer: a restore must not launder it.
       // By the record: the Proposed-by trailers (through squash bodies too), not whoever pressed merge.
-      const proposers = proposersOf(name, parseRawLog(await git.run(['log', '--diff-filter=A', `--format=${RAW_LOG_FORMAT}`, '--', learning.path])))
+      const proposers = proposersOf(
+        name,
+        parseRawLog(await git.run(['log', '--diff-filter=A', `--format=${RAW_LOG_FORMAT}`, '--', learning.path])),
+      )
       assertDistinctApprover(name, identity, proposers, config.approval.distinct_approver)
       // The file that moves is checked again: hooks are optional, so a token or a directive edited into a pending
       // file after it was proposed would otherwise reach recall and the rendered skills.

@@ -32,25 +32,43 @@ export interface Promoted {
   path: string
 }
 
-export async function promote(cwd: string, name: string, opts: PromoteOptions): Promise<{ pushed: Promoted } | { bundle: Bundle }> {
+export async function promote(
+  cwd: string,
+  name: string,
+  opts: PromoteOptions,
+): Promise<{ pushed: Promoted } | { bundle: Bundle }> {
   const repo = await openRepo(cwd)
   const { git } = repo
   const config = await repo.config()
   const tier = config.tiers.find((t) => t.name === opts.tier)
-  if (!tier) throw new UsageError(`no tier named "${opts.tier}" in .learnings/config.yaml; add it with \`git learn tier add ${opts.tier} <git-url>\``, 'promote')
+  if (!tier)
+    throw new UsageError(
+      `no tier named "${opts.tier}" in .learnings/config.yaml; add it with \`git learn tier add ${opts.tier} <git-url>\``,
+      'promote',
+    )
   const learning = readLearning(git.root, name)
-  if (learning.state !== 'active') throw new RefusedError(`${name} is ${learning.state}; only an approved (active) learning is promoted to a tier`, [`approve it first: \`git learn approve ${name}\``])
+  if (learning.state !== 'active')
+    throw new RefusedError(`${name} is ${learning.state}; only an approved (active) learning is promoted to a tier`, [
+      `approve it first: \`git learn approve ${name}\``,
+    ])
   const { entry } = stripLearning(learning, { keepCode: true, now: opts.now, allow: config.secrets.allow })
   if (opts.print) return { bundle: buildBundle([entry], opts.now) }
   const branch = opts.branch ?? `learn/promote-${name}`
   if ((await git.tryRun(['check-ref-format', '--branch', branch])) === undefined || branch.startsWith('-'))
     throw new UsageError(`"${branch}" is not a valid branch name`, 'promote')
   if (!tier.commit || (await git.tryRun(['cat-file', '-e', `${tier.commit}^{commit}`])) === undefined)
-    throw new RefusedError(`tier ${tier.name} has no pinned commit in this repository`, [`run \`git learn tier update ${tier.name}\` first`])
+    throw new RefusedError(`tier ${tier.name} has no pinned commit in this repository`, [
+      `run \`git learn tier update ${tier.name}\` first`,
+    ])
   if (tier.url.startsWith('-')) throw new UsageError('a tier URL cannot start with "-"', 'promote')
   const base = tier.commit
-  const there = parseLsTree(await git.run(['ls-tree', '-z', '--full-tree', base, '--', ...STATES.map((s) => learningPath(s, name))]))
-  if (there.length) throw new RefusedError(`tier ${tier.name} already has a learning named "${name}" (${there[0]?.path})`, ['edit it there with a pull request instead'])
+  const there = parseLsTree(
+    await git.run(['ls-tree', '-z', '--full-tree', base, '--', ...STATES.map((s) => learningPath(s, name))]),
+  )
+  if (there.length)
+    throw new RefusedError(`tier ${tier.name} already has a learning named "${name}" (${there[0]?.path})`, [
+      'edit it there with a pull request instead',
+    ])
 
   const path = learningPath('pending', name)
   const text = formatLearningFile({ ...entry.frontmatter, source: { kind: 'promote' } }, entry.body)

@@ -14,7 +14,14 @@ import { readLearning } from '../adapters/store/store.js'
 import type { Config } from '../core/config-schema.js'
 import { STORE_DIR, learningPath } from '../core/learning.js'
 import { MOVES, planTransition } from '../core/lifecycle.js'
-import { buildSupersededBy, daysSince, planPrune, tallyFromTotals, tallyUsageEvent, totalsSuffice } from '../core/prune.js'
+import {
+  buildSupersededBy,
+  daysSince,
+  planPrune,
+  tallyFromTotals,
+  tallyUsageEvent,
+  totalsSuffice,
+} from '../core/prune.js'
 import type { PruneCandidate, PruneFacts, UsageTally } from '../core/prune.js'
 import { RAW_LOG_FORMAT, buildCommitMessage, parseAuditTrail, parseRawLog } from '../core/trailers.js'
 
@@ -50,7 +57,8 @@ export interface PruneOutcome {
 async function readApprovalDates(git: Git): Promise<Map<string, string>> {
   const out = await git.run(['log', `--format=${RAW_LOG_FORMAT}`, '--', '.learnings/active'])
   const dates = new Map<string, string>()
-  for (const e of parseAuditTrail(parseRawLog(out))) if (e.to === 'active' && !dates.has(e.name)) dates.set(e.name, e.date)
+  for (const e of parseAuditTrail(parseRawLog(out)))
+    if (e.to === 'active' && !dates.has(e.name)) dates.set(e.name, e.date)
   return dates
 }
 
@@ -75,7 +83,10 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
     // The active learnings from the feed cache (one file, not 10,000), the approval dates from one `git log`,
     // the usage from the usage-summary cache (only the events appended since it was written are read).
     const activeDir = `${STORE_DIR}/active/`
-    const [feed, isShallow] = await Promise.all([readProjectFeed(git.root), git.run(['rev-parse', '--is-shallow-repository'])])
+    const [feed, isShallow] = await Promise.all([
+      readProjectFeed(git.root),
+      git.run(['rev-parse', '--is-shallow-repository']),
+    ])
     for (const p of feed.problems) if (p.path.startsWith(activeDir)) opts.unreadable(p.path, p.reason)
     const active = feed.rows.filter((r) => r.row.state === 'active')
     shallow = isShallow.trim() === 'true'
@@ -87,7 +98,10 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
       const activeSince = approved ?? created
       const from: PruneFacts['activeSinceFrom'] = approved ? 'approval' : created ? 'created' : 'unknown'
       if (activeSince !== null && daysSince(activeSince, opts.now) !== undefined)
-        since.set(row.name, Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(activeSince) ? `${activeSince}T00:00:00Z` : activeSince))
+        since.set(
+          row.name,
+          Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(activeSince) ? `${activeSince}T00:00:00Z` : activeSince),
+        )
       return { name: row.name, activeSince, activeSinceFrom: from }
     })
     const tallies = new Map<string, UsageTally>()
@@ -115,7 +129,14 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
     for (const c of candidates) {
       const from = learningPath('active', c.name)
       const to = learningPath('archived', c.name)
-      const message = buildCommitMessage({ action: 'prune', names: [c.name], from: 'active', to: 'archived', by: { token: MOVES.prune.by, value: identity }, reason: c.reason })
+      const message = buildCommitMessage({
+        action: 'prune',
+        names: [c.name],
+        from: 'active',
+        to: 'archived',
+        by: { token: MOVES.prune.by, value: identity },
+        reason: c.reason,
+      })
       const commit = await commitTransition(git, [{ kind: 'move', from, to }], message)
       pruned.push({ name: c.name, from: 'active', to: 'archived', path: to, commit })
     }

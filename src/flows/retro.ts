@@ -78,7 +78,12 @@ export async function retro(cwd: string, opts: RetroOptions): Promise<RetroOutco
   const drafts: Learning[] = []
   for (const c of result.candidates) {
     try {
-      drafts.push(parseLearning(formatCandidateLearning(c, { now: opts.now, commit, root: git.root }), learningPath('pending', c.name)))
+      drafts.push(
+        parseLearning(
+          formatCandidateLearning(c, { now: opts.now, commit, root: git.root }),
+          learningPath('pending', c.name),
+        ),
+      )
     } catch (err) {
       refuse(c.name, err)
     }
@@ -88,7 +93,10 @@ export async function retro(cwd: string, opts: RetroOptions): Promise<RetroOutco
   for (const learning of kept) {
     const existing = findLearningPath(git.root, learning.name)
     if (existing) {
-      refused.push({ name: learning.name, error: new RefusedError(`a learning named ${learning.name} already exists: ${existing.path}`) })
+      refused.push({
+        name: learning.name,
+        error: new RefusedError(`a learning named ${learning.name} already exists: ${existing.path}`),
+      })
       continue
     }
     try {
@@ -111,7 +119,16 @@ export async function retro(cwd: string, opts: RetroOptions): Promise<RetroOutco
       body: `Proposed by git learn retro from ${result.records} observation(s); confidence ${RETRO_CONFIDENCE}.`,
       perName,
     })
-    sha = await commitTransition(git, written.map((w) => ({ kind: 'create' as const, path: w.path, text: w.text })), message)
+    sha = await commitTransition(
+      git,
+      written.map((w) => ({ kind: 'create' as const, path: w.path, text: w.text })),
+      message,
+    )
   }
-  return { result, files: files.length, stateDir, write: { written: written.map(({ name, path }) => ({ name, path })), refused, skipped, commit: sha } }
+  return {
+    result,
+    files: files.length,
+    stateDir,
+    write: { written: written.map(({ name, path }) => ({ name, path })), refused, skipped, commit: sha },
+  }
 }

@@ -34,22 +34,41 @@ export function reviewSummary(input: ReviewInput): string {
     const here = byPath.get(c.path)
     if (!to || !here || c.status === 'D') continue
     const from = c.oldPath ? parseStorePath(c.oldPath) : undefined
-    const change = from && from.state !== to.state ? `${from.state} → ${to.state}` : c.status === 'A' ? `added to ${to.state}` : `edited in ${to.state}`
+    const change =
+      from && from.state !== to.state
+        ? `${from.state} → ${to.state}`
+        : c.status === 'A'
+          ? `added to ${to.state}`
+          : `edited in ${to.state}`
     const l = here.learning
-    const others = input.learnings.filter((o) => o.learning.name !== l.name).map((o) => learningEntry(o.learning, o.text))
+    const others = input.learnings
+      .filter((o) => o.learning.name !== l.name)
+      .map((o) => learningEntry(o.learning, o.text))
     const verdict = findDuplicates(l, others, input.config.dedupe)
-    const near = [...(verdict.exact ? [{ entry: verdict.exact, similarity: 1 }] : []), ...(verdict.near ? [verdict.near] : []), ...verdict.related].slice(0, 3)
+    const near = [
+      ...(verdict.exact ? [{ entry: verdict.exact, similarity: 1 }] : []),
+      ...(verdict.near ? [verdict.near] : []),
+      ...verdict.related,
+    ].slice(0, 3)
     items.push({
       name: l.name,
       path: l.path,
       change,
       type: typeof l.data.type === 'string' ? l.data.type : '?',
-      trigger: typeof l.data.trigger === 'string' ? l.data.trigger : Array.isArray(l.data.trigger) ? l.data.trigger.join(' · ') : null,
+      trigger:
+        typeof l.data.trigger === 'string'
+          ? l.data.trigger
+          : Array.isArray(l.data.trigger)
+            ? l.data.trigger.join(' · ')
+            : null,
       gates: evaluateGates(l, input.config.gates),
       duplicates: near.map((d) => ({
         name: d.entry.id,
         similarity: d.similarity,
-        diff: createTwoFilesPatch(d.entry.path, l.path, d.entry.text, here.text, '', '', { context: 1 }).split('\n').slice(2).join('\n'),
+        diff: createTwoFilesPatch(d.entry.path, l.path, d.entry.text, here.text, '', '', { context: 1 })
+          .split('\n')
+          .slice(2)
+          .join('\n'),
       })),
       secrets: input.findings.filter((f) => f.rule === 'secrets' && f.path === l.path).map((f) => f.message),
       stale: input.findings.find((f) => f.rule === 'stale' && f.path === l.path)?.message ?? null,

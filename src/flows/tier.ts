@@ -25,7 +25,11 @@ import { RefusedError, UsageError } from '../core/errors.js'
 /** The configured tier of that name, or a usage error that lists the tiers there are. */
 function findTier(tiers: readonly TierConfig[], name: string): TierConfig {
   const t = tiers.find((x) => x.name === name)
-  if (!t) throw new UsageError(`no tier named "${name}" in .learnings/config.yaml; the tiers are: ${tiers.map((x) => x.name).join(', ') || 'none'}`, 'tier')
+  if (!t)
+    throw new UsageError(
+      `no tier named "${name}" in .learnings/config.yaml; the tiers are: ${tiers.map((x) => x.name).join(', ') || 'none'}`,
+      'tier',
+    )
   return t
 }
 
@@ -34,7 +38,11 @@ async function commitPin(git: Git, tier: TierConfig, message: string, before: st
   try {
     await assertNothingHalfDone(git)
     const c = await planTierConfig(git, tier)
-    return await commitTransition(git, [{ kind: c.existed ? 'replace' : 'create', path: c.path, text: c.text }], message)
+    return await commitTransition(
+      git,
+      [{ kind: c.existed ? 'replace' : 'create', path: c.path, text: c.text }],
+      message,
+    )
   } catch (err) {
     await git.tryRun(before ? ['update-ref', tierRef(tier.name), before] : ['update-ref', '-d', tierRef(tier.name)])
     throw err
@@ -47,11 +55,20 @@ export interface TierAdded {
   configCommit: string
 }
 
-export async function addTier(cwd: string, name: string, url: string, ref: string, weight: number | undefined): Promise<TierAdded> {
+export async function addTier(
+  cwd: string,
+  name: string,
+  url: string,
+  ref: string,
+  weight: number | undefined,
+): Promise<TierAdded> {
   const repo = await openRepo(cwd)
   const { git } = repo
   const config = await repo.config()
-  if (config.tiers.some((t) => t.name === name)) throw new RefusedError(`a tier named "${name}" is already configured`, [`run \`git learn tier update ${name}\` to move its pin, or pick another name`])
+  if (config.tiers.some((t) => t.name === name))
+    throw new RefusedError(`a tier named "${name}" is already configured`, [
+      `run \`git learn tier update ${name}\` to move its pin, or pick another name`,
+    ])
   assertNoOperationInProgress(git)
   const before = await readTierRef(git, name)
   const commit = await fetchTier(git, name, url, ref)
@@ -76,7 +93,14 @@ export async function listTiers(cwd: string): Promise<TierRow[]> {
   const rows: TierRow[] = []
   for (const t of (await repo.config()).tiers) {
     const present = t.commit ? (await git.tryRun(['cat-file', '-e', `${t.commit}^{commit}`])) !== undefined : false
-    rows.push({ name: t.name, url: t.url, ref: t.ref ?? 'main', commit: t.commit ?? null, weight: t.weight ?? DEFAULT_TIER_WEIGHT, learnings: present && t.commit ? await countTierLearnings(git, t.commit) : null })
+    rows.push({
+      name: t.name,
+      url: t.url,
+      ref: t.ref ?? 'main',
+      commit: t.commit ?? null,
+      weight: t.weight ?? DEFAULT_TIER_WEIGHT,
+      learnings: present && t.commit ? await countTierLearnings(git, t.commit) : null,
+    })
   }
   return rows
 }
@@ -100,7 +124,10 @@ export async function updateTier(cwd: string, name: string): Promise<TierUpdated
   const commit = await fetchTier(git, tier.name, tier.url, tier.ref ?? 'main')
   const old = tier.commit
   if (old === commit) return { name: tier.name, from: old, to: commit, diff: null, configCommit: null }
-  const diff = old && (await git.tryRun(['cat-file', '-e', `${old}^{commit}`])) !== undefined ? await diffTierLearnings(git, old, commit) : null
+  const diff =
+    old && (await git.tryRun(['cat-file', '-e', `${old}^{commit}`])) !== undefined
+      ? await diffTierLearnings(git, old, commit)
+      : null
   const next: TierConfig = { ...tier, commit }
   const configCommit = await commitPin(git, next, buildTierCommitMessage('update', next, old), before)
   return { name: tier.name, from: old, to: commit, diff, configCommit }
@@ -117,6 +144,7 @@ export async function verifyTiers(cwd: string, name: string | undefined): Promis
   const repo = await openRepo(cwd)
   const { tiers } = await repo.config()
   const results: TierVerified[] = []
-  for (const t of name ? [findTier(tiers, name)] : tiers) results.push({ name: t.name, commit: t.commit ?? null, problems: await verifyTier(repo.git, t) })
+  for (const t of name ? [findTier(tiers, name)] : tiers)
+    results.push({ name: t.name, commit: t.commit ?? null, problems: await verifyTier(repo.git, t) })
   return results
 }

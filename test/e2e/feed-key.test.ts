@@ -23,7 +23,12 @@ test('a search on an unchanged store asks git status only; a commit or a checkou
   // The built bin run directly: `git learn` would put git's exec-path (and its own git) first on PATH.
   const PATH = `${g.dir}:${process.env['PATH']}`
   const search = (q: string) => {
-    const r = sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'search', '--state', 'pending', '--json', q], { env: { PATH } })
+    const r = sh(
+      repo.root,
+      process.execPath,
+      [join(PROJECT_ROOT, 'dist', 'bin.js'), 'search', '--state', 'pending', '--json', q],
+      { env: { PATH } },
+    )
     expect(r.code, r.stderr).toBe(0)
     return JSON.parse(r.stdout).results.map((x: { name: string; description: string }) => `${x.name}: ${x.description}`)
   }
@@ -32,13 +37,19 @@ test('a search on an unchanged store asks git status only; a commit or a checkou
   expect(g.calls().some((c) => c.includes('ls-files'))).toBe(true) // the first run computed the full key
   expect(search('redis timeout')).toEqual(['redis-timeout-fix: Fix the redis timeout in CI.'])
   const second = g.calls().slice(before)
-  expect(second.some((c) => c.includes('status')), second.join('\n')).toBe(true)
+  expect(
+    second.some((c) => c.includes('status')),
+    second.join('\n'),
+  ).toBe(true)
   expect(second.some((c) => c.includes('ls-files'))).toBe(false) // the alias of the index's stat stood in for it
   expect(readdirSync(join(repo.root, '.git', 'learn', 'cache')).filter((f) => f.startsWith('alias-'))).toHaveLength(1)
 
   // A commit that changes the learning, then a checkout back: each is seen by the next search.
   repo.git('checkout', '-q', '-b', 'edit')
-  repo.write('.learnings/pending/redis-timeout-fix.md', learningText('redis-timeout-fix', { description: '"Raise the redis timeout to 5 s."' }))
+  repo.write(
+    '.learnings/pending/redis-timeout-fix.md',
+    learningText('redis-timeout-fix', { description: '"Raise the redis timeout to 5 s."' }),
+  )
   repo.git('commit', '-q', '-am', 'edit the learning')
   expect(search('redis timeout')).toEqual(['redis-timeout-fix: Raise the redis timeout to 5 s.'])
   repo.git('checkout', '-q', 'main')

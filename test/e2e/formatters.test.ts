@@ -15,7 +15,10 @@ function app(): { repo: TestRepo; run: (cmd: string, ...args: string[]) => Retur
   const repo = makeRepo()
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(repo.root, 'node_modules'))
   repo.write('.gitignore', 'node_modules\n')
-  repo.write('package.json', `${JSON.stringify({ name: 'app', private: true, 'lint-staged': { '*.md': 'prettier --write' } }, null, 2)}\n`)
+  repo.write(
+    'package.json',
+    `${JSON.stringify({ name: 'app', private: true, 'lint-staged': { '*.md': 'prettier --write' } }, null, 2)}\n`,
+  )
   const run = (cmd: string, ...args: string[]) => sh(repo.root, cmd, args)
   expect(run(process.execPath, join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')).code).toBe(0)
   repo.write('.husky/pre-commit', 'lint-staged\n')
@@ -67,7 +70,18 @@ test('a pending file the formatter would rewrite: the move commits the reviewed 
   // Proposed without the hooks (a teammate without lint-staged): the pending file is not formatted.
   repo.write('.learnings/pending/raw-thing.md', learningText('raw-thing', {}, UNFORMATTED))
   repo.git('add', '.learnings')
-  expect(sh(repo.root, 'git', ['commit', '-qm', 'learn: add raw-thing\n\nLearning: raw-thing\nLearning-Action: add\nLearning-To: pending\nProposed-by: Ada Author <ada@example.com>'], { env: { HUSKY: '0' } }).code).toBe(0)
+  expect(
+    sh(
+      repo.root,
+      'git',
+      [
+        'commit',
+        '-qm',
+        'learn: add raw-thing\n\nLearning: raw-thing\nLearning-Action: add\nLearning-To: pending\nProposed-by: Ada Author <ada@example.com>',
+      ],
+      { env: { HUSKY: '0' } },
+    ).code,
+  ).toBe(0)
   const reviewed = repo.git('show', 'HEAD:.learnings/pending/raw-thing.md')
   const before = repo.snapshot()
   repo.setIdentity('Bob Reviewer', 'bob@example.com')

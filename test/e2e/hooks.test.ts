@@ -20,7 +20,14 @@ function setUp() {
 describe('hooks in a fresh repository', () => {
   test('a pasted token stops the commit without showing the token; a clean learning commits', () => {
     const { repo, run } = setUp()
-    repo.write('.learnings/pending/leaky.md', learningText('leaky', {}, `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\nexport GITHUB_TOKEN=${TOKEN}\n\n## Verification\nok\n`))
+    repo.write(
+      '.learnings/pending/leaky.md',
+      learningText(
+        'leaky',
+        {},
+        `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\nexport GITHUB_TOKEN=${TOKEN}\n\n## Verification\nok\n`,
+      ),
+    )
     run('git', 'add', '.learnings/pending/leaky.md')
     const bad = run('git', 'commit', '-q', '-m', 'add leaky')
     expect(bad.code).not.toBe(0)

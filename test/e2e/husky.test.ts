@@ -17,12 +17,21 @@ test('with husky: hook install appends marked lines, a pasted token is blocked, 
   const pre = readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8')
   expect(pre).toMatch(/^echo "own hook ran"\n/)
   expect(pre).toMatch(/git-learn check --staged; } # git-learn/)
-  expect(readFileSync(join(repo.root, '.husky/commit-msg'), 'utf8')).toMatch(/git-learn hook commit-msg "\$1"; } # git-learn/)
+  expect(readFileSync(join(repo.root, '.husky/commit-msg'), 'utf8')).toMatch(
+    /git-learn hook commit-msg "\$1"; } # git-learn/,
+  )
   expect(sh(repo.root, 'git', ['learn', 'hook', 'install']).code).toBe(0)
   expect(readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8')).toBe(pre)
 
   const token = `ghp_${'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7cF0hJ3lO6'.slice(0, 36)}`
-  repo.write('.learnings/pending/leaky.md', learningText('leaky', {}, `## Problem\nCI could not pull.\n\n## Trigger Conditions\nE401.\n\n## Root Cause\nTried A; the token was missing.\n\n## Solution\nexport GITHUB_TOKEN=${token}\n\n## Verification\nnpm ci passed.\n`))
+  repo.write(
+    '.learnings/pending/leaky.md',
+    learningText(
+      'leaky',
+      {},
+      `## Problem\nCI could not pull.\n\n## Trigger Conditions\nE401.\n\n## Root Cause\nTried A; the token was missing.\n\n## Solution\nexport GITHUB_TOKEN=${token}\n\n## Verification\nnpm ci passed.\n`,
+    ),
+  )
   repo.git('add', '.learnings/pending/leaky.md')
   const blocked = sh(repo.root, 'git', ['commit', '-m', 'add leaky'])
   expect(blocked.code).not.toBe(0)

@@ -33,7 +33,27 @@ const server = createServer({}, (req, res) => {
 })
 
 beforeAll(async () => {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' })
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  )
   server.setSecureContext({ key: readFileSync(key), cert: readFileSync(cert) })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -50,8 +70,11 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 const importUrl = (cwd: string, url: string) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'import', url], { cwd, env: { ...process.env, NODE_EXTRA_CA_CERTS: cert } }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(PROJECT_ROOT, 'dist', 'bin.js'), 'import', url],
+      { cwd, env: { ...process.env, NODE_EXTRA_CA_CERTS: cert } },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     )
   })
 

@@ -6,7 +6,8 @@ import { PROJECT_ROOT, learningText, makeRepo, sh } from '../helpers/repo.js'
 describe('the built binary as `git learn` on PATH', () => {
   test('init → add → approve → reject → log, with exit codes', () => {
     const repo = makeRepo()
-    const gl = (args: string[], input?: string) => sh(repo.root, 'git', ['learn', ...args], input === undefined ? {} : { input })
+    const gl = (args: string[], input?: string) =>
+      sh(repo.root, 'git', ['learn', ...args], input === undefined ? {} : { input })
     expect(gl(['init']).code).toBe(0)
     repo.git('add', '.learnings')
     repo.git('commit', '-qm', 'learn: init')
@@ -28,13 +29,15 @@ describe('the built binary as `git learn` on PATH', () => {
 
     const log = gl(['log'])
     expect(log.code).toBe(0)
-    expect(log.stdout).toMatch(/reject\s+e2e-two\s+pending → archived\s+by Rita Reviewer <rita@example.com>[^\n]*\n\s+reason: too narrow/)
-    expect(log.stdout.split('\n').filter((l) => /^\d{4}-/.test(l)).map((l) => l.split(/\s+/).slice(1, 3).join(' '))).toEqual([
-      'reject e2e-two',
-      'approve e2e-one',
-      'add e2e-two',
-      'add e2e-one',
-    ])
+    expect(log.stdout).toMatch(
+      /reject\s+e2e-two\s+pending → archived\s+by Rita Reviewer <rita@example.com>[^\n]*\n\s+reason: too narrow/,
+    )
+    expect(
+      log.stdout
+        .split('\n')
+        .filter((l) => /^\d{4}-/.test(l))
+        .map((l) => l.split(/\s+/).slice(1, 3).join(' ')),
+    ).toEqual(['reject e2e-two', 'approve e2e-one', 'add e2e-two', 'add e2e-one'])
     expect(gl(['approve', 'nope']).code).toBe(2)
     expect(gl(['show', '--bogus']).code).toBe(2)
   })

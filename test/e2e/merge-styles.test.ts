@@ -43,21 +43,29 @@ function forgeSquashMessage(repo: TestRepo, branch: string, indent: string): str
   const parts = commits.map((c) => {
     const subject = repo.git('log', '-1', '--format=%s', c).trim()
     const body = repo.git('log', '-1', '--format=%b', c).trim()
-    return `* ${subject}\n\n${body.split('\n').map((l) => (l ? indent + l : l)).join('\n')}`
+    return `* ${subject}\n\n${body
+      .split('\n')
+      .map((l) => (l ? indent + l : l))
+      .join('\n')}`
   })
   return `Learn ${branch.slice('learn/'.length)} (#12)\n\n${parts.join('\n\n')}\n`
 }
 
-function story(run: ReturnType<typeof setUp>["run"], name: string) {
+function story(run: ReturnType<typeof setUp>['run'], name: string) {
   const log = run('git', 'learn', 'log', name, '--json')
   expect(log.code, log.stderr).toBe(0)
-  return (JSON.parse(log.stdout).events as { action: string; to: string; by: string }[]).map((e) => `${e.action} → ${e.to} by ${e.by}`).reverse()
+  return (JSON.parse(log.stdout).events as { action: string; to: string; by: string }[])
+    .map((e) => `${e.action} → ${e.to} by ${e.by}`)
+    .reverse()
 }
 
 const STORY = ['add → pending by Ada Author <ada@example.com>', 'approve → active by Bob Reviewer <bob@example.com>']
 
 describe('every merge style', () => {
-  const styles: Record<string, (repo: TestRepo, run: ReturnType<typeof setUp>['run'], branch: string) => ReturnType<typeof sh>> = {
+  const styles: Record<
+    string,
+    (repo: TestRepo, run: ReturnType<typeof setUp>['run'], branch: string) => ReturnType<typeof sh>
+  > = {
     'merge commit': (_repo, run, branch) => run('git', 'merge', '--no-ff', '-m', `Merge ${branch}`, branch),
     'rebase merge': (repo, run, branch) => {
       repo.git('checkout', '-q', branch)
@@ -99,7 +107,10 @@ describe('every merge style', () => {
     expect(sh(repo.root, 'git', ['commit', '-qm', 'add sneaky'], { env: { GIT_LEARN_HOOKS: '0' } }).code).toBe(0)
     repo.git('checkout', '-q', 'main')
     const base = repo.git('rev-parse', 'main').trim()
-    for (const land of [styles['forge squash, trailers indented'], styles['git merge --squash + git commit (SQUASH_MSG)']]) {
+    for (const land of [
+      styles['forge squash, trailers indented'],
+      styles['git merge --squash + git commit (SQUASH_MSG)'],
+    ]) {
       const r = land!(repo, run, 'sneaky')
       expect(r.code).toBe(1)
       expect(r.stderr).toMatch(/added straight into active/)
@@ -130,7 +141,9 @@ describe('the approver is not the proposer, by the record', () => {
     expect(landed.code).toBe(0)
     expect(run('git', 'commit', '-q', '--no-edit').code).toBe(0)
     // Bob authored the commit that added the file; Ada's Proposed-by trailer is in its body.
-    expect(repo.git('log', '-1', '--format=%an', '--', '.learnings/pending/squashed-proposal.md').trim()).toBe('Bob Reviewer')
+    expect(repo.git('log', '-1', '--format=%an', '--', '.learnings/pending/squashed-proposal.md').trim()).toBe(
+      'Bob Reviewer',
+    )
 
     repo.setIdentity(...ADA)
     const self = run('git', 'learn', 'approve', 'squashed-proposal')
@@ -139,6 +152,9 @@ describe('the approver is not the proposer, by the record', () => {
     repo.setIdentity(...BOB)
     const ok = run('git', 'learn', 'approve', 'squashed-proposal')
     expect(ok.code, ok.stderr).toBe(0)
-    expect(story(run, 'squashed-proposal')).toEqual(['add → pending by Ada Author <ada@example.com>', 'approve → active by Bob Reviewer <bob@example.com>'])
+    expect(story(run, 'squashed-proposal')).toEqual([
+      'add → pending by Ada Author <ada@example.com>',
+      'approve → active by Bob Reviewer <bob@example.com>',
+    ])
   })
 })

@@ -11,7 +11,14 @@ const BIN = join(PROJECT_ROOT, 'dist', 'bin.js')
 function allLines(root: string): string[] {
   const learn = join(root, '.git', 'learn')
   const archive = join(learn, 'observations.archive')
-  const files = [...(existsSync(archive) ? readdirSync(archive).sort().map((f) => join(archive, f)) : []), join(learn, 'observations.jsonl')]
+  const files = [
+    ...(existsSync(archive)
+      ? readdirSync(archive)
+          .sort()
+          .map((f) => join(archive, f))
+      : []),
+    join(learn, 'observations.jsonl'),
+  ]
   return files.filter(existsSync).flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean))
 }
 
@@ -26,20 +33,38 @@ test('replaying a recorded session through `git learn observe`, one process per 
   expect(allLines(repo.root)).toHaveLength(47)
   const retro = sh(repo.root, 'git', ['learn', 'retro', '--json'])
   expect(retro.code).toBe(0)
-  const kinds = JSON.parse(retro.stdout).candidates.map((c: { kind: string }) => c.kind).sort()
+  const kinds = JSON.parse(retro.stdout)
+    .candidates.map((c: { kind: string }) => c.kind)
+    .sort()
   expect(kinds).toEqual(['error-solution', 'repeated-workflow', 'retry-loop', 'tool-preference', 'user-correction'])
 })
 
 test('a 50 MB payload: exit 0 quickly, a bounded record, nothing else', () => {
   const repo = makeRepo()
-  const big = JSON.stringify({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: '/x' }, tool_response: { content: 'A'.repeat(50 * 1024 * 1024) } })
-  const r = spawnSync(process.execPath, [BIN, 'observe'], { cwd: repo.root, input: big, encoding: 'utf8', maxBuffer: 1 << 20 })
+  const big = JSON.stringify({
+    session_id: 's',
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Read',
+    tool_input: { file_path: '/x' },
+    tool_response: { content: 'A'.repeat(50 * 1024 * 1024) },
+  })
+  const r = spawnSync(process.execPath, [BIN, 'observe'], {
+    cwd: repo.root,
+    input: big,
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  })
   expect(r.status).toBe(0)
   expect(r.stdout).toBe('')
   const lines = allLines(repo.root)
   expect(lines).toHaveLength(1)
   expect(Buffer.byteLength(lines[0] as string)).toBeLessThan(4096)
-  expect(JSON.parse(lines[0] as string)).toMatchObject({ session: 's', event: 'PostToolUse', tool: 'Read', truncated: true })
+  expect(JSON.parse(lines[0] as string)).toMatchObject({
+    session: 's',
+    event: 'PostToolUse',
+    tool: 'Read',
+    truncated: true,
+  })
 })
 
 test('8 parallel writers across rotations lose no line and tear none', async () => {
@@ -57,7 +82,16 @@ test('8 parallel writers across rotations lose no line and tear none', async () 
       if (r.status !== 0) process.exit(1)
     }`
   const codes = await Promise.all(
-    Array.from({ length: WRITERS }, (_, w) => new Promise<number>((done) => spawn(process.execPath, ['-e', script, BIN, String(w), String(EACH)], { cwd: repo.root, stdio: 'ignore' }).on('exit', (c) => done(c ?? -1)))),
+    Array.from(
+      { length: WRITERS },
+      (_, w) =>
+        new Promise<number>((done) =>
+          spawn(process.execPath, ['-e', script, BIN, String(w), String(EACH)], { cwd: repo.root, stdio: 'ignore' }).on(
+            'exit',
+            (c) => done(c ?? -1),
+          ),
+        ),
+    ),
   )
   expect(codes).toEqual(Array(WRITERS).fill(0))
   const lines = allLines(repo.root)

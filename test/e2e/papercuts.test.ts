@@ -22,7 +22,10 @@ describe('papercuts', () => {
 
   test.skipIf(!hasScript)('colour on a terminal only: never with NO_COLOR, never into a pipe', () => {
     const run = (env: Record<string, string | undefined>) =>
-      spawnSync('script', ['-qec', `${process.execPath} ${BIN} zzzzzz`, '/dev/null'], { encoding: 'utf8', env: { ...process.env, TERM: 'xterm', ...env } }).stdout
+      spawnSync('script', ['-qec', `${process.execPath} ${BIN} zzzzzz`, '/dev/null'], {
+        encoding: 'utf8',
+        env: { ...process.env, TERM: 'xterm', ...env },
+      }).stdout
     const env = { ...process.env }
     delete env['NO_COLOR']
     expect(run({ ...env, NO_COLOR: undefined })).toContain('\x1b[1;31mgit learn zzzzzz:')
@@ -43,8 +46,23 @@ describe('papercuts', () => {
       return JSON.parse(r.stdout)
     }
     expect(recall('')).toEqual({ failed: false, recalled: [] })
-    expect(recall(JSON.stringify({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_response: { exit_code: 0, stdout: 'ok' } }))).toEqual({ failed: false, recalled: [] })
-    const hit = recall(JSON.stringify({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: 'Error: widget-exploded exploded at line 3', cwd: repo.root }))
+    expect(
+      recall(
+        JSON.stringify({
+          hook_event_name: 'PostToolUse',
+          tool_name: 'Bash',
+          tool_response: { exit_code: 0, stdout: 'ok' },
+        }),
+      ),
+    ).toEqual({ failed: false, recalled: [] })
+    const hit = recall(
+      JSON.stringify({
+        hook_event_name: 'PostToolUseFailure',
+        tool_name: 'Bash',
+        error: 'Error: widget-exploded exploded at line 3',
+        cwd: repo.root,
+      }),
+    )
     expect(hit.failed).toBe(true)
     expect(hit.recalled.map((r: { name: string }) => r.name)).toEqual(['widget-exploded'])
   })
@@ -52,8 +70,29 @@ describe('papercuts', () => {
   test('--body-file - reads the body from stdin', () => {
     const repo = makeRepo()
     expect(sh(repo.root, 'git', ['learn', 'init']).code).toBe(0)
-    const body = '## Problem\nThe widget broke.\n\n## Trigger Conditions\nRunning make.\n\n## Root Cause\nTried A and B; C was stale.\n\n## Solution\nRun make clean.\n\n## Verification\nmake passed.\n'
-    const r = sh(repo.root, 'git', ['learn', 'add', '--name', 'widget-stale', '--type', 'error-solution', '--description', 'Fix the widget build failing on stale objects. Use when make reports the widget error.', '--trigger', 'make: *** [widget.o] Error 1', '--tags', 'make,build', '--body-file', '-'], { input: body })
+    const body =
+      '## Problem\nThe widget broke.\n\n## Trigger Conditions\nRunning make.\n\n## Root Cause\nTried A and B; C was stale.\n\n## Solution\nRun make clean.\n\n## Verification\nmake passed.\n'
+    const r = sh(
+      repo.root,
+      'git',
+      [
+        'learn',
+        'add',
+        '--name',
+        'widget-stale',
+        '--type',
+        'error-solution',
+        '--description',
+        'Fix the widget build failing on stale objects. Use when make reports the widget error.',
+        '--trigger',
+        'make: *** [widget.o] Error 1',
+        '--tags',
+        'make,build',
+        '--body-file',
+        '-',
+      ],
+      { input: body },
+    )
     expect(r.code, r.stderr).toBe(0)
     expect(repo.read('.learnings/pending/widget-stale.md')).toContain('Tried A and B; C was stale.')
   })

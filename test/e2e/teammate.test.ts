@@ -100,16 +100,31 @@ describe('hooks for a teammate without git-learn', () => {
     repo.git('commit', '-qm', 'seed')
     const context = CLAUDE_HOOKS.find((h) => h.event === 'SessionStart')?.command as string
     const recall = CLAUDE_HOOKS.find((h) => h.event === 'PostToolUseFailure')?.command as string
-    const payload = JSON.stringify({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: 'Error: agent-sees exploded at line 3', cwd: repo.root })
+    const payload = JSON.stringify({
+      hook_event_name: 'PostToolUseFailure',
+      tool_name: 'Bash',
+      error: 'Error: agent-sees exploded at line 3',
+      cwd: repo.root,
+    })
     const env = { ...teammateEnv(), CLAUDE_PROJECT_DIR: repo.root }
     for (const command of [context, recall]) {
-      const r = spawnSync('sh', ['-c', command], { cwd: repo.root, input: payload, encoding: 'utf8', env: { ...process.env, ...env } })
+      const r = spawnSync('sh', ['-c', command], {
+        cwd: repo.root,
+        input: payload,
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      })
       expect({ code: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: '', stderr: '' })
     }
     // The project's own copy (node_modules/.bin/git-learn) is found without git-learn on PATH.
     mkdirSync(join(repo.root, 'node_modules', '.bin'), { recursive: true })
     symlinkSync(join(PROJECT_ROOT, 'dist', 'bin.js'), join(repo.root, 'node_modules', '.bin', 'git-learn'))
-    const r = spawnSync('sh', ['-c', context], { cwd: repo.root, input: '{}', encoding: 'utf8', env: { ...process.env, ...env } })
+    const r = spawnSync('sh', ['-c', context], {
+      cwd: repo.root,
+      input: '{}',
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+    })
     expect(r.status).toBe(0)
     expect(r.stdout).toContain('agent-sees')
   })

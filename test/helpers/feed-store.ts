@@ -19,7 +19,8 @@ export const SEEDS: Seed[] = [
   {
     name: 'vitest-esm-mock-hoisting',
     trigger: "ReferenceError: Cannot access '__vi_import_0__' before initialization",
-    description: 'Fix "Cannot access __vi_import_0__ before initialization" when mocking ESM modules in vitest. Use when a vi.mock of an ESM import throws a TDZ error.',
+    description:
+      'Fix "Cannot access __vi_import_0__ before initialization" when mocking ESM modules in vitest. Use when a vi.mock of an ESM import throws a TDZ error.',
     tags: ['vitest', 'esm', 'mocking'],
     solution: 'Move the variables the factory uses into vi.hoisted() and reference them from the vi.mock factory.',
     confidence: 0.8,
@@ -28,21 +29,24 @@ export const SEEDS: Seed[] = [
   {
     name: 'jest-esm-require',
     trigger: 'SyntaxError: Cannot use import statement outside a module',
-    description: 'Fix jest failing on ESM syntax in node_modules. Use when jest reports Cannot use import statement outside a module.',
+    description:
+      'Fix jest failing on ESM syntax in node_modules. Use when jest reports Cannot use import statement outside a module.',
     tags: ['jest', 'esm'],
     solution: 'Add the package to transformIgnorePatterns exceptions so babel-jest transforms it.',
   },
   {
     name: 'node-err-require-esm',
     trigger: 'Error [ERR_REQUIRE_ESM]: require() of ES Module not supported',
-    description: 'Fix ERR_REQUIRE_ESM when a CommonJS file requires an ESM-only package. Use when node refuses require() of an ES module.',
+    description:
+      'Fix ERR_REQUIRE_ESM when a CommonJS file requires an ESM-only package. Use when node refuses require() of an ES module.',
     tags: ['node', 'esm', 'commonjs'],
     solution: 'Use a dynamic import() or pin the last CommonJS release of the package.',
   },
   {
     name: 'postgres-econnrefused',
     trigger: 'Error: connect ECONNREFUSED 127.0.0.1:5432',
-    description: 'Fix tests failing with ECONNREFUSED on port 5432. Use when the integration tests cannot reach postgres.',
+    description:
+      'Fix tests failing with ECONNREFUSED on port 5432. Use when the integration tests cannot reach postgres.',
     tags: ['postgres', 'docker', 'testing'],
     solution: 'Start the database with docker compose up -d db and wait for pg_isready before running the tests.',
   },
@@ -57,7 +61,8 @@ export const SEEDS: Seed[] = [
   {
     name: 'ts-module-not-found-js-suffix',
     trigger: "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/app/dist/core/x' imported from /app/dist/cli/main.js",
-    description: 'Fix ERR_MODULE_NOT_FOUND in compiled NodeNext TypeScript. Use when relative imports lack the .js suffix.',
+    description:
+      'Fix ERR_MODULE_NOT_FOUND in compiled NodeNext TypeScript. Use when relative imports lack the .js suffix.',
     tags: ['typescript', 'esm', 'node'],
     domain: 'tooling',
     solution: 'Write relative imports with the .js suffix; NodeNext resolution does not add extensions.',
@@ -65,7 +70,8 @@ export const SEEDS: Seed[] = [
   {
     name: 'react-hooks-order',
     trigger: 'Error: Rendered more hooks than during the previous render.',
-    description: 'Fix React complaining about more hooks than the previous render. Use when a hook is called conditionally.',
+    description:
+      'Fix React complaining about more hooks than the previous render. Use when a hook is called conditionally.',
     tags: ['react', 'hooks'],
     domain: 'code-style',
     solution: 'Call hooks unconditionally at the top level of the component; move the condition inside the hook.',
@@ -73,7 +79,8 @@ export const SEEDS: Seed[] = [
   {
     name: 'git-refusing-unrelated-histories',
     trigger: 'fatal: refusing to merge unrelated histories',
-    description: 'Fix git refusing to merge unrelated histories after creating a repository on the forge with a README.',
+    description:
+      'Fix git refusing to merge unrelated histories after creating a repository on the forge with a README.',
     tags: ['git', 'merge'],
     domain: 'git',
     solution: 'Pull once with --allow-unrelated-histories, resolve, and push.',
@@ -97,14 +104,16 @@ export const SEEDS: Seed[] = [
   {
     name: 'typeerror-not-a-function-default-import',
     trigger: 'TypeError: (0 , _foo.default) is not a function',
-    description: 'Fix a default import that is undefined under interop. Use when a CommonJS module is imported as default.',
+    description:
+      'Fix a default import that is undefined under interop. Use when a CommonJS module is imported as default.',
     tags: ['typescript', 'esm', 'interop'],
     solution: 'Turn on esModuleInterop or import the named export instead of the default.',
   },
   {
     name: 'eslint-parser-project',
     trigger: 'Parsing error: "parserOptions.project" has been set for @typescript-eslint/parser',
-    description: 'Fix the typescript-eslint parser error for files outside the tsconfig. Use when eslint names parserOptions.project.',
+    description:
+      'Fix the typescript-eslint parser error for files outside the tsconfig. Use when eslint names parserOptions.project.',
     tags: ['eslint', 'typescript'],
     domain: 'tooling',
     solution: 'Add the file to a tsconfig.eslint.json include list, or use projectService.',
@@ -113,7 +122,8 @@ export const SEEDS: Seed[] = [
     name: 'no-sleep-in-tests',
     type: 'anti-pattern',
     trigger: 'flaky test passes locally and times out in CI: Test timed out in 5000ms',
-    description: 'Do not wait with fixed sleeps in tests; wait for the condition. Use when a test times out in CI only.',
+    description:
+      'Do not wait with fixed sleeps in tests; wait for the condition. Use when a test times out in CI only.',
     tags: ['testing', 'flaky', 'vitest'],
     solution: 'Await the condition with vi.waitFor or an event instead of setTimeout sleeps.',
   },
@@ -146,7 +156,23 @@ export const SEEDS: Seed[] = [
 ]
 
 // Fillers so ranking works against a few dozen documents.
-const TOPICS = ['redis', 'nginx', 'kafka', 'graphql', 'prisma', 'webpack', 'rust', 'go', 'python', 'java', 'kotlin', 'swift', 'terraform', 'helm', 'vite']
+const TOPICS = [
+  'redis',
+  'nginx',
+  'kafka',
+  'graphql',
+  'prisma',
+  'webpack',
+  'rust',
+  'go',
+  'python',
+  'java',
+  'kotlin',
+  'swift',
+  'terraform',
+  'helm',
+  'vite',
+]
 for (const [i, t] of TOPICS.entries())
   SEEDS.push({
     name: `${t}-config-fix`,
@@ -160,8 +186,10 @@ for (const [i, t] of TOPICS.entries())
 const SECTIONS: Record<string, (s: Seed) => string> = {
   'error-solution': (s) =>
     `## Problem\n${s.description}\n\n## Trigger Conditions\n${s.trigger}\n\n## Root Cause\nWe tried reinstalling and clearing caches first.\n\n## Solution\n${s.solution}\n\n## Verification\nThe suite passed afterwards.\n`,
-  'anti-pattern': (s) => `## Anti-pattern\nSleeping for a fixed time.\n\n## Correct pattern\n${s.solution}\n\n## Rationale\nCI machines are slower.\n`,
-  decision: (s) => `## Context\nMoves lose history otherwise.\n\n## Decision\n${s.solution}\n\n## Consequences\nOne commit per move.\n`,
+  'anti-pattern': (s) =>
+    `## Anti-pattern\nSleeping for a fixed time.\n\n## Correct pattern\n${s.solution}\n\n## Rationale\nCI machines are slower.\n`,
+  decision: (s) =>
+    `## Context\nMoves lose history otherwise.\n\n## Decision\n${s.solution}\n\n## Consequences\nOne commit per move.\n`,
 }
 
 /** The text of a seed learning. */
@@ -175,7 +203,13 @@ export function seedText(s: Seed): string {
     `domain: ${s.domain ?? 'testing'}`,
     `tags: [${s.tags.join(', ')}]`,
     ...(s.confidence !== undefined ? [`confidence: ${s.confidence}`] : []),
-    ...(s.evidence ? [`evidence:`, ...(s.evidence.commit ? [`  commit: ${s.evidence.commit}`] : []), `  paths: [${s.evidence.paths.join(', ')}]`] : []),
+    ...(s.evidence
+      ? [
+          `evidence:`,
+          ...(s.evidence.commit ? [`  commit: ${s.evidence.commit}`] : []),
+          `  paths: [${s.evidence.paths.join(', ')}]`,
+        ]
+      : []),
     `created: "${s.created ?? '2026-11-18'}"`,
   ]
   return `---\n${fm.join('\n')}\n---\n${(SECTIONS[type] ?? SECTIONS['error-solution']!)(s)}`

@@ -3,7 +3,17 @@
  * withGitIntegration do): `git init -b main`, a local identity, no signing, an initial commit.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs'
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -47,7 +57,11 @@ export function tempDir(prefix = 'gl-'): string {
 }
 
 /** Run the CLI in-process in any directory (outside a repository, a clone the helper did not make). */
-export async function cliAt(cwd: string, argv: string[], env: Record<string, string | undefined> = process.env): Promise<CliResult> {
+export async function cliAt(
+  cwd: string,
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<CliResult> {
   let stdout = ''
   let stderr = ''
   const code = await runCli(argv, {
@@ -65,7 +79,8 @@ export async function cliAt(cwd: string, argv: string[], env: Record<string, str
 /** A new repository; `commit: false` leaves the branch unborn. */
 export function makeRepo(opts: { commit?: boolean; init?: boolean } = {}): TestRepo {
   const root = tempDir('gl-repo-')
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] })
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] })
   git('init', '-q', '-b', 'main')
   git('config', 'user.name', 'Ada Author')
   git('config', 'user.email', 'ada@example.com')
@@ -149,14 +164,21 @@ export function binPath(): string {
  */
 export function copyPackage(): string {
   const dir = tempDir('gl-pkg-')
-  if (!existsSync(join(PROJECT_ROOT, 'dist', 'bin.js'))) throw new Error('dist/bin.js is missing: run `npm run build` first (npm test does)')
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'bin.js')))
+    throw new Error('dist/bin.js is missing: run `npm run build` first (npm test does)')
   cpSync(join(PROJECT_ROOT, 'dist'), join(dir, 'dist'), { recursive: true })
-  for (const linked of ['templates', 'githooks', 'node_modules', 'package.json']) symlinkSync(join(PROJECT_ROOT, linked), join(dir, linked))
+  for (const linked of ['templates', 'githooks', 'node_modules', 'package.json'])
+    symlinkSync(join(PROJECT_ROOT, linked), join(dir, linked))
   return dir
 }
 
 /** Run a command with the built `git learn` first on PATH. */
-export function sh(cwd: string, cmd: string, args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
+export function sh(
+  cwd: string,
+  cmd: string,
+  args: string[],
+  opts: { input?: string; env?: Record<string, string> } = {},
+) {
   const bins = binPath()
   const r = spawnSync(cmd, args, {
     cwd,

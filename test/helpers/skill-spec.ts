@@ -26,7 +26,9 @@ export function skillSpecErrors(text: string, dir: string): string[] {
   const m = /^---\n([\s\S]*?)\n---\n/.exec(text)
   if (!m) return ['no frontmatter']
   const data = YAML.parse(m[1] as string) as Record<string, unknown>
-  const errors = validate(data) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(top)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
+  const errors = validate(data)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath || '(top)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
   if (data['name'] !== dir) errors.push(`name "${String(data['name'])}" is not the directory "${dir}"`)
   return errors
 }

@@ -30,9 +30,11 @@ npx vitest run test/api.test.ts: 14 passed.
 }
 
 const HOISTING = {
-  description: 'Fix vi.mock factories that read outer variables in vitest ESM tests. Use when vi.mock throws a TDZ error.',
+  description:
+    'Fix vi.mock factories that read outer variables in vitest ESM tests. Use when vi.mock throws a TDZ error.',
   trigger: "ReferenceError: Cannot access '__vi_import_0__' before initialization",
-  solution: 'Move the variables the factory needs into vi.hoisted() and read them from there inside the vi.mock factory.',
+  solution:
+    'Move the variables the factory needs into vi.hoisted() and read them from there inside the vi.mock factory.',
 }
 
 async function setUp() {
@@ -47,13 +49,21 @@ async function setUp() {
 describe('git learn add: the admission pipeline', () => {
   test('records the gates in a trailer', async () => {
     const repo = await setUp()
-    expect(repo.git('log', '-1', '--format=%B')).toContain('Learning-Gates: depth=2 reuse=pass trigger=pass verify=pass')
+    expect(repo.git('log', '-1', '--format=%B')).toContain(
+      'Learning-Gates: depth=2 reuse=pass trigger=pass verify=pass',
+    )
   })
 
   test('a pasted token is refused, shown masked, and nothing changes', async () => {
     const repo = await setUp()
     const before = repo.snapshot()
-    const r = await repo.cli(['add', '--file', '-'], { stdin: learningText('leaky', {}, `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\nexport GITHUB_TOKEN=${TOKEN}\n\n## Verification\nok\n`) })
+    const r = await repo.cli(['add', '--file', '-'], {
+      stdin: learningText(
+        'leaky',
+        {},
+        `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\nexport GITHUB_TOKEN=${TOKEN}\n\n## Verification\nok\n`,
+      ),
+    })
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('GitHub token')
     expect(r.stderr).toContain('ghp_…')
@@ -92,7 +102,9 @@ describe('git learn add: the admission pipeline', () => {
     const r = await repo.cli(['add', '--file', '-'], { stdin: near })
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('near duplicate of vitest-mock-hoisting (.learnings/pending/vitest-mock-hoisting.md')
-    expect(r.stderr).toContain('+Move the variables the factory needs into vi.hoisted() and read them from there inside the vi.mock factory. Then rerun vitest.')
+    expect(r.stderr).toContain(
+      '+Move the variables the factory needs into vi.hoisted() and read them from there inside the vi.mock factory. Then rerun vitest.',
+    )
     expect(r.stderr).toMatch(/^@@ /m)
     expect(repo.snapshot()).toBe(before)
   })
@@ -100,20 +112,29 @@ describe('git learn add: the admission pipeline', () => {
   test('a partial match is added and linked in related', async () => {
     const repo = await setUp()
     const partial = custom('vitest-mock-default-export', {
-      description: 'Fix vi.mock factories that read outer variables in vitest ESM tests with a default export. Use when the mocked default export is undefined.',
+      description:
+        'Fix vi.mock factories that read outer variables in vitest ESM tests with a default export. Use when the mocked default export is undefined.',
       trigger: 'TypeError: default is not a function',
-      solution: 'Move the variables the factory needs into vi.hoisted(), and return { default: … } from the vi.mock factory.',
+      solution:
+        'Move the variables the factory needs into vi.hoisted(), and return { default: … } from the vi.mock factory.',
     })
     const r = await repo.cli(['add', '--file', '-'], { stdin: partial })
     expect(r.code).toBe(0)
     expect(r.stderr).toContain('linked related learnings: vitest-mock-hoisting')
-    expect(repo.read('.learnings/pending/vitest-mock-default-export.md')).toMatch(/^related:\n {2}- vitest-mock-hoisting$/m)
+    expect(repo.read('.learnings/pending/vitest-mock-default-export.md')).toMatch(
+      /^related:\n {2}- vitest-mock-hoisting$/m,
+    )
   })
 
   test('a NOTES.md decision-log row is a twin too', async () => {
     const repo = await setUp()
-    repo.write('NOTES.md', `# Notes\n\n## Decision log\n| decision | why |\n| --- | --- |\n| ${HOISTING.description.replace('vi.mock', 'vi.mock()')} ${HOISTING.trigger} | ${HOISTING.solution} |\n`)
-    const r = await repo.cli(['add', '--file', '-'], { stdin: custom('from-notes', { ...HOISTING, description: `${HOISTING.description} Seen in NOTES.` }) })
+    repo.write(
+      'NOTES.md',
+      `# Notes\n\n## Decision log\n| decision | why |\n| --- | --- |\n| ${HOISTING.description.replace('vi.mock', 'vi.mock()')} ${HOISTING.trigger} | ${HOISTING.solution} |\n`,
+    )
+    const r = await repo.cli(['add', '--file', '-'], {
+      stdin: custom('from-notes', { ...HOISTING, description: `${HOISTING.description} Seen in NOTES.` }),
+    })
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/near duplicate of (NOTES\.md:6|vitest-mock-hoisting)/)
   })
@@ -138,7 +159,8 @@ describe('git learn add: the admission pipeline', () => {
   test('absolute paths become ${PROJECT_ROOT}/…', async () => {
     const repo = await setUp()
     const text = custom('tsconfig-paths', {
-      description: 'Fix TS2307 for path aliases in tsc builds. Use when tsc cannot find a module through a tsconfig path alias.',
+      description:
+        'Fix TS2307 for path aliases in tsc builds. Use when tsc cannot find a module through a tsconfig path alias.',
       trigger: "error TS2307: Cannot find module '@app/x'",
       solution: `Set baseUrl in ${repo.root}/tsconfig.json and rerun tsc; the log was /home/someone/Downloads/tsc.log.`,
     })

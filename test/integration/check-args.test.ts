@@ -16,10 +16,15 @@ test('readEvidenceChanges ignores an option-like commit: no file is written', ()
 test('check over a learning with an option-like evidence.commit: a schema error, nothing written', async () => {
   const repo = makeRepo()
   const target = join(tempDir(), 'pwned')
-  repo.write('.learnings/active/evil.md', learningText('evil', { evidence: `{commit: "--output=${target}", paths: [README.md]}` }))
+  repo.write(
+    '.learnings/active/evil.md',
+    learningText('evil', { evidence: `{commit: "--output=${target}", paths: [README.md]}` }),
+  )
   repo.git('add', '.')
   repo.git('commit', '-qm', 'evil')
   const r = await repo.cli(['check', '--json'])
   expect(existsSync(target)).toBe(false)
-  expect(r.json().findings).toContainEqual(expect.objectContaining({ rule: 'schema', path: '.learnings/active/evil.md' }))
+  expect(r.json().findings).toContainEqual(
+    expect.objectContaining({ rule: 'schema', path: '.learnings/active/evil.md' }),
+  )
 })

@@ -11,7 +11,11 @@ import type { TestRepo } from '../helpers/repo.js'
  */
 function storeRepo(n = 60, plain = false): TestRepo {
   const repo = makeRepo()
-  for (let i = 0; i < n; i++) repo.write(`.learnings/pending/cached-${i}.md`, learningText(`cached-${i}`, plain ? {} : { tags: "['vitest', esm]" }))
+  for (let i = 0; i < n; i++)
+    repo.write(
+      `.learnings/pending/cached-${i}.md`,
+      learningText(`cached-${i}`, plain ? {} : { tags: "['vitest', esm]" }),
+    )
   repo.git('add', '-A')
   repo.git('commit', '-q', '-m', 'store')
   return repo
@@ -44,10 +48,17 @@ describe('the frontmatter cache of git learn check', () => {
     repo.write('.learnings/pending/cached-7.md', learningText('cached-7', { type: 'not-a-type' }))
     const broken = await repo.cli(['check', '--json'])
     expect(broken.code).toBe(1)
-    expect(broken.json().findings).toEqual(expect.arrayContaining([expect.objectContaining({ rule: 'schema', path: '.learnings/pending/cached-7.md' })]))
+    expect(broken.json().findings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ rule: 'schema', path: '.learnings/pending/cached-7.md' })]),
+    )
     repo.write('.learnings/pending/cached-7.md', original.replace('name: "cached-7"', 'name: "cached-77"'))
     const renamed = await repo.cli(['check', '--json'])
-    expect(renamed.json().findings.map((f: { message: string }) => f.message).join('\n')).toContain('"cached-77"')
+    expect(
+      renamed
+        .json()
+        .findings.map((f: { message: string }) => f.message)
+        .join('\n'),
+    ).toContain('"cached-77"')
     repo.write('.learnings/pending/cached-7.md', original)
     expect((await repo.cli(['check', '--json'])).json()).toEqual({ ok: true, findings: [] })
   })
@@ -64,7 +75,13 @@ describe('the frontmatter cache of git learn check', () => {
       // Right parser, but every entry's JSON is cut off or not a mapping.
       const cached = JSON.parse(readFileSync(file, 'utf8')) as { parser: string; entries: Record<string, string> }
       const keys = Object.keys(cached.entries)
-      writeFileSync(file, JSON.stringify({ parser: cached.parser, entries: Object.fromEntries(keys.map((k, i) => [k, i % 2 ? '{"name": ' : '[1]'])) }))
+      writeFileSync(
+        file,
+        JSON.stringify({
+          parser: cached.parser,
+          entries: Object.fromEntries(keys.map((k, i) => [k, i % 2 ? '{"name": ' : '[1]'])),
+        }),
+      )
     } else writeFileSync(file, content)
     const r = await repo.cli(['check', '--json'])
     expect(r.code).toBe(0)

@@ -4,7 +4,11 @@ import type { TestRepo } from '../helpers/repo.js'
 
 const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`
 const withToken = (name: string) =>
-  learningText(name, {}, `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\nexport GITHUB_TOKEN=${TOKEN}\n\n## Verification\nok\n`)
+  learningText(
+    name,
+    {},
+    `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\nexport GITHUB_TOKEN=${TOKEN}\n\n## Verification\nok\n`,
+  )
 const CONFIG = 'approval:\n  distinct_approver: true\n'
 const withAllow = (fp: string) => `${CONFIG}secrets:\n  allow: ["${fp}"]\n`
 
@@ -45,7 +49,13 @@ describe('git learn check --staged reads the staged config.yaml, not the work tr
     repo.write('.learnings/config.yaml', CONFIG) // the work tree is restored, the index keeps the broken file
     const { code, findings } = await checkStaged(repo)
     expect(code).toBe(1)
-    expect(findings).toEqual([expect.objectContaining({ rule: 'schema', path: '.learnings/config.yaml', message: expect.stringContaining('bogus_key') })])
+    expect(findings).toEqual([
+      expect.objectContaining({
+        rule: 'schema',
+        path: '.learnings/config.yaml',
+        message: expect.stringContaining('bogus_key'),
+      }),
+    ])
   })
 
   test('an invalid config left unstaged does not stop a commit of a valid learning', async () => {
@@ -101,7 +111,8 @@ describe('git learn check --staged reads the staged config.yaml, not the work tr
 
 describe('the zones of a commit that leaves config.yaml alone come from HEAD, cached by its commit id', () => {
   const zoned = (zone: string) => `${CONFIG}zones:\n  system: ["${zone}"]\n`
-  const skill = (name: string) => `---\nname: ${name}\ndescription: x\nsource:\n  kind: agent\n---\nexport GITHUB_TOKEN=${TOKEN}\n`
+  const skill = (name: string) =>
+    `---\nname: ${name}\ndescription: x\nsource:\n  kind: agent\n---\nexport GITHUB_TOKEN=${TOKEN}\n`
 
   test('a zone of the committed config guards a staged file, from the cache on the second run too; a new HEAD brings its own zones', async () => {
     const repo = repoWithConfig(zoned('docs/skills/**'))
@@ -127,7 +138,9 @@ describe('the zones of a commit that leaves config.yaml alone come from HEAD, ca
     repo.write('.learnings/config.yaml', zoned('elsewhere/**'))
     repo.git('commit', '-q', '-m', 'move the zone', '--', '.learnings/config.yaml')
     expect(await checkStaged(repo)).toEqual({ code: 0, findings: [] })
-    expect((JSON.parse(repo.read('.git/learn/cache/staged-config.json')) as { head: string }).head).toBe(repo.git('rev-parse', 'HEAD').trim())
+    expect((JSON.parse(repo.read('.git/learn/cache/staged-config.json')) as { head: string }).head).toBe(
+      repo.git('rev-parse', 'HEAD').trim(),
+    )
   })
 
   test('the cache is what answers: an entry for HEAD is used without asking the index', async () => {
@@ -137,7 +150,10 @@ describe('the zones of a commit that leaves config.yaml alone come from HEAD, ca
     expect(await checkStaged(repo)).toEqual({ code: 0, findings: [] })
     // An entry for this HEAD with a zone HEAD's config does not have: only a check that reads the cache sees it.
     const head = repo.git('rev-parse', 'HEAD').trim()
-    repo.write('.git/learn/cache/staged-config.json', JSON.stringify({ head, config: Buffer.from(zoned('docs/skills/**')).toString('base64') }))
+    repo.write(
+      '.git/learn/cache/staged-config.json',
+      JSON.stringify({ head, config: Buffer.from(zoned('docs/skills/**')).toString('base64') }),
+    )
     expect((await checkStaged(repo)).code).toBe(1)
   })
 

@@ -6,8 +6,17 @@ import { describe, expect, test } from 'vitest'
 import { makeRepo } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
-const cacheEntries = (repo: TestRepo) => readdirSync(join(repo.root, '.git', 'learn', 'cache')).filter((f) => f.startsWith('config-'))
-const event = (tool: string) => JSON.stringify({ session_id: 's1', cwd: '/r', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: {}, tool_use_id: `t-${tool}` })
+const cacheEntries = (repo: TestRepo) =>
+  readdirSync(join(repo.root, '.git', 'learn', 'cache')).filter((f) => f.startsWith('config-'))
+const event = (tool: string) =>
+  JSON.stringify({
+    session_id: 's1',
+    cwd: '/r',
+    hook_event_name: 'PreToolUse',
+    tool_name: tool,
+    tool_input: {},
+    tool_use_id: `t-${tool}`,
+  })
 const recorded = (repo: TestRepo) =>
   readFileSync(join(repo.root, '.git', 'learn', 'observations.jsonl'), 'utf8')
     .split('\n')
@@ -25,7 +34,9 @@ describe('one configuration cache', () => {
     await repo.cli(['observe'], { stdin: event('Bash') })
     expect(recorded(repo)).toEqual(['Bash'])
     expect(cacheEntries(repo)).toEqual(entries)
-    expect(JSON.parse(readFileSync(join(repo.root, '.git', 'learn', 'observe-config.json'), 'utf8')).entry).toBe(entries[0])
+    expect(JSON.parse(readFileSync(join(repo.root, '.git', 'learn', 'observe-config.json'), 'utf8')).entry).toBe(
+      entries[0],
+    )
   })
 
   test('a changed file is a new entry for everyone, the old one replaced', async () => {

@@ -14,9 +14,12 @@ describe('evidencePath', () => {
     ['a b/c:d.ts', 'a b/c:d.ts'],
   ])('%j is read as %j', (p, want) => expect(evidencePath(p)).toBe(want))
 
-  test.each(['', '/etc/passwd', '../outside.ts', 'src/../../x', '.', 'a\nb', 'a\0b', 'cr\r'])('%j is not a path in the repository', (p) => {
-    expect(evidencePath(p)).toBeUndefined()
-  })
+  test.each(['', '/etc/passwd', '../outside.ts', 'src/../../x', '.', 'a\nb', 'a\0b', 'cr\r'])(
+    '%j is not a path in the repository',
+    (p) => {
+      expect(evidencePath(p)).toBeUndefined()
+    },
+  )
 })
 
 describe('readEvidenceChanges (one git cat-file for every pin)', () => {
@@ -40,7 +43,9 @@ describe('readEvidenceChanges (one git cat-file for every pin)', () => {
 
   test('edited, removed and added files, and a directory with a change inside, are changed; the rest is not', () => {
     const { repo, base } = history()
-    const [changed] = readEvidenceChanges(repo.root, [{ commit: base, paths: ['src/a.ts', 'src/b.ts', 'gone.ts', 'new.ts', 'src/lib/', 'missing.ts', './src/b.ts'] }])
+    const [changed] = readEvidenceChanges(repo.root, [
+      { commit: base, paths: ['src/a.ts', 'src/b.ts', 'gone.ts', 'new.ts', 'src/lib/', 'missing.ts', './src/b.ts'] },
+    ])
     expect(changed).toEqual(['src/a.ts', 'gone.ts', 'new.ts', 'src/lib'])
   })
 
@@ -48,10 +53,20 @@ describe('readEvidenceChanges (one git cat-file for every pin)', () => {
     const { repo, base } = history()
     const head = repo.git('rev-parse', 'HEAD').trim()
     const files = ['src/a.ts', 'src/b.ts', 'src/lib/c.ts', 'gone.ts', 'new.ts', 'never.ts']
-    const pins = Array.from({ length: 300 }, (_, i) => ({ commit: [base, head, base.slice(0, 7)][i % 3] as string, paths: files.filter((_, j) => (i >> j) & 1) }))
+    const pins = Array.from({ length: 300 }, (_, i) => ({
+      commit: [base, head, base.slice(0, 7)][i % 3] as string,
+      paths: files.filter((_, j) => (i >> j) & 1),
+    }))
     const got = readEvidenceChanges(repo.root, pins)
     pins.forEach((pin, i) => {
-      const diff = pin.paths.length ? execFileSync('git', ['diff', '--name-only', '-z', pin.commit, 'HEAD', '--', ...pin.paths], { cwd: repo.root, encoding: 'utf8' }).split('\0').filter(Boolean) : []
+      const diff = pin.paths.length
+        ? execFileSync('git', ['diff', '--name-only', '-z', pin.commit, 'HEAD', '--', ...pin.paths], {
+            cwd: repo.root,
+            encoding: 'utf8',
+          })
+            .split('\0')
+            .filter(Boolean)
+        : []
       expect(new Set(got[i]), `pin ${i}`).toEqual(new Set(diff))
     })
   })
@@ -78,7 +93,9 @@ describe('readEvidenceChanges (one git cat-file for every pin)', () => {
       const b = Buffer.concat([Buffer.from(`100644 f${i}\0`), blob])
       if (createHash('sha1').update(`tree ${b.length}\0`).update(b).digest('hex').startsWith(prefix)) body = b
     }
-    const tree = execFileSync('git', ['hash-object', '-w', '-t', 'tree', '--stdin'], { cwd: repo.root, input: body }).toString().trim()
+    const tree = execFileSync('git', ['hash-object', '-w', '-t', 'tree', '--stdin'], { cwd: repo.root, input: body })
+      .toString()
+      .trim()
     expect(tree.startsWith(prefix) && tree !== head).toBe(true)
     expect(spawnSync('git', ['rev-parse', '-q', '--verify', prefix], { cwd: repo.root }).status).not.toBe(0) // ambiguous to git
     expect(readEvidenceChanges(repo.root, [{ commit: prefix, paths: ['README.md'] }])).toEqual([[]])

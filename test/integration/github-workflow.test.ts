@@ -33,7 +33,10 @@ test('the workflow passes the linter, installs from the lockfile and runs the pi
 
 test('with git-learn in package.json, init --ci has nothing to add about pinning', async () => {
   const repo = makeRepo()
-  repo.write('package.json', JSON.stringify({ name: 'app', devDependencies: { 'git-learn': 'file:../git-learn-0.1.0.tgz' } }))
+  repo.write(
+    'package.json',
+    JSON.stringify({ name: 'app', devDependencies: { 'git-learn': 'file:../git-learn-0.1.0.tgz' } }),
+  )
   const r = await repo.cli(['init', '--ci', '--json'])
   expect(r.json().ci.pinned).toBe(true)
 })

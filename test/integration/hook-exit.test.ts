@@ -6,14 +6,19 @@ import { runCli } from '../../src/cli/main.js'
 
 // An agent hook that exits 2 blocks Claude Code's tool call: observe, recall and context exit 0 whatever happens,
 // print nothing, and leave the reason in <git common dir>/learn/hooks.log.
-test.each(['observe', 'recall', 'context'])('%s exits 0 on a bad flag, prints nothing, logs the reason', async (cmd) => {
-  const repo = makeRepo()
-  const r = await repo.cli([cmd, '--no-such-flag', '--json'], { stdin: '{}' })
-  expect(r.code).toBe(0)
-  expect(r.stdout).toBe('')
-  expect(r.stderr).toBe('')
-  expect(readFileSync(join(repo.root, '.git', 'learn', 'hooks.log'), 'utf8')).toMatch(new RegExp(`${cmd}: .*no-such-flag`))
-})
+test.each(['observe', 'recall', 'context'])(
+  '%s exits 0 on a bad flag, prints nothing, logs the reason',
+  async (cmd) => {
+    const repo = makeRepo()
+    const r = await repo.cli([cmd, '--no-such-flag', '--json'], { stdin: '{}' })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toBe('')
+    expect(readFileSync(join(repo.root, '.git', 'learn', 'hooks.log'), 'utf8')).toMatch(
+      new RegExp(`${cmd}: .*no-such-flag`),
+    )
+  },
+)
 
 test.each(['observe', 'recall'])('%s outside a repository exits 0 and prints nothing', async (cmd) => {
   let stdout = ''

@@ -21,14 +21,23 @@ describe('git learn hook install|uninstall', () => {
     expect(repo.read('.git/hooks/pre-commit')).toBe('#!/bin/sh\necho mine\n')
     expect(repo.read('.git/hooks/commit-msg')).toContain('exec git-learn hook commit-msg "$1"')
     expect(statSync(join(repo.root, '.git/hooks/commit-msg')).mode & 0o111).not.toBe(0)
-    expect((await repo.cli(['hook', 'install', '--json'])).json().changes[2]).toMatchObject({ file: '.git/hooks/commit-msg', action: 'unchanged' })
+    expect((await repo.cli(['hook', 'install', '--json'])).json().changes[2]).toMatchObject({
+      file: '.git/hooks/commit-msg',
+      action: 'unchanged',
+    })
 
     const forced = await repo.cli(['hook', 'install', '--force', '--json'])
     expect(forced.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'replaced' })
     expect(repo.read('.git/hooks/pre-commit')).toContain('exec git-learn check --staged')
 
     const un = await repo.cli(['hook', 'uninstall', '--json'])
-    expect(un.json().changes.map((c: { action: string }) => c.action)).toEqual(['restored', 'removed', 'removed', 'removed', 'removed'])
+    expect(un.json().changes.map((c: { action: string }) => c.action)).toEqual([
+      'restored',
+      'removed',
+      'removed',
+      'removed',
+      'removed',
+    ])
     expect(repo.read('.git/hooks/pre-commit')).toBe('#!/bin/sh\necho mine\n')
     expect(repo.exists('.git/hooks/commit-msg')).toBe(false)
   })
@@ -64,14 +73,19 @@ describe('git learn hook install|uninstall', () => {
     expect(r.json().changes[0].note).toMatch(/differs from the shipped shim/)
     expect(repo.read('.git/hooks/pre-commit')).toBe(mine)
     const un = await repo.cli(['hook', 'uninstall', '--json'])
-    expect(un.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'absent', note: 'not ours; left alone' })
+    expect(un.json().changes[0]).toMatchObject({
+      file: '.git/hooks/pre-commit',
+      action: 'absent',
+      note: 'not ours; left alone',
+    })
     expect(repo.read('.git/hooks/pre-commit')).toBe(mine)
     expect(repo.exists('.git/hooks/commit-msg')).toBe(false)
   })
 
   test('a shim an earlier version installed is recognised and updated, not left as yours', async () => {
     const repo = makeRepo()
-    const earlier = '#!/bin/sh\n# git-learn: checks the staged learnings; GIT_LEARN_HOOKS=0 or HUSKY=0 skips it.\nif [ "${GIT_LEARN_HOOKS-}" = 0 ] || [ "${HUSKY-}" = 0 ]; then exit 0; fi\ncommand -v git-learn >/dev/null 2>&1 || PATH="$(pwd)/node_modules/.bin:$PATH"\ncommand -v git-learn >/dev/null 2>&1 || { echo "git-learn: not found on PATH, so the learning checks cannot run. Install it (npm i -D git-learn, or npm i -g git-learn), or skip once with GIT_LEARN_HOOKS=0." >&2; exit 1; }\nexec git-learn check --staged\n'
+    const earlier =
+      '#!/bin/sh\n# git-learn: checks the staged learnings; GIT_LEARN_HOOKS=0 or HUSKY=0 skips it.\nif [ "${GIT_LEARN_HOOKS-}" = 0 ] || [ "${HUSKY-}" = 0 ]; then exit 0; fi\ncommand -v git-learn >/dev/null 2>&1 || PATH="$(pwd)/node_modules/.bin:$PATH"\ncommand -v git-learn >/dev/null 2>&1 || { echo "git-learn: not found on PATH, so the learning checks cannot run. Install it (npm i -D git-learn, or npm i -g git-learn), or skip once with GIT_LEARN_HOOKS=0." >&2; exit 1; }\nexec git-learn check --staged\n'
     repo.write('.git/hooks/pre-commit', earlier)
     const r = await repo.cli(['hook', 'install', '--json'])
     expect(r.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'updated' })
@@ -114,7 +128,11 @@ describe('git learn hook install|uninstall', () => {
     expect(r.stdout).toContain('Require review from Code Owners')
     repo.write('.github/CODEOWNERS', '* @someone\n')
     const again = await repo.cli(['init', '--ci', '--json'])
-    expect(again.json().ci).toEqual({ created: ['.github/CODEOWNERS (git-learn block appended)'], existing: ['.github/workflows/git-learn.yml'], pinned: false })
+    expect(again.json().ci).toEqual({
+      created: ['.github/CODEOWNERS (git-learn block appended)'],
+      existing: ['.github/workflows/git-learn.yml'],
+      pinned: false,
+    })
     expect(repo.read('.github/CODEOWNERS')).toMatch(/^\* @someone\n\n# git-learn/)
   })
 })

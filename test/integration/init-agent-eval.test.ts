@@ -6,19 +6,34 @@ import { seedStore } from '../helpers/feed-store.js'
 describe('git learn init --agent claude', () => {
   test('merges the hooks without clobbering others, writes the commands, and is idempotent', async () => {
     const repo = makeRepo()
-    const mine = { permissions: { allow: ['Bash(npm test)'] }, hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'npx prettier --write', timeout: 30 }] }] } }
+    const mine = {
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: {
+        PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'npx prettier --write', timeout: 30 }] }],
+      },
+    }
     repo.write('.claude/settings.json', JSON.stringify(mine, null, 2))
     const r = await repo.cli(['init', '--agent', 'claude', '--json'])
     expect(r.code).toBe(0)
     const s = JSON.parse(repo.read('.claude/settings.json'))
     expect(s.permissions).toEqual(mine.permissions)
     expect(s.hooks.PostToolUse[0]).toEqual(mine.hooks.PostToolUse[0])
-    expect(s.hooks.SessionStart).toContainEqual({ hooks: [{ type: 'command', command: agentHookCommand('context'), timeout: 10 }] })
-    expect(s.hooks.PostToolUseFailure).toContainEqual({ matcher: '*', hooks: [{ type: 'command', command: agentHookCommand('recall'), timeout: 5 }] })
-    expect(s.hooks.PostToolUse).toContainEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: agentHookCommand('recall'), timeout: 5 }] })
+    expect(s.hooks.SessionStart).toContainEqual({
+      hooks: [{ type: 'command', command: agentHookCommand('context'), timeout: 10 }],
+    })
+    expect(s.hooks.PostToolUseFailure).toContainEqual({
+      matcher: '*',
+      hooks: [{ type: 'command', command: agentHookCommand('recall'), timeout: 5 }],
+    })
+    expect(s.hooks.PostToolUse).toContainEqual({
+      matcher: 'Bash',
+      hooks: [{ type: 'command', command: agentHookCommand('recall'), timeout: 5 }],
+    })
     // Transcript capture, synchronous, once a turn; no per-call observe hooks.
     for (const ev of ['Stop', 'SubagentStop', 'PreCompact', 'SessionEnd'])
-      expect(s.hooks[ev], ev).toEqual([{ hooks: [{ type: 'command', command: agentHookCommand('capture'), timeout: 30 }] }])
+      expect(s.hooks[ev], ev).toEqual([
+        { hooks: [{ type: 'command', command: agentHookCommand('capture'), timeout: 30 }] },
+      ])
     expect(JSON.stringify(s.hooks)).not.toMatch(/git learn observe|exec "\$b" observe/)
     expect(repo.read('.claude/commands/learn.md')).toMatch(/git learn add/)
     expect(repo.read('.claude/commands/learnings.md')).toMatch(/git learn search/)
@@ -44,7 +59,9 @@ describe('git learn init --agent claude', () => {
     expect(text).not.toContain('"command": "git learn context"')
     expect(text).toMatch(/\n\t\t"PostToolUseFailure": \[/)
     const s = JSON.parse(text)
-    expect(s.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: agentHookCommand('context'), timeout: 10 }] }])
+    expect(s.hooks.SessionStart).toEqual([
+      { hooks: [{ type: 'command', command: agentHookCommand('context'), timeout: 10 }] },
+    ])
     const again = await repo.cli(['init', '--agent', 'claude', '--json'])
     expect(again.json().agent).toMatchObject({ hooksAdded: [], hooksUpdated: [] })
     expect(repo.read('.claude/settings.json')).toBe(text)
@@ -54,14 +71,23 @@ describe('git learn init --agent claude', () => {
     const repo = makeRepo()
     const observe = { type: 'command', command: 'git learn observe', timeout: 5, async: true }
     const mine = { type: 'command', command: 'notify-send done', timeout: 5 }
-    const old = { hooks: { PreToolUse: [{ matcher: '*', hooks: [observe] }], Stop: [{ hooks: [observe, mine] }], UserPromptSubmit: [{ hooks: [{ ...observe, async: false }] }] } }
+    const old = {
+      hooks: {
+        PreToolUse: [{ matcher: '*', hooks: [observe] }],
+        Stop: [{ hooks: [observe, mine] }],
+        UserPromptSubmit: [{ hooks: [{ ...observe, async: false }] }],
+      },
+    }
     repo.write('.claude/settings.json', JSON.stringify(old, null, 2))
     const r = await repo.cli(['init', '--agent', 'claude', '--json'])
     expect(r.code).toBe(0)
     expect(r.json().agent.hooksRemoved).toEqual(['PreToolUse: git learn observe', 'Stop: git learn observe'])
     const s = JSON.parse(repo.read('.claude/settings.json'))
     expect(s.hooks.PreToolUse).toBeUndefined()
-    expect(s.hooks.Stop).toEqual([{ hooks: [mine] }, { hooks: [{ type: 'command', command: agentHookCommand('capture'), timeout: 30 }] }])
+    expect(s.hooks.Stop).toEqual([
+      { hooks: [mine] },
+      { hooks: [{ type: 'command', command: agentHookCommand('capture'), timeout: 30 }] },
+    ])
     // A hook the user wrote by hand (not async) is theirs: kept.
     expect(s.hooks.UserPromptSubmit).toEqual(old.hooks.UserPromptSubmit)
     const text = await repo.cli(['init', '--agent', 'claude'])
@@ -109,7 +135,9 @@ describe('git learn eval', () => {
     expect(j.top1).toBeCloseTo(2 / 3, 3)
     expect(j.k).toBe(3)
     expect(j.mrr).toBeGreaterThanOrEqual(2 / 3)
-    expect(j.misses).toEqual([expect.objectContaining({ query: 'the flux capacitor overheated', expect: ['docker-enospc'], rank: null })])
+    expect(j.misses).toEqual([
+      expect.objectContaining({ query: 'the flux capacitor overheated', expect: ['docker-enospc'], rank: null }),
+    ])
     expect(j.contextTokens).toBeGreaterThan(0)
     expect(j.contextTokens).toBeLessThanOrEqual(1500)
     const text = await repo.cli(['eval', '--set', 'queries.yaml'])
@@ -159,11 +187,18 @@ describe('git learn eval --learnings <dir>', () => {
     const r = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', dir, '--json'])
     expect(r.code, r.stderr).toBe(0)
     const j = r.json()
-    expect(j).toMatchObject({ queries: 2, top1: 1, none: 1, recall: { failures: 1, rightFix: 1, unrelated: 1, silence: 1 } })
+    expect(j).toMatchObject({
+      queries: 2,
+      top1: 1,
+      none: 1,
+      recall: { failures: 1, rightFix: 1, unrelated: 1, silence: 1 },
+    })
     expect(Object.keys(j.forms)).toEqual(['pasted', 'symptom', 'unrelated'])
     expect(j.forms.symptom.recall).toBeUndefined()
     const text = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', dir])
-    expect(text.stdout).toMatch(/^ {2}pasted: 1 queries · top-1 100\.0% · MRR 1\.000 · recall: right fix 100\.0% of 1$/m)
+    expect(text.stdout).toMatch(
+      /^ {2}pasted: 1 queries · top-1 100\.0% · MRR 1\.000 · recall: right fix 100\.0% of 1$/m,
+    )
     const missing = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', 'no-such-dir'])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/no-such-dir: no such folder/)

@@ -28,7 +28,14 @@ describe('init', () => {
     const repo = makeRepo()
     const first = await repo.cli(['init', '--json'])
     expect(first.code).toBe(0)
-    expect(first.json().created).toEqual(expect.arrayContaining(['.learnings/pending/', '.learnings/active/', '.learnings/archived/', '.learnings/config.yaml']))
+    expect(first.json().created).toEqual(
+      expect.arrayContaining([
+        '.learnings/pending/',
+        '.learnings/active/',
+        '.learnings/archived/',
+        '.learnings/config.yaml',
+      ]),
+    )
     expect(repo.read('.learnings/config.yaml')).toContain('distinct_approver: true')
     const again = await repo.cli(['init'])
     expect(again.code).toBe(0)
@@ -48,7 +55,6 @@ describe('init', () => {
   })
 })
 
-
 describe('add', () => {
   test('from flags: writes pending/<name>.md from the template and commits only it, with trailers', async () => {
     const repo = makeRepo()
@@ -56,8 +62,22 @@ describe('add', () => {
     repo.git('add', 'other.txt')
     repo.write('README.md', '# edited, unstaged\n')
     const r = await repo.cli([
-      'add', '--name', 'pnpm-not-npm', '--type', 'instinct', '--description', 'Use pnpm in this repo. Use when installing packages.',
-      '--trigger', 'npm install in a pnpm workspace', '--tags', 'pnpm, npm', '--domain', 'tooling', '--confidence', '0.6', '--json',
+      'add',
+      '--name',
+      'pnpm-not-npm',
+      '--type',
+      'instinct',
+      '--description',
+      'Use pnpm in this repo. Use when installing packages.',
+      '--trigger',
+      'npm install in a pnpm workspace',
+      '--tags',
+      'pnpm, npm',
+      '--domain',
+      'tooling',
+      '--confidence',
+      '0.6',
+      '--json',
     ])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
@@ -72,7 +92,9 @@ describe('add', () => {
     expect(filesOfLastCommit(repo)).toEqual([`A\t${P('pnpm-not-npm')}`])
     const msg = lastMessage(repo)
     expect(msg).toContain('learn: add pnpm-not-npm')
-    expect(msg).toContain('Learning: pnpm-not-npm\nLearning-Action: add\nLearning-To: pending\nProposed-by: Ada Author <ada@example.com>')
+    expect(msg).toContain(
+      'Learning: pnpm-not-npm\nLearning-Action: add\nLearning-To: pending\nProposed-by: Ada Author <ada@example.com>',
+    )
     expect(repo.git('status', '--porcelain')).toBe(' M README.md\nA  other.txt\n')
   })
 
@@ -112,14 +134,29 @@ describe('add', () => {
   const big = `${learningText('too-big')}\n${'x'.repeat(1024 * 1024)}`
   const bomb = `---\nname: bomb\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n`
   test.each([
-    ['malformed YAML', learningText('bad-yaml').replace('domain: "testing"', 'domain: [testing'), 1, /malformed YAML frontmatter/],
+    [
+      'malformed YAML',
+      learningText('bad-yaml').replace('domain: "testing"', 'domain: [testing'),
+      1,
+      /malformed YAML frontmatter/,
+    ],
     ['missing required field', learningText('no-desc', { description: '' }), 1, /field "description" is required/],
-    ['missing section', learningText('no-sections', {}, '## Problem\nx\n'), 1, /needs the sections "## Trigger Conditions"/],
+    [
+      'missing section',
+      learningText('no-sections', {}, '## Problem\nx\n'),
+      1,
+      /needs the sections "## Trigger Conditions"/,
+    ],
     ['unknown type', learningText('odd-type', { type: 'recipe' }), 1, /field "type" must be one of/],
     ['name not kebab-case', learningText('Not_Kebab'), 2, /not kebab-case/],
     ['name too long', learningText('a'.repeat(65)), 2, /the limit is 64/],
     ['name with ..', learningText('..'), 2, /path separator or "\.\."/],
-    ['not UTF-8', Buffer.concat([Buffer.from(learningText('latin')), Buffer.from([0xff, 0xfe, 0x41])]), 1, /not valid UTF-8/],
+    [
+      'not UTF-8',
+      Buffer.concat([Buffer.from(learningText('latin')), Buffer.from([0xff, 0xfe, 0x41])]),
+      1,
+      /not valid UTF-8/,
+    ],
     ['larger than 1 MB', big, 2, /limit is 1048576/],
     ['YAML alias bomb', bomb, 1, /malformed YAML|alias/i],
   ])('refuses %s, changes nothing', async (_l, text, code, message) => {
@@ -156,12 +193,17 @@ describe('add', () => {
     const r = await repo.cli(['add', '--file', 'x.md', '--name', 'y'])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/do not combine/)
-    expect((await repo.cli(['add', '--file', 'missing.md'])).stderr).toMatch(/cannot read the learning file "missing.md": ENOENT/)
+    expect((await repo.cli(['add', '--file', 'missing.md'])).stderr).toMatch(
+      /cannot read the learning file "missing.md": ENOENT/,
+    )
   })
 
   test("a reference-transaction hook that refuses leaves everything as it was (git's own veto on every ref update)", async () => {
     const repo = makeRepo()
-    repo.write('.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] || exit 0\necho "policy: no" >&2\nexit 1\n')
+    repo.write(
+      '.git/hooks/reference-transaction',
+      '#!/bin/sh\n[ "$1" = prepared ] || exit 0\necho "policy: no" >&2\nexit 1\n',
+    )
     chmodSync(join(repo.root, '.git/hooks/reference-transaction'), 0o755)
     repo.write('d.md', learningText('hooked'))
     const snap = repo.snapshot()
@@ -182,10 +224,17 @@ describe('approve', () => {
     const r = await repo.cli(['approve', 'vitest-esm-hoist', '--json'])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.json()).toMatchObject({ name: 'vitest-esm-hoist', from: 'pending', to: 'active', path: P('vitest-esm-hoist', 'active') })
+    expect(r.json()).toMatchObject({
+      name: 'vitest-esm-hoist',
+      from: 'pending',
+      to: 'active',
+      path: P('vitest-esm-hoist', 'active'),
+    })
     expect(repo.exists(P('vitest-esm-hoist', 'active'))).toBe(true)
     expect(repo.exists(P('vitest-esm-hoist'))).toBe(false)
-    expect(repo.git('show', '--name-status', '-M', '--format=', 'HEAD').trim()).toBe(`R100\t${P('vitest-esm-hoist')}\t${P('vitest-esm-hoist', 'active')}`)
+    expect(repo.git('show', '--name-status', '-M', '--format=', 'HEAD').trim()).toBe(
+      `R100\t${P('vitest-esm-hoist')}\t${P('vitest-esm-hoist', 'active')}`,
+    )
     expect(lastMessage(repo)).toContain(
       'Learning: vitest-esm-hoist\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Rita Reviewer <rita@example.com>',
     )
@@ -262,7 +311,13 @@ describe('approve', () => {
 
   test('refuses an invalid learning', async () => {
     const repo = await withPending()
-    repo.write(P('vitest-esm-hoist'), repo.read(P('vitest-esm-hoist')).replace('type: "error-solution"', 'type: recipe').replace('type: error-solution', 'type: recipe'))
+    repo.write(
+      P('vitest-esm-hoist'),
+      repo
+        .read(P('vitest-esm-hoist'))
+        .replace('type: "error-solution"', 'type: recipe')
+        .replace('type: error-solution', 'type: recipe'),
+    )
     repo.git('commit', '-qam', 'edit')
     const r = await repo.cli(['approve', 'vitest-esm-hoist'])
     expect(r.code).toBe(1)
@@ -289,7 +344,7 @@ describe('approve', () => {
     expect(repo.snapshot()).toBe(snap)
   })
 
-  test("a commit refused by a reference-transaction hook changes nothing", async () => {
+  test('a commit refused by a reference-transaction hook changes nothing', async () => {
     const repo = await withPending()
     repo.write('.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] || exit 0\nexit 1\n')
     chmodSync(join(repo.root, '.git/hooks/reference-transaction'), 0o755)
@@ -318,7 +373,9 @@ describe('reject and restore', () => {
     const r = await repo.cli(['reject', 'vitest-esm-hoist', '--reason', 'one-off\nnot reusable'])
     expect(r.code).toBe(0)
     expect(repo.exists(P('vitest-esm-hoist', 'archived'))).toBe(true)
-    expect(lastMessage(repo)).toContain('Rejected-by: Rita Reviewer <rita@example.com>\nLearning-Reason: one-off not reusable')
+    expect(lastMessage(repo)).toContain(
+      'Rejected-by: Rita Reviewer <rita@example.com>\nLearning-Reason: one-off not reusable',
+    )
   })
   test('reject of an active learning is refused and says what works', async () => {
     const repo = await withPending()
@@ -333,7 +390,9 @@ describe('reject and restore', () => {
     const r = await repo.cli(['restore', 'vitest-esm-hoist', '--json'])
     expect(r.code).toBe(0)
     expect(r.json()).toMatchObject({ from: 'archived', to: 'pending' })
-    expect(lastMessage(repo)).toContain('Learning-Action: restore\nLearning-From: archived\nLearning-To: pending\nRestored-by:')
+    expect(lastMessage(repo)).toContain(
+      'Learning-Action: restore\nLearning-From: archived\nLearning-To: pending\nRestored-by:',
+    )
     const again = await repo.cli(['restore', 'vitest-esm-hoist'])
     expect(again.code).toBe(1)
     expect(again.stderr).toMatch(/it is pending/)
@@ -349,11 +408,16 @@ describe('list, show, log', () => {
     repo.setIdentity('Rita Reviewer', 'rita@example.com')
     await repo.cli(['approve', 'alpha-one'])
     const all = (await repo.cli(['list', '--json'])).json().learnings
-    expect(all.map((l: { name: string; state: string }) => `${l.state}:${l.name}`)).toEqual(['active:alpha-one', 'pending:beta-two'])
+    expect(all.map((l: { name: string; state: string }) => `${l.state}:${l.name}`)).toEqual([
+      'active:alpha-one',
+      'pending:beta-two',
+    ])
     expect((await repo.cli(['list', '--state', 'pending', '--json'])).json().learnings).toHaveLength(1)
     expect((await repo.cli(['list', '--tag', 'docker', '--json'])).json().learnings[0].name).toBe('beta-two')
     expect((await repo.cli(['list', '--type', 'decision', '--json'])).json().learnings).toEqual([])
-    expect((await repo.cli(['list'])).stdout).toMatch(/^active\s+error-solution\s+alpha-one\s+Fix the alpha-one failure/)
+    expect((await repo.cli(['list'])).stdout).toMatch(
+      /^active\s+error-solution\s+alpha-one\s+Fix the alpha-one failure/,
+    )
     expect((await repo.cli(['list', '--state', 'gone'])).code).toBe(2)
   })
   test('list warns about an unreadable file and goes on', async () => {
@@ -375,18 +439,37 @@ describe('list, show, log', () => {
     await repo.cli(['approve', 'vitest-esm-hoist'])
     repo.write('.learnings/pending/squashed.md', learningText('squashed'))
     repo.git('add', '.')
-    repo.git('commit', '-q', '-m', 'Add squashed (#7)\n\n* learn: add squashed\n\nLearning: squashed\nLearning-Action: add\nLearning-To: pending\nProposed-by: Sam <sam@x>\n')
+    repo.git(
+      'commit',
+      '-q',
+      '-m',
+      'Add squashed (#7)\n\n* learn: add squashed\n\nLearning: squashed\nLearning-Action: add\nLearning-To: pending\nProposed-by: Sam <sam@x>\n',
+    )
     const all = (await repo.cli(['log', '--json'])).json().events
-    expect(all.map((e: { name: string; action: string }) => `${e.action} ${e.name}`)).toEqual(['add squashed', 'approve vitest-esm-hoist', 'add vitest-esm-hoist'])
+    expect(all.map((e: { name: string; action: string }) => `${e.action} ${e.name}`)).toEqual([
+      'add squashed',
+      'approve vitest-esm-hoist',
+      'add vitest-esm-hoist',
+    ])
     expect(all[0].by).toBe('Sam <sam@x>')
     const one = await repo.cli(['log', 'vitest-esm-hoist'])
     expect(one.stdout).toMatch(/approve\s+vitest-esm-hoist\s+pending → active\s+by Rita Reviewer <rita@example.com>/)
     expect(one.stdout).not.toMatch(/squashed/)
     expect((await repo.cli(['log', '-n', '1', '--json'])).json().events).toHaveLength(1)
     // An edit in place, committed by hand with its trailers, moves nothing.
-    repo.write('.learnings/active/vitest-esm-hoist.md', `${repo.read('.learnings/active/vitest-esm-hoist.md')}\nOne more note.\n`)
-    repo.git('commit', '-q', '-am', 'learn: edit vitest-esm-hoist\n\nLearning: vitest-esm-hoist\nLearning-Action: edit\n')
-    expect((await repo.cli(['log', 'vitest-esm-hoist'])).stdout).toMatch(/^\S+ {2}edit\s+vitest-esm-hoist {2}in place {2}by /)
+    repo.write(
+      '.learnings/active/vitest-esm-hoist.md',
+      `${repo.read('.learnings/active/vitest-esm-hoist.md')}\nOne more note.\n`,
+    )
+    repo.git(
+      'commit',
+      '-q',
+      '-am',
+      'learn: edit vitest-esm-hoist\n\nLearning: vitest-esm-hoist\nLearning-Action: edit\n',
+    )
+    expect((await repo.cli(['log', 'vitest-esm-hoist'])).stdout).toMatch(
+      /^\S+ {2}edit\s+vitest-esm-hoist {2}in place {2}by /,
+    )
   })
   test('log on an unborn branch is empty, not an error', async () => {
     const repo = makeRepo({ commit: false })
@@ -444,7 +527,10 @@ describe('review fixes', () => {
     rmSync(join(repo.root, 'd.md'))
     repo.setIdentity('Rita Reviewer', 'rita@example.com')
     // A hook that refuses only the commit that moves two-b.
-    repo.write('.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] || exit 0\nwhile read old new ref; do git show --name-only --format= "$new" | grep -q two-b && { echo "no two-b" >&2; exit 1; }; done\nexit 0\n')
+    repo.write(
+      '.git/hooks/reference-transaction',
+      '#!/bin/sh\n[ "$1" = prepared ] || exit 0\nwhile read old new ref; do git show --name-only --format= "$new" | grep -q two-b && { echo "no two-b" >&2; exit 1; }; done\nexit 0\n',
+    )
     chmodSync(join(repo.root, '.git/hooks/reference-transaction'), 0o755)
     const r = await repo.cli(['approve', 'one-a', 'two-b', '--json'])
     expect(r.code).toBe(3)

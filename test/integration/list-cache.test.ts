@@ -8,7 +8,13 @@ function storeRepo() {
   const repo = makeRepo()
   repo.write('.learnings/active/alpha-fix.md', learningText('alpha-fix'))
   // A description with runs of spaces and a tag list: list prints them as written, not as the search catalog keeps them.
-  repo.write('.learnings/active/beta-fix.md', learningText('beta-fix', { description: '"  Spaced   out\\tdescription.  Use when beta fails.  "', tags: '[beta, ci]' }))
+  repo.write(
+    '.learnings/active/beta-fix.md',
+    learningText('beta-fix', {
+      description: '"  Spaced   out\\tdescription.  Use when beta fails.  "',
+      tags: '[beta, ci]',
+    }),
+  )
   repo.write('.learnings/pending/gamma-fix.md', learningText('gamma-fix', { type: 'pattern' }))
   repo.write('.learnings/archived/delta-fix.md', learningText('delta-fix'))
   repo.write('.learnings/pending/broken.md', '---\nname: [unclosed\n---\nbody\n')
@@ -49,12 +55,20 @@ describe('git learn list from the feed cache', () => {
   test('an edited, added or removed file shows at once (uncommitted)', async () => {
     const repo = storeRepo()
     await repo.cli(['list'])
-    repo.write('.learnings/active/alpha-fix.md', learningText('alpha-fix', { description: '"Rewritten just now. Use when alpha fails."' }))
+    repo.write(
+      '.learnings/active/alpha-fix.md',
+      learningText('alpha-fix', { description: '"Rewritten just now. Use when alpha fails."' }),
+    )
     repo.write('.learnings/pending/new-fix.md', learningText('new-fix'))
     repo.git('rm', '-q', '.learnings/archived/delta-fix.md')
     const out = (await repo.cli(['list', '--json'])).json()
     expect(out).toEqual({ learnings: direct(repo.root, ['pending', 'active', 'archived']) })
-    expect(out.learnings.map((l: { name: string }) => l.name)).toEqual(['alpha-fix', 'beta-fix', 'gamma-fix', 'new-fix'])
+    expect(out.learnings.map((l: { name: string }) => l.name)).toEqual([
+      'alpha-fix',
+      'beta-fix',
+      'gamma-fix',
+      'new-fix',
+    ])
     expect(out.learnings[0].description).toBe('Rewritten just now. Use when alpha fails.')
   })
 })
@@ -66,10 +80,16 @@ describe('git learn prune from the caches', () => {
     repo.git('add', '.')
     repo.git('commit', '-q', '-m', 'seed')
     const now = new Date('2026-11-20T12:00:00Z')
-    repo.write('.git/learn/events.jsonl', `${JSON.stringify({ ts: '2026-11-01T00:00:00Z', kind: 'match', name: 'lonely-fix' })}\n`)
+    repo.write(
+      '.git/learn/events.jsonl',
+      `${JSON.stringify({ ts: '2026-11-01T00:00:00Z', kind: 'match', name: 'lonely-fix' })}\n`,
+    )
     const first = (await repo.cli(['prune', '--json'], { now })).json()
     expect(first.candidates[0].reason).toBe('matched 1 time in 323 days (fewer than 2)')
-    repo.write('.git/learn/events.jsonl', `${JSON.stringify({ ts: '2026-11-01T00:00:00Z', kind: 'match', name: 'lonely-fix' })}\n${JSON.stringify({ ts: '2026-11-02T00:00:00Z', kind: 'match', name: 'lonely-fix' })}\n`)
+    repo.write(
+      '.git/learn/events.jsonl',
+      `${JSON.stringify({ ts: '2026-11-01T00:00:00Z', kind: 'match', name: 'lonely-fix' })}\n${JSON.stringify({ ts: '2026-11-02T00:00:00Z', kind: 'match', name: 'lonely-fix' })}\n`,
+    )
     expect((await repo.cli(['prune', '--json'], { now })).json().candidates).toEqual([])
   })
 })

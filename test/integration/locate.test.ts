@@ -7,10 +7,17 @@ import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 /** What git itself says, for comparison. */
 const revParse = (cwd: string) => {
-  const [root, commonDir] = execFileSync('git', ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd, encoding: 'utf8' }).trim().split('\n')
+  const [root, commonDir] = execFileSync(
+    'git',
+    ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'],
+    { cwd, encoding: 'utf8' },
+  )
+    .trim()
+    .split('\n')
   return { root: realpathSync(root as string), commonDir: realpathSync(commonDir as string) }
 }
-const real = (d: { root: string; commonDir: string } | undefined) => d && { root: realpathSync(d.root), commonDir: realpathSync(d.commonDir) }
+const real = (d: { root: string; commonDir: string } | undefined) =>
+  d && { root: realpathSync(d.root), commonDir: realpathSync(d.commonDir) }
 
 describe('findGitDirs finds the repository as git rev-parse does, without a process', () => {
   test('from a subdirectory', () => {
@@ -38,7 +45,8 @@ describe('findGitDirs finds the repository as git rev-parse does, without a proc
 
   test('leaves it to git when the environment redirects discovery, and finds nothing outside a repository', () => {
     const repo = makeRepo()
-    for (const v of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_CEILING_DIRECTORIES', 'GIT_COMMON_DIR']) expect(findGitDirs(repo.root, { [v]: '/x' })).toBeUndefined()
+    for (const v of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_CEILING_DIRECTORIES', 'GIT_COMMON_DIR'])
+      expect(findGitDirs(repo.root, { [v]: '/x' })).toBeUndefined()
     expect(findGitDirs(tempDir(), {})).toBeUndefined()
   })
 })
@@ -46,7 +54,10 @@ describe('findGitDirs finds the repository as git rev-parse does, without a proc
 test('the built git learn searches from a subdirectory and from a linked worktree (keying started before the command loads)', async () => {
   const repo = makeRepo()
   await repo.cli(['init'])
-  repo.write('d.md', learningText('vitest-hoisting-fix', { description: '"Fix hoisting of vi.mock factories in vitest."' }))
+  repo.write(
+    'd.md',
+    learningText('vitest-hoisting-fix', { description: '"Fix hoisting of vi.mock factories in vitest."' }),
+  )
   expect((await repo.cli(['add', '--file', 'd.md'])).code).toBe(0)
   const sub = join(repo.root, 'src', 'deep')
   mkdirSync(sub, { recursive: true })
@@ -75,5 +86,7 @@ test('readHeadCommit reads HEAD through a loose ref, packed-refs and a detached 
   const wt = join(tempDir(), 'wt')
   repo.git('worktree', 'add', '-q', '-b', 'side', wt)
   expect(readHeadCommit(findGitDirs(wt, {}) as NonNullable<ReturnType<typeof findGitDirs>>)).toBe(head())
-  expect(readHeadCommit(findGitDirs(makeRepo({ commit: false }).root, {}) as NonNullable<ReturnType<typeof findGitDirs>>)).toBeUndefined()
+  expect(
+    readHeadCommit(findGitDirs(makeRepo({ commit: false }).root, {}) as NonNullable<ReturnType<typeof findGitDirs>>),
+  ).toBeUndefined()
 })

@@ -7,10 +7,21 @@ import { sessionPayloads } from '../helpers/sessions.js'
 
 const TOKEN = 'ghp_R7kq2Lw9XbT4mZpV8sYc3NdJ6fHa1Ue5Gi0o'
 const live = (repo: TestRepo) => join(repo.root, '.git', 'learn', 'observations.jsonl')
-const lines = (repo: TestRepo) => (existsSync(live(repo)) ? readFileSync(live(repo), 'utf8').split('\n').filter(Boolean) : [])
+const lines = (repo: TestRepo) =>
+  existsSync(live(repo)) ? readFileSync(live(repo), 'utf8').split('\n').filter(Boolean) : []
 const records = (repo: TestRepo) => lines(repo).map((l) => JSON.parse(l))
 const payload = (over: Record<string, unknown> = {}) =>
-  JSON.stringify({ session_id: 's1', transcript_path: '/h/.claude/projects/p/s1.jsonl', cwd: '/r', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: { stdout: 'a\nb', stderr: '' }, tool_use_id: 'toolu_1', ...over })
+  JSON.stringify({
+    session_id: 's1',
+    transcript_path: '/h/.claude/projects/p/s1.jsonl',
+    cwd: '/r',
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'ls' },
+    tool_response: { stdout: 'a\nb', stderr: '' },
+    tool_use_id: 'toolu_1',
+    ...over,
+  })
 
 async function observe(repo: TestRepo, stdin: string | Buffer) {
   const r = await repo.cli(['observe'], { stdin })
@@ -25,17 +36,39 @@ describe('git learn observe', () => {
     for (const p of sessionPayloads('claude-every-detector.jsonl', repo.root)) await observe(repo, p)
     const recs = records(repo)
     expect(recs).toHaveLength(47)
-    expect(recs[0]).toMatchObject({ v: 1, agent: 'claude-code', session: '8c1f2d3e-1111-4a5b-9c7d-000000000001', event: 'SessionStart', input: { source: 'startup' } })
+    expect(recs[0]).toMatchObject({
+      v: 1,
+      agent: 'claude-code',
+      session: '8c1f2d3e-1111-4a5b-9c7d-000000000001',
+      event: 'SessionStart',
+      input: { source: 'startup' },
+    })
     const failure = recs.find((r) => r.event === 'PostToolUseFailure')
     expect(failure).toMatchObject({ tool: 'Bash', ok: false, input: { command: 'npx vitest run test/api.test.ts' } })
     expect(failure.error).toContain('ReferenceError')
-    expect(recs.map((r) => r.event)).toEqual(expect.arrayContaining(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SessionStart', 'SessionEnd']))
+    expect(recs.map((r) => r.event)).toEqual(
+      expect.arrayContaining([
+        'PreToolUse',
+        'PostToolUse',
+        'PostToolUseFailure',
+        'UserPromptSubmit',
+        'Stop',
+        'SessionStart',
+        'SessionEnd',
+      ]),
+    )
     expect(repo.git('status', '--porcelain')).toBe('')
   })
 
   test('a token in a tool output never reaches observations.jsonl', async () => {
     const repo = makeRepo()
-    await observe(repo, payload({ tool_input: { command: `curl -H "Authorization: token ${TOKEN}" x` }, tool_response: { stdout: `GITHUB_TOKEN=${TOKEN}\n` } }))
+    await observe(
+      repo,
+      payload({
+        tool_input: { command: `curl -H "Authorization: token ${TOKEN}" x` },
+        tool_response: { stdout: `GITHUB_TOKEN=${TOKEN}\n` },
+      }),
+    )
     await observe(repo, payload({ hook_event_name: 'UserPromptSubmit', prompt: `my token is ${TOKEN}` }))
     const text = readFileSync(live(repo), 'utf8')
     expect(text).not.toContain(TOKEN)
@@ -86,7 +119,15 @@ describe('git learn observe', () => {
     const dir = tempDir()
     const { runCli } = await import('../../src/cli/main.js')
     let out = ''
-    const code = await runCli(['observe'], { cwd: dir, env: {}, now: () => new Date(), stdout: (t) => void (out += t), stderr: (t) => void (out += t), readStdin: async () => Buffer.from(payload()), color: false })
+    const code = await runCli(['observe'], {
+      cwd: dir,
+      env: {},
+      now: () => new Date(),
+      stdout: (t) => void (out += t),
+      stderr: (t) => void (out += t),
+      readStdin: async () => Buffer.from(payload()),
+      color: false,
+    })
     expect(code).toBe(0)
     expect(out).toBe('')
     expect(readdirSync(dir)).toEqual([])
@@ -123,7 +164,10 @@ describe('git learn observe', () => {
     const files = readdirSync(archive)
     expect(files.length).toBeGreaterThan(2)
     for (const f of files) expect(f).toMatch(/^observations-\d{4}-\d\d-\d\dT[\d-]+Z-\d+-\d+\.jsonl$/)
-    const all = [...files.map((f) => readFileSync(join(archive, f), 'utf8')), existsSync(live(repo)) ? readFileSync(live(repo), 'utf8') : '']
+    const all = [
+      ...files.map((f) => readFileSync(join(archive, f), 'utf8')),
+      existsSync(live(repo)) ? readFileSync(live(repo), 'utf8') : '',
+    ]
       .join('')
       .split('\n')
       .filter(Boolean)
@@ -136,7 +180,15 @@ describe('git learn observe', () => {
     const elsewhere = tempDir()
     const { runCli } = await import('../../src/cli/main.js')
     const env = { ...process.env, GIT_DIR: join(repo.root, '.git'), GIT_WORK_TREE: repo.root }
-    const code = await runCli(['observe'], { cwd: elsewhere, env, now: () => new Date(), stdout: () => {}, stderr: () => {}, readStdin: async () => Buffer.from(payload()), color: false })
+    const code = await runCli(['observe'], {
+      cwd: elsewhere,
+      env,
+      now: () => new Date(),
+      stdout: () => {},
+      stderr: () => {},
+      readStdin: async () => Buffer.from(payload()),
+      color: false,
+    })
     expect(code).toBe(0)
     expect(records(repo)).toHaveLength(1)
   })
@@ -146,7 +198,15 @@ describe('git learn observe', () => {
     const wt = join(tempDir(), 'wt')
     repo.git('worktree', 'add', '-q', wt)
     const { runCli } = await import('../../src/cli/main.js')
-    const code = await runCli(['observe'], { cwd: join(wt), env: {}, now: () => new Date(), stdout: () => {}, stderr: () => {}, readStdin: async () => Buffer.from(payload()), color: false })
+    const code = await runCli(['observe'], {
+      cwd: join(wt),
+      env: {},
+      now: () => new Date(),
+      stdout: () => {},
+      stderr: () => {},
+      readStdin: async () => Buffer.from(payload()),
+      color: false,
+    })
     expect(code).toBe(0)
     expect(records(repo)).toHaveLength(1)
   })

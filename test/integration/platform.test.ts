@@ -17,15 +17,20 @@ test('a clone with core.autocrlf=true (CRLF files) reads every learning', async 
   const check = await cli(['check'])
   expect(check.stdout + check.stderr).not.toMatch(/malformed YAML/)
   expect(check.code).toBe(0)
-  expect((await cli(['show', 'crlf-one', '--json'])).json().frontmatter).toMatchObject({ name: 'crlf-one', created: '2026-11-20' })
+  expect((await cli(['show', 'crlf-one', '--json'])).json().frontmatter).toMatchObject({
+    name: 'crlf-one',
+    created: '2026-11-20',
+  })
 })
-
 
 test('a directory where a learning file should be is a refusal that says what to do, not an internal error', async () => {
   const repo = makeRepo()
   await repo.cli(['init'])
   repo.write('.learnings/pending/dir-thing.md/x.txt', 'hi\n')
-  for (const argv of [['show', 'dir-thing'], ['approve', 'dir-thing']]) {
+  for (const argv of [
+    ['show', 'dir-thing'],
+    ['approve', 'dir-thing'],
+  ]) {
     const r = await repo.cli(argv)
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/\.learnings\/pending\/dir-thing\.md: is not a regular file/)
@@ -72,7 +77,13 @@ test('the process ends as soon as the command is done, with all its output and i
   const repo = makeRepo()
   await repo.cli(['init'])
   // ~600 KB of JSON, far over a pipe's 64 KB buffer: the writes wait for a reader that starts late.
-  for (let i = 0; i < 400; i++) repo.write(`.learnings/active/slow-reader-${i}.md`, learningText(`slow-reader-${i}`, { description: `Fix the slow-reader-${i} failure. ${'Long words. '.repeat(100)}` }))
+  for (let i = 0; i < 400; i++)
+    repo.write(
+      `.learnings/active/slow-reader-${i}.md`,
+      learningText(`slow-reader-${i}`, {
+        description: `Fix the slow-reader-${i} failure. ${'Long words. '.repeat(100)}`,
+      }),
+    )
   repo.git('add', '.learnings')
   repo.git('commit', '-q', '-m', 'many')
   const dir = tempDir()
@@ -82,7 +93,10 @@ test('the process ends as soon as the command is done, with all its output and i
   const listed = JSON.parse(readFileSync(out, 'utf8')) as { learnings: { name: string }[] }
   expect(listed.learnings).toHaveLength(400)
   // An exit code other than 0 survives the early exit.
-  const missing = sh(repo.root, 'bash', ['-c', 'git learn show no-such-learning | { sleep 0.2; cat; }; exit ${PIPESTATUS[0]}'])
+  const missing = sh(repo.root, 'bash', [
+    '-c',
+    'git learn show no-such-learning | { sleep 0.2; cat; }; exit ${PIPESTATUS[0]}',
+  ])
   expect(missing.code).toBe(2)
   expect(missing.stderr).toMatch(/no-such-learning/)
 })

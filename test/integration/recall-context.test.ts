@@ -6,7 +6,12 @@ import { SEEDS, VITEST_FAILURE, seedStore } from '../helpers/feed-store.js'
 
 const events = (root: string) => {
   const f = join(root, '.git', 'learn', 'events.jsonl')
-  return existsSync(f) ? readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : []
+  return existsSync(f)
+    ? readFileSync(f, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : []
 }
 
 const failurePayload = (root: string, over: Record<string, unknown> = {}) =>
@@ -29,22 +34,43 @@ describe('git learn recall', () => {
     expect(r.code).toBe(0)
     const out = r.json()
     expect(out.hookSpecificOutput.hookEventName).toBe('PostToolUseFailure')
-    expect(out.hookSpecificOutput.additionalContext).toMatch(/^git-learn: vitest-esm-mock-hoisting — Move the variables .*vi\.hoisted.*\(git learn show vitest-esm-mock-hoisting\)$/m)
-    expect(events(repo.root)).toEqual([expect.objectContaining({ kind: 'match', name: 'vitest-esm-mock-hoisting', session: 'sess-1' })])
+    expect(out.hookSpecificOutput.additionalContext).toMatch(
+      /^git-learn: vitest-esm-mock-hoisting — Move the variables .*vi\.hoisted.*\(git learn show vitest-esm-mock-hoisting\)$/m,
+    )
+    expect(events(repo.root)).toEqual([
+      expect.objectContaining({ kind: 'match', name: 'vitest-esm-mock-hoisting', session: 'sess-1' }),
+    ])
   })
 
   test('a PostToolUse Bash response with a non-zero exit code and a failing run is a failure', async () => {
     const repo = makeRepo()
     seedStore(repo)
-    const payload = failurePayload(repo.root, { hook_event_name: 'PostToolUse', error: undefined, tool_response: { stdout: '', stderr: 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect', exit_code: 1 } })
+    const payload = failurePayload(repo.root, {
+      hook_event_name: 'PostToolUse',
+      error: undefined,
+      tool_response: {
+        stdout: '',
+        stderr: 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect',
+        exit_code: 1,
+      },
+    })
     const r = await repo.cli(['recall'], { stdin: payload })
-    expect(r.json().hookSpecificOutput).toMatchObject({ hookEventName: 'PostToolUse', additionalContext: expect.stringContaining('postgres-econnrefused') })
+    expect(r.json().hookSpecificOutput).toMatchObject({
+      hookEventName: 'PostToolUse',
+      additionalContext: expect.stringContaining('postgres-econnrefused'),
+    })
   })
 
   test('a successful tool call prints nothing and records nothing', async () => {
     const repo = makeRepo()
     seedStore(repo)
-    const payload = JSON.stringify({ session_id: 's', cwd: repo.root, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_response: { stdout: 'Tests 14 passed', stderr: '', interrupted: false } })
+    const payload = JSON.stringify({
+      session_id: 's',
+      cwd: repo.root,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_response: { stdout: 'Tests 14 passed', stderr: '', interrupted: false },
+    })
     const r = await repo.cli(['recall'], { stdin: payload })
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' })
     expect(events(repo.root)).toEqual([])
@@ -53,13 +79,18 @@ describe('git learn recall', () => {
   test('a failure that matches no trigger well enough prints nothing', async () => {
     const repo = makeRepo()
     seedStore(repo)
-    const r = await repo.cli(['recall'], { stdin: failurePayload(repo.root, { error: 'Error: the flux capacitor overheated' }) })
+    const r = await repo.cli(['recall'], {
+      stdin: failurePayload(repo.root, { error: 'Error: the flux capacitor overheated' }),
+    })
     expect(r).toMatchObject({ code: 0, stdout: '' })
   })
 
   test('archived and pending learnings are never recalled', async () => {
     const repo = makeRepo()
-    seedStore(repo, SEEDS.filter((s) => s.name !== 'vitest-esm-mock-hoisting'))
+    seedStore(
+      repo,
+      SEEDS.filter((s) => s.name !== 'vitest-esm-mock-hoisting'),
+    )
     const r = await repo.cli(['recall'], { stdin: failurePayload(repo.root) })
     expect(r.stdout).not.toMatch(/archived-vitest-old/)
   })
@@ -102,7 +133,11 @@ describe('git learn context', () => {
 
   test('hundreds of learnings still fit the budget, with a pointer to the rest', async () => {
     const repo = makeRepo()
-    const many = Array.from({ length: 300 }, (_, i) => ({ ...SEEDS[3]!, name: `filler-learning-${i}`, description: `Filler learning number ${i} with a long enough description to take room in the index.` }))
+    const many = Array.from({ length: 300 }, (_, i) => ({
+      ...SEEDS[3]!,
+      name: `filler-learning-${i}`,
+      description: `Filler learning number ${i} with a long enough description to take room in the index.`,
+    }))
     seedStore(repo, many)
     const text: string = (await repo.cli(['context'])).json().hookSpecificOutput.additionalContext
     expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(1500)
@@ -137,7 +172,9 @@ describe('git learn feedback', () => {
     const repo = makeRepo()
     seedStore(repo)
     const now = new Date('2026-11-20T12:00:00Z')
-    const a = await repo.cli(['feedback', 'vitest-esm-mock-hoisting', '--helpful', '--json', '--note', 'it worked'], { now })
+    const a = await repo.cli(['feedback', 'vitest-esm-mock-hoisting', '--helpful', '--json', '--note', 'it worked'], {
+      now,
+    })
     expect(a.json()).toEqual({ name: 'vitest-esm-mock-hoisting', kind: 'helpful', previous: 0.8, confidence: 0.85 })
     const b = await repo.cli(['feedback', 'vitest-esm-mock-hoisting', '--harmful', '--json'], { now })
     expect(b.json()).toEqual({ name: 'vitest-esm-mock-hoisting', kind: 'harmful', previous: 0.85, confidence: 0.75 })
@@ -165,22 +202,58 @@ describe('a learning with a list of triggers', () => {
       'body.md',
       '## Problem\nRedis is not running.\n\n## Trigger Conditions\nA client connects to localhost:6379.\n\n## Root Cause\nWe checked the port: nothing listens, the server was never started.\n\n## Solution\nStart it: `docker compose up -d redis`.\n\n## Verification\n`redis-cli ping` answers PONG; the suite passed.\n',
     )
-    const base = ['add', '--name', 'redis-not-running', '--type', 'error-solution', '--description', 'Redis refuses connections on 6379 because it is not running. Use when a client cannot connect to redis locally.', '--tags', 'redis,docker', '--domain', 'debugging', '--body-file', 'body.md', '--json']
-    const vague = await repo.cli([...base, '--trigger', 'Error: connect ECONNREFUSED 127.0.0.1:6379', '--trigger', 'it sometimes breaks'])
+    const base = [
+      'add',
+      '--name',
+      'redis-not-running',
+      '--type',
+      'error-solution',
+      '--description',
+      'Redis refuses connections on 6379 because it is not running. Use when a client cannot connect to redis locally.',
+      '--tags',
+      'redis,docker',
+      '--domain',
+      'debugging',
+      '--body-file',
+      'body.md',
+      '--json',
+    ]
+    const vague = await repo.cli([
+      ...base,
+      '--trigger',
+      'Error: connect ECONNREFUSED 127.0.0.1:6379',
+      '--trigger',
+      'it sometimes breaks',
+    ])
     expect(vague.code).toBe(1)
     expect(vague.stderr).toMatch(/it sometimes breaks/)
-    const r = await repo.cli([...base, '--trigger', 'Error: connect ECONNREFUSED 127.0.0.1:6379', '--trigger', 'redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.'])
+    const r = await repo.cli([
+      ...base,
+      '--trigger',
+      'Error: connect ECONNREFUSED 127.0.0.1:6379',
+      '--trigger',
+      'redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.',
+    ])
     expect(r.code, r.stderr).toBe(0)
-    expect(repo.read('.learnings/pending/redis-not-running.md')).toMatch(/trigger:\n {2}- "?Error: connect ECONNREFUSED 127\.0\.0\.1:6379"?\n {2}- /)
+    expect(repo.read('.learnings/pending/redis-not-running.md')).toMatch(
+      /trigger:\n {2}- "?Error: connect ECONNREFUSED 127\.0\.0\.1:6379"?\n {2}- /,
+    )
     repo.git('mv', '.learnings/pending/redis-not-running.md', '.learnings/active/redis-not-running.md')
     repo.git('commit', '-q', '-m', 'activate')
-    const python = 'Traceback (most recent call last):\nredis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.'
+    const python =
+      'Traceback (most recent call last):\nredis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.'
     expect((await repo.cli(['search', '--json', python])).json().results[0].name).toBe('redis-not-running')
     const recalled = await repo.cli(['recall'], { stdin: failurePayload(repo.root, { error: python }) })
     expect(recalled.json().hookSpecificOutput.additionalContext).toMatch(/^git-learn: redis-not-running — /)
-    const node = await repo.cli(['recall'], { stdin: failurePayload(repo.root, { error: 'Error: connect ECONNREFUSED 127.0.0.1:6379\n    at TCPConnectWrap.afterConnect' }) })
+    const node = await repo.cli(['recall'], {
+      stdin: failurePayload(repo.root, {
+        error: 'Error: connect ECONNREFUSED 127.0.0.1:6379\n    at TCPConnectWrap.afterConnect',
+      }),
+    })
     expect(node.json().hookSpecificOutput.additionalContext).toMatch(/^git-learn: redis-not-running — /)
-    const other = await repo.cli(['recall'], { stdin: failurePayload(repo.root, { error: 'Error: connect ETIMEDOUT 10.0.0.7:443' }) })
+    const other = await repo.cli(['recall'], {
+      stdin: failurePayload(repo.root, { error: 'Error: connect ETIMEDOUT 10.0.0.7:443' }),
+    })
     expect(other.stdout).not.toMatch(/redis-not-running/)
   })
 })

@@ -31,14 +31,30 @@ describe('git learn retro', () => {
       expect.objectContaining({
         type: 'error-solution',
         trigger: 'ReferenceError: Cannot access __vi_import_0__ before initialization',
-        evidence: expect.objectContaining({ command: 'npx vitest run test/api.test.ts', edited_paths: [join(repo.root, 'test/api.test.ts')] }),
+        evidence: expect.objectContaining({
+          command: 'npx vitest run test/api.test.ts',
+          edited_paths: [join(repo.root, 'test/api.test.ts')],
+        }),
       }),
     ])
-    expect(byKind('retry-loop')).toEqual([expect.objectContaining({ type: 'anti-pattern', evidence: expect.objectContaining({ call: 'npm run build', max_in_a_row: 3 }) })])
-    expect(byKind('repeated-workflow')).toEqual([expect.objectContaining({ type: 'pattern', evidence: expect.objectContaining({ steps: ['Edit(*.ts)', 'Bash(pnpm lint)', 'Bash(git commit)'] }) })])
-    expect(byKind('user-correction')).toEqual([expect.objectContaining({ type: 'instinct', trigger: 'about to run npm install zod' })])
+    expect(byKind('retry-loop')).toEqual([
+      expect.objectContaining({
+        type: 'anti-pattern',
+        evidence: expect.objectContaining({ call: 'npm run build', max_in_a_row: 3 }),
+      }),
+    ])
+    expect(byKind('repeated-workflow')).toEqual([
+      expect.objectContaining({
+        type: 'pattern',
+        evidence: expect.objectContaining({ steps: ['Edit(*.ts)', 'Bash(pnpm lint)', 'Bash(git commit)'] }),
+      }),
+    ])
+    expect(byKind('user-correction')).toEqual([
+      expect.objectContaining({ type: 'instinct', trigger: 'about to run npm install zod' }),
+    ])
     expect(byKind('tool-preference')).toEqual([expect.objectContaining({ name: 'prefer-pnpm-over-npm' })])
-    for (const c of out.candidates) expect(Object.keys(c).sort()).toEqual(['description', 'evidence', 'kind', 'name', 'trigger', 'type'])
+    for (const c of out.candidates)
+      expect(Object.keys(c).sort()).toEqual(['description', 'evidence', 'kind', 'name', 'trigger', 'type'])
   })
 
   test('text output names each candidate and the next step; corrupt lines are counted', async () => {

@@ -10,7 +10,10 @@ import type { TestRepo } from '../helpers/repo.js'
 const NOW = new Date('2026-11-20T12:00:00Z')
 
 /** A learning that passes the gates of `add`, with its own words so no two are near duplicates. */
-function good(name: string, o: { tags?: string[]; topic?: string; confidence?: number; domain?: string; extra?: string } = {}): string {
+function good(
+  name: string,
+  o: { tags?: string[]; topic?: string; confidence?: number; domain?: string; extra?: string } = {},
+): string {
   const topic = o.topic ?? name.replace(/-/g, ' ')
   const tags = o.tags ?? [name.split('-')[0] as string, 'ci']
   return `---
@@ -48,7 +51,10 @@ function seedActive(repo: TestRepo, learnings: Record<string, string>, date = '2
   for (const [name, text] of Object.entries(learnings)) repo.write(`.learnings/active/${name}.md`, text)
   repo.git('add', '.learnings')
   const trailers = Object.keys(learnings)
-    .map((n) => `Learning: ${n}\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Bo <bo@example.com>`)
+    .map(
+      (n) =>
+        `Learning: ${n}\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Bo <bo@example.com>`,
+    )
     .join('\n')
   execFileSync('git', ['commit', '-q', '-m', `learn: approve\n\n${trailers}`], {
     cwd: repo.root,
@@ -63,14 +69,23 @@ const soloConfig = (repo: TestRepo) => {
 }
 
 const lastMessage = (repo: TestRepo, rev = 'HEAD') => repo.git('log', '-1', '--format=%B', rev)
-const changedIn = (repo: TestRepo, rev = 'HEAD') => repo.git('show', '--name-status', '--format=', rev).trim().split('\n').sort()
+const changedIn = (repo: TestRepo, rev = 'HEAD') =>
+  repo.git('show', '--name-status', '--format=', rev).trim().split('\n').sort()
 
 describe('git learn prune', () => {
   function pruneRepo(): TestRepo {
     const repo = makeRepo()
-    seedActive(repo, { 'used-often': good('used-often'), 'never-used': good('never-used'), 'rarely-used': good('rarely-used') })
+    seedActive(repo, {
+      'used-often': good('used-often'),
+      'never-used': good('never-used'),
+      'rarely-used': good('rarely-used'),
+    })
     const events = [
-      ...Array.from({ length: 5 }, (_, i) => ({ ts: `2026-11-0${i + 1}T00:00:00Z`, kind: 'match', name: 'used-often' })),
+      ...Array.from({ length: 5 }, (_, i) => ({
+        ts: `2026-11-0${i + 1}T00:00:00Z`,
+        kind: 'match',
+        name: 'used-often',
+      })),
       { ts: '2026-11-10T00:00:00Z', kind: 'match', name: 'rarely-used' },
       { ts: '2025-06-01T00:00:00Z', kind: 'match', name: 'never-used' },
       { ts: '2025-06-02T00:00:00Z', kind: 'match', name: 'never-used' },
@@ -101,7 +116,10 @@ describe('git learn prune', () => {
     repo.git('add', 'notes.txt')
     const r = await repo.cli(['prune', '--yes', '--json'], { now: NOW })
     expect(r.code).toBe(0)
-    expect(r.json().pruned.map((p: { path: string }) => p.path)).toEqual(['.learnings/archived/never-used.md', '.learnings/archived/rarely-used.md'])
+    expect(r.json().pruned.map((p: { path: string }) => p.path)).toEqual([
+      '.learnings/archived/never-used.md',
+      '.learnings/archived/rarely-used.md',
+    ])
     expect(repo.exists('.learnings/archived/never-used.md')).toBe(true)
     expect(repo.exists('.learnings/active/used-often.md')).toBe(true)
     const msg = lastMessage(repo)
@@ -143,7 +161,15 @@ describe('git learn prune', () => {
       const { runCli } = await import('../../src/cli/main.js')
       let stdout = ''
       let stderr = ''
-      const code = await runCli(['prune'], { cwd: join(dir, 'c'), env: process.env, now: () => NOW, stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), readStdin: async () => Buffer.alloc(0), color: false })
+      const code = await runCli(['prune'], {
+        cwd: join(dir, 'c'),
+        env: process.env,
+        now: () => NOW,
+        stdout: (t) => void (stdout += t),
+        stderr: (t) => void (stderr += t),
+        readStdin: async () => Buffer.alloc(0),
+        color: false,
+      })
       return { code, stdout, stderr }
     })()
     void clone
@@ -159,10 +185,29 @@ describe('git learn evolve and approving a skill', () => {
     const repo = makeRepo()
     soloConfig(repo)
     seedActive(repo, {
-      'vitest-mock-hoist': good('vitest-mock-hoist', { tags: ['vitest', 'esm', 'mocking'], topic: 'vitest esm mock hoisting', extra: '\nThe factory referenced an imported binding before the hoisted vi.mock call ran, so the module graph saw an uninitialised variable.' }),
-      'vitest-mock-tdz': good('vitest-mock-tdz', { tags: ['vitest', 'esm', 'mocking'], topic: 'vitest esm mock tdz', extra: '\nTemporal dead zone errors appear when a top-level const is captured by a mock factory; vi.hoisted moves it above.' }),
-      'vitest-mock-reset': good('vitest-mock-reset', { tags: ['vitest', 'esm'], topic: 'vitest esm mock reset', extra: '\nMocks leaked between files because restoreMocks was off in the config; isolation per worker hid it locally.' }),
-      'postgres-refused': good('postgres-refused', { tags: ['postgres', 'docker'], topic: 'postgres connection refused', domain: 'debugging' }),
+      'vitest-mock-hoist': good('vitest-mock-hoist', {
+        tags: ['vitest', 'esm', 'mocking'],
+        topic: 'vitest esm mock hoisting',
+        extra:
+          '\nThe factory referenced an imported binding before the hoisted vi.mock call ran, so the module graph saw an uninitialised variable.',
+      }),
+      'vitest-mock-tdz': good('vitest-mock-tdz', {
+        tags: ['vitest', 'esm', 'mocking'],
+        topic: 'vitest esm mock tdz',
+        extra:
+          '\nTemporal dead zone errors appear when a top-level const is captured by a mock factory; vi.hoisted moves it above.',
+      }),
+      'vitest-mock-reset': good('vitest-mock-reset', {
+        tags: ['vitest', 'esm'],
+        topic: 'vitest esm mock reset',
+        extra:
+          '\nMocks leaked between files because restoreMocks was off in the config; isolation per worker hid it locally.',
+      }),
+      'postgres-refused': good('postgres-refused', {
+        tags: ['postgres', 'docker'],
+        topic: 'postgres connection refused',
+        domain: 'debugging',
+      }),
     })
     return repo
   }
@@ -181,13 +226,19 @@ describe('git learn evolve and approving a skill', () => {
     const before = repo.snapshot()
     const dry = (await repo.cli(['evolve', '--json'], { now: NOW })).json()
     expect(dry.clusters).toHaveLength(1)
-    expect(dry.clusters[0]).toMatchObject({ name: 'esm-vitest-mocking-skill', members: ['vitest-mock-hoist', 'vitest-mock-reset', 'vitest-mock-tdz'], commit: null })
+    expect(dry.clusters[0]).toMatchObject({
+      name: 'esm-vitest-mocking-skill',
+      members: ['vitest-mock-hoist', 'vitest-mock-reset', 'vitest-mock-tdz'],
+      commit: null,
+    })
     expect(repo.snapshot()).toBe(before)
 
     // A skill merges its members' text on purpose: the learnings it supersedes are not counted as its twins.
     const w = await repo.cli(['evolve', '--write'], { now: NOW })
     expect(w.stderr).not.toMatch(/near duplicate/)
-    expect(w.stdout).toMatch(/drafted 1 skill from clusters of related learnings:\n {2}esm-vitest-mocking-skill {2}← vitest-mock-hoist, vitest-mock-reset, vitest-mock-tdz/)
+    expect(w.stdout).toMatch(
+      /drafted 1 skill from clusters of related learnings:\n {2}esm-vitest-mocking-skill {2}← vitest-mock-hoist, vitest-mock-reset, vitest-mock-tdz/,
+    )
     expect(w.stdout).toMatch(/added \.learnings\/pending\/esm-vitest-mocking-skill\.md \(commit [0-9a-f]{7}\)/)
     expect(w.code).toBe(0)
     const skill = repo.read('.learnings/pending/esm-vitest-mocking-skill.md')
@@ -209,7 +260,9 @@ describe('git learn evolve and approving a skill', () => {
     ])
     const msg = lastMessage(repo)
     expect(msg.match(/Learning-Action: supersede/g)).toHaveLength(3)
-    expect(msg).toMatch(/Learning: vitest-mock-tdz\nLearning-Action: supersede\nLearning-From: active\nLearning-To: archived\nSuperseded-by: Ada Author <ada@example.com>\nLearning-Reason: superseded by esm-vitest-mocking-skill/)
+    expect(msg).toMatch(
+      /Learning: vitest-mock-tdz\nLearning-Action: supersede\nLearning-From: active\nLearning-To: archived\nSuperseded-by: Ada Author <ada@example.com>\nLearning-Reason: superseded by esm-vitest-mocking-skill/,
+    )
     expect(repo.exists('.learnings/active/postgres-refused.md')).toBe(true)
     const log = (await repo.cli(['log', '--json', 'vitest-mock-tdz'])).stdout
     expect(log).toMatch(/supersede/)
@@ -219,9 +272,19 @@ describe('git learn evolve and approving a skill', () => {
 describe('evolve on real learnings: Jest + ESM', () => {
   test('the four form one skill that passes the gates as written, imports cleanly elsewhere, and archives them when approved', async () => {
     const fixtures = (dir: string, files?: string[]) =>
-      Object.fromEntries((files ?? readdirSync(dir).filter((f) => f.endsWith('.md'))).map((f) => [f.replace(/\.md$/, ''), readFileSync(join(dir, f), 'utf8')]))
+      Object.fromEntries(
+        (files ?? readdirSync(dir).filter((f) => f.endsWith('.md'))).map((f) => [
+          f.replace(/\.md$/, ''),
+          readFileSync(join(dir, f), 'utf8'),
+        ]),
+      )
     const jestEsm = fixtures(new URL('../fixtures/evolve/jest-esm/', import.meta.url).pathname)
-    const others = fixtures(new URL('../fixtures/eval/real-world/learnings/', import.meta.url).pathname, ['jest-28-jsdom-not-default-environment.md', 'ts-node-esm-unknown-file-extension.md', 'redis-econnrefused-6379-server-down.md', 'git-refusing-unrelated-histories.md'])
+    const others = fixtures(new URL('../fixtures/eval/real-world/learnings/', import.meta.url).pathname, [
+      'jest-28-jsdom-not-default-environment.md',
+      'ts-node-esm-unknown-file-extension.md',
+      'redis-econnrefused-6379-server-down.md',
+      'git-refusing-unrelated-histories.md',
+    ])
     const repo = makeRepo()
     soloConfig(repo)
     seedActive(repo, { ...jestEsm, ...others })
@@ -253,7 +316,10 @@ describe('git learn export and import', () => {
   function exporter(): TestRepo {
     const repo = makeRepo()
     seedActive(repo, {
-      'docker-cache-miss': good('docker-cache-miss', { confidence: 0.6, extra: '\nSee /home/ada/work/app/Dockerfile and ask ada@corp.example.com.\n\n```sh\ndocker build .\n```' }),
+      'docker-cache-miss': good('docker-cache-miss', {
+        confidence: 0.6,
+        extra: '\nSee /home/ada/work/app/Dockerfile and ask ada@corp.example.com.\n\n```sh\ndocker build .\n```',
+      }),
       'eslint-flat-config': good('eslint-flat-config', { confidence: 0.7 }),
     })
     return repo
@@ -272,7 +338,10 @@ describe('git learn export and import', () => {
     expect(body).not.toMatch(/ada@|\/home\/ada|docker build/)
 
     const b = makeRepo()
-    b.write('.learnings/pending/eslint-flat-config.md', good('eslint-flat-config', { confidence: 0.5, topic: 'eslint flat config older note' }))
+    b.write(
+      '.learnings/pending/eslint-flat-config.md',
+      good('eslint-flat-config', { confidence: 0.5, topic: 'eslint flat config older note' }),
+    )
     b.git('add', '.')
     b.git('commit', '-q', '-m', 'mine')
     const localBefore = b.read('.learnings/pending/eslint-flat-config.md')
@@ -288,12 +357,17 @@ describe('git learn export and import', () => {
     expect(b.git('show', 'HEAD~1:.learnings/pending/eslint-flat-config.md')).toBe(localBefore)
     expect(lastMessage(b)).toMatch(/^learn: import 2 learnings from /)
     expect(lastMessage(b)).toContain(`Learning-Origin: ${out}`)
-    expect(changedIn(b)).toEqual(['A\t.learnings/pending/docker-cache-miss.md', 'M\t.learnings/pending/eslint-flat-config.md'])
+    expect(changedIn(b)).toEqual([
+      'A\t.learnings/pending/docker-cache-miss.md',
+      'M\t.learnings/pending/eslint-flat-config.md',
+    ])
 
     const head = b.git('rev-parse', 'HEAD')
     const again = await b.cli(['import', out, '--json'])
     expect(again.code).toBe(0)
-    expect(again.json().entries.map((x: { action: string; reason: string }) => [x.action, /same content/.test(x.reason)])).toEqual([
+    expect(
+      again.json().entries.map((x: { action: string; reason: string }) => [x.action, /same content/.test(x.reason)]),
+    ).toEqual([
       ['skipped', true],
       ['skipped', true],
     ])
@@ -313,11 +387,57 @@ describe('git learn export and import', () => {
   })
 
   const hostile: [string, (dir: string) => string, RegExp, number][] = [
-    ['path-traversal names', (d) => file(d, JSON.stringify({ format: 'git-learn-bundle', version: 1, exported: 'x', learnings: [{ name: '../../.git/hooks/pre-commit', frontmatter: {}, body: 'x' }] })), /path separator/, 1],
-    ['a YAML alias bomb', (d) => file(d, `format: git-learn-bundle\nversion: 1\na: &a [x,x,x,x,x,x,x,x,x]\n${Array.from({ length: 60 }, (_, i) => `b${i}: &b${i} [*${i ? `b${i - 1}` : 'a'},*${i ? `b${i - 1}` : 'a'}]`).join('\n')}\nlearnings: []\n`), /not a valid JSON or YAML/, 1],
-    ['a 65 MB file', (d) => file(d, `{"format":"git-learn-bundle","pad":"${'x'.repeat(65 * 1024 * 1024)}"}`), /at most 67108864 bytes/, 1],
-    ['deeply nested JSON', (d) => file(d, `${'['.repeat(200_000)}${']'.repeat(200_000)}`), /not a (valid JSON|JSON or YAML mapping)/, 1],
-    ['the wrong shape', (d) => file(d, JSON.stringify({ format: 'git-learn-bundle', version: 1, learnings: [{ name: 'ok-name', frontmatter: [], body: 3 }] })), /frontmatter is not a mapping/, 1],
+    [
+      'path-traversal names',
+      (d) =>
+        file(
+          d,
+          JSON.stringify({
+            format: 'git-learn-bundle',
+            version: 1,
+            exported: 'x',
+            learnings: [{ name: '../../.git/hooks/pre-commit', frontmatter: {}, body: 'x' }],
+          }),
+        ),
+      /path separator/,
+      1,
+    ],
+    [
+      'a YAML alias bomb',
+      (d) =>
+        file(
+          d,
+          `format: git-learn-bundle\nversion: 1\na: &a [x,x,x,x,x,x,x,x,x]\n${Array.from({ length: 60 }, (_, i) => `b${i}: &b${i} [*${i ? `b${i - 1}` : 'a'},*${i ? `b${i - 1}` : 'a'}]`).join('\n')}\nlearnings: []\n`,
+        ),
+      /not a valid JSON or YAML/,
+      1,
+    ],
+    [
+      'a 65 MB file',
+      (d) => file(d, `{"format":"git-learn-bundle","pad":"${'x'.repeat(65 * 1024 * 1024)}"}`),
+      /at most 67108864 bytes/,
+      1,
+    ],
+    [
+      'deeply nested JSON',
+      (d) => file(d, `${'['.repeat(200_000)}${']'.repeat(200_000)}`),
+      /not a (valid JSON|JSON or YAML mapping)/,
+      1,
+    ],
+    [
+      'the wrong shape',
+      (d) =>
+        file(
+          d,
+          JSON.stringify({
+            format: 'git-learn-bundle',
+            version: 1,
+            learnings: [{ name: 'ok-name', frontmatter: [], body: 3 }],
+          }),
+        ),
+      /frontmatter is not a mapping/,
+      1,
+    ],
     ['an http URL', () => 'http://example.com/b.json', /only https:\/\//, 1],
     ['a file URL', () => 'file:///etc/passwd', /only https:\/\//, 1],
     ['a missing file', (d) => join(d, 'nope.json'), /cannot read/, 3],
@@ -353,7 +473,10 @@ describe('git learn tier', () => {
 
   test('tier add pins the commit, commits config.yaml alone (comments kept), and its learnings reach readSources and search with its weight', async () => {
     const { bare } = tierRepo({
-      'kafka-rebalance-storm': good('kafka-rebalance-storm', { topic: 'kafka consumer rebalance storm', tags: ['kafka', 'ci'] }),
+      'kafka-rebalance-storm': good('kafka-rebalance-storm', {
+        topic: 'kafka consumer rebalance storm',
+        tags: ['kafka', 'ci'],
+      }),
       'broken-one': '---\nname: broken-one\ntype: nonsense\n---\nno\n',
     })
     const repo = makeRepo()
@@ -432,7 +555,12 @@ describe('git learn tier', () => {
     src.git('push', '-q', bare, 'main')
     const r = await repo.cli(['tier', 'update', 'org', '--json'])
     expect(r.code).toBe(0)
-    expect(r.json()).toMatchObject({ changed: true, added: ['nginx-502'], removed: ['redis-evict'], updated: ['kafka-lag'] })
+    expect(r.json()).toMatchObject({
+      changed: true,
+      added: ['nginx-502'],
+      removed: ['redis-evict'],
+      updated: ['kafka-lag'],
+    })
     expect(repo.read('.learnings/config.yaml')).toContain(`commit: ${src.git('rev-parse', 'HEAD').trim()}`)
     expect(lastMessage(repo)).toMatch(/^learn: tier update org/)
     expect((await repo.cli(['tier', 'verify'])).code).toBe(0)
@@ -440,7 +568,7 @@ describe('git learn tier', () => {
     expect(same.stdout).toMatch(/up to date/)
   })
 
-  test('a tier URL that does not answer: exit 3 with git\'s stderr, nothing written', async () => {
+  test("a tier URL that does not answer: exit 3 with git's stderr, nothing written", async () => {
     const repo = makeRepo()
     const before = repo.snapshot()
     const r = await repo.cli(['tier', 'add', 'org', join(tempDir('gl-none-'), 'missing.git')])
@@ -459,10 +587,15 @@ describe('git learn tier', () => {
     const r = await repo.cli(['promote', 'jest-open-handles', '--to', 'org', '--json'])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.json()).toMatchObject({ branch: 'learn/promote-jest-open-handles', path: '.learnings/pending/jest-open-handles.md' })
+    expect(r.json()).toMatchObject({
+      branch: 'learn/promote-jest-open-handles',
+      path: '.learnings/pending/jest-open-handles.md',
+    })
     expect(repo.snapshot()).toBe(before)
     const g = (...a: string[]) => execFileSync('git', a, { cwd: bare, encoding: 'utf8' })
-    expect(g('show', 'learn/promote-jest-open-handles:.learnings/pending/jest-open-handles.md')).toMatch(/name: jest-open-handles/)
+    expect(g('show', 'learn/promote-jest-open-handles:.learnings/pending/jest-open-handles.md')).toMatch(
+      /name: jest-open-handles/,
+    )
     expect(g('rev-parse', 'learn/promote-jest-open-handles~1').trim()).toBe(g('rev-parse', 'main').trim())
     const p = await repo.cli(['promote', 'jest-open-handles', '--to', 'org', '--print'])
     expect(JSON.parse(p.stdout).learnings[0].name).toBe('jest-open-handles')

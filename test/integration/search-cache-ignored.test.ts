@@ -13,7 +13,8 @@ function ignoringRepo(ignore: string) {
   return repo
 }
 
-const names = (out: { results?: { name: string }[]; learnings?: { name: string }[] }) => (out.results ?? out.learnings ?? []).map((r) => r.name).sort()
+const names = (out: { results?: { name: string }[]; learnings?: { name: string }[] }) =>
+  (out.results ?? out.learnings ?? []).map((r) => r.name).sort()
 
 describe('the feed cache sees gitignored learning files', () => {
   test.each([

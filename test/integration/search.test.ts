@@ -11,7 +11,13 @@ describe('git learn search', () => {
     const r = await repo.cli(['search', '--json', VITEST_FAILURE])
     expect(r.code).toBe(0)
     const { results } = r.json()
-    expect(results[0]).toMatchObject({ name: 'vitest-esm-mock-hoisting', tier: 'project', type: 'error-solution', state: 'active', path: '.learnings/active/vitest-esm-mock-hoisting.md' })
+    expect(results[0]).toMatchObject({
+      name: 'vitest-esm-mock-hoisting',
+      tier: 'project',
+      type: 'error-solution',
+      state: 'active',
+      path: '.learnings/active/vitest-esm-mock-hoisting.md',
+    })
     expect(results[0].score).toBeGreaterThan(0)
     expect(results.map((x: { name: string }) => x.name)).not.toContain('archived-vitest-old')
   })
@@ -27,7 +33,10 @@ describe('git learn search', () => {
 
   test.each([
     ['connect ECONNREFUSED 10.0.0.7:5432', 'postgres-econnrefused'],
-    ['Error [ERR_REQUIRE_ESM]: require() of ES Module /x/node_modules/chalk/source/index.js from /y/z.js not supported', 'node-err-require-esm'],
+    [
+      'Error [ERR_REQUIRE_ESM]: require() of ES Module /x/node_modules/chalk/source/index.js from /y/z.js not supported',
+      'node-err-require-esm',
+    ],
     ['fatal: refusing to merge unrelated histories', 'git-refusing-unrelated-histories'],
     ['rendered more hooks', 'react-hooks-order'],
     ['vitest mock', 'vitest-esm-mock-hoisting'],
@@ -42,7 +51,8 @@ describe('git learn search', () => {
   test('--state all finds archived learnings; --type filters; --limit caps', async () => {
     const repo = makeRepo()
     seedStore(repo)
-    const all = (await repo.cli(['search', '--json', '--state', 'all', '__vi_import_0__ before initialization'])).json().results
+    const all = (await repo.cli(['search', '--json', '--state', 'all', '__vi_import_0__ before initialization'])).json()
+      .results
     expect(all.map((x: { name: string }) => x.name)).toContain('archived-vitest-old')
     const anti = (await repo.cli(['search', '--json', '--type', 'anti-pattern', 'test timed out'])).json().results
     expect(anti.map((x: { type: string }) => x.type)).toEqual(['anti-pattern'])
@@ -63,7 +73,10 @@ describe('git learn search', () => {
     seedStore(repo)
     expect((await repo.cli(['search', '--json', 'zebracorn'])).json().results).toEqual([])
     const seed = SEEDS.find((s) => s.name === 'docker-enospc')!
-    repo.write('.learnings/active/docker-enospc.md', repo.read('.learnings/active/docker-enospc.md').replace(seed.solution, 'Feed the zebracorn.'))
+    repo.write(
+      '.learnings/active/docker-enospc.md',
+      repo.read('.learnings/active/docker-enospc.md').replace(seed.solution, 'Feed the zebracorn.'),
+    )
     expect((await repo.cli(['search', '--json', 'zebracorn'])).json().results[0]?.name).toBe('docker-enospc')
   })
 })
@@ -120,18 +133,35 @@ describe('git learn search: bad input', () => {
 
 describe('the feed cache follows the store and survives damage', () => {
   const cacheFiles = (root: string) => readdirSync(join(root, '.git', 'learn', 'cache'))
-  const names = async (repo: ReturnType<typeof makeRepo>, query: string) => (await repo.cli(['search', '--json', '--state', 'all', query])).json().results.map((x: { name: string }) => x.name)
+  const names = async (repo: ReturnType<typeof makeRepo>, query: string) =>
+    (await repo.cli(['search', '--json', '--state', 'all', query])).json().results.map((x: { name: string }) => x.name)
 
   test('a new untracked learning is found; a deleted one is gone; a staged edit is seen', async () => {
     const repo = makeRepo()
     seedStore(repo)
     expect(await names(repo, 'quokka')).toEqual([])
-    repo.write('.learnings/pending/quokka-leak.md', seedText({ ...SEEDS[0]!, name: 'quokka-leak', description: 'The quokka leaks memory. Use when a quokka leaks.', state: 'pending' }))
+    repo.write(
+      '.learnings/pending/quokka-leak.md',
+      seedText({
+        ...SEEDS[0]!,
+        name: 'quokka-leak',
+        description: 'The quokka leaks memory. Use when a quokka leaks.',
+        state: 'pending',
+      }),
+    )
     expect(await names(repo, 'quokka')).toEqual(['quokka-leak'])
     rmSync(join(repo.root, '.learnings', 'pending', 'quokka-leak.md'))
     expect(await names(repo, 'quokka')).toEqual([])
     const file = '.learnings/active/postgres-econnrefused.md'
-    repo.write(file, repo.read(file).replace(/^description: .*$/m, 'description: "Wombat burrow refused the connection. Use when the wombat refuses."'))
+    repo.write(
+      file,
+      repo
+        .read(file)
+        .replace(
+          /^description: .*$/m,
+          'description: "Wombat burrow refused the connection. Use when the wombat refuses."',
+        ),
+    )
     repo.git('add', file)
     expect(await names(repo, 'wombat')).toEqual(['postgres-econnrefused'])
     repo.git('commit', '-q', '-m', 'edit')
@@ -145,7 +175,11 @@ describe('the feed cache follows the store and survives damage', () => {
     repo.git('mv', '.learnings/pending/pending-example.md', '.learnings/active/pending-example.md')
     const after = (await repo.cli(['search', '--json', '--state', 'all', 'pending example'])).json().results[0]
     expect([before.name, before.state]).toEqual(['pending-example', 'pending'])
-    expect([after.name, after.state, after.path]).toEqual(['pending-example', 'active', '.learnings/active/pending-example.md'])
+    expect([after.name, after.state, after.path]).toEqual([
+      'pending-example',
+      'active',
+      '.learnings/active/pending-example.md',
+    ])
   })
 
   test.each(['feed', 'catalog', 'terms', 'postings', 'docs', 'recall', 'status', 'alias', 'config', 'last-key'])(
@@ -154,11 +188,23 @@ describe('the feed cache follows the store and survives damage', () => {
       const repo = makeRepo()
       seedStore(repo)
       const search = async () => (await repo.cli(['search', '--json', '-'], { stdin: VITEST_FAILURE })).json()
-      const recall = async () => (await repo.cli(['recall'], { stdin: JSON.stringify({ cwd: repo.root, hook_event_name: 'PostToolUseFailure', error: VITEST_FAILURE }) })).stdout
+      const recall = async () =>
+        (
+          await repo.cli(['recall'], {
+            stdin: JSON.stringify({ cwd: repo.root, hook_event_name: 'PostToolUseFailure', error: VITEST_FAILURE }),
+          })
+        ).stdout
       // Recall records match events, which status counts: compare what the store decides.
       const status = async () => {
         const s = (await repo.cli(['status', '--json'], { now: new Date('2026-11-20T12:00:00Z') })).json()
-        return { counts: s.counts, pending: s.pending, domains: s.domains.map((d: { domain: string; learnings: { name: string }[] }) => [d.domain, d.learnings.map((l) => l.name).sort()]) }
+        return {
+          counts: s.counts,
+          pending: s.pending,
+          domains: s.domains.map((d: { domain: string; learnings: { name: string }[] }) => [
+            d.domain,
+            d.learnings.map((l) => l.name).sort(),
+          ]),
+        }
       }
       const good = { search: await search(), recall: await recall(), status: await status() }
       expect(good.recall).toMatch(/vitest-esm-mock-hoisting/)
@@ -172,7 +218,8 @@ describe('the feed cache follows the store and survives damage', () => {
       expect(await search()).toEqual(good.search)
       expect(await recall()).toBe(good.recall)
       expect(await status()).toEqual(good.status)
-      for (const f of hit) writeFileSync(join(dir, f), '{"format":2,"key":"x","docs":"nope","rows":[1],"problems":[],"tiers":[]}')
+      for (const f of hit)
+        writeFileSync(join(dir, f), '{"format":2,"key":"x","docs":"nope","rows":[1],"problems":[],"tiers":[]}')
       expect(await search()).toEqual(good.search)
       expect(await recall()).toBe(good.recall)
       expect(await status()).toEqual(good.status)

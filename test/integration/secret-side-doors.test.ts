@@ -10,7 +10,8 @@ const SESSION = '5d0c9a7e-41b2-4c3d-9e8f-a1b2c3d4e5f6'
 const NOW = new Date('2026-11-20T12:00:00Z')
 
 const stateFile = (repo: TestRepo, name: string) => join(repo.root, '.git', 'learn', name)
-const readState = (repo: TestRepo, name: string) => (existsSync(stateFile(repo, name)) ? readFileSync(stateFile(repo, name), 'utf8') : '')
+const readState = (repo: TestRepo, name: string) =>
+  existsSync(stateFile(repo, name)) ? readFileSync(stateFile(repo, name), 'utf8') : ''
 
 function learning(name: string, o: { trigger?: string; extra?: string; session?: string } = {}): string {
   return `---
@@ -75,7 +76,13 @@ describe('observe writes nothing unredacted', () => {
     repo.write('.learnings/active/docker-cache-miss.md', learning('docker-cache-miss'))
     repo.git('add', '.')
     repo.git('commit', '-q', '-m', 'seed')
-    const r = await repo.cli(['feedback', 'docker-cache-miss', '--helpful', '--note', `worked once GITHUB_TOKEN=${TOKEN} was set`])
+    const r = await repo.cli([
+      'feedback',
+      'docker-cache-miss',
+      '--helpful',
+      '--note',
+      `worked once GITHUB_TOKEN=${TOKEN} was set`,
+    ])
     expect(r.code).toBe(0)
     const events = readState(repo, 'events.jsonl')
     expect(events).toContain('[REDACTED:')
@@ -109,13 +116,22 @@ describe('import never skips an entry for a gate', () => {
     const { parse } = await import('yaml')
     writeFileSync(
       bundle,
-      JSON.stringify({ format: 'git-learn-bundle', version: 1, exported: NOW.toISOString(), learnings: [{ name: 'flaky-upload-retry', frontmatter: parse(frontmatter), body }] }),
+      JSON.stringify({
+        format: 'git-learn-bundle',
+        version: 1,
+        exported: NOW.toISOString(),
+        learnings: [{ name: 'flaky-upload-retry', frontmatter: parse(frontmatter), body }],
+      }),
     )
     const repo = makeRepo()
     const r = await repo.cli(['import', bundle, '--json'])
     expect(r.code).toBe(0)
     const [entry] = r.json().entries
-    expect(entry).toMatchObject({ name: 'flaky-upload-retry', action: 'added', path: '.learnings/pending/flaky-upload-retry.md' })
+    expect(entry).toMatchObject({
+      name: 'flaky-upload-retry',
+      action: 'added',
+      path: '.learnings/pending/flaky-upload-retry.md',
+    })
     expect(entry.reason).toMatch(/gates failed, recorded for review: trigger/)
     expect(repo.git('log', '-1', '--format=%B')).toMatch(/Learning-Gates-Overridden: trigger/)
     expect(repo.read('.learnings/pending/flaky-upload-retry.md')).toContain('it sometimes breaks')
@@ -128,7 +144,12 @@ describe('import never skips an entry for a gate', () => {
     const { parse } = await import('yaml')
     writeFileSync(
       bundle,
-      JSON.stringify({ format: 'git-learn-bundle', version: 1, exported: NOW.toISOString(), learnings: [{ name: 'leaky-deploy-token', frontmatter: parse(frontmatter), body }] }),
+      JSON.stringify({
+        format: 'git-learn-bundle',
+        version: 1,
+        exported: NOW.toISOString(),
+        learnings: [{ name: 'leaky-deploy-token', frontmatter: parse(frontmatter), body }],
+      }),
     )
     const repo = makeRepo()
     const r = await repo.cli(['import', bundle, '--json'])

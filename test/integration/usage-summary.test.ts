@@ -1,12 +1,24 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { MAX_EVENT_LINE, appendEvent, eventsPath, readEventsSync, readUsageLog, readUsageSummary, usageSummaryPath } from '../../src/adapters/state/events.js'
+import {
+  MAX_EVENT_LINE,
+  appendEvent,
+  eventsPath,
+  readEventsSync,
+  readUsageLog,
+  readUsageSummary,
+  usageSummaryPath,
+} from '../../src/adapters/state/events.js'
 import { summarizeUsage } from '../../src/core/usage.js'
 import type { UsageEvent } from '../../src/core/usage.js'
 import { makeRepo, learningText } from '../helpers/repo.js'
 
-const ev = (day: number, name: string, kind: UsageEvent['kind'] = 'match'): UsageEvent => ({ ts: new Date(Date.UTC(2026, 0, day)).toISOString(), kind, name })
+const ev = (day: number, name: string, kind: UsageEvent['kind'] = 'match'): UsageEvent => ({
+  ts: new Date(Date.UTC(2026, 0, day)).toISOString(),
+  kind,
+  name,
+})
 const line = (e: UsageEvent) => `${JSON.stringify(e)}\n`
 
 function setup() {
@@ -79,7 +91,10 @@ describe('the usage-summary cache', () => {
 
   test('corrupt lines are skipped and counted, over-long ones included; the count survives the cache', () => {
     const { common, file } = setup()
-    writeFileSync(file, `${line(ev(1, 'a'))}not json\n{"ts":"x","kind":"match","name":"a"}\n\n${'z'.repeat(MAX_EVENT_LINE + 10)}\n${line(ev(2, 'a'))}`)
+    writeFileSync(
+      file,
+      `${line(ev(1, 'a'))}not json\n{"ts":"x","kind":"match","name":"a"}\n\n${'z'.repeat(MAX_EVENT_LINE + 10)}\n${line(ev(2, 'a'))}`,
+    )
     const r = readUsageLog(common)
     expect(r.skipped).toBe(3)
     expect(r.totals.get('a')?.matches).toBe(2)

@@ -14,11 +14,19 @@ const files = (dir: string, ext: RegExp): string[] =>
 
 /** The names a file exports as values or types, with a declaration of their own (`export function x`, …). */
 export function exportedNames(text: string): string[] {
-  return [...text.matchAll(/^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum)\s+(\w+)/gm)].map((m) => m[1] as string)
+  return [
+    ...text.matchAll(
+      /^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum)\s+(\w+)/gm,
+    ),
+  ].map((m) => m[1] as string)
 }
 
 test('exportedNames reads every form of declaration', () => {
-  expect(exportedNames('export const A = 1\nexport async function b() {}\nexport interface C {}\nexport type D = 1\nconst e = 2\n')).toEqual(['A', 'b', 'C', 'D'])
+  expect(
+    exportedNames(
+      'export const A = 1\nexport async function b() {}\nexport interface C {}\nexport type D = 1\nconst e = 2\n',
+    ),
+  ).toEqual(['A', 'b', 'C', 'D'])
 })
 
 test('every export of src/ is named somewhere besides its declaration', () => {

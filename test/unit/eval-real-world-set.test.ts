@@ -52,8 +52,11 @@ describe('the real-world evaluation set', () => {
       expect(typeof e.query === 'string' && e.query.trim().length > 0, at).toBe(true)
       expect(FORMS, at).toContain(e.form)
       expect(String(e.source), at).toMatch(/^https:\/\/github\.com\/[^/\s]+\/[^/\s]+\/(issues|pull)\/\d+$/)
-      for (const x of expected(e)) expect(x === 'none' || names.includes(x), `${at}: expect ${x} names no learning`).toBe(true)
-      expect(expected(e).includes('none') ? e.form : 'ok', `${at}: only unrelated queries expect none`).toBe(expected(e).includes('none') ? 'unrelated' : 'ok')
+      for (const x of expected(e))
+        expect(x === 'none' || names.includes(x), `${at}: expect ${x} names no learning`).toBe(true)
+      expect(expected(e).includes('none') ? e.form : 'ok', `${at}: only unrelated queries expect none`).toBe(
+        expected(e).includes('none') ? 'unrelated' : 'ok',
+      )
     }
   })
 
@@ -97,7 +100,8 @@ describe('the baselines of bench/eval-baselines.mjs', () => {
   const grep = grepMatcher(set.learnings) as (q: string) => string[]
 
   test('grep ranks a learning first for a failure that quotes its trigger, and matches nothing in plain prose', () => {
-    for (const l of set.learnings) expect(grep(`$ npm test\n${l.trigger}\n    at main (index.js:1:1)`)[0], l.name).toBe(l.name)
+    for (const l of set.learnings)
+      expect(grep(`$ npm test\n${l.trigger}\n    at main (index.js:1:1)`)[0], l.name).toBe(l.name)
     expect(grep('the build is slow on mondays')).toEqual([])
   })
 

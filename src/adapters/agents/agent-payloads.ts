@@ -57,7 +57,13 @@ function common(agent: string, p: Payload, event: string): ObservedEvent {
     tool: null,
     tool_use_id: null,
     ok: null,
-    cwd: str(first(p['cwd'], Array.isArray(p['workspace_roots']) ? (p['workspace_roots'] as unknown[])[0] : undefined, p['working_directory'])),
+    cwd: str(
+      first(
+        p['cwd'],
+        Array.isArray(p['workspace_roots']) ? (p['workspace_roots'] as unknown[])[0] : undefined,
+        p['working_directory'],
+      ),
+    ),
   }
 }
 
@@ -113,7 +119,19 @@ const COPILOT_EVENTS: Record<string, string> = {
   errorOccurred: 'Error',
 }
 
-const CLAUDE_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'Notification', 'PreCompact', 'PermissionRequest'])
+const CLAUDE_EVENTS = new Set([
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStop',
+  'SessionStart',
+  'SessionEnd',
+  'Notification',
+  'PreCompact',
+  'PermissionRequest',
+])
 
 /** A non-zero exit code in the text of a Gemini CLI shell result. */
 const GEMINI_EXIT = /(?:^|\n)Exit Code: -?[1-9]\d*\b/
@@ -124,7 +142,8 @@ export const AGENT_ADAPTERS: readonly AgentAdapter[] = [
   {
     // Cursor: conversation_id / generation_id / workspace_roots, camelCase event names.
     agent: 'cursor',
-    matches: (p) => p['conversation_id'] !== undefined || p['generation_id'] !== undefined || Array.isArray(p['workspace_roots']),
+    matches: (p) =>
+      p['conversation_id'] !== undefined || p['generation_id'] !== undefined || Array.isArray(p['workspace_roots']),
     map(p) {
       const raw = eventName(p)
       const event = CURSOR_EVENTS[raw] ?? raw
@@ -147,14 +166,23 @@ export const AGENT_ADAPTERS: readonly AgentAdapter[] = [
       if (p['error'] !== undefined && p['error'] !== null) ev.error = p['error']
       ev.tool_use_id = str(first(p['tool_use_id'], p['generation_id']))
       const exit = p['exit_code'] ?? p['exitCode']
-      ev.ok = event === 'PostToolUse' ? !(typeof exit === 'number' && exit !== 0) && ev.error === undefined : event === 'PostToolUseFailure' ? false : null
+      ev.ok =
+        event === 'PostToolUse'
+          ? !(typeof exit === 'number' && exit !== 0) && ev.error === undefined
+          : event === 'PostToolUseFailure'
+            ? false
+            : null
       return ev
     },
   },
   {
     // Copilot CLI: camelCase fields (toolName, toolArgs as a JSON string, toolResult.resultType), ms timestamps.
     agent: 'copilot',
-    matches: (p) => p['toolName'] !== undefined || p['toolArgs'] !== undefined || p['toolResult'] !== undefined || (typeof p['timestamp'] === 'number' && p['hook_event_name'] === undefined),
+    matches: (p) =>
+      p['toolName'] !== undefined ||
+      p['toolArgs'] !== undefined ||
+      p['toolResult'] !== undefined ||
+      (typeof p['timestamp'] === 'number' && p['hook_event_name'] === undefined),
     map(p) {
       const raw = eventName(p)
       const result = p['toolResult'] as Payload | undefined
@@ -178,7 +206,12 @@ export const AGENT_ADAPTERS: readonly AgentAdapter[] = [
       else if (p['prompt'] !== undefined) ev.input = p['prompt']
       if (result !== undefined) ev.output = result
       if (p['error'] !== undefined && p['error'] !== null) ev.error = p['error']
-      ev.ok = event === 'PostToolUseFailure' ? false : event === 'PostToolUse' ? !responseFailed(result) && ev.error === undefined : null
+      ev.ok =
+        event === 'PostToolUseFailure'
+          ? false
+          : event === 'PostToolUse'
+            ? !responseFailed(result) && ev.error === undefined
+            : null
       return ev
     },
   },
@@ -188,14 +221,21 @@ export const AGENT_ADAPTERS: readonly AgentAdapter[] = [
     // SessionStart/SessionEnd share Claude Code's names: told apart by the transcript under ~/.gemini.
     matches: (p) =>
       GEMINI_EVENTS[eventName(p)] !== undefined &&
-      (!CLAUDE_EVENTS.has(eventName(p)) || (typeof p['transcript_path'] === 'string' && /[/\\]\.gemini[/\\]/.test(p['transcript_path']))),
+      (!CLAUDE_EVENTS.has(eventName(p)) ||
+        (typeof p['transcript_path'] === 'string' && /[/\\]\.gemini[/\\]/.test(p['transcript_path']))),
     map(p) {
       const ev = mapClaudeLike('gemini', p, GEMINI_EVENTS[eventName(p)] as string)
       const r = p['tool_response'] as Payload | undefined
       if (ev.event === 'PostToolUse' && r && typeof r === 'object' && r['error']) {
         ev.ok = false
         ev.error = r['error']
-      } else if (ev.event === 'PostToolUse' && r && typeof r === 'object' && typeof r['llmContent'] === 'string' && GEMINI_EXIT.test(r['llmContent'])) {
+      } else if (
+        ev.event === 'PostToolUse' &&
+        r &&
+        typeof r === 'object' &&
+        typeof r['llmContent'] === 'string' &&
+        GEMINI_EXIT.test(r['llmContent'])
+      ) {
         // Gemini CLI 0.61's run_shell_command reports a failed command only in its text: "…\nExit Code: 1\n…".
         ev.ok = false
         ev.error = r['llmContent']
@@ -206,7 +246,9 @@ export const AGENT_ADAPTERS: readonly AgentAdapter[] = [
   {
     // Codex: Claude-like snake_case fields plus turn_id / a transcript under ~/.codex.
     agent: 'codex',
-    matches: (p) => p['turn_id'] !== undefined || (typeof p['transcript_path'] === 'string' && /[/\\]\.codex[/\\]/.test(p['transcript_path'])),
+    matches: (p) =>
+      p['turn_id'] !== undefined ||
+      (typeof p['transcript_path'] === 'string' && /[/\\]\.codex[/\\]/.test(p['transcript_path'])),
     map: (p) => mapClaudeLike('codex', p, eventName(p) || 'unknown'),
   },
   {
@@ -218,7 +260,10 @@ export const AGENT_ADAPTERS: readonly AgentAdapter[] = [
 
 /** Map a parsed payload with the first adapter whose shape matches. */
 export function mapAgentPayload(payload: unknown): ObservedEvent {
-  const p: Payload = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Payload) : { value: payload }
+  const p: Payload =
+    typeof payload === 'object' && payload !== null && !Array.isArray(payload)
+      ? (payload as Payload)
+      : { value: payload }
   const adapter = AGENT_ADAPTERS.find((a) => a.matches(p)) as AgentAdapter
   return adapter.map(p)
 }

@@ -36,7 +36,9 @@ export function agentHookCommand(sub: Sub): string {
 
 /** The sub-command of one of our hook commands, in the current form or the older `git learn <sub>`. */
 function ourSub(command: string): Sub | undefined {
-  const m = /^git learn (context|recall|observe|capture)$/.exec(command) ?? /node_modules\/\.bin\/git-learn".*exec "\$b" (context|recall|observe|capture)$/.exec(command)
+  const m =
+    /^git learn (context|recall|observe|capture)$/.exec(command) ??
+    /node_modules\/\.bin\/git-learn".*exec "\$b" (context|recall|observe|capture)$/.exec(command)
   return m?.[1] as Sub | undefined
 }
 
@@ -47,7 +49,8 @@ const CAPTURED = ['Stop', 'SubagentStop', 'PreCompact', 'SessionEnd']
  * The per-call observe hooks an older `init` wrote (async, so Claude Code cancelled the last ones at the session's
  * end): removed when transcript capture is wired, or every tool call would be recorded twice.
  */
-const isRetired = (command: unknown, async: unknown) => typeof command === 'string' && ourSub(command) === 'observe' && async === true
+const isRetired = (command: unknown, async: unknown) =>
+  typeof command === 'string' && ourSub(command) === 'observe' && async === true
 
 /** The hooks git learn wants in Claude Code. */
 export const CLAUDE_HOOKS: readonly HookSpec[] = [
@@ -66,9 +69,12 @@ export function parseSettings(text: string, path = SETTINGS_PATH): Node {
   const first = errors[0]
   if (first) {
     const line = text.slice(0, first.offset).split('\n').length
-    throw new ConfigError(path, [`malformed JSON at line ${line}: ${printParseErrorCode(first.error)}; fix it (nothing was changed)`])
+    throw new ConfigError(path, [
+      `malformed JSON at line ${line}: ${printParseErrorCode(first.error)}; fix it (nothing was changed)`,
+    ])
   }
-  if (!root || root.type !== 'object') throw new ConfigError(path, ['the file must hold a JSON object; nothing was changed'])
+  if (!root || root.type !== 'object')
+    throw new ConfigError(path, ['the file must hold a JSON object; nothing was changed'])
   return root
 }
 
@@ -85,7 +91,11 @@ function formattingOf(text: string): FormattingOptions {
  * names of the hooks added and updated ("Event: command"). Refuses (ConfigError) a malformed file or a `hooks` that
  * is not an object.
  */
-export function editSettings(text: string, wanted: readonly HookSpec[], path = SETTINGS_PATH): { text: string; added: string[]; updated: string[]; removed: string[] } {
+export function editSettings(
+  text: string,
+  wanted: readonly HookSpec[],
+  path = SETTINGS_PATH,
+): { text: string; added: string[]; updated: string[]; removed: string[] } {
   let out = text.trim() ? text : '{}\n'
   const formattingOptions = formattingOf(out)
   const added: string[] = []
@@ -108,7 +118,10 @@ export function editSettings(text: string, wanted: readonly HookSpec[], path = S
     removed.push(`${event}: git learn observe`)
   }
   const shape = (node: Node | undefined, type: Node['type'], what: string) => {
-    if (node && node.type !== type) throw new ConfigError(path, [`${what} must be ${type === 'object' ? 'an object' : 'an array'}; fix it (nothing was changed)`])
+    if (node && node.type !== type)
+      throw new ConfigError(path, [
+        `${what} must be ${type === 'object' ? 'an object' : 'an array'}; fix it (nothing was changed)`,
+      ])
   }
   for (const w of wanted) {
     const root = parseSettings(out, path)
@@ -130,7 +143,10 @@ export function editSettings(text: string, wanted: readonly HookSpec[], path = S
       }
     }
     if (found) continue
-    const group = { ...(w.matcher !== undefined ? { matcher: w.matcher } : {}), hooks: [{ type: 'command', command: w.command, timeout: w.timeout, ...(w.async ? { async: true } : {}) }] }
+    const group = {
+      ...(w.matcher !== undefined ? { matcher: w.matcher } : {}),
+      hooks: [{ type: 'command', command: w.command, timeout: w.timeout, ...(w.async ? { async: true } : {}) }],
+    }
     if (groups) edit(['hooks', w.event, groups.children?.length ?? 0], group, true)
     else edit(['hooks', w.event], [group])
     added.push(`${w.event}: git learn ${ourSub(w.command)}`)
@@ -177,7 +193,9 @@ export function installClaudeAgent(root: string): AgentSetup {
     mkdirSync(join(root, '.claude'), { recursive: true })
     writeFileSync(file, edited.text)
   }
-  const templates = readdirSync(COMMANDS_TEMPLATES).filter((f) => f.endsWith('.md')).sort()
+  const templates = readdirSync(COMMANDS_TEMPLATES)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
   mkdirSync(join(root, '.claude', 'commands'), { recursive: true })
   for (const t of templates) {
     const rel = `.claude/commands/${t}`
@@ -188,7 +206,14 @@ export function installClaudeAgent(root: string): AgentSetup {
     writeFileSync(join(root, rel), readFileSync(join(COMMANDS_TEMPLATES, t)), { flag: 'wx' })
     commandsWritten.push(rel)
   }
-  return { settings: SETTINGS_PATH, hooksAdded: edited.added, hooksUpdated: edited.updated, hooksRemoved: edited.removed, commandsWritten, commandsKept }
+  return {
+    settings: SETTINGS_PATH,
+    hooksAdded: edited.added,
+    hooksUpdated: edited.updated,
+    hooksRemoved: edited.removed,
+    commandsWritten,
+    commandsKept,
+  }
 }
 
 /** Throw the ConfigError of a malformed `.claude/settings.json` before anything is written. */

@@ -10,7 +10,14 @@ import { createHash } from 'node:crypto'
 import { lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { isRendered } from '../../core/check-zones.js'
-import { AGENTS_FILE, CLAUDE_MD_FILE, RENDER_TARGETS, isRenderPath, removeAgentsSection, spliceAgentsSection } from '../../core/render.js'
+import {
+  AGENTS_FILE,
+  CLAUDE_MD_FILE,
+  RENDER_TARGETS,
+  isRenderPath,
+  removeAgentsSection,
+  spliceAgentsSection,
+} from '../../core/render.js'
 import type { RenderPlan, RenderTarget } from '../../core/render.js'
 import { skillFilePath, spliceSkillLine } from '../../core/skills.js'
 
@@ -51,14 +58,20 @@ export function readRenderManifest(commonDir: string): RenderManifest | undefine
   const m = raw as Record<string, unknown>
   const files = new Map<string, string | null>()
   // The first format: {files: [paths]}; the AGENTS.md line stood for the section.
-  if (Array.isArray(m['files'])) for (const p of m['files']) if (typeof p === 'string' && (isRenderPath(p) || p === AGENTS_FILE)) files.set(p, null)
+  if (Array.isArray(m['files']))
+    for (const p of m['files']) if (typeof p === 'string' && (isRenderPath(p) || p === AGENTS_FILE)) files.set(p, null)
   if (m['files'] && typeof m['files'] === 'object' && !Array.isArray(m['files']))
-    for (const [p, h] of Object.entries(m['files'] as Record<string, unknown>)) if (isRenderPath(p) && typeof h === 'string' && /^[0-9a-f]{64}$/.test(h)) files.set(p, h)
+    for (const [p, h] of Object.entries(m['files'] as Record<string, unknown>))
+      if (isRenderPath(p) && typeof h === 'string' && /^[0-9a-f]{64}$/.test(h)) files.set(p, h)
   const agents = m['agents'] === true || files.has(AGENTS_FILE)
   files.delete(AGENTS_FILE)
-  const listed = Array.isArray(m['targets']) ? m['targets'].filter((t): t is RenderTarget => (RENDER_TARGETS as readonly unknown[]).includes(t)) : []
+  const listed = Array.isArray(m['targets'])
+    ? m['targets'].filter((t): t is RenderTarget => (RENDER_TARGETS as readonly unknown[]).includes(t))
+    : []
   const targets = listed.length ? listed : targetsOf([...files.keys()], agents)
-  const skillLines = Array.isArray(m['skillLines']) ? m['skillLines'].filter((x): x is string => typeof x === 'string' && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(x)) : []
+  const skillLines = Array.isArray(m['skillLines'])
+    ? m['skillLines'].filter((x): x is string => typeof x === 'string' && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(x))
+    : []
   return { targets, files, agents, claudeMd: m['claudeMd'] === true, skillLines }
 }
 
@@ -100,7 +113,13 @@ function look(root: string, rel: string): { kind: 'missing' } | { kind: 'file'; 
 }
 
 /** Write the plan for `targets`; with `dryRun`, report what would change and write nothing. */
-export function applyRender(root: string, commonDir: string, plan: RenderPlan, targets: readonly RenderTarget[], dryRun = false): RenderResult {
+export function applyRender(
+  root: string,
+  commonDir: string,
+  plan: RenderPlan,
+  targets: readonly RenderTarget[],
+  dryRun = false,
+): RenderResult {
   const manifest = readRenderManifest(commonDir)
   const result: RenderResult = { written: [], unchanged: [], removed: [], skipped: [] }
   const owns = (rel: string, text: string) => {
@@ -117,7 +136,11 @@ export function applyRender(root: string, commonDir: string, plan: RenderPlan, t
       kept.set(f.path, sha256(f.content))
       continue
     }
-    if (at.kind === 'foreign' || (at.kind === 'file' && !owns(f.path, at.text)) || !noSymlinkOnPath(root, dirname(f.path))) {
+    if (
+      at.kind === 'foreign' ||
+      (at.kind === 'file' && !owns(f.path, at.text)) ||
+      !noSymlinkOnPath(root, dirname(f.path))
+    ) {
       result.skipped.push(f.path)
       continue
     }
@@ -186,7 +209,14 @@ export function applyRender(root: string, commonDir: string, plan: RenderPlan, t
     try {
       mkdirSync(join(commonDir, 'learn'), { recursive: true })
       const files = Object.fromEntries([...kept].sort(([a], [b]) => (a < b ? -1 : 1)))
-      const record = { version: 2, targets: [...targets], files, agents: keptSections.has(AGENTS_FILE), claudeMd: keptSections.has(CLAUDE_MD_FILE), skillLines: lined.sort() }
+      const record = {
+        version: 2,
+        targets: [...targets],
+        files,
+        agents: keptSections.has(AGENTS_FILE),
+        claudeMd: keptSections.has(CLAUDE_MD_FILE),
+        skillLines: lined.sort(),
+      }
       writeFileSync(join(commonDir, 'learn', MANIFEST_FILE), `${JSON.stringify(record, null, 2)}\n`)
     } catch {
       // Without a manifest the next render owns only files that already hold what it would write.

@@ -16,7 +16,6 @@ export interface Problem {
   reason: string
 }
 
-
 export function readJson(file: string): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'))
@@ -76,7 +75,8 @@ export function readFeedFile(dir: string, key: string): FeedFile | undefined {
   const n = Array.isArray(docs['names']) ? docs['names'].length : -1
   if (!['states', 'types', 'tiers'].every((c) => Array.isArray(docs[c]) && docs[c].length === n)) return undefined
   const rows = f['rows']
-  if (!Array.isArray(rows) || rows.length !== n + 1 || !Array.isArray(f['problems']) || !Array.isArray(f['tiers'])) return undefined
+  if (!Array.isArray(rows) || rows.length !== n + 1 || !Array.isArray(f['problems']) || !Array.isArray(f['tiers']))
+    return undefined
   return f as unknown as FeedFile
 }
 
@@ -95,7 +95,9 @@ export function readSlice(fd: number, start: number, length: number): string {
 /** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
 export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
   const rows = readJson(files(dir, key).catalog)
-  return Array.isArray(rows) && rows.length === feed.docs.names.length && rows.every(isObject) ? (rows as unknown as CatalogEntry[]) : undefined
+  return Array.isArray(rows) && rows.length === feed.docs.names.length && rows.every(isObject)
+    ? (rows as unknown as CatalogEntry[])
+    : undefined
 }
 
 /** A project learning as list and prune need it. */
@@ -117,7 +119,6 @@ export interface RecallFile extends RecallPostings {
   rows: [number, number][]
   catalogBytes: number
 }
-
 
 /** The key whose cache files were written last (most often still the current one). */
 export function lastKey(dir: string): string | undefined {
@@ -147,7 +148,15 @@ export function readRecallFile(dir: string, key: string): { recall: RecallFile; 
 
 export function readProjectFile(dir: string, key: string): ProjectFile | undefined {
   const f = readJson(files(dir, key).project)
-  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key || !Array.isArray(f['rows']) || !Array.isArray(f['problems'])) return undefined
-  if (!(f['rows'] as unknown[]).every((r) => isObject(r) && isObject(r['row']) && Array.isArray(r['supersedes']))) return undefined
+  if (
+    !isObject(f) ||
+    f['format'] !== CACHE_FORMAT ||
+    f['key'] !== key ||
+    !Array.isArray(f['rows']) ||
+    !Array.isArray(f['problems'])
+  )
+    return undefined
+  if (!(f['rows'] as unknown[]).every((r) => isObject(r) && isObject(r['row']) && Array.isArray(r['supersedes'])))
+    return undefined
   return f as unknown as ProjectFile
 }

@@ -63,8 +63,14 @@ export class CachedIndex implements CatalogView {
     const picked = search.selectIndexTerms(terms, search.buildQueryTerms(query))
     const fd = openSync(this.f.postings, 'r')
     try {
-      if (fstatSync(fd).size !== offsets[offsets.length - 1]) throw new Error('the postings file does not match its offsets')
-      const entries: AsPlainObject['index'] = picked.map((i) => [terms[i] as string, JSON.parse(readSlice(fd, offsets[i] as number, (offsets[i + 1] as number) - (offsets[i] as number))) as AsPlainObject['index'][number][1]])
+      if (fstatSync(fd).size !== offsets[offsets.length - 1])
+        throw new Error('the postings file does not match its offsets')
+      const entries: AsPlainObject['index'] = picked.map((i) => [
+        terms[i] as string,
+        JSON.parse(
+          readSlice(fd, offsets[i] as number, (offsets[i + 1] as number) - (offsets[i] as number)),
+        ) as AsPlainObject['index'][number][1],
+      ])
       const table = readFileSync(this.f.docs)
       const width = 1 + Object.keys(header.fieldIds).length
       if (table.length !== header.nextId * width * 4) throw new Error('the document table does not match the index')
@@ -89,7 +95,14 @@ export function readCachedIndex(dir: string, key: string): CachedIndex | undefin
   if (!feed) return undefined
   const f = files(dir, key)
   const t = readJson(f.terms)
-  if (!isObject(t) || t['format'] !== CACHE_FORMAT || !isObject(t['header']) || !Array.isArray(t['terms']) || !Array.isArray(t['offsets'])) return undefined
+  if (
+    !isObject(t) ||
+    t['format'] !== CACHE_FORMAT ||
+    !isObject(t['header']) ||
+    !Array.isArray(t['terms']) ||
+    !Array.isArray(t['offsets'])
+  )
+    return undefined
   const terms = t as unknown as TermsFile
   if (terms.offsets.length !== terms.terms.length + 1) return undefined
   const catalogSize = statSync(f.catalog, { throwIfNoEntry: false })?.size
@@ -97,10 +110,16 @@ export function readCachedIndex(dir: string, key: string): CachedIndex | undefin
   return new CachedIndex(f, feed, terms)
 }
 
-
 /** An index holding the postings of the terms `query` can reach, from parts just built (no cache file read). */
-export function freshIndexFor(parts: BuiltParts, query: string, search: typeof import('../../core/search.js')): MiniSearch<SearchDoc> {
+export function freshIndexFor(
+  parts: BuiltParts,
+  query: string,
+  search: typeof import('../../core/search.js'),
+): MiniSearch<SearchDoc> {
   const picked = search.selectIndexTerms(parts.terms, search.buildQueryTerms(query))
-  const entries: AsPlainObject['index'] = picked.map((i) => [parts.terms[i] as string, JSON.parse(parts.postingsJson(i)) as AsPlainObject['index'][number][1]])
+  const entries: AsPlainObject['index'] = picked.map((i) => [
+    parts.terms[i] as string,
+    JSON.parse(parts.postingsJson(i)) as AsPlainObject['index'][number][1],
+  ])
   return search.joinIndex(parts.header, entries, (short) => parts.docs[short])
 }

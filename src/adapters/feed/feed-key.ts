@@ -42,7 +42,10 @@ export function codeStamp(createHash: typeof import('node:crypto').createHash): 
     } catch {
       // Reported below.
     }
-    if (!/^[0-9a-f]{16,}$/.test(text)) throw new Error(`${file} is missing or damaged: this git-learn build is incomplete. Reinstall it, or run \`npm run build\` in a checkout.`)
+    if (!/^[0-9a-f]{16,}$/.test(text))
+      throw new Error(
+        `${file} is missing or damaged: this git-learn build is incomplete. Reinstall it, or run \`npm run build\` in a checkout.`,
+      )
     stamp = text
   }
   return stamp
@@ -50,14 +53,18 @@ export function codeStamp(createHash: typeof import('node:crypto').createHash): 
 
 /** A hash of every file under `dir`, by relative path and content, in a fixed order. */
 function treeHash(dir: string, h: Hash, rel = ''): string {
-  for (const e of readdirSync(join(dir, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const e of readdirSync(join(dir, rel), { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  )) {
     const path = rel ? `${rel}/${e.name}` : e.name
     if (e.isDirectory()) treeHash(dir, h, path)
-    else h.update(`${path}\0`).update(readFileSync(join(dir, path))).update('\0')
+    else
+      h.update(`${path}\0`)
+        .update(readFileSync(join(dir, path)))
+        .update('\0')
   }
   return rel ? '' : h.digest('hex')
 }
-
 
 export interface StoreState {
   key: string
@@ -71,7 +78,9 @@ export interface StoreState {
 /** The `.md` files of one state directory of the store, sorted; none when the directory cannot be read. */
 export function storeFiles(root: string, state: string): string[] {
   try {
-    return readdirSync(join(root, STORE_DIR, state)).filter((f) => f.endsWith('.md')).sort()
+    return readdirSync(join(root, STORE_DIR, state))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
   } catch {
     return []
   }
@@ -108,12 +117,28 @@ const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
  */
 async function startKeying(cwd: string): Promise<Keying> {
   const found = findGitDirs(cwd, process.env)
-  const where = found ? undefined : tryGitAsync(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd })
+  const where = found
+    ? undefined
+    : tryGitAsync(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd })
   let lsRun: Promise<Buffer | undefined> | undefined
-  const ls = () => (lsRun ??= tryGitAsync(['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC], { cwd }))
+  const ls = () =>
+    (lsRun ??= tryGitAsync(['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC], { cwd }))
   // --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
   // directory: the rebuild reads the directories, so a gitignored learning is indexed and must be in the key too.
-  const st = tryGitAsync(['--no-literal-pathspecs', '--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored', '--no-renames', ...STORE_SPEC], { cwd })
+  const st = tryGitAsync(
+    [
+      '--no-literal-pathspecs',
+      '--no-optional-locks',
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--untracked-files=all',
+      '--ignored',
+      '--no-renames',
+      ...STORE_SPEC,
+    ],
+    { cwd },
+  )
   const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
   if (!index) void ls()
   const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')
@@ -150,7 +175,13 @@ export function keyingFor(cwd: string): Promise<Keying> {
  * it was last seen with, and only when that alias is missing is ls-files run (an index refresh or any `git add`
  * makes a new alias, costing one ls-files, not a rebuild). That saves a git process on most runs.
  */
-async function finishKey(root: string, commonDir: string, index: string | undefined, ls: () => Promise<Buffer | undefined>, stRun: Promise<Buffer | undefined>): Promise<StoreState> {
+async function finishKey(
+  root: string,
+  commonDir: string,
+  index: string | undefined,
+  ls: () => Promise<Buffer | undefined>,
+  stRun: Promise<Buffer | undefined>,
+): Promise<StoreState> {
   const st = await stRun
   const { createHash } = await import('node:crypto') // after git has answered: not on the way to starting it
   const base = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp(createHash)}\n`)
@@ -166,7 +197,13 @@ async function finishKey(root: string, commonDir: string, index: string | undefi
   const changed = changes.digest('hex')
   const lsLater = async () => (await ls())?.toString('utf8')
   const ist = index ? statSync(index, { throwIfNoEntry: false, bigint: true }) : undefined
-  const alias = ist && base.copy().update(`alias\0${ist.size}\0${ist.mtimeNs}\0${ist.ctimeNs}\0${ist.ino}\0${changed}`).digest('hex').slice(0, 20)
+  const alias =
+    ist &&
+    base
+      .copy()
+      .update(`alias\0${ist.size}\0${ist.mtimeNs}\0${ist.ctimeNs}\0${ist.ino}\0${changed}`)
+      .digest('hex')
+      .slice(0, 20)
   const aliasFile = alias && join(cacheDir(commonDir), `alias-${alias}`)
   if (aliasFile) {
     try {
@@ -182,4 +219,3 @@ async function finishKey(root: string, commonDir: string, index: string | undefi
   if (aliasFile) writeCacheFileAlone(aliasFile, key, 'alias-') // old aliases go: an index changes often
   return { key, lsFiles: out.toString('utf8'), dirty }
 }
-

@@ -38,7 +38,9 @@ interface ParsedFile {
 
 /** Why a learning is kept from agents, in one line. */
 function withheldReason(hazards: readonly { kind: string; line: number }[]): string {
-  const kinds = [...new Set(hazards.map((h) => (h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents')))].join(' and ')
+  const kinds = [
+    ...new Set(hazards.map((h) => (h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'))),
+  ].join(' and ')
   return `withheld from agents: it holds ${kinds} (line ${hazards[0]?.line}); run \`git learn check\` for the finding`
 }
 
@@ -54,8 +56,6 @@ export interface Built {
   project: ProjectFile
 }
 
-
-
 /** `git ls-files -s -z` records as path → {mode, oid}. Sample: "100644 3f2c…e1 0\t.learnings/active/x.md\0". */
 function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid: string }> {
   const map = new Map<string, { mode: string; oid: string }>()
@@ -68,7 +68,6 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
   return map
 }
 
-
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
 
@@ -80,7 +79,8 @@ const BULK_CHUNK = 10_000
 async function readBlobsInBulk(root: string, oids: readonly string[]): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>()
   if (!oids.length) return out
-  const ask = (from: number) => tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.slice(from, from + BULK_CHUNK).join('\n')}\n` })
+  const ask = (from: number) =>
+    tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.slice(from, from + BULK_CHUNK).join('\n')}\n` })
   let next = ask(0)
   for (let from = 0; from < oids.length; from += BULK_CHUNK) {
     const answer = await next
@@ -118,7 +118,10 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     let hazards = findAgentHazards(text, { allow: config.secrets.allow })
     if (hazards.some((h) => h.kind === 'directive')) {
       if (!overrides) {
-        const [{ readDirectiveOverrides }, { parseDirectivesAllowed }] = await Promise.all([import('../git/index-reader.js'), import('../../core/directives.js')])
+        const [{ readDirectiveOverrides }, { parseDirectivesAllowed }] = await Promise.all([
+          import('../git/index-reader.js'),
+          import('../../core/directives.js'),
+        ])
         overrides = parseDirectivesAllowed(readDirectiveOverrides(root, process.env))
       }
       hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: overrides.has(name) })
@@ -141,7 +144,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           if (clean.mode === '120000') throw new Error('is a symbolic link; the store holds only regular files')
           slots.push({ path, oid: clean.oid })
         } else {
-          if (lstatSync(join(root, path)).isSymbolicLink()) throw new Error('is a symbolic link; the store holds only regular files')
+          if (lstatSync(join(root, path)).isSymbolicLink())
+            throw new Error('is a symbolic link; the store holds only regular files')
           const bytes = readFileSync(join(root, path))
           slots.push({ path, bytes })
         }
@@ -150,17 +154,28 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       }
     }
   }
-  const blobs = await readBlobsInBulk(root, slots.flatMap((s) => (s.oid && !s.result ? [s.oid] : [])))
+  const blobs = await readBlobsInBulk(
+    root,
+    slots.flatMap((s) => (s.oid && !s.result ? [s.oid] : [])),
+  )
   for (const slot of slots) {
     let result = slot.result
     if (!result) {
       const { path, oid } = slot
       try {
-        const bytes = slot.bytes ?? asInWorkTree(root, path, oid === undefined ? undefined : blobs.get(oid)) ?? readFileSync(join(root, path))
+        const bytes =
+          slot.bytes ??
+          asInWorkTree(root, path, oid === undefined ? undefined : blobs.get(oid)) ??
+          readFileSync(join(root, path))
         const text = store.decodeLearningBytes(bytes, path)
         const l = learning.parseLearning(text, path)
         const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-        result = { entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1), row: summarize(l), doc, hash: sources.contentHash(l) }
+        result = {
+          entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1),
+          row: summarize(l),
+          doc,
+          hash: sources.contentHash(l),
+        }
         // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
         // but never fed to an agent (search, context, recall).
         const withheld = await screen(l.name, text)
@@ -173,10 +188,16 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     const { path } = slot
     if (result.withheld) {
       problems.push({ path, reason: result.withheld })
-      if (result.row) projectFile.rows.push({ row: result.row, created: result.entry?.created ?? null, supersedes: result.entry?.supersedes ?? [] })
+      if (result.row)
+        projectFile.rows.push({
+          row: result.row,
+          created: result.entry?.created ?? null,
+          supersedes: result.entry?.supersedes ?? [],
+        })
     } else if (result.entry && result.doc && result.hash) {
       project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
-      if (result.row) projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
+      if (result.row)
+        projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
     } else {
       problems.push({ path, reason: result.problem ?? 'unreadable' })
       projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
@@ -186,10 +207,16 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   // Tiers (section 9): active learnings read from each pinned commit's git objects. A commit never changes, so its
   // entries, index documents and content hashes are cached under its id (tier-items-<commit>-<stamp>.json) and a
   // rebuild after a project change does not parse, normalize or hash the tier's learnings again.
-  const groups: { tier: string; weight: number; items: Item[] }[] = [{ tier: sources.PROJECT_TIER, weight: 1, items: project }]
+  const groups: { tier: string; weight: number; items: Item[] }[] = [
+    { tier: sources.PROJECT_TIER, weight: 1, items: project },
+  ]
   let volatile = false
   if (config.tiers.length) {
-    const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([import('../store/repo.js'), import('./tiers.js'), import('../store/validators.js')])
+    const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([
+      import('../store/repo.js'),
+      import('./tiers.js'),
+      import('../store/validators.js'),
+    ])
     const repo = await openRepo(root)
     const onWarning = (w: { path: string; reason: string }) => {
       const p = tiers.tierProblem(w)
@@ -219,18 +246,24 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
         tier: pin.tier,
         weight: pin.weight,
         // Entries are cached without their tier: its name and weight come from config.yaml, not from the commit.
-        items: cached.items.map((it) => ({ ...it, entry: { ...it.entry, tier: pin.tier, weight: pin.weight, path: `${pin.tier}:${it.entry.path}` } })),
+        items: cached.items.map((it) => ({
+          ...it,
+          entry: { ...it.entry, tier: pin.tier, weight: pin.weight, path: `${pin.tier}:${it.entry.path}` },
+        })),
       })
     }
     try {
-      for (const name of readdirSync(dir)) if (name.startsWith('tier-items-') && !keep.has(join(dir, name))) unlinkSync(join(dir, name))
+      for (const name of readdirSync(dir))
+        if (name.startsWith('tier-items-') && !keep.has(join(dir, name))) unlinkSync(join(dir, name))
     } catch {
       // The cache is an optimisation only.
     }
   }
 
   // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does.
-  const order = [...groups.keys()].sort((a, b) => (groups[b] as (typeof groups)[number]).weight - (groups[a] as (typeof groups)[number]).weight || a - b)
+  const order = [...groups.keys()].sort(
+    (a, b) => (groups[b] as (typeof groups)[number]).weight - (groups[a] as (typeof groups)[number]).weight || a - b,
+  )
   const seen = new Set<string>()
   const keptByGroup = new Map<number, Item[]>()
   for (const g of order)
@@ -258,7 +291,12 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const parts = buildIndexParts(docs)
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
   const built: Built = { catalog, problems, parts, recall, recallIds, project: projectFile }
-  writeCache(dir, state.key, { ...built, columns, tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })), volatile })
+  writeCache(dir, state.key, {
+    ...built,
+    columns,
+    tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })),
+    volatile,
+  })
   return built
 }
 
@@ -270,12 +308,23 @@ interface TierItems {
 
 function readTierItems(file: string, commit: string): TierItems | undefined {
   const f = readJson(file)
-  if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['commit'] !== commit || !Array.isArray(f['items']) || !Array.isArray(f['warnings'])) return undefined
-  if (!(f['items'] as unknown[]).every((it) => isObject(it) && isObject(it['entry']) && isObject(it['doc']) && typeof it['hash'] === 'string')) return undefined
+  if (
+    !isObject(f) ||
+    f['format'] !== CACHE_FORMAT ||
+    f['commit'] !== commit ||
+    !Array.isArray(f['items']) ||
+    !Array.isArray(f['warnings'])
+  )
+    return undefined
+  if (
+    !(f['items'] as unknown[]).every(
+      (it) => isObject(it) && isObject(it['entry']) && isObject(it['doc']) && typeof it['hash'] === 'string',
+    )
+  )
+    return undefined
   return f as unknown as TierItems
 }
 
 function writeTierItems(file: string, commit: string, t: TierItems): void {
   writeCacheFile(file, JSON.stringify({ format: CACHE_FORMAT, commit, ...t }))
 }
-

@@ -23,9 +23,22 @@ export async function recallFailure(failure: ToolFailure, cwd: string, now: Date
   for (const c of chosen) {
     const entry = feed.entry(c.doc)
     if (!entry) continue
-    appendEvent(feed.commonDir, { ts: now.toISOString(), kind: 'match', name: entry.name, ...(failure.session ? { session: failure.session } : {}), score: c.score })
+    appendEvent(feed.commonDir, {
+      ts: now.toISOString(),
+      kind: 'match',
+      name: entry.name,
+      ...(failure.session ? { session: failure.session } : {}),
+      score: c.score,
+    })
     out.push({ name: entry.name, tier: entry.tier, fix: entry.fix, description: entry.description })
   }
-  if (failure.session) addPendingRecalls(join(feed.commonDir, 'learn'), failure.session, failure.tool_use_id, out.map((o) => o.name), now)
+  if (failure.session)
+    addPendingRecalls(
+      join(feed.commonDir, 'learn'),
+      failure.session,
+      failure.tool_use_id,
+      out.map((o) => o.name),
+      now,
+    )
   return out
 }

@@ -68,14 +68,16 @@ export interface SearchFeed extends FeedBase {
 // written (most often still current); if git's answer gives another key, it reads that key's files instead.
 
 /** `read(key)` for the key of the store now, read for the last key while git computes the current one. */
-async function readWhileKeying<T>(k: Keying, read: (dir: string, key: string) => T | undefined): Promise<{ state: StoreState; hit: T | undefined }> {
+async function readWhileKeying<T>(
+  k: Keying,
+  read: (dir: string, key: string) => T | undefined,
+): Promise<{ state: StoreState; hit: T | undefined }> {
   const dir = cacheDir(k.commonDir)
   const guess = lastKey(dir)
   const early = guess ? read(dir, guess) : undefined
   const state = await k.state
   return { state, hit: guess === state.key ? early : read(dir, state.key) }
 }
-
 
 export interface StatusFeed extends FeedBase {
   entries: StatusEntry[]
@@ -109,7 +111,10 @@ export async function readFeed(cwd: string): Promise<Feed> {
 export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
   const k = await keyingFor(cwd)
   const { root, commonDir } = k
-  const [{ state, hit: cached }, search] = await Promise.all([readWhileKeying(k, readCachedIndex), import('../../core/search.js')])
+  const [{ state, hit: cached }, search] = await Promise.all([
+    readWhileKeying(k, readCachedIndex),
+    import('../../core/search.js'),
+  ])
   let built: Built | undefined
   const fresh = async () => (built ??= await rebuild(root, commonDir, state))
   const rankFresh = async (query: string, filter?: SearchFilter, limit?: number) => {
@@ -144,7 +149,6 @@ export interface RecallFeed {
   entry(i: number): CatalogEntry | undefined
 }
 
-
 export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
   const k = await keyingFor(cwd)
   const { root, commonDir } = k
@@ -170,7 +174,6 @@ export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
   return { commonDir, index: built.recall, entry: (i) => built.catalog[built.recallIds[i] as number] }
 }
 
-
 export interface ProjectFeed extends ProjectFile {
   root: string
   commonDir: string
@@ -189,4 +192,3 @@ export async function readProjectFeed(cwd: string): Promise<ProjectFeed> {
   const built = await rebuild(root, commonDir, state)
   return { root, commonDir, ...built.project, cached: false }
 }
-

@@ -32,7 +32,21 @@ interface StatusFile {
 
 export function statusFile(key: string, catalog: readonly CatalogEntry[], problems: Problem[]): StatusFile {
   const tiers = [...new Set(catalog.map((e) => e.tier))]
-  const f: StatusFile = { format: CACHE_FORMAT, key, problems, tiers, name: [], tier: [], state: [], domain: [], confidence: [], created: [], supersedes: {}, evidence: {}, description: {} }
+  const f: StatusFile = {
+    format: CACHE_FORMAT,
+    key,
+    problems,
+    tiers,
+    name: [],
+    tier: [],
+    state: [],
+    domain: [],
+    confidence: [],
+    created: [],
+    supersedes: {},
+    evidence: {},
+    description: {},
+  }
   catalog.forEach((e, i) => {
     f.name.push(e.name)
     f.tier.push(tiers.indexOf(e.tier))
@@ -56,7 +70,12 @@ export function readStatusFile(dir: string, key: string): { entries: StatusEntry
   const s = f as unknown as StatusFile
   const n = Array.isArray(s.name) ? s.name.length : -1
   const columns = [s.tier, s.state, s.domain, s.confidence, s.created]
-  if (!columns.every((c) => Array.isArray(c) && c.length === n) || !Array.isArray(s.tiers) || !Array.isArray(s.problems)) return undefined
+  if (
+    !columns.every((c) => Array.isArray(c) && c.length === n) ||
+    !Array.isArray(s.tiers) ||
+    !Array.isArray(s.problems)
+  )
+    return undefined
   if (![s.supersedes, s.evidence, s.description].every(isObject)) return undefined
   // The rare fields are set from their sparse maps afterwards; the rest share one empty list (nothing mutates them).
   const entries: StatusEntry[] = []

@@ -59,7 +59,12 @@ export interface TierScan {
 }
 
 /** The valid active learnings of a tier commit, read from git objects; invalid ones are skipped with one warning each. */
-export async function readTierLearnings(git: Git, tier: string, commit: string, validator: SchemaValidator): Promise<TierScan> {
+export async function readTierLearnings(
+  git: Git,
+  tier: string,
+  commit: string,
+  validator: SchemaValidator,
+): Promise<TierScan> {
   const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
   const warnings: TierWarning[] = []
   const blobs: TreeEntry[] = []
@@ -72,7 +77,9 @@ export async function readTierLearnings(git: Git, tier: string, commit: string, 
     blobs.push(e)
   }
   if (!blobs.length) return { learnings: [], warnings }
-  const contents = parseCatFileBatch(await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }))
+  const contents = parseCatFileBatch(
+    await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }),
+  )
   const learnings: Learning[] = []
   blobs.forEach((b, i) => {
     const bytes = contents[i]?.bytes
@@ -86,7 +93,10 @@ export async function readTierLearnings(git: Git, tier: string, commit: string, 
       // A tier is another repository's text: the same screen as `add` (core/agent-safety.ts) before any agent sees it.
       const hazards = findAgentHazards(text)
       if (hazards.length) {
-        warnings.push({ path: `${tier}:${b.path}`, reason: `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}` })
+        warnings.push({
+          path: `${tier}:${b.path}`,
+          reason: `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
+        })
         return
       }
       learnings.push(learning)
@@ -106,13 +116,22 @@ interface CachedTier {
 }
 
 /** readTierLearnings, cached per commit under <common dir>/learn/cache/ (a commit never changes, so neither does this). */
-export async function readTierLearningsCached(git: Git, tier: string, commit: string, validator: () => Promise<SchemaValidator>): Promise<TierScan> {
+export async function readTierLearningsCached(
+  git: Git,
+  tier: string,
+  commit: string,
+  validator: () => Promise<SchemaValidator>,
+): Promise<TierScan> {
   const dir = join(git.commonDir, 'learn', 'cache')
   const file = join(dir, `tier-${commit}.json`)
   if (existsSync(file)) {
     try {
       const c = JSON.parse(readFileSync(file, 'utf8')) as CachedTier
-      if (c.v === 2 && Array.isArray(c.learnings)) return { learnings: c.learnings, warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })) }
+      if (c.v === 2 && Array.isArray(c.learnings))
+        return {
+          learnings: c.learnings,
+          warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })),
+        }
     } catch {
       /* a torn or old cache file is rebuilt below */
     }
@@ -132,7 +151,10 @@ export interface TierSource {
  * One source per configured tier, in config order, read from its pinned commit. A tier whose commit is not
  * pinned or whose objects are missing is skipped with a warning; `onWarning` gets every warning.
  */
-export async function readTierSources(repo: Repo, onWarning: (w: TierWarning) => void = () => undefined): Promise<TierSource[]> {
+export async function readTierSources(
+  repo: Repo,
+  onWarning: (w: TierWarning) => void = () => undefined,
+): Promise<TierSource[]> {
   const pins = await readTierPins(repo, onWarning)
   if (!pins.length) return []
   const { loadLearningValidator } = await import('../store/validators.js')
@@ -155,12 +177,18 @@ export interface TierPin {
  * The configured tiers whose pinned commit is in this repository, in config order; a tier with no pin or a
  * missing commit is skipped with a warning to `onWarning`.
  */
-export async function readTierPins(repo: Repo, onWarning: (w: TierWarning) => void = () => undefined): Promise<TierPin[]> {
+export async function readTierPins(
+  repo: Repo,
+  onWarning: (w: TierWarning) => void = () => undefined,
+): Promise<TierPin[]> {
   const config = await repo.config()
   const out: TierPin[] = []
   for (const t of config.tiers) {
     if (!t.commit) {
-      onWarning({ path: tierRef(t.name), reason: `no pinned commit in ${CONFIG_PATH}; run \`git learn tier update ${t.name}\`` })
+      onWarning({
+        path: tierRef(t.name),
+        reason: `no pinned commit in ${CONFIG_PATH}; run \`git learn tier update ${t.name}\``,
+      })
       continue
     }
     if (!(await hasCommit(repo.git, t.commit)) && !(await fetchPinned(repo.git, t))) {
@@ -172,7 +200,8 @@ export async function readTierPins(repo: Repo, onWarning: (w: TierWarning) => vo
   return out
 }
 
-const hasCommit = async (git: Git, commit: string) => (await git.tryRun(['cat-file', '-e', `${commit}^{commit}`])) !== undefined
+const hasCommit = async (git: Git, commit: string) =>
+  (await git.tryRun(['cat-file', '-e', `${commit}^{commit}`])) !== undefined
 
 /** What to run when a pinned commit is not here and could not be fetched. */
 export function missingPin(t: TierConfig): string {
@@ -190,10 +219,14 @@ export function missingPin(t: TierConfig): string {
 async function fetchPinned(git: Git, t: TierConfig): Promise<boolean> {
   if (!t.commit) return false
   const env = { GIT_TERMINAL_PROMPT: '0' }
-  const fetch = (spec: string) => gitAsync(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', t.url, spec], { cwd: git.root, env: { ...process.env, ...env } }).then(
-    () => true,
-    () => false,
-  )
+  const fetch = (spec: string) =>
+    gitAsync(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', t.url, spec], {
+      cwd: git.root,
+      env: { ...process.env, ...env },
+    }).then(
+      () => true,
+      () => false,
+    )
   if ((await fetch(`+${t.ref ?? 'HEAD'}:${tierRef(t.name)}`)) && (await hasCommit(git, t.commit))) return true
   return (await fetch(t.commit)) && (await hasCommit(git, t.commit))
 }
@@ -205,7 +238,8 @@ export function tierProblem(w: TierWarning): LearningParseError {
 
 /** `git fetch --no-tags <url> +<ref>:refs/learn/tiers/<name>` (no checkout); returns the fetched commit. */
 export async function fetchTier(git: Git, name: string, url: string, ref: string): Promise<string> {
-  if (url.startsWith('-') || ref.startsWith('-')) throw new UsageError('a tier URL or ref cannot start with "-"', 'tier')
+  if (url.startsWith('-') || ref.startsWith('-'))
+    throw new UsageError('a tier URL or ref cannot start with "-"', 'tier')
   await git.run(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', url, `+${ref}:${tierRef(name)}`])
   return (await git.run(['rev-parse', '--verify', `${tierRef(name)}^{commit}`])).trim()
 }
@@ -217,7 +251,9 @@ export async function readTierRef(git: Git, name: string): Promise<string | unde
 
 /** Count of learning files under `.learnings/active/` of a commit. */
 export async function countTierLearnings(git: Git, commit: string): Promise<number> {
-  return parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR])).filter((e) => e.path.endsWith('.md')).length
+  return parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR])).filter((e) =>
+    e.path.endsWith('.md'),
+  ).length
 }
 
 export interface TierDiff {
@@ -246,13 +282,17 @@ export async function diffTierLearnings(git: Git, from: string, to: string): Pro
 /** The config text with the tier `name` set to `tier` (added at the end when new); comments and layout survive. */
 export function setTierInConfig(text: string | undefined, tier: TierConfig): string {
   const doc = YAML.parseDocument(text ?? '')
-  if (doc.errors.length) throw new UsageError(`${CONFIG_PATH} is not valid YAML: ${doc.errors[0]?.message ?? ''}`, 'tier')
+  if (doc.errors.length)
+    throw new UsageError(`${CONFIG_PATH} is not valid YAML: ${doc.errors[0]?.message ?? ''}`, 'tier')
   // The Document is for editing (comments and layout survive); what it holds passes the checks of every other read
   // of config.yaml first: aliases bounded, keys unique, a mapping.
   try {
     parseYamlMapping(text ?? '')
   } catch (err) {
-    throw new UsageError(`${CONFIG_PATH} is not valid YAML: ${String((err as Error).message ?? err).split('\n')[0]}`, 'tier')
+    throw new UsageError(
+      `${CONFIG_PATH} is not valid YAML: ${String((err as Error).message ?? err).split('\n')[0]}`,
+      'tier',
+    )
   }
   if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never
   let seq = doc.get('tiers', true)
@@ -272,7 +312,10 @@ export function setTierInConfig(text: string | undefined, tier: TierConfig): str
 }
 
 /** config.yaml's new text with the tier set, and whether the file is already there (clean: refused otherwise). */
-export async function planTierConfig(git: Git, tier: TierConfig): Promise<{ path: string; text: string; existed: boolean }> {
+export async function planTierConfig(
+  git: Git,
+  tier: TierConfig,
+): Promise<{ path: string; text: string; existed: boolean }> {
   const file = join(git.root, CONFIG_PATH)
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined
   if (before !== undefined) await assertPathClean(git, 'config', CONFIG_PATH)
@@ -296,7 +339,8 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
   const ref = await readTierRef(git, tier.name)
   if (!ref) problems.push({ kind: 'no-ref', ref: tierRef(tier.name) })
   else if (ref !== tier.commit) problems.push({ kind: 'ref-moved', ref: tierRef(tier.name), at: ref, pin: tier.commit })
-  if ((await git.tryRun(['cat-file', '-e', `${tier.commit}^{commit}`])) === undefined) problems.push({ kind: 'pin-missing', pin: tier.commit })
+  if ((await git.tryRun(['cat-file', '-e', `${tier.commit}^{commit}`])) === undefined)
+    problems.push({ kind: 'pin-missing', pin: tier.commit })
   else {
     try {
       await git.run(['fsck', '--no-progress', '--no-dangling', '--connectivity-only', tier.commit])
@@ -304,7 +348,9 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
       const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', tier.commit, '--', ACTIVE_DIR]))
       const blobs = entries.filter((e) => e.type === 'blob')
       if (blobs.length) {
-        const contents = parseCatFileBatch(await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }))
+        const contents = parseCatFileBatch(
+          await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }),
+        )
         blobs.forEach((b, i) => {
           const c = contents[i]?.bytes
           if (!c) return void problems.push({ kind: 'object-missing', oid: b.oid, path: b.path })
@@ -314,7 +360,10 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
         })
       }
     } catch (err) {
-      problems.push({ kind: 'fsck', detail: ((err as GitCommandError).stderr ?? String(err)).trim().split('\n').slice(0, 5).join(' / ') })
+      problems.push({
+        kind: 'fsck',
+        detail: ((err as GitCommandError).stderr ?? String(err)).trim().split('\n').slice(0, 5).join(' / '),
+      })
     }
   }
   return problems

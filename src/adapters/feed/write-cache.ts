@@ -20,13 +20,20 @@ export function writeCache(
   try {
     mkdirSync(dir, { recursive: true })
     const f = files(dir, key)
-    for (const name of readdirSync(dir)) if (/^(feed|catalog|terms|postings|docs|search|project|recall|status)-/.test(name) && !name.includes(key)) unlinkSync(join(dir, name))
+    for (const name of readdirSync(dir))
+      if (/^(feed|catalog|terms|postings|docs|search|project|recall|status)-/.test(name) && !name.includes(key))
+        unlinkSync(join(dir, name))
     // Written piece by piece: at 100,000 learnings the postings and the catalog are tens of megabytes each.
     const parts = b.parts
     const offsets: number[] = [0]
-    writeAtomicPieces(f.postings, (write) => parts.terms.forEach((_t, i) => offsets.push((offsets[i] as number) + write(parts.postingsJson(i)))))
+    writeAtomicPieces(f.postings, (write) =>
+      parts.terms.forEach((_t, i) => offsets.push((offsets[i] as number) + write(parts.postingsJson(i)))),
+    )
     writeAtomic(f.docs, docTable(parts))
-    writeAtomic(f.terms, JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile))
+    writeAtomic(
+      f.terms,
+      JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile),
+    )
     // The catalog: "[\n" row ",\n" row … "\n]\n"; rows[i] is where row i starts.
     const rows: number[] = []
     let pos = 0
@@ -51,7 +58,19 @@ export function writeCache(
     writeAtomic(f.recall, JSON.stringify(recallFile))
     writeAtomic(f.project, JSON.stringify({ format: CACHE_FORMAT, key, ...b.project }))
     writeAtomic(f.status, JSON.stringify(statusFile(key, b.catalog, b.problems)))
-    writeAtomic(f.feed, JSON.stringify({ format: CACHE_FORMAT, key, problems: b.problems, tiers: b.tiers, docs: b.columns, rows, catalogBytes, ...(b.volatile ? { volatile: true } : {}) } satisfies FeedFile))
+    writeAtomic(
+      f.feed,
+      JSON.stringify({
+        format: CACHE_FORMAT,
+        key,
+        problems: b.problems,
+        tiers: b.tiers,
+        docs: b.columns,
+        rows,
+        catalogBytes,
+        ...(b.volatile ? { volatile: true } : {}),
+      } satisfies FeedFile),
+    )
     writeAtomic(join(dir, 'last-key'), key)
   } catch {
     // A read-only git dir only costs speed: the next command rebuilds again.

@@ -20,9 +20,15 @@ export async function commitFileOnTop(
   try {
     const blob = (await gitAsync(['hash-object', '-w', '--stdin'], { cwd: root, input: file.text })).toString().trim()
     await gitAsync(['read-tree', base], { cwd: root, input: '', env: withIndex })
-    await gitAsync(['update-index', '--add', '--cacheinfo', `100644,${blob},${file.path}`], { cwd: root, input: '', env: withIndex })
+    await gitAsync(['update-index', '--add', '--cacheinfo', `100644,${blob},${file.path}`], {
+      cwd: root,
+      input: '',
+      env: withIndex,
+    })
     const tree = (await gitAsync(['write-tree'], { cwd: root, input: '', env: withIndex })).toString().trim()
-    return (await gitAsync(['commit-tree', tree, '-p', base, '-F', '-'], { cwd: root, input: message, env: withIndex })).toString().trim()
+    return (await gitAsync(['commit-tree', tree, '-p', base, '-F', '-'], { cwd: root, input: message, env: withIndex }))
+      .toString()
+      .trim()
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }

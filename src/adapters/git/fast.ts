@@ -29,7 +29,8 @@ export function locateRepo(cwd: string, env: Env = process.env): Located | undef
 export function readDefaultBranch(root: string): string | undefined {
   const remote = tryGitSync(['symbolic-ref', '-q', '--short', 'refs/remotes/origin/HEAD'], { cwd: root })?.trim()
   if (remote) return remote
-  for (const b of ['main', 'master']) if (tryGitSync(['rev-parse', '-q', '--verify', `refs/heads/${b}`], { cwd: root }) !== undefined) return b
+  for (const b of ['main', 'master'])
+    if (tryGitSync(['rev-parse', '-q', '--verify', `refs/heads/${b}`], { cwd: root }) !== undefined) return b
   return undefined
 }
 
@@ -48,7 +49,11 @@ export function readBranchChanges(root: string): string[] {
  * for all of them; undefined for a pin whose commit is unknown here. Best effort: when git fails, every pin is
  * undefined (nothing is reported stale).
  */
-export function readEvidenceChanges(root: string, pins: readonly EvidencePin[], env: Env = process.env): (string[] | undefined)[] {
+export function readEvidenceChanges(
+  root: string,
+  pins: readonly EvidencePin[],
+  env: Env = process.env,
+): (string[] | undefined)[] {
   const q = evidenceQuery(pins)
   if (!q.input) return pins.map(() => undefined)
   const out = tryGitSync(['cat-file', '--batch-check=%(objectname)'], { cwd: root, env, input: q.input })
@@ -56,8 +61,13 @@ export function readEvidenceChanges(root: string, pins: readonly EvidencePin[], 
 }
 
 /** The learnings whose evidence paths changed since their evidence.commit, with those paths (status's "stale"). */
-export function readStale(root: string, pins: readonly { name: string; commit: string | null; paths: readonly string[] }[]): { name: string; paths: string[] }[] {
-  const asked = pins.filter((p): p is { name: string; commit: string; paths: readonly string[] } => p.commit !== null && p.paths.length > 0)
+export function readStale(
+  root: string,
+  pins: readonly { name: string; commit: string | null; paths: readonly string[] }[],
+): { name: string; paths: string[] }[] {
+  const asked = pins.filter(
+    (p): p is { name: string; commit: string; paths: readonly string[] } => p.commit !== null && p.paths.length > 0,
+  )
   const changed = readEvidenceChanges(root, asked)
   return asked.flatMap((p, i) => (changed[i]?.length ? [{ name: p.name, paths: changed[i] as string[] }] : []))
 }

@@ -6,7 +6,17 @@
  * when it is one of our git-learn commands ending with the marker: everything else is the user's and left alone.
  */
 import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import type { Git } from './simple.js'
 
@@ -14,7 +24,8 @@ export const HOOK_MARKER = '# git-learn'
 // pre-merge-commit: a merge without conflicts commits through it, not through pre-commit.
 export const SHIM_HOOKS = ['pre-commit', 'pre-merge-commit', 'commit-msg', 'post-merge', 'post-checkout'] as const
 const BACKUP_SUFFIX = '.git-learn-backup'
-const EDITED_NOTE = 'it mentions git-learn but differs from the shipped shim (edited, or from another version): left alone as yours'
+const EDITED_NOTE =
+  'it mentions git-learn but differs from the shipped shim (edited, or from another version): left alone as yours'
 const backupExistsNote = (hook: string) =>
   `a hook of your own is there and ${hook}${BACKUP_SUFFIX} already exists: move that backup away (or merge it into ${hook}) and run install --force again`
 
@@ -30,7 +41,10 @@ const orSay = (command: string) =>
   `{ command -v git-learn >/dev/null 2>&1 || { echo "${NOT_INSTALLED}" >&2; exit 1; }; ${command}; }`
 
 /** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
-export const HUSKY_LINES: Record<'pre-commit' | 'pre-merge-commit' | 'commit-msg' | 'post-merge' | 'post-checkout', string> = {
+export const HUSKY_LINES: Record<
+  'pre-commit' | 'pre-merge-commit' | 'commit-msg' | 'post-merge' | 'post-checkout',
+  string
+> = {
   'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
   'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
   'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"')} ${HOOK_MARKER}`,
@@ -39,7 +53,8 @@ export const HUSKY_LINES: Record<'pre-commit' | 'pre-merge-commit' | 'commit-msg
   'post-checkout': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || [ "$3" != 1 ] || git diff --quiet "$1" "$2" -- .learnings 2>/dev/null || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
 }
 
-export type HookAction = 'created' | 'appended' | 'replaced' | 'updated' | 'unchanged' | 'skipped' | 'removed' | 'restored' | 'absent'
+export type HookAction =
+  'created' | 'appended' | 'replaced' | 'updated' | 'unchanged' | 'skipped' | 'removed' | 'restored' | 'absent'
 
 export interface HookChange {
   /** Repository-relative when inside the work tree, else absolute. */
@@ -103,7 +118,10 @@ function shown(root: string, file: string): string {
 }
 
 /** Add the guards; `force` replaces foreign hooks (kept as `<hook>.git-learn-backup`, put back by uninstall). */
-export async function installHooks(git: Git, opts: { force?: boolean } = {}): Promise<{ layout: HookLayout; changes: HookChange[] }> {
+export async function installHooks(
+  git: Git,
+  opts: { force?: boolean } = {},
+): Promise<{ layout: HookLayout; changes: HookChange[] }> {
   const layout = await readHookLayout(git)
   const changes: HookChange[] = []
   mkdirSync(layout.dir, { recursive: true })
@@ -150,7 +168,11 @@ export async function installHooks(git: Git, opts: { force?: boolean } = {}): Pr
         continue
       }
       if (!opts.force) {
-        changes.push({ file: rel, action: 'skipped', note: text.includes(HOOK_MARKER) ? EDITED_NOTE : 'a hook of your own is there' })
+        changes.push({
+          file: rel,
+          action: 'skipped',
+          note: text.includes(HOOK_MARKER) ? EDITED_NOTE : 'a hook of your own is there',
+        })
         continue
       }
       if (lstatSync(`${file}${BACKUP_SUFFIX}`, { throwIfNoEntry: false })) {
@@ -210,7 +232,10 @@ export const CODEOWNERS_PATH = '.github/CODEOWNERS'
  * `init --ci`: the workflow (from templates/github-workflow.yml, the push branch set to the current one) and the
  * CODEOWNERS block; an existing CODEOWNERS gets our block appended once (recognised by the marker).
  */
-export async function writeCiFiles(git: Git, readTemplate: (file: string) => string): Promise<{ created: string[]; existing: string[]; pinned: boolean }> {
+export async function writeCiFiles(
+  git: Git,
+  readTemplate: (file: string) => string,
+): Promise<{ created: string[]; existing: string[]; pinned: boolean }> {
   const created: string[] = []
   const existing: string[] = []
   const branch = (await git.tryRun(['symbolic-ref', '--short', '-q', 'HEAD']))?.trim() || 'main'
@@ -221,7 +246,9 @@ export async function writeCiFiles(git: Git, readTemplate: (file: string) => str
     writeFileSync(workflow, readTemplate('github-workflow.yml').replace(/__DEFAULT_BRANCH__/g, branch))
     created.push(WORKFLOW_PATH)
   }
-  const owners = ['CODEOWNERS', 'docs/CODEOWNERS', CODEOWNERS_PATH].map((p) => ({ p, abs: join(git.root, p) })).find((o) => existsSync(o.abs))
+  const owners = ['CODEOWNERS', 'docs/CODEOWNERS', CODEOWNERS_PATH]
+    .map((p) => ({ p, abs: join(git.root, p) }))
+    .find((o) => existsSync(o.abs))
   const block = readTemplate('CODEOWNERS')
   if (!owners) {
     mkdirSync(join(git.root, '.github'), { recursive: true })
@@ -241,7 +268,10 @@ export async function writeCiFiles(git: Git, readTemplate: (file: string) => str
 /** Whether the project's package.json lists git-learn, so `npm ci` in the workflow installs the pinned copy it runs. */
 function pinsGitLearn(root: string): boolean {
   try {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, unknown> | undefined
+    >
     return ['devDependencies', 'dependencies'].some((k) => typeof pkg[k]?.['git-learn'] === 'string')
   } catch {
     return false

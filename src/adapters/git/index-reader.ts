@@ -36,7 +36,10 @@ export function findRoot(cwd: string, env: Env): string {
 /** The staged changes (index against HEAD, or against the empty tree before the first commit), renames detected. */
 export function readStagedChanges(root: string, env: Env): DiffEntry[] {
   // `git diff --cached` on an unborn branch compares with the empty tree, so the first commit works too.
-  const r = runGitSync(['diff', '--cached', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--ignore-submodules'], { cwd: root, env })
+  const r = runGitSync(
+    ['diff', '--cached', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--ignore-submodules'],
+    { cwd: root, env },
+  )
   if (r.code !== 0) throw new GitCommandError(['diff', '--cached', '--raw'], r.stderr)
   return parseRawDiff(r.stdout.toString('utf8'))
 }
@@ -72,7 +75,8 @@ export function readStagedConfigFor(root: string, env: Env, staged: readonly Dif
   const file = join(dirs.commonDir, 'learn', 'cache', 'staged-config.json')
   try {
     const c = JSON.parse(readFileSync(file, 'utf8')) as { head?: unknown; config?: unknown }
-    if (c.head === head && (c.config === null || typeof c.config === 'string')) return c.config === null ? undefined : Buffer.from(c.config, 'base64')
+    if (c.head === head && (c.config === null || typeof c.config === 'string'))
+      return c.config === null ? undefined : Buffer.from(c.config, 'base64')
   } catch {
     // No cache yet, or a damaged one: read it from the index and write it again.
   }
@@ -118,11 +122,17 @@ export function decodeForCheck(bytes: Uint8Array, size = bytes.length): BlobText
  * `git cat-file --batch-check`; undefined for a name git does not have. */
 export function statObjects(root: string, env: Env, names: readonly string[]): (ObjectInfo | undefined)[] {
   if (!names.length) return []
-  return parseCatFileBatchCheck(gitSync(['cat-file', '--batch-check'], { cwd: root, env, input: `${names.join('\n')}\n` }))
+  return parseCatFileBatchCheck(
+    gitSync(['cat-file', '--batch-check'], { cwd: root, env, input: `${names.join('\n')}\n` }),
+  )
 }
 
 /** Sort stat answers into blobs small enough to read and the skipped ones (with why). */
-function sortBySize(shas: readonly string[], infos: readonly (ObjectInfo | undefined)[], out: Map<string, BlobText>): string[] {
+function sortBySize(
+  shas: readonly string[],
+  infos: readonly (ObjectInfo | undefined)[],
+  out: Map<string, BlobText>,
+): string[] {
   const small: string[] = []
   shas.forEach((sha, i) => {
     const info = infos[i]
@@ -166,10 +176,20 @@ export interface StagedForCheck {
  * one `--batch-check` for the staged config, the blobs' sizes and which of `indexPaths` exist, then one `--batch`
  * for the config and the blobs small enough to check. No process at all when there is nothing to ask.
  */
-export function readStagedForCheck(root: string, env: Env, shas: readonly string[], indexPaths: readonly string[], withConfig = true): StagedForCheck {
+export function readStagedForCheck(
+  root: string,
+  env: Env,
+  shas: readonly string[],
+  indexPaths: readonly string[],
+  withConfig = true,
+): StagedForCheck {
   const unique = [...new Set(shas)]
   const first = withConfig ? 1 : 0
-  const infos = statObjects(root, env, [...(withConfig ? [`:${CONFIG_PATH}`] : []), ...unique, ...indexPaths.map((p) => `:${p}`)])
+  const infos = statObjects(root, env, [
+    ...(withConfig ? [`:${CONFIG_PATH}`] : []),
+    ...unique,
+    ...indexPaths.map((p) => `:${p}`),
+  ])
   const configInfo = withConfig ? infos[0] : undefined
   const blobs = new Map<string, BlobText>()
   const small = sortBySize(unique, infos.slice(first, first + unique.length), blobs)
@@ -186,7 +206,9 @@ export function readStagedForCheck(root: string, env: Env, shas: readonly string
 
 /** Paths in the index under a pathspec (`git ls-files -z`). */
 export function readIndexPaths(root: string, env: Env, pathspecs: readonly string[]): string[] {
-  return gitSync(['ls-files', '-z', '--', ...pathspecs], { cwd: root, env }).split('\0').filter(Boolean)
+  return gitSync(['ls-files', '-z', '--', ...pathspecs], { cwd: root, env })
+    .split('\0')
+    .filter(Boolean)
 }
 
 export interface TreeFile {
@@ -202,7 +224,13 @@ export interface TreeFile {
  */
 export function readTreeFiles(root: string, env: Env, zones: readonly string[]): TreeFile[] {
   const specs = ['.learnings', ...zones.map((z) => `:(glob)${z}`)]
-  const paths = [...new Set(gitSync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env }).split('\0').filter(Boolean))].sort()
+  const paths = [
+    ...new Set(
+      gitSync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env })
+        .split('\0')
+        .filter(Boolean),
+    ),
+  ].sort()
   const out: TreeFile[] = []
   for (const path of paths) {
     const abs = join(root, path)
@@ -214,7 +242,8 @@ export function readTreeFiles(root: string, env: Env, zones: readonly string[]):
     }
     if (st.isSymbolicLink()) out.push({ path, mode: '120000' })
     else if (!st.isFile()) continue
-    else if (st.size > MAX_CHECK_BYTES) out.push({ path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` })
+    else if (st.size > MAX_CHECK_BYTES)
+      out.push({ path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` })
     else out.push({ path, mode: '100644', ...decodeForCheck(readFileSync(abs)) })
   }
   return out
@@ -222,7 +251,10 @@ export function readTreeFiles(root: string, env: Env, zones: readonly string[]):
 
 /** The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included). */
 export function readDirectiveOverrides(root: string, env: Env): string {
-  const r = runGitSync(['log', '--all', '--format=%B%x00', '-E', '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:'], { cwd: root, env })
+  const r = runGitSync(
+    ['log', '--all', '--format=%B%x00', '-E', '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:'],
+    { cwd: root, env },
+  )
   return r.code === 0 ? r.stdout.toString('utf8') : ''
 }
 

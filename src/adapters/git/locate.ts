@@ -85,7 +85,9 @@ export function readHeadCommit(dirs: GitDirs): string | undefined {
         target = readFileSync(join(dirs.commonDir, ref), 'utf8').trim()
         continue
       }
-      const packed = stat(join(dirs.commonDir, 'packed-refs')) ? readFileSync(join(dirs.commonDir, 'packed-refs'), 'utf8') : ''
+      const packed = stat(join(dirs.commonDir, 'packed-refs'))
+        ? readFileSync(join(dirs.commonDir, 'packed-refs'), 'utf8')
+        : ''
       const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`))
       return line && OBJECT_ID.test(line.slice(0, line.indexOf(' '))) ? line.slice(0, line.indexOf(' ')) : undefined
     }

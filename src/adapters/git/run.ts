@@ -66,7 +66,11 @@ export function tryGitSync(args: readonly string[], o: GitRunOptions): string | 
 /** Run git without blocking; resolves with code, stdout and stderr; rejects with GitCommandError only when git cannot start. */
 export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...args], { cwd: o.cwd, env: (o.env ?? process.env) as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn('git', [...args], {
+      cwd: o.cwd,
+      env: (o.env ?? process.env) as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     const max = o.maxBuffer ?? DEFAULT_MAX_BUFFER
     const out: Buffer[] = []
     const err: Buffer[] = []

@@ -22,10 +22,15 @@ export interface Git {
  * simple-git treats a non-zero exit with an empty stderr as success (its default `isTaskError` needs both), so a
  * pre-commit hook that exits 1 silently would look like a commit. Every non-zero exit is an error here.
  */
-const errors = (error: Buffer | Error | undefined, result: { exitCode: number; stdOut: Buffer[]; stdErr: Buffer[] }) => {
+const errors = (
+  error: Buffer | Error | undefined,
+  result: { exitCode: number; stdOut: Buffer[]; stdErr: Buffer[] },
+) => {
   if (error) return error
   if (result.exitCode === 0) return undefined
-  const text = Buffer.concat([...result.stdErr, ...result.stdOut]).toString().trim()
+  const text = Buffer.concat([...result.stdErr, ...result.stdOut])
+    .toString()
+    .trim()
   return Buffer.from(`${text ? `${text}\n` : ''}(git exited with code ${result.exitCode})`)
 }
 

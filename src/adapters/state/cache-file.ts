@@ -35,7 +35,7 @@ export function writeAtomicPieces(file: string, fill: (write: (piece: string) =>
     let buf = Buffer.allocUnsafe(1 << 20)
     let used = 0
     const flush = () => {
-      for (let at = 0; at < used; ) at += writeSync(out, buf, at, used - at)
+      for (let at = 0; at < used;) at += writeSync(out, buf, at, used - at)
       used = 0
     }
     fill((piece) => {
@@ -85,7 +85,8 @@ export function writeCacheFileAlone(file: string, data: string | Uint8Array, pre
   if (!writeCacheFile(file, data)) return false
   const dir = dirname(file)
   try {
-    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && join(dir, name) !== file) unlinkSync(join(dir, name))
+    for (const name of readdirSync(dir))
+      if (name.startsWith(prefix) && join(dir, name) !== file) unlinkSync(join(dir, name))
   } catch {
     // An old version left behind only costs disk.
   }

@@ -4,7 +4,17 @@
  * never interleave), so hooks of parallel agent sessions can write at the same time.
  */
 import { createHash } from 'node:crypto'
-import { appendFileSync, closeSync, createReadStream, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs'
+import {
+  appendFileSync,
+  closeSync,
+  createReadStream,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
 import type { UsageEvent, UsageSummary, UsageTotals } from '../../core/usage.js'
@@ -87,7 +97,19 @@ export interface UsageLog {
   rebuilt: boolean
 }
 
-type TotalsRow = [matches: number, helpful: number, harmful: number, applied: number, successes: number, failures: number, lastUsed: string | null, lastConfirmed: string | null, lastUse: string | null, firstMatchMs: number | null, recentMatchMs: number[]]
+type TotalsRow = [
+  matches: number,
+  helpful: number,
+  harmful: number,
+  applied: number,
+  successes: number,
+  failures: number,
+  lastUsed: string | null,
+  lastConfirmed: string | null,
+  lastUse: string | null,
+  firstMatchMs: number | null,
+  recentMatchMs: number[],
+]
 
 interface SummaryFile {
   format: number
@@ -103,7 +125,19 @@ interface SummaryFile {
 const ms = (iso: string | null): number => (iso === null ? -Infinity : Date.parse(iso))
 
 function rowOf(t: UsageTotals): TotalsRow {
-  return [t.matches, t.helpful, t.harmful, t.applied, t.successes, t.failures, t.lastUsed, t.lastConfirmed, t.lastUse, t.firstMatchMs, t.recentMatchMs]
+  return [
+    t.matches,
+    t.helpful,
+    t.harmful,
+    t.applied,
+    t.successes,
+    t.failures,
+    t.lastUsed,
+    t.lastConfirmed,
+    t.lastUse,
+    t.firstMatchMs,
+    t.recentMatchMs,
+  ]
 }
 
 function totalsOf(r: unknown): UsageTotals | undefined {
@@ -111,9 +145,37 @@ function totalsOf(r: unknown): UsageTotals | undefined {
   const [m, h, x, a, ok, ko, lu, lc, use, first, recent] = r as unknown[]
   const n = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0
   const d = (v: unknown): v is string | null => v === null || (typeof v === 'string' && !Number.isNaN(Date.parse(v)))
-  if (!n(m) || !n(h) || !n(x) || !n(a) || !n(ok) || !n(ko) || !d(lu) || !d(lc) || !d(use) || !(first === null || typeof first === 'number') || !Array.isArray(recent) || !recent.every((v) => typeof v === 'number'))
+  if (
+    !n(m) ||
+    !n(h) ||
+    !n(x) ||
+    !n(a) ||
+    !n(ok) ||
+    !n(ko) ||
+    !d(lu) ||
+    !d(lc) ||
+    !d(use) ||
+    !(first === null || typeof first === 'number') ||
+    !Array.isArray(recent) ||
+    !recent.every((v) => typeof v === 'number')
+  )
     return undefined
-  return { matches: m, helpful: h, harmful: x, applied: a, successes: ok, failures: ko, lastUsed: lu, lastConfirmed: lc, lastUse: use, lastUsedMs: ms(lu), lastConfirmedMs: ms(lc), lastUseMs: ms(use), firstMatchMs: first as number | null, recentMatchMs: recent as number[] }
+  return {
+    matches: m,
+    helpful: h,
+    harmful: x,
+    applied: a,
+    successes: ok,
+    failures: ko,
+    lastUsed: lu,
+    lastConfirmed: lc,
+    lastUse: use,
+    lastUsedMs: ms(lu),
+    lastConfirmedMs: ms(lc),
+    lastUseMs: ms(use),
+    firstMatchMs: first as number | null,
+    recentMatchMs: recent as number[],
+  }
 }
 
 function readSummaryFile(commonDir: string): (SummaryFile & { map: Map<string, UsageTotals> }) | undefined {
@@ -125,7 +187,15 @@ function readSummaryFile(commonDir: string): (SummaryFile & { map: Map<string, U
   }
   if (!f || typeof f !== 'object' || f['format'] !== SUMMARY_FORMAT) return undefined
   const num = (k: string) => typeof f[k] === 'number' && Number.isSafeInteger(f[k]) && (f[k] as number) >= 0
-  if (!num('dev') || !num('ino') || !num('offset') || !num('skipped') || typeof f['head'] !== 'string' || typeof f['tail'] !== 'string') return undefined
+  if (
+    !num('dev') ||
+    !num('ino') ||
+    !num('offset') ||
+    !num('skipped') ||
+    typeof f['head'] !== 'string' ||
+    typeof f['tail'] !== 'string'
+  )
+    return undefined
   const raw = f['totals']
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined
   const map = new Map<string, UsageTotals>()
@@ -159,7 +229,12 @@ function hashRange(fd: number, start: number, end: number): string {
  * offset just after the last newline, the corrupt lines counted, and the bytes after that newline (a line still
  * being written, or the last line of a file without a final newline), unless they are over MAX_EVENT_LINE.
  */
-function foldRange(fd: number, from: number, to: number, totals: Map<string, UsageTotals>): { end: number; skipped: number; rest: string | undefined } {
+function foldRange(
+  fd: number,
+  from: number,
+  to: number,
+  totals: Map<string, UsageTotals>,
+): { end: number; skipped: number; rest: string | undefined } {
   const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(1, to - from)))
   let skipped = 0
   let end = from
@@ -172,7 +247,7 @@ function foldRange(fd: number, from: number, to: number, totals: Map<string, Usa
     if (e) foldUsageEvent(totals, e)
     else skipped++
   }
-  for (let pos = from; pos < to; ) {
+  for (let pos = from; pos < to;) {
     const n = readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos)
     if (n <= 0) break
     const chunk = buf.subarray(0, n)

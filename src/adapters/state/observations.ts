@@ -14,7 +14,19 @@
  *   truncated or deleted. The O_EXCL lock file `learn/rotate.lock` only stops several writers from rotating at
  *   once (which would leave small extra archive files, never lose data).
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeSync, createReadStream } from 'node:fs'
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  createReadStream,
+} from 'node:fs'
 import { dirname, join } from 'node:path'
 import { findGitDirs, needsGit } from '../git/locate.js'
 import { redactSecrets } from '../../core/secrets.js'
@@ -40,7 +52,10 @@ const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })
 
 /** The repository around `cwd` (src/adapters/git/locate.ts: no git process in the usual layout; with GIT_DIR and the
  * like, git is asked). */
-export async function locateRepo(cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<RepoLocation | undefined> {
+export async function locateRepo(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<RepoLocation | undefined> {
   // node:child_process costs a few ms to load: only a redirected discovery (GIT_DIR and the like) pays for it.
   const dirs = needsGit(env) ? (await import('../git/fast.js')).locateRepo(cwd, env) : findGitDirs(cwd, env)
   return dirs && { root: dirs.root, commonDir: dirs.commonDir, stateDir: join(dirs.commonDir, 'learn') }
@@ -72,7 +87,10 @@ function tailIsTorn(fd: number): boolean {
 function writeWhole(fd: number, live: string, text: string): number {
   const buf = Buffer.from(tailIsTorn(fd) ? `\n${text}` : text, 'utf8')
   const n = writeSync(fd, buf)
-  if (n !== buf.length) throw new Error(`short write to ${live}: ${n} of ${buf.length} bytes (disk full?); the torn line is ended before the next append`)
+  if (n !== buf.length)
+    throw new Error(
+      `short write to ${live}: ${n} of ${buf.length} bytes (disk full?); the torn line is ended before the next append`,
+    )
   return fstatSync(fd).size
 }
 
@@ -97,7 +115,8 @@ export function appendObservations(stateDir: string, lines: readonly string[], r
     let size: number
     try {
       let batch = lines[i++] as string
-      while (i < lines.length && batch.length + (lines[i] as string).length <= BATCH_BYTES) batch += lines[i++] as string
+      while (i < lines.length && batch.length + (lines[i] as string).length <= BATCH_BYTES)
+        batch += lines[i++] as string
       size = writeWhole(fd, live, batch)
     } finally {
       closeSync(fd)

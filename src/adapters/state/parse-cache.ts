@@ -22,7 +22,10 @@ const PARSER = `yaml@${readYamlVersion()}`
 
 function readYamlVersion(): string {
   try {
-    return (JSON.parse(readFileSync(require.resolve('yaml/package.json'), 'utf8')) as { version?: string }).version ?? 'unknown'
+    return (
+      (JSON.parse(readFileSync(require.resolve('yaml/package.json'), 'utf8')) as { version?: string }).version ??
+      'unknown'
+    )
   } catch {
     return 'unknown'
   }
@@ -57,7 +60,8 @@ function readCacheFile(file: string): Map<string, string> {
   const entries = new Map<string, string>()
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<CacheFile> | null
-    if (!parsed || parsed.parser !== PARSER || typeof parsed.entries !== 'object' || parsed.entries === null) return entries
+    if (!parsed || parsed.parser !== PARSER || typeof parsed.entries !== 'object' || parsed.entries === null)
+      return entries
     for (const [key, value] of Object.entries(parsed.entries)) if (typeof value === 'string') entries.set(key, value)
   } catch {
     /* no cache yet, or unreadable or corrupt: start empty and rebuild it */

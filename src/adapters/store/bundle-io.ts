@@ -28,7 +28,10 @@ function readBundleFile(path: string, max: number, source: string): Buffer {
     throw new BundleUnreachableError(source, `cannot open it (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
   }
   if (!r.regular) throw new BundleRefusedError(source, ['it is not a regular file'])
-  if (r.over) throw new BundleRefusedError(source, [`it is ${r.size ?? `more than ${max}`} bytes; a bundle may be at most ${max} bytes (${Math.round(max / 1048576)} MB)`])
+  if (r.over)
+    throw new BundleRefusedError(source, [
+      `it is ${r.size ?? `more than ${max}`} bytes; a bundle may be at most ${max} bytes (${Math.round(max / 1048576)} MB)`,
+    ])
   return r.bytes
 }
 
@@ -44,17 +47,25 @@ async function fetchBounded(url: string, max: number, timeoutMs: number): Promis
   let at = url
   for (let hops = 0; ; hops++) {
     try {
-      res = await fetch(at, { signal, redirect: 'manual', headers: { accept: 'application/json, application/yaml, text/plain' } })
+      res = await fetch(at, {
+        signal,
+        redirect: 'manual',
+        headers: { accept: 'application/json, application/yaml, text/plain' },
+      })
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } }
-      const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (e.cause?.code ?? e.cause?.message ?? e.message)
+      const why =
+        e.name === 'TimeoutError'
+          ? `no answer within ${timeoutMs / 1000} s`
+          : (e.cause?.code ?? e.cause?.message ?? e.message)
       throw new BundleUnreachableError(url, why)
     }
     const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null
     if (location === null) break
     await res.body?.cancel().catch(() => undefined)
     const next = new URL(location, at).href
-    if (!next.startsWith('https://')) throw new BundleRefusedError(url, [`it redirected to ${next.slice(0, 200)}, which is not https`])
+    if (!next.startsWith('https://'))
+      throw new BundleRefusedError(url, [`it redirected to ${next.slice(0, 200)}, which is not https`])
     if (hops >= MAX_REDIRECTS) throw new BundleUnreachableError(url, `more than ${MAX_REDIRECTS} redirects`)
     at = next
   }
@@ -62,7 +73,9 @@ async function fetchBounded(url: string, max: number, timeoutMs: number): Promis
   const declared = Number(res.headers.get('content-length') ?? 'NaN')
   if (declared > max) {
     await res.body?.cancel()
-    throw new BundleRefusedError(url, [`it is ${declared} bytes; a bundle may be at most ${max} bytes (${Math.round(max / 1048576)} MB)`])
+    throw new BundleRefusedError(url, [
+      `it is ${declared} bytes; a bundle may be at most ${max} bytes (${Math.round(max / 1048576)} MB)`,
+    ])
   }
   const chunks: Uint8Array[] = []
   let size = 0
@@ -71,13 +84,20 @@ async function fetchBounded(url: string, max: number, timeoutMs: number): Promis
       size += (chunk as Uint8Array).byteLength
       if (size > max) {
         await res.body?.cancel().catch(() => undefined)
-        throw new BundleRefusedError(url, [`it is more than ${max} bytes; a bundle may be at most ${max} bytes (${Math.round(max / 1048576)} MB)`])
+        throw new BundleRefusedError(url, [
+          `it is more than ${max} bytes; a bundle may be at most ${max} bytes (${Math.round(max / 1048576)} MB)`,
+        ])
       }
       chunks.push(chunk as Uint8Array)
     }
   } catch (err) {
     if (err instanceof BundleRefusedError) throw err
-    throw new BundleUnreachableError(url, (err as Error).name === 'TimeoutError' ? `the body did not arrive within ${timeoutMs / 1000} s` : String((err as Error).message))
+    throw new BundleUnreachableError(
+      url,
+      (err as Error).name === 'TimeoutError'
+        ? `the body did not arrive within ${timeoutMs / 1000} s`
+        : String((err as Error).message),
+    )
   }
   return Buffer.concat(chunks)
 }
@@ -97,16 +117,25 @@ export function decodeBundle(bytes: Uint8Array, source: string): unknown {
     return parseYamlMapping(text)
   } catch (err) {
     // RangeError: nesting so deep the parser ran out of stack; ReferenceError/YAMLError: too many aliases.
-    const first = String((err as Error).message ?? err).split('\n')[0]?.slice(0, 200)
+    const first = String((err as Error).message ?? err)
+      .split('\n')[0]
+      ?.slice(0, 200)
     throw new BundleRefusedError(source, [`it is not a valid JSON or YAML document: ${first}`])
   }
 }
 
 /** The raw bundle at `src` (a path relative to `cwd`, or an https URL), decoded but not yet shape-checked. */
-export async function readBundleSource(src: string, cwd: string, opts: { maxBytes?: number; timeoutMs?: number } = {}): Promise<unknown> {
+export async function readBundleSource(
+  src: string,
+  cwd: string,
+  opts: { maxBytes?: number; timeoutMs?: number } = {},
+): Promise<unknown> {
   const max = opts.maxBytes ?? MAX_BUNDLE_BYTES
   if (isUrl(src)) {
-    if (!/^https:\/\//i.test(src)) throw new BundleRefusedError(src, [`only https:// URLs are fetched (not ${src.split(':')[0]}:); download it yourself and import the file if you trust it`])
+    if (!/^https:\/\//i.test(src))
+      throw new BundleRefusedError(src, [
+        `only https:// URLs are fetched (not ${src.split(':')[0]}:); download it yourself and import the file if you trust it`,
+      ])
     return decodeBundle(await fetchBounded(src, max, opts.timeoutMs ?? FETCH_TIMEOUT_MS), src)
   }
   return decodeBundle(readBundleFile(isAbsolute(src) ? src : join(cwd, src), max, src), src)

@@ -45,7 +45,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 function readEntry(file: string): Entry | undefined {
   try {
     const e = JSON.parse(readFileSync(file, 'utf8')) as unknown
-    if (isObject(e) && e['format'] === FORMAT && isObject(e['observe']) && Array.isArray(e['problems']) && Array.isArray(e['observeProblems']) && (e['config'] === null || isObject(e['config'])))
+    if (
+      isObject(e) &&
+      e['format'] === FORMAT &&
+      isObject(e['observe']) &&
+      Array.isArray(e['problems']) &&
+      Array.isArray(e['observeProblems']) &&
+      (e['config'] === null || isObject(e['config']))
+    )
       return e as unknown as Entry
   } catch {
     // A miss.
@@ -55,9 +62,22 @@ function readEntry(file: string): Entry | undefined {
 
 /** Parse and validate some bytes of config.yaml (undefined: no file, the defaults). */
 async function buildEntry(bytes: Uint8Array | undefined): Promise<Entry> {
-  const [{ mergeConfig }, { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings }] = await Promise.all([import('../../core/config-schema.js'), import('../../core/observation.js')])
-  if (bytes === undefined) return { format: FORMAT, config: mergeConfig({}), problems: [], observe: DEFAULT_OBSERVE_SETTINGS, observeProblems: [] }
-  const [{ decodeLearningBytes }, { parseYamlMapping }] = await Promise.all([import('./store.js'), import('../../core/learning.js')])
+  const [{ mergeConfig }, { DEFAULT_OBSERVE_SETTINGS, parseObserveSettings }] = await Promise.all([
+    import('../../core/config-schema.js'),
+    import('../../core/observation.js'),
+  ])
+  if (bytes === undefined)
+    return {
+      format: FORMAT,
+      config: mergeConfig({}),
+      problems: [],
+      observe: DEFAULT_OBSERVE_SETTINGS,
+      observeProblems: [],
+    }
+  const [{ decodeLearningBytes }, { parseYamlMapping }] = await Promise.all([
+    import('./store.js'),
+    import('../../core/learning.js'),
+  ])
   let data: Record<string, unknown>
   try {
     data = parseYamlMapping(decodeLearningBytes(bytes, CONFIG_PATH))
@@ -69,10 +89,15 @@ async function buildEntry(bytes: Uint8Array | undefined): Promise<Entry> {
       config: null,
       problems: [`malformed YAML${where}: ${String(e.reason ?? e.message ?? err).split('\n')[0]}`],
       observe: DEFAULT_OBSERVE_SETTINGS,
-      observeProblems: [`${CONFIG_PATH}: ${String(e.message ?? err).split('\n')[0]}; using the default observe settings`],
+      observeProblems: [
+        `${CONFIG_PATH}: ${String(e.message ?? err).split('\n')[0]}; using the default observe settings`,
+      ],
     }
   }
-  const [{ loadConfigValidator }, { formatSchemaErrors }] = await Promise.all([import('./validators.js'), import('../../core/validate.js')])
+  const [{ loadConfigValidator }, { formatSchemaErrors }] = await Promise.all([
+    import('./validators.js'),
+    import('../../core/validate.js'),
+  ])
   const validate = await loadConfigValidator()
   const valid = validate(data)
   const observe = parseObserveSettings(data)
@@ -86,9 +111,15 @@ async function buildEntry(bytes: Uint8Array | undefined): Promise<Entry> {
 }
 
 /** The entry for these bytes: from the cache when `commonDir` is given and it holds one, else built (and kept). */
-async function entryFor(bytes: Uint8Array | undefined, commonDir: string | undefined): Promise<{ entry: Entry; file?: string }> {
+async function entryFor(
+  bytes: Uint8Array | undefined,
+  commonDir: string | undefined,
+): Promise<{ entry: Entry; file?: string }> {
   if (commonDir === undefined) return { entry: await buildEntry(bytes) }
-  const [{ createHash }, { codeStamp, cacheDir }] = await Promise.all([import('node:crypto'), import('../feed/feed-key.js')])
+  const [{ createHash }, { codeStamp, cacheDir }] = await Promise.all([
+    import('node:crypto'),
+    import('../feed/feed-key.js'),
+  ])
   const key = createHash('sha1')
     .update(`config ${FORMAT}\n${codeStamp(createHash)}\n`)
     .update(bytes ?? 'no config')
@@ -137,14 +168,21 @@ export async function readConfig(root: string, commonDir?: string): Promise<Conf
  * stat of config.yaml and two small JSON files; the bytes are hashed (and YAML parsed, when the entry is missing)
  * only when config.yaml's stat changed. No config.yaml: the defaults.
  */
-export async function readObserveSettings(root: string, commonDir: string, log: (msg: string) => void): Promise<ObserveSettings> {
+export async function readObserveSettings(
+  root: string,
+  commonDir: string,
+  log: (msg: string) => void,
+): Promise<ObserveSettings> {
   const st = statSync(join(root, CONFIG_PATH), { throwIfNoEntry: false })
   if (!st) return (await import('../../core/observation.js')).DEFAULT_OBSERVE_SETTINGS
   const key = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` // ctime too: `cp -p` or `touch -r` can keep mtime and size
   const alias = join(commonDir, 'learn', OBSERVE_ALIAS)
   try {
     const a = JSON.parse(readFileSync(alias, 'utf8')) as { key?: unknown; entry?: unknown }
-    const hit = a.key === key && typeof a.entry === 'string' && /^config-[0-9a-f]+\.json$/.test(a.entry) ? readEntry(join(commonDir, 'learn', 'cache', a.entry)) : undefined
+    const hit =
+      a.key === key && typeof a.entry === 'string' && /^config-[0-9a-f]+\.json$/.test(a.entry)
+        ? readEntry(join(commonDir, 'learn', 'cache', a.entry))
+        : undefined
     if (hit) return hit.observe
   } catch {
     // No alias yet, or unreadable: find the entry by the bytes.

@@ -19,10 +19,14 @@ export interface FolderRead {
 export function readLearningFolder(dir: string, max: number): FolderRead {
   let names: string[]
   try {
-    names = readdirSync(dir).filter((f) => f.endsWith('.md') && f !== 'README.md').sort()
+    names = readdirSync(dir)
+      .filter((f) => f.endsWith('.md') && f !== 'README.md')
+      .sort()
   } catch (err) {
     const e = err as NodeJS.ErrnoException
-    throw new Error(e.code === 'ENOENT' ? 'no such folder' : e.code === 'ENOTDIR' ? 'not a folder' : String(e.message).split('\n')[0])
+    throw new Error(
+      e.code === 'ENOENT' ? 'no such folder' : e.code === 'ENOTDIR' ? 'not a folder' : String(e.message).split('\n')[0],
+    )
   }
   if (names.length > max) throw new Error(`more than ${max} learnings; evaluate a smaller folder`)
   const out: FolderRead = { learnings: [], problems: [] }
@@ -30,7 +34,8 @@ export function readLearningFolder(dir: string, max: number): FolderRead {
     const path = `.learnings/active/${f}`
     try {
       const r = readFileBounded(join(dir, f), MAX_LEARNING_BYTES, { regularOnly: true })
-      if (!r.regular || r.over) throw new Error(r.over ? `larger than ${MAX_LEARNING_BYTES} bytes` : 'not a regular file')
+      if (!r.regular || r.over)
+        throw new Error(r.over ? `larger than ${MAX_LEARNING_BYTES} bytes` : 'not a regular file')
       out.learnings.push(parseLearning(decodeLearningBytes(r.bytes, path), path))
     } catch (err) {
       const e = err as { reason?: string; message?: string }

@@ -10,10 +10,7 @@ import { readFileBounded } from './read-bounded.js'
 export const MAX_NOTES_BYTES = 4 * 1024 * 1024
 
 export type NotesRead =
-  | { kind: 'absent' }
-  | { kind: 'outside' }
-  | { kind: 'unreadable' }
-  | { kind: 'read'; text: string; truncated: boolean }
+  { kind: 'absent' } | { kind: 'outside' } | { kind: 'unreadable' } | { kind: 'read'; text: string; truncated: boolean }
 
 /** The text of the notes file at `notesPath` (relative to the repository root), or why it was not read. */
 export function readNotesFile(root: string, notesPath: string): NotesRead {

@@ -41,7 +41,9 @@ export function readFileBounded(path: string, limit: number, opts: { regularOnly
       total += n
     }
     const all = Buffer.concat(chunks, total)
-    return total > limit ? { bytes: all.subarray(0, limit), over: true, size, regular } : { bytes: all, over: false, size, regular }
+    return total > limit
+      ? { bytes: all.subarray(0, limit), over: true, size, regular }
+      : { bytes: all, over: false, size, regular }
   } finally {
     closeSync(fd)
   }

@@ -32,13 +32,18 @@ function canonicalJson(value: unknown): string {
 
 /** The content hash of a learning: frontmatter (keys sorted) and body (CRLF → LF, trailing blanks trimmed). */
 export function contentHash(learning: Learning): string {
-  const body = learning.body.replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').trim()
+  const body = learning.body
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t]+$/gm, '')
+    .trim()
   return createHash('sha256').update(canonicalJson(learning.data)).update('\0').update(body).digest('hex')
 }
 
 /** Keep each content once, in the heaviest source (the project on ties); sources keep their order. */
 export function foldSources(sources: readonly Source[]): Source[] {
-  const order = [...sources.keys()].sort((a, b) => (sources[b] as Source).weight - (sources[a] as Source).weight || a - b)
+  const order = [...sources.keys()].sort(
+    (a, b) => (sources[b] as Source).weight - (sources[a] as Source).weight || a - b,
+  )
   const seen = new Set<string>()
   const kept = new Map<number, Learning[]>()
   for (const i of order) {
@@ -57,7 +62,10 @@ export function foldSources(sources: readonly Source[]): Source[] {
 }
 
 /** Every source of learnings in the given states, folded by content; unreadable files are reported, not thrown. */
-export async function readSources(repo: Repo, opts: { states: readonly LearningState[] }): Promise<{ sources: Source[]; problems: LearningParseError[] }> {
+export async function readSources(
+  repo: Repo,
+  opts: { states: readonly LearningState[] },
+): Promise<{ sources: Source[]; problems: LearningParseError[] }> {
   const scan = readStore(repo.root, opts.states)
   const sources: Source[] = [{ tier: PROJECT_TIER, weight: 1, learnings: scan.learnings }]
   const problems = [...scan.problems]

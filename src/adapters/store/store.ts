@@ -13,7 +13,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 /** Decode a learning file's bytes: UTF-8 only, at most MAX_LEARNING_BYTES. */
 export function decodeLearningBytes(bytes: Uint8Array, path: string): string {
   if (bytes.byteLength > MAX_LEARNING_BYTES)
-    throw new LearningParseError(path, `the file is ${bytes.byteLength} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`)
+    throw new LearningParseError(
+      path,
+      `the file is ${bytes.byteLength} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`,
+    )
   try {
     return utf8.decode(bytes)
   } catch {
@@ -24,8 +27,16 @@ export function decodeLearningBytes(bytes: Uint8Array, path: string): string {
 /** Read and parse one learning file; throws LearningParseError. */
 export function readLearningFile(root: string, path: string): Learning {
   const st = lstatSync(join(root, path))
-  if (st.isSymbolicLink()) throw new LearningParseError(path, 'is a symbolic link; the store holds only regular files (replace the link with the file)')
-  if (!st.isFile()) throw new LearningParseError(path, 'is not a regular file (a directory?); a learning is one markdown file: move what is inside elsewhere and remove it')
+  if (st.isSymbolicLink())
+    throw new LearningParseError(
+      path,
+      'is a symbolic link; the store holds only regular files (replace the link with the file)',
+    )
+  if (!st.isFile())
+    throw new LearningParseError(
+      path,
+      'is not a regular file (a directory?); a learning is one markdown file: move what is inside elsewhere and remove it',
+    )
   return parseLearning(decodeLearningBytes(readFileSync(join(root, path)), path), path)
 }
 
@@ -66,7 +77,9 @@ export function readStore(root: string, states: readonly LearningState[] = STATE
     const dir = join(root, STORE_DIR, state)
     let files: string[]
     try {
-      files = readdirSync(dir).filter((f) => f.endsWith('.md')).sort()
+      files = readdirSync(dir)
+        .filter((f) => f.endsWith('.md'))
+        .sort()
     } catch {
       continue
     }
@@ -82,4 +95,3 @@ export function readStore(root: string, states: readonly LearningState[] = STATE
   }
   return { learnings, problems }
 }
-

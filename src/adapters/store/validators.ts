@@ -26,20 +26,31 @@ async function loadGenerated(file: string): Promise<SchemaValidator> {
     const mod = (await import(path)) as { default?: unknown }
     validate = typeof mod === 'function' ? mod : mod.default
   } catch (err) {
-    throw new Error(`the precompiled validator ${path} does not load (${(err as Error).message.split('\n')[0]}): this git-learn build is incomplete. Reinstall it, or run \`npm run build\` in a checkout.`)
+    throw new Error(
+      `the precompiled validator ${path} does not load (${(err as Error).message.split('\n')[0]}): this git-learn build is incomplete. Reinstall it, or run \`npm run build\` in a checkout.`,
+    )
   }
-  if (typeof validate !== 'function') throw new Error(`the precompiled validator ${path} exports no function: this git-learn build is damaged. Reinstall it, or run \`npm run build\` in a checkout.`)
+  if (typeof validate !== 'function')
+    throw new Error(
+      `the precompiled validator ${path} exports no function: this git-learn build is damaged. Reinstall it, or run \`npm run build\` in a checkout.`,
+    )
   return validate as SchemaValidator
 }
 
 /** The validator of learning frontmatter. */
 export async function loadLearningValidator(): Promise<SchemaValidator> {
-  if (!learning) learning = FROM_SOURCE ? await compile((await import('../../core/learning-schema.js')).learningSchema) : await loadGenerated('learning-validator.cjs')
+  if (!learning)
+    learning = FROM_SOURCE
+      ? await compile((await import('../../core/learning-schema.js')).learningSchema)
+      : await loadGenerated('learning-validator.cjs')
   return learning
 }
 
 /** The validator of `.learnings/config.yaml`. */
 export async function loadConfigValidator(): Promise<SchemaValidator> {
-  if (!config) config = FROM_SOURCE ? await compile((await import('../../core/config-schema.js')).configSchema) : await loadGenerated('config-validator.cjs')
+  if (!config)
+    config = FROM_SOURCE
+      ? await compile((await import('../../core/config-schema.js')).configSchema)
+      : await loadGenerated('config-validator.cjs')
   return config
 }

@@ -26,19 +26,50 @@ export const spec: CommandSpec = {
     'The commit carries Learning, Learning-Action: add, Learning-To: pending and Proposed-by trailers;\n' +
     'anything else you had staged stays staged and out of it.',
   options: {
-    file: { type: 'string', value: 'path|-', description: 'the learning as a markdown file with YAML frontmatter ("-" reads stdin)' },
+    file: {
+      type: 'string',
+      value: 'path|-',
+      description: 'the learning as a markdown file with YAML frontmatter ("-" reads stdin)',
+    },
     name: { type: 'string', value: 'name', description: 'kebab-case name, at most 64 characters; also the file name' },
     type: { type: 'string', value: 'type', description: `one of ${LEARNING_TYPES.join(', ')}` },
     description: { type: 'string', value: 'text', description: 'what it is and when to use it (1–1024 characters)' },
-    trigger: { type: 'string', multiple: true, value: 'text', description: 'the exact error message or symptom (required for error-solution, instinct, pattern, anti-pattern); repeat it for a list of triggers' },
-    domain: { type: 'string', value: 'domain', description: 'testing, debugging, git, workflow, code-style, security, architecture, performance, tooling or other' },
+    trigger: {
+      type: 'string',
+      multiple: true,
+      value: 'text',
+      description:
+        'the exact error message or symptom (required for error-solution, instinct, pattern, anti-pattern); repeat it for a list of triggers',
+    },
+    domain: {
+      type: 'string',
+      value: 'domain',
+      description:
+        'testing, debugging, git, workflow, code-style, security, architecture, performance, tooling or other',
+    },
     tags: { type: 'string', value: 'a,b', description: 'comma-separated tags' },
-    confidence: { type: 'string', value: '0..1', description: 'proposed confidence (the effective one is computed from use)' },
-    'body-file': { type: 'string', value: 'path|-', description: 'the markdown body ("-" reads stdin; default: the type\'s template)' },
+    confidence: {
+      type: 'string',
+      value: '0..1',
+      description: 'proposed confidence (the effective one is computed from use)',
+    },
+    'body-file': {
+      type: 'string',
+      value: 'path|-',
+      description: 'the markdown body ("-" reads stdin; default: the type\'s template)',
+    },
     'no-commit': { type: 'boolean', description: 'write and stage the file, but do not commit' },
     'dry-run': { type: 'boolean', description: 'validate and say what would happen; write nothing' },
-    force: { type: 'boolean', description: 'add it although quality gates fail or it is a near duplicate; the override is recorded in the commit' },
-    'allow-directives': { type: 'boolean', description: 'accept instructions aimed at agents (curl | sh, …) that look like prompt injection; recorded in the commit' },
+    force: {
+      type: 'boolean',
+      description:
+        'add it although quality gates fail or it is a near duplicate; the override is recorded in the commit',
+    },
+    'allow-directives': {
+      type: 'boolean',
+      description:
+        'accept instructions aimed at agents (curl | sh, …) that look like prompt injection; recorded in the commit',
+    },
     json: MOVE_JSON_OPTION,
   },
 }
@@ -58,26 +89,38 @@ function readInput(ctx: Ctx, path: string, what: string): Buffer {
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const file = stringOpt(args, 'file')
-  const fields = Object.fromEntries(FIELD_FLAGS.map((k) => [k, stringOpt(args, k)])) as Record<(typeof FIELD_FLAGS)[number], string | undefined>
+  const fields = Object.fromEntries(FIELD_FLAGS.map((k) => [k, stringOpt(args, k)])) as Record<
+    (typeof FIELD_FLAGS)[number],
+    string | undefined
+  >
   // --trigger may be repeated: one value is a string trigger, several a list.
   const triggers = Array.isArray(args.values['trigger']) ? args.values['trigger'] : []
   const trigger = triggers.length > 1 ? triggers : triggers[0]
   fields.trigger = triggers[0]
   if (file !== undefined && FIELD_FLAGS.some((k) => fields[k] !== undefined))
-    throw new UsageError('--file brings the whole learning; do not combine it with --name, --type or the other field flags', 'add')
+    throw new UsageError(
+      '--file brings the whole learning; do not combine it with --name, --type or the other field flags',
+      'add',
+    )
 
   let text: string
   let name: string
   if (file !== undefined) {
     const bytes = file === '-' ? await ctx.readStdin() : readInput(ctx, file, 'the learning file')
-    if (bytes.byteLength > MAX_LEARNING_BYTES) throw new UsageError(tooLarge('the learning', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES), 'add')
+    if (bytes.byteLength > MAX_LEARNING_BYTES)
+      throw new UsageError(tooLarge('the learning', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES), 'add')
     text = decodeLearningBytes(bytes, file === '-' ? '<stdin>' : file)
     const draft = parseLearning(text, file === '-' ? '<stdin>' : file)
-    if (typeof draft.data.name !== 'string') throw new LearningInvalidError(draft.path, ['field "name" is required; add it to the frontmatter'])
+    if (typeof draft.data.name !== 'string')
+      throw new LearningInvalidError(draft.path, ['field "name" is required; add it to the frontmatter'])
     name = draft.data.name
   } else {
     const missing = (['name', 'type', 'description'] as const).filter((k) => !fields[k])
-    if (missing.length) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(', ')} (or give the whole learning with --file)`, 'add')
+    if (missing.length)
+      throw new UsageError(
+        `missing ${missing.map((m) => `--${m}`).join(', ')} (or give the whole learning with --file)`,
+        'add',
+      )
     name = fields.name as string
     if (!(LEARNING_TYPES as readonly string[]).includes(fields.type as string))
       throw new UsageError(`unknown type "${fields.type}"; use one of ${LEARNING_TYPES.join(', ')}`, 'add')
@@ -85,10 +128,21 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     let body: string
     if (bodyFile === '-') {
       const bytes = await ctx.readStdin()
-      if (bytes.byteLength > MAX_LEARNING_BYTES) throw new UsageError(tooLarge('the body', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES), 'add')
+      if (bytes.byteLength > MAX_LEARNING_BYTES)
+        throw new UsageError(tooLarge('the body', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES), 'add')
       body = decodeLearningBytes(bytes, '<stdin>')
-    } else body = bodyFile !== undefined ? decodeLearningBytes(readInput(ctx, bodyFile, 'the body file'), bodyFile) : readTemplate(`${fields.type}.md`)
-    text = formatLearningFile(buildDraftFrontmatter({ ...fields, trigger, name, type: fields.type as string, description: fields.description as string }, ctx.now()), body)
+    } else
+      body =
+        bodyFile !== undefined
+          ? decodeLearningBytes(readInput(ctx, bodyFile, 'the body file'), bodyFile)
+          : readTemplate(`${fields.type}.md`)
+    text = formatLearningFile(
+      buildDraftFrontmatter(
+        { ...fields, trigger, name, type: fields.type as string, description: fields.description as string },
+        ctx.now(),
+      ),
+      body,
+    )
   }
   const bad = explainBadName(name)
   if (bad) throw new UsageError(`not a learning name: ${bad}`, 'add')

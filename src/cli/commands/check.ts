@@ -30,9 +30,20 @@ export const spec: CommandSpec = {
     'Exit 1 when any finding is an error; warnings (stale, budget) do not fail.',
   options: {
     staged: { type: 'boolean', description: 'check what is staged (the pre-commit hook)' },
-    base: { type: 'string', value: 'ref', description: 'also check the transitions since the merge base with <ref> (CI)' },
-    format: { type: 'string', value: 'text|json|github', description: 'output: text (default), json, or GitHub annotations' },
-    json: { type: 'boolean', description: 'same as --format json: {"ok":bool,"findings":[{rule,severity,path,line,message}]}' },
+    base: {
+      type: 'string',
+      value: 'ref',
+      description: 'also check the transitions since the merge base with <ref> (CI)',
+    },
+    format: {
+      type: 'string',
+      value: 'text|json|github',
+      description: 'output: text (default), json, or GitHub annotations',
+    },
+    json: {
+      type: 'boolean',
+      description: 'same as --format json: {"ok":bool,"findings":[{rule,severity,path,line,message}]}',
+    },
   },
 }
 
@@ -40,10 +51,12 @@ type Format = 'text' | 'json' | 'github'
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const format = (flag(args, 'json') ? 'json' : (stringOpt(args, 'format') ?? 'text')) as Format
-  if (!['text', 'json', 'github'].includes(format)) throw new UsageError(`unknown --format "${format}"; use text, json or github`, 'check')
+  if (!['text', 'json', 'github'].includes(format))
+    throw new UsageError(`unknown --format "${format}"; use text, json or github`, 'check')
   const base = stringOpt(args, 'base')
   const staged = flag(args, 'staged')
-  if (staged && base !== undefined) throw new UsageError('--staged checks the index and --base a branch; use one of them', 'check')
+  if (staged && base !== undefined)
+    throw new UsageError('--staged checks the index and --base a branch; use one of them', 'check')
 
   if (staged) {
     const root = findRoot(ctx.cwd, ctx.env)
@@ -54,7 +67,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     }
     if (!entries.length) return quiet()
     // A change under .learnings/ is always checked: the config is then read along with the staged learnings.
-    if (entries.some((e) => changedPaths([e]).some(isStorePath))) return print(ctx, format, await checkStaged(ctx, root, entries), true)
+    if (entries.some((e) => changedPaths([e]).some(isStorePath)))
+      return print(ctx, format, await checkStaged(ctx, root, entries), true)
     // The commit's own config (the index), not the work tree's: an unstaged edit must neither break nor loosen it.
     const config = readStagedConfigFor(root, ctx.env, entries)
     const inZone = buildZoneMatcher(await readZones(config, DEFAULT_SYSTEM_ZONES))
@@ -74,19 +88,24 @@ async function print(ctx: Ctx, format: Format, report: CheckReport, hook: boolea
   else if (format === 'github') ctx.stdout(formatGithub(report))
   else {
     const text = formatText(report)
-    const hint = !report.ok && hook ? 'The commit was stopped by git learn (pre-commit). Fix the files above, stage them, and commit again.\n' : ''
+    const hint =
+      !report.ok && hook
+        ? 'The commit was stopped by git learn (pre-commit). Fix the files above, stage them, and commit again.\n'
+        : ''
     // A hook's stdout and stderr both reach the terminal; stderr keeps stdout free for whoever pipes `git commit`.
     // A clean commit stays quiet.
     if (hook) {
       if (report.findings.length) ctx.stderr(text + hint)
-    }
-    else ctx.stdout(text)
+    } else ctx.stdout(text)
   }
   return report.ok ? ExitCode.ok : ExitCode.refused
 }
 
 async function loadEngine() {
-  const [engine, validators] = await Promise.all([import('../../core/check.js'), import('../../adapters/store/validators.js')])
+  const [engine, validators] = await Promise.all([
+    import('../../core/check.js'),
+    import('../../adapters/store/validators.js'),
+  ])
   return { engine, validator: await validators.loadLearningValidator() }
 }
 
@@ -103,7 +122,14 @@ async function readConfigOrFinding(from: string | { staged: Buffer | undefined }
     return typeof from === 'string' ? await readConfig(from) : await configFromBytes(from.staged)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
-    for (const p of err.problems) findings.push({ rule: 'schema', severity: 'error', path: err.path, line: 1, message: `${p}; fix .learnings/config.yaml (every key is optional)` })
+    for (const p of err.problems)
+      findings.push({
+        rule: 'schema',
+        severity: 'error',
+        path: err.path,
+        line: 1,
+        message: `${p}; fix .learnings/config.yaml (every key is optional)`,
+      })
     return DEFAULT_CONFIG
   }
 }
@@ -113,9 +139,15 @@ async function readConfigOrFinding(from: string | { staged: Buffer | undefined }
  * The staged changes. With `known` the staged config was already read (zone files only); otherwise it comes in the
  * same two git processes as the staged learnings and the index paths their names could clash with.
  */
-async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[], known?: { config: Buffer | undefined }): Promise<CheckReport> {
+async function checkStaged(
+  ctx: Ctx,
+  root: string,
+  entries: readonly DiffEntry[],
+  known?: { config: Buffer | undefined },
+): Promise<CheckReport> {
   const { engine, validator } = await loadEngine()
-  const { readBlobs, readIndexPaths, readStagedForCheck, isMerging } = await import('../../adapters/git/index-reader.js')
+  const { readBlobs, readIndexPaths, readStagedForCheck, isMerging } =
+    await import('../../adapters/git/index-reader.js')
   const { parseStorePath, learningPath, STATES } = await import('../../core/learning.js')
   const { NAME_PATTERN } = await import('../../core/names.js')
   const findings: Finding[] = []
@@ -126,23 +158,45 @@ async function checkStaged(ctx: Ctx, root: string, entries: readonly DiffEntry[]
   const names = new Set(present.map((e) => parseStorePath(e.path)?.name).filter((n): n is string => n !== undefined))
   const askable = names.size <= 200 && [...names].every((n) => NAME_PATTERN.test(n))
   const specs = askable ? [...names].flatMap((name) => STATES.map((state) => learningPath(state, name))) : []
-  const staged = readStagedForCheck(root, ctx.env, present.filter((e) => readable(e) && isStorePath(e.path)).map((e) => e.newSha), specs, !known)
+  const staged = readStagedForCheck(
+    root,
+    ctx.env,
+    present.filter((e) => readable(e) && isStorePath(e.path)).map((e) => e.newSha),
+    specs,
+    !known,
+  )
   const config = await readConfigOrFinding({ staged: known ? known.config : staged.config }, findings)
   const inZone = buildZoneMatcher(config.zones.system)
   const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
-  const zoneShas = relevant.filter((e) => e.status !== 'D' && readable(e) && !staged.blobs.has(e.newSha)).map((e) => e.newSha)
+  const zoneShas = relevant
+    .filter((e) => e.status !== 'D' && readable(e) && !staged.blobs.has(e.newSha))
+    .map((e) => e.newSha)
   const blobs = zoneShas.length ? new Map([...staged.blobs, ...readBlobs(root, ctx.env, zoneShas)]) : staged.blobs
   const files = relevant
     .filter((e) => e.status !== 'D' && e.newMode !== '160000')
-    .map((e) => ({ path: e.path, mode: e.newMode, ...(e.newMode === '120000' ? {} : blobs.get(e.newSha) ?? { skipped: 'unreadable' }) }))
+    .map((e) => ({
+      path: e.path,
+      mode: e.newMode,
+      ...(e.newMode === '120000' ? {} : (blobs.get(e.newSha) ?? { skipped: 'unreadable' })),
+    }))
   const result = engine.checkFiles(files, { validator, inZone, secretsAllow: config.secrets.allow, directives: false })
   findings.push(...result.findings)
   const stagedStore = new Set(files.map((f) => f.path).filter((p) => parseStorePath(p)))
-  if (stagedStore.size) findings.push(...engine.checkUniqueNames(askable ? staged.inIndex : readIndexPaths(root, ctx.env, ['.learnings']), stagedStore))
+  if (stagedStore.size)
+    findings.push(
+      ...engine.checkUniqueNames(askable ? staged.inIndex : readIndexPaths(root, ctx.env, ['.learnings']), stagedStore),
+    )
   const deleted = relevant.filter((e) => e.status === 'D' && parseStorePath(e.path))
   if (deleted.length && !isMerging(root, ctx.env))
     for (const e of deleted)
-      findings.push(engine.finding('transition', e.path, 1, `${e.path} is staged for deletion; learnings are never deleted: \`git restore --staged --worktree ${e.path}\`, then archive it with \`git learn ${parseStorePath(e.path)?.state === 'pending' ? 'reject <name> --reason …' : 'prune'}\``))
+      findings.push(
+        engine.finding(
+          'transition',
+          e.path,
+          1,
+          `${e.path} is staged for deletion; learnings are never deleted: \`git restore --staged --worktree ${e.path}\`, then archive it with \`git learn ${parseStorePath(e.path)?.state === 'pending' ? 'reject <name> --reason …' : 'prune'}\``,
+        ),
+      )
   return engine.buildReport(findings)
 }
 
@@ -171,7 +225,13 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   if (files.length > 2000) ctx.stderr(`git learn check: checking ${files.length} files…\n`)
   // Parsed frontmatter is cached under the git common dir (see parse-cache.ts): a second run parses only what changed.
   const cache = files.length >= 50 ? await openCache(root, ctx) : undefined
-  const result = engine.checkFiles(files, { validator, inZone, secretsAllow: config.secrets.allow, directives: true, ...(cache ? { parseYaml: cache.parseYaml } : {}) })
+  const result = engine.checkFiles(files, {
+    validator,
+    inZone,
+    secretsAllow: config.secrets.allow,
+    directives: true,
+    ...(cache ? { parseYaml: cache.parseYaml } : {}),
+  })
   cache?.save()
   let content = result.findings
   if (content.some((f) => f.rule === 'directives')) {
@@ -185,18 +245,29 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   findings.push(...(await import('../../core/check-rendered.js')).checkRendered(files, result.learnings))
   if (config.tiers.length) {
     // A fresh clone or CI fetches pinned tiers on first use; one that cannot be had is named with what to run.
-    const [{ openRepo }, { readTierPins }] = await Promise.all([import('../../adapters/store/repo.js'), import('../../adapters/feed/tiers.js')])
-    await readTierPins(await openRepo(root), (w) => findings.push(engine.finding('tier', '.learnings/config.yaml', 1, `${w.path}: ${w.reason}`)))
+    const [{ openRepo }, { readTierPins }] = await Promise.all([
+      import('../../adapters/store/repo.js'),
+      import('../../adapters/feed/tiers.js'),
+    ])
+    await readTierPins(await openRepo(root), (w) =>
+      findings.push(engine.finding('tier', '.learnings/config.yaml', 1, `${w.path}: ${w.reason}`)),
+    )
   }
 
-  const pinned = result.learnings.filter((l) => l.state === 'active').flatMap((l) => {
-    const e = engine.readEvidence(l)
-    return e ? [{ l, e }] : []
-  })
+  const pinned = result.learnings
+    .filter((l) => l.state === 'active')
+    .flatMap((l) => {
+      const e = engine.readEvidence(l)
+      return e ? [{ l, e }] : []
+    })
   if (pinned.length) {
     // One git process for all of them; a commit unknown here (a shallow clone, another repository) decides nothing.
     const { readEvidenceChanges } = await import('../../adapters/git/fast.js')
-    const changed = readEvidenceChanges(root, pinned.map((p) => p.e), ctx.env)
+    const changed = readEvidenceChanges(
+      root,
+      pinned.map((p) => p.e),
+      ctx.env,
+    )
     pinned.forEach(({ l, e }, i) => {
       const f = engine.staleFinding(l, e.commit, changed[i] ?? [])
       if (f) findings.push(f)
@@ -211,13 +282,25 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
     if (found.code !== 0) {
       // git merge-base says nothing when the history simply does not reach a common commit (a shallow clone).
       const { BaseUnreachableError } = await import('../../core/errors.js')
-      const shallow = runGitSync(['rev-parse', '--is-shallow-repository'], { cwd: root, env: ctx.env }).stdout.toString('utf8').trim() === 'true'
-      const known = runGitSync(['rev-parse', '-q', '--verify', '--end-of-options', `${base}^{commit}`], { cwd: root, env: ctx.env }).code === 0
+      const shallow =
+        runGitSync(['rev-parse', '--is-shallow-repository'], { cwd: root, env: ctx.env })
+          .stdout.toString('utf8')
+          .trim() === 'true'
+      const known =
+        runGitSync(['rev-parse', '-q', '--verify', '--end-of-options', `${base}^{commit}`], { cwd: root, env: ctx.env })
+          .code === 0
       throw new BaseUnreachableError(base, shallow, known, found.stderr.trim())
     }
     const mergeBase = found.stdout.toString('utf8').trim()
-    const changes = parseRawDiff(gitSync(['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings'], { cwd: root, env: ctx.env }))
-    const events = parseAuditTrail(parseRawLog(gitSync(['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`], { cwd: root, env: ctx.env })))
+    const changes = parseRawDiff(
+      gitSync(['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings'], {
+        cwd: root,
+        env: ctx.env,
+      }),
+    )
+    const events = parseAuditTrail(
+      parseRawLog(gitSync(['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`], { cwd: root, env: ctx.env })),
+    )
     findings.push(...engine.checkTransitions(changes, events))
     if (summaryFile) {
       const text = new Map(files.map((f) => [f.path, f.text]))

@@ -24,7 +24,8 @@ import { parseLimit } from './search.js'
 
 export const spec: CommandSpec = {
   name: 'eval',
-  summary: 'Measure retrieval on your own queries: top-1, precision@k, MRR, recall, the misses, and the tokens context injects.',
+  summary:
+    'Measure retrieval on your own queries: top-1, precision@k, MRR, recall, the misses, and the tokens context injects.',
   usage: 'git learn eval --set <queries.yaml> [--learnings <dir>] [--k <n>] [--json]',
   details:
     'The set is a YAML list of {query, expect, form}: expect names the learning that should rank first (or a list\n' +
@@ -35,9 +36,17 @@ export const spec: CommandSpec = {
     'unrelated (tool output): the right fix named first when a learning is expected, silence when none is.',
   options: {
     set: { type: 'string', value: 'file', description: 'the queries file (required)' },
-    learnings: { type: 'string', value: 'dir', description: 'evaluate over the learnings in this folder instead of the store' },
+    learnings: {
+      type: 'string',
+      value: 'dir',
+      description: 'evaluate over the learnings in this folder instead of the store',
+    },
     k: { type: 'string', value: 'n', description: 'precision@k and hit@k cut-off (default 3)' },
-    json: { type: 'boolean', description: 'print {queries, k, top1, precisionAtK, hitAtK, mrr, none, recall, forms, misses, recallMisses, contextTokens}' },
+    json: {
+      type: 'boolean',
+      description:
+        'print {queries, k, top1, precisionAtK, hitAtK, mrr, none, recall, forms, misses, recallMisses, contextTokens}',
+    },
   },
 }
 
@@ -86,14 +95,30 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const feed = buildFeed(learnings)
     const recall = buildRecallIndex(feed.catalog).index
     for (const c of cases)
-      outcomes.push({ ...c, ranked: rankLearnings(feed.index, feed.catalog, c.query, { states: ['active'] }, limit).map((h) => h.entry.name), ...(measuresRecall(c) ? { recalled: recallOf(recall, c.query) } : {}) })
-    contextTokens = buildContext({ entries: feed.catalog, usage: new Map(), changedFiles: [], now: ctx.now(), config: DEFAULT_CONFIG }).tokens
+      outcomes.push({
+        ...c,
+        ranked: rankLearnings(feed.index, feed.catalog, c.query, { states: ['active'] }, limit).map(
+          (h) => h.entry.name,
+        ),
+        ...(measuresRecall(c) ? { recalled: recallOf(recall, c.query) } : {}),
+      })
+    contextTokens = buildContext({
+      entries: feed.catalog,
+      usage: new Map(),
+      changedFiles: [],
+      now: ctx.now(),
+      config: DEFAULT_CONFIG,
+    }).tokens
   } else {
     const feed = await readSearchFeed(ctx.cwd)
     ctx.stderr(warnProblems(feed.problems))
     const recall = cases.some(measuresRecall) ? (await readRecallFeed(ctx.cwd)).index : undefined
     for (const c of cases)
-      outcomes.push({ ...c, ranked: (await feed.rank(c.query, { states: ['active'] }, limit)).map((h) => h.entry.name), ...(recall && measuresRecall(c) ? { recalled: recallOf(recall, c.query) } : {}) })
+      outcomes.push({
+        ...c,
+        ranked: (await feed.rank(c.query, { states: ['active'] }, limit)).map((h) => h.entry.name),
+        ...(recall && measuresRecall(c) ? { recalled: recallOf(recall, c.query) } : {}),
+      })
     const config = await readConfig(feed.root, feed.commonDir)
     const { catalog } = await readFeed(ctx.cwd)
     contextTokens = buildContext({

@@ -19,9 +19,15 @@ export const spec: CommandSpec = {
     'the gates, secret and duplicate checks of `add` into .learnings/pending/, one commit each. Approving the skill\n' +
     '(`git learn approve <skill>`) archives the learnings it supersedes in the same commit.',
   options: {
-    write: { type: 'boolean', description: 'add each draft to .learnings/pending/ (gates, secrets, duplicates), one commit each' },
+    write: {
+      type: 'boolean',
+      description: 'add each draft to .learnings/pending/ (gates, secrets, duplicates), one commit each',
+    },
     force: { type: 'boolean', description: 'with --write: record failed gates as an override instead of refusing' },
-    json: { type: 'boolean', description: 'print {"clusters":[{name,members,sharedTags,domain,path,commit,refused}],"dryRun":bool}' },
+    json: {
+      type: 'boolean',
+      description: 'print {"clusters":[{name,members,sharedTags,domain,path,commit,refused}],"dryRun":bool}',
+    },
   },
 }
 
@@ -35,7 +41,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     unreadable: (path, reason) => ctx.stderr(warnUnreadable(path, reason)),
     warn: (path, w) => ctx.stderr(warningAt(path, w)),
   })
-  const rows: EvolveRow[] = clusters.map((c) => ({ ...c, refused: c.refused ? describeError(c.refused).message : null }))
+  const rows: EvolveRow[] = clusters.map((c) => ({
+    ...c,
+    refused: c.refused ? describeError(c.refused).message : null,
+  }))
   if (json) ctx.stdout(`${JSON.stringify({ clusters: rows, dryRun: !write })}\n`)
   else ctx.stdout(evolveReport(rows, { write, active }))
   return rows.some((r) => r.refused !== null) ? ExitCode.refused : ExitCode.ok

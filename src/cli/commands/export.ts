@@ -20,11 +20,22 @@ export const spec: CommandSpec = {
     'is listed per learning on stderr (or in the --json report). Without --out the bundle goes to stdout.\n' +
     'Bring it into another repository with `git learn import <file>`.',
   options: {
-    out: { type: 'string', value: 'file', description: 'write the bundle here (an existing file needs --force; never inside .learnings/)' },
-    state: { type: 'string', value: 'state', description: 'which learnings: active (default), pending, archived or all' },
+    out: {
+      type: 'string',
+      value: 'file',
+      description: 'write the bundle here (an existing file needs --force; never inside .learnings/)',
+    },
+    state: {
+      type: 'string',
+      value: 'state',
+      description: 'which learnings: active (default), pending, archived or all',
+    },
     'keep-code': { type: 'boolean', description: 'keep fenced code blocks' },
     force: { type: 'boolean', description: 'overwrite an existing --out file' },
-    json: { type: 'boolean', description: 'print {"out","count","stripped":[{name,stripped}]} (and "bundle" when there is no --out)' },
+    json: {
+      type: 'boolean',
+      description: 'print {"out","count","stripped":[{name,stripped}]} (and "bundle" when there is no --out)',
+    },
   },
 }
 
@@ -43,7 +54,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     unreadable: (path, reason) => ctx.stderr(warnUnreadable(path, reason)),
   })
   const shown = outPath ? relative(ctx.cwd, outPath) || outPath : null
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ out: shown, count: bundle.learnings.length, stripped: report, ...(outPath ? {} : { bundle }) })}\n`)
+  if (flag(args, 'json'))
+    ctx.stdout(
+      `${JSON.stringify({ out: shown, count: bundle.learnings.length, stripped: report, ...(outPath ? {} : { bundle }) })}\n`,
+    )
   else {
     if (!outPath) ctx.stdout(text)
     ctx.stderr(strippedLines(report))

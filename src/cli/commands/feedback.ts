@@ -34,29 +34,44 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const bad = explainBadName(name)
   if (bad) throw new UsageError(`not a learning name: ${bad}`, 'feedback')
   const helpful = flag(args, 'helpful')
-  if (helpful === flag(args, 'harmful')) throw new UsageError('say either --helpful or --harmful (exactly one)', 'feedback')
+  if (helpful === flag(args, 'harmful'))
+    throw new UsageError('say either --helpful or --harmful (exactly one)', 'feedback')
   const kind = helpful ? 'helpful' : 'harmful'
 
   const feed = await readFeed(ctx.cwd)
-  const entry = feed.catalog.find((e) => e.name === name && e.tier === 'project') ?? feed.catalog.find((e) => e.name === name)
+  const entry =
+    feed.catalog.find((e) => e.name === name && e.tier === 'project') ?? feed.catalog.find((e) => e.name === name)
   if (!entry) throw new LearningNotFoundError(name)
   const config = (await readConfig(feed.root, feed.commonDir)).confidence
   const mine: UsageEvent[] = []
   for await (const e of readEvents(feed.commonDir)) if (e.name === name) mine.push(e)
   const now = ctx.now()
   const confidenceOf = (events: UsageEvent[]) =>
-    effectiveConfidence(baseConfidence(entry.confidence), summarizeUsage(events).get(name) ?? EMPTY_USAGE, now, config, entry.created)
+    effectiveConfidence(
+      baseConfidence(entry.confidence),
+      summarizeUsage(events).get(name) ?? EMPTY_USAGE,
+      now,
+      config,
+      entry.created,
+    )
   const previous = confidenceOf(mine)
   const note = stringOpt(args, 'note')
   const session = stringOpt(args, 'session')
-  const event: UsageEvent = { ts: now.toISOString(), kind, name, ...(session ? { session } : {}), ...(note ? { note } : {}) }
+  const event: UsageEvent = {
+    ts: now.toISOString(),
+    kind,
+    name,
+    ...(session ? { session } : {}),
+    ...(note ? { note } : {}),
+  }
   try {
     appendEvent(feed.commonDir, event)
   } catch (err) {
     // A read-only or full state directory costs the record, not the command: say so and go on.
     const code = (err as NodeJS.ErrnoException).code ?? String(err)
     ctx.stderr(stateNotWritten(`${feed.commonDir}/learn/events.jsonl`, code))
-    if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ name, kind, previous, confidence: previous, recorded: false })}\n`)
+    if (flag(args, 'json'))
+      ctx.stdout(`${JSON.stringify({ name, kind, previous, confidence: previous, recorded: false })}\n`)
     else ctx.stdout(feedbackDone(name, kind, previous, previous))
     return ExitCode.ok
   }

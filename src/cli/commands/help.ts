@@ -21,7 +21,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     return ExitCode.ok
   }
   const load = COMMANDS[name]
-  if (!load) throw new UsageError(`unknown command "${name}"; the commands are: ${Object.keys(COMMANDS).join(', ')}`, 'help')
+  if (!load)
+    throw new UsageError(`unknown command "${name}"; the commands are: ${Object.keys(COMMANDS).join(', ')}`, 'help')
   ctx.stdout(formatHelp((await load()).spec))
   return ExitCode.ok
 }

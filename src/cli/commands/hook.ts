@@ -48,13 +48,17 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       const { installHooks, uninstallHooks } = await import('../../adapters/git/hooks.js')
       const { hookReport } = await import('../messages/guards.js')
       const git = await openGit(ctx.cwd)
-      const { layout, changes } = sub === 'install' ? await installHooks(git, { force: flag(args, 'force') }) : await uninstallHooks(git)
+      const { layout, changes } =
+        sub === 'install' ? await installHooks(git, { force: flag(args, 'force') }) : await uninstallHooks(git)
       if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ kind: layout.kind, dir: layout.dir, changes })}\n`)
       else ctx.stdout(hookReport(layout.kind, changes, sub === 'uninstall'))
       return ExitCode.ok
     }
     default:
-      throw new UsageError(`unknown hook subcommand "${sub ?? ''}"; use install, uninstall, commit-msg or post-merge`, 'hook')
+      throw new UsageError(
+        `unknown hook subcommand "${sub ?? ''}"; use install, uninstall, commit-msg or post-merge`,
+        'hook',
+      )
   }
 }
 
@@ -79,7 +83,10 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   try {
     read = readFileBounded(isAbsolute(file) ? file : join(ctx.cwd, file), MAX_MESSAGE_BYTES)
   } catch (err) {
-    throw new UsageError(`cannot read the commit message file "${file}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'hook')
+    throw new UsageError(
+      `cannot read the commit message file "${file}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      'hook',
+    )
   }
   if (read.over) {
     const { tooLarge } = await import('../messages/errors.js')
@@ -87,11 +94,19 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   }
   const raw = read.bytes.toString('utf8')
   // git strips comment lines after the hook has run; the scissors line ends a verbose message.
-  const message = raw.split(/^# -+ >8 -+$/m)[0]!.split('\n').filter((l) => !l.startsWith('#')).join('\n')
+  const message = raw
+    .split(/^# -+ >8 -+$/m)[0]!
+    .split('\n')
+    .filter((l) => !l.startsWith('#'))
+    .join('\n')
   const findings = engine.checkCommitMessage(store, message)
 
   const added = store.filter((e) => e.status !== 'D' && e.newMode !== '120000' && parseStorePath(e.path))
-  const blobs = reader.readBlobs(root, ctx.env, added.map((e) => e.newSha))
+  const blobs = reader.readBlobs(
+    root,
+    ctx.env,
+    added.map((e) => e.newSha),
+  )
   const hits = added.flatMap((e) => {
     const text = blobs.get(e.newSha)?.text
     return text ? scanDirectives(text).map((d) => ({ e, d })) : []
@@ -99,11 +114,20 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   if (hits.length) {
     const allowed = parseDirectivesAllowed(message)
     const pending = hits.filter((h) => !allowed.has(parseStorePath(h.e.path)?.name ?? ''))
-    const history = pending.length ? parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env)) : new Set<string>()
+    const history = pending.length
+      ? parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env))
+      : new Set<string>()
     for (const { e, d } of pending) {
       const name = parseStorePath(e.path)?.name ?? ''
       if (history.has(name)) continue
-      findings.push(engine.finding('directives', e.path, d.line, `${d.description}: "${d.excerpt}"; agents read learnings as instructions: rewrite it, or propose it with \`git learn add --allow-directives\` (which records "Learning-Directives-Allowed: ${name}")`))
+      findings.push(
+        engine.finding(
+          'directives',
+          e.path,
+          d.line,
+          `${d.description}: "${d.excerpt}"; agents read learnings as instructions: rewrite it, or propose it with \`git learn add --allow-directives\` (which records "Learning-Directives-Allowed: ${name}")`,
+        ),
+      )
     }
   }
   const report = engine.buildReport(findings)

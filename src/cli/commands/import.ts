@@ -29,10 +29,17 @@ export const spec: CommandSpec = {
     'failing at any moment, the import leaves the repository as it was. Progress on stderr (a bar on a terminal);\n' +
     'warnings are summed up by kind.',
   options: {
-    force: { type: 'boolean', description: 'add a near duplicate anyway, recorded as an override (failed gates never skip an entry)' },
+    force: {
+      type: 'boolean',
+      description: 'add a near duplicate anyway, recorded as an override (failed gates never skip an entry)',
+    },
     'allow-directives': { type: 'boolean', description: 'allow instructions aimed at agents in the imported text' },
     'dry-run': { type: 'boolean', description: 'say what would happen per entry; write nothing' },
-    json: { type: 'boolean', description: 'print {"origin","commit","entries":[{name,action,path,reason}],"warnings":[{kind,count,example}],"dryRun"}' },
+    json: {
+      type: 'boolean',
+      description:
+        'print {"origin","commit","entries":[{name,action,path,reason}],"warnings":[{kind,count,example}],"dryRun"}',
+    },
   },
   positionals: { min: 1, max: 1, names: '<file|url>' },
 }
@@ -62,7 +69,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     describe: (err) => describeError(err).message.replace(/\s*\n\s*/g, ' '),
     ...(progress ? { onProgress: (done: number, total: number) => ctx.stderr(progress(done, total)) } : {}),
     onWarning: (name, text) => {
-      const kind = text.replace(/:.*$/s, '').replace(/\d+(\.\d+)?/g, 'N').slice(0, 80)
+      const kind = text
+        .replace(/:.*$/s, '')
+        .replace(/\d+(\.\d+)?/g, 'N')
+        .slice(0, 80)
       const w = warnings.get(kind)
       if (w) w.count++
       else warnings.set(kind, { count: 1, example: `${name}: ${text}` })

@@ -18,9 +18,20 @@ export const spec: CommandSpec = {
   details: 'Works on a fresh repository with no commits yet. It writes files only; commit them yourself.',
   options: {
     json: { type: 'boolean', description: 'print one JSON object: {root, created: [paths]}' },
-    hooks: { type: 'boolean', description: 'also install the pre-commit, commit-msg and post-merge guards (git learn hook install)' },
-    ci: { type: 'boolean', description: 'also write .github/workflows/git-learn.yml and the CODEOWNERS block that make the pull request the approval' },
-    agent: { type: 'string', value: 'claude', description: 'also wire an agent: claude merges hooks into .claude/settings.json and writes .claude/commands/' },
+    hooks: {
+      type: 'boolean',
+      description: 'also install the pre-commit, commit-msg and post-merge guards (git learn hook install)',
+    },
+    ci: {
+      type: 'boolean',
+      description:
+        'also write .github/workflows/git-learn.yml and the CODEOWNERS block that make the pull request the approval',
+    },
+    agent: {
+      type: 'string',
+      value: 'claude',
+      description: 'also wire an agent: claude merges hooks into .claude/settings.json and writes .claude/commands/',
+    },
   },
 }
 
@@ -29,7 +40,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (agentName !== undefined && agentName !== 'claude')
     throw new UsageError(`--agent supports claude; for Codex, Cursor and Gemini CLI see docs/agents.md`, 'init')
   const git = await openGit(ctx.cwd)
-  if (agentName !== undefined) (await import('../../adapters/agents/claude-settings.js')).assertSettingsReadable(git.root)
+  if (agentName !== undefined)
+    (await import('../../adapters/agents/claude-settings.js')).assertSettingsReadable(git.root)
   const created: string[] = []
   for (const state of STATES) {
     const dir = `${STORE_DIR}/${state}`
@@ -55,7 +67,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
 }
 
 /** `--hooks` and `--ci` (src/adapters/git/hooks.ts): what was written, as text and as JSON fields. */
-async function setUpGuards(args: ParsedArgs, git: Awaited<ReturnType<typeof openGit>>): Promise<{ text: string; json: Record<string, unknown> }> {
+async function setUpGuards(
+  args: ParsedArgs,
+  git: Awaited<ReturnType<typeof openGit>>,
+): Promise<{ text: string; json: Record<string, unknown> }> {
   let text = ''
   const json: Record<string, unknown> = {}
   if (!flag(args, 'hooks') && !flag(args, 'ci')) return { text, json }

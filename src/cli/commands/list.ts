@@ -18,7 +18,11 @@ export const spec: CommandSpec = {
   usage: 'git learn list [--state pending|active|archived|all] [--type <type>] [--tag <tag>] [--json]',
   options: {
     state: { type: 'string', value: 'state', description: 'pending, active, archived or all (default: all)' },
-    type: { type: 'string', value: 'type', description: 'only this type (error-solution, pattern, anti-pattern, decision, instinct, skill)' },
+    type: {
+      type: 'string',
+      value: 'type',
+      description: 'only this type (error-solution, pattern, anti-pattern, decision, instinct, skill)',
+    },
     tag: { type: 'string', value: 'tag', description: 'only learnings with this tag' },
     json: { type: 'boolean', description: 'print {"learnings":[{name,state,type,domain,tags,description,path}]}' },
   },
@@ -37,14 +41,17 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     if (p.kind === 'staged-move') uncommitted.set(p.to, `staged move from ${p.from.split('/')[1]}, not committed`)
     else if (p.kind === 'staged-new') uncommitted.set(p.path, 'staged, not committed')
   }
-  if (staged.some((p) => p.kind !== 'staged-new')) ctx.stderr(halfDoneNote(staged.filter((p) => p.kind !== 'staged-new').map(toHalfDone)))
+  if (staged.some((p) => p.kind !== 'staged-new'))
+    ctx.stderr(halfDoneNote(staged.filter((p) => p.kind !== 'staged-new').map(toHalfDone)))
   const inState = (path: string) => state === 'all' || path.startsWith(`${STORE_DIR}/${state}/`)
   for (const p of feed.problems) if (inState(p.path)) ctx.stderr(warnUnreadable(p.path, p.reason))
   if (!storeExists(feed.root)) ctx.stderr(noStore())
   const rows = filterSummaries(
     feed.rows.map((r) => r.row).filter((r) => inState(r.path)),
     { type: stringOpt(args, 'type'), tag: stringOpt(args, 'tag') },
-  ).map((r) => (uncommitted.has(r.path) ? { ...r, state: `${r.state} (${uncommitted.get(r.path)})`, committed: false } : r))
+  ).map((r) =>
+    uncommitted.has(r.path) ? { ...r, state: `${r.state} (${uncommitted.get(r.path)})`, committed: false } : r,
+  )
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ learnings: rows })}\n`)
   else ctx.stdout(listTable(rows))
   return ExitCode.ok

@@ -12,11 +12,15 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
   name: 'log',
-  summary: 'The audit trail: every lifecycle commit, newest first, read back from its trailers (squash-merge bodies included).',
+  summary:
+    'The audit trail: every lifecycle commit, newest first, read back from its trailers (squash-merge bodies included).',
   usage: 'git learn log [<name>] [-n <count>] [--json]',
   options: {
     'max-count': { type: 'string', short: 'n', value: 'count', description: 'show at most this many events' },
-    json: { type: 'boolean', description: 'print {"events":[{commit,date,author,name,action,from,to,by,reason,trailers}]}' },
+    json: {
+      type: 'boolean',
+      description: 'print {"events":[{commit,date,author,name,action,from,to,by,reason,trailers}]}',
+    },
   },
   positionals: { min: 0, max: 1, names: '[<name>]' },
 }

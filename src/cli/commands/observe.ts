@@ -10,10 +10,11 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 export const spec: CommandSpec = {
   name: 'observe',
   hook: true,
-  summary: 'Agent hook: record one tool call or session event (JSON on stdin) as a line of <git-common-dir>/learn/observations.jsonl.',
+  summary:
+    'Agent hook: record one tool call or session event (JSON on stdin) as a line of <git-common-dir>/learn/observations.jsonl.',
   usage: 'git learn observe   (reads the hook payload on stdin)',
   details:
-    'Registered by `git learn init --agent claude` for every hook event. The event comes from the payload\'s\n' +
+    "Registered by `git learn init --agent claude` for every hook event. The event comes from the payload's\n" +
     'hook_event_name; the agent (Claude Code, Codex, Cursor, Gemini CLI, Copilot CLI) from its shape. Fields are\n' +
     'cut to observe.max_field_bytes and secrets are redacted before anything is written. It prints nothing and\n' +
     'always exits 0; problems go to <git-common-dir>/learn/observe.log.',
@@ -35,7 +36,11 @@ export async function run(_args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       return ExitCode.ok
     }
     const redact = (s: string) => redactSecrets(s, { allow: settings.secrets_allow })
-    const record = planObservation(bytes, settings, now.toISOString(), { mapPayload: mapAgentPayload, redact, maxBytes: MAX_STDIN_BYTES })
+    const record = planObservation(bytes, settings, now.toISOString(), {
+      mapPayload: mapAgentPayload,
+      redact,
+      maxBytes: MAX_STDIN_BYTES,
+    })
     if (!record) return ExitCode.ok
     if (record.parse_error) logObserveError(stateDir, `${record.parse_error} (recorded with an excerpt)`, now)
     appendObservation(stateDir, formatObservationLine(record), settings.rotate_bytes, now)

@@ -8,7 +8,8 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
   name: 'promote',
-  summary: "Propose an active learning to a tier repository: a pending entry on a new branch there, for its own review.",
+  summary:
+    'Propose an active learning to a tier repository: a pending entry on a new branch there, for its own review.',
   usage: 'git learn promote <name> --to <tier> [--branch learn/promote-<name>] [--print] [--json]',
   details:
     "The commit is built with plumbing on top of the tier's pinned commit (hash-object, a temporary index, commit-tree)\n" +
@@ -17,7 +18,11 @@ export const spec: CommandSpec = {
     'printed as a bundle (stripped as by `git learn export`) for `git learn import` there.',
   options: {
     to: { type: 'string', value: 'tier', description: 'the configured tier to propose it to (required)' },
-    branch: { type: 'string', value: 'branch', description: 'the branch to create in the tier repository (default learn/promote-<name>)' },
+    branch: {
+      type: 'string',
+      value: 'branch',
+      description: 'the branch to create in the tier repository (default learn/promote-<name>)',
+    },
     print: { type: 'boolean', description: 'print the bundle instead of pushing' },
     json: { type: 'boolean', description: 'print {"name","tier","url","branch","commit","path"}' },
   },
@@ -28,7 +33,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const name = args.positionals[0] as string
   const to = stringOpt(args, 'to')
   if (!to) throw new UsageError('--to <tier> is required: the tier repository to propose the learning to', 'promote')
-  const outcome = await promote(ctx.cwd, name, { tier: to, branch: stringOpt(args, 'branch'), print: flag(args, 'print'), now: ctx.now(), env: ctx.env })
+  const outcome = await promote(ctx.cwd, name, {
+    tier: to,
+    branch: stringOpt(args, 'branch'),
+    print: flag(args, 'print'),
+    now: ctx.now(),
+    env: ctx.env,
+  })
   if ('bundle' in outcome) ctx.stdout(`${JSON.stringify(outcome.bundle, null, 2)}\n`)
   else if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(outcome.pushed)}\n`)
   else ctx.stdout(promoted(outcome.pushed))

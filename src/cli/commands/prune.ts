@@ -15,13 +15,16 @@ export const spec: CommandSpec = {
   details:
     'Without names: a report of the active learnings to archive, each with its reason — unused for prune.after_days\n' +
     '(last use from the usage log, else the approval date from git history), matched fewer than prune.min_matches\n' +
-    'times since approval, or listed in another active learning\'s `supersedes`. With names: retire those active\n' +
+    "times since approval, or listed in another active learning's `supersedes`. With names: retire those active\n" +
     'learnings, with --reason. Nothing changes without --yes; with it, one commit per learning (Learning-Action: prune,\n' +
     'Pruned-by, Learning-Reason). `git learn restore <name>` brings a pruned learning back to pending.',
   options: {
     yes: { type: 'boolean', short: 'y', description: 'archive them now: one commit per learning' },
     reason: { type: 'string', value: 'text', description: 'why the named learnings are retired (required with names)' },
-    json: { type: 'boolean', description: 'print {"candidates":[{name,reason,reasons,path}],"pruned":[…],"shallow":bool,"dryRun":bool}' },
+    json: {
+      type: 'boolean',
+      description: 'print {"candidates":[{name,reason,reasons,path}],"pruned":[…],"shallow":bool,"dryRun":bool}',
+    },
   },
   positionals: { min: 0, max: 1000, names: '<name>…' },
 }
@@ -30,8 +33,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const json = flag(args, 'json')
   const yes = flag(args, 'yes')
   const reason = stringOpt(args, 'reason')?.trim()
-  if (args.positionals.length && !reason) throw new UsageError('--reason "…" is required when you name learnings to retire: say why', 'prune')
-  if (!args.positionals.length && reason) throw new UsageError('--reason goes with named learnings: `git learn prune <name>… --reason "…"`', 'prune')
+  if (args.positionals.length && !reason)
+    throw new UsageError('--reason "…" is required when you name learnings to retire: say why', 'prune')
+  if (!args.positionals.length && reason)
+    throw new UsageError('--reason goes with named learnings: `git learn prune <name>… --reason "…"`', 'prune')
   const { candidates, pruned, shallow, settings } = await prune(ctx.cwd, {
     names: args.positionals,
     reason,
@@ -42,7 +47,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       if (!json) ctx.stderr(shallowWarning())
     },
   })
-  const rows = candidates.map((c) => ({ name: c.name, reason: c.reason, reasons: c.reasons, path: learningPath('active', c.name) }))
+  const rows = candidates.map((c) => ({
+    name: c.name,
+    reason: c.reason,
+    reasons: c.reasons,
+    path: learningPath('active', c.name),
+  }))
   if (json) ctx.stdout(`${JSON.stringify({ candidates: rows, pruned, shallow, dryRun: !yes })}\n`)
   else ctx.stdout(pruneReport(rows, pruned, { yes, named: args.positionals.length > 0, settings }))
   if (pruned.length) await (await import('../refresh.js')).refreshRendered(ctx, 'prune')

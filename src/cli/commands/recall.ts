@@ -8,22 +8,29 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 export const spec: CommandSpec = {
   name: 'recall',
   hook: true,
-  summary: 'Agent hook (PostToolUse, PostToolUseFailure): when a tool failed, return the matching learning\'s fix.',
+  summary: "Agent hook (PostToolUse, PostToolUseFailure): when a tool failed, return the matching learning's fix.",
   usage: 'git learn recall [--json] < hook-payload.json',
   details:
-    'Reads the agent\'s hook JSON on stdin. When the tool failed (an error, a non-zero exit, a failing test run),\n' +
+    "Reads the agent's hook JSON on stdin. When the tool failed (an error, a non-zero exit, a failing test run),\n" +
     'looks the normalized error up among active error-solution and anti-pattern learnings and, when the error holds\n' +
     'most of a learning\'s trigger, prints {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}.\n' +
     'Otherwise prints nothing. Always exits 0; problems go to $(git rev-parse --git-common-dir)/learn/hooks.log.',
   options: {
-    json: { type: 'boolean', description: 'print one JSON object, always: {"failed":bool,"recalled":[{name,description,fix}]} (for scripts, not the hook)' },
+    json: {
+      type: 'boolean',
+      description:
+        'print one JSON object, always: {"failed":bool,"recalled":[{name,description,fix}]} (for scripts, not the hook)',
+    },
   },
 }
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const json = args.values['json'] === true
   const answer = (failed: boolean, recalled: readonly { name: string; description: string; fix: string }[]) => {
-    if (json) ctx.stdout(`${JSON.stringify({ failed, recalled: recalled.map(({ name, description, fix }) => ({ name, description, fix })) })}\n`)
+    if (json)
+      ctx.stdout(
+        `${JSON.stringify({ failed, recalled: recalled.map(({ name, description, fix }) => ({ name, description, fix })) })}\n`,
+      )
     return ExitCode.ok
   }
   let payload: unknown
@@ -37,10 +44,16 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   try {
     // The feed's git processes start before the rest of the failure path is loaded.
     ;(await import('../../adapters/feed/feed-key.js')).prefetchKeying(failure.cwd ?? ctx.cwd)
-    const [{ recallFailure }, { recallContext }] = await Promise.all([import('../../adapters/feed/recall.js'), import('../messages/feed.js')])
+    const [{ recallFailure }, { recallContext }] = await Promise.all([
+      import('../../adapters/feed/recall.js'),
+      import('../messages/feed.js'),
+    ])
     const recalled = await recallFailure(failure, ctx.cwd, ctx.now())
     if (json) return answer(true, recalled)
-    if (recalled.length) ctx.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: failure.event, additionalContext: recallContext(recalled) } })}\n`)
+    if (recalled.length)
+      ctx.stdout(
+        `${JSON.stringify({ hookSpecificOutput: { hookEventName: failure.event, additionalContext: recallContext(recalled) } })}\n`,
+      )
   } catch (err) {
     const { logHookError } = await import('../../adapters/state/hooks-log.js')
     logHookError(failure.cwd ?? ctx.cwd, 'recall', err, ctx.now())

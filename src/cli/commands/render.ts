@@ -18,7 +18,8 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
   name: 'render',
-  summary: 'Write the active learnings where agents discover them: Claude skills, AGENTS.md, Cursor rules, Copilot instructions.',
+  summary:
+    'Write the active learnings where agents discover them: Claude skills, AGENTS.md, Cursor rules, Copilot instructions.',
   usage: 'git learn render [--target claude|agents|cursor|copilot|claude-md]… [--dry-run] [--quiet] [--json]',
   details:
     'Targets default to render.targets in .learnings/config.yaml (claude); the targets given are the whole set (files\n' +
@@ -28,7 +29,12 @@ export const spec: CommandSpec = {
     '<!-- git-learn:begin/end -->. claude-md writes .learnings/INDEX.md (name, description, trigger of each active\n' +
     'learning, within context.max_tokens) and a marked section of CLAUDE.md that imports it (@.learnings/INDEX.md).',
   options: {
-    target: { type: 'string', multiple: true, value: 'target', description: 'claude, agents, cursor, copilot or claude-md (repeat, or comma-separate)' },
+    target: {
+      type: 'string',
+      multiple: true,
+      value: 'target',
+      description: 'claude, agents, cursor, copilot or claude-md (repeat, or comma-separate)',
+    },
     'dry-run': { type: 'boolean', description: 'say what would change; write nothing' },
     quiet: { type: 'boolean', description: 'print only warnings (for the post-checkout hook)' },
     json: { type: 'boolean', description: 'print {written, removed, unchanged, skipped, warnings}' },
@@ -39,13 +45,23 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const raw = args.values['target']
   const repo = await openRepo(ctx.cwd)
   const config = await repo.config()
-  const asked = (Array.isArray(raw) ? raw : []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean)
-  for (const t of asked) if (!(RENDER_TARGETS as readonly string[]).includes(t)) throw new UsageError(`unknown --target "${t}"; use ${RENDER_TARGETS.join(', ')}`, 'render')
+  const asked = (Array.isArray(raw) ? raw : [])
+    .flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean)
+  for (const t of asked)
+    if (!(RENDER_TARGETS as readonly string[]).includes(t))
+      throw new UsageError(`unknown --target "${t}"; use ${RENDER_TARGETS.join(', ')}`, 'render')
   const targets = [...new Set(asked.length ? asked : config.render.targets)] as RenderTarget[]
   const { sources, problems } = await readSources(repo, { states: ['active'] })
   ctx.stderr(warnProblems(problems))
-  const { learnings, rejected } = selectRenderable(sources.flatMap((s) => s.learnings), await loadLearningValidator())
-  const handSkills = targets.includes('claude') ? new Set(readHandSkills(repo.root, repo.git.commonDir).map((sk) => sk.name)) : new Set<string>()
+  const { learnings, rejected } = selectRenderable(
+    sources.flatMap((s) => s.learnings),
+    await loadLearningValidator(),
+  )
+  const handSkills = targets.includes('claude')
+    ? new Set(readHandSkills(repo.root, repo.git.commonDir).map((sk) => sk.name))
+    : new Set<string>()
   const plan = planRender(learnings, targets, { indexTokens: config.context.max_tokens, handSkills })
   const result = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
   const warnings: string[] = rejected.map((r) => renderSkippedInvalid(r.path, r.reason))
@@ -58,7 +74,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (plan.descriptionChars > LISTING_BUDGET_CHARS)
     warnings.push(renderOverBudget(plan.descriptionChars, LISTING_BUDGET_CHARS))
   for (const w of warnings) ctx.stderr(warning(w))
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ targets, ...result, warnings, dryRun: flag(args, 'dry-run') })}\n`)
+  if (flag(args, 'json'))
+    ctx.stdout(`${JSON.stringify({ targets, ...result, warnings, dryRun: flag(args, 'dry-run') })}\n`)
   else if (!flag(args, 'quiet')) ctx.stdout(renderReport(result, flag(args, 'dry-run')))
   return ExitCode.ok
 }

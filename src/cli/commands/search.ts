@@ -17,7 +17,11 @@ export const spec: CommandSpec = {
     'and a long log is cut to its error lines. Tiers are searched too, their scores multiplied by their weight.',
   options: {
     state: { type: 'string', value: 'state', description: 'active (default), pending, archived or all' },
-    type: { type: 'string', value: 'type', description: 'only this type (error-solution, pattern, anti-pattern, decision, instinct, skill)' },
+    type: {
+      type: 'string',
+      value: 'type',
+      description: 'only this type (error-solution, pattern, anti-pattern, decision, instinct, skill)',
+    },
     limit: { type: 'string', value: 'n', description: 'at most n results (default 10)' },
     json: { type: 'boolean', description: 'print {"results":[{name,tier,type,state,score,path,description}]}' },
   },
@@ -30,22 +34,29 @@ const STATE_VALUES = ['active', 'pending', 'archived', 'all']
 export function parseLimit(value: string | undefined, command: string, fallback = 10): number {
   if (value === undefined) return fallback
   const n = Number(value)
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000, not "${value}"`, command)
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new UsageError(`--limit must be a whole number from 1 to 1000, not "${value}"`, command)
   return n
 }
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const state = stringOpt(args, 'state') ?? 'active'
-  if (!STATE_VALUES.includes(state)) throw new UsageError(`--state must be active, pending, archived or all, not "${state}"`, 'search')
+  if (!STATE_VALUES.includes(state))
+    throw new UsageError(`--state must be active, pending, archived or all, not "${state}"`, 'search')
   const limit = parseLimit(stringOpt(args, 'limit'), 'search')
   const type = stringOpt(args, 'type')
   let query = args.positionals.join(' ')
   if (query === '-') query = (await ctx.readStdin()).toString('utf8')
-  if (!query.trim()) throw new UsageError('give a query: words, an error message, or "-" to read a pasted log from stdin', 'search')
+  if (!query.trim())
+    throw new UsageError('give a query: words, an error message, or "-" to read a pasted log from stdin', 'search')
 
   const feed = await readSearchFeed(ctx.cwd)
   ctx.stderr(warnProblems(feed.problems))
-  const hits = await feed.rank(query, { ...(state === 'all' ? {} : { states: [state as LearningState] }), ...(type ? { types: [type] } : {}) }, limit)
+  const hits = await feed.rank(
+    query,
+    { ...(state === 'all' ? {} : { states: [state as LearningState] }), ...(type ? { types: [type] } : {}) },
+    limit,
+  )
   const results = hits.map((h) => ({
     name: h.entry.name,
     tier: h.entry.tier,

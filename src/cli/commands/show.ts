@@ -19,7 +19,8 @@ export const spec: CommandSpec = {
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const repo = await openRepo(ctx.cwd)
   const l = readLearning(repo.root, args.positionals[0] as string)
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ name: l.name, state: l.state, path: l.path, frontmatter: l.data, body: l.body })}\n`)
+  if (flag(args, 'json'))
+    ctx.stdout(`${JSON.stringify({ name: l.name, state: l.state, path: l.path, frontmatter: l.data, body: l.body })}\n`)
   else ctx.stdout(showText(l))
   return ExitCode.ok
 }

@@ -15,7 +15,8 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
   name: 'status',
-  summary: 'The dashboard: counts per state and tier, active learnings by domain with confidence and use, stale, prune, pending.',
+  summary:
+    'The dashboard: counts per state and tier, active learnings by domain with confidence and use, stale, prune, pending.',
   usage: 'git learn status [--all] [--json]',
   details:
     'At most about 60 lines unless --all. Confidence bars use █░ when LANG/LC_ALL/LC_CTYPE say UTF-8, #- otherwise.\n' +
@@ -41,7 +42,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (!storeExists(feed.root)) ctx.stderr(noStore())
   const config = await readConfig(feed.root, feed.commonDir)
   const active = feed.entries.filter((e) => e.state === 'active' && e.tier === 'project')
-  const stale = readStale(feed.root, active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })))
+  const stale = readStale(
+    feed.root,
+    active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })),
+  )
   const report = buildStatus(feed.entries, readUsageSummary(feed.commonDir), stale, ctx.now(), config)
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(staged.length ? { ...report, uncommitted: staged } : report)}\n`)
   else {

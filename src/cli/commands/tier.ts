@@ -20,8 +20,16 @@ export const spec: CommandSpec = {
     'holds its pinned commit and that the objects are intact (exit 1 otherwise). search, context and recall read the\n' +
     "tiers' active learnings straight from git objects, with the tier's weight.",
   options: {
-    ref: { type: 'string', value: 'ref', description: 'branch, tag or ref of the tier repository to fetch (default: main)' },
-    weight: { type: 'string', value: '0..1', description: `how much its learnings count in search against the project's 1.0 (default ${DEFAULT_TIER_WEIGHT})` },
+    ref: {
+      type: 'string',
+      value: 'ref',
+      description: 'branch, tag or ref of the tier repository to fetch (default: main)',
+    },
+    weight: {
+      type: 'string',
+      value: '0..1',
+      description: `how much its learnings count in search against the project's 1.0 (default ${DEFAULT_TIER_WEIGHT})`,
+    },
     json: jsonOption(),
   },
   positionals: { min: 1, max: 3, names: 'add|list|update|verify [<name>] [<git-url>]' },
@@ -30,7 +38,8 @@ export const spec: CommandSpec = {
 function parseWeight(text: string | undefined): number | undefined {
   if (text === undefined) return undefined
   const w = Number(text)
-  if (!/^\s*\d*\.?\d+\s*$/.test(text) || !(w >= 0 && w <= 1)) throw new UsageError(`--weight must be a number from 0 to 1, not "${text}"`, 'tier')
+  if (!/^\s*\d*\.?\d+\s*$/.test(text) || !(w >= 0 && w <= 1))
+    throw new UsageError(`--weight must be a number from 0 to 1, not "${text}"`, 'tier')
   return w
 }
 
@@ -48,7 +57,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const weight = parseWeight(stringOpt(args, 'weight'))
     const ref = stringOpt(args, 'ref') ?? 'main'
     const { tier, learnings, configCommit } = await addTier(ctx.cwd, name as string, url as string, ref, weight)
-    const result = { ...tier, weight: tier.weight ?? DEFAULT_TIER_WEIGHT, ref: tierRef(tier.name), learnings, configCommit }
+    const result = {
+      ...tier,
+      weight: tier.weight ?? DEFAULT_TIER_WEIGHT,
+      ref: tierRef(tier.name),
+      learnings,
+      configCommit,
+    }
     if (json) ctx.stdout(`${JSON.stringify({ ...result, tracked: ref })}\n`)
     else ctx.stdout(tierAdded(tier, learnings, configCommit))
     return ExitCode.ok
@@ -70,7 +85,16 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       ctx.stdout(
         `${JSON.stringify(
           changed
-            ? { name: u.name, from: u.from ?? null, to: u.to, changed, added: u.diff?.added ?? null, removed: u.diff?.removed ?? null, updated: u.diff?.changed ?? null, commit: u.configCommit }
+            ? {
+                name: u.name,
+                from: u.from ?? null,
+                to: u.to,
+                changed,
+                added: u.diff?.added ?? null,
+                removed: u.diff?.removed ?? null,
+                updated: u.diff?.changed ?? null,
+                commit: u.configCommit,
+              }
             : { name: u.name, from: u.from, to: u.to, changed, added: [], removed: [], updated: [], commit: null },
         )}\n`,
       )
@@ -80,7 +104,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
 
   if (sub === 'verify') {
     if (args.positionals.length > 2) throw new UsageError('usage: git learn tier verify [<name>]', 'tier')
-    const results = (await verifyTiers(ctx.cwd, name)).map((t) => ({ name: t.name, commit: t.commit, ok: t.problems.length === 0, problems: t.problems.map((p) => tierVerifyProblem(t.name, p)) }))
+    const results = (await verifyTiers(ctx.cwd, name)).map((t) => ({
+      name: t.name,
+      commit: t.commit,
+      ok: t.problems.length === 0,
+      problems: t.problems.map((p) => tierVerifyProblem(t.name, p)),
+    }))
     const ok = results.every((r) => r.ok)
     if (json) ctx.stdout(`${JSON.stringify({ ok, tiers: results })}\n`)
     else ctx.stdout(tierVerified(results))

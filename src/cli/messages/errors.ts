@@ -54,10 +54,11 @@ export function describeError(err: unknown, command?: string): DescribedError {
     message,
     data,
   })
-  if (err instanceof UsageError)
-    {
+  if (err instanceof UsageError) {
     const cmd = err.command ?? command
-    return d(ExitCode.usage, `${err.reason}\nRun \`git learn ${cmd ? `${cmd} ` : ''}-h\` for usage.`, { command: cmd ?? null })
+    return d(ExitCode.usage, `${err.reason}\nRun \`git learn ${cmd ? `${cmd} ` : ''}-h\` for usage.`, {
+      command: cmd ?? null,
+    })
   }
   if (err instanceof LearningNotFoundError)
     return d(
@@ -65,29 +66,63 @@ export function describeError(err: unknown, command?: string): DescribedError {
       err.sparse
         ? `no learning named "${err.learningName}" in this work tree, which is a sparse checkout: .learnings/ (or part of it) may be outside it.\nAdd it with \`git sparse-checkout add .learnings\`, then run the command again.`
         : err.storeMissing
-        ? `no learning named "${err.learningName}": this repository has no .learnings/ yet.\nRun \`git learn init\` to set up the store.`
-        : `no learning named "${err.learningName}" in .learnings/pending, active or archived.\nRun \`git learn list --state all\` to see the names.`,
+          ? `no learning named "${err.learningName}": this repository has no .learnings/ yet.\nRun \`git learn init\` to set up the store.`
+          : `no learning named "${err.learningName}" in .learnings/pending, active or archived.\nRun \`git learn list --state all\` to see the names.`,
       { name: err.learningName },
     )
   if (err instanceof LearningParseError)
-    return d(ExitCode.refused, `${err.path}${err.line ? `:${err.line}` : ''}: ${err.reason}\nFix the file, then run the command again.`, { path: err.path, line: err.line ?? null })
+    return d(
+      ExitCode.refused,
+      `${err.path}${err.line ? `:${err.line}` : ''}: ${err.reason}\nFix the file, then run the command again.`,
+      { path: err.path, line: err.line ?? null },
+    )
   if (err instanceof LearningInvalidError)
-    return d(ExitCode.refused, `${err.path} is not a valid learning:\n${bullet(err.problems)}\nFix these, then run the command again (templates/ has a skeleton per type).`, { path: err.path, problems: err.problems })
+    return d(
+      ExitCode.refused,
+      `${err.path} is not a valid learning:\n${bullet(err.problems)}\nFix these, then run the command again (templates/ has a skeleton per type).`,
+      { path: err.path, problems: err.problems },
+    )
   if (err instanceof NameTakenError)
-    return d(ExitCode.refused, `a learning named "${err.learningName}" already exists: ${err.existingPath}\nPick another --name, or edit the existing learning.`, { name: err.learningName, path: err.existingPath })
+    return d(
+      ExitCode.refused,
+      `a learning named "${err.learningName}" already exists: ${err.existingPath}\nPick another --name, or edit the existing learning.`,
+      { name: err.learningName, path: err.existingPath },
+    )
   if (err instanceof IllegalTransitionError) {
-    const would = actionsFrom(err.from).map((a) => NEXT_FOR_ACTION[a]?.(err.learningName)).filter(Boolean)
-    return d(ExitCode.refused, `cannot ${err.action} "${err.learningName}": it is ${err.from} (.learnings/${err.from}/${err.learningName}.md), and ${err.action} applies to ${requiredState(err.action)} learnings only.\n${would.length ? `What works from ${err.from}: ${would.map((w) => `\`${w}\``).join(', ')}` : ''}`.trim(), { name: err.learningName, from: err.from, action: err.action })
+    const would = actionsFrom(err.from)
+      .map((a) => NEXT_FOR_ACTION[a]?.(err.learningName))
+      .filter(Boolean)
+    return d(
+      ExitCode.refused,
+      `cannot ${err.action} "${err.learningName}": it is ${err.from} (.learnings/${err.from}/${err.learningName}.md), and ${err.action} applies to ${requiredState(err.action)} learnings only.\n${would.length ? `What works from ${err.from}: ${would.map((w) => `\`${w}\``).join(', ')}` : ''}`.trim(),
+      { name: err.learningName, from: err.from, action: err.action },
+    )
   }
   if (err instanceof SelfApprovalError)
-    return d(ExitCode.refused, `${err.identity} proposed "${err.learningName}" and cannot approve it too: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`, { name: err.learningName, identity: err.identity })
+    return d(
+      ExitCode.refused,
+      `${err.identity} proposed "${err.learningName}" and cannot approve it too: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`,
+      { name: err.learningName, identity: err.identity },
+    )
   if (err instanceof UncommittedLearningError)
-    return d(ExitCode.refused, `${err.path} has ${err.status}: a lifecycle commit would take them along unseen.\nCommit them first (\`git add ${err.path} && git commit\`), or discard them (\`git restore --staged --worktree ${err.path}\`).`, { name: err.learningName, path: err.path, status: err.status })
+    return d(
+      ExitCode.refused,
+      `${err.path} has ${err.status}: a lifecycle commit would take them along unseen.\nCommit them first (\`git add ${err.path} && git commit\`), or discard them (\`git restore --staged --worktree ${err.path}\`).`,
+      { name: err.learningName, path: err.path, status: err.status },
+    )
   if (err instanceof SecretInMessageError)
-    return d(ExitCode.refused, `${secretInMessage(err.what)}\n${bullet(err.findings.map((f) => `${f.description} (${f.rule}): ${f.masked}`))}`, { what: err.what, findings: err.findings })
+    return d(
+      ExitCode.refused,
+      `${secretInMessage(err.what)}\n${bullet(err.findings.map((f) => `${f.description} (${f.rule}): ${f.masked}`))}`,
+      { what: err.what, findings: err.findings },
+    )
   if (err instanceof PartialMoveError) {
     const inner = describeError(err.cause, command)
-    return d(inner.code, partialMove(err.action, err.done, err.failed, err.notAttempted, inner.message), { done: err.done, failed: err.failed, notAttempted: err.notAttempted })
+    return d(inner.code, partialMove(err.action, err.done, err.failed, err.notAttempted, inner.message), {
+      done: err.done,
+      failed: err.failed,
+      notAttempted: err.notAttempted,
+    })
   }
   if (err instanceof BaseUnreachableError)
     return d(
@@ -102,33 +137,76 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof ConcurrentChangeError)
     return d(ExitCode.refused, concurrentChange(err.subject, err.reason), { subject: err.subject })
   if (err instanceof TransitionIncompleteError)
-    return d(ExitCode.environment, transitionIncomplete(err.subject, err.commit, err.paths, err.reason), { commit: err.commit, paths: err.paths })
+    return d(ExitCode.environment, transitionIncomplete(err.subject, err.commit, err.paths, err.reason), {
+      commit: err.commit,
+      paths: err.paths,
+    })
   if (err instanceof RecoveryNeededError)
-    return d(ExitCode.environment, `something is half done here; nothing was changed:\n${bullet(err.problems.map(describeHalfDone))}\nRun \`git learn doctor\` for the details.`, { problems: err.problems })
+    return d(
+      ExitCode.environment,
+      `something is half done here; nothing was changed:\n${bullet(err.problems.map(describeHalfDone))}\nRun \`git learn doctor\` for the details.`,
+      { problems: err.problems },
+    )
   if (err instanceof RefusedError)
-    return d(ExitCode.refused, `${err.reason}${err.details.length ? `\n${bullet(err.details)}` : ''}`, { details: err.details })
+    return d(ExitCode.refused, `${err.reason}${err.details.length ? `\n${bullet(err.details)}` : ''}`, {
+      details: err.details,
+    })
   if (err instanceof ConfigError)
-    return d(ExitCode.refused, `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in docs/configuration.md.`, { path: err.path, problems: err.problems })
+    return d(
+      ExitCode.refused,
+      `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in docs/configuration.md.`,
+      { path: err.path, problems: err.problems },
+    )
   if (err instanceof NotARepositoryError)
-    return d(ExitCode.environment, `not inside a git repository: ${err.cwd}\nRun \`git init\` first, or cd into your repository.${err.stderr ? `\ngit said: ${err.stderr.trim()}` : ''}`, { cwd: err.cwd })
+    return d(
+      ExitCode.environment,
+      `not inside a git repository: ${err.cwd}\nRun \`git init\` first, or cd into your repository.${err.stderr ? `\ngit said: ${err.stderr.trim()}` : ''}`,
+      { cwd: err.cwd },
+    )
   if (err instanceof OperationInProgressError)
-    return d(ExitCode.environment, `a ${err.operation} is in progress; git learn will not commit in the middle of it.\nFinish it (\`git ${err.operation} --continue\`) or abort it (\`git ${err.operation} --abort\`), then run the command again.`, { operation: err.operation })
+    return d(
+      ExitCode.environment,
+      `a ${err.operation} is in progress; git learn will not commit in the middle of it.\nFinish it (\`git ${err.operation} --continue\`) or abort it (\`git ${err.operation} --abort\`), then run the command again.`,
+      { operation: err.operation },
+    )
   if (err instanceof NoCommitsError)
-    return d(ExitCode.environment, `the repository at ${err.cwd} has no commits yet.\nMake a first commit, then run the command again.`)
+    return d(
+      ExitCode.environment,
+      `the repository at ${err.cwd} has no commits yet.\nMake a first commit, then run the command again.`,
+    )
   if (err instanceof NoIdentityError)
-    return d(ExitCode.environment, `git does not know who you are, and lifecycle commits record it.\nRun \`git config user.name "Your Name"\` and \`git config user.email you@example.com\`.\ngit said: ${err.stderr.trim()}`)
+    return d(
+      ExitCode.environment,
+      `git does not know who you are, and lifecycle commits record it.\nRun \`git config user.name "Your Name"\` and \`git config user.email you@example.com\`.\ngit said: ${err.stderr.trim()}`,
+    )
   if (err instanceof BundleRefusedError)
-    return d(ExitCode.refused, `refused ${err.source}; nothing was written:\n${bullet(err.problems)}`, { source: err.source, problems: err.problems })
+    return d(ExitCode.refused, `refused ${err.source}; nothing was written:\n${bullet(err.problems)}`, {
+      source: err.source,
+      problems: err.problems,
+    })
   if (err instanceof BundleUnreachableError)
-    return d(ExitCode.environment, `cannot read ${err.source}: ${err.reason}\nNothing was written. Check the path or URL and your network, then run the command again.`, { source: err.source, reason: err.reason })
+    return d(
+      ExitCode.environment,
+      `cannot read ${err.source}: ${err.reason}\nNothing was written. Check the path or URL and your network, then run the command again.`,
+      { source: err.source, reason: err.reason },
+    )
   if (err instanceof GitCommandError)
-    return d(ExitCode.environment, `git ${formatGitArgs(err.args)} failed.\ngit said:\n${err.stderr.trim()}`, { args: err.args, stderr: err.stderr })
+    return d(ExitCode.environment, `git ${formatGitArgs(err.args)} failed.\ngit said:\n${err.stderr.trim()}`, {
+      args: err.args,
+      stderr: err.stderr,
+    })
   const e = err instanceof Error ? err : new Error(String(err))
-  return d(ExitCode.internal, `internal error: ${e.message}\n${e.stack ?? ''}\nThis is a bug in git-learn; please report it with the command you ran and the text above.`)
+  return d(
+    ExitCode.internal,
+    `internal error: ${e.message}\n${e.stack ?? ''}\nThis is a bug in git-learn; please report it with the command you ran and the text above.`,
+  )
 }
 
 function requiredState(action: string): string {
-  return { approve: 'pending', reject: 'pending', prune: 'active', restore: 'archived', supersede: 'active' }[action] ?? 'other'
+  return (
+    { approve: 'pending', reject: 'pending', prune: 'active', restore: 'archived', supersede: 'active' }[action] ??
+    'other'
+  )
 }
 
 /** A git command line for a message: a commit message after -m is shown as <message>. */

@@ -36,16 +36,33 @@ export function feedbackDone(name: string, kind: string, before: number, after: 
   return `recorded: ${name} was ${kind}. Effective confidence ${before.toFixed(2)} → ${after.toFixed(2)}.\n`
 }
 
-export function recallContext(items: readonly { name: string; tier?: string; fix: string; description: string }[]): string {
+export function recallContext(
+  items: readonly { name: string; tier?: string; fix: string; description: string }[],
+): string {
   return items
-    .map((i) => `git-learn: ${i.name}${i.tier && i.tier !== 'project' ? ` [tier ${i.tier}: reviewed in that repository, not here]` : ''} — ${cut(i.fix || i.description, 240)} (git learn show ${i.name})`)
+    .map(
+      (i) =>
+        `git-learn: ${i.name}${i.tier && i.tier !== 'project' ? ` [tier ${i.tier}: reviewed in that repository, not here]` : ''} — ${cut(i.fix || i.description, 240)} (git learn show ${i.name})`,
+    )
     .join('\n')
 }
 
 export interface StatusView {
   counts: { pending: number; active: number; archived: number }
   tiers: Record<string, { pending: number; active: number; archived: number }>
-  domains: { domain: string; learnings: { name: string; tier: string; confidence: number; matches: number; successes?: number; failures?: number; success_rate?: number | null; lastUsed: string | null }[] }[]
+  domains: {
+    domain: string
+    learnings: {
+      name: string
+      tier: string
+      confidence: number
+      matches: number
+      successes?: number
+      failures?: number
+      success_rate?: number | null
+      lastUsed: string | null
+    }[]
+  }[]
   stale: { name: string; paths: string[] }[]
   prune: { name: string; reason: string }[]
   pending: { name: string; description: string }[]
@@ -57,7 +74,12 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
   const c = s.counts
   lines.push(`learnings: ${c.active} active · ${c.pending} pending · ${c.archived} archived`)
   const tierNames = Object.keys(s.tiers).filter((t) => t !== 'project')
-  if (tierNames.length) lines.push(`tiers: ${Object.keys(s.tiers).map((t) => `${t} ${s.tiers[t]?.active ?? 0} active`).join(' · ')}`)
+  if (tierNames.length)
+    lines.push(
+      `tiers: ${Object.keys(s.tiers)
+        .map((t) => `${t} ${s.tiers[t]?.active ?? 0} active`)
+        .join(' · ')}`,
+    )
   const cap = (n: number) => (opts.all ? Infinity : n)
   let hidden = false
   if (s.domains.length) {
@@ -66,12 +88,19 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
     let used = 0
     for (const d of s.domains) {
       lines.push(`  ${d.domain} (${d.learnings.length})`)
-      const room = opts.all ? d.learnings.length : Math.max(2, Math.min(d.learnings.length, Math.floor(budget / s.domains.length), budget - used))
+      const room = opts.all
+        ? d.learnings.length
+        : Math.max(2, Math.min(d.learnings.length, Math.floor(budget / s.domains.length), budget - used))
       const wn = Math.min(40, Math.max(...d.learnings.map((l) => l.name.length)))
       for (const l of d.learnings.slice(0, room)) {
         const tier = l.tier === 'project' ? '' : ` [${l.tier}]`
-        const rate = l.success_rate === null || l.success_rate === undefined ? '' : `  ${Math.round(l.success_rate * 100)}% worked (${l.successes} of ${(l.successes ?? 0) + (l.failures ?? 0)})`
-        lines.push(`    ${cut(l.name, 40).padEnd(wn)}  ${opts.bar(l.confidence)} ${l.confidence.toFixed(2)}  ${String(l.matches).padStart(3)} match${l.matches === 1 ? ' ' : 'es'}${rate}  ${l.lastUsed ? `last ${l.lastUsed.slice(0, 10)}` : 'never used'}${tier}`)
+        const rate =
+          l.success_rate === null || l.success_rate === undefined
+            ? ''
+            : `  ${Math.round(l.success_rate * 100)}% worked (${l.successes} of ${(l.successes ?? 0) + (l.failures ?? 0)})`
+        lines.push(
+          `    ${cut(l.name, 40).padEnd(wn)}  ${opts.bar(l.confidence)} ${l.confidence.toFixed(2)}  ${String(l.matches).padStart(3)} match${l.matches === 1 ? ' ' : 'es'}${rate}  ${l.lastUsed ? `last ${l.lastUsed.slice(0, 10)}` : 'never used'}${tier}`,
+        )
         used++
       }
       if (d.learnings.length > room) {
@@ -90,39 +119,80 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
       hidden = true
     }
   }
-  section('stale (evidence.paths changed since evidence.commit; review them):', s.stale.map((x) => `${x.name}: ${x.paths.slice(0, 3).join(', ')}${x.paths.length > 3 ? ', …' : ''}`), 5)
-  section('prune would propose (`git learn prune` to review):', s.prune.map((x) => `${x.name}: ${x.reason}`), 5)
-  section('pending review (`git learn approve <name>` or `git learn reject <name> --reason …`):', s.pending.map((x) => `${x.name}: ${cut(x.description, 70)}`), 5)
+  section(
+    'stale (evidence.paths changed since evidence.commit; review them):',
+    s.stale.map((x) => `${x.name}: ${x.paths.slice(0, 3).join(', ')}${x.paths.length > 3 ? ', …' : ''}`),
+    5,
+  )
+  section(
+    'prune would propose (`git learn prune` to review):',
+    s.prune.map((x) => `${x.name}: ${x.reason}`),
+    5,
+  )
+  section(
+    'pending review (`git learn approve <name>` or `git learn reject <name> --reason …`):',
+    s.pending.map((x) => `${x.name}: ${cut(x.description, 70)}`),
+    5,
+  )
   if (hidden) lines.push('', 'More with `git learn status --all` or `--json`.')
   return `${lines.join('\n')}\n`
 }
 
-export const renderLeftAlone = (path: string) => `${path} was not written by git learn here (or was edited since); left alone (move that file, or delete it and render again)`
+export const renderLeftAlone = (path: string) =>
+  `${path} was not written by git learn here (or was edited since); left alone (move that file, or delete it and render again)`
 
 export const renderOverBudget = (chars: number, budget: number) =>
   `the rendered skills' descriptions sum to ${chars} characters, over the ${budget}-character listing budget: agents will see them cut; shorten descriptions or prune`
 
-export function renderReport(r: { written: string[]; removed: string[]; unchanged: string[]; skipped: string[] }, dryRun: boolean): string {
+export function renderReport(
+  r: { written: string[]; removed: string[]; unchanged: string[]; skipped: string[] },
+  dryRun: boolean,
+): string {
   const verb = dryRun ? 'would write' : 'wrote'
   const lines = [
     ...r.written.map((p) => `${verb} ${p}`),
-    ...r.removed.map((p) => `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active, or its target no longer rendered)`),
+    ...r.removed.map(
+      (p) =>
+        `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active, or its target no longer rendered)`,
+    ),
   ]
-  lines.push(`${r.written.length} written, ${r.removed.length} removed, ${r.unchanged.length} unchanged${r.skipped.length ? `, ${r.skipped.length} left alone` : ''}.`)
-  if (!dryRun && (r.written.length || r.removed.length)) lines.push('Commit them with the learnings, or add them to .gitignore if each clone renders its own.')
+  lines.push(
+    `${r.written.length} written, ${r.removed.length} removed, ${r.unchanged.length} unchanged${r.skipped.length ? `, ${r.skipped.length} left alone` : ''}.`,
+  )
+  if (!dryRun && (r.written.length || r.removed.length))
+    lines.push('Commit them with the learnings, or add them to .gitignore if each clone renders its own.')
   return `${lines.join('\n')}\n`
 }
 
-export function agentReport(a: { settings: string; hooksAdded: string[]; hooksUpdated: string[]; hooksRemoved?: string[]; commandsWritten: string[]; commandsKept: string[] }): string {
+export function agentReport(a: {
+  settings: string
+  hooksAdded: string[]
+  hooksUpdated: string[]
+  hooksRemoved?: string[]
+  commandsWritten: string[]
+  commandsKept: string[]
+}): string {
   const removed = a.hooksRemoved ?? []
   const lines = [
-    ...(a.hooksAdded.length ? [`added to ${a.settings} (the rest of it unchanged):\n${a.hooksAdded.map((h) => `  ${h}`).join('\n')}`] : []),
-    ...(a.hooksUpdated.length ? [`updated in ${a.settings} (they now run the project's own git-learn, or nothing without it):\n${a.hooksUpdated.map((h) => `  ${h}`).join('\n')}`] : []),
-    ...(removed.length ? [`removed from ${a.settings} (transcript capture records these calls now):\n${removed.map((h) => `  ${h}`).join('\n')}`] : []),
-    ...(a.hooksAdded.length || a.hooksUpdated.length || removed.length ? [] : [`${a.settings} already has the git learn hooks; unchanged.`]),
+    ...(a.hooksAdded.length
+      ? [`added to ${a.settings} (the rest of it unchanged):\n${a.hooksAdded.map((h) => `  ${h}`).join('\n')}`]
+      : []),
+    ...(a.hooksUpdated.length
+      ? [
+          `updated in ${a.settings} (they now run the project's own git-learn, or nothing without it):\n${a.hooksUpdated.map((h) => `  ${h}`).join('\n')}`,
+        ]
+      : []),
+    ...(removed.length
+      ? [
+          `removed from ${a.settings} (transcript capture records these calls now):\n${removed.map((h) => `  ${h}`).join('\n')}`,
+        ]
+      : []),
+    ...(a.hooksAdded.length || a.hooksUpdated.length || removed.length
+      ? []
+      : [`${a.settings} already has the git learn hooks; unchanged.`]),
     ...a.commandsWritten.map((c) => `wrote ${c}`),
     ...a.commandsKept.map((c) => `kept ${c} (it exists; delete it to get the shipped one)`),
-    'Commit .claude/ so every teammate\'s agent gets the learnings.',
+    "Commit .claude/ so every teammate's agent gets the learnings.",
   ].filter(Boolean)
   return `${lines.join('\n')}\n`
 }
@@ -130,15 +200,26 @@ export function agentReport(a: { settings: string; hooksAdded: string[]; hooksUp
 export function evalReport(r: EvalReport & { contextTokens: number }): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
   const recall = (x: RecallFigures | undefined) =>
-    x ? ` · recall: ${[x.failures ? `right fix ${pct(x.rightFix)} of ${x.failures}` : '', x.unrelated ? `silent ${pct(x.silence)} of ${x.unrelated}` : ''].filter(Boolean).join(', ')}` : ''
-  const search = (x: { queries: number; top1: number; mrr: number }) => (x.queries ? `top-1 ${pct(x.top1)} · MRR ${x.mrr.toFixed(3)}` : 'no query expects a learning')
+    x
+      ? ` · recall: ${[x.failures ? `right fix ${pct(x.rightFix)} of ${x.failures}` : '', x.unrelated ? `silent ${pct(x.silence)} of ${x.unrelated}` : ''].filter(Boolean).join(', ')}`
+      : ''
+  const search = (x: { queries: number; top1: number; mrr: number }) =>
+    x.queries ? `top-1 ${pct(x.top1)} · MRR ${x.mrr.toFixed(3)}` : 'no query expects a learning'
   const lines = [
     `${r.queries} queries: top-1 ${pct(r.top1)} · precision@${r.k} ${pct(r.precisionAtK)} · hit@${r.k} ${pct(r.hitAtK)} · MRR ${r.mrr.toFixed(3)}${r.none ? ` (${r.none} more expect none)` : ''}`,
     ...(r.recall ? [`recall${recall(r.recall).slice(' · recall'.length)}`] : []),
-    ...Object.entries(r.forms ?? {}).map(([form, f]) => `  ${form}: ${f.queries + f.none} queries · ${search(f)}${recall(f.recall)}`),
+    ...Object.entries(r.forms ?? {}).map(
+      ([form, f]) => `  ${form}: ${f.queries + f.none} queries · ${search(f)}${recall(f.recall)}`,
+    ),
     `context injects about ${r.contextTokens} tokens (characters / 4)`,
-    ...r.misses.map((m) => `miss: "${cut(m.query, 60)}" expected ${m.expect.join(' or ')}, got ${m.got ?? 'nothing'}${m.rank ? ` (expected at rank ${m.rank})` : ' (expected not in the results)'}`),
-    ...(r.recallMisses ?? []).map((m) => `recall miss: "${cut(m.query, 60)}" expected ${m.expect.length ? m.expect.join(' or ') : 'silence'}, got ${m.got ?? 'silence'}`),
+    ...r.misses.map(
+      (m) =>
+        `miss: "${cut(m.query, 60)}" expected ${m.expect.join(' or ')}, got ${m.got ?? 'nothing'}${m.rank ? ` (expected at rank ${m.rank})` : ' (expected not in the results)'}`,
+    ),
+    ...(r.recallMisses ?? []).map(
+      (m) =>
+        `recall miss: "${cut(m.query, 60)}" expected ${m.expect.length ? m.expect.join(' or ') : 'silence'}, got ${m.got ?? 'silence'}`,
+    ),
   ]
   return `${lines.join('\n')}\n`
 }
@@ -148,7 +229,11 @@ export function renderSkippedInvalid(path: string, reason: string): string {
   return `${path} was not rendered: ${reason}; fix it (\`git learn check\` shows every problem)`
 }
 
-export function suggestSkillReport(name: string, current: string | undefined, s: { ranked: { skill: string; score: number }[]; best?: { skill: string; score: number } }): string {
+export function suggestSkillReport(
+  name: string,
+  current: string | undefined,
+  s: { ranked: { skill: string; score: number }[]; best?: { skill: string; score: number } },
+): string {
   if (!s.ranked.length) return `no hand-written skills under .claude/skills/ to fold ${name} into.\n`
   const head = s.best
     ? `${name} fits the skill ${s.best.skill} (score ${s.best.score.toFixed(2)}): set \`skill: ${s.best.skill}\` in its frontmatter if you agree, then \`git learn render\`.`

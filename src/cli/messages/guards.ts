@@ -6,7 +6,11 @@ export interface HookChangeLine {
   note?: string
 }
 
-export function hookReport(kind: 'husky' | 'hooks-dir', changes: readonly HookChangeLine[], uninstall: boolean): string {
+export function hookReport(
+  kind: 'husky' | 'hooks-dir',
+  changes: readonly HookChangeLine[],
+  uninstall: boolean,
+): string {
   const lines = changes.map((c) => `  ${c.action.padEnd(9)} ${c.file}${c.note ? ` (${c.note})` : ''}`)
   const where = kind === 'husky' ? 'husky hooks (.husky/)' : 'git hooks'
   const skipped = changes.some((c) => c.action === 'skipped')
@@ -25,7 +29,7 @@ export function ciReport(created: readonly string[], existing: readonly string[]
       ? []
       : [
           'The workflow runs the git-learn your lockfile pins (npm ci, then ./node_modules/.bin/git-learn), and',
-          "package.json does not list it yet: add it with `npm i -D <git-learn tarball or git URL>` and commit the lockfile.",
+          'package.json does not list it yet: add it with `npm i -D <git-learn tarball or git URL>` and commit the lockfile.',
         ]),
   ]
   return `${lines.join('\n')}
@@ -42,4 +46,5 @@ A learning then reaches active/ only through a reviewed pull request whose check
 export const commitMsgStopped =
   'The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n'
 
-export const refreshRenderFailed = (who: string, reason: string) => `git learn ${who}: refreshing the rendered files failed (${reason}); run \`git learn render\` yourself.\n`
+export const refreshRenderFailed = (who: string, reason: string) =>
+  `git learn ${who}: refreshing the rendered files failed (${reason}); run \`git learn render\` yourself.\n`

@@ -19,7 +19,8 @@ export function added(r: MoveResult, opts: { dryRun: boolean; committed: boolean
 
 export function moved(action: string, r: MoveResult, dryRun: boolean): string {
   const from = `.learnings/${r.from}/${r.name}.md`
-  if (dryRun) return `would ${action} ${r.name}: git mv ${from} ${r.path}, then commit only those paths (dry run: nothing changed)\n`
+  if (dryRun)
+    return `would ${action} ${r.name}: git mv ${from} ${r.path}, then commit only those paths (dry run: nothing changed)\n`
   const next =
     action === 'approve'
       ? 'It now reaches agents (search, context, recall).'
@@ -89,7 +90,13 @@ export const showText = (l: { path: string; state: string; data: Record<string, 
 export const secretInMessage = (what: string) =>
   `${what} contains what looks like a credential, and it would be recorded in the commit message for good; nothing was changed. Write it without the secret (and rotate it if it was real):`
 
-export function partialMove(action: string, done: readonly { name: string; commit: string | null }[], failed: string, notAttempted: readonly string[], cause: string): string {
+export function partialMove(
+  action: string,
+  done: readonly { name: string; commit: string | null }[],
+  failed: string,
+  notAttempted: readonly string[],
+  cause: string,
+): string {
   const list = done.map((d) => `${d.name} (commit ${(d.commit ?? '').slice(0, 7)})`).join(', ')
   return `${action} stopped part way: ${list} ${done.length === 1 ? 'was' : 'were'} committed; ${failed} failed and was put back as it was${notAttempted.length ? `; not attempted: ${notAttempted.join(', ')}` : ''}.\nWhy ${failed} failed: ${cause}\nFix that, then run \`git learn ${action} ${[failed, ...notAttempted].join(' ')}\`.`
 }

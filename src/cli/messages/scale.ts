@@ -11,19 +11,27 @@ export interface PruneRow {
   path: string
 }
 
-export function pruneReport(rows: readonly PruneRow[], pruned: readonly MoveResult[], o: { yes: boolean; named: boolean; settings: { after_days: number; min_matches: number } }): string {
+export function pruneReport(
+  rows: readonly PruneRow[],
+  pruned: readonly MoveResult[],
+  o: { yes: boolean; named: boolean; settings: { after_days: number; min_matches: number } },
+): string {
   if (!rows.length)
     return `nothing to prune: every active learning was used in the last ${o.settings.after_days} days, matched at least ${o.settings.min_matches} times, and is superseded by none.\n`
   if (o.yes)
-    return `${pruned.map((p) => `pruned ${p.name}: .learnings/active/${p.name}.md → ${p.path} (commit ${short(p.commit)})`).join('\n')}\n` +
+    return (
+      `${pruned.map((p) => `pruned ${p.name}: .learnings/active/${p.name}.md → ${p.path} (commit ${short(p.commit)})`).join('\n')}\n` +
       `${plural(pruned.length, 'learning')} archived, one commit each; \`git learn restore <name>\` brings one back.\n`
+    )
   const lines = rows.map((r) => `  ${r.name}  — ${r.reason}`)
-  const next = o.named ? `git learn prune ${rows.map((r) => r.name).join(' ')} --reason "…" --yes` : 'git learn prune --yes'
+  const next = o.named
+    ? `git learn prune ${rows.map((r) => r.name).join(' ')} --reason "…" --yes`
+    : 'git learn prune --yes'
   return `${o.named ? 'would retire' : 'would prune'} ${plural(rows.length, 'active learning')} (nothing changed):\n${lines.join('\n')}\nRun \`${next}\` to archive them, one commit each.\n`
 }
 
 export const shallowWarning = () =>
-  'warning: this is a shallow clone, so approval dates are not in the history; prune falls back to each learning\'s `created` date.\n' +
+  "warning: this is a shallow clone, so approval dates are not in the history; prune falls back to each learning's `created` date.\n" +
   'Run `git fetch --unshallow` for exact dates.\n'
 
 export const supersededNote = (skill: string, old: readonly string[], dryRun: boolean) =>
@@ -67,7 +75,12 @@ const STRIP_WORDS: Record<string, [string, string]> = {
 export function strippedLines(rows: readonly { name: string; stripped: Partial<Record<string, number>> }[]): string {
   const lines = rows
     .filter((r) => Object.keys(r.stripped).length)
-    .map((r) => `stripped from ${r.name}: ${Object.entries(r.stripped).map(([k, n]) => plural(n ?? 0, ...(STRIP_WORDS[k] ?? [k, k]))).join(', ')}`)
+    .map(
+      (r) =>
+        `stripped from ${r.name}: ${Object.entries(r.stripped)
+          .map(([k, n]) => plural(n ?? 0, ...(STRIP_WORDS[k] ?? [k, k])))
+          .join(', ')}`,
+    )
   return lines.length ? `${lines.join('\n')}\n` : ''
 }
 
@@ -102,16 +115,31 @@ export function importProgress(origin: string, tty: boolean): (done: number, tot
 
 /** Warnings of an import, summed up by kind: one line each, with a count and one example. */
 export function importWarnings(summary: readonly { kind: string; count: number; example: string }[]): string {
-  return summary.map((w) => (w.count === 1 ? `warning: ${w.example}\n` : `warning: ${w.count} entries: ${w.kind} (for example ${w.example})\n`)).join('')
+  return summary
+    .map((w) =>
+      w.count === 1 ? `warning: ${w.example}\n` : `warning: ${w.count} entries: ${w.kind} (for example ${w.example})\n`,
+    )
+    .join('')
 }
 
-export function importReport(origin: string, rows: readonly ImportRow[], commit: string | null, dryRun: boolean): string {
+export function importReport(
+  origin: string,
+  rows: readonly ImportRow[],
+  commit: string | null,
+  dryRun: boolean,
+): string {
   if (!rows.length) return `${origin} holds no learnings; nothing to import.\n`
-  const verb = (a: ImportRow['action']) => (dryRun ? { added: 'would add', updated: 'would update', skipped: 'would skip', 'proposed-update': 'proposed update' }[a] : a)
+  const verb = (a: ImportRow['action']) =>
+    dryRun
+      ? { added: 'would add', updated: 'would update', skipped: 'would skip', 'proposed-update': 'proposed update' }[a]
+      : a
   // A line per entry up to 50 entries; beyond, counts per action and the skip reasons summed up by kind.
   const lines =
     rows.length <= 50
-      ? rows.map((r) => `  ${verb(r.action).padEnd(15)} ${r.name}${r.path ? ` → ${r.path}` : ''}${r.reason ? `\n                  ${r.reason}` : ''}`)
+      ? rows.map(
+          (r) =>
+            `  ${verb(r.action).padEnd(15)} ${r.name}${r.path ? ` → ${r.path}` : ''}${r.reason ? `\n                  ${r.reason}` : ''}`,
+        )
       : summarizeRows(rows, verb)
   const written = rows.filter((r) => r.action === 'added' || r.action === 'updated').length
   const tail = dryRun
@@ -128,7 +156,10 @@ function summarizeRows(rows: readonly ImportRow[], verb: (a: ImportRow['action']
   for (const r of rows) {
     byAction.set(r.action, (byAction.get(r.action) ?? 0) + 1)
     if (r.action === 'skipped' || r.action === 'proposed-update') {
-      const kind = (r.reason ?? '').replace(/\([^)]*\)/g, '').replace(/:.*$/s, '').slice(0, 80)
+      const kind = (r.reason ?? '')
+        .replace(/\([^)]*\)/g, '')
+        .replace(/:.*$/s, '')
+        .slice(0, 80)
       const k = reasons.get(kind)
       if (k) k.count++
       else reasons.set(kind, { count: 1, example: r.name })
@@ -141,7 +172,11 @@ function summarizeRows(rows: readonly ImportRow[], verb: (a: ImportRow['action']
   ]
 }
 
-export function tierAdded(t: { name: string; url: string; ref?: string | undefined; commit?: string | undefined; weight?: number | undefined }, count: number, configCommit: string): string {
+export function tierAdded(
+  t: { name: string; url: string; ref?: string | undefined; commit?: string | undefined; weight?: number | undefined },
+  count: number,
+  configCommit: string,
+): string {
   return (
     `added tier ${t.name}: ${t.url} ${t.ref ?? 'main'} → refs/learn/tiers/${t.name} at ${short(t.commit)} (${plural(count, 'active learning')}, weight ${t.weight ?? 0.9})\n` +
     `pinned in .learnings/config.yaml (commit ${short(configCommit)}); search, context and recall now include it.\n` +
@@ -161,15 +196,26 @@ export interface TierRow {
 export function tierList(rows: readonly TierRow[]): string {
   if (!rows.length) return 'no tiers configured. Add one with `git learn tier add <name> <git-url> [--ref main]`.\n'
   return `${rows
-    .map((r) => `${r.name}  ${r.url}  ${r.ref}  ${r.commit ? r.commit.slice(0, 12) : '(not pinned)'}  weight ${r.weight}  ${r.learnings === null ? 'objects missing: run `git learn tier update ' + r.name + '`' : plural(r.learnings, 'active learning')}`)
+    .map(
+      (r) =>
+        `${r.name}  ${r.url}  ${r.ref}  ${r.commit ? r.commit.slice(0, 12) : '(not pinned)'}  weight ${r.weight}  ${r.learnings === null ? 'objects missing: run `git learn tier update ' + r.name + '`' : plural(r.learnings, 'active learning')}`,
+    )
     .join('\n')}\n`
 }
 
-export function tierUpdated(name: string, from: string | undefined, to: string, diff: { added: string[]; removed: string[]; changed: string[] } | null, commit: string | null): string {
+export function tierUpdated(
+  name: string,
+  from: string | undefined,
+  to: string,
+  diff: { added: string[]; removed: string[]; changed: string[] } | null,
+  commit: string | null,
+): string {
   if (from === to) return `tier ${name} is up to date at ${short(to)}; nothing to commit.\n`
-  const list = (label: string, xs: readonly string[]) => (xs.length ? `  ${label} (${xs.length}): ${xs.join(', ')}\n` : '')
+  const list = (label: string, xs: readonly string[]) =>
+    xs.length ? `  ${label} (${xs.length}): ${xs.join(', ')}\n` : ''
   const changes = diff
-    ? list('added', diff.added) + list('removed', diff.removed) + list('changed', diff.changed) || '  no learning changed under .learnings/active/\n'
+    ? list('added', diff.added) + list('removed', diff.removed) + list('changed', diff.changed) ||
+      '  no learning changed under .learnings/active/\n'
     : '  (the old pinned commit is not in this repository, so the changes cannot be listed)\n'
   return `tier ${name}: ${short(from) || '(none)'} → ${short(to)}\n${changes}committed the new pin in .learnings/config.yaml (commit ${short(commit)}); it is reviewed like any change.\n`
 }
@@ -194,14 +240,28 @@ export function tierVerifyProblem(name: string, p: TierProblem): string {
   }
 }
 
-export function tierVerified(results: readonly { name: string; commit: string | null; ok: boolean; problems: string[] }[]): string {
+export function tierVerified(
+  results: readonly { name: string; commit: string | null; ok: boolean; problems: string[] }[],
+): string {
   if (!results.length) return 'no tiers configured; nothing to verify.\n'
   return `${results
-    .map((r) => (r.ok ? `ok     ${r.name} at ${short(r.commit)}` : `ERROR  ${r.name}:\n${r.problems.map((p) => `         ${p}`).join('\n')}`))
-    .join('\n')}\n${results.every((r) => r.ok) ? '' : 'A tier that fails verification is not what was reviewed: find out who moved it before trusting its learnings.\n'}`
+    .map((r) =>
+      r.ok
+        ? `ok     ${r.name} at ${short(r.commit)}`
+        : `ERROR  ${r.name}:\n${r.problems.map((p) => `         ${p}`).join('\n')}`,
+    )
+    .join(
+      '\n',
+    )}\n${results.every((r) => r.ok) ? '' : 'A tier that fails verification is not what was reviewed: find out who moved it before trusting its learnings.\n'}`
 }
 
-export const promoted = (r: { name: string; tier: string; url: string; branch: string; commit: string; path: string }) =>
+export const promoted = (r: {
+  name: string
+  tier: string
+  url: string
+  branch: string
+  commit: string
+  path: string
+}) =>
   `pushed ${r.name} to ${r.url} as branch ${r.branch} (commit ${short(r.commit)}): it adds ${r.path} on top of tier ${r.tier}'s pinned commit.\n` +
   `Next: open a pull request from ${r.branch} in the tier repository; its reviewers approve it there.\n`
-

@@ -1,5 +1,11 @@
 /** The retrospective: observation lines in, candidates out. Fed line by line so the log is streamed, never loaded. */
-import { correctionDetector, errorSolutionDetector, rapidSwitchingDetector, retryLoopDetector, workflowDetector } from './detectors.js'
+import {
+  correctionDetector,
+  errorSolutionDetector,
+  rapidSwitchingDetector,
+  retryLoopDetector,
+  workflowDetector,
+} from './detectors.js'
 import type { Detector, RetroCandidate } from './detectors.js'
 import { parseObservationLine } from './records.js'
 
@@ -24,7 +30,13 @@ export interface RetroResult {
 
 /** A fresh analysis with every detector. */
 export function createRetroAnalysis(filter: RetroFilter = {}): RetroAnalysis {
-  const detectors: Detector[] = [errorSolutionDetector(), retryLoopDetector(), rapidSwitchingDetector(), workflowDetector(), correctionDetector()]
+  const detectors: Detector[] = [
+    errorSolutionDetector(),
+    retryLoopDetector(),
+    rapidSwitchingDetector(),
+    workflowDetector(),
+    correctionDetector(),
+  ]
   let records = 0
   let skipped = 0
   return {

@@ -8,10 +8,14 @@ import type { DedupeEntry } from '../dedupe.js'
 import type { Learning } from '../learning.js'
 
 /** Why a draft was left out: another draft of the run has its name, or is (nearly) the same text. */
-export type DraftSkip = { name: string; kind: 'same-name'; of: string } | { name: string; kind: 'near-twin'; of: string; similarity: number }
+export type DraftSkip =
+  { name: string; kind: 'same-name'; of: string } | { name: string; kind: 'near-twin'; of: string; similarity: number }
 
 /** Keep the first draft of each name and of each group of drafts at or above `similar`; list the rest. */
-export function dedupeDrafts(drafts: readonly Learning[], thresholds: { similar: number; related: number }): { kept: Learning[]; skipped: DraftSkip[] } {
+export function dedupeDrafts(
+  drafts: readonly Learning[],
+  thresholds: { similar: number; related: number },
+): { kept: Learning[]; skipped: DraftSkip[] } {
   const kept: Learning[] = []
   const entries: DedupeEntry[] = []
   const skipped: DraftSkip[] = []

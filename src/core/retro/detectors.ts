@@ -20,7 +20,8 @@ import {
 } from './records.js'
 import type { RetroRecord } from './records.js'
 
-export type CandidateKind = 'error-solution' | 'retry-loop' | 'rapid-switching' | 'repeated-workflow' | 'user-correction' | 'tool-preference'
+export type CandidateKind =
+  'error-solution' | 'retry-loop' | 'rapid-switching' | 'repeated-workflow' | 'user-correction' | 'tool-preference'
 
 /** A learning the log suggests, with the evidence that made the detector propose it. */
 export interface RetroCandidate {
@@ -73,7 +74,10 @@ class Sessions<T> {
 
 /** Occurrences grouped by a key: count, sessions, first and last time, first agent, and kind-specific data. */
 class Groups<D> {
-  readonly map = new Map<string, { count: number; sessions: string[]; agent: string; first_ts: string; last_ts: string; data: D }>()
+  readonly map = new Map<
+    string,
+    { count: number; sessions: string[]; agent: string; first_ts: string; last_ts: string; data: D }
+  >()
   add(key: string, r: RetroRecord, data: () => D, merge?: (d: D) => void): void {
     let g = this.map.get(key)
     if (!g) {
@@ -87,7 +91,13 @@ class Groups<D> {
   }
 }
 
-const base = (g: { count: number; sessions: string[]; agent: string; first_ts: string; last_ts: string }): RetroEvidence => ({
+const base = (g: {
+  count: number
+  sessions: string[]
+  agent: string
+  first_ts: string
+  last_ts: string
+}): RetroEvidence => ({
   count: g.count,
   sessions: g.sessions,
   agent: g.agent,
@@ -108,7 +118,13 @@ interface OpenFailure {
 /** A command fails, files are edited, the same command (or the same test runner) then passes. */
 export function errorSolutionDetector(): Detector {
   const sessions = new Sessions(() => new Map<string, OpenFailure>())
-  const found = new Groups<{ command: string; verification: string; edited_paths: string[]; error_excerpt: string; failures: number }>()
+  const found = new Groups<{
+    command: string
+    verification: string
+    edited_paths: string[]
+    error_excerpt: string
+    failures: number
+  }>()
   return {
     feed(r) {
       if (!isToolResult(r) || isRejection(r)) return
@@ -143,9 +159,16 @@ export function errorSolutionDetector(): Detector {
       found.add(
         `${f.trigger}\n${testRunnerOf(f.command) ?? f.command}`,
         r,
-        () => ({ command: f.command, verification: cmd, edited_paths: [...f.edits], error_excerpt: f.trigger, failures: f.failures }),
+        () => ({
+          command: f.command,
+          verification: cmd,
+          edited_paths: [...f.edits],
+          error_excerpt: f.trigger,
+          failures: f.failures,
+        }),
         (d) => {
-          for (const p of f.edits) if (!d.edited_paths.includes(p) && d.edited_paths.length < MAX_PATHS) d.edited_paths.push(p)
+          for (const p of f.edits)
+            if (!d.edited_paths.includes(p) && d.edited_paths.length < MAX_PATHS) d.edited_paths.push(p)
         },
       )
     },
@@ -176,7 +199,12 @@ export function retryLoopDetector(min = 3): Detector {
   let last: RetroRecord | undefined
   const close = (s: Streak, r: RetroRecord) => {
     if (s.count < min) return
-    found.add(s.command, r, () => ({ call: s.command, trigger: s.trigger, max_in_a_row: s.count }), (d) => void (d.max_in_a_row = Math.max(d.max_in_a_row, s.count)))
+    found.add(
+      s.command,
+      r,
+      () => ({ call: s.command, trigger: s.trigger, max_in_a_row: s.count }),
+      (d) => void (d.max_in_a_row = Math.max(d.max_in_a_row, s.count)),
+    )
   }
   return {
     feed(r) {
@@ -199,7 +227,12 @@ export function retryLoopDetector(min = 3): Detector {
       }
       if (s) s.count++
       else {
-        streaks.set(key, { count: 1, trigger: errorTrigger(failureText(r)), label: stepLabel(r), command: commandOf(r) ?? key })
+        streaks.set(key, {
+          count: 1,
+          trigger: errorTrigger(failureText(r)),
+          label: stepLabel(r),
+          command: commandOf(r) ?? key,
+        })
         while (streaks.size > MAX_OPEN) streaks.delete(streaks.keys().next().value as string)
       }
     },
@@ -237,13 +270,22 @@ function targetOf(r: RetroRecord): string {
  * tools or files touched (`minTargets`) with failures (`minFailures`) and no passing shell run in between — an agent
  * thrashing instead of reading the first error. An anti-pattern, once per streak, grouped by the first error.
  */
-export function rapidSwitchingDetector(opts: { windowMs?: number; windowCalls?: number; minTargets?: number; minFailures?: number } = {}): Detector {
+export function rapidSwitchingDetector(
+  opts: { windowMs?: number; windowCalls?: number; minTargets?: number; minFailures?: number } = {},
+): Detector {
   const windowMs = opts.windowMs ?? 3 * 60_000
   const windowCalls = opts.windowCalls ?? 10
   const minTargets = opts.minTargets ?? 5
   const minFailures = opts.minFailures ?? 3
   const sessions = new Sessions<Switching>(() => ({ window: [], flagged: false }))
-  const found = new Groups<{ first_error: string; targets: string[]; failures: number; calls: number; seconds: number; steps: string[] }>()
+  const found = new Groups<{
+    first_error: string
+    targets: string[]
+    failures: number
+    calls: number
+    seconds: number
+    steps: string[]
+  }>()
   return {
     feed(r) {
       if (!isToolResult(r) || isRejection(r)) return
@@ -254,8 +296,15 @@ export function rapidSwitchingDetector(opts: { windowMs?: number; windowCalls?: 
         return
       }
       const ms = Date.parse(r.ts)
-      s.window.push({ ms, target: targetOf(r), ok: r.ok === true, trigger: r.ok ? null : errorTrigger(failureText(r)), label: stepLabel(r) })
-      while (s.window.length > windowCalls || (s.window.length && ms - (s.window[0] as { ms: number }).ms > windowMs)) s.window.shift()
+      s.window.push({
+        ms,
+        target: targetOf(r),
+        ok: r.ok === true,
+        trigger: r.ok ? null : errorTrigger(failureText(r)),
+        label: stepLabel(r),
+      })
+      while (s.window.length > windowCalls || (s.window.length && ms - (s.window[0] as { ms: number }).ms > windowMs))
+        s.window.shift()
       if (s.flagged) return
       const targets = [...new Set(s.window.map((w) => w.target))]
       const failures = s.window.filter((w) => !w.ok)
@@ -323,7 +372,8 @@ export function workflowDetector(opts: { length?: number; min?: number; top?: nu
 }
 
 /** A prompt that corrects the agent: "no, …", "don't …", "instead …", "stop …", "wrong …". */
-const CORRECTION = /^\s*(?:no\b|nope\b|don'?t\b|do not\b|stop\b|wrong\b|that'?s (?:wrong|not)|not (?:like )?that\b|never\b|please (?:don'?t|do not|use)\b|use \S+ instead\b|instead\b|actually,? (?:use|do|we)\b)|\binstead of\b|\buse \S+,? not\b/i
+const CORRECTION =
+  /^\s*(?:no\b|nope\b|don'?t\b|do not\b|stop\b|wrong\b|that'?s (?:wrong|not)|not (?:like )?that\b|never\b|please (?:don'?t|do not|use)\b|use \S+ instead\b|instead\b|actually,? (?:use|do|we)\b)|\binstead of\b|\buse \S+,? not\b/i
 const USE_X = /\buse\s+`?([A-Za-z][\w.+-]{0,39})`?/i
 
 /** Is this prompt a correction of what the agent just did? */
@@ -347,7 +397,18 @@ export function correctionDetector(opts: { minPreferred?: number } = {}): Detect
   const lastAction = new Sessions(() => ({ r: undefined as RetroRecord | undefined }))
   const corrections = new Groups<{ correction: string; after: string; after_command: string | null }>()
   const programs = new Map<string, number>()
-  const corrected = new Map<string, { preferred: string; over: string; uses_after: number; correction: string; session: string; ts: string; agent: string }>()
+  const corrected = new Map<
+    string,
+    {
+      preferred: string
+      over: string
+      uses_after: number
+      correction: string
+      session: string
+      ts: string
+      agent: string
+    }
+  >()
   return {
     feed(r) {
       if (isToolResult(r)) {
@@ -367,18 +428,32 @@ export function correctionDetector(opts: { minPreferred?: number } = {}): Detect
       if (!prev || !(isCorrection(r.input) || isRejection(prev))) return
       const text = r.input.replace(/\s+/g, ' ').trim().slice(0, 300)
       const prevCmd = commandOf(prev) ?? null
-      corrections.add(text.toLowerCase(), r, () => ({ correction: text, after: stepLabel(prev), after_command: prevCmd }))
+      corrections.add(text.toLowerCase(), r, () => ({
+        correction: text,
+        after: stepLabel(prev),
+        after_command: prevCmd,
+      }))
       const preferred = USE_X.exec(text)?.[1]
       const over = prevCmd ? programOf(prevCmd) : undefined
       if (preferred && over && preferred !== over && corrected.size < 1000 && !corrected.has(`${preferred}>${over}`))
-        corrected.set(`${preferred}>${over}`, { preferred, over, uses_after: 0, correction: text, session: r.session, ts: r.ts, agent: r.agent })
+        corrected.set(`${preferred}>${over}`, {
+          preferred,
+          over,
+          uses_after: 0,
+          correction: text,
+          session: r.session,
+          ts: r.ts,
+          agent: r.agent,
+        })
     },
     finish() {
       const out: RetroCandidate[] = [...corrections.map.values()].map((g) => ({
         kind: 'user-correction' as const,
         name: `correction-${slugify(g.data.correction, 50)}`,
         type: 'instinct' as const,
-        trigger: g.data.after_command ? `about to run ${g.data.after_command.slice(0, 150)}` : `about to use ${g.data.after}`,
+        trigger: g.data.after_command
+          ? `about to run ${g.data.after_command.slice(0, 150)}`
+          : `about to use ${g.data.after}`,
         description: `The user corrected the agent after ${g.data.after_command ? quote(g.data.after_command, 80) : g.data.after}: "${g.data.correction.slice(0, 200)}". Use when about to do that again.`,
         evidence: { ...base(g), ...g.data },
       }))
@@ -386,13 +461,30 @@ export function correctionDetector(opts: { minPreferred?: number } = {}): Detect
       for (const c of corrected.values()) {
         if (c.uses_after < minPreferred) continue
         seen.add(`${c.preferred}>${c.over}`)
-        out.push(preference(c.preferred, c.over, programs, { count: c.uses_after, sessions: [c.session], agent: c.agent, first_ts: c.ts, last_ts: c.ts, correction: c.correction }))
+        out.push(
+          preference(c.preferred, c.over, programs, {
+            count: c.uses_after,
+            sessions: [c.session],
+            agent: c.agent,
+            first_ts: c.ts,
+            last_ts: c.ts,
+            correction: c.correction,
+          }),
+        )
       }
       for (const [preferred, over] of PREFERENCE_PAIRS) {
         const p = programs.get(preferred) ?? 0
         const o = programs.get(over) ?? 0
         if (seen.has(`${preferred}>${over}`) || p < 5 || o * 5 > p) continue
-        out.push(preference(preferred, over, programs, { count: p, sessions: [], agent: 'unknown', first_ts: '', last_ts: '' }))
+        out.push(
+          preference(preferred, over, programs, {
+            count: p,
+            sessions: [],
+            agent: 'unknown',
+            first_ts: '',
+            last_ts: '',
+          }),
+        )
       }
       return out
     },
@@ -402,7 +494,8 @@ export function correctionDetector(opts: { minPreferred?: number } = {}): Detect
 function preference(preferred: string, over: string, programs: Map<string, number>, ev: RetroEvidence): RetroCandidate {
   const p = programs.get(preferred) ?? 0
   const o = programs.get(over) ?? 0
-  const why = typeof ev['correction'] === 'string' ? ` after the correction "${String(ev['correction']).slice(0, 120)}"` : ''
+  const why =
+    typeof ev['correction'] === 'string' ? ` after the correction "${String(ev['correction']).slice(0, 120)}"` : ''
   return {
     kind: 'tool-preference',
     name: `prefer-${slugify(preferred, 25)}-over-${slugify(over, 25)}`,

@@ -81,7 +81,9 @@ Each switch adds a change nobody verified; the first error is usually the cause 
 Working the sequence out again each time.
 
 ## Correct pattern
-${strings(e['steps']).map((s, i) => `${i + 1}. ${s}`).join('\n')}
+${strings(e['steps'])
+  .map((s, i) => `${i + 1}. ${s}`)
+  .join('\n')}
 
 ## Rationale
 ${seen(c)}
@@ -108,11 +110,25 @@ function tags(c: RetroCandidate): string[] {
   const e = c.evidence
   const words = [c.kind, 'retrospective']
   for (const v of [e['preferred'], e['over']]) if (typeof v === 'string') words.push(v)
-  return [...new Set(words.map((w) => w.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 64)).filter(Boolean))]
+  return [
+    ...new Set(
+      words
+        .map((w) =>
+          w
+            .toLowerCase()
+            .replace(/[^a-z0-9-]+/g, '-')
+            .slice(0, 64),
+        )
+        .filter(Boolean),
+    ),
+  ]
 }
 
 /** The learning file text of a candidate, with `source: {kind: retrospective, agent, session}`. */
-export function formatCandidateLearning(c: RetroCandidate, opts: { now: Date; commit?: string | undefined; root?: string | undefined }): string {
+export function formatCandidateLearning(
+  c: RetroCandidate,
+  opts: { now: Date; commit?: string | undefined; root?: string | undefined },
+): string {
   const prefix = opts.root ? `${opts.root.replace(/\/+$/, '')}/` : undefined
   // The user's machine stays out of the draft: paths inside the repository become repository-relative everywhere
   // (description, trigger, body, evidence); what is left outside it, `add` rewrites to ${PROJECT_ROOT}/… or refuses.
@@ -134,7 +150,9 @@ export function formatCandidateLearning(c: RetroCandidate, opts: { now: Date; co
       reusability: [...new Set([c.kind, ...e.sessions.slice(0, 3).map((s) => `session ${s}`)])],
       verification: c.kind === 'error-solution' ? `${String(e['verification'])} passed after the edits` : seen(c),
     },
-    ...(opts.commit || paths.length ? { evidence: { ...(opts.commit ? { commit: opts.commit } : {}), ...(paths.length ? { paths } : {}) } } : {}),
+    ...(opts.commit || paths.length
+      ? { evidence: { ...(opts.commit ? { commit: opts.commit } : {}), ...(paths.length ? { paths } : {}) } }
+      : {}),
     source: { kind: 'retrospective', agent: e.agent, ...(e.sessions[0] ? { session: e.sessions[0] } : {}) },
     created: formatDate(opts.now),
     version: '1.0.0',

@@ -41,8 +41,32 @@ export function parseObservationLine(line: string): RetroRecord | undefined {
 export type ToolKind = 'shell' | 'edit' | 'other'
 
 // Tool names of Claude Code, Codex, Cursor (as mapped), Gemini CLI and Copilot CLI.
-const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'run_shell_command', 'exec_command', 'local_shell', 'container.exec', 'powershell'])
-const EDIT_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'edit', 'create', 'write', 'write_file', 'replace', 'apply_patch', 'str_replace_editor', 'str_replace_based_edit_tool', 'edit_file'])
+const SHELL_TOOLS = new Set([
+  'Bash',
+  'bash',
+  'Shell',
+  'shell',
+  'run_shell_command',
+  'exec_command',
+  'local_shell',
+  'container.exec',
+  'powershell',
+])
+const EDIT_TOOLS = new Set([
+  'Edit',
+  'MultiEdit',
+  'Write',
+  'NotebookEdit',
+  'edit',
+  'create',
+  'write',
+  'write_file',
+  'replace',
+  'apply_patch',
+  'str_replace_editor',
+  'str_replace_based_edit_tool',
+  'edit_file',
+])
 
 /** shell, edit or other, from the tool name. */
 export function toolKind(tool: string | null): ToolKind {
@@ -86,7 +110,8 @@ export function editedPaths(r: RetroRecord): string[] {
   const p = field(r.input, 'file_path', 'path', 'filePath', 'notebook_path', 'absolute_path')
   if (typeof p === 'string') return [p]
   const patch = field(r.input, 'patch', 'input')
-  if (typeof patch === 'string') return [...patch.matchAll(/^\*\*\* (?:Update|Add) File: (.+)$/gm)].map((m) => (m[1] as string).trim())
+  if (typeof patch === 'string')
+    return [...patch.matchAll(/^\*\*\* (?:Update|Add) File: (.+)$/gm)].map((m) => (m[1] as string).trim())
   return []
 }
 
@@ -120,7 +145,11 @@ const ENV_ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/
 export function programOf(command: string): string | undefined {
   const tokens = command.replace(/^(?:cd\s+\S+\s*&&\s*)+/, '').split(' ')
   let i = 0
-  while (i < tokens.length && (ENV_ASSIGN.test(tokens[i] as string) || tokens[i] === 'sudo' || tokens[i] === 'env' || tokens[i] === 'time')) i++
+  while (
+    i < tokens.length &&
+    (ENV_ASSIGN.test(tokens[i] as string) || tokens[i] === 'sudo' || tokens[i] === 'env' || tokens[i] === 'time')
+  )
+    i++
   const p = tokens[i]
   if (!p) return undefined
   const base = p.split('/').pop() as string
@@ -138,7 +167,8 @@ export function stepLabel(r: RetroRecord): string {
     const at = rest.findIndex((t) => (t.split('/').pop() as string) === prog)
     const sub = rest[at + 1]
     const prefixed = prog === 'npx' || prog === 'pnpx' || prog === 'bunx'
-    const sub2 = prefixed && sub && rest[at + 2] && /^[a-z][\w:-]*$/.test(rest[at + 2] as string) ? ` ${rest[at + 2]}` : ''
+    const sub2 =
+      prefixed && sub && rest[at + 2] && /^[a-z][\w:-]*$/.test(rest[at + 2] as string) ? ` ${rest[at + 2]}` : ''
     return sub && /^[a-z][\w:-]*$/.test(sub) ? `Bash(${prog} ${sub}${sub2})` : `Bash(${prog})`
   }
   if (kind === 'edit') {
@@ -161,7 +191,8 @@ export function failureText(r: RetroRecord): string {
 }
 
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]/g
-const INFORMATIVE = /\b(?:\w*Error|error|ERR!|ERR_[A-Z_]+|exception|failed|failure|FAIL|fatal|panic|cannot|can't|unable|not found|refused|denied|invalid|unexpected|missing|timed? ?out|E[A-Z]{3,})\b|✗|×|✕/
+const INFORMATIVE =
+  /\b(?:\w*Error|error|ERR!|ERR_[A-Z_]+|exception|failed|failure|FAIL|fatal|panic|cannot|can't|unable|not found|refused|denied|invalid|unexpected|missing|timed? ?out|E[A-Z]{3,})\b|✗|×|✕/
 const NAMED = /\b[A-Z]\w*(?:Error|Exception)\b|\berror(?: [A-Z]+\d+)?:|\bERR[!_]|\bE[A-Z]{3,}\b|\b(?:panic|fatal):/
 const BORING = /^(?:exit code \d+|command failed|error:?|failed)$/i
 
@@ -171,14 +202,22 @@ const BORING = /^(?:exit code \d+|command failed|error:?|failed)$/i
  * "Exit code 1", else the first non-empty line. At most 200 characters.
  */
 export function errorTrigger(text: string): string {
-  const lines = text.replace(ANSI, '').split(/\r?\n/).map((l) => l.trim()).filter(Boolean).slice(0, 400)
+  const lines = text
+    .replace(ANSI, '')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(0, 400)
   const line =
     lines.find((l) => NAMED.test(l) && !BORING.test(l)) ??
     lines.find((l) => INFORMATIVE.test(l) && !BORING.test(l)) ??
     lines.find((l) => !BORING.test(l)) ??
     lines[0] ??
     'the command failed'
-  const norm = normalizeError(line.slice(0, 400)).replace(/\s+/g, ' ').replace(/^[^\w]+/, '').trim()
+  const norm = normalizeError(line.slice(0, 400))
+    .replace(/\s+/g, ' ')
+    .replace(/^[^\w]+/, '')
+    .trim()
   return (norm || line).slice(0, 200)
 }
 

@@ -72,36 +72,41 @@ describe('render ownership', () => {
 })
 
 describe('what agents see follows the store', () => {
-  test.each(['githooks', 'husky'])('post-merge re-renders the targets the user rendered (not the config default), quietly: %s', (kind) => {
-    const repo = makeRepo()
-    seedStore(repo)
-    if (kind === 'husky') expect(sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')]).code).toBe(0)
-    expect(sh(repo.root, 'git', ['learn', 'hook', 'install']).code).toBe(0)
-    if (kind === 'husky') expect(repo.read('.husky/post-merge')).toContain('git-learn hook post-merge')
-    repo.write('.gitignore', '.cursor/\n.claude/\n')
-    repo.git('add', '-A')
-    repo.git('commit', '-qm', 'ignore renders')
-    expect(sh(repo.root, 'git', ['learn', 'render', '--target', 'cursor']).code).toBe(0)
-    expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(true)
+  test.each(['githooks', 'husky'])(
+    'post-merge re-renders the targets the user rendered (not the config default), quietly: %s',
+    (kind) => {
+      const repo = makeRepo()
+      seedStore(repo)
+      if (kind === 'husky')
+        expect(sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')]).code).toBe(0)
+      expect(sh(repo.root, 'git', ['learn', 'hook', 'install']).code).toBe(0)
+      if (kind === 'husky') expect(repo.read('.husky/post-merge')).toContain('git-learn hook post-merge')
+      repo.write('.gitignore', '.cursor/\n.claude/\n')
+      repo.git('add', '-A')
+      repo.git('commit', '-qm', 'ignore renders')
+      expect(sh(repo.root, 'git', ['learn', 'render', '--target', 'cursor']).code).toBe(0)
+      expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(true)
 
-    repo.git('checkout', '-qb', 'archive')
-    repo.git('mv', '.learnings/active/docker-enospc.md', '.learnings/archived/docker-enospc.md')
-    const by = 'Learning: docker-enospc\nLearning-Action: prune\nLearning-From: active\nLearning-To: archived\nPruned-by: Ada Author <ada@example.com>\nLearning-Reason: unused'
-    expect(sh(repo.root, 'git', ['commit', '-qm', `learn: prune docker-enospc\n\n${by}`]).code).toBe(0)
-    repo.git('checkout', '-q', 'main')
-    expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(true)
-    const merged = sh(repo.root, 'git', ['merge', '-q', '--ff-only', 'archive'])
-    expect(merged.code).toBe(0)
-    expect(merged.stdout).toBe('')
-    expect(merged.stderr).toBe('')
-    expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(false)
-    expect(repo.exists('.cursor/rules/react-hooks-order.mdc')).toBe(true)
-    expect(repo.exists('.claude/skills')).toBe(false)
-    // A checkout back brings it back.
-    const back = sh(repo.root, 'git', ['checkout', '-q', 'HEAD~1'])
-    expect(back.stdout + back.stderr).toBe('')
-    expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(true)
-  })
+      repo.git('checkout', '-qb', 'archive')
+      repo.git('mv', '.learnings/active/docker-enospc.md', '.learnings/archived/docker-enospc.md')
+      const by =
+        'Learning: docker-enospc\nLearning-Action: prune\nLearning-From: active\nLearning-To: archived\nPruned-by: Ada Author <ada@example.com>\nLearning-Reason: unused'
+      expect(sh(repo.root, 'git', ['commit', '-qm', `learn: prune docker-enospc\n\n${by}`]).code).toBe(0)
+      repo.git('checkout', '-q', 'main')
+      expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(true)
+      const merged = sh(repo.root, 'git', ['merge', '-q', '--ff-only', 'archive'])
+      expect(merged.code).toBe(0)
+      expect(merged.stdout).toBe('')
+      expect(merged.stderr).toBe('')
+      expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(false)
+      expect(repo.exists('.cursor/rules/react-hooks-order.mdc')).toBe(true)
+      expect(repo.exists('.claude/skills')).toBe(false)
+      // A checkout back brings it back.
+      const back = sh(repo.root, 'git', ['checkout', '-q', 'HEAD~1'])
+      expect(back.stdout + back.stderr).toBe('')
+      expect(repo.exists('.cursor/rules/docker-enospc.mdc')).toBe(true)
+    },
+  )
 
   test('prune and approve refresh what render wrote', async () => {
     const repo = makeRepo()
@@ -110,7 +115,14 @@ describe('what agents see follows the store', () => {
     repo.git('add', '.gitignore')
     repo.git('commit', '-qm', 'ignore renders')
     await repo.cli(['render'])
-    const pruned = await repo.cli(['prune', 'react-hooks-order', '--reason', 'we moved off class components', '--yes', '--json'])
+    const pruned = await repo.cli([
+      'prune',
+      'react-hooks-order',
+      '--reason',
+      'we moved off class components',
+      '--yes',
+      '--json',
+    ])
     expect(pruned.code, pruned.stderr).toBe(0)
     expect(() => pruned.json()).not.toThrow()
     expect(repo.exists(SKILL('react-hooks-order'))).toBe(false)
@@ -132,17 +144,33 @@ describe('check reports rendered files that no longer say what the store says', 
     await repo.cli(['render'])
     repo.git('add', '-A')
     repo.git('commit', '-qm', 'rendered skills')
-    expect((await repo.cli(['check', '--json'])).json().findings.filter((f: { rule: string }) => f.rule === 'rendered')).toEqual([])
-    repo.write('.learnings/active/docker-enospc.md', repo.read('.learnings/active/docker-enospc.md').replace('## Solution\n', '## Solution\nFirst prune the builder cache.\n'))
+    expect(
+      (await repo.cli(['check', '--json'])).json().findings.filter((f: { rule: string }) => f.rule === 'rendered'),
+    ).toEqual([])
+    repo.write(
+      '.learnings/active/docker-enospc.md',
+      repo
+        .read('.learnings/active/docker-enospc.md')
+        .replace('## Solution\n', '## Solution\nFirst prune the builder cache.\n'),
+    )
     repo.git('mv', '.learnings/active/react-hooks-order.md', '.learnings/archived/react-hooks-order.md')
     const r = await repo.cli(['check', '--json'])
     expect(r.code).toBe(0)
     const rendered = r.json().findings.filter((f: { rule: string }) => f.rule === 'rendered')
-    expect(rendered.map((f: { path: string; severity: string }) => `${f.severity} ${f.path}`).sort()).toEqual([`warning ${SKILL('docker-enospc')}`, `warning ${SKILL('react-hooks-order')}`])
-    expect(rendered.find((f: { path: string }) => f.path === SKILL('docker-enospc')).message).toMatch(/out of date.*run `git learn render` and commit/)
-    expect(rendered.find((f: { path: string }) => f.path === SKILL('react-hooks-order')).message).toMatch(/no longer active/)
+    expect(rendered.map((f: { path: string; severity: string }) => `${f.severity} ${f.path}`).sort()).toEqual([
+      `warning ${SKILL('docker-enospc')}`,
+      `warning ${SKILL('react-hooks-order')}`,
+    ])
+    expect(rendered.find((f: { path: string }) => f.path === SKILL('docker-enospc')).message).toMatch(
+      /out of date.*run `git learn render` and commit/,
+    )
+    expect(rendered.find((f: { path: string }) => f.path === SKILL('react-hooks-order')).message).toMatch(
+      /no longer active/,
+    )
     await repo.cli(['render'])
-    expect((await repo.cli(['check', '--json'])).json().findings.filter((f: { rule: string }) => f.rule === 'rendered')).toEqual([])
+    expect(
+      (await repo.cli(['check', '--json'])).json().findings.filter((f: { rule: string }) => f.rule === 'rendered'),
+    ).toEqual([])
   })
 })
 
@@ -155,7 +183,9 @@ describe('render --target claude-md: an index CLAUDE.md imports', () => {
     const first = (await repo.cli(['render', '--target', 'claude-md', '--json'])).json()
     expect(first.written.sort()).toEqual(['.learnings/INDEX.md', 'CLAUDE.md'])
     const claude = repo.read('CLAUDE.md')
-    expect(claude).toBe(`${mine}\n<!-- git-learn:begin -->\n## Team learnings\n\n@.learnings/INDEX.md\n<!-- git-learn:end -->\n`)
+    expect(claude).toBe(
+      `${mine}\n<!-- git-learn:begin -->\n## Team learnings\n\n@.learnings/INDEX.md\n<!-- git-learn:end -->\n`,
+    )
     const index = repo.read('.learnings/INDEX.md')
     expect(index).toMatch(/^- \*\*docker-enospc\*\* — .+ Trigger: `.+`$/m)
     expect(index).not.toContain('pending-example')

@@ -18,11 +18,23 @@ describe('buildIndexParts', () => {
   }
 
   test('the seed learnings', () => {
-    same(SEEDS.map((s, i) => buildSearchDoc(i, parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`))))
+    same(
+      SEEDS.map((s, i) =>
+        buildSearchDoc(i, parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`)),
+      ),
+    )
   })
 
   test('repeated terms, empty fields, unicode, punctuation-only and stop-word-only text, ids not in order', () => {
-    const doc = (id: number, o: Partial<SearchDoc>): SearchDoc => ({ id, name: '', description: '', trigger: '', tags: '', body: '', ...o })
+    const doc = (id: number, o: Partial<SearchDoc>): SearchDoc => ({
+      id,
+      name: '',
+      description: '',
+      trigger: '',
+      tags: '',
+      body: '',
+      ...o,
+    })
     same([
       doc(7, { name: 'redis redis cache', body: 'ECONNREFUSED ECONNREFUSED econnrefused 6379 the a an' }),
       doc(3, { description: 'Ünïcode — naïve café; 東京 テスト', tags: 'a b c' }),

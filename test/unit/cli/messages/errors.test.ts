@@ -1,0 +1,74 @@
+import { expect, test } from 'vitest'
+import { describeError } from '../../../../src/cli/messages/errors.js'
+import {
+  GitCommandError,
+  IllegalTransitionError,
+  LearningNotFoundError,
+  NotARepositoryError,
+  OperationInProgressError,
+  UsageError,
+} from '../../../../src/core/errors.js'
+import { COMMANDS, COMMAND_GROUPS } from '../../../../src/cli/registry.js'
+import { formatUsage } from '../../../../src/cli/main.js'
+import {
+  ConfigError,
+  NameTakenError,
+  NoCommitsError,
+  NoIdentityError,
+  PartialMoveError,
+  RefusedError,
+  SecretInMessageError,
+  SelfApprovalError,
+  UncommittedLearningError,
+} from '../../../../src/core/errors.js'
+test.each([
+  [new UsageError('missing <name>', 'approve'), 2, /missing <name>\nRun `git learn approve -h`/],
+  [new LearningNotFoundError('x'), 2, /no learning named "x"/],
+  [new IllegalTransitionError('x', 'archived', 'approve'), 1, /git learn restore x/],
+  [new NotARepositoryError('/tmp/q'), 3, /not inside a git repository: \/tmp\/q/],
+  [new OperationInProgressError('rebase'), 3, /git rebase --abort/],
+  [new GitCommandError(['commit', '-m', 'x'], 'fatal: nope'), 3, /git said:\nfatal: nope/],
+  [
+    new TypeError('undefined is not a function'),
+    70,
+    /internal error: undefined is not a function[\s\S]*This is a bug in git-learn/,
+  ],
+])('%s → exit %i', (err, code, message) => {
+  const d = describeError(err)
+  expect(d.code).toBe(code)
+  expect(d.message).toMatch(message)
+})
+
+test.each([
+  [
+    new ConfigError('.learnings/config.yaml', ['unknown key "x"']),
+    1,
+    /config\.yaml is not a valid configuration:\n {2}- unknown key "x"/,
+  ],
+  [new NameTakenError('x', '.learnings/active/x.md'), 1, /"x" already exists: \.learnings\/active\/x\.md/],
+  [new SelfApprovalError('x', 'A <a@x>'), 1, /A <a@x> proposed "x" and cannot approve it/],
+  [new UncommittedLearningError('x', '.learnings/pending/x.md', 'staged changes'), 1, /has staged changes/],
+  [new RefusedError('no', ['why']), 1, /no\n {2}- why/],
+  [
+    new SecretInMessageError('--reason', [{ description: 'GitHub token', rule: 'github-token', masked: 'ghp_…9z' }]),
+    1,
+    /--reason contains what looks like a credential[\s\S]*ghp_…9z/,
+  ],
+  [new NoIdentityError('Please tell me who you are'), 3, /git config user\.name/],
+  [new NoCommitsError('/r'), 3, /no commits yet/],
+  [
+    new PartialMoveError('approve', [{ name: 'a', commit: 'abcdef123' }], 'b', ['c'], new RefusedError('hook said no')),
+    1,
+    /approve stopped part way: a \(commit abcdef1\) was committed; b failed[\s\S]*not attempted: c[\s\S]*git learn approve b c/,
+  ],
+])('%s → exit %i', (err, code, message) => {
+  const d = describeError(err)
+  expect(d.code).toBe(code)
+  expect(d.message).toMatch(message)
+})
+
+test('-h lists every command exactly once', () => {
+  const grouped = COMMAND_GROUPS.flatMap(([, names]) => names)
+  expect([...grouped].sort()).toEqual(Object.keys(COMMANDS).sort())
+  for (const name of Object.keys(COMMANDS)) expect(formatUsage()).toContain(name)
+})

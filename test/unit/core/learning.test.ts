@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, test } from 'vitest'
+import { loadLearningValidator } from '../../../src/adapters/store/validators.js'
+import { LearningParseError } from '../../../src/core/errors.js'
+import { LEARNING_TYPES, REQUIRED_SECTIONS } from '../../../src/core/learning-schema.js'
+import {
+  formatLearningFile,
+  parseLearning,
+  parseSections,
+  parseStorePath,
+  sectionText,
+  validateLearning,
+} from '../../../src/core/learning.js'
+
+const validator = await loadLearningValidator()
+const body = '## Problem\np\n\n## Trigger Conditions\nt\n\n## Root Cause\nr\n\n## Solution\ns\n\n## Verification\nv\n'
+const file = (fm: string, b = body) => `---\n${fm}\n---\n${b}`
+const base =
+  'name: x-y\ndescription: Fix x. Use when y.\ntype: error-solution\ntrigger: "Error: boom"\ncreated: "2026-11-20"'
+const check = (text: string, path = '.learnings/pending/x-y.md') =>
+  validateLearning(parseLearning(text, path), validator)
+
+describe('valid frontmatter', () => {
+  test.each([
+    ['minimal error-solution', file(base)],
+    ['unquoted date stays a string', file(base.replace('"2026-11-20"', '2026-11-20'))],
+    [
+      'every documented key',
+      file(
+        `${base}\ndomain: testing\ntags: [vitest, esm]\nconfidence: 0.6\ngates: {discovery_depth: 2, reusability: [a, b], verification: "npm test"}\nevidence: {commit: 3f2c1e9, paths: [a.ts]}\nsource: {kind: retrospective, agent: claude-code, session: s1}\nrelated: [other-one]\nsupersedes: []\nversion: 1.0.0`,
+      ),
+    ],
+    [
+      'a list of triggers',
+      file(base.replace('trigger: "Error: boom"', 'trigger:\n  - "Error: boom"\n  - "boom: exit code 3"')),
+    ],
+    [
+      'a decision needs no trigger',
+      file(
+        'name: x-y\ndescription: d\ntype: decision\ncreated: "2026-11-20"',
+        '## Context\nc\n## Decision\nd\n## Consequences\nc\n',
+      ),
+    ],
+  ])('%s', (_l, text) => {
+    expect(check(text)).toEqual({ errors: [], warnings: [] })
+  })
+})
+
+describe('invalid frontmatter: sentences that name the field and the fix', () => {
+  test.each([
+    ['missing description', file(base.replace('description: Fix x. Use when y.\n', ''))],
+    ['unknown type', file(base.replace('type: error-solution', 'type: recipe'))],
+    ['missing trigger for error-solution', file(base.replace('trigger: "Error: boom"\n', ''))],
+    ['trigger neither a string nor a list', file(base.replace('trigger: "Error: boom"', 'trigger: 5'))],
+    ['an empty trigger in a list', file(base.replace('trigger: "Error: boom"', 'trigger: ["Error: boom", ""]'))],
+    ['confidence out of range', file(`${base}\nconfidence: 1.5`)],
+    ['tags not a list', file(`${base}\ntags: vitest`)],
+    ['bad date', file(base.replace('"2026-11-20"', '"20/11/2026"'))],
+    ['description too long', file(base.replace('Fix x. Use when y.', 'a'.repeat(1025)))],
+    ['name differs from file', file(base.replace('name: x-y', 'name: other-name'))],
+    ['bad related name', file(`${base}\nrelated: ["../etc"]`)],
+    ['missing sections', file(base, '## Problem\nonly this\n')],
+  ])('%s', (_l, text) => {
+    const { errors } = check(text)
+    expect(errors.length).toBeGreaterThan(0)
+    expect(errors.join('\n')).toMatchSnapshot()
+  })
+  test('unknown keys are kept and warned about', () => {
+    const text = file(`${base}\nowner: team-a`)
+    const l = parseLearning(text, '.learnings/pending/x-y.md')
+    expect(l.data['owner']).toBe('team-a')
+    expect(validateLearning(l, validator)).toEqual({
+      errors: [],
+      warnings: ['unknown frontmatter key "owner" is kept but not used; check its spelling'],
+    })
+  })
+})
+
+describe('parse errors', () => {
+  test.each([
+    ['no frontmatter', '# just markdown\n', /no YAML frontmatter/],
+    ['unclosed frontmatter', '---\nname: x\n', /not closed|malformed/],
+    ['malformed YAML', '---\nname: [x\n---\nbody\n', /malformed YAML frontmatter/],
+    ['duplicate key', '---\nname: a\nname: b\n---\n', /malformed YAML/],
+    ['a list, not a mapping', '---\n- a\n- b\n---\n', /mapping/],
+    [
+      'alias bomb',
+      `---\na: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n---\n`,
+      /malformed YAML|alias/i,
+    ],
+  ])('%s', (_l, text, reason) => {
+    expect(() => parseLearning(text, '.learnings/pending/x.md')).toThrow(LearningParseError)
+    expect(() => parseLearning(text, '.learnings/pending/x.md')).toThrow(reason)
+  })
+  test('the error names the line of bad YAML', () => {
+    try {
+      parseLearning('---\nname: x\ntags: [a\n---\n', '.learnings/pending/x.md')
+      expect.unreachable()
+    } catch (e) {
+      expect((e as LearningParseError).line).toBeGreaterThan(1)
+    }
+  })
+})
+
+test('sections ignore headings inside code fences', () => {
+  expect(parseSections('## A\n```md\n## Not\n```\n## B ##\n### C\n')).toEqual(['A', 'B'])
+  expect(sectionText('## Solution\nDo D.\n\n## Verification\nok', 'solution')).toBe('Do D.')
+})
+
+test('store paths', () => {
+  expect(parseStorePath('.learnings/active/x-y.md')).toEqual({ state: 'active', name: 'x-y' })
+  expect(parseStorePath('.learnings/x.md')).toBeUndefined()
+  expect(parseStorePath('docs/.learnings/active/x.md')).toBeUndefined()
+})
+
+test('formatLearningFile round-trips and quotes dates', () => {
+  const text = formatLearningFile(
+    { type: 'decision', name: 'x-y', description: 'd: with colon', created: '2026-11-20', extra: 1 },
+    '## Context\nc\n',
+  )
+  expect(text).toContain('created: "2026-11-20"')
+  expect(text.indexOf('name:')).toBeLessThan(text.indexOf('type:'))
+  const l = parseLearning(text, '.learnings/pending/x-y.md')
+  expect(l.data).toEqual({
+    name: 'x-y',
+    description: 'd: with colon',
+    type: 'decision',
+    created: '2026-11-20',
+    extra: 1,
+  })
+  expect(l.body).toBe('## Context\nc\n')
+})
+
+test.each([...LEARNING_TYPES])('templates/%s.md carries the required sections of its type', (type) => {
+  const text = readFileSync(new URL(`../../../templates/${type}.md`, import.meta.url), 'utf8')
+  expect(parseSections(text)).toEqual(expect.arrayContaining([...REQUIRED_SECTIONS[type]]))
+})

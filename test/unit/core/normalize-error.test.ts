@@ -1,0 +1,83 @@
+import { describe, expect, test } from 'vitest'
+import { MAX_QUERY_TOKENS, boundQuery, matchableError, normalizeError } from '../../../src/core/normalize-error.js'
+
+describe('normalizeError', () => {
+  test.each([
+    ['numbers', 'expected 14 to be 15', 'expected to be'],
+    ['line:column', 'at foo (index:12:34)', 'at foo (index )'],
+    ['absolute path and position', 'Error at /home/ada/proj/src/api.ts:42:7', 'Error at'],
+    ['relative test path', 'FAIL test/api.test.ts > api', 'FAIL > api'],
+    ['windows path', 'at C:\\Users\\ada\\proj\\index.js:3:1', 'at'],
+    ['node_modules keeps the package', 'at /p/node_modules/vitest/dist/index.js:1:2', 'at vitest'],
+    ['scoped package', 'in node_modules/@babel/core/lib/x.js', 'in @babel core'],
+    ['quotes', `Cannot access '__vi_import_0__' before "init" \`x\``, 'Cannot access __vi_import_0__ before init x'],
+    ['commit ids', 'commit 3f2c1e9a is bad', 'commit is bad'],
+    ['hex address', 'segfault at 0x7ffd1234', 'segfault at'],
+    ['uuid', 'session 8c1f0d2e-1a2b-4c3d-9e8f-0123456789ab ended', 'session ended'],
+    ['timestamps', '2026-11-20T12:00:00Z [12:01:02] started', '[ ] started'],
+    ['ANSI colours', '\u001b[31mFAIL\u001b[39m \u001b[1mtests\u001b[22m', 'FAIL tests'],
+    ['durations', 'Duration 1.23s (transform 12ms)', 'Duration (transform )'],
+    ['addresses keep their port', 'connect ECONNREFUSED 127.0.0.1:5432', 'connect ECONNREFUSED 127.0.0.1:5432'],
+    ['an IPv6 loopback and its port', 'connect ECONNREFUSED ::1:27017', 'connect ECONNREFUSED [::1]:27017'],
+    ['urls keep their host', 'see https://user@example.com:8443/a/b?c=1 for details', 'see example.com for details'],
+    [
+      'the missing file keeps its basename',
+      "ENOENT: no such file or directory, open '/home/ada/proj/config/app.json'",
+      'ENOENT: no such file or directory, open app.json',
+    ],
+    [
+      'a system binary keeps its name',
+      '/usr/bin/env: python: No such file or directory',
+      'env : python: No such file or directory',
+    ],
+    ['a directory goes', 'cd /home/ada/projects/thing failed', 'cd failed'],
+    ['keeps words', 'TypeError: undefined is not a function', 'TypeError: undefined is not a function'],
+  ])('%s', (_what, input, expected) => {
+    expect(normalizeError(input)).toBe(expected)
+  })
+
+  test('the same failure in two runs normalizes to the same text', () => {
+    const a = "ReferenceError: Cannot access '__vi_import_0__' before initialization\n ❯ /home/a/p/test/api.test.ts:5:1"
+    const b =
+      "ReferenceError: Cannot access '__vi_import_0__' before initialization\n ❯ /tmp/ci-7731/test/users.test.ts:19:3"
+    expect(normalizeError(a)).toBe(normalizeError(b))
+  })
+})
+
+describe('matchableError', () => {
+  test.each([
+    [
+      'a loopback port names its service',
+      'connect ECONNREFUSED 127.0.0.1:6379',
+      'connect ECONNREFUSED localhost port6379 redis\neconnrefused',
+    ],
+    [
+      'IPv6 is a word',
+      'connect ECONNREFUSED ::1:27017',
+      'connect ECONNREFUSED localhost ipv6 port27017 mongodb\neconnrefused',
+    ],
+    [
+      'equivalent phrases add their canonical word',
+      '[Errno 111] Connection refused',
+      '[Errno ] Connection refused\neconnrefused',
+    ],
+    ['a phrase across blanks', 'No such  file or\tdirectory', 'No such file or directory\nenoent'],
+    ['nothing to add', 'TypeError: x is not a function', 'TypeError: x is not a function'],
+  ])('%s', (_what, input, expected) => {
+    expect(matchableError(input)).toBe(expected)
+  })
+})
+
+describe('boundQuery', () => {
+  test('a 1 MB log keeps the error lines and a bounded number of words', () => {
+    const noise = Array.from({ length: 20000 }, (_, i) => `info line ${i} all good here ok`).join('\n')
+    const log = `${noise}\nTypeError: foo is not a function\n${noise}`
+    expect(log.length).toBeGreaterThan(1_000_000)
+    const q = boundQuery(log.slice(0, 30000) + '\nError: Cannot find module vitest\n' + log)
+    expect(q).toContain('Cannot find module vitest')
+    expect(q.split(' ').length).toBeLessThanOrEqual(MAX_QUERY_TOKENS * 4)
+  })
+  test('short text is kept whole', () => {
+    expect(boundQuery('vitest esm mock')).toBe('vitest esm mock')
+  })
+})

@@ -1,0 +1,193 @@
+import { describe, expect, test } from 'vitest'
+import {
+  DEFAULT_OBSERVE_SETTINGS,
+  boundJsonValue,
+  buildObservationRecord,
+  formatObservationLine,
+  isIgnoredTool,
+  parseObserveSettings,
+  salvagePayload,
+  utf8Length,
+} from '../../../src/core/observation.js'
+import { redactSecrets } from '../../../src/core/secrets.js'
+
+const noRedact = (s: string) => s
+const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v))
+const TOKEN = 'ghp_R7kq2Lw9XbT4mZpV8sYc3NdJ6fHa1Ue5Gi0o'
+
+describe('boundJsonValue', () => {
+  test.each([
+    ['a short string', 'hello'],
+    ['a number', 42],
+    ['null', null],
+    ['a small object', { command: 'npm test', timeout: 1000, flags: [true, false] }],
+  ])('keeps %s as it is', (_what, value) => {
+    expect(boundJsonValue(value, 5120, noRedact)).toEqual({ value, truncated: false })
+  })
+
+  test.each([
+    ['a 50 KB string', 'x'.repeat(50_000)],
+    ['a 1 MB string of multi-byte characters', 'é€😀'.repeat(100_000)],
+    ['an object with a huge field', { stdout: 'y'.repeat(200_000), stderr: 'short', interrupted: false }],
+    ['an array of 10,000 items', Array.from({ length: 10_000 }, (_, i) => `line ${i}`)],
+    ['an object of 5,000 keys', Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]))],
+    ['deep nesting', JSON.parse('['.repeat(500) + ']'.repeat(500))],
+    ['NUL bytes and quotes', `a\u0000b"c\\d\`$(rm -rf /)'''`.repeat(2000)],
+    ['a lone surrogate at the cut', `${'a'.repeat(5118)}😀😀😀${'b'.repeat(10_000)}`],
+  ])('cuts %s to at most max bytes, as JSON that parses', (_what, value) => {
+    const out = boundJsonValue(value, 5120, noRedact)
+    expect(out.truncated).toBe(true)
+    const line = JSON.stringify(out.value)
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(5120)
+    expect(() => JSON.parse(line)).not.toThrow()
+    expect(line).toContain('truncated')
+  })
+
+  test('a cut string ends with the marker that says how many bytes were dropped', () => {
+    const out = boundJsonValue('z'.repeat(10_000), 1024, noRedact)
+    expect(out.value).toMatch(/^z+…\[truncated \d+ bytes\]$/)
+    const kept = (out.value as string).indexOf('…')
+    expect(Number(/(\d+) bytes/.exec(out.value as string)?.[1])).toBe(10_000 - kept)
+  })
+
+  test('every string is redacted, including one that straddles the cut', () => {
+    const value = { stdout: `${'a'.repeat(1000)}${TOKEN}${'b'.repeat(5000)}`, env: [`TOKEN=${TOKEN}`] }
+    const out = boundJsonValue(value, 1024 + 10, (s) => redactSecrets(s))
+    const line = JSON.stringify(out.value)
+    expect(line).not.toContain(TOKEN)
+    expect(line).not.toContain(TOKEN.slice(0, 12))
+  })
+})
+
+describe('buildObservationRecord', () => {
+  test('redacts secrets in every field and keeps the line valid JSON', () => {
+    const rec = buildObservationRecord(
+      {
+        agent: 'claude-code',
+        session: 's1',
+        event: 'PostToolUse',
+        tool: 'Bash',
+        tool_use_id: 't1',
+        input: { command: `echo ${TOKEN}` },
+        output: { stdout: `GITHUB_TOKEN=${TOKEN}` },
+        ok: true,
+        cwd: '/r',
+      },
+      { ts: '2026-11-20T12:00:00.000Z', maxFieldBytes: 5120, redact: (s) => redactSecrets(s) },
+    )
+    const line = formatObservationLine(rec)
+    expect(line).not.toContain(TOKEN)
+    expect(line).toContain('[REDACTED:')
+    expect(line.endsWith('\n')).toBe(true)
+    expect(line.slice(0, -1)).not.toContain('\n')
+    expect(JSON.parse(line)).toMatchObject({ v: 1, agent: 'claude-code', event: 'PostToolUse', tool: 'Bash', ok: true })
+  })
+
+  test('marks the record truncated when a field was cut', () => {
+    const rec = buildObservationRecord(
+      {
+        agent: 'a',
+        session: null,
+        event: 'PostToolUse',
+        tool: 'Read',
+        tool_use_id: null,
+        output: 'q'.repeat(20_000),
+        ok: true,
+        cwd: null,
+      },
+      { ts: 't', maxFieldBytes: 512, redact: noRedact },
+    )
+    expect(rec.truncated).toBe(true)
+    expect(size(rec.output)).toBeLessThanOrEqual(512)
+  })
+})
+
+describe('parseObserveSettings', () => {
+  test.each([
+    ['no config', undefined, DEFAULT_OBSERVE_SETTINGS, 0],
+    [
+      'observe keys',
+      {
+        observe: {
+          enabled: false,
+          max_field_bytes: 300,
+          rotate_bytes: 2048,
+          ignore_tools: ['Read', 'mcp__*'],
+          skip_subagents: true,
+        },
+      },
+      {
+        ...DEFAULT_OBSERVE_SETTINGS,
+        enabled: false,
+        max_field_bytes: 300,
+        rotate_bytes: 2048,
+        ignore_tools: ['Read', 'mcp__*'],
+        skip_subagents: true,
+      },
+      0,
+    ],
+    [
+      'secrets.allow',
+      { secrets: { allow: ['github-pat:00'] } },
+      { ...DEFAULT_OBSERVE_SETTINGS, secrets_allow: ['github-pat:00'] },
+      0,
+    ],
+    [
+      'wrong types fall back to defaults',
+      { observe: { enabled: 'yes', rotate_bytes: 10, max_field_bytes: 1.5, ignore_tools: 'Read' } },
+      DEFAULT_OBSERVE_SETTINGS,
+      4,
+    ],
+  ])('%s', (_what, config, expected, problems) => {
+    const out = parseObserveSettings(config)
+    expect(out.settings).toEqual(expected)
+    expect(out.problems).toHaveLength(problems)
+  })
+})
+
+test.each([
+  ['Read', ['Read'], true],
+  ['mcp__github__search', ['mcp__*'], true],
+  ['Bash', ['Read', 'mcp__*'], false],
+  [null, ['*'], false],
+])('isIgnoredTool(%s, %j) is %s', (tool, ignore, expected) => {
+  expect(isIgnoredTool(tool, ignore)).toBe(expected)
+})
+
+test('salvagePayload reads the well-known fields of a payload that is not JSON', () => {
+  const text = `{"session_id":"abc","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":"${'x'.repeat(100)}`
+  const out = salvagePayload(text, 64)
+  expect(out.fields).toEqual({ session_id: 'abc', hook_event_name: 'PostToolUse', tool_name: 'Bash' })
+  expect(out.excerpt.startsWith('{"session_id"')).toBe(true)
+})
+
+test('utf8Length counts bytes as Buffer does', () => {
+  for (const s of ['', 'abc', 'é', '€', '😀', 'a😀b€é', '\ud800x']) expect(utf8Length(s)).toBe(Buffer.byteLength(s))
+})
+
+test('an event without secrets is scanned once; one with a secret is redacted string by string', () => {
+  let calls = 0
+  const counting = (s: string) => {
+    calls++
+    return redactSecrets(s)
+  }
+  const ev = {
+    agent: 'claude-code',
+    session: 's',
+    event: 'PostToolUse',
+    tool: 'Bash',
+    tool_use_id: 't',
+    input: { command: 'ls' },
+    output: { stdout: 'a', stderr: '' },
+    ok: true,
+    cwd: '/r',
+  }
+  buildObservationRecord(ev, { ts: 't', maxFieldBytes: 5120, redact: counting })
+  expect(calls).toBe(1)
+  const rec = buildObservationRecord(
+    { ...ev, output: { stdout: TOKEN } },
+    { ts: 't', maxFieldBytes: 5120, redact: counting },
+  )
+  expect(calls).toBeGreaterThan(2)
+  expect(JSON.stringify(rec)).not.toContain(TOKEN)
+})

@@ -1,0 +1,110 @@
+import { describe, expect, test } from 'vitest'
+import {
+  buildCommitMessage,
+  foldValue,
+  parseAuditTrail,
+  parseLearningTrailers,
+  parseRawLog,
+} from '../../../src/core/trailers.js'
+
+describe('buildCommitMessage', () => {
+  test('subject, one trailer block, by and reason', () => {
+    const msg = buildCommitMessage({
+      action: 'reject',
+      names: ['flaky-retry'],
+      from: 'pending',
+      to: 'archived',
+      by: { token: 'Rejected-by', value: 'Jane Doe <jane@example.com>' },
+      reason: 'one-off\nnot reusable   at all',
+    })
+    expect(msg).toBe(
+      'learn: reject flaky-retry\n\nLearning: flaky-retry\nLearning-Action: reject\nLearning-From: pending\nLearning-To: archived\nRejected-by: Jane Doe <jane@example.com>\nLearning-Reason: one-off not reusable at all\n',
+    )
+  })
+  test('an add has no Learning-From', () => {
+    const msg = buildCommitMessage({ action: 'add', names: ['x'], from: null, to: 'pending' })
+    expect(msg).not.toContain('Learning-From')
+    expect(msg).toContain('Learning-To: pending')
+  })
+  test('foldValue makes one line', () => {
+    expect(foldValue(' a\r\n b\tc ')).toBe('a b c')
+  })
+})
+
+describe('parsing the audit trail', () => {
+  test('round trip through a message', () => {
+    const msg = buildCommitMessage({
+      action: 'approve',
+      names: ['x'],
+      from: 'pending',
+      to: 'active',
+      by: { token: 'Approved-by', value: 'Bob <b@x>' },
+    })
+    const [event] = parseAuditTrail([
+      { commit: 'abc', date: '2026-11-20T10:00:00Z', author: 'Ann <a@x>', message: msg },
+    ])
+    expect(event).toMatchObject({
+      name: 'x',
+      action: 'approve',
+      from: 'pending',
+      to: 'active',
+      by: 'Bob <b@x>',
+      byRole: 'Approved-by',
+      reason: null,
+    })
+  })
+  test('a squash-merge body with several folded messages yields every event', () => {
+    const body = [
+      'Add learnings (#42)',
+      '',
+      '* learn: add a-thing',
+      '',
+      'Learning: a-thing',
+      'Learning-Action: add',
+      'Learning-To: pending',
+      'Proposed-by: Ann <a@x>',
+      '',
+      '* learn: reject b-thing',
+      '',
+      'Learning: b-thing',
+      'Learning-Action: reject',
+      'Learning-From: pending',
+      'Learning-To: archived',
+      'Rejected-by: Bob <b@x>',
+      'Learning-Reason: duplicate of a-thing',
+    ].join('\n')
+    const events = parseAuditTrail([{ commit: 'c1', date: 'd', author: 'Forge <f@x>', message: body }])
+    expect(events.map((e) => [e.name, e.action, e.by, e.reason])).toEqual([
+      ['a-thing', 'add', 'Ann <a@x>', null],
+      ['b-thing', 'reject', 'Bob <b@x>', 'duplicate of a-thing'],
+    ])
+  })
+  test('filter by name; commits without trailers give nothing', () => {
+    expect(parseLearningTrailers('fix: typo\n\nSigned-off-by: A <a@x>')).toEqual([])
+    const events = parseAuditTrail(
+      [
+        {
+          commit: 'c',
+          date: 'd',
+          author: 'a',
+          message: 'Learning: a\nLearning-Action: add\n\nLearning: b\nLearning-Action: add',
+        },
+      ],
+      'b',
+    )
+    expect(events.map((e) => e.name)).toEqual(['b'])
+  })
+  test('parseRawLog splits git log records', () => {
+    const raw =
+      'abc\x1f2026-11-20T10:00:00+01:00\x1fJane <j@x>\x1flearn: approve x\n\nLearning: x\n\x1e\ndef\x1f2026-11-19T10:00:00+01:00\x1fBob <b@x>\x1finitial\n\x1e\n'
+    expect(parseRawLog(raw)).toEqual([
+      {
+        commit: 'abc',
+        date: '2026-11-20T10:00:00+01:00',
+        author: 'Jane <j@x>',
+        message: 'learn: approve x\n\nLearning: x\n',
+      },
+      { commit: 'def', date: '2026-11-19T10:00:00+01:00', author: 'Bob <b@x>', message: 'initial\n' },
+    ])
+  })
+})
