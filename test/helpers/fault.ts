@@ -143,7 +143,31 @@ export async function pool<T>(jobs: readonly (() => Promise<T>)[], width: number
   return out
 }
 
-/** Start the binary and SIGKILL it after `delayMs`; resolves when it has ended. */
+/**
+ * Wait until no live process is left in process group `pgid` (zombies aside). SIGKILL ends our process only: a git it
+ * had started (a `git status` refreshing the index under index.lock, an `update-ref` holding the branch's lock) runs
+ * on to its own end, as it would for a user's `kill -9`, and the repository is what it is once that git has finished.
+ */
+async function waitForGroup(pgid: number, limitMs = 20_000): Promise<void> {
+  const deadline = Date.now() + limitMs
+  for (;;) {
+    // Sample of `ps -A -o pgid=,stat=`: "  4242 S\n  4242 Z\n"
+    const out = spawnSync('ps', ['-A', '-o', 'pgid=,stat='], { encoding: 'utf8' }).stdout
+    const alive = out.split('\n').some((l) => {
+      const [g, stat] = l.trim().split(/\s+/)
+      return Number(g) === pgid && !stat?.startsWith('Z')
+    })
+    if (!alive) return
+    if (Date.now() > deadline) throw new Error(`processes of group ${pgid} still run ${limitMs} ms after the kill`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/**
+ * Start the binary (in a process group of its own) and SIGKILL it after `delayMs`; resolves when it has ended and
+ * every git it started has ended too (see waitForGroup: judging the repository while an orphaned git still holds
+ * index.lock would count git's own lock, released a moment later, as a half-done transition).
+ */
 export function runAndKill(
   bin: string,
   cwd: string,
@@ -151,10 +175,11 @@ export function runAndKill(
   delayMs: number,
   env: Record<string, string> = {},
 ): Promise<{ killed: boolean }> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...argv], {
       cwd,
       stdio: 'ignore',
+      detached: true,
       env: { ...process.env, ...FIXED_ENV, ...env },
     })
     let ended = false
@@ -164,7 +189,7 @@ export function runAndKill(
     child.on('exit', (_code, signal) => {
       ended = true
       clearTimeout(timer)
-      resolve({ killed: signal === 'SIGKILL' })
+      waitForGroup(child.pid as number).then(() => resolve({ killed: signal === 'SIGKILL' }), reject)
     })
   })
 }

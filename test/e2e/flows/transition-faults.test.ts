@@ -5,7 +5,8 @@
  * then "after" once `git learn doctor --continue` has run (counted apart, as "finished by doctor").
  * FAULT_BIN runs it against another build (main's, for the figures before); FAULT_REPORT=1 prints instead of asserting.
  */
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { describe, expect, test } from 'vitest'
 import {
@@ -20,6 +21,7 @@ import {
   runAndKill,
   runWithFaultAsync,
 } from '../../helpers/fault.js'
+import { tempDir } from '../../helpers/repo.js'
 import type { Prepared } from '../../helpers/fault.js'
 
 const BIN = process.env['FAULT_BIN'] ?? BUILT_BIN
@@ -39,6 +41,23 @@ function settle(p: Prepared, copy: string): Outcome {
 }
 
 describe('fault injection', () => {
+  // A SIGKILL ends our process, not the git it started: that git runs on and releases its lock itself. Judged before
+  // it ends, a repository showed git's index.lock (a `git status` refreshing the index) as "neither" under load.
+  test('a random kill is judged only once every process the command started has ended', async () => {
+    const dir = tempDir('gl-fault-orphan-')
+    const bin = join(dir, 'bin.mjs')
+    writeFileSync(
+      bin,
+      "import { spawn } from 'node:child_process'\n" +
+        "spawn('sh', ['-c', 'sleep 2; echo done > ended'], { stdio: 'ignore' })\n" +
+        'setInterval(() => {}, 1000)\n',
+    )
+    const r = await runAndKill(bin, dir, [], 1000)
+    expect(r.killed).toBe(true)
+    expect(existsSync(join(dir, 'ended'))).toBe(true)
+    rmSync(dir, { recursive: true, force: true })
+  }, 30_000)
+
   test.each(committingScenarios().map((s) => [s.name, s] as const))(
     '%s: killed or failed at each git call, before or after',
     async (_name, scenario) => {
