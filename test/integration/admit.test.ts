@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { learningText, makeRepo } from '../helpers/repo.js'
+import { symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { tempDir } from '../helpers/repo.js'
 
 const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`
 
@@ -169,5 +172,56 @@ describe('git learn add: the admission pipeline', () => {
     expect(saved).toContain('Set baseUrl in ${PROJECT_ROOT}/tsconfig.json')
     expect(saved).toContain('${HOME}/Downloads/tsc.log')
     expect(saved).not.toContain(repo.root)
+  })
+})
+
+describe('dedupe.notes_file stays inside the repository', () => {
+  const DESCRIPTION =
+    'Fix vi.mock factories that read outer variables in vitest ESM tests. Use when vi.mock throws a TDZ error.'
+  const TRIGGER = "ReferenceError: Cannot access '__vi_import_0__' before initialization"
+  const SOLUTION =
+    'Move the variables the factory needs into vi.hoisted() and read them from there inside the vi.mock factory.'
+  const candidate = learningText(
+    'vitest-hoisting',
+    { description: DESCRIPTION, trigger: TRIGGER },
+    `## Problem\nMocks of ESM modules are ignored.\n\n## Trigger Conditions\nRunning vitest with vi.mock on an ESM import.\n\n## Root Cause\nWe tried moving the import; vi.mock is hoisted above the imports.\n\n## Solution\n${SOLUTION}\n\n## Verification\nnpx vitest run: 14 passed.\n`,
+  )
+  const notes = `# Notes\n\n## Decision log\n| decision | why |\n| --- | --- |\n| ${DESCRIPTION} ${TRIGGER} | ${SOLUTION} |\n`
+
+  test.each([
+    ['an absolute path outside', (outside: string) => outside, undefined],
+    ['a relative path climbing out', (outside: string) => `../../../../../../../../..${outside}`, undefined],
+    ['a symbolic link inside pointing outside', () => 'NOTES.md', 'link'],
+  ])('%s is not read; a warning says so', async (_what, configured, link) => {
+    const repo = makeRepo()
+    const outside = join(tempDir('gl-notes-'), 'NOTES.md')
+    writeFileSync(outside, notes)
+    if (link) symlinkSync(outside, join(repo.root, 'NOTES.md'))
+    repo.write('.learnings/config.yaml', `dedupe:\n  notes_file: ${JSON.stringify(configured(outside))}\n`)
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'config')
+    const r = await repo.cli(['add', '--file', '-'], { stdin: candidate })
+    expect(r.stderr).toMatch(/dedupe\.notes_file ".*NOTES\.md" is outside the repository; it was not read/)
+    expect(r.code).toBe(0)
+  })
+
+  test('a notes file over 4 MB is compared on its first 4 MB only, with a warning', async () => {
+    const repo = makeRepo()
+    repo.write('NOTES.md', `${notes}\n${'filler line\n'.repeat(400_000)}`)
+    const r = await repo.cli(['add', '--file', '-'], { stdin: candidate })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/near duplicate of NOTES\.md:6/)
+    const ok = await repo.cli(['add', '--force', '--file', '-'], { stdin: candidate })
+    expect(ok.stderr).toMatch(/NOTES\.md is larger than 4 MB; only its first 4 MB were compared/)
+  })
+
+  test('a notes file inside the repository is still compared', async () => {
+    const repo = makeRepo()
+    repo.write('NOTES.md', notes)
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'notes')
+    const r = await repo.cli(['add', '--file', '-'], { stdin: candidate })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/near duplicate of NOTES\.md:6/)
   })
 })

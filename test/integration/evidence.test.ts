@@ -4,6 +4,10 @@ import { describe, expect, test } from 'vitest'
 import { readEvidenceChanges } from '../../src/adapters/git/fast.js'
 import { evidencePath } from '../../src/core/evidence.js'
 import { makeRepo } from '../helpers/repo.js'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { SEEDS, seedStore } from '../helpers/feed-store.js'
+import { tempDir } from '../helpers/repo.js'
 
 describe('evidencePath', () => {
   test.each([
@@ -103,5 +107,26 @@ describe('readEvidenceChanges (one git cat-file for every pin)', () => {
 
   test('outside a repository every pin is undecided', () => {
     expect(readEvidenceChanges('/', [{ commit: 'deadbeef', paths: ['a'] }])).toEqual([undefined])
+  })
+})
+
+describe('evidence.commit never reaches git as an option', () => {
+  test('status with an active learning whose evidence.commit is "--output=<file>" does not create that file', async () => {
+    const repo = makeRepo()
+    const victim = join(tempDir('gl-victim-'), 'created-by-git')
+    seedStore(repo, [{ ...SEEDS[3]!, evidence: { commit: `--output=${victim}`, paths: ['README.md'] } }])
+    const r = await repo.cli(['status', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().stale).toEqual([])
+    expect(existsSync(victim)).toBe(false)
+  })
+
+  test('an existing file named by evidence.commit "--output=<file>" keeps its content', async () => {
+    const repo = makeRepo()
+    const victim = join(tempDir('gl-victim-'), 'precious.txt')
+    writeFileSync(victim, 'keep me\n')
+    seedStore(repo, [{ ...SEEDS[3]!, evidence: { commit: `--output=${victim}`, paths: ['README.md'] } }])
+    expect((await repo.cli(['status'])).code).toBe(0)
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n')
   })
 })

@@ -102,3 +102,107 @@ describe('git learn retro', () => {
     expect(repo.git('rev-list', '--count', `${head}..HEAD`).trim()).toBe('1')
   })
 })
+
+describe('retro --write compares the candidates with each other', () => {
+  const SESSION = '9a0b1c2d-3333-4e5f-8a9b-000000000003'
+  let n = 0
+  const payload = (
+    root: string,
+    event: string,
+    tool: string,
+    input: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ) =>
+    JSON.stringify({
+      session_id: SESSION,
+      transcript_path: '/tmp/t.jsonl',
+      cwd: root,
+      permission_mode: 'default',
+      hook_event_name: event,
+      tool_name: tool,
+      tool_input: input,
+      tool_use_id: `toolu_${++n}`,
+      ...extra,
+    })
+  /** A failing command, an edit, and the same command passing: one error→solution candidate per command. */
+  function fixed(root: string, command: string, error: string, file: string): string[] {
+    const bash = { command, description: 'run it' }
+    const edit = { file_path: join(root, file), old_string: 'a', new_string: 'b', replace_all: false }
+    return [
+      payload(root, 'PreToolUse', 'Bash', bash),
+      payload(root, 'PostToolUseFailure', 'Bash', bash, { error: `Exit code 1\n${error}`, is_interrupt: false }),
+      payload(root, 'PreToolUse', 'Edit', edit),
+      payload(root, 'PostToolUse', 'Edit', edit, {
+        tool_response: { filePath: edit.file_path, oldString: 'a', newString: 'b', structuredPatch: [] },
+      }),
+      payload(root, 'PreToolUse', 'Bash', bash),
+      payload(root, 'PostToolUse', 'Bash', bash, {
+        tool_response: { stdout: 'done', stderr: '', interrupted: false, isImage: false },
+      }),
+    ]
+  }
+
+  test('two near-twin candidates: the first is written, the second skipped with its reason', async () => {
+    const repo = makeRepo()
+    expect((await repo.cli(['init'])).code).toBe(0)
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'init')
+    const error = "Error: ENOSPC: no space left on device, write '/var/cache/build.tar'"
+    for (const p of [
+      ...fixed(repo.root, 'npm run build', error, 'scripts/build.mjs'),
+      ...fixed(repo.root, 'npm run build:ci', error, 'scripts/build.mjs'),
+    ])
+      expect((await repo.cli(['observe'], { stdin: p })).code).toBe(0)
+    const candidates = (await repo.cli(['retro', '--json']))
+      .json()
+      .candidates.filter((c: { kind: string }) => c.kind === 'error-solution')
+    expect(candidates).toHaveLength(2)
+    const [first, second] = candidates.map((c: { name: string }) => c.name)
+    const r = await repo.cli(['retro', '--write', '--json'])
+    expect(r.code).toBe(0)
+    const out = r.json()
+    expect(out.written.map((w: { name: string }) => w.name)).toContain(first)
+    expect(out.written.map((w: { name: string }) => w.name)).not.toContain(second)
+    expect(out.skipped).toEqual([
+      {
+        name: second,
+        reason: expect.stringMatching(
+          new RegExp(
+            `^near duplicate of ${first}, another candidate of this run \\(similarity (0\\.[89]\\d|1\\.00)\\); kept the first$`,
+          ),
+        ),
+      },
+    ])
+    expect(repo.exists(`.learnings/pending/${second}.md`)).toBe(false)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
+
+  test('the gate trailers of each candidate sit in its own Learning group', async () => {
+    const repo = makeRepo()
+    expect((await repo.cli(['init'])).code).toBe(0)
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'init')
+    for (const p of [
+      ...fixed(
+        repo.root,
+        'npm run build',
+        "Error: ENOSPC: no space left on device, write '/var/cache/build.tar'",
+        'scripts/build.mjs',
+      ),
+      ...fixed(
+        repo.root,
+        'npx tsc -p .',
+        "src/a.ts(3,1): error TS2307: Cannot find module './b' or its corresponding type declarations.",
+        'src/a.ts',
+      ),
+    ])
+      expect((await repo.cli(['observe'], { stdin: p })).code).toBe(0)
+    const out = (await repo.cli(['retro', '--write', '--json'])).json()
+    expect(out.written).toHaveLength(2)
+    const msg = repo.git('log', '-1', '--format=%B')
+    for (const w of out.written)
+      expect(msg).toMatch(
+        new RegExp(`Learning: ${w.name}\nLearning-Action: add\nLearning-To: pending\nLearning-Gates: [^\n]+\n`),
+      )
+  })
+})

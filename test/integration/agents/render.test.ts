@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest'
 import { RENDER_MARKER } from '../../../src/core/check-zones.js'
 import { PROJECT_ROOT, makeRepo, sh, tempDir } from '../../helpers/repo.js'
 import { seedStore } from '../../helpers/feed-store.js'
+import { learningText } from '../../helpers/repo.js'
 
 // render owns only the files its manifest lists, by the hash of what it wrote, never by marker text, and never reaches
 // through a symbolic link; the refresh after a merge renders the targets the user chose, quietly.
@@ -210,5 +211,26 @@ describe('render --target claude-md: an index CLAUDE.md imports', () => {
     const index = repo.read('.learnings/INDEX.md')
     expect(index.length).toBeLessThanOrEqual(120 * 4 + 80)
     expect(index).toMatch(/^- … \d+ more: `git learn search <words>`$/m)
+  })
+})
+
+describe('render never builds a path from an invalid learning', () => {
+  test('a file named "..md" in active/ is skipped with a warning; nothing is written outside the skill directories', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/..md', learningText('.'))
+    repo.write('.learnings/active/good-one.md', learningText('good-one'))
+    repo.write('.learnings/active/no-description.md', learningText('no-description', { description: '' }))
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'seed')
+    const r = await repo.cli(['render', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().written).toEqual(['.claude/skills/good-one/SKILL.md'])
+    expect(repo.exists('.claude/SKILL.md')).toBe(false)
+    expect(repo.exists('.claude/skills/SKILL.md')).toBe(false)
+    expect(repo.exists('.claude/skills/no-description/SKILL.md')).toBe(false)
+    expect(
+      r.stderr.match(/^warning: .learnings\/active\/\.\.md was not rendered: its name is not valid/gm),
+    ).toHaveLength(1)
+    expect(r.stderr.match(/^warning: .learnings\/active\/no-description\.md was not rendered: /gm)).toHaveLength(1)
   })
 })

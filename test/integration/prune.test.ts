@@ -1,0 +1,172 @@
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { makeRepo, tempDir } from '../helpers/repo.js'
+import type { TestRepo } from '../helpers/repo.js'
+
+const NOW = new Date('2026-11-20T12:00:00Z')
+
+/** A learning that passes the gates of `add`, with its own words so no two are near duplicates. */
+function good(
+  name: string,
+  o: { tags?: string[]; topic?: string; confidence?: number; domain?: string; extra?: string } = {},
+): string {
+  const topic = o.topic ?? name.replace(/-/g, ' ')
+  const tags = o.tags ?? [name.split('-')[0] as string, 'ci']
+  return `---
+name: ${name}
+description: "Fix the ${topic} failure. Use when the build prints the ${topic} error."
+type: error-solution
+trigger: "Error: ${topic} exploded at line 3"
+domain: ${o.domain ?? 'testing'}
+tags: [${tags.join(', ')}]
+${o.confidence !== undefined ? `confidence: ${o.confidence}\n` : ''}gates:
+  discovery_depth: 2
+  reusability: [${tags.join(', ')}]
+  verification: "npx vitest run — 14 passed"
+created: "2026-01-01"
+---
+## Problem
+The ${topic} step broke with a stack trace.${o.extra ?? ''}
+
+## Trigger Conditions
+Running the ${topic} job.
+
+## Root Cause
+We tried clearing the cache and pinning versions; the cause was the ${topic} config.
+
+## Solution
+Set the ${topic} option and rerun.
+
+## Verification
+npx vitest run: 14 passed.
+`
+}
+
+/** Commit learnings straight into active/ with an approval commit dated `date`. */
+function seedActive(repo: TestRepo, learnings: Record<string, string>, date = '2026-01-01T10:00:00Z'): void {
+  for (const [name, text] of Object.entries(learnings)) repo.write(`.learnings/active/${name}.md`, text)
+  repo.git('add', '.learnings')
+  const trailers = Object.keys(learnings)
+    .map(
+      (n) =>
+        `Learning: ${n}\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Bo <bo@example.com>`,
+    )
+    .join('\n')
+  execFileSync('git', ['commit', '-q', '-m', `learn: approve\n\n${trailers}`], {
+    cwd: repo.root,
+    env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+  })
+}
+
+const lastMessage = (repo: TestRepo, rev = 'HEAD') => repo.git('log', '-1', '--format=%B', rev)
+const changedIn = (repo: TestRepo, rev = 'HEAD') =>
+  repo.git('show', '--name-status', '--format=', rev).trim().split('\n').sort()
+
+describe('git learn prune', () => {
+  function pruneRepo(): TestRepo {
+    const repo = makeRepo()
+    seedActive(repo, {
+      'used-often': good('used-often'),
+      'never-used': good('never-used'),
+      'rarely-used': good('rarely-used'),
+    })
+    const events = [
+      ...Array.from({ length: 5 }, (_, i) => ({
+        ts: `2026-11-0${i + 1}T00:00:00Z`,
+        kind: 'match',
+        name: 'used-often',
+      })),
+      { ts: '2026-11-10T00:00:00Z', kind: 'match', name: 'rarely-used' },
+      { ts: '2025-06-01T00:00:00Z', kind: 'match', name: 'never-used' },
+      { ts: '2025-06-02T00:00:00Z', kind: 'match', name: 'never-used' },
+    ]
+    repo.write('.git/learn/events.jsonl', `${events.map((e) => JSON.stringify(e)).join('\n')}\nnot json\n`)
+    return repo
+  }
+
+  test('proposes exactly the unused and rarely matched learnings, and changes nothing', async () => {
+    const repo = pruneRepo()
+    const before = repo.snapshot()
+    const r = await repo.cli(['prune', '--json'], { now: NOW })
+    expect(r.code).toBe(0)
+    const out = r.json()
+    expect(out.candidates.map((c: { name: string }) => c.name)).toEqual(['never-used', 'rarely-used'])
+    expect(out.candidates[0].reason).toMatch(/^unused for 323 days \(last approved 2026-01-01\); matched 0 times/)
+    expect(out.candidates[1].reason).toBe('matched 1 time in 323 days (fewer than 2)')
+    expect(out).toMatchObject({ pruned: [], shallow: false, dryRun: true })
+    expect(repo.snapshot()).toBe(before)
+    const text = await repo.cli(['prune'], { now: NOW })
+    expect(text.stdout).toMatch(/would prune 2 active learnings \(nothing changed\)/)
+    expect(text.stdout).toMatch(/git learn prune --yes/)
+  })
+
+  test('--yes archives each in its own commit with the prune trailers; other staged work stays staged', async () => {
+    const repo = pruneRepo()
+    repo.write('notes.txt', 'mine\n')
+    repo.git('add', 'notes.txt')
+    const r = await repo.cli(['prune', '--yes', '--json'], { now: NOW })
+    expect(r.code).toBe(0)
+    expect(r.json().pruned.map((p: { path: string }) => p.path)).toEqual([
+      '.learnings/archived/never-used.md',
+      '.learnings/archived/rarely-used.md',
+    ])
+    expect(repo.exists('.learnings/archived/never-used.md')).toBe(true)
+    expect(repo.exists('.learnings/active/used-often.md')).toBe(true)
+    const msg = lastMessage(repo)
+    expect(msg).toMatch(/^learn: prune rarely-used/)
+    expect(msg).toMatch(/Learning-Action: prune\n/)
+    expect(msg).toMatch(/Pruned-by: Ada Author <ada@example.com>/)
+    expect(msg).toMatch(/Learning-Reason: matched 1 time in 323 days \(fewer than 2\)/)
+    expect(changedIn(repo)).toEqual(['R100\t.learnings/active/rarely-used.md\t.learnings/archived/rarely-used.md'])
+    expect(lastMessage(repo, 'HEAD~1')).toMatch(/Learning: never-used/)
+    expect(repo.git('diff', '--cached', '--name-only').trim()).toBe('notes.txt')
+  })
+
+  test('a named active learning is retired with its reason; a pending one is refused with what works', async () => {
+    const repo = pruneRepo()
+    expect((await repo.cli(['prune', 'used-often'])).code).toBe(2)
+    const dry = await repo.cli(['prune', 'used-often', '--reason', 'obsolete since v2'])
+    expect(dry.stdout).toMatch(/would retire 1 active learning/)
+    expect(repo.exists('.learnings/active/used-often.md')).toBe(true)
+    const r = await repo.cli(['prune', 'used-often', '--reason', 'obsolete since v2', '--yes'])
+    expect(r.code).toBe(0)
+    expect(repo.exists('.learnings/archived/used-often.md')).toBe(true)
+    expect(lastMessage(repo)).toMatch(/Learning-Reason: obsolete since v2/)
+    repo.write('.learnings/pending/new-one.md', good('new-one'))
+    repo.git('add', '.')
+    repo.git('commit', '-q', '-m', 'add')
+    const bad = await repo.cli(['prune', 'new-one', '--reason', 'x', '--yes'])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/git learn approve new-one/)
+  })
+
+  test('a shallow clone says so and falls back to the created dates', async () => {
+    const origin = makeRepo()
+    seedActive(origin, { 'old-one': good('old-one') }, '2026-11-15T00:00:00Z')
+    origin.git('commit', '-q', '--allow-empty', '-m', 'later')
+    const dir = tempDir('gl-shallow-')
+    execFileSync('git', ['clone', '-q', '--depth', '1', `file://${origin.root}`, join(dir, 'c')])
+    const clone = makeRepo({ commit: false })
+    const r = await (async () => {
+      const { runCli } = await import('../../src/cli/main.js')
+      let stdout = ''
+      let stderr = ''
+      const code = await runCli(['prune'], {
+        cwd: join(dir, 'c'),
+        env: process.env,
+        now: () => NOW,
+        stdout: (t) => void (stdout += t),
+        stderr: (t) => void (stderr += t),
+        readStdin: async () => Buffer.alloc(0),
+        color: false,
+      })
+      return { code, stdout, stderr }
+    })()
+    void clone
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/shallow clone/)
+    // Approved on 2026-11-15 (not prunable), but the clone only knows `created: 2026-01-01`.
+    expect(r.stdout).toMatch(/old-one {2}— unused for 323 days \(last created 2026-01-01\)/)
+  })
+})

@@ -1,0 +1,214 @@
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { openRepo } from '../../src/adapters/store/repo.js'
+import { readSources } from '../../src/adapters/store/sources.js'
+import { makeRepo, tempDir } from '../helpers/repo.js'
+import type { TestRepo } from '../helpers/repo.js'
+
+/** A learning that passes the gates of `add`, with its own words so no two are near duplicates. */
+function good(
+  name: string,
+  o: { tags?: string[]; topic?: string; confidence?: number; domain?: string; extra?: string } = {},
+): string {
+  const topic = o.topic ?? name.replace(/-/g, ' ')
+  const tags = o.tags ?? [name.split('-')[0] as string, 'ci']
+  return `---
+name: ${name}
+description: "Fix the ${topic} failure. Use when the build prints the ${topic} error."
+type: error-solution
+trigger: "Error: ${topic} exploded at line 3"
+domain: ${o.domain ?? 'testing'}
+tags: [${tags.join(', ')}]
+${o.confidence !== undefined ? `confidence: ${o.confidence}\n` : ''}gates:
+  discovery_depth: 2
+  reusability: [${tags.join(', ')}]
+  verification: "npx vitest run — 14 passed"
+created: "2026-01-01"
+---
+## Problem
+The ${topic} step broke with a stack trace.${o.extra ?? ''}
+
+## Trigger Conditions
+Running the ${topic} job.
+
+## Root Cause
+We tried clearing the cache and pinning versions; the cause was the ${topic} config.
+
+## Solution
+Set the ${topic} option and rerun.
+
+## Verification
+npx vitest run: 14 passed.
+`
+}
+
+/** Commit learnings straight into active/ with an approval commit dated `date`. */
+function seedActive(repo: TestRepo, learnings: Record<string, string>, date = '2026-01-01T10:00:00Z'): void {
+  for (const [name, text] of Object.entries(learnings)) repo.write(`.learnings/active/${name}.md`, text)
+  repo.git('add', '.learnings')
+  const trailers = Object.keys(learnings)
+    .map(
+      (n) =>
+        `Learning: ${n}\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Bo <bo@example.com>`,
+    )
+    .join('\n')
+  execFileSync('git', ['commit', '-q', '-m', `learn: approve\n\n${trailers}`], {
+    cwd: repo.root,
+    env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+  })
+}
+
+const soloConfig = (repo: TestRepo) => {
+  repo.write('.learnings/config.yaml', '# team settings\napproval:\n  distinct_approver: false # solo\n')
+  repo.git('add', '.learnings/config.yaml')
+  repo.git('commit', '-q', '-m', 'config')
+}
+
+const lastMessage = (repo: TestRepo, rev = 'HEAD') => repo.git('log', '-1', '--format=%B', rev)
+const changedIn = (repo: TestRepo, rev = 'HEAD') =>
+  repo.git('show', '--name-status', '--format=', rev).trim().split('\n').sort()
+
+describe('git learn tier', () => {
+  /** A bare tier repository holding active learnings (pushed from a scratch clone). */
+  function tierRepo(learnings: Record<string, string>): { bare: string; src: TestRepo } {
+    const bare = join(tempDir('gl-tier-'), 'org.git')
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
+    const src = makeRepo()
+    for (const [n, t] of Object.entries(learnings)) src.write(`.learnings/active/${n}.md`, t)
+    src.git('add', '.')
+    src.git('commit', '-q', '-m', 'org learnings')
+    src.git('push', '-q', bare, 'main')
+    return { bare, src }
+  }
+
+  test('tier add pins the commit, commits config.yaml alone (comments kept), and its learnings reach readSources and search with its weight', async () => {
+    const { bare } = tierRepo({
+      'kafka-rebalance-storm': good('kafka-rebalance-storm', {
+        topic: 'kafka consumer rebalance storm',
+        tags: ['kafka', 'ci'],
+      }),
+      'broken-one': '---\nname: broken-one\ntype: nonsense\n---\nno\n',
+    })
+    const repo = makeRepo()
+    soloConfig(repo)
+    repo.write('staged.txt', 'x\n')
+    repo.git('add', 'staged.txt')
+    const r = await repo.cli(['tier', 'add', 'org', bare, '--weight', '0.8', '--json'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const pinned = execFileSync('git', ['rev-parse', 'main'], { cwd: bare, encoding: 'utf8' }).trim()
+    expect(r.json()).toMatchObject({ name: 'org', commit: pinned, weight: 0.8, learnings: 2 })
+    expect(repo.git('rev-parse', 'refs/learn/tiers/org').trim()).toBe(pinned)
+    const config = repo.read('.learnings/config.yaml')
+    expect(config).toMatch(/^# team settings/)
+    expect(config).toMatch(/distinct_approver: false # solo/)
+    expect(config).toContain(`commit: ${pinned}`)
+    expect(changedIn(repo)).toEqual(['M\t.learnings/config.yaml'])
+    expect(repo.git('diff', '--cached', '--name-only').trim()).toBe('staged.txt')
+    expect(repo.exists('.learnings/active/kafka-rebalance-storm.md')).toBe(false)
+
+    const { sources, problems } = await readSources(await openRepo(repo.root), { states: ['active'] })
+    expect(sources.map((s) => [s.tier, s.weight, s.learnings.map((l) => l.name)])).toEqual([
+      ['project', 1, []],
+      ['org', 0.8, ['kafka-rebalance-storm']],
+    ])
+    expect(problems.map((p) => p.path)).toEqual(['org:.learnings/active/broken-one.md'])
+
+    const s = await repo.cli(['search', '--json', 'kafka consumer rebalance storm'])
+    expect(s.json().results[0]).toMatchObject({ name: 'kafka-rebalance-storm', tier: 'org' })
+
+    const list = (await repo.cli(['tier', 'list', '--json'])).json()
+    expect(list.tiers).toEqual([{ name: 'org', url: bare, ref: 'main', commit: pinned, weight: 0.8, learnings: 2 }])
+    expect((await repo.cli(['tier', 'verify'])).code).toBe(0)
+  })
+
+  test('the same content in two tiers appears once', async () => {
+    const text = good('shared-fix', { topic: 'shared fix', tags: ['shared', 'ci'] })
+    const one = tierRepo({ 'shared-fix': text })
+    const two = tierRepo({ 'shared-fix': text })
+    const repo = makeRepo()
+    expect((await repo.cli(['tier', 'add', 'one', one.bare])).code).toBe(0)
+    expect((await repo.cli(['tier', 'add', 'two', two.bare, '--weight', '0.95'])).code).toBe(0)
+    const { sources } = await readSources(await openRepo(repo.root), { states: ['active'] })
+    expect(sources.map((s) => [s.tier, s.learnings.length])).toEqual([
+      ['project', 0],
+      ['one', 0],
+      ['two', 1],
+    ])
+  })
+
+  test('tier verify fails (exit 1) once the ref is moved behind its back', async () => {
+    const { bare, src } = tierRepo({ 'kafka-lag': good('kafka-lag') })
+    const repo = makeRepo()
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    src.write('x.txt', 'other\n')
+    src.git('add', '.')
+    src.git('commit', '-q', '-m', 'other')
+    src.git('push', '-q', bare, 'main')
+    repo.git('fetch', '-q', bare, 'main')
+    repo.git('update-ref', 'refs/learn/tiers/org', repo.git('rev-parse', 'FETCH_HEAD').trim())
+    const r = await repo.cli(['tier', 'verify'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(/ERROR {2}org:\n.*refs\/learn\/tiers\/org points at [0-9a-f]{12}, not the pinned/)
+    expect((await repo.cli(['tier', 'verify', '--json'])).json()).toMatchObject({ ok: false })
+  })
+
+  test('tier update fetches, shows what changed and commits the new pin', async () => {
+    const { bare, src } = tierRepo({ 'kafka-lag': good('kafka-lag'), 'redis-evict': good('redis-evict') })
+    const repo = makeRepo()
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    src.write('.learnings/active/nginx-502.md', good('nginx-502'))
+    src.git('rm', '-q', '.learnings/active/redis-evict.md')
+    src.write('.learnings/active/kafka-lag.md', good('kafka-lag', { extra: ' More.' }))
+    src.git('add', '.')
+    src.git('commit', '-q', '-m', 'more')
+    src.git('push', '-q', bare, 'main')
+    const r = await repo.cli(['tier', 'update', 'org', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json()).toMatchObject({
+      changed: true,
+      added: ['nginx-502'],
+      removed: ['redis-evict'],
+      updated: ['kafka-lag'],
+    })
+    expect(repo.read('.learnings/config.yaml')).toContain(`commit: ${src.git('rev-parse', 'HEAD').trim()}`)
+    expect(lastMessage(repo)).toMatch(/^learn: tier update org/)
+    expect((await repo.cli(['tier', 'verify'])).code).toBe(0)
+    const same = await repo.cli(['tier', 'update', 'org'])
+    expect(same.stdout).toMatch(/up to date/)
+  })
+
+  test("a tier URL that does not answer: exit 3 with git's stderr, nothing written", async () => {
+    const repo = makeRepo()
+    const before = repo.snapshot()
+    const r = await repo.cli(['tier', 'add', 'org', join(tempDir('gl-none-'), 'missing.git')])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/git said:\n.*(does not appear to be a git repository|not found)/s)
+    expect(repo.snapshot()).toBe(before)
+    expect(repo.git('for-each-ref', 'refs/learn').trim()).toBe('')
+  })
+
+  test('promote pushes a pending entry on a new branch of the tier, touching no work tree', async () => {
+    const { bare } = tierRepo({ 'kafka-lag': good('kafka-lag') })
+    const repo = makeRepo()
+    seedActive(repo, { 'jest-open-handles': good('jest-open-handles') })
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    const before = repo.snapshot()
+    const r = await repo.cli(['promote', 'jest-open-handles', '--to', 'org', '--json'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.json()).toMatchObject({
+      branch: 'learn/promote-jest-open-handles',
+      path: '.learnings/pending/jest-open-handles.md',
+    })
+    expect(repo.snapshot()).toBe(before)
+    const g = (...a: string[]) => execFileSync('git', a, { cwd: bare, encoding: 'utf8' })
+    expect(g('show', 'learn/promote-jest-open-handles:.learnings/pending/jest-open-handles.md')).toMatch(
+      /name: jest-open-handles/,
+    )
+    expect(g('rev-parse', 'learn/promote-jest-open-handles~1').trim()).toBe(g('rev-parse', 'main').trim())
+    const p = await repo.cli(['promote', 'jest-open-handles', '--to', 'org', '--print'])
+    expect(JSON.parse(p.stdout).learnings[0].name).toBe('jest-open-handles')
+  })
+})
