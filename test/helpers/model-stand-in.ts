@@ -10,7 +10,7 @@
  * the script: they get a short text answer).
  */
 import { createServer } from 'node:http'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 export interface ScriptedToolCall {
@@ -144,6 +144,26 @@ function readBody(req: IncomingMessage): Promise<string> {
  * number of assistant messages already in the conversation); past the script's end, answer with `undefined` to end
  * the turn with a short text.
  */
+/** Listen on a random loopback port; the stand-in's address, its recorded requests and the agent's own among them. */
+async function listen(
+  server: Server,
+  requests: RecordedRequest[],
+  isAgentRequest: (r: RecordedRequest) => boolean,
+): Promise<ModelStandIn> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    agentRequests: () => requests.filter(isAgentRequest).map((r) => r.body),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
 export async function startModelStandIn(
   script: (step: number, req: MessagesRequest) => ScriptedTurn | undefined,
 ): Promise<ModelStandIn> {
@@ -191,19 +211,7 @@ export async function startModelStandIn(
       streamTurn(res, model, turn)
     })().catch(() => res.destroy())
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    agentRequests: () =>
-      requests.filter((r) => r.path.endsWith('/v1/messages') && isAgentRequest(r.body)).map((r) => r.body),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+  return listen(server, requests, (r) => r.path.endsWith('/v1/messages') && isAgentRequest(r.body))
 }
 
 /** What the OpenAI Responses stand-in answers: a shell command to run (Codex's `exec_command`), or the final text. */
@@ -279,18 +287,7 @@ export async function startResponsesStandIn(
       res.end()
     })().catch(() => res.destroy())
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    agentRequests: () => requests.filter((r) => r.path.endsWith('/responses') && isAgent(r.body)).map((r) => r.body),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+  return listen(server, requests, (r) => r.path.endsWith('/responses') && isAgent(r.body))
 }
 
 /**
@@ -337,17 +334,5 @@ export async function startGeminiStandIn(
       } else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk))
     })().catch(() => res.destroy())
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    agentRequests: () =>
-      requests.filter((r) => r.path.endsWith(':streamGenerateContent') && isAgent(r.body)).map((r) => r.body),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+  return listen(server, requests, (r) => r.path.endsWith(':streamGenerateContent') && isAgent(r.body))
 }
