@@ -108,20 +108,24 @@ describe('export removes session ids wherever they appear', () => {
   })
 })
 
+/** A one-entry bundle file (the shape `git learn export` writes) holding `text`'s frontmatter and body. */
+async function writeBundle(name: string, text: string): Promise<string> {
+  const bundle = join(tempDir('gl-bundle-'), 'b.json')
+  const [, frontmatter = '', body = ''] = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text) ?? []
+  const { parse } = await import('yaml')
+  const learnings = [{ name, frontmatter: parse(frontmatter), body }]
+  writeFileSync(
+    bundle,
+    JSON.stringify({ format: 'git-learn-bundle', version: 1, exported: NOW.toISOString(), learnings }),
+  )
+  return bundle
+}
+
 describe('import never skips an entry for a gate', () => {
   test('an entry whose trigger fails the trigger gate is added, and the report says which gate failed', async () => {
-    const bundle = join(tempDir('gl-bundle-'), 'b.json')
-    const text = learning('flaky-upload-retry', { trigger: 'it sometimes breaks' })
-    const [, frontmatter = '', body = ''] = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text) ?? []
-    const { parse } = await import('yaml')
-    writeFileSync(
-      bundle,
-      JSON.stringify({
-        format: 'git-learn-bundle',
-        version: 1,
-        exported: NOW.toISOString(),
-        learnings: [{ name: 'flaky-upload-retry', frontmatter: parse(frontmatter), body }],
-      }),
+    const bundle = await writeBundle(
+      'flaky-upload-retry',
+      learning('flaky-upload-retry', { trigger: 'it sometimes breaks' }),
     )
     const repo = makeRepo()
     const r = await repo.cli(['import', bundle, '--json'])
@@ -138,18 +142,9 @@ describe('import never skips an entry for a gate', () => {
   })
 
   test('a secret still keeps an entry out, with the reason', async () => {
-    const bundle = join(tempDir('gl-bundle-'), 'b.json')
-    const text = learning('leaky-deploy-token', { extra: `\nexport GITHUB_TOKEN=${TOKEN}` })
-    const [, frontmatter = '', body = ''] = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text) ?? []
-    const { parse } = await import('yaml')
-    writeFileSync(
-      bundle,
-      JSON.stringify({
-        format: 'git-learn-bundle',
-        version: 1,
-        exported: NOW.toISOString(),
-        learnings: [{ name: 'leaky-deploy-token', frontmatter: parse(frontmatter), body }],
-      }),
+    const bundle = await writeBundle(
+      'leaky-deploy-token',
+      learning('leaky-deploy-token', { extra: `\nexport GITHUB_TOKEN=${TOKEN}` }),
     )
     const repo = makeRepo()
     const r = await repo.cli(['import', bundle, '--json'])
