@@ -11,6 +11,7 @@ import { buildBundle, stripLearning } from '../core/bundle.js'
 import type { Bundle } from '../core/bundle.js'
 import { RefusedError, UsageError } from '../core/errors.js'
 import { STATES, formatLearningFile, learningPath } from '../core/learning.js'
+import { buildCommitMessage } from '../core/trailers.js'
 
 export interface PromoteOptions {
   tier: string
@@ -72,7 +73,14 @@ export async function promote(
 
   const path = learningPath('pending', name)
   const text = formatLearningFile({ ...entry.frontmatter, source: { kind: 'promote' } }, entry.body)
-  const message = `learn: add ${name}\n\nPromoted from another repository for review in this tier.\n\nLearning: ${name}\nLearning-Action: add\nLearning-To: pending\nLearning-Origin: promote\n`
+  const message = buildCommitMessage({
+    action: 'add',
+    names: [name],
+    from: null,
+    to: 'pending',
+    body: 'Promoted from another repository for review in this tier.',
+    perName: { [name]: [{ token: 'Learning-Origin', value: 'promote' }] },
+  })
   const commit = await commitFileOnTop(git.root, base, { path, text }, message, opts.env)
   await git.run(['push', '--quiet', '--', tier.url, `${commit}:refs/heads/${branch}`])
   return { pushed: { name, tier: tier.name, url: tier.url, branch, commit, path } }

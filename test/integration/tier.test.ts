@@ -146,6 +146,11 @@ describe('git learn tier', () => {
       /name: jest-open-handles/,
     )
     expect(g('rev-parse', 'learn/promote-jest-open-handles~1').trim()).toBe(g('rev-parse', 'main').trim())
+    // The tier's own check reads the audit trail: the same trailers every proposal carries, and where it came from.
+    const trailers = g('log', '-1', '--format=%(trailers:only,unfold)', 'learn/promote-jest-open-handles')
+    expect(trailers).toBe(
+      'Learning: jest-open-handles\nLearning-Action: add\nLearning-To: pending\nLearning-Origin: promote\n\n',
+    )
     const p = await repo.cli(['promote', 'jest-open-handles', '--to', 'org', '--print'])
     expect(JSON.parse(p.stdout).learnings[0].name).toBe('jest-open-handles')
   })

@@ -1,6 +1,8 @@
 /** Sentences of the lifecycle-at-scale commands: prune, evolve, export, import, tier, promote. */
 import type { TierProblem } from '../../adapters/feed/tiers.js'
 import type { TierRow } from '../../flows/tier.js'
+import type { EvolvedCluster } from '../../flows/evolve.js'
+import type { Promoted } from '../../flows/promote.js'
 import type { MoveResult } from './lifecycle.js'
 
 const short = (c: string | null | undefined) => (c ? c.slice(0, 7) : '')
@@ -38,15 +40,8 @@ export const shallowWarning = () =>
 export const supersededNote = (skill: string, old: readonly string[], dryRun: boolean) =>
   `${dryRun ? 'would archive' : 'archived'} in the same commit, superseded by ${skill}: ${old.map((o) => `.learnings/active/${o}.md → .learnings/archived/${o}.md`).join(', ')}\n`
 
-export interface EvolveRow {
-  name: string
-  members: string[]
-  sharedTags: string[]
-  domain: string | null
-  path: string
-  commit: string | null
-  refused: string | null
-}
+/** A cluster as the report shows it: the refusal as its sentence. */
+export type EvolveRow = Omit<EvolvedCluster, 'refused'> & { refused: string | null }
 
 export function evolveReport(rows: readonly EvolveRow[], o: { write: boolean; active: number }): string {
   if (!rows.length)
@@ -247,13 +242,6 @@ export function tierVerified(
     )}\n${results.every((r) => r.ok) ? '' : 'A tier that fails verification is not what was reviewed: find out who moved it before trusting its learnings.\n'}`
 }
 
-export const promoted = (r: {
-  name: string
-  tier: string
-  url: string
-  branch: string
-  commit: string
-  path: string
-}) =>
+export const promoted = (r: Promoted) =>
   `pushed ${r.name} to ${r.url} as branch ${r.branch} (commit ${short(r.commit)}): it adds ${r.path} on top of tier ${r.tier}'s pinned commit.\n` +
   `Next: open a pull request from ${r.branch} in the tier repository; its reviewers approve it there.\n`
