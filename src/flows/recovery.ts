@@ -34,6 +34,16 @@ async function landed(root: string, j: Journal): Promise<boolean> {
   return (await tryGitAsync(['merge-base', '--is-ancestor', j.commit, j.ref], { cwd: root })) !== undefined
 }
 
+/** How long a killed transition's own git processes may still be running: a ref update takes milliseconds. */
+export const ORPHAN_GRACE_MS = 30_000
+
+/** Whether an unlanded journal's commit could still land: the ref still holds `old` and the journal is young. */
+async function mayStillLand(root: string, j: Journal): Promise<boolean> {
+  if (Date.now() - Date.parse(j.started) > ORPHAN_GRACE_MS) return false
+  const now = (await tryGitAsync(['rev-parse', '-q', '--verify', j.ref], { cwd: root }))?.toString().trim() || null
+  return now === j.old
+}
+
 /** Whether the user's index and work tree hold what a journal's commit has at its paths. */
 async function inLine(root: string, j: Journal): Promise<boolean> {
   const have = await readUserIndex(
@@ -62,7 +72,14 @@ export async function inspectRecovery(git: Git, opts: { staged: boolean }): Prom
       problems.push({ kind: 'running', pid: journal.pid, subject: journal.subject })
       continue
     }
-    if (!(await landed(git.root, journal)) || (await inLine(git.root, journal))) {
+    if (!(await landed(git.root, journal))) {
+      // Its process is gone, but a git it started may outlive it: an `update-ref` still moving the branch would land
+      // the commit after we dropped the record that finishes it. While the ref still holds the value the commit was
+      // built on and the journal is young, leave it; once the ref moved elsewhere, the compare-and-swap cannot land.
+      if (!(await mayStillLand(git.root, journal))) removeJournal(file)
+      continue
+    }
+    if (await inLine(git.root, journal)) {
       removeJournal(file)
       continue
     }
