@@ -21,6 +21,7 @@ const CODE = {
   secret: 1, // a credential in a learning, a bundle, a --reason
   check: 1, // a check found errors (check, commit-msg, tier verify, doctor)
   'no-repo': 3, // not inside a git repository
+  'no-identity': 3, // git does not know who commits
   busy: 3, // the repository is mid-operation: index.lock held, a merge in progress
   io: 3, // a file or folder that cannot be read or written
   unreachable: 3, // git failed to reach a tier, a base, a remote
@@ -32,6 +33,7 @@ const SAYS: Partial<Record<Kind, RegExp>> = {
   usage: /-h` for usage/,
   'not-found': /no (learning|tier) named/,
   'no-repo': /not inside a git repository/,
+  'no-identity': /who you are/,
   busy: /half done|in progress/,
   io: /cannot (use|read) /,
   unreachable: /failed\.|names no commit/,
@@ -75,6 +77,23 @@ const movedTier = (r: Fixture) => {
   )
   r.git('update-ref', 'refs/learn/tiers/org', 'HEAD')
 }
+/** A tier pinned at a commit that is here, whose URL does not answer (a push or a fetch to it fails). */
+const deadTier = (r: Fixture) => {
+  const first = r.git('rev-list', '--max-parents=0', 'HEAD').trim()
+  const url = join(tmpdir(), 'no-such-tier-repo')
+  commitFile(
+    r,
+    '.learnings/config.yaml',
+    `tiers:\n  - {name: org, url: ${JSON.stringify(url)}, ref: main, commit: ${first}}\n`,
+  )
+  r.git('update-ref', 'refs/learn/tiers/org', first)
+}
+/** No identity: git refuses to guess one (user.useConfigOnly). */
+const anonymous = (r: Fixture) => {
+  r.git('config', '--unset', 'user.name')
+  r.git('config', '--unset', 'user.email')
+  r.git('config', 'user.useConfigOnly', 'true')
+}
 const bundle = (entries: object[]) =>
   JSON.stringify({ format: 'git-learn-bundle', version: 1, exported: '2026-11-20T00:00:00Z', learnings: entries })
 
@@ -117,6 +136,7 @@ const ROWS: Record<string, Row[]> = {
     },
     { kind: 'busy', argv: ['add', '--file', 'new-one.md'], setup: (r) => (writeNew(r), lock(r)) },
     { kind: 'busy', argv: ['add', '--file', 'new-one.md'], setup: (r) => (writeNew(r), merging(r)) },
+    { kind: 'no-identity', argv: ['add', '--file', 'new-one.md'], setup: (r) => (writeNew(r), anonymous(r)) },
   ],
   list: [
     { kind: 'usage', argv: ['list', '--bogus'] },
@@ -176,6 +196,8 @@ const ROWS: Record<string, Row[]> = {
     },
     { kind: 'busy', argv: ['approve', 'pending-one'], setup: (r) => (asBob(r), lock(r)) },
     { kind: 'busy', argv: ['approve', 'pending-one'], setup: (r) => (asBob(r), merging(r)) },
+    { kind: 'no-identity', argv: ['approve', 'pending-one'], setup: anonymous },
+    { kind: 'not-found', argv: ['approve', 'pending-one', 'no-such-one'], setup: asBob },
   ],
   reject: [
     { kind: 'usage', argv: ['reject', 'pending-one'] },
@@ -286,6 +308,7 @@ const ROWS: Record<string, Row[]> = {
     { kind: 'not-found', argv: ['tier', 'verify', 'org'] },
     { kind: 'state', argv: ['tier', 'add', 'org', '/x'], setup: movedTier },
     { kind: 'unreachable', argv: ['tier', 'add', 'org', join(tmpdir(), 'no-such-tier-repo')] },
+    { kind: 'unreachable', argv: ['tier', 'update', 'org'], setup: deadTier },
     { kind: 'check', argv: ['tier', 'verify', 'org'], setup: movedTier, report: true },
     { kind: 'invalid', argv: ['tier', 'list'], setup: badConfig },
   ],
@@ -295,6 +318,7 @@ const ROWS: Record<string, Row[]> = {
     { kind: 'not-found', argv: ['promote', 'active-one', '--to', 'org'] },
     { kind: 'not-found', argv: ['promote', 'no-such-one', '--to', 'org'], setup: movedTier },
     { kind: 'state', argv: ['promote', 'pending-one', '--to', 'org'], setup: movedTier },
+    { kind: 'unreachable', argv: ['promote', 'active-one', '--to', 'org'], setup: deadTier },
   ],
   retro: [
     { kind: 'usage', argv: ['retro', '--since', 'last week'] },
@@ -518,3 +542,23 @@ function copyTemplate(): string {
   cpSync(template, dir, { recursive: true })
   return dir
 }
+
+// A pinned tier that cannot be fetched does not fail a read (DESIGN section 9): each says so, exits 0, changes nothing.
+test('a tier that cannot be reached is a warning where learnings are read, never silent', () => {
+  const bins = binPath()
+  const root = copyTemplate()
+  const r = fixture(root)
+  const url = join(tmpdir(), 'no-such-tier-repo')
+  commitFile(
+    r,
+    '.learnings/config.yaml',
+    `tiers:\n  - {name: org, url: ${JSON.stringify(url)}, ref: main, commit: ${'ab'.repeat(20)}}\n`,
+  )
+  const before = r.git('status', '--porcelain=v1', '--untracked-files=all') + r.git('rev-parse', 'HEAD')
+  for (const argv of [['check'], ['search', 'exploded'], ['status'], ['context', '--format', 'text']]) {
+    const out = spawnSync('git', ['learn', ...argv], { cwd: root, encoding: 'utf8', env: gitEnv(bins), input: '' })
+    expect(out.status, argv.join(' ')).toBe(0)
+    expect(out.stdout + out.stderr, argv.join(' ')).toMatch(/tier(s\/| )org/)
+  }
+  expect(r.git('status', '--porcelain=v1', '--untracked-files=all') + r.git('rev-parse', 'HEAD')).toBe(before)
+})
