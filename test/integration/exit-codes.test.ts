@@ -144,6 +144,7 @@ const ROWS: Record<string, Row[]> = {
     { kind: 'usage', argv: ['list', '--type', 'bogus'] },
     { kind: 'usage', argv: ['list', 'extra'] },
     { kind: 'no-repo', argv: ['list'], outside: true },
+    { kind: 'invalid', argv: ['list'], setup: badConfig },
   ],
   show: [
     { kind: 'usage', argv: ['show'] },
@@ -250,6 +251,7 @@ const ROWS: Record<string, Row[]> = {
   status: [
     { kind: 'usage', argv: ['status', '--bogus'] },
     { kind: 'no-repo', argv: ['status'], outside: true },
+    { kind: 'invalid', argv: ['status'], setup: badConfig },
   ],
   render: [
     { kind: 'usage', argv: ['render', '--target', 'emacs'] },

@@ -28,7 +28,7 @@ export const spec: CommandSpec = {
       type: 'boolean',
       description: 'undo what is half done (the branch back, staged moves back, staged files unstaged)',
     },
-    json: { type: 'boolean', description: 'print {"problems":[{kind,…}],"settled":[…],"left":[…]}' },
+    json: { type: 'boolean', description: 'print {"ok":bool,"problems":[{kind,…}],"settled":[…],"left":[…]}' },
   },
 }
 
