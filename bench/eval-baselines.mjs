@@ -38,7 +38,8 @@ export function loadSet(dir = DEFAULT_SET) {
         file: f,
         name: data.name,
         description: data.description ?? '',
-        trigger: String(data.trigger ?? ''),
+        // A list of triggers is one trigger field of several lines for the baselines.
+        trigger: [data.trigger ?? ''].flat().map(String).join('\n'),
         body: m[2] ?? '',
       }
     })

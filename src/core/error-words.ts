@@ -26,15 +26,34 @@ for (const [canonical, phrases] of Object.entries(vocabulary.equivalents))
 // Longest phrase first, so "connect econnrefused" is tried before "connect".
 for (const list of byFirstWord.values()) list.sort((a, b) => b.words.length - a.words.length)
 
-/** The canonical words of the equivalent phrases a text contains, each once, in order of first appearance. */
-export function equivalentWords(text: string): string[] {
+/** The equivalent phrases a text contains, as [canonical, the phrase's words], in order of appearance. */
+function phrasesIn(text: string): [string, string[]][] {
   const words = wordsOf(text)
-  const out = new Set<string>()
+  const out: [string, string[]][] = []
   for (let i = 0; i < words.length; i++) {
     const candidates = byFirstWord.get(words[i] as string)
     if (!candidates) continue
-    for (const c of candidates) if (c.words.every((w, j) => words[i + j] === w)) out.add(c.canonical)
+    for (const c of candidates) if (c.words.every((w, j) => words[i + j] === w)) out.push([c.canonical, c.words])
   }
+  return out
+}
+
+/** The canonical words of the equivalent phrases a text contains, each once, in order of first appearance. */
+export function equivalentWords(text: string): string[] {
+  return [...new Set(phrasesIn(text).map(([canonical]) => canonical))]
+}
+
+/**
+ * The words a text spends restating an error code it also names: in `ENOENT: no such file or directory`, the words
+ * of "no such file or directory" (the code's equivalent phrase), which say again what `ENOENT` says. Phrases whose
+ * code the text does not name are not restatements ("Permission denied (publickey)" is all there is).
+ */
+export function restatedWords(text: string): string[] {
+  const phrases = phrasesIn(text)
+  const named = new Set(phrases.filter(([c, words]) => words.length === 1 && words[0] === c).map(([c]) => c))
+  const out = new Set<string>()
+  for (const [canonical, words] of phrases)
+    if (named.has(canonical)) for (const w of words) if (w !== canonical) out.add(w)
   return [...out]
 }
 
