@@ -165,6 +165,12 @@ describe('rankRecall', () => {
       'npm-no-package-json',
     ])
   })
+  test('"config" is a common word: a trigger of only common words speaks for no config failure', () => {
+    const ix = indexOf([['eslint-flat-config', 'Error: Could not find config file.']])
+    const webpack =
+      "[webpack-cli] Failed to load '/home/ada/app/webpack.config.prod.js' config\n[webpack-cli] Error: Cannot find module 'x'"
+    expect(recalled(ix, webpack)).toEqual([])
+  })
   test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
     expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
     expect(isRecallable('pattern', ['keep line endings consistent across machines'])).toBe(false)
