@@ -1,6 +1,6 @@
 /** Recall's ranking and threshold over the triggers of the recallable learnings (the failure path of the hook). */
 import { compareCodeUnits, lowerBound } from './compare.js'
-import { COMMON_ERROR_WORDS, restatedWords, serviceOfPort } from './error-words.js'
+import { COMMON_ERROR_WORDS, ERROR_CODES, restatedWords, serviceOfPort } from './error-words.js'
 import { processTerm, termsOf } from './terms.js'
 
 /**
@@ -11,9 +11,10 @@ import { processTerm, termsOf } from './terms.js'
  * common). So "Error: connect ETIMEDOUT" does not recall a learning for "connect ECONNREFUSED 127.0.0.1:6379" (it
  * holds only the common words), while a Python "Error 111 connecting to localhost:6379. Connection refused" does
  * (equivalent words and the port's service make the specific terms meet). Raw BM25 scores depend on the store's size,
- * so the rule is a share, with the score only for ranking. Words that only restate an error code the trigger names
- * count once (recallTermsOf), a trigger naming a service's port needs that port (ruledOut), and the pick must lead: no
- * other learning may hold more of the failure (isLeading), or recall stays silent rather than guess between them.
+ * so the rule is a share, with the score only for ranking. An error the trigger says twice counts once
+ * (recallTermsOf); a trigger naming a service's port needs that port, and one naming a system error code is ruled out
+ * by a failure that names another (ruledOut); and the pick must lead: no other learning may hold more of the failure
+ * (isLeading), or recall stays silent rather than guess between them.
  */
 export const RECALL_MIN_WEIGHTED_COVERAGE = 0.6
 /** How much a common error word weighs beside a specific term of the same rarity. */
@@ -80,10 +81,11 @@ export function buildRecallIndex(
 }
 
 /**
- * A trigger's terms as recall weighs them: its index terms without the words that restate an error code it names
+ * A trigger's terms as recall weighs them: its index terms without the words that say its error a second time
  * (src/core/error-words.ts restatedWords). `ENOENT: no such file or directory` is one fact, counted once as `enoent`;
  * counted six times, it would be most of a trigger that any other missing file (`libssl.so: cannot open shared object
- * file: No such file or directory`) holds.
+ * file: No such file or directory`) holds. `Module not found: Can't resolve 'fs'` is `modulenotfound` and `fs`, so a
+ * failure to resolve another module holds half of it, not most.
  */
 export function recallTermsOf(trigger: string): string[] {
   const terms = termsOf(trigger)
@@ -208,20 +210,32 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
 
 const SERVICE_PORT = /^port(\d{2,5})$/
 
+const CODES = ERROR_CODES.map((c) => processTerm(c) as string)
+
 /**
- * The triggers a failure rules out whatever else of them it holds: those naming a service's well-known port
- * (`127.0.0.1:6379`, redis) when the failure does not name that port. The port says which server refused, and another
- * service's refusal (or a client that never says where it connected) shares every other word of the trigger. Only the
- * postings of the port terms are read, not every trigger.
+ * The triggers a failure rules out whatever else of them it holds:
+ * - those naming a service's well-known port (`127.0.0.1:6379`, redis) when the failure does not name that port: the
+ *   port says which server refused, and another service's refusal (or a client that never says where it connected)
+ *   shares every other word of the trigger;
+ * - those naming a system error code (`ECONNREFUSED`, or its words: "Connection refused") when the failure names
+ *   another code and not that one: `listen EADDRINUSE … 0.0.0.0:5432` is not postgres refusing a connection, however
+ *   much of an `ECONNREFUSED 127.0.0.1:5432` trigger its address holds.
+ * Only the postings of the port and code terms are read, not every trigger.
  */
 function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): number[] {
   const out: number[] = []
+  const postingsOf = (term: string) => {
+    const at = lowerBound(index.terms, term)
+    return index.terms[at] === term ? (index.postings[at] as number[]) : []
+  }
   for (let at = lowerBound(index.terms, 'port'); at < index.terms.length; at++) {
     const term = index.terms[at] as string
     if (!term.startsWith('port')) break
     const m = SERVICE_PORT.exec(term)
     if (m && serviceOfPort(m[1] as string) && !queryTerms.has(term)) out.push(...(index.postings[at] as number[]))
   }
+  if (CODES.some((c) => queryTerms.has(c)))
+    for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
   return out
 }
 

@@ -18,7 +18,17 @@ describe('restatedWords', () => {
       "npm ERR! enoent ENOENT: no such file or directory, open '/root/package.json'",
       ['no', 'such', 'file', 'or', 'directory'],
     ],
-    ['the verb Node puts before the code', 'Error: connect ECONNREFUSED 127.0.0.1:6379', ['connect']],
+    ['a code said once, with the verb Node puts before it', 'Error: connect ECONNREFUSED 127.0.0.1:6379', []],
+    [
+      'two phrases of one error',
+      "Module not found: Can't resolve 'fs'",
+      ['module', 'not', 'found', 'can', 't', 'cant', 'resolve'],
+    ],
+    [
+      'an exception name and its message',
+      "ModuleNotFoundError: No module named 'src'",
+      ['modulenotfounderror', 'no', 'module', 'named'],
+    ],
     ['a message without its code is not a restatement', 'git@github.com: Permission denied (publickey).', []],
     ['a code alone restates nothing', 'Error: spawn python ENOENT', []],
   ])('%s', (_what, text, expected) => {

@@ -171,6 +171,28 @@ describe('rankRecall', () => {
       "[webpack-cli] Failed to load '/home/ada/app/webpack.config.prod.js' config\n[webpack-cli] Error: Cannot find module 'x'"
     expect(recalled(ix, webpack)).toEqual([])
   })
+  test('a trigger that says its error twice is met by what it names beside it, not by the error alone', () => {
+    const ix = indexOf([
+      ['nextjs-fs-in-client', "Module not found: Can't resolve 'fs'"],
+      ['pytest-src-layout', "ModuleNotFoundError: No module named 'src'"],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    expect(recalled(ix, "Module not found: Error: Can't resolve './components/Header' in '/app/src'")).toEqual([])
+    expect(recalled(ix, "ModuleNotFoundError: No module named 'requests'")).toEqual([])
+    expect(recalled(ix, "Module not found: Can't resolve 'fs'")).toEqual(['nextjs-fs-in-client'])
+    expect(recalled(ix, "E   ModuleNotFoundError: No module named 'src'")).toEqual(['pytest-src-layout'])
+  })
+  test('a trigger naming one system error code is not recalled by a failure that names another', () => {
+    const ix = indexOf([
+      ['postgres-refused', 'Error: connect ECONNREFUSED 127.0.0.1:5432'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    // The address holds most of the trigger, but the code says the port was taken, not refused.
+    expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use 127.0.0.1:5432')).toEqual([])
+    expect(recalled(ix, 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect')).toEqual([
+      'postgres-refused',
+    ])
+  })
   test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
     expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
     expect(isRecallable('pattern', ['keep line endings consistent across machines'])).toBe(false)
