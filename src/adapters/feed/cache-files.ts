@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { LearningState } from '../../core/errors.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, IndexHeader } from '../../core/search.js'
+import { unpackCatalogEntry, unpackProjectRow } from './catalog-rows.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
 export interface Problem {
@@ -94,9 +95,9 @@ export function readSlice(fd: number, start: number, length: number): string {
 /** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
 export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
   const rows = readJson(files(dir, key).catalog)
-  return Array.isArray(rows) && rows.length === feed.docs.names.length && rows.every(isObject)
-    ? (rows as unknown as CatalogEntry[])
-    : undefined
+  if (!Array.isArray(rows) || rows.length !== feed.docs.names.length) return undefined
+  const entries = rows.map(unpackCatalogEntry)
+  return entries.every((e) => e !== undefined) ? (entries as CatalogEntry[]) : undefined
 }
 
 /** A project learning as list and prune need it. */
@@ -131,7 +132,8 @@ export function readProjectFile(dir: string, key: string): ProjectFile | undefin
     !Array.isArray(f['problems'])
   )
     return undefined
-  if (!(f['rows'] as unknown[]).every((r) => isObject(r) && isObject(r['row']) && Array.isArray(r['supersedes'])))
-    return undefined
-  return f as unknown as ProjectFile
+  const rows = (f['rows'] as unknown[]).map(unpackProjectRow)
+  return rows.every((r) => r !== undefined)
+    ? { rows: rows as ProjectRow[], problems: f['problems'] as Problem[] }
+    : undefined
 }

@@ -9,6 +9,7 @@ import { buildQueryTerms } from '../../core/terms.js'
 import { appendEventLine } from '../state/event-line.js'
 import { addPendingRecalls } from '../state/recalls.js'
 import { files, lastKey, readSlice } from './cache-files.js'
+import { unpackCatalogEntry } from './catalog-rows.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import { openRecallFile } from './recall-file.js'
 
@@ -76,7 +77,7 @@ export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
       if (!hit || !row) return undefined
       const fd = openSync(hit.catalog, 'r')
       try {
-        return JSON.parse(readSlice(fd, row[0], row[1] - row[0])) as CatalogEntry
+        return unpackCatalogEntry(JSON.parse(readSlice(fd, row[0], row[1] - row[0])))
       } finally {
         closeSync(fd)
       }
