@@ -2024,22 +2024,15 @@ const NOT_A_CREDENTIAL_NAME: ReadonlySet<string> = new Set([
   'accessor',
 ])
 
-/** A run of token characters long enough to be a credential. */
-const TOKEN_RUN = /[A-Za-z0-9+/_.~-]{16,}/g
+/** How long a run of token characters must be to be a credential. */
+const TOKEN_RUN_MIN = 16
 
 /** Characters a token can be made of: base64, URL-safe base64, and the separators of prefixed formats. */
+const TOKEN_CODES = new Uint8Array(128)
+for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/_.~-') TOKEN_CODES[c.charCodeAt(0)] = 1
+
 function isTokenCode(code: number): boolean {
-  return (
-    (code >= 97 && code <= 122) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 48 && code <= 57) ||
-    code === 43 ||
-    code === 47 ||
-    code === 95 ||
-    code === 46 ||
-    code === 126 ||
-    code === 45
-  )
+  return code < 128 && TOKEN_CODES[code] === 1
 }
 
 /**
@@ -2053,10 +2046,17 @@ const namedRandomValueRule: SecretRule = {
   keywords: [],
   priority: GENERIC - 1,
   find(text, emit) {
-    TOKEN_RUN.lastIndex = 0
-    for (let run = TOKEN_RUN.exec(text); run !== null; run = TOKEN_RUN.exec(text)) {
-      const at = run.index
-      let end = at + run[0].length
+    // Each maximal run of token characters of TOKEN_RUN_MIN or more, in one pass (what /[A-Za-z0-9+/_.~-]{16,}/g
+    // finds; the regex retried every start inside a shorter run, the bulk of a full check's secret scan).
+    for (let i = 0; i < text.length;) {
+      if (!isTokenCode(text.charCodeAt(i))) {
+        i++
+        continue
+      }
+      const at = i
+      while (i < text.length && isTokenCode(text.charCodeAt(i))) i++
+      if (i - at < TOKEN_RUN_MIN) continue
+      let end = i
       // Base64 padding ends a value; an `=` inside a run is an assignment (`NAME=value`), which starts a new run.
       let padded = end
       while (padded - end < 2 && text.charCodeAt(padded) === 61) padded++

@@ -3,12 +3,12 @@
  * and the readers that check one is whole and of this format before anything trusts it: a torn, foreign or older
  * file reads as undefined (a miss), never as an error.
  */
-import { readFileSync, readSync, statSync } from 'node:fs'
+import { readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LearningState } from '../../core/errors.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, IndexHeader } from '../../core/search.js'
-import type { RecallPostings } from '../../core/recall-rank.js'
+import { unpackCatalogEntry, unpackProjectRow } from './catalog-rows.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
 export interface Problem {
@@ -63,7 +63,7 @@ export const files = (dir: string, key: string) => ({
   terms: join(dir, `terms-${key}.json`),
   postings: join(dir, `postings-${key}.txt`),
   docs: join(dir, `docs-${key}.bin`),
-  recall: join(dir, `recall-${key}.json`),
+  recall: join(dir, `recall-${key}.bin`),
   project: join(dir, `project-${key}.json`),
   status: join(dir, `status-${key}.json`),
 })
@@ -95,9 +95,9 @@ export function readSlice(fd: number, start: number, length: number): string {
 /** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
 export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
   const rows = readJson(files(dir, key).catalog)
-  return Array.isArray(rows) && rows.length === feed.docs.names.length && rows.every(isObject)
-    ? (rows as unknown as CatalogEntry[])
-    : undefined
+  if (!Array.isArray(rows) || rows.length !== feed.docs.names.length) return undefined
+  const entries = rows.map(unpackCatalogEntry)
+  return entries.every((e) => e !== undefined) ? (entries as CatalogEntry[]) : undefined
 }
 
 /** A project learning as list and prune need it. */
@@ -112,14 +112,6 @@ export interface ProjectFile {
   problems: Problem[]
 }
 
-export interface RecallFile extends RecallPostings {
-  format: number
-  key: string
-  /** [start, end) of each recall entry's row in catalog-<key>.json. */
-  rows: [number, number][]
-  catalogBytes: number
-}
-
 /** The key whose cache files were written last (most often still the current one). */
 export function lastKey(dir: string): string | undefined {
   try {
@@ -128,22 +120,6 @@ export function lastKey(dir: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-export function readRecallFile(dir: string, key: string): { recall: RecallFile; catalog: string } | undefined {
-  const f = files(dir, key)
-  const r = readJson(f.recall)
-  if (!isObject(r) || r['format'] !== CACHE_FORMAT || r['key'] !== key) return undefined
-  const { names, weights, totals, terms, postings, rows } = r as Partial<Record<keyof RecallFile, unknown>>
-  const n = Array.isArray(names) ? names.length : -1
-  const ok =
-    [weights, totals, rows].every((c) => Array.isArray(c) && c.length === n) &&
-    Array.isArray(terms) &&
-    Array.isArray(postings) &&
-    postings.length === terms.length &&
-    postings.every((p) => Array.isArray(p) && p.every((d) => Number.isInteger(d) && d >= 0 && d < n)) &&
-    statSync(f.catalog, { throwIfNoEntry: false })?.size === r['catalogBytes']
-  return ok ? { recall: r as unknown as RecallFile, catalog: f.catalog } : undefined
 }
 
 export function readProjectFile(dir: string, key: string): ProjectFile | undefined {
@@ -156,7 +132,8 @@ export function readProjectFile(dir: string, key: string): ProjectFile | undefin
     !Array.isArray(f['problems'])
   )
     return undefined
-  if (!(f['rows'] as unknown[]).every((r) => isObject(r) && isObject(r['row']) && Array.isArray(r['supersedes'])))
-    return undefined
-  return f as unknown as ProjectFile
+  const rows = (f['rows'] as unknown[]).map(unpackProjectRow)
+  return rows.every((r) => r !== undefined)
+    ? { rows: rows as ProjectRow[], problems: f['problems'] as Problem[] }
+    : undefined
 }

@@ -9,6 +9,7 @@ import type { AsPlainObject } from 'minisearch'
 import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, SearchDoc } from '../../core/search.js'
 import type { BuiltParts } from '../../core/search-parts.js'
 import { files, isObject, readFeedFile, readJson, readSlice } from './cache-files.js'
+import { unpackCatalogEntry } from './catalog-rows.js'
 import type { FeedFile, TermsFile } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 import { ABSENT } from './write-cache.js'
@@ -48,7 +49,8 @@ export class CachedIndex implements CatalogView {
     if (!e) {
       const fd = openSync(this.f.catalog, 'r')
       try {
-        e = JSON.parse(readSlice(fd, start, end - start - 2)) as CatalogEntry
+        e = unpackCatalogEntry(JSON.parse(readSlice(fd, start, end - start - 2)))
+        if (!e) throw new Error('a catalog row does not read back')
       } finally {
         closeSync(fd)
       }

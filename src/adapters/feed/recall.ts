@@ -1,11 +1,17 @@
 /** The failure path of the recall hook: match the error against the cached triggers, record the matches. */
+import { closeSync, openSync } from 'node:fs'
+import { join } from 'node:path'
+import type { CatalogEntry } from '../../core/search.js'
 import type { ToolFailure } from '../../core/search-recall.js'
 import { RECALL_MAX_ITEMS, rankRecall } from '../../core/recall-rank.js'
+import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import { buildQueryTerms } from '../../core/terms.js'
-import { join } from 'node:path'
-import { appendEvent } from '../state/events.js'
+import { appendEventLine } from '../state/event-line.js'
 import { addPendingRecalls } from '../state/recalls.js'
-import { readRecallFeed } from './search-index.js'
+import { files, lastKey, readSlice } from './cache-files.js'
+import { unpackCatalogEntry } from './catalog-rows.js'
+import { cacheDir, keyingFor } from './feed-key.js'
+import { openRecallFile } from './recall-file.js'
 
 export interface RecalledLearning {
   name: string
@@ -15,20 +21,91 @@ export interface RecalledLearning {
   description: string
 }
 
+export interface RecallFeed {
+  commonDir: string
+  /** The recall entries a failure with these terms picks (rankRecall), best first, at most `limit`. */
+  rank(queryTerms: ReadonlySet<string>, limit: number): Promise<{ doc: number; name: string; score: number }[]>
+  /** The catalog entry of recall entry `doc` (of the last rank). */
+  entry(doc: number): CatalogEntry | undefined
+  /** Close the cache file (rank reads postings from it until then). */
+  close(): void
+}
+
+/**
+ * The recall entries, from recall-<key>.bin when it is current (else the cache is rebuilt). Only light modules are
+ * loaded on a hit: the rebuild (and the search index's modules) only on a miss. A damaged file is a miss wherever
+ * the damage is found (its header, or a term's postings read during the ranking).
+ */
+export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
+  const k = await keyingFor(cwd)
+  const { root, commonDir } = k
+  const dir = cacheDir(commonDir)
+  const open = (key: string) => {
+    const f = files(dir, key)
+    const reader = openRecallFile(f.recall, f.catalog, key)
+    return reader && { reader, catalog: f.catalog, index: undefined as RecallPostings | undefined }
+  }
+  // The file of the key written last is opened while git computes the current key (most often the same).
+  const guess = lastKey(dir)
+  const early = guess ? open(guess) : undefined
+  const state = await k.state
+  let hit = early
+  if (guess !== state.key) {
+    early?.reader.close()
+    hit = open(state.key)
+  }
+  let built: Awaited<ReturnType<typeof import('./rebuild.js').rebuild>> | undefined
+  const pick = (index: RecallIndex | RecallPostings, terms: ReadonlySet<string>, limit: number) =>
+    rankRecall(index, terms)
+      .slice(0, limit)
+      .map((c) => ({ doc: c.doc, name: index.names[c.doc] as string, score: c.score }))
+  return {
+    commonDir,
+    async rank(terms, limit) {
+      if (hit && !built)
+        try {
+          return pick((hit.index ??= hit.reader.index()), terms, limit)
+        } catch {
+          // A torn or foreign file: rebuild, and answer from the fresh entries.
+        }
+      built ??= await (await import('./rebuild.js')).rebuild(root, commonDir, state)
+      return pick(built.recall, terms, limit)
+    },
+    entry(doc) {
+      if (built) return built.catalog[built.recallIds[doc] as number]
+      const row = hit?.reader.row(doc)
+      if (!hit || !row) return undefined
+      const fd = openSync(hit.catalog, 'r')
+      try {
+        return unpackCatalogEntry(JSON.parse(readSlice(fd, row[0], row[1] - row[0])))
+      } finally {
+        closeSync(fd)
+      }
+    },
+    close: () => hit?.reader.close(),
+  }
+}
+
 /** The learnings a failure matches (best first, at most RECALL_MAX_ITEMS), each recorded as a match; [] for none. */
 export async function recallFailure(failure: ToolFailure, cwd: string, now: Date): Promise<RecalledLearning[]> {
   const feed = await readRecallFeed(failure.cwd ?? cwd)
-  const chosen = rankRecall(feed.index, new Set(buildQueryTerms(failure.text))).slice(0, RECALL_MAX_ITEMS)
+  const chosen: { entry: CatalogEntry; score: number }[] = []
+  try {
+    for (const c of await feed.rank(new Set(buildQueryTerms(failure.text)), RECALL_MAX_ITEMS)) {
+      const entry = feed.entry(c.doc)
+      if (entry) chosen.push({ entry, score: c.score })
+    }
+  } finally {
+    feed.close()
+  }
   const out: RecalledLearning[] = []
-  for (const c of chosen) {
-    const entry = feed.entry(c.doc)
-    if (!entry) continue
-    appendEvent(feed.commonDir, {
+  for (const { entry, score } of chosen) {
+    appendEventLine(feed.commonDir, {
       ts: now.toISOString(),
       kind: 'match',
       name: entry.name,
       ...(failure.session ? { session: failure.session } : {}),
-      score: c.score,
+      score,
     })
     out.push({ name: entry.name, tier: entry.tier, fix: entry.fix, description: entry.description })
   }

@@ -31,11 +31,9 @@
  * write-cache.ts, cached-index.ts (a query's postings), status-file.ts, config-cache.ts; this file holds the readers
  * each command calls.
  */
-import { closeSync, openSync } from 'node:fs'
 import type { CatalogEntry, SearchFilter, SearchHit } from '../../core/search.js'
-import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import type { StatusEntry } from '../../core/status.js'
-import { lastKey, readCatalogFile, readFeedFile, readProjectFile, readRecallFile, readSlice } from './cache-files.js'
+import { lastKey, readCatalogFile, readFeedFile, readProjectFile } from './cache-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { freshIndexFor, readCachedIndex } from './cached-index.js'
 import { cacheDir, keyingFor } from './feed-key.js'
@@ -140,38 +138,6 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
   }
   const b = await fresh()
   return { root, commonDir, problems: b.problems, cached: false, rank: rankFresh }
-}
-
-export interface RecallFeed {
-  commonDir: string
-  index: RecallIndex | RecallPostings
-  /** The catalog entry of recall entry `i`. */
-  entry(i: number): CatalogEntry | undefined
-}
-
-export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
-  const k = await keyingFor(cwd)
-  const { root, commonDir } = k
-  const { state, hit } = await readWhileKeying(k, readRecallFile)
-  if (hit) {
-    const { recall, catalog } = hit
-    return {
-      commonDir,
-      index: recall,
-      entry(i) {
-        const row = recall.rows[i]
-        if (!row) return undefined
-        const fd = openSync(catalog, 'r')
-        try {
-          return JSON.parse(readSlice(fd, row[0], row[1] - row[0])) as CatalogEntry
-        } finally {
-          closeSync(fd)
-        }
-      },
-    }
-  }
-  const built = await rebuild(root, commonDir, state)
-  return { commonDir, index: built.recall, entry: (i) => built.catalog[built.recallIds[i] as number] }
 }
 
 export interface ProjectFeed extends ProjectFile {

@@ -7,8 +7,10 @@ import type { BuiltParts } from '../../core/search-parts.js'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
 import { files } from './cache-files.js'
-import type { DocColumns, FeedFile, RecallFile, TermsFile } from './cache-files.js'
+import type { DocColumns, FeedFile, TermsFile } from './cache-files.js'
+import { packCatalogEntry, packProjectRow } from './catalog-rows.js'
 import { CACHE_FORMAT } from './feed-key.js'
+import { writeRecallFile } from './recall-file.js'
 import type { Built } from './rebuild.js'
 import { statusFile } from './status-file.js'
 
@@ -41,22 +43,29 @@ export function writeCache(
       pos += write('[\n')
       b.catalog.forEach((e, i) => {
         rows.push(pos)
-        pos += write(JSON.stringify(e))
+        pos += write(JSON.stringify(packCatalogEntry(e)))
         if (i < b.catalog.length - 1) pos += write(',\n')
       })
       rows.push(b.catalog.length ? pos + 2 : pos)
       pos += write('\n]\n')
     })
     const catalogBytes = pos
-    const recallFile: RecallFile = {
-      format: CACHE_FORMAT,
+    writeRecallFile(
+      f.recall,
       key,
-      ...invertRecall(b.recall),
-      rows: b.recallIds.map((id) => [rows[id] as number, (rows[id + 1] as number) - 2]),
+      invertRecall(b.recall),
+      b.recallIds.map((id) => [rows[id] as number, (rows[id + 1] as number) - 2] as const),
       catalogBytes,
-    }
-    writeAtomic(f.recall, JSON.stringify(recallFile))
-    writeAtomic(f.project, JSON.stringify({ format: CACHE_FORMAT, key, ...b.project }))
+    )
+    writeAtomic(
+      f.project,
+      JSON.stringify({
+        format: CACHE_FORMAT,
+        key,
+        rows: b.project.rows.map(packProjectRow),
+        problems: b.project.problems,
+      }),
+    )
     writeAtomic(f.status, JSON.stringify(statusFile(key, b.catalog, b.problems)))
     writeAtomic(
       f.feed,

@@ -6,44 +6,24 @@
  * Why over 300 lines: the writer, the streaming reader and the totals cache keep one file format; they change together.
  */
 import { createHash } from 'node:crypto'
-import {
-  appendFileSync,
-  closeSync,
-  createReadStream,
-  existsSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-} from 'node:fs'
+import { closeSync, createReadStream, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
+import { appendEventLine, eventsPath, stateDir } from './event-line.js'
 import type { UsageEvent, UsageSummary, UsageTotals } from '../../core/usage.js'
 import { cloneTotals, foldUsageEvent, parseUsageEvent, summarizeTotals } from '../../core/usage.js'
 import { redactSecrets } from '../../core/secrets.js'
 
 export type { UsageEvent, UsageEventKind } from '../../core/usage.js'
-
-/** `<common dir>/learn`, the local state directory (never committed, shared by worktrees). */
-export function stateDir(commonDir: string): string {
-  return join(commonDir, 'learn')
-}
-
-/** The events file of a repository. */
-export function eventsPath(commonDir: string): string {
-  return join(stateDir(commonDir), 'events.jsonl')
-}
+export { eventsPath, stateDir }
 
 /** Longest note kept in an event; longer notes are cut so a line stays one small atomic write. */
 const MAX_NOTE = 500
 
-/** Append one event as one line, in a single write. */
+/** Append one event as one line, in a single write; its note (if any) redacted of secrets and cut to MAX_NOTE. */
 export function appendEvent(commonDir: string, event: UsageEvent): void {
-  mkdirSync(stateDir(commonDir), { recursive: true })
   const note = event.note !== undefined ? redactSecrets(event.note.replace(/\s+/g, ' ').slice(0, MAX_NOTE)) : undefined
-  const e: UsageEvent = { ...event, ...(note !== undefined ? { note } : {}) }
-  appendFileSync(eventsPath(commonDir), `${JSON.stringify(e)}\n`)
+  appendEventLine(commonDir, { ...event, ...(note !== undefined ? { note } : {}) })
 }
 
 /** Every well-formed event, in file order; malformed or torn lines are skipped. */

@@ -2,7 +2,8 @@ import { isAbsolute, join } from 'node:path'
 import { readEventsSync } from '../../adapters/state/events.js'
 import { readBranchChanges } from '../../adapters/git/fast.js'
 import { readFileBounded } from '../../adapters/store/read-bounded.js'
-import { readFeed, readRecallFeed, readSearchFeed } from '../../adapters/feed/search-index.js'
+import { readFeed, readSearchFeed } from '../../adapters/feed/search-index.js'
+import { readRecallFeed } from '../../adapters/feed/recall.js'
 import { readConfig } from '../../adapters/store/config.js'
 import { readLearningFolder } from '../../adapters/store/folder.js'
 import { DEFAULT_CONFIG } from '../../core/config-schema.js'
@@ -11,7 +12,7 @@ import { FileAccessError, RefusedError, UsageError } from '../../core/errors.js'
 import { FAILURE_FORMS, parseEvalSet, scoreEval } from '../../core/eval.js'
 import type { EvalCase, EvalOutcome } from '../../core/eval.js'
 import { RECALL_MAX_ITEMS, buildRecallIndex, rankRecall } from '../../core/recall-rank.js'
-import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
+import type { RecallIndex } from '../../core/recall-rank.js'
 import { summarizeUsage } from '../../core/usage.js'
 import { buildQueryTerms } from '../../core/terms.js'
 import { ExitCode } from '../context.js'
@@ -70,7 +71,7 @@ function readCases(ctx: Ctx, set: string): EvalCase[] {
   }
 }
 
-const recallOf = (index: RecallIndex | RecallPostings, query: string) => {
+const recallOf = (index: RecallIndex, query: string) => {
   const chosen = rankRecall(index, new Set(buildQueryTerms(query))).slice(0, RECALL_MAX_ITEMS)
   return chosen.map((c) => index.names[c.doc] as string)
 }
@@ -112,13 +113,18 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   } else {
     const feed = await readSearchFeed(ctx.cwd)
     ctx.stderr(warnProblems(feed.problems))
-    const recall = cases.some(measuresRecall) ? (await readRecallFeed(ctx.cwd)).index : undefined
+    const recall = cases.some(measuresRecall) ? await readRecallFeed(ctx.cwd) : undefined
     for (const c of cases)
       outcomes.push({
         ...c,
         ranked: (await feed.rank(c.query, { states: ['active'] }, limit)).map((h) => h.entry.name),
-        ...(recall && measuresRecall(c) ? { recalled: recallOf(recall, c.query) } : {}),
+        ...(recall && measuresRecall(c)
+          ? {
+              recalled: (await recall.rank(new Set(buildQueryTerms(c.query)), RECALL_MAX_ITEMS)).map((r) => r.name),
+            }
+          : {}),
       })
+    recall?.close()
     const config = await readConfig(feed.root, feed.commonDir)
     const { catalog } = await readFeed(ctx.cwd)
     contextTokens = buildContext({
