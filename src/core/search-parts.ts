@@ -1,20 +1,26 @@
 /**
- * The search index written straight into its cached parts (IndexParts: header, sorted terms, each term's postings as
- * JSON, and the documents by short id), byte for byte what `splitIndex(buildIndex(docs))` gives, without building a
- * minisearch index first. At 100,000 learnings minisearch's `add` (a radix tree insert per token), its `toJSON`
- * (a Map of Maps per term, turned into objects) and the garbage they leave took ~12 s of a 38 s rebuild; this reads
- * each document once and keeps one flat array of numbers per term and field.
+ * The search index in the parts the cache holds: the header, the sorted terms, each term's postings in binary
+ * (src/core/search-postings.ts), and the documents by short id. It holds what minisearch's own index over the same
+ * documents holds (its `toJSON`), without building one: at 100,000 learnings minisearch's `add` (a radix tree insert
+ * per token), its `toJSON` and the garbage they leave took ~12 s of a 38 s rebuild; this reads each document once and
+ * keeps one flat array of numbers per term and field.
  *
- * The tokenizer, term processing and fields are those of `indexOptions()`, so a change to them changes both alike;
- * test/unit/core/search-parts.test.ts holds the two outputs equal.
+ * The tokenizer, term processing and fields are those of `indexOptions()`; test/unit/core/search-parts.test.ts holds
+ * the parts equal to minisearch's serialized index.
  */
-import type { IndexDoc, IndexParts, SearchDoc } from './search.js'
-import { indexOptions } from './search.js'
+import type { CatalogEntry, IndexDoc, IndexHeader, SearchDoc } from './search.js'
+import { buildCatalogEntry, buildSearchDoc, indexOptions } from './search.js'
+import type { Learning } from './learning.js'
+import { decodePostings, encodePostings } from './search-postings.js'
+import type { ScoringIndex } from './search-score.js'
 
-/** IndexParts whose postings are made into JSON one term at a time (the writer streams them to the cache file). */
-export interface BuiltParts extends Omit<IndexParts, 'postings'> {
-  /** The postings of `terms[i]` as splitIndex writes them. */
-  postingsJson(i: number): string
+/** The index in parts; the postings are encoded one term at a time (the writer streams them to the cache file). */
+export interface BuiltParts {
+  header: IndexHeader
+  terms: string[]
+  /** The postings of `terms[i]` in binary (src/core/search-postings.ts). */
+  postingsBytes(i: number): Uint8Array
+  docs: (IndexDoc | undefined)[]
 }
 
 /** One posting list: [short, count, short, count, …] in a typed array that doubles when full. */
@@ -40,13 +46,7 @@ function push(list: List, short: number, count: number): void {
  * per occurrence in the field.
  */
 export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
-  const options = indexOptions()
-  const fields = options.fields
-  const tokenize = options.tokenize as (text: string, field?: string) => string[]
-  const processTerm = options.processTerm as (
-    term: string,
-    field?: string,
-  ) => string | string[] | null | undefined | false
+  const { fields, tokenize, processTerm } = indexOptions()
   const fieldIds: Record<string, number> = {}
   fields.forEach((f, i) => (fieldIds[f] = i))
   const averageFieldLength: number[] = []
@@ -59,16 +59,15 @@ export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
     fields.forEach((field, fieldId) => {
       const value = (doc as unknown as Record<string, unknown>)[field]
       if (value == null) return
-      const tokens = tokenize(String(value), field)
+      const tokens = tokenize(String(value))
       const length = new Set(tokens).size
       lengths[fieldId] = length
       const avg = averageFieldLength[fieldId] || 0
       averageFieldLength[fieldId] = (avg * short + length) / (short + 1)
       counts.clear()
       for (const token of tokens) {
-        const processed = processTerm(token, field)
-        if (Array.isArray(processed)) for (const t of processed) counts.set(t, (counts.get(t) ?? 0) + 1)
-        else if (processed) counts.set(processed, (counts.get(processed) ?? 0) + 1)
+        const processed = processTerm(token)
+        if (processed) counts.set(processed, (counts.get(processed) ?? 0) + 1)
       }
       for (const [term, n] of counts) {
         let byField = postings.get(term)
@@ -89,19 +88,28 @@ export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
       serializationVersion: 2,
     },
     terms,
-    postingsJson: (i) => postingsJson(postings.get(terms[i] as string) ?? []),
+    postingsBytes: (i) => encodePostings(postings.get(terms[i] as string) ?? [], fields.length),
     docs: out,
   }
 }
 
-/** `{"<fieldId>":{"<short>":count,…},…}`, keys ascending, as JSON.stringify writes an object of integer keys. */
-function postingsJson(byField: readonly (List | undefined)[]): string {
-  const parts: string[] = []
-  byField.forEach((list, fieldId) => {
-    if (!list) return
-    const pairs: string[] = []
-    for (let i = 0; i < list.n; i += 2) pairs.push(`"${list.data[i]}":${list.data[i + 1]}`)
-    parts.push(`"${fieldId}":{${pairs.join(',')}}`)
-  })
-  return `{${parts.join(',')}}`
+/** Parts built in memory as an index to score. */
+export function partsIndex(parts: BuiltParts): ScoringIndex {
+  const { header } = parts
+  const fieldCount = Object.keys(header.fieldIds).length
+  return {
+    documentCount: header.documentCount,
+    nextId: header.nextId,
+    averageFieldLength: header.averageFieldLength,
+    terms: parts.terms,
+    postings: (i) => decodePostings(parts.postingsBytes(i), fieldCount, header.nextId),
+    docId: (short) => parts.docs[short]?.[0],
+    fieldLength: (short, fieldId) => parts.docs[short]?.[1][fieldId] ?? 0,
+  }
+}
+
+/** Catalog and index of learnings held in memory (`git learn eval --learnings <dir>`), every one in the project tier. */
+export function buildFeed(learnings: readonly Learning[]): { catalog: CatalogEntry[]; index: ScoringIndex } {
+  const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
+  return { catalog, index: partsIndex(buildIndexParts(learnings.map((l, id) => buildSearchDoc(id, l)))) }
 }

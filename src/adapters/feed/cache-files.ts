@@ -53,7 +53,7 @@ export interface TermsFile {
   format: number
   header: IndexHeader
   terms: string[]
-  /** Byte offset of each term's postings in postings-<key>.txt (terms.length + 1 values). */
+  /** Byte offset of each term's postings in postings-<key>.bin (terms.length + 1 values). */
   offsets: number[]
 }
 
@@ -61,7 +61,7 @@ export const files = (dir: string, key: string) => ({
   feed: join(dir, `feed-${key}.json`),
   catalog: join(dir, `catalog-${key}.json`),
   terms: join(dir, `terms-${key}.json`),
-  postings: join(dir, `postings-${key}.txt`),
+  postings: join(dir, `postings-${key}.bin`),
   docs: join(dir, `docs-${key}.bin`),
   recall: join(dir, `recall-${key}.json`),
   project: join(dir, `project-${key}.json`),

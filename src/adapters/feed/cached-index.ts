@@ -1,13 +1,11 @@
 /**
- * A cached index of one key, read lazily: the postings of the terms a query can reach (terms-<key>.json gives their
- * offsets in postings-<key>.txt), the document records of those postings (docs-<key>.bin), and the catalog rows of
- * the hits only.
+ * A cached index of one key, read lazily: the postings of the terms a query reaches (terms-<key>.json gives their
+ * offsets in postings-<key>.bin), the document table (docs-<key>.bin), and the catalog rows of the hits only.
  */
-import { closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs'
-import type MiniSearch from 'minisearch'
-import type { AsPlainObject } from 'minisearch'
-import type { CatalogEntry, CatalogView, DocMeta, IndexDoc, SearchDoc } from '../../core/search.js'
-import type { BuiltParts } from '../../core/search-parts.js'
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
+import type { CatalogEntry, CatalogView, DocMeta } from '../../core/search.js'
+import { decodePostings } from '../../core/search-postings.js'
+import type { ScoringIndex } from '../../core/search-score.js'
 import { files, isObject, readFeedFile, readJson, readSlice } from './cache-files.js'
 import type { FeedFile, TermsFile } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
@@ -57,35 +55,45 @@ export class CachedIndex implements CatalogView {
     return e
   }
 
-  /** An index holding the postings of the terms `query` can reach. */
-  indexFor(query: string, search: typeof import('../../core/search.js')): MiniSearch<SearchDoc> {
+  /**
+   * The index to score: its postings are read from postings-<key>.bin when scoring asks for a term. Throws when a
+   * file does not match the others (a torn or foreign cache): the caller rebuilds.
+   */
+  index(): ScoringIndex {
     const { terms, offsets, header } = this.terms
-    const picked = search.selectIndexTerms(terms, search.buildQueryTerms(query))
-    const fd = openSync(this.f.postings, 'r')
-    try {
-      if (fstatSync(fd).size !== offsets[offsets.length - 1])
-        throw new Error('the postings file does not match its offsets')
-      const entries: AsPlainObject['index'] = picked.map((i) => [
-        terms[i] as string,
-        JSON.parse(
-          readSlice(fd, offsets[i] as number, (offsets[i + 1] as number) - (offsets[i] as number)),
-        ) as AsPlainObject['index'][number][1],
-      ])
-      const table = readFileSync(this.f.docs)
-      const width = 1 + Object.keys(header.fieldIds).length
-      if (table.length !== header.nextId * width * 4) throw new Error('the document table does not match the index')
-      const doc = (short: number): IndexDoc | undefined => {
-        if (!Number.isInteger(short) || short < 0 || short >= header.nextId) return undefined
-        const at = short * width * 4
-        const id = table.readUInt32LE(at)
-        if (id === ABSENT) return undefined
-        const lengths: number[] = []
-        for (let f = 1; f < width; f++) lengths.push(table.readUInt32LE(at + f * 4))
-        return [id, lengths]
-      }
-      return search.joinIndex(header, entries, doc)
-    } finally {
-      closeSync(fd)
+    const postingsSize = statSync(this.f.postings, { throwIfNoEntry: false })?.size
+    if (postingsSize !== offsets[offsets.length - 1]) throw new Error('the postings file does not match its offsets')
+    const table = readFileSync(this.f.docs)
+    const fieldCount = Object.keys(header.fieldIds).length
+    const width = 1 + fieldCount
+    if (table.length !== header.nextId * width * 4) throw new Error('the document table does not match the index')
+    const view = new DataView(table.buffer, table.byteOffset, table.byteLength)
+    const file = this.f.postings
+    return {
+      documentCount: header.documentCount,
+      nextId: header.nextId,
+      averageFieldLength: header.averageFieldLength,
+      terms,
+      postings(i) {
+        const start = offsets[i] as number
+        const bytes = Buffer.allocUnsafe((offsets[i + 1] as number) - start)
+        const fd = openSync(file, 'r')
+        try {
+          for (let got = 0; got < bytes.length;) {
+            const n = readSync(fd, bytes, got, bytes.length - got, start + got)
+            if (n <= 0) throw new Error('the postings file is shorter than its offsets')
+            got += n
+          }
+        } finally {
+          closeSync(fd)
+        }
+        return decodePostings(bytes, fieldCount, header.nextId)
+      },
+      docId(short) {
+        const id = view.getUint32(short * width * 4, true)
+        return id === ABSENT ? undefined : id
+      },
+      fieldLength: (short, fieldId) => view.getUint32((short * width + 1 + fieldId) * 4, true),
     }
   }
 }
@@ -104,22 +112,23 @@ export function readCachedIndex(dir: string, key: string): CachedIndex | undefin
   )
     return undefined
   const terms = t as unknown as TermsFile
-  if (terms.offsets.length !== terms.terms.length + 1) return undefined
+  const h = terms.header
+  const fieldCount = isObject(h.fieldIds) ? Object.keys(h.fieldIds).length : -1
+  if (
+    !Number.isInteger(h.nextId) ||
+    h.nextId < 0 ||
+    typeof h.documentCount !== 'number' ||
+    !Array.isArray(h.averageFieldLength) ||
+    h.averageFieldLength.length > fieldCount ||
+    !h.averageFieldLength.every((a) => typeof a === 'number')
+  )
+    return undefined
+  if (
+    terms.offsets.length !== terms.terms.length + 1 ||
+    !terms.offsets.every((o, i) => Number.isInteger(o) && o >= (terms.offsets[i - 1] ?? 0))
+  )
+    return undefined
   const catalogSize = statSync(f.catalog, { throwIfNoEntry: false })?.size
   if (catalogSize !== feed.catalogBytes) return undefined
   return new CachedIndex(f, feed, terms)
-}
-
-/** An index holding the postings of the terms `query` can reach, from parts just built (no cache file read). */
-export function freshIndexFor(
-  parts: BuiltParts,
-  query: string,
-  search: typeof import('../../core/search.js'),
-): MiniSearch<SearchDoc> {
-  const picked = search.selectIndexTerms(parts.terms, search.buildQueryTerms(query))
-  const entries: AsPlainObject['index'] = picked.map((i) => [
-    parts.terms[i] as string,
-    JSON.parse(parts.postingsJson(i)) as AsPlainObject['index'][number][1],
-  ])
-  return search.joinIndex(parts.header, entries, (short) => parts.docs[short])
 }

@@ -15,10 +15,11 @@
  *   offset of each row in the catalog file;
  * - `catalog-<key>.json`: every catalog entry, one JSON object a line (status and context parse it all; search
  *   reads only the rows of its hits);
- * - `terms-<key>.json`, `postings-<key>.txt` and `docs-<key>.bin`: the minisearch index cut by term (the bytes of
- *   src/core/search.ts splitIndex): a query loads the postings of the terms it can reach, not the whole index, and ranks exactly as
- *   the whole index would; docs-<key>.bin holds each document's id and field lengths by short id, as fixed-width
- *   little-endian uint32 records, so only the documents of those postings are read;
+ * - `terms-<key>.json`, `postings-<key>.bin` and `docs-<key>.bin`: the index cut by term (src/core/search-parts.ts):
+ *   the header and sorted terms with the byte offset of each term's postings, the postings in binary
+ *   (src/core/search-postings.ts), and each document's id and field lengths by short id as fixed-width little-endian
+ *   uint32 records; a query reads the postings of the terms it reaches, not the whole index, and ranks exactly as
+ *   the whole index would;
  * - `project-<key>.json`: every readable file of the project store, unfolded, as a listing row (list, prune),
  *   and the project's problems.
  *
@@ -37,7 +38,8 @@ import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import type { StatusEntry } from '../../core/status.js'
 import { lastKey, readCatalogFile, readFeedFile, readProjectFile, readRecallFile, readSlice } from './cache-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
-import { freshIndexFor, readCachedIndex } from './cached-index.js'
+import { readCachedIndex } from './cached-index.js'
+import { partsIndex } from '../../core/search-parts.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
 import { rebuild } from './rebuild.js'
@@ -119,7 +121,7 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
   const fresh = async () => (built ??= await rebuild(root, commonDir, state))
   const rankFresh = async (query: string, filter?: SearchFilter, limit?: number) => {
     const b = await fresh()
-    return search.rankLearnings(freshIndexFor(b.parts, query, search), b.catalog, query, filter, limit)
+    return search.rankLearnings(partsIndex(b.parts), b.catalog, query, filter, limit)
   }
   if (cached) {
     return {
@@ -130,7 +132,7 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
       async rank(query, filter, limit) {
         if (built) return rankFresh(query, filter, limit)
         try {
-          return search.rankLearnings(cached.indexFor(query, search), cached, query, filter, limit)
+          return search.rankLearnings(cached.index(), cached, query, filter, limit)
         } catch {
           // A torn or foreign cache file: rebuild, and answer from the fresh index.
           return rankFresh(query, filter, limit)

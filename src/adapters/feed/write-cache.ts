@@ -27,7 +27,7 @@ export function writeCache(
     const parts = b.parts
     const offsets: number[] = [0]
     writeAtomicPieces(f.postings, (write) =>
-      parts.terms.forEach((_t, i) => offsets.push((offsets[i] as number) + write(parts.postingsJson(i)))),
+      parts.terms.forEach((_t, i) => offsets.push((offsets[i] as number) + write(parts.postingsBytes(i)))),
     )
     writeAtomic(f.docs, docTable(parts))
     writeAtomic(
