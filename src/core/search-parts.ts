@@ -40,24 +40,26 @@ function push(list: List, short: number, count: number): void {
 }
 
 /**
- * The parts of the index over `docs`, the i-th document getting short id i (as minisearch numbers them).
- * Mirrors minisearch 7's `add`: a field's length is the number of distinct tokens (before term processing), the
- * average field length is updated incrementally in the same order of operations, and each processed term counts once
- * per occurrence in the field.
+ * The index built one document at a time (a rebuild drops each document's text once it is added): the n-th document
+ * added gets short id n, as minisearch numbers them. Mirrors minisearch 7's `add`: a field's length is the number of
+ * distinct tokens (before term processing), the average field length is updated incrementally in the same order of
+ * operations, and each processed term counts once per occurrence in the field.
  */
-export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
-  const { fields, tokenize, processTerm } = indexOptions()
-  const fieldIds: Record<string, number> = {}
-  fields.forEach((f, i) => (fieldIds[f] = i))
-  const averageFieldLength: number[] = []
+export class IndexBuilder {
+  private readonly options = indexOptions()
+  private readonly averageFieldLength: number[] = []
   /** term → its posting list per field. */
-  const postings = new Map<string, (List | undefined)[]>()
-  const out: (IndexDoc | undefined)[] = []
-  const counts = new Map<string, number>()
-  docs.forEach((doc, short) => {
+  private readonly postings = new Map<string, (List | undefined)[]>()
+  private readonly docs: (IndexDoc | undefined)[] = []
+  private readonly counts = new Map<string, number>()
+
+  add(doc: SearchDoc): void {
+    const { fields, tokenize, processTerm } = this.options
+    const { averageFieldLength, postings, counts } = this
+    const short = this.docs.length
     const lengths: number[] = []
     fields.forEach((field, fieldId) => {
-      const value = (doc as unknown as Record<string, unknown>)[field]
+      const value = doc[field]
       if (value == null) return
       const tokens = tokenize(String(value))
       const length = new Set(tokens).size
@@ -75,22 +77,36 @@ export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
         push((byField[fieldId] ??= { data: new Int32Array(4), n: 0 }), short, n)
       }
     })
-    out.push([doc.id, lengths])
-  })
-  const terms = [...postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  return {
-    header: {
-      documentCount: docs.length,
-      nextId: docs.length,
-      fieldIds,
-      averageFieldLength,
-      dirtCount: 0,
-      serializationVersion: 2,
-    },
-    terms,
-    postingsBytes: (i) => encodePostings(postings.get(terms[i] as string) ?? [], fields.length),
-    docs: out,
+    this.docs.push([doc.id, lengths])
   }
+
+  /** The parts of the index over the documents added. */
+  finish(): BuiltParts {
+    const { fields } = this.options
+    const fieldIds: Record<string, number> = {}
+    fields.forEach((f, i) => (fieldIds[f] = i))
+    const terms = [...this.postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    return {
+      header: {
+        documentCount: this.docs.length,
+        nextId: this.docs.length,
+        fieldIds,
+        averageFieldLength: this.averageFieldLength,
+        dirtCount: 0,
+        serializationVersion: 2,
+      },
+      terms,
+      postingsBytes: (i) => encodePostings(this.postings.get(terms[i] as string) ?? [], fields.length),
+      docs: this.docs,
+    }
+  }
+}
+
+/** The parts of the index over `docs`, the i-th document getting short id i. */
+export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
+  const b = new IndexBuilder()
+  for (const d of docs) b.add(d)
+  return b.finish()
 }
 
 /** Parts built in memory as an index to score. */

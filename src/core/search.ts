@@ -11,7 +11,7 @@ import { sectionText } from './sections.js'
 import type { LearningState } from './errors.js'
 import type { Learning } from './learning.js'
 import { isCommitId } from './git-args.js'
-import { triggersOf } from './learning.js'
+import { triggersOf } from './triggers.js'
 import { matchableError } from './normalize-error.js'
 import { buildQueryTerms, processTerm, splitTerms } from './terms.js'
 import { compareCodeUnits } from './compare.js'
@@ -185,12 +185,14 @@ export interface DocMeta {
  */
 export interface CatalogView {
   meta(id: number): DocMeta | undefined
+  /** The tier weight of a document (1 when there is no such document): ranking reads it of every candidate. */
+  weight(id: number): number
   entry(id: number): CatalogEntry | undefined
 }
 
 /** A catalog held in memory as a view. */
 export function catalogView(catalog: readonly CatalogEntry[]): CatalogView {
-  return { meta: (id) => catalog[id], entry: (id) => catalog[id] }
+  return { meta: (id) => catalog[id], weight: (id) => catalog[id]?.weight ?? 1, entry: (id) => catalog[id] }
 }
 
 // Typed queries (a few terms) get prefixes and typo tolerance; pasted logs (many terms) match exactly, which is faster.
@@ -238,11 +240,15 @@ export function rankLearnings(
   const top: Ranked[] = []
   scores.order.forEach((short, seen) => {
     const id = index.docId(short) as number
+    const raw = scores.score[short] as number
+    const score = Math.round(raw * view.weight(id) * 1000) / 1000
+    // Most candidates score below the last place: they are left before their record is read.
+    const last = top.length >= limit ? top[top.length - 1] : undefined
+    if (limit <= 0 || (last && score < last.score)) return
     const meta = view.meta(id)
     if (!keep(meta)) return
-    const raw = scores.score[short] as number
-    const c: Ranked = { id, short, meta, score: Math.round(raw * meta.weight * 1000) / 1000, raw, seen }
-    if (top.length >= limit && (limit <= 0 || cmp(top[top.length - 1] as Ranked, c) <= 0)) return
+    const c: Ranked = { id, short, meta, score, raw, seen }
+    if (last && cmp(last, c) <= 0) return
     let at = top.length
     while (at > 0 && cmp(top[at - 1] as Ranked, c) > 0) at--
     top.splice(at, 0, c)

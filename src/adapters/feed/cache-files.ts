@@ -57,6 +57,9 @@ export interface TermsFile {
   offsets: number[]
 }
 
+/** A short id of docs-<key>.bin that holds no document. */
+export const ABSENT = 0xffffffff
+
 export const files = (dir: string, key: string) => ({
   feed: join(dir, `feed-${key}.json`),
   catalog: join(dir, `catalog-${key}.json`),

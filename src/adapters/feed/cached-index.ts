@@ -6,10 +6,9 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import type { CatalogEntry, CatalogView, DocMeta } from '../../core/search.js'
 import { decodePostings } from '../../core/search-postings.js'
 import type { ScoringIndex } from '../../core/search-score.js'
-import { files, isObject, readFeedFile, readJson, readSlice } from './cache-files.js'
+import { ABSENT, files, isObject, readFeedFile, readJson, readSlice } from './cache-files.js'
 import type { FeedFile, TermsFile } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
-import { ABSENT } from './write-cache.js'
 
 /** The cached index of one key, read lazily: the terms a query reaches, and the rows of its hits. */
 export class CachedIndex implements CatalogView {
@@ -36,6 +35,10 @@ export class CachedIndex implements CatalogView {
       this.metas.set(id, m)
     }
     return m
+  }
+
+  weight(id: number): number {
+    return this.feed.tiers[this.feed.docs.tiers[id] ?? -1]?.weight ?? 1
   }
 
   entry(id: number): CatalogEntry | undefined {

@@ -17,7 +17,7 @@ import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, SearchDoc } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
-import { buildIndexParts } from '../../core/search-parts.js'
+import { IndexBuilder } from '../../core/search-parts.js'
 import type { BuiltParts } from '../../core/search-parts.js'
 import { tryGitAsync } from '../git/run.js'
 import { writeCacheFile } from '../state/cache-file.js'
@@ -75,22 +75,28 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
 const BULK_CHUNK = 10_000
 
 /**
- * Blobs by id, read from git's object store with one `git cat-file --batch` per BULK_CHUNK ids: at 100,000
- * learnings reading the files one by one was a fifth of a rebuild. The next chunk is asked for while this one is
- * taken apart, so git works on the other core. An id git does not answer is left out (the caller reads the file).
+ * The blobs of the clean slots (those with a blob id), BULK_CHUNK slots at a time: `from` is the first slot of the
+ * chunk, `blobs` its blobs by id, read from git's object store with one `git cat-file --batch` (at 100,000 learnings
+ * reading the files one by one was a fifth of a rebuild). The next chunk is asked for while this one is used, so git
+ * works on the other core, and a chunk's bytes are dropped once used. An id git does not answer is left out (the
+ * caller reads the file).
  */
-async function readBlobsInBulk(root: string, oids: readonly string[]): Promise<Map<string, Uint8Array>> {
-  const out = new Map<string, Uint8Array>()
-  if (!oids.length) return out
-  const ask = (from: number) =>
-    tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.slice(from, from + BULK_CHUNK).join('\n')}\n` })
-  let next = ask(0)
-  for (let from = 0; from < oids.length; from += BULK_CHUNK) {
-    const answer = await next
-    if (from + BULK_CHUNK < oids.length) next = ask(from + BULK_CHUNK)
-    if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') out.set(o.oid, o.bytes)
+async function* readBlobsInBulk(
+  root: string,
+  slots: readonly { oid?: string }[],
+): AsyncGenerator<{ from: number; blobs: Map<string, Uint8Array> }> {
+  const ask = async (from: number) => {
+    const oids = slots.slice(from, from + BULK_CHUNK).flatMap((s) => (s.oid === undefined ? [] : [s.oid]))
+    return oids.length ? tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n` }) : undefined
   }
-  return out
+  let next = ask(0)
+  for (let from = 0; from < slots.length; from += BULK_CHUNK) {
+    const answer = await next
+    if (from + BULK_CHUNK < slots.length) next = ask(from + BULK_CHUNK)
+    const blobs = new Map<string, Uint8Array>()
+    if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') blobs.set(o.oid, o.bytes)
+    yield { from, blobs }
+  }
 }
 
 /**
@@ -132,87 +138,16 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     return hazards.length ? withheldReason(hazards) : undefined
   }
   type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
-  const project: Item[] = []
   const projectFile: ProjectFile = { rows: [], problems: [] }
-  // A file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its blob id in the
-  // index; the others (edited, untracked, ignored) from the work tree.
-  type Slot = { path: string; oid?: string; bytes?: Buffer; result?: ParsedFile }
-  const slots: Slot[] = []
-  for (const st of STATES) {
-    for (const file of storeFiles(root, st)) {
-      const path = `${STORE_DIR}/${st}/${file}`
-      try {
-        const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
-        if (clean) {
-          if (clean.mode === '120000') throw new Error('is a symbolic link; the store holds only regular files')
-          slots.push({ path, oid: clean.oid })
-        } else {
-          if (lstatSync(join(root, path)).isSymbolicLink())
-            throw new Error('is a symbolic link; the store holds only regular files')
-          const bytes = readFileSync(join(root, path))
-          slots.push({ path, bytes })
-        }
-      } catch (err) {
-        slots.push({ path, result: { problem: (err as Error).message } })
-      }
-    }
-  }
-  const blobs = await readBlobsInBulk(
-    root,
-    slots.flatMap((s) => (s.oid && !s.result ? [s.oid] : [])),
-  )
-  for (const slot of slots) {
-    let result = slot.result
-    if (!result) {
-      const { path, oid } = slot
-      try {
-        const bytes =
-          slot.bytes ??
-          asInWorkTree(root, path, oid === undefined ? undefined : blobs.get(oid)) ??
-          readFileSync(join(root, path))
-        const text = store.decodeLearningBytes(bytes, path)
-        const l = learning.parseLearning(text, path)
-        const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-        result = {
-          entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1),
-          row: summarize(l),
-          doc,
-          hash: sources.contentHash(l),
-        }
-        // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
-        // but never fed to an agent (search, context, recall).
-        const withheld = await screen(l.name, text)
-        if (withheld) result.withheld = withheld
-      } catch (err) {
-        const e = err as { reason?: string; message?: string }
-        result = { problem: e.reason ?? e.message ?? String(err) }
-      }
-    }
-    const { path } = slot
-    if (result.withheld) {
-      problems.push({ path, reason: result.withheld })
-      if (result.row)
-        projectFile.rows.push({
-          row: result.row,
-          created: result.entry?.created ?? null,
-          supersedes: result.entry?.supersedes ?? [],
-        })
-    } else if (result.entry && result.doc && result.hash) {
-      project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
-      if (result.row)
-        projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
-    } else {
-      problems.push({ path, reason: result.problem ?? 'unreadable' })
-      projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
-    }
-  }
 
-  // Tiers (section 9): active learnings read from each pinned commit's git objects. A commit never changes, so its
-  // entries, index documents and content hashes are cached under its id (tier-items-<commit>-<stamp>.json) and a
-  // rebuild after a project change does not parse, normalize or hash the tier's learnings again.
+  // Tiers (section 9) first: active learnings read from each pinned commit's git objects. A commit never changes, so
+  // its entries, index documents and content hashes are cached under its id (tier-items-<commit>-<stamp>.json) and a
+  // rebuild after a project change does not parse, normalize or hash the tier's learnings again. Read before the
+  // project so that the project's learnings can be folded and indexed as they are read, and their text dropped.
   const groups: { tier: string; weight: number; items: Item[] }[] = [
-    { tier: sources.PROJECT_TIER, weight: 1, items: project },
+    { tier: sources.PROJECT_TIER, weight: 1, items: [] },
   ]
+  const tierProblems: Problem[] = []
   let volatile = false
   if (config.tiers.length) {
     const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([
@@ -223,7 +158,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     const repo = await openRepo(root)
     const onWarning = (w: { path: string; reason: string }) => {
       const p = tiers.tierProblem(w)
-      problems.push({ path: p.path, reason: p.reason })
+      tierProblems.push({ path: p.path, reason: p.reason })
       if (w.path.startsWith(TIER_REF_PREFIX)) volatile = true
     }
     const pins = await tiers.readTierPins(repo, onWarning)
@@ -263,13 +198,14 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     }
   }
 
-  // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does.
+  // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does: the tiers
+  // heavier than the project claim their contents first, the project's learnings as they are read, then the others.
   const order = [...groups.keys()].sort(
     (a, b) => (groups[b] as (typeof groups)[number]).weight - (groups[a] as (typeof groups)[number]).weight || a - b,
   )
   const seen = new Set<string>()
   const keptByGroup = new Map<number, Item[]>()
-  for (const g of order)
+  const claim = (g: number) =>
     keptByGroup.set(
       g,
       (groups[g] as (typeof groups)[number]).items.filter((it) => {
@@ -278,20 +214,96 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
         return true
       }),
     )
+  const projectAt = order.indexOf(0)
+  for (const g of order.slice(0, projectAt)) claim(g)
+
   const catalog: CatalogEntry[] = []
-  const docs: SearchDoc[] = []
+  const index = new IndexBuilder()
   const columns: DocColumns = { names: [], states: [], types: [], tiers: [] }
-  groups.forEach((_g, gi) => {
-    for (const it of keptByGroup.get(gi) ?? []) {
-      docs.push({ id: catalog.length, ...it.doc })
-      catalog.push(it.entry)
-      columns.names.push(it.entry.name)
-      columns.states.push(it.entry.state)
-      columns.types.push(it.entry.type)
-      columns.tiers.push(gi)
+  const add = (gi: number, entry: CatalogEntry, doc: Omit<SearchDoc, 'id'>) => {
+    index.add({ id: catalog.length, ...doc })
+    catalog.push(entry)
+    columns.names.push(entry.name)
+    columns.states.push(entry.state)
+    columns.types.push(entry.type)
+    columns.tiers.push(gi)
+  }
+
+  // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
+  // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each file is parsed, screened,
+  // folded and indexed as it comes, so only one chunk of texts is held at a time.
+  type Slot = { path: string; oid?: string; problem?: string }
+  const slots: Slot[] = []
+  for (const st of STATES) {
+    for (const file of storeFiles(root, st)) {
+      const path = `${STORE_DIR}/${st}/${file}`
+      const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
+      if (clean?.mode === '120000')
+        slots.push({ path, problem: 'is a symbolic link; the store holds only regular files' })
+      else slots.push({ path, oid: clean?.oid })
     }
+  }
+  const parse = async (slot: Slot, blob: Uint8Array | undefined): Promise<ParsedFile> => {
+    if (slot.problem) return { problem: slot.problem }
+    const { path, oid } = slot
+    try {
+      let bytes = oid === undefined ? undefined : asInWorkTree(root, path, blob)
+      if (!bytes) {
+        if (oid === undefined && lstatSync(join(root, path)).isSymbolicLink())
+          throw new Error('is a symbolic link; the store holds only regular files')
+        bytes = readFileSync(join(root, path))
+      }
+      const text = store.decodeLearningBytes(bytes, path)
+      const l = learning.parseLearning(text, path)
+      const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+      const result: ParsedFile = {
+        entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1),
+        row: summarize(l),
+        doc,
+        hash: sources.contentHash(l),
+      }
+      // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
+      // but never fed to an agent (search, context, recall).
+      const withheld = await screen(l.name, text)
+      if (withheld) result.withheld = withheld
+      return result
+    } catch (err) {
+      const e = err as { reason?: string; message?: string }
+      return { problem: e.reason ?? e.message ?? String(err) }
+    }
+  }
+  for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
+    for (const slot of slots.slice(from, from + BULK_CHUNK)) {
+      const result = await parse(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid))
+      const { path } = slot
+      if (result.withheld) {
+        problems.push({ path, reason: result.withheld })
+        if (result.row)
+          projectFile.rows.push({
+            row: result.row,
+            created: result.entry?.created ?? null,
+            supersedes: result.entry?.supersedes ?? [],
+          })
+      } else if (result.entry && result.doc && result.hash) {
+        if (!seen.has(result.hash)) {
+          seen.add(result.hash)
+          add(0, result.entry, result.doc)
+        }
+        if (result.row)
+          projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
+      } else {
+        problems.push({ path, reason: result.problem ?? 'unreadable' })
+        projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
+      }
+    }
+  }
+  problems.push(...tierProblems)
+
+  for (const g of order.slice(projectAt + 1)) claim(g)
+  groups.forEach((_g, gi) => {
+    if (gi > 0) for (const it of keptByGroup.get(gi) ?? []) add(gi, it.entry, it.doc)
   })
-  const parts = buildIndexParts(docs)
+  const parts = index.finish()
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
   const built: Built = { catalog, problems, parts, recall, recallIds, project: projectFile }
   writeCache(dir, state.key, {

@@ -39,10 +39,8 @@ import type { StatusEntry } from '../../core/status.js'
 import { lastKey, readCatalogFile, readFeedFile, readProjectFile, readRecallFile, readSlice } from './cache-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { readCachedIndex } from './cached-index.js'
-import { partsIndex } from '../../core/search-parts.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
-import { rebuild } from './rebuild.js'
 import type { Built } from './rebuild.js'
 import { readStatusFile } from './status-file.js'
 
@@ -64,6 +62,11 @@ export interface Feed extends FeedBase {
 export interface SearchFeed extends FeedBase {
   /** Rank learnings for a query (src/core/search.ts rankLearnings over the cached index). */
   rank(query: string, filter?: SearchFilter, limit?: number): Promise<SearchHit[]>
+}
+
+/** Rebuild the cache (loaded only then: a warm command does not load the rebuild's modules). */
+async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
+  return (await import('./rebuild.js')).rebuild(root, commonDir, state)
 }
 
 // Each reader starts the two git processes of the key, then, while they run, reads the cache files of the last key
@@ -121,6 +124,7 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
   const fresh = async () => (built ??= await rebuild(root, commonDir, state))
   const rankFresh = async (query: string, filter?: SearchFilter, limit?: number) => {
     const b = await fresh()
+    const { partsIndex } = await import('../../core/search-parts.js')
     return search.rankLearnings(partsIndex(b.parts), b.catalog, query, filter, limit)
   }
   if (cached) {

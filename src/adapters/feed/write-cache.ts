@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { BuiltParts } from '../../core/search-parts.js'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
-import { files } from './cache-files.js'
+import { ABSENT, files } from './cache-files.js'
 import type { DocColumns, FeedFile, RecallFile, TermsFile } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 import type { Built } from './rebuild.js'
@@ -76,8 +76,6 @@ export function writeCache(
     // A read-only git dir only costs speed: the next command rebuilds again.
   }
 }
-
-export const ABSENT = 0xffffffff
 
 /** docs-<key>.bin: per short id, the document's id (ABSENT: none) and its field lengths, uint32 little-endian. */
 function docTable(parts: BuiltParts): Buffer {
