@@ -12,47 +12,52 @@ import { CACHE_FORMAT } from './feed-key.js'
 
 /** The cached index of one key, read lazily: the terms a query reaches, and the rows of its hits. */
 export class CachedIndex implements CatalogView {
-  /** The record of each document, made when ranking first asks for it. */
-  private readonly metas = new Map<number, DocMeta>()
+  /** The catalog rows read so far (ranking reads those of the candidates that can enter the top). */
   private readonly entries = new Map<number, CatalogEntry>()
+  /** The catalog file, open while ranking reads its rows (close() closes it). */
+  private fd: number | undefined
 
   constructor(
     private readonly f: ReturnType<typeof files>,
     readonly feed: FeedFile,
     private readonly terms: TermsFile,
+    /** rows-<key>.bin: count + 1 row offsets, then count tiers. */
+    private readonly rows: DataView,
   ) {}
 
+  private tierOf(id: number) {
+    return Number.isInteger(id) && id >= 0 && id < this.feed.count
+      ? this.feed.tiers[this.rows.getUint32((this.feed.count + 1 + id) * 4, true)]
+      : undefined
+  }
+
   meta(id: number): DocMeta | undefined {
-    let m = this.metas.get(id)
-    if (!m) {
-      const { names, states, types, tiers } = this.feed.docs
-      const name = names[id]
-      const state = states[id]
-      const type = types[id]
-      if (name === undefined || state === undefined || type === undefined) return undefined
-      const t = this.feed.tiers[tiers[id] ?? -1]
-      m = { name, state, type, tier: t?.tier ?? '?', weight: t?.weight ?? 1 }
-      this.metas.set(id, m)
-    }
-    return m
+    const e = this.entry(id)
+    if (!e) return undefined
+    const t = this.tierOf(id)
+    return { name: e.name, state: e.state, type: e.type, tier: t?.tier ?? '?', weight: t?.weight ?? 1 }
+  }
+
+  /** Close the catalog file if a row was read. */
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
   }
 
   weight(id: number): number {
-    return this.feed.tiers[this.feed.docs.tiers[id] ?? -1]?.weight ?? 1
+    return this.tierOf(id)?.weight ?? 1
   }
 
   entry(id: number): CatalogEntry | undefined {
-    const start = this.feed.rows[id]
-    const end = this.feed.rows[id + 1]
-    if (start === undefined || end === undefined) return undefined
+    if (!Number.isInteger(id) || id < 0 || id >= this.feed.count) return undefined
     let e = this.entries.get(id)
     if (!e) {
-      const fd = openSync(this.f.catalog, 'r')
-      try {
-        e = JSON.parse(readSlice(fd, start, end - start - 2)) as CatalogEntry
-      } finally {
-        closeSync(fd)
-      }
+      const start = this.rows.getUint32(id * 4, true)
+      const end = this.rows.getUint32((id + 1) * 4, true)
+      if (end < start + 2 || end > this.feed.catalogBytes) throw new Error('the row offsets do not match the catalog')
+      this.fd ??= openSync(this.f.catalog, 'r')
+      e = JSON.parse(readSlice(this.fd, start, end - start - 2)) as CatalogEntry
+      if (!isObject(e) || typeof e.name !== 'string') throw new Error('a catalog row is not an entry')
       this.entries.set(id, e)
     }
     return e
@@ -72,6 +77,7 @@ export class CachedIndex implements CatalogView {
     if (table.length !== header.nextId * width * 4) throw new Error('the document table does not match the index')
     const view = new DataView(table.buffer, table.byteOffset, table.byteLength)
     const file = this.f.postings
+    const count = this.feed.count
     return {
       documentCount: header.documentCount,
       nextId: header.nextId,
@@ -93,8 +99,10 @@ export class CachedIndex implements CatalogView {
         return decodePostings(bytes, fieldCount, header.nextId)
       },
       docId(short) {
+        // Every short id of a table we wrote names a catalog entry: anything else is a foreign or damaged file.
         const id = view.getUint32(short * width * 4, true)
-        return id === ABSENT ? undefined : id
+        if (id === ABSENT || id >= count) throw new Error('the document table names no catalog entry')
+        return id
       },
       fieldLength: (short, fieldId) => view.getUint32((short * width + 1 + fieldId) * 4, true),
     }
@@ -133,5 +141,12 @@ export function readCachedIndex(dir: string, key: string): CachedIndex | undefin
     return undefined
   const catalogSize = statSync(f.catalog, { throwIfNoEntry: false })?.size
   if (catalogSize !== feed.catalogBytes) return undefined
-  return new CachedIndex(f, feed, terms)
+  let rows: Buffer
+  try {
+    rows = readFileSync(f.rows)
+  } catch {
+    return undefined
+  }
+  if (rows.length !== (2 * feed.count + 1) * 4) return undefined
+  return new CachedIndex(f, feed, terms, new DataView(rows.buffer, rows.byteOffset, rows.byteLength))
 }

@@ -22,7 +22,7 @@ import type { BuiltParts } from '../../core/search-parts.js'
 import { tryGitAsync } from '../git/run.js'
 import { writeCacheFile } from '../state/cache-file.js'
 import { isObject, readJson } from './cache-files.js'
-import type { DocColumns, Problem, ProjectFile } from './cache-files.js'
+import type { Problem, ProjectFile } from './cache-files.js'
 import { CACHE_FORMAT, cacheDir, codeStamp, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
 import { writeCache } from './write-cache.js'
@@ -219,14 +219,12 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
 
   const catalog: CatalogEntry[] = []
   const index = new IndexBuilder()
-  const columns: DocColumns = { names: [], states: [], types: [], tiers: [] }
+  /** The source (position in groups) of each catalog entry. */
+  const tierOf: number[] = []
   const add = (gi: number, entry: CatalogEntry, doc: Omit<SearchDoc, 'id'>) => {
     index.add({ id: catalog.length, ...doc })
     catalog.push(entry)
-    columns.names.push(entry.name)
-    columns.states.push(entry.state)
-    columns.types.push(entry.type)
-    columns.tiers.push(gi)
+    tierOf.push(gi)
   }
 
   // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
@@ -308,7 +306,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const built: Built = { catalog, problems, parts, recall, recallIds, project: projectFile }
   writeCache(dir, state.key, {
     ...built,
-    columns,
+    tierOf,
     tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })),
     volatile,
   })

@@ -140,6 +140,8 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
         } catch {
           // A torn or foreign cache file: rebuild, and answer from the fresh index.
           return rankFresh(query, filter, limit)
+        } finally {
+          cached.close()
         }
       },
     }

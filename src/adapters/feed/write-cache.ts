@@ -7,7 +7,7 @@ import type { BuiltParts } from '../../core/search-parts.js'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
 import { ABSENT, files } from './cache-files.js'
-import type { DocColumns, FeedFile, RecallFile, TermsFile } from './cache-files.js'
+import type { FeedFile, RecallFile, TermsFile } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 import type { Built } from './rebuild.js'
 import { statusFile } from './status-file.js'
@@ -15,7 +15,7 @@ import { statusFile } from './status-file.js'
 export function writeCache(
   dir: string,
   key: string,
-  b: Built & { columns: DocColumns; tiers: FeedFile['tiers']; volatile: boolean },
+  b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean },
 ): void {
   try {
     mkdirSync(dir, { recursive: true })
@@ -48,6 +48,7 @@ export function writeCache(
       pos += write('\n]\n')
     })
     const catalogBytes = pos
+    writeAtomic(f.rows, rowTable(rows, b.tierOf))
     const recallFile: RecallFile = {
       format: CACHE_FORMAT,
       key,
@@ -65,8 +66,7 @@ export function writeCache(
         key,
         problems: b.problems,
         tiers: b.tiers,
-        docs: b.columns,
-        rows,
+        count: b.catalog.length,
         catalogBytes,
         ...(b.volatile ? { volatile: true } : {}),
       } satisfies FeedFile),
@@ -75,6 +75,18 @@ export function writeCache(
   } catch {
     // A read-only git dir only costs speed: the next command rebuilds again.
   }
+}
+
+/**
+ * rows-<key>.bin: the byte offset of each catalog row and one past the last row's separator (count + 1 values), then
+ * each entry's tier (its position in the feed file's tiers), uint32 little-endian: ranking reads the tier (its weight)
+ * of every candidate and the rows of the few that can enter the top.
+ */
+function rowTable(rows: readonly number[], tierOf: readonly number[]): Buffer {
+  const buf = Buffer.alloc((rows.length + tierOf.length) * 4)
+  rows.forEach((r, i) => buf.writeUInt32LE(r, i * 4))
+  tierOf.forEach((t, i) => buf.writeUInt32LE(t, (rows.length + i) * 4))
+  return buf
 }
 
 /** docs-<key>.bin: per short id, the document's id (ABSENT: none) and its field lengths, uint32 little-endian. */
