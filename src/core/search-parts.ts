@@ -52,24 +52,27 @@ export class IndexBuilder {
   private readonly postings = new Map<string, (List | undefined)[]>()
   private readonly docs: (IndexDoc | undefined)[] = []
   private readonly counts = new Map<string, number>()
+  private readonly raw = new Map<string, number>()
 
   add(doc: SearchDoc): void {
     const { fields, tokenize, processTerm } = this.options
-    const { averageFieldLength, postings, counts } = this
+    const { averageFieldLength, postings, counts, raw } = this
     const short = this.docs.length
     const lengths: number[] = []
     fields.forEach((field, fieldId) => {
       const value = doc[field]
       if (value == null) return
-      const tokens = tokenize(String(value))
-      const length = new Set(tokens).size
+      // Each distinct token once: its count, then its term (processing a token is the costly part).
+      raw.clear()
+      for (const token of tokenize(String(value))) raw.set(token, (raw.get(token) ?? 0) + 1)
+      const length = raw.size
       lengths[fieldId] = length
       const avg = averageFieldLength[fieldId] || 0
       averageFieldLength[fieldId] = (avg * short + length) / (short + 1)
       counts.clear()
-      for (const token of tokens) {
+      for (const [token, n] of raw) {
         const processed = processTerm(token)
-        if (processed) counts.set(processed, (counts.get(processed) ?? 0) + 1)
+        if (processed) counts.set(processed, (counts.get(processed) ?? 0) + n)
       }
       for (const [term, n] of counts) {
         let byField = postings.get(term)

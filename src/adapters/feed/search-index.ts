@@ -11,10 +11,10 @@
  * file.
  *
  * The files of one key, written by a rebuild (feed-<key>.json last: it marks the set complete):
- * - `feed-<key>.json`: problems (unreadable learnings), tiers, per document [name, state, type, tier], and the byte
- *   offset of each row in the catalog file;
+ * - `feed-<key>.json`: problems (unreadable learnings), tiers, the number of catalog entries and the catalog's size;
  * - `catalog-<key>.json`: every catalog entry, one JSON object a line (status and context parse it all; search
- *   reads only the rows of its hits);
+ *   reads only the rows of the candidates that can enter its top);
+ * - `rows-<key>.bin`: the byte offset of each catalog row and each entry's tier, uint32 little-endian;
  * - `terms-<key>.json`, `postings-<key>.bin` and `docs-<key>.bin`: the index cut by term (src/core/search-parts.ts):
  *   the header and sorted terms with the byte offset of each term's postings, the postings in binary
  *   (src/core/search-postings.ts), and each document's id and field lengths by short id as fixed-width little-endian
@@ -24,9 +24,8 @@
  *   and the project's problems.
  *
  * A rebuild reads the clean files of the store in bulk from git's object store (one `git cat-file --batch` per
- * 10,000 blob ids of the index) and the others from the work tree, and writes the index's parts straight
- * (src/core/search-parts.ts) without building a minisearch index first. A corrupt, torn or foreign cache file is a
- * miss, never an error.
+ * 10,000 blob ids of the index) and the others from the work tree, parsing, folding and indexing each file as it
+ * comes (src/core/search-parts.ts IndexBuilder). A corrupt, torn or foreign cache file is a miss, never an error.
  *
  * The modules: feed-key.ts (the key), cache-files.ts (the files and their readers), rebuild.ts (read, fold, index),
  * write-cache.ts, cached-index.ts (a query's postings), status-file.ts, config-cache.ts; this file holds the readers
