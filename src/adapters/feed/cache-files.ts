@@ -44,6 +44,16 @@ export interface TermsFile {
   terms: string[]
   /** Byte offset of each term's postings in postings-<key>.bin (terms.length + 1 values). */
   offsets: number[]
+  /**
+   * The key's index only: each tier's index merged with the project's at query time (src/core/search-merge.ts), by
+   * the file name its files start with, and the catalog id of each of its documents (-1: hidden by the fold).
+   */
+  tiers?: TierIndexRef[]
+}
+
+export interface TierIndexRef {
+  index: string
+  map: number[]
 }
 
 /** A short id of docs-<key>.bin that holds no document. */

@@ -2,13 +2,14 @@
  * A cached index of one key, read lazily: the postings of the terms a query reaches (terms-<key>.json gives their
  * offsets in postings-<key>.bin), the document table (docs-<key>.bin), and the catalog rows of the hits only.
  */
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import type { CatalogEntry, CatalogView, DocMeta } from '../../core/search.js'
-import { decodePostings } from '../../core/search-postings.js'
+import { mappedPart, mergeIndexes } from '../../core/search-merge.js'
 import type { ScoringIndex } from '../../core/search-score.js'
-import { ABSENT, files, isObject, readFeedFile, readJson, readSlice } from './cache-files.js'
+import { files, isObject, readFeedFile, readSlice } from './cache-files.js'
 import type { FeedFile, TermsFile } from './cache-files.js'
-import { CACHE_FORMAT } from './feed-key.js'
+import { openIndex, readIndexTerms, tierIndexFiles } from './index-files.js'
 
 /** The cached index of one key, read lazily: the terms a query reaches, and the rows of its hits. */
 export class CachedIndex implements CatalogView {
@@ -18,6 +19,7 @@ export class CachedIndex implements CatalogView {
   private fd: number | undefined
 
   constructor(
+    private readonly dir: string,
     private readonly f: ReturnType<typeof files>,
     readonly feed: FeedFile,
     private readonly terms: TermsFile,
@@ -64,48 +66,27 @@ export class CachedIndex implements CatalogView {
   }
 
   /**
-   * The index to score: its postings are read from postings-<key>.bin when scoring asks for a term. Throws when a
-   * file does not match the others (a torn or foreign cache): the caller rebuilds.
+   * The index to score: the project's (postings-<key>.bin) merged with each tier's (built once per pinned commit),
+   * their postings read when scoring asks for a term. Throws when a file does not match the others (a torn or
+   * foreign cache): the caller rebuilds.
    */
   index(): ScoringIndex {
-    const { terms, offsets, header } = this.terms
-    const postingsSize = statSync(this.f.postings, { throwIfNoEntry: false })?.size
-    if (postingsSize !== offsets[offsets.length - 1]) throw new Error('the postings file does not match its offsets')
-    const table = readFileSync(this.f.docs)
-    const fieldCount = Object.keys(header.fieldIds).length
-    const width = 1 + fieldCount
-    if (table.length !== header.nextId * width * 4) throw new Error('the document table does not match the index')
-    const view = new DataView(table.buffer, table.byteOffset, table.byteLength)
-    const file = this.f.postings
-    const count = this.feed.count
-    return {
-      documentCount: header.documentCount,
-      nextId: header.nextId,
-      averageFieldLength: header.averageFieldLength,
-      terms,
-      postings(i) {
-        const start = offsets[i] as number
-        const bytes = Buffer.allocUnsafe((offsets[i + 1] as number) - start)
-        const fd = openSync(file, 'r')
-        try {
-          for (let got = 0; got < bytes.length;) {
-            const n = readSync(fd, bytes, got, bytes.length - got, start + got)
-            if (n <= 0) throw new Error('the postings file is shorter than its offsets')
-            got += n
-          }
-        } finally {
-          closeSync(fd)
-        }
-        return decodePostings(bytes, fieldCount, header.nextId)
-      },
-      docId(short) {
-        // Every short id of a table we wrote names a catalog entry: anything else is a foreign or damaged file.
-        const id = view.getUint32(short * width * 4, true)
-        if (id === ABSENT || id >= count) throw new Error('the document table names no catalog entry')
-        return id
-      },
-      fieldLength: (short, fieldId) => view.getUint32((short * width + 1 + fieldId) * 4, true),
-    }
+    const project = openIndex(this.f, this.terms, this.feed.count)
+    const tiers = this.terms.tiers ?? []
+    if (!tiers.length) return project
+    return mergeIndexes([
+      { index: project, idOf: (s) => project.docId(s) },
+      ...tiers.map((t) => {
+        if (!/^tier-index-[0-9a-f]{40,64}-[0-9a-f]{12}$/.test(t.index)) throw new Error('a tier index is misnamed')
+        const files = tierIndexFiles(join(this.dir, t.index))
+        const terms = readIndexTerms(files.terms)
+        if (!terms || terms.header.nextId !== t.map.length) throw new Error('a tier index is missing or damaged')
+        const count = this.feed.count
+        if (!t.map.every((id) => Number.isInteger(id) && id >= -1 && id < count))
+          throw new Error('a tier map is damaged')
+        return mappedPart(openIndex(files, terms, t.map.length), t.map)
+      }),
+    ])
   }
 }
 
@@ -113,32 +94,9 @@ export function readCachedIndex(dir: string, key: string): CachedIndex | undefin
   const feed = readFeedFile(dir, key)
   if (!feed) return undefined
   const f = files(dir, key)
-  const t = readJson(f.terms)
-  if (
-    !isObject(t) ||
-    t['format'] !== CACHE_FORMAT ||
-    !isObject(t['header']) ||
-    !Array.isArray(t['terms']) ||
-    !Array.isArray(t['offsets'])
-  )
-    return undefined
-  const terms = t as unknown as TermsFile
-  const h = terms.header
-  const fieldCount = isObject(h.fieldIds) ? Object.keys(h.fieldIds).length : -1
-  if (
-    !Number.isInteger(h.nextId) ||
-    h.nextId < 0 ||
-    typeof h.documentCount !== 'number' ||
-    !Array.isArray(h.averageFieldLength) ||
-    h.averageFieldLength.length > fieldCount ||
-    !h.averageFieldLength.every((a) => typeof a === 'number')
-  )
-    return undefined
-  if (
-    terms.offsets.length !== terms.terms.length + 1 ||
-    !terms.offsets.every((o, i) => Number.isInteger(o) && o >= (terms.offsets[i - 1] ?? 0))
-  )
-    return undefined
+  const terms = readIndexTerms(f.terms)
+  if (!terms || (terms.tiers !== undefined && !Array.isArray(terms.tiers))) return undefined
+  if (terms.tiers?.some((t) => !isObject(t) || typeof t.index !== 'string' || !Array.isArray(t.map))) return undefined
   const catalogSize = statSync(f.catalog, { throwIfNoEntry: false })?.size
   if (catalogSize !== feed.catalogBytes) return undefined
   let rows: Buffer
@@ -148,5 +106,5 @@ export function readCachedIndex(dir: string, key: string): CachedIndex | undefin
     return undefined
   }
   if (rows.length !== (2 * feed.count + 1) * 4) return undefined
-  return new CachedIndex(f, feed, terms, new DataView(rows.buffer, rows.byteOffset, rows.byteLength))
+  return new CachedIndex(dir, f, feed, terms, new DataView(rows.buffer, rows.byteOffset, rows.byteLength))
 }

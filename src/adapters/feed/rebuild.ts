@@ -10,18 +10,20 @@
  * write-cache.ts.
  */
 import { createHash } from 'node:crypto'
-import { lstatSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, SearchDoc } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
-import { IndexBuilder } from '../../core/search-parts.js'
+import { IndexBuilder, partsIndex } from '../../core/search-parts.js'
+import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts } from '../../core/search-parts.js'
 import { tryGitAsync } from '../git/run.js'
 import { writeCacheFile } from '../state/cache-file.js'
 import { isObject, readJson } from './cache-files.js'
+import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { CACHE_FORMAT, cacheDir, codeStamp, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
@@ -50,8 +52,10 @@ function withheldReason(hazards: readonly { kind: string; line: number }[]): str
 export interface Built {
   catalog: CatalogEntry[]
   problems: Problem[]
-  /** The index in the parts its cache files hold (src/core/search-parts.ts). */
+  /** The project's index in the parts its cache files hold (src/core/search-parts.ts). */
   parts: BuiltParts
+  /** Each tier's index (built once per pinned commit), and the catalog id of each of its documents (-1: folded). */
+  tierIndexes: { name: string; index: ScoringIndex; map: Int32Array }[]
   recall: RecallIndex
   /** The catalog position of each recall entry. */
   recallIds: number[]
@@ -137,16 +141,19 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     }
     return hazards.length ? withheldReason(hazards) : undefined
   }
-  type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
+  type Item = { entry: CatalogEntry; hash: string }
   const projectFile: ProjectFile = { rows: [], problems: [] }
 
   // Tiers (section 9) first: active learnings read from each pinned commit's git objects. A commit never changes, so
-  // its entries, index documents and content hashes are cached under its id (tier-items-<commit>-<stamp>.json) and a
-  // rebuild after a project change does not parse, normalize or hash the tier's learnings again. Read before the
-  // project so that the project's learnings can be folded and indexed as they are read, and their text dropped.
+  // its entries and content hashes are cached under its id (tier-items-<commit>-<code>.json), and so is its search
+  // index (tier-index-<commit>-<code>.*, merged with the project's at query time): a rebuild after a project change
+  // does not parse, normalize, hash or index the tier's learnings again. Read before the project so that the
+  // project's learnings can be folded and indexed as they are read, and their text dropped.
   const groups: { tier: string; weight: number; items: Item[] }[] = [
     { tier: sources.PROJECT_TIER, weight: 1, items: [] },
   ]
+  /** Each tier's index, by group (none for the project). */
+  const groupIndexes: ({ name: string; index: ScoringIndex } | undefined)[] = [undefined]
   const tierProblems: Problem[] = []
   let volatile = false
   if (config.tiers.length) {
@@ -163,21 +170,42 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     }
     const pins = await tiers.readTierPins(repo, onWarning)
     const keep = new Set<string>()
+    const stamp = codeStamp(createHash).slice(0, 12)
     for (const pin of pins) {
-      const file = join(dir, `tier-items-${pin.commit}-${codeStamp(createHash).slice(0, 12)}.json`)
-      keep.add(file)
-      let cached = readTierItems(file, pin.commit)
-      if (!cached) {
+      const itemsName = `tier-items-${pin.commit}-${stamp}.json`
+      const indexName = `tier-index-${pin.commit}-${stamp}`
+      const indexFiles = tierIndexFiles(join(dir, indexName))
+      keep.add(itemsName)
+      keep.add(indexName)
+      let cached = readTierItems(join(dir, itemsName), pin.commit)
+      let index: ScoringIndex | undefined
+      const terms = cached && readIndexTerms(indexFiles.terms)
+      if (cached && terms && terms['commit'] === pin.commit && terms.header.nextId === cached.items.length)
+        try {
+          index = openIndex(indexFiles, terms, cached.items.length)
+        } catch {
+          // Damaged: read the tier again.
+        }
+      if (!cached || !index) {
         // Not readTierLearningsCached: its copy of every parsed learning would double what tier-items holds.
         const scan = await tiers.readTierLearnings(repo.git, pin.tier, pin.commit, await loadLearningValidator())
+        const builder = new IndexBuilder()
         cached = {
-          items: scan.learnings.map((l) => {
-            const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-            return { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, doc, hash: sources.contentHash(l) }
+          items: scan.learnings.map((l, i) => {
+            builder.add(search.buildSearchDoc(i, l))
+            return { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, hash: sources.contentHash(l) }
           }),
           warnings: scan.warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
         }
-        writeTierItems(file, pin.commit, cached)
+        const parts = builder.finish()
+        index = partsIndex(parts)
+        try {
+          mkdirSync(dir, { recursive: true })
+          writeIndexFiles(indexFiles, parts, { commit: pin.commit })
+        } catch {
+          // A read-only git dir only costs speed.
+        }
+        writeTierItems(join(dir, itemsName), pin.commit, cached)
       }
       for (const w of cached.warnings) onWarning({ path: `${pin.tier}:${w.path}`, reason: w.reason })
       groups.push({
@@ -189,10 +217,12 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           entry: { ...it.entry, tier: pin.tier, weight: pin.weight, path: `${pin.tier}:${it.entry.path}` },
         })),
       })
+      groupIndexes.push({ name: indexName, index })
     }
     try {
       for (const name of readdirSync(dir))
-        if (name.startsWith('tier-items-') && !keep.has(join(dir, name))) unlinkSync(join(dir, name))
+        if (/^tier-(items|index)-/.test(name) && !keep.has(name) && !keep.has(name.replace(/\.[a-z]+\.[a-z]+$/, '')))
+          unlinkSync(join(dir, name))
     } catch {
       // The cache is an optimisation only.
     }
@@ -204,11 +234,12 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     (a, b) => (groups[b] as (typeof groups)[number]).weight - (groups[a] as (typeof groups)[number]).weight || a - b,
   )
   const seen = new Set<string>()
-  const keptByGroup = new Map<number, Item[]>()
+  /** Whether each item of a tier is kept, by group. */
+  const keptByGroup = new Map<number, boolean[]>()
   const claim = (g: number) =>
     keptByGroup.set(
       g,
-      (groups[g] as (typeof groups)[number]).items.filter((it) => {
+      (groups[g] as (typeof groups)[number]).items.map((it) => {
         if (seen.has(it.hash)) return false
         seen.add(it.hash)
         return true
@@ -221,10 +252,13 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const index = new IndexBuilder()
   /** The source (position in groups) of each catalog entry. */
   const tierOf: number[] = []
-  const add = (gi: number, entry: CatalogEntry, doc: Omit<SearchDoc, 'id'>) => {
-    index.add({ id: catalog.length, ...doc })
+  const push = (gi: number, entry: CatalogEntry) => {
     catalog.push(entry)
     tierOf.push(gi)
+  }
+  const add = (entry: CatalogEntry, doc: Omit<SearchDoc, 'id'>) => {
+    index.add({ id: catalog.length, ...doc })
+    push(0, entry)
   }
 
   // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
@@ -285,7 +319,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       } else if (result.entry && result.doc && result.hash) {
         if (!seen.has(result.hash)) {
           seen.add(result.hash)
-          add(0, result.entry, result.doc)
+          add(result.entry, result.doc)
         }
         if (result.row)
           projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
@@ -298,12 +332,23 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   problems.push(...tierProblems)
 
   for (const g of order.slice(projectAt + 1)) claim(g)
-  groups.forEach((_g, gi) => {
-    if (gi > 0) for (const it of keptByGroup.get(gi) ?? []) add(gi, it.entry, it.doc)
+  // Each tier's entries after the project's; a tier's index maps its documents to them (-1: folded away).
+  const tierIndexes: Built['tierIndexes'] = []
+  groups.forEach((g, gi) => {
+    const ti = groupIndexes[gi]
+    if (!ti) return
+    const kept = keptByGroup.get(gi) ?? []
+    const map = new Int32Array(g.items.length).fill(-1)
+    g.items.forEach((it, j) => {
+      if (!kept[j]) return
+      map[j] = catalog.length
+      push(gi, it.entry)
+    })
+    tierIndexes.push({ ...ti, map })
   })
   const parts = index.finish()
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
-  const built: Built = { catalog, problems, parts, recall, recallIds, project: projectFile }
+  const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, project: projectFile }
   writeCache(dir, state.key, {
     ...built,
     tierOf,
@@ -314,7 +359,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
 }
 
 interface TierItems {
-  items: { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }[]
+  items: { entry: CatalogEntry; hash: string }[]
   /** Paths inside the tier (without the tier's name). */
   warnings: Problem[]
 }
@@ -329,11 +374,7 @@ function readTierItems(file: string, commit: string): TierItems | undefined {
     !Array.isArray(f['warnings'])
   )
     return undefined
-  if (
-    !(f['items'] as unknown[]).every(
-      (it) => isObject(it) && isObject(it['entry']) && isObject(it['doc']) && typeof it['hash'] === 'string',
-    )
-  )
+  if (!(f['items'] as unknown[]).every((it) => isObject(it) && isObject(it['entry']) && typeof it['hash'] === 'string'))
     return undefined
   return f as unknown as TierItems
 }

@@ -123,8 +123,18 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
   const fresh = async () => (built ??= await rebuild(root, commonDir, state))
   const rankFresh = async (query: string, filter?: SearchFilter, limit?: number) => {
     const b = await fresh()
-    const { partsIndex } = await import('../../core/search-parts.js')
-    return search.rankLearnings(partsIndex(b.parts), b.catalog, query, filter, limit)
+    const [{ partsIndex }, { mappedPart, mergeIndexes }] = await Promise.all([
+      import('../../core/search-parts.js'),
+      import('../../core/search-merge.js'),
+    ])
+    const project = partsIndex(b.parts)
+    const index = b.tierIndexes.length
+      ? mergeIndexes([
+          { index: project, idOf: (s) => project.docId(s) },
+          ...b.tierIndexes.map((t) => mappedPart(t.index, t.map)),
+        ])
+      : project
+    return search.rankLearnings(index, b.catalog, query, filter, limit)
   }
   if (cached) {
     return {
