@@ -5,13 +5,14 @@
  * problem is a warning for the hooks log, never an exception out of here (apart from bugs).
  */
 import { mapAgentPayload } from '../adapters/agents/agent-payloads.js'
-import { appendObservations, locateRepo } from '../adapters/state/observations.js'
+import { appendObservations, linesAlreadyWritten, locateRepo } from '../adapters/state/observations.js'
 import { readObserveSettings } from '../adapters/store/config.js'
 import type { RepoLocation } from '../adapters/state/observations.js'
 import {
   lockTranscript,
   readTranscriptLines,
   readTranscriptState,
+  unreadState,
   writeTranscriptState,
 } from '../adapters/state/transcripts.js'
 import { buildObservationRecord, formatObservationLine, isIgnoredTool } from '../core/observation.js'
@@ -48,7 +49,15 @@ function captureTranscript(
   payload: Payload,
   settings: ObserveSettings,
   warnings: string[],
-): { lines: string[]; events: { ts: string; event: ObservedEvent }[]; finish(save: boolean): void } | undefined {
+):
+  | {
+      lines: string[]
+      events: { ts: string; event: ObservedEvent }[]
+      /** Say that these lines' records are being appended (a kill from here on is found by the next capture). */
+      begin(): void
+      finish(save: boolean): void
+    }
+  | undefined {
   const lock = lockTranscript(loc.stateDir, path)
   if (!lock) {
     warnings.push(`${path}: another capture of this transcript is still running; its new lines are read next time`)
@@ -94,6 +103,15 @@ function captureTranscript(
         if (line) lines.push(line)
       }
     }
+    if (read.interrupted) {
+      // The last capture was killed between appending these records and saving its read position.
+      const done = linesAlreadyWritten(loc.stateDir, lines)
+      if (done)
+        warnings.push(
+          `transcript ${path}: ${done} record(s) written by an interrupted capture are in the log already; not written again`,
+        )
+      lines.splice(0, done)
+    }
     if (corrupt) warnings.push(`transcript ${path}: ${corrupt} line(s) are not JSON objects (torn or foreign), skipped`)
     if (read.lines.length >= 5 && entries === 0)
       warnings.push(
@@ -103,6 +121,10 @@ function captureTranscript(
     return {
       lines,
       events,
+      begin() {
+        // Best effort: without the mark (a read-only git dir) a kill costs duplicates, as before it existed.
+        if (lines.length) writeTranscriptState(loc.stateDir, { ...(saved ?? unreadState(read.next)), appending: true })
+      },
       finish(save) {
         try {
           if (save && !writeTranscriptState(loc.stateDir, { ...read.next, cursor }))
@@ -160,6 +182,7 @@ export async function runCapture(
       // The read position moves only once the records are on disk: a failed append is read again next time.
       let written = false
       try {
+        got.begin()
         appendObservations(loc.stateDir, got.lines, settings.rotate_bytes, now)
         written = true
         records = got.lines.length

@@ -125,6 +125,43 @@ export function appendObservations(stateDir: string, lines: readonly string[], r
   }
 }
 
+/** How far back the log is searched for the records of an interrupted capture (other writers may have appended since). */
+const INTERRUPTED_WINDOW = 32 * 1024 * 1024
+
+/**
+ * How many of `lines` (in order, each with its newline) are in the log already: the records of a capture killed
+ * while appending them. Appends go in order, so the written ones are the lines up to the last one found among the
+ * whole lines of the log's last INTERRUPTED_WINDOW bytes (the live file, then the newest archives: a rotation may
+ * have moved them). A line cut short by the kill is not a whole line: it is written again, and retro skips the torn one.
+ */
+export function linesAlreadyWritten(stateDir: string, lines: readonly string[]): number {
+  if (!lines.length) return 0
+  const chunks: Buffer[] = []
+  let left = INTERRUPTED_WINDOW
+  for (const file of listObservationFiles(stateDir).reverse()) {
+    if (left <= 0) break
+    let fd: number
+    try {
+      fd = openSync(file, 'r')
+    } catch {
+      continue // rotated away since it was listed
+    }
+    try {
+      const size = fstatSync(fd).size
+      const take = Math.min(size, left)
+      const buf = Buffer.alloc(take)
+      const n = readSync(fd, buf, 0, take, size - take)
+      chunks.unshift(buf.subarray(0, n))
+      left -= n
+    } finally {
+      closeSync(fd)
+    }
+  }
+  const seen = new Set(Buffer.concat(chunks).toString('utf8').split('\n'))
+  for (let i = lines.length - 1; i >= 0; i--) if (seen.has((lines[i] as string).replace(/\n$/, ''))) return i + 1
+  return 0
+}
+
 let rotations = 0
 
 /** Move the live file into the archive when it is (still) at least `rotateBytes`; one rotator at a time. */

@@ -17,6 +17,7 @@ import {
   renameSync,
   statSync,
   unlinkSync,
+  writeSync,
 } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
@@ -42,6 +43,11 @@ export interface TranscriptState {
   /** A hash of the bytes just before `offset`: a file cut short and written on past the offset is told apart. */
   tail: string
   cursor: TranscriptCursor
+  /**
+   * Set just before the records read from `offset` are appended, cleared when the state after them is saved: a
+   * capture killed in between left some of those records in the log, and the next capture does not write them again.
+   */
+  appending?: true
 }
 
 export interface TranscriptRead {
@@ -55,6 +61,8 @@ export interface TranscriptRead {
   oversized: number
   /** More bytes are left than one read takes. */
   more: boolean
+  /** The last capture was killed while appending these lines' records: some may be in the log already. */
+  interrupted: boolean
 }
 
 const keyOf = (path: string) => createHash('sha1').update(path).digest('hex').slice(0, 24)
@@ -113,10 +121,17 @@ export function readTranscriptState(stateDir: string, path: string): TranscriptS
       head: s['head'],
       tail: s['tail'],
       cursor,
+      ...(s['appending'] === true ? { appending: true as const } : {}),
     }
   } catch {
     return undefined
   }
+}
+
+/** The state of `next`'s file before anything of it was read (what a first capture marks before it appends). */
+export function unreadState(next: TranscriptState): TranscriptState {
+  const none = createHash('sha1').digest('hex')
+  return { ...next, offset: 0, head: none, tail: none, cursor: EMPTY_CURSOR }
 }
 
 /** Save the state after the records of its lines were written (a failure costs a re-read, which skips what was read). */
@@ -180,6 +195,7 @@ export function readTranscriptLines(path: string, saved: TranscriptState | undef
     return {
       lines,
       next: { path, dev: st.dev, ino: st.ino, offset: end, head: hashHead(fd, end), tail: hashTail(fd, end), cursor },
+      interrupted: saved?.appending === true,
       reread,
       oversized,
       more: to < st.size,
@@ -189,7 +205,30 @@ export function readTranscriptLines(path: string, saved: TranscriptState | undef
   }
 }
 
-/** Wait until the lock is ours (true) or LOCK_WAIT_MS have passed (false). A lock older than STALE_LOCK_MS is taken over. */
+/**
+ * Whether the process named in a lock file has ended (a capture killed with -9 leaves its lock): the next capture
+ * need not wait for the lock to grow stale. A lock without a pid (being written, or from an older version) is not.
+ */
+function holderIsGone(lock: string): boolean {
+  let pid: number
+  try {
+    pid = Number(readFileSync(lock, 'utf8'))
+  } catch {
+    return false
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH'
+  }
+}
+
+/**
+ * Wait until the lock is ours (true) or LOCK_WAIT_MS have passed (false). A lock older than STALE_LOCK_MS, or whose
+ * process has ended, is taken over.
+ */
 export function lockTranscript(
   stateDir: string,
   path: string,
@@ -201,7 +240,12 @@ export function lockTranscript(
   const sleeper = new Int32Array(new SharedArrayBuffer(4))
   for (;;) {
     try {
-      closeSync(openSync(lock, 'wx'))
+      const fd = openSync(lock, 'wx')
+      try {
+        writeSync(fd, String(process.pid))
+      } finally {
+        closeSync(fd)
+      }
       return {
         release() {
           try {
@@ -215,7 +259,7 @@ export function lockTranscript(
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
     const st = statSync(lock, { throwIfNoEntry: false })
-    if (st && now() - st.mtimeMs > STALE_LOCK_MS) {
+    if (st && (now() - st.mtimeMs > STALE_LOCK_MS || holderIsGone(lock))) {
       try {
         renameSync(lock, `${lock}.stale-${process.pid}`)
         unlinkSync(`${lock}.stale-${process.pid}`)

@@ -1,6 +1,8 @@
 // `git learn capture` (src/flows/capture.ts) on real repositories: the transcript read from where the last read
 // stopped, in order, redacted; missing, rotated, truncated, torn and foreign transcripts handled without duplicates.
-import { appendFileSync, existsSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { appendFileSync, existsSync, readFileSync, readdirSync, renameSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { PROJECT_ROOT, makeRepo, tempDir } from '../../helpers/repo.js'
@@ -318,6 +320,127 @@ describe('git learn capture', () => {
     expect(s.recs()).toEqual([])
     expect(s.log()).toMatch(/capture: the hook payload is not a JSON object; nothing captured/)
   })
+})
+
+describe('a capture killed between appending its records and saving its read position', () => {
+  const stateFile = (s: ReturnType<typeof setup>) => {
+    const dir = join(s.repo.root, '.git', 'learn', 'transcripts')
+    const json = readdirSync(dir).filter((f) => f.endsWith('.json'))
+    expect(json).toHaveLength(1)
+    return join(dir, json[0] as string)
+  }
+  const liveFile = (s: ReturnType<typeof setup>) => join(s.repo.root, '.git', 'learn', 'observations.jsonl')
+  /** The log without its last `n` lines (the records a killed capture had not written yet). */
+  const dropLast = (s: ReturnType<typeof setup>, n: number) => {
+    const lines = readFileSync(liveFile(s), 'utf8').split('\n').filter(Boolean)
+    writeFileSync(
+      liveFile(s),
+      lines
+        .slice(0, lines.length - n)
+        .map((l) => `${l}\n`)
+        .join(''),
+    )
+  }
+
+  /**
+   * Capture t2 and t3 after t1, then put back what a kill after the append would have left: the position before,
+   * marked as appending, and the log without the Stop record (written after the position is saved) nor the last
+   * `unwritten` records.
+   */
+  async function killedAfterAppend(unwritten: number) {
+    const s = setup()
+    write(s.transcript, [prompt('run the tests'), ...bash('t1', 'npm test', { error: 'Exit code 1' })])
+    await s.capture()
+    const before = JSON.parse(readFileSync(stateFile(s), 'utf8')) as Record<string, unknown>
+    expect(before['appending']).toBeUndefined()
+    append(s.transcript, [...bash('t2', 'npm test', { stdout: 'ok' }), ...bash('t3', 'git push', { stdout: 'ok' })])
+    await s.capture()
+    writeFileSync(stateFile(s), JSON.stringify({ ...before, appending: true }))
+    dropLast(s, 1 + unwritten)
+    return s
+  }
+
+  test('all its records were written: the next capture writes none of them again, and says so', async () => {
+    const s = await killedAfterAppend(0)
+    await s.capture()
+    expect(calls(s.recs())).toEqual(['t1', 't2', 't3'])
+    expect(s.log()).toMatch(/2 record\(s\) written by an interrupted capture are in the log already/)
+    const after = JSON.parse(readFileSync(stateFile(s), 'utf8')) as Record<string, unknown>
+    expect(after['appending']).toBeUndefined()
+  })
+
+  test('some of its records were written (a kill between two batches): the rest are written once', async () => {
+    const s = await killedAfterAppend(1)
+    await s.capture()
+    expect(calls(s.recs())).toEqual(['t1', 't2', 't3'])
+  })
+
+  test('none were written (killed just after marking): every record is written once, nothing lost', async () => {
+    const s = await killedAfterAppend(2)
+    await s.capture()
+    expect(calls(s.recs())).toEqual(['t1', 't2', 't3'])
+    expect(s.log()).not.toMatch(/interrupted capture/)
+  })
+
+  test("the transcript's first capture killed after its append: read again from the start, nothing twice", async () => {
+    const s = setup()
+    write(s.transcript, [prompt('go'), ...bash('t1', 'npm test', { stdout: 'ok' })])
+    await s.capture()
+    const saved = JSON.parse(readFileSync(stateFile(s), 'utf8')) as Record<string, unknown>
+    // What the first capture marked before its append: the file's start.
+    const none = createHash('sha1').digest('hex')
+    writeFileSync(
+      stateFile(s),
+      JSON.stringify({
+        ...saved,
+        offset: 0,
+        head: none,
+        tail: none,
+        appending: true,
+        cursor: { open: {}, lastTs: null, lastIds: [] },
+      }),
+    )
+    dropLast(s, 1)
+    append(s.transcript, bash('t2', 'ls', { stdout: 'a' }))
+    await s.capture()
+    expect(calls(s.recs())).toEqual(['t1', 't2'])
+    expect(s.recs().filter((r) => r.event === 'UserPromptSubmit')).toHaveLength(1)
+  })
+
+  test('kill -9 at random moments of a long capture: its lock does not hold the next one back, and every call is recorded exactly once', async () => {
+    const s = setup()
+    const n = 1500
+    const lines: string[] = []
+    for (let i = 0; i < n; i++) lines.push(...bash(`k${i}`, `echo ${i} ${'x'.repeat(200)}`, { stdout: `${i}` }))
+    write(s.transcript, lines)
+    const payload = JSON.stringify({
+      session_id: SESSION,
+      transcript_path: s.transcript,
+      cwd: s.repo.root,
+      hook_event_name: 'Stop',
+    })
+    const run = (killAfterMs?: number) =>
+      new Promise<void>((resolve) => {
+        const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'capture'], {
+          cwd: s.repo.root,
+          stdio: ['pipe', 'ignore', 'ignore'],
+        })
+        child.stdin.end(payload)
+        const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+        child.on('exit', () => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
+    for (const ms of [40, 90, 140, 200, 260, 330]) {
+      append(s.transcript, bash(`late${ms}`, 'true', { stdout: '' }))
+      await run(ms)
+    }
+    await run()
+    const ids = calls(s.recs())
+    expect(ids).toHaveLength(n + 6)
+    expect(new Set(ids).size).toBe(n + 6)
+  }, 60_000)
 })
 
 describe('observations.jsonl: whole lines or nothing', () => {
