@@ -38,7 +38,9 @@ export function loadSet(dir = DEFAULT_SET) {
         file: f,
         name: data.name,
         description: data.description ?? '',
-        trigger: String(data.trigger ?? ''),
+        // A list of triggers is one trigger field of several lines for BM25; grep tries each trigger.
+        trigger: [data.trigger ?? ''].flat().map(String).join('\n'),
+        triggers: [data.trigger ?? ''].flat().map(String),
         body: m[2] ?? '',
       }
     })
@@ -66,13 +68,15 @@ export function bm25Ranker(learnings) {
 
 /** Grep-style: the longest line of each trigger, or its longest run of >= 40 characters found in the query. */
 export function grepMatcher(learnings) {
-  const keys = learnings.map((l) => ({
-    name: l.name,
-    line: l.trigger
-      .split('\n')
-      .reduce((a, b) => (b.trim().length > a.length ? b.trim() : a), '')
-      .toLowerCase(),
-  }))
+  const keys = learnings.flatMap((l) =>
+    (l.triggers ?? [l.trigger]).map((t) => ({
+      name: l.name,
+      line: t
+        .split('\n')
+        .reduce((a, b) => (b.trim().length > a.length ? b.trim() : a), '')
+        .toLowerCase(),
+    })),
+  )
   return (query) => {
     const q = query.toLowerCase()
     const grams = new Set()
@@ -82,7 +86,8 @@ export function grepMatcher(learnings) {
       const len = matchLength(line, q, grams)
       if (len > 0) hits.push({ name, len })
     }
-    return hits.sort((a, b) => b.len - a.len || a.name.localeCompare(b.name)).map((h) => h.name)
+    const names = hits.sort((a, b) => b.len - a.len || a.name.localeCompare(b.name)).map((h) => h.name)
+    return [...new Set(names)]
   }
 }
 

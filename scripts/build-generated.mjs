@@ -58,7 +58,9 @@ for (const name of Object.keys(COMMANDS)) {
 }
 out.push(
   '.SH EXIT STATUS',
-  '0 ok; 1 a check found errors, or a gate or transition was refused; 2 usage; 3 environment (not a repository, git failed); 70 internal error.',
+  esc(
+    '0 ok (the agent hooks context, recall, observe and capture always exit 0); 1 a check found errors, or a learning, a gate, a transition, a secret or what a file holds was refused; 2 usage: an unknown command or flag, a missing argument, a bad value, a learning or tier that does not exist; 3 environment: not a repository, something half done or in progress, no identity, git failed, a file that cannot be read or written, a tier or bundle that cannot be reached; 70 internal error. The same kind of failure gives the same code in every command.',
+  ),
   '.SH ENVIRONMENT',
   esc('NO_COLOR disables colour. HUSKY=0 and GIT_LEARN_HOOKS=0 skip the hooks.'),
   '.SH SEE ALSO',

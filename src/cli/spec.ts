@@ -1,4 +1,6 @@
 /** The declarative shape of a command: its usage and a `node:util` parseArgs table that also writes the help. */
+import { UsageError } from '../core/errors.js'
+import { LEARNING_TYPES } from '../core/learning-schema.js'
 import type { Ctx, ExitCode } from './context.js'
 
 export interface OptionSpec {
@@ -71,4 +73,12 @@ export function stringOpt(args: ParsedArgs, name: string): string | undefined {
 /** A boolean option's value. */
 export function flag(args: ParsedArgs, name: string): boolean {
   return args.values[name] === true
+}
+
+/** `--type`: one of the learning types, or a usage error that lists them (the same in every command). */
+export function typeOpt(args: ParsedArgs, command: string): string | undefined {
+  const type = stringOpt(args, 'type')
+  if (type !== undefined && !(LEARNING_TYPES as readonly string[]).includes(type))
+    throw new UsageError(`unknown type "${type}"; use one of ${LEARNING_TYPES.join(', ')}`, command)
+  return type
 }

@@ -26,14 +26,55 @@ for (const [canonical, phrases] of Object.entries(vocabulary.equivalents))
 // Longest phrase first, so "connect econnrefused" is tried before "connect".
 for (const list of byFirstWord.values()) list.sort((a, b) => b.words.length - a.words.length)
 
-/** The canonical words of the equivalent phrases a text contains, each once, in order of first appearance. */
-export function equivalentWords(text: string): string[] {
+interface Occurrence {
+  canonical: string
+  words: string[]
+  at: number
+}
+
+/** The equivalent phrases a text contains, each where it starts, in order of appearance (longest first at a word). */
+function phrasesIn(text: string): Occurrence[] {
   const words = wordsOf(text)
-  const out = new Set<string>()
+  const out: Occurrence[] = []
   for (let i = 0; i < words.length; i++) {
     const candidates = byFirstWord.get(words[i] as string)
     if (!candidates) continue
-    for (const c of candidates) if (c.words.every((w, j) => words[i + j] === w)) out.add(c.canonical)
+    for (const c of candidates)
+      if (c.words.every((w, j) => words[i + j] === w)) out.push({ canonical: c.canonical, words: c.words, at: i })
+  }
+  return out
+}
+
+/** The canonical words of the equivalent phrases a text contains, each once, in order of first appearance. */
+export function equivalentWords(text: string): string[] {
+  return [...new Set(phrasesIn(text).map((o) => o.canonical))]
+}
+
+/**
+ * The words a text spends saying one error twice: the words of the equivalent phrases of an error it names more than
+ * once, in its code and its message (`ENOENT: no such file or directory`) or in two phrases (`Module not found: Can't
+ * resolve 'fs'`, `ModuleNotFoundError: No module named 'src'`). What is left beside the canonical word is what tells
+ * this failure from every other of its kind (`fs`, `src`). An error said once is not restated ("Permission denied
+ * (publickey)" is all there is). Apostrophe halves are joined as the index joins them ("can't" is `cant`).
+ */
+export function restatedWords(text: string): string[] {
+  // Non-overlapping sayings of each error: at each word the longest phrase, none inside an earlier one.
+  const sayings = new Map<string, Occurrence[]>()
+  let end = -1
+  for (const o of phrasesIn(text)) {
+    if (o.at <= end) continue
+    end = o.at + o.words.length - 1
+    sayings.set(o.canonical, [...(sayings.get(o.canonical) ?? []), o])
+  }
+  const out = new Set<string>()
+  for (const [canonical, said] of sayings) {
+    if (said.length < 2) continue
+    for (const { words } of said)
+      words.forEach((w, i) => {
+        if (w === canonical) return
+        out.add(w)
+        if ((w === 't' || w === 's') && i > 0) out.add(`${words[i - 1] as string}${w}`)
+      })
   }
   return [...out]
 }
@@ -42,6 +83,12 @@ export function equivalentWords(text: string): string[] {
 export function serviceOfPort(port: string): string | undefined {
   return Object.hasOwn(vocabulary.ports, port) ? vocabulary.ports[port] : undefined
 }
+
+/**
+ * The canonical words that are system error codes (`econnrefused`, `eaddrinuse`, `enoent`, …): each says what failed,
+ * and one excludes another.
+ */
+export const ERROR_CODES: readonly string[] = Object.keys(vocabulary.equivalents).filter((c) => /^e[a-z]{3,}$/.test(c))
 
 /** Words that appear in almost every error message (before stemming, lower case). */
 export const COMMON_ERROR_WORDS: readonly string[] = vocabulary.common

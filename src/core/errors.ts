@@ -114,6 +114,21 @@ export class NotARepositoryError extends GitLearnError {
   }
 }
 
+/**
+ * A file or folder the command reads or writes cannot be (missing, a directory where a file belongs or the reverse,
+ * no permission, disk full). `what` names it for the message ("the learning file"). Exit 3, like git failing.
+ */
+export class FileAccessError extends GitLearnError {
+  constructor(
+    readonly path: string,
+    /** The errno code: ENOENT, EISDIR, ENOTDIR, EACCES, ENOSPC, … */
+    readonly code: string,
+    readonly what?: string,
+  ) {
+    super(`${what ? `${what} ` : ''}${path}: ${code}`)
+  }
+}
+
 /** A git command failed; carries its arguments and stderr (lint-staged's execGit). Exit 3. */
 export class GitCommandError extends GitLearnError {
   constructor(

@@ -30,6 +30,11 @@ const NUMBER = /\b\d+(?:[.,]\d+)*(?:ms|s|m|h|kb|mb|gb|b|%)?\b/gi
 const QUOTES = /[`'"‘’“”«»]/g
 const DURATION_PAREN = /\(\s*\)/g
 const TOKEN = /\S+/g
+// A port named in words ("accepting TCP/IP connections on port 5432?", "port: 6379"): written as host:port, so it is
+// kept and names its service like the port of an address.
+const PORT_PHRASE = /\bport:? ?(\d{2,5})\b/gi
+// A backslash before a quote is an escape (JSON or a shell printed the text), not a Windows path separator.
+const ESCAPED_QUOTE = /\\+(?=["'])/g
 
 // An address with an optional port, the whole token once wrapping punctuation is off: IPv4, the IPv6 forms Node and
 // Python print (`::1`, `::`, `[::1]`, `::ffff:127.0.0.1`; "::1:27017" is address ::1, port 27017), localhost, or a
@@ -118,6 +123,7 @@ function normalizeToken(token: string, address: (a: Address) => string): string 
     return ` ${hostAddress ? address(hostAddress) : bare.replace(/:\d+$/, '')} `
   }
   return token
+    .replace(ESCAPED_QUOTE, '')
     .replace(UUID, ' ')
     .replace(HEX_ADDR, ' ')
     .replace(PATHISH, (m: string, offset: number, whole: string) =>
@@ -140,6 +146,7 @@ function normalizeWith(text: string, address: (a: Address) => string): string {
     .split(/\r?\n/)
     .map((l) =>
       l
+        .replace(PORT_PHRASE, 'port:$1')
         .replace(TOKEN, (t) => normalizeToken(t, address))
         .replace(/[ \t]+/g, ' ')
         .trim(),

@@ -1,6 +1,6 @@
 /** Recall's ranking and threshold over the triggers of the recallable learnings (the failure path of the hook). */
 import { compareCodeUnits, lowerBound } from './compare.js'
-import { COMMON_ERROR_WORDS } from './error-words.js'
+import { COMMON_ERROR_WORDS, ERROR_CODES, restatedWords, serviceOfPort } from './error-words.js'
 import { processTerm, termsOf } from './terms.js'
 
 /**
@@ -11,8 +11,10 @@ import { processTerm, termsOf } from './terms.js'
  * common). So "Error: connect ETIMEDOUT" does not recall a learning for "connect ECONNREFUSED 127.0.0.1:6379" (it
  * holds only the common words), while a Python "Error 111 connecting to localhost:6379. Connection refused" does
  * (equivalent words and the port's service make the specific terms meet). Raw BM25 scores depend on the store's size,
- * so the rule is a share, with the score only for ranking. And the pick must lead: no other learning may hold more of
- * the failure (isLeading), or recall stays silent rather than guess between them.
+ * so the rule is a share, with the score only for ranking. An error the trigger says twice counts once
+ * (recallTermsOf); a trigger naming a service's port needs that port, and one naming a system error code is ruled out
+ * by a failure that names another (ruledOut); and the pick must lead: no other learning may hold more of the failure
+ * (isLeading), or recall stays silent rather than guess between them.
  */
 export const RECALL_MIN_WEIGHTED_COVERAGE = 0.6
 /** How much a common error word weighs beside a specific term of the same rarity. */
@@ -26,9 +28,13 @@ export const NAME_TERM_FACTOR = 0.3
 export const RECALL_TYPES: readonly string[] = ['error-solution', 'anti-pattern', 'pattern']
 export const RECALL_MAX_ITEMS = 2
 
-// What an error trigger looks like: an error or exception name, an error code, a failure word with its message.
-const ERROR_LIKE =
-  /\b\w*(?:Error|Exception|Fault)\b|\bE[A-Z]{3,}\b|\bERR[!_]|\b(?:error|fatal|panic|failed|fail|cannot|unable|refused|denied|not found|exit(?:ed)? (?:code|status)|killed|traceback)\b/i
+// What an error trigger looks like: an error or exception name or an error code (case matters: "ENOENT", not "every"),
+// or a failure word with its message ("Jest did not exit one second after the test run has completed"), or a tool's
+// warning (git's "warning: in the working copy of …, LF will be replaced by CRLF").
+const ERROR_NAME = /\b\w*(?:Error|Exception|Fault)\b|\bE[A-Z]{3,}\b|\bERR[!_]/
+const FAILURE_WORD =
+  /\b(?:error|fatal|panic|failed|fail|cannot|unable|refused|denied|not found|exit(?:ed)? (?:code|status)|did not exit|timed out|killed|traceback|warning)\b/i
+const ERROR_LIKE = { test: (t: string) => ERROR_NAME.test(t) || FAILURE_WORD.test(t) }
 
 /** Whether a learning of this type with these triggers is looked up by recall. */
 export function isRecallable(type: string, triggers: readonly string[]): boolean {
@@ -63,7 +69,7 @@ export function buildRecallIndex(
   catalog.forEach((e, id) => {
     if (e.state !== 'active' || !isRecallable(e.type, e.triggers)) return
     for (const trigger of e.triggers) {
-      const t = [...termsOf(trigger)]
+      const t = recallTermsOf(trigger)
       if (!t.length) continue
       ids.push(id)
       index.names.push(e.name)
@@ -72,6 +78,22 @@ export function buildRecallIndex(
     }
   })
   return { index, ids }
+}
+
+/**
+ * A trigger's terms as recall weighs them: its index terms without the words that say its error a second time
+ * (src/core/error-words.ts restatedWords). `ENOENT: no such file or directory` is one fact, counted once as `enoent`;
+ * counted six times, it would be most of a trigger that any other missing file (`libssl.so: cannot open shared object
+ * file: No such file or directory`) holds. `Module not found: Can't resolve 'fs'` is `modulenotfound` and `fs`, so a
+ * failure to resolve another module holds half of it, not most.
+ */
+export function recallTermsOf(trigger: string): string[] {
+  const terms = termsOf(trigger)
+  for (const w of restatedWords(trigger)) {
+    const t = processTerm(w)
+    if (t) terms.delete(t)
+  }
+  return [...terms]
 }
 
 export interface RecallCandidate {
@@ -135,7 +157,8 @@ export function invertRecall(index: RecallIndex): RecallPostings {
 /**
  * The learnings whose trigger the error holds (passesRecall), best first by score, each learning once (its best
  * trigger): rare matched trigger terms count more, a trigger matched in full more than one matched in part; then
- * coverage, then the name. Every candidate passes the threshold; the caller takes the first few.
+ * coverage, then the name. Every candidate passes the threshold and no trigger the failure rules out is among them;
+ * the caller takes the first few.
  */
 export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: ReadonlySet<string>): RecallCandidate[] {
   const index = 'triggers' in source ? invertRecall(source) : source
@@ -158,6 +181,7 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
       matched[doc] = (matched[doc] as number) + p.weight
       if (p.specific) specific[doc] = (specific[doc] as number) + 1
     }
+  for (const doc of ruledOut(index, queryTerms)) matched[doc] = 0
   const best = new Map<string, RecallCandidate>()
   for (let doc = 0; doc < n; doc++) {
     const sum = matched[doc] as number
@@ -184,11 +208,44 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
   return pick && isLeading(index, queryTerms, matched, pick.doc) ? ranked : []
 }
 
+const SERVICE_PORT = /^port(\d{2,5})$/
+
+const CODES = ERROR_CODES.map((c) => processTerm(c) as string)
+
+/**
+ * The triggers a failure rules out whatever else of them it holds:
+ * - those naming a service's well-known port (`127.0.0.1:6379`, redis) when the failure does not name that port: the
+ *   port says which server refused, and another service's refusal (or a client that never says where it connected)
+ *   shares every other word of the trigger;
+ * - those naming a system error code (`ECONNREFUSED`, or its words: "Connection refused") when the failure names
+ *   another code and not that one: `listen EADDRINUSE … 0.0.0.0:5432` is not postgres refusing a connection, however
+ *   much of an `ECONNREFUSED 127.0.0.1:5432` trigger its address holds.
+ * Only the postings of the port and code terms are read, not every trigger.
+ */
+function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): number[] {
+  const out: number[] = []
+  const postingsOf = (term: string) => {
+    const at = lowerBound(index.terms, term)
+    return index.terms[at] === term ? (index.postings[at] as number[]) : []
+  }
+  for (let at = lowerBound(index.terms, 'port'); at < index.terms.length; at++) {
+    const term = index.terms[at] as string
+    if (!term.startsWith('port')) break
+    const m = SERVICE_PORT.exec(term)
+    if (m && serviceOfPort(m[1] as string) && !queryTerms.has(term)) out.push(...(index.postings[at] as number[]))
+  }
+  if (CODES.some((c) => queryTerms.has(c)))
+    for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
+  return out
+}
+
 /**
  * Whether the pick is the learning the failure is most about: no other learning (passing the threshold or not) holds
  * more of the failure, weighing its matched trigger terms and, at NAME_TERM_FACTOR, the words of its name found in the
- * failure. A trigger met in share but outweighed by another learning's rarer matched words (a generic "could not find
- * config file" beside a TS7016 message, npm's ENOENT beside a Prisma engine error) is a guess, and recall stays silent.
+ * failure, times the share of its trigger met. A trigger met in share but outweighed by another learning's rarer matched
+ * words (a generic "could not find config file" beside a TS7016 message, npm's ENOENT beside a Prisma engine error) is a
+ * guess, and recall stays silent; a long trigger that shares a few words of the failure (a Kubernetes pull error's
+ * "access", "repository", "exist" beside "Host key verification failed") outweighs nothing, its share being small.
  * Names are weighed only for the few learnings that could overtake the pick, so the cost stays near the ranking's own.
  */
 function isLeading(
@@ -210,8 +267,12 @@ function isLeading(
     }
     return NAME_TERM_FACTOR * sum
   }
+  const share = (doc: number) => {
+    const total = index.totals[doc] as number
+    return total > 0 ? Math.min(1, (matched[doc] as number) / total) : 0
+  }
   const pickName = index.names[pick] as string
-  const lead = (matched[pick] as number) + nameWeight(pickName)
+  const lead = ((matched[pick] as number) + nameWeight(pickName)) * share(pick)
   // The most a name can add: every word of it matched at the idf of a term no trigger holds.
   const perWord = NAME_TERM_FACTOR * Math.log(1 + (n + 0.5) / 0.5)
   for (let doc = 0; doc < n; doc++) {
@@ -219,8 +280,9 @@ function isLeading(
     if (!sum) continue
     const name = index.names[doc] as string
     if (name === pickName) continue
-    if (sum > lead) return false
-    if (sum + perWord * name.split('-').length > lead && sum + nameWeight(name) > lead) return false
+    const part = share(doc)
+    if (sum * part > lead) return false
+    if ((sum + perWord * name.split('-').length) * part > lead && (sum + nameWeight(name)) * part > lead) return false
   }
   return true
 }

@@ -526,7 +526,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     'github-token',
     'GitHub token',
     ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
-    /(?<![A-Za-z0-9_])gh[pousr]_(?:[A-Za-z0-9]{36,251}|\d{1,12}_eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_.-]{20,4000})(?![A-Za-z0-9_.-])/g,
+    /(?<![A-Za-z0-9_])gh[pousr]_(?:[A-Za-z0-9]{36,251}|\d{1,12}_eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_.-]{20,4000})(?![A-Za-z0-9_-]|\.[A-Za-z0-9_-])/g,
   ),
   prefixRule(
     'github-fine-grained-pat',

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { PROJECT_ROOT, learningText, tempDir } from '../helpers/repo.js'
@@ -89,7 +89,22 @@ test(
       clean(app, `add ${name}`)
       ok(app, 'git', ['checkout', '-q', 'main'])
     }
-    // Bob reviews and squash-merges: one locally (git's SQUASH_MSG), one as a forge does (bodies folded, indented).
+    // Bob reviews each branch as CI shows it on the pull request: the learning it adds, in the job summary.
+    for (const name of ['local-squash-thing', 'forge-squash-thing']) {
+      ok(app, 'git', ['checkout', '-q', `learn/${name}`])
+      const summary = join(top, `summary-${name}.md`)
+      const review = gl(['check', '--base', 'main', '--format', 'github'], { GITHUB_STEP_SUMMARY: summary })
+      expect(review.stdout).not.toMatch(/::error/)
+      expect(readFileSync(summary, 'utf8')).toMatch(new RegExp(`\\| ${name} \\| added to pending \\|`))
+      clean(app, `review ${name}`)
+      ok(app, 'git', ['checkout', '-q', 'main'])
+    }
+    const reviewed = ok(app, 'git', [
+      'show',
+      'learn/forge-squash-thing:.learnings/pending/forge-squash-thing.md',
+    ]).stdout
+
+    // Bob squash-merges: one locally (git's SQUASH_MSG), one as a forge does (bodies folded, indented).
     ok(app, 'git', ['merge', '--squash', '-q', 'learn/local-squash-thing'], BOB)
     ok(app, 'git', ['commit', '-q', '--no-edit'], BOB)
     clean(app, 'local squash')
@@ -120,8 +135,19 @@ test(
     expect(context).toContain('forge-squash-thing')
     expect(context).not.toContain('local-squash-thing')
 
-    const log = JSON.parse(gl(['log', '--json']).stdout).events as { name: string; action: string; by: string }[]
-    expect(log.map((e) => `${e.name} ${e.action} ${e.by}`)).toEqual([
+    // What reached active/ is byte for byte what was reviewed on the branch.
+    expect(readFileSync(join(app, '.learnings', 'active', 'forge-squash-thing.md'), 'utf8')).toBe(reviewed)
+
+    const trail = (cwd: string) =>
+      (
+        JSON.parse(ok(cwd, 'git-learn', ['log', '--json']).stdout).events as {
+          name: string
+          action: string
+          by: string
+        }[]
+      ).map((e) => `${e.name} ${e.action} ${e.by}`)
+    const log = trail(app)
+    expect(log).toEqual([
       'local-squash-thing prune Bob Reviewer <bob@example.com>',
       'forge-squash-thing approve Bob Reviewer <bob@example.com>',
       'local-squash-thing approve Bob Reviewer <bob@example.com>',
@@ -135,7 +161,24 @@ test(
     ok(clone, 'npm', ['ci', '--prefer-offline'])
     const ci = (args: string[]) => ok(clone, join(clone, 'node_modules', '.bin', 'git-learn'), args)
     expect(ci(['check', '--format', 'github']).stdout).not.toMatch(/::error/)
-    expect(ci(['check', '--base', start, '--format', 'github']).stdout).not.toMatch(/::error/)
+    const summary = join(top, 'summary-ci.md')
+    const checked = ok(
+      clone,
+      join(clone, 'node_modules', '.bin', 'git-learn'),
+      ['check', '--base', start, '--format', 'github'],
+      {
+        GITHUB_STEP_SUMMARY: summary,
+      },
+    )
+    expect(checked.stdout).not.toMatch(/::error/)
+    expect(readFileSync(summary, 'utf8')).toMatch(/\| forge-squash-thing \| added to active \|/)
+    // The clone has the same audit trail, and its agents see exactly the active learnings too.
+    expect(trail(clone)).toEqual(log)
+    const cloneContext = ci(['context', '--format', 'text']).stdout
+    expect(cloneContext).toContain('forge-squash-thing')
+    expect(cloneContext).not.toContain('local-squash-thing')
+    ci(['render'])
+    expect(readdirSync(join(clone, '.claude', 'skills'))).toEqual(['forge-squash-thing'])
     const lint = spawnSync(
       process.execPath,
       [

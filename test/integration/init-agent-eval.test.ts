@@ -145,14 +145,14 @@ describe('git learn eval', () => {
     expect(text.stdout).toMatch(/miss: "the flux capacitor overheated"/)
   })
 
-  test('a bad set file is a usage error naming it', async () => {
+  test('a bad set file is refused naming it; a missing one cannot be read', async () => {
     const repo = makeRepo()
     seedStore(repo)
     repo.write('bad.yaml', 'just: a mapping\n')
     const r = await repo.cli(['eval', '--set', 'bad.yaml'])
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/bad\.yaml/)
-    expect((await repo.cli(['eval', '--set', 'missing.yaml'])).code).toBe(2)
+    expect((await repo.cli(['eval', '--set', 'missing.yaml'])).code).toBe(3)
   })
 })
 
@@ -200,7 +200,7 @@ describe('git learn eval --learnings <dir>', () => {
       /^ {2}pasted: 1 queries · top-1 100\.0% · MRR 1\.000 · recall: right fix 100\.0% of 1$/m,
     )
     const missing = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', 'no-such-dir'])
-    expect(missing.code).toBe(2)
-    expect(missing.stderr).toMatch(/no-such-dir: no such folder/)
+    expect(missing.code).toBe(3)
+    expect(missing.stderr).toMatch(/cannot use the learnings folder ".*no-such-dir": it does not exist/)
   })
 })

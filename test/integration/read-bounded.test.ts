@@ -6,11 +6,11 @@ import { describe, expect, test } from 'vitest'
 import { learningText, makeRepo } from '../helpers/repo.js'
 
 describe('bounded reads', () => {
-  test('add --file /dev/zero stops at the size limit with a usage error', async () => {
+  test('add --file /dev/zero stops at the size limit, refused (exit 1)', async () => {
     const repo = makeRepo()
     const started = Date.now()
     const r = await repo.cli(['add', '--file', '/dev/zero'])
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/\/dev\/zero" is more than 1048576 bytes; the limit is 1048576 \(1 MB\)/)
     expect(Date.now() - started).toBeLessThan(20_000)
   })
@@ -29,14 +29,14 @@ describe('bounded reads', () => {
       '--body-file',
       'big.md',
     ])
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/the body file "big\.md" is 1048586 bytes; the limit is 1048576/)
   })
 
   test('eval --set /dev/zero stops at the size limit', async () => {
     const repo = makeRepo()
     const r = await repo.cli(['eval', '--set', '/dev/zero'])
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/the queries file "\/dev\/zero" is more than 4194304 bytes/)
   })
 
@@ -45,7 +45,7 @@ describe('bounded reads', () => {
     repo.write('.learnings/pending/a-thing.md', learningText('a-thing'))
     repo.git('add', '-A')
     const r = await repo.cli(['hook', 'commit-msg', '/dev/zero'])
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/the commit message file "\/dev\/zero" is more than 4194304 bytes/)
   })
 

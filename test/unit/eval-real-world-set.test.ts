@@ -42,7 +42,12 @@ describe('the real-world evaluation set', () => {
       const learning = parseLearning(readFileSync(join(SET, 'learnings', `${name}.md`), 'utf8'), path)
       expect(learning.data.name, path).toBe(name)
       expect(validateLearning(learning, validator).errors, path).toEqual([])
-      expect(typeof learning.data.trigger, `${path} has a trigger`).toBe('string')
+      const trigger = learning.data.trigger
+      const triggers = Array.isArray(trigger) ? (trigger as unknown[]) : [trigger]
+      expect(
+        triggers.length > 0 && triggers.every((t) => typeof t === 'string' && t.trim()),
+        `${path} has a trigger`,
+      ).toBe(true)
     }
   })
 

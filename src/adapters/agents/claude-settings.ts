@@ -5,11 +5,11 @@
  * templates/claude/commands/ into `.claude/commands/` (an existing file is never overwritten).
  * Hook format: {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": s}]}]}}.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode } from 'jsonc-parser'
 import type { FormattingOptions, JSONPath, Node, ParseError } from 'jsonc-parser'
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError, FileAccessError } from '../../core/errors.js'
 
 export const SETTINGS_PATH = '.claude/settings.json'
 const COMMANDS_TEMPLATES = join(__dirname, '..', '..', '..', 'templates', 'claude', 'commands')
@@ -219,6 +219,9 @@ export function installClaudeAgent(root: string): AgentSetup {
 /** Throw the ConfigError of a malformed `.claude/settings.json` before anything is written. */
 export function assertSettingsReadable(root: string): void {
   const file = join(root, SETTINGS_PATH)
+  // .claude/ must be a folder (or not there yet): a file in its place fails here, before the store is written.
+  const dir = statSync(dirname(file), { throwIfNoEntry: false })
+  if (dir && !dir.isDirectory()) throw new FileAccessError(dirname(file), 'EEXIST')
   if (!existsSync(file)) return
   const text = readFileSync(file, 'utf8')
   if (text.trim()) parseSettings(text)

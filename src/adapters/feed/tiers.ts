@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
-import { GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
+import { ConfigError, GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
 import { parseLearning, parseStorePath, parseYamlMapping, validateLearning } from '../../core/learning.js'
@@ -285,17 +285,13 @@ export async function diffTierLearnings(git: Git, from: string, to: string): Pro
 /** The config text with the tier `name` set to `tier` (added at the end when new); comments and layout survive. */
 export function setTierInConfig(text: string | undefined, tier: TierConfig): string {
   const doc = YAML.parseDocument(text ?? '')
-  if (doc.errors.length)
-    throw new UsageError(`${CONFIG_PATH} is not valid YAML: ${doc.errors[0]?.message ?? ''}`, 'tier')
+  if (doc.errors.length) throw new ConfigError(CONFIG_PATH, [`malformed YAML: ${doc.errors[0]?.message ?? ''}`])
   // The Document is for editing (comments and layout survive); what it holds passes the checks of every other read
   // of config.yaml first: aliases bounded, keys unique, a mapping.
   try {
     parseYamlMapping(text ?? '')
   } catch (err) {
-    throw new UsageError(
-      `${CONFIG_PATH} is not valid YAML: ${String((err as Error).message ?? err).split('\n')[0]}`,
-      'tier',
-    )
+    throw new ConfigError(CONFIG_PATH, [`malformed YAML: ${String((err as Error).message ?? err).split('\n')[0]}`])
   }
   if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never
   let seq = doc.get('tiers', true)

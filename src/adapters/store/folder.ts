@@ -1,6 +1,7 @@
 /** Learnings read from a plain folder of *.md files (an evaluation set's own learnings), not from a store. */
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { FileAccessError, RefusedError } from '../../core/errors.js'
 import { MAX_LEARNING_BYTES, parseLearning } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import { readFileBounded } from './read-bounded.js'
@@ -13,8 +14,8 @@ export interface FolderRead {
 }
 
 /**
- * The *.md files of a folder (README.md aside), parsed as active learnings, in name order. Throws Error with a short
- * reason when the folder cannot be listed or holds more than `max` files; a file that is not a learning is a problem.
+ * The *.md files of a folder (README.md aside), parsed as active learnings, in name order. Throws FileAccessError when
+ * the folder cannot be listed, RefusedError when it holds more than `max` files; a file that is not a learning is a problem.
  */
 export function readLearningFolder(dir: string, max: number): FolderRead {
   let names: string[]
@@ -23,12 +24,9 @@ export function readLearningFolder(dir: string, max: number): FolderRead {
       .filter((f) => f.endsWith('.md') && f !== 'README.md')
       .sort()
   } catch (err) {
-    const e = err as NodeJS.ErrnoException
-    throw new Error(
-      e.code === 'ENOENT' ? 'no such folder' : e.code === 'ENOTDIR' ? 'not a folder' : String(e.message).split('\n')[0],
-    )
+    throw new FileAccessError(dir, (err as NodeJS.ErrnoException).code ?? 'EIO', 'the learnings folder')
   }
-  if (names.length > max) throw new Error(`more than ${max} learnings; evaluate a smaller folder`)
+  if (names.length > max) throw new RefusedError(`${dir} holds more than ${max} learnings; evaluate a smaller folder`)
   const out: FolderRead = { learnings: [], problems: [] }
   for (const f of names) {
     const path = `.learnings/active/${f}`

@@ -57,11 +57,16 @@ export function isSparseCheckout(root: string): boolean {
   return dirs !== undefined && existsSync(join(dirs.gitDir, 'info', 'sparse-checkout'))
 }
 
-/** Find and parse a learning by name; LearningNotFoundError when no state holds it. */
-export function readLearning(root: string, name: string): Learning {
+/** Where a learning is; LearningNotFoundError (saying when there is no store, or a sparse checkout) when no state holds it. */
+export function requireLearningPath(root: string, name: string): { state: LearningState; path: string } {
   const found = findLearningPath(root, name)
   if (!found) throw new LearningNotFoundError(name, !existsSync(join(root, STORE_DIR)), isSparseCheckout(root))
-  return readLearningFile(root, found.path)
+  return found
+}
+
+/** Find and parse a learning by name; LearningNotFoundError when no state holds it. */
+export function readLearning(root: string, name: string): Learning {
+  return readLearningFile(root, requireLearningPath(root, name).path)
 }
 
 export interface StoreScan {

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, linkSync, lstatSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path'
+import { FileAccessError } from '../../core/errors.js'
 
 /**
  * Write `text` to `path` through a temporary file in the same directory. With `replace` the temporary file is
@@ -10,7 +11,12 @@ import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path'
  */
 export function writeFileNoClobber(path: string, text: string, replace = false): void {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
-  writeFileSync(tmp, text, { flag: 'wx' })
+  try {
+    writeFileSync(tmp, text, { flag: 'wx' })
+  } catch (err) {
+    // Named by the file asked for, not the temporary one beside it (a missing folder, no space, read-only).
+    throw new FileAccessError(path, (err as NodeJS.ErrnoException).code ?? 'EIO')
+  }
   try {
     if (replace) renameSync(tmp, path)
     else {

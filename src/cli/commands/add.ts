@@ -4,7 +4,7 @@ import type { BoundedRead } from '../../adapters/store/read-bounded.js'
 import { decodeLearningBytes } from '../../adapters/store/store.js'
 import { readTemplate } from '../../adapters/store/templates.js'
 import { buildDraftFrontmatter } from '../../core/draft.js'
-import { LearningInvalidError, UsageError } from '../../core/errors.js'
+import { FileAccessError, LearningInvalidError, RefusedError, UsageError } from '../../core/errors.js'
 import { LEARNING_TYPES } from '../../core/learning-schema.js'
 import { MAX_LEARNING_BYTES, formatLearningFile, parseLearning } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
@@ -81,9 +81,9 @@ function readInput(ctx: Ctx, path: string, what: string): Buffer {
   try {
     r = readFileBounded(isAbsolute(path) ? path : join(ctx.cwd, path), MAX_LEARNING_BYTES)
   } catch (err) {
-    throw new UsageError(`cannot read ${what} "${path}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'add')
+    throw new FileAccessError(path, (err as NodeJS.ErrnoException).code ?? 'EIO', what)
   }
-  if (r.over) throw new UsageError(tooLarge(what, path, r.size, MAX_LEARNING_BYTES), 'add')
+  if (r.over) throw new RefusedError(tooLarge(what, path, r.size, MAX_LEARNING_BYTES))
   return r.bytes
 }
 
@@ -108,7 +108,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (file !== undefined) {
     const bytes = file === '-' ? await ctx.readStdin() : readInput(ctx, file, 'the learning file')
     if (bytes.byteLength > MAX_LEARNING_BYTES)
-      throw new UsageError(tooLarge('the learning', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES), 'add')
+      throw new RefusedError(tooLarge('the learning', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES))
     text = decodeLearningBytes(bytes, file === '-' ? '<stdin>' : file)
     const draft = parseLearning(text, file === '-' ? '<stdin>' : file)
     if (typeof draft.data.name !== 'string')
@@ -129,7 +129,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     if (bodyFile === '-') {
       const bytes = await ctx.readStdin()
       if (bytes.byteLength > MAX_LEARNING_BYTES)
-        throw new UsageError(tooLarge('the body', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES), 'add')
+        throw new RefusedError(tooLarge('the body', '<stdin>', bytes.byteLength, MAX_LEARNING_BYTES))
       body = decodeLearningBytes(bytes, '<stdin>')
     } else
       body =
@@ -145,6 +145,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     )
   }
   const bad = explainBadName(name)
+  // A bad --name is a bad flag (exit 2); a bad name inside a file is that learning being invalid (exit 1).
+  if (bad && file !== undefined)
+    throw new LearningInvalidError(file === '-' ? '<stdin>' : file, [`field "name" is not a learning name: ${bad}`])
   if (bad) throw new UsageError(`not a learning name: ${bad}`, 'add')
 
   const dryRun = flag(args, 'dry-run')

@@ -53,9 +53,10 @@ export const spec: CommandSpec = {
 type Format = 'text' | 'json' | 'github'
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
-  const format = (flag(args, 'json') ? 'json' : (stringOpt(args, 'format') ?? 'text')) as Format
-  if (!['text', 'json', 'github'].includes(format))
-    throw new UsageError(`unknown --format "${format}"; use text, json or github`, 'check')
+  const given = stringOpt(args, 'format')
+  if (given !== undefined && !['text', 'json', 'github'].includes(given))
+    throw new UsageError(`unknown --format "${given}"; use text, json or github`, 'check')
+  const format = (flag(args, 'json') ? 'json' : (given ?? 'text')) as Format
   const base = stringOpt(args, 'base')
   const staged = flag(args, 'staged')
   if (staged && base !== undefined)

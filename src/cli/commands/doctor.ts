@@ -28,7 +28,7 @@ export const spec: CommandSpec = {
       type: 'boolean',
       description: 'undo what is half done (the branch back, staged moves back, staged files unstaged)',
     },
-    json: { type: 'boolean', description: 'print {"problems":[{kind,…}],"settled":[…],"left":[…]}' },
+    json: { type: 'boolean', description: 'print {"ok":bool,"problems":[{kind,…}],"settled":[…],"left":[…]}' },
   },
 }
 
@@ -41,9 +41,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const json = flag(args, 'json')
   if (!cont && !abort) {
     const shown = problems.map(toHalfDone)
-    if (json) ctx.stdout(`${JSON.stringify({ problems: shown, settled: [], left: [] })}\n`)
+    // `ok` as in every report that exits 1 on what it found (check, tier verify): false exactly when the exit is 1.
+    const ok = !problems.some((p) => p.kind !== 'running')
+    if (json) ctx.stdout(`${JSON.stringify({ ok, problems: shown, settled: [], left: [] })}\n`)
     else ctx.stdout(doctorReport(shown))
-    return problems.some((p) => p.kind !== 'running') ? ExitCode.refused : ExitCode.ok
+    return ok ? ExitCode.ok : ExitCode.refused
   }
   const action = cont ? 'continue' : 'abort'
   const r = cont ? await continueRecovery(repo.git, problems) : await abortRecovery(repo.git, problems)
@@ -60,7 +62,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       .filter((p) => p.kind === 'index-lock')
       .map((p) => ({ problem: toHalfDone(p), why: "git's own lock: remove it by hand once no git process runs" })),
   ]
-  if (json) ctx.stdout(`${JSON.stringify({ problems: problems.map(toHalfDone), settled, left })}\n`)
+  if (json) ctx.stdout(`${JSON.stringify({ ok: !left.length, problems: problems.map(toHalfDone), settled, left })}\n`)
   else ctx.stdout(doctorDone(action, settled, left))
   return left.length ? ExitCode.refused : ExitCode.ok
 }

@@ -7,7 +7,7 @@ import { readConfig } from '../../adapters/store/config.js'
 import { readLearningFolder } from '../../adapters/store/folder.js'
 import { DEFAULT_CONFIG } from '../../core/config-schema.js'
 import { buildContext } from '../../core/context.js'
-import { UsageError } from '../../core/errors.js'
+import { FileAccessError, RefusedError, UsageError } from '../../core/errors.js'
 import { FAILURE_FORMS, parseEvalSet, scoreEval } from '../../core/eval.js'
 import type { EvalCase, EvalOutcome } from '../../core/eval.js'
 import { RECALL_MAX_ITEMS, buildRecallIndex, rankRecall } from '../../core/recall-rank.js'
@@ -56,14 +56,17 @@ export const MAX_EVAL_SET_BYTES = 4 * 1024 * 1024
 const MAX_FOLDER_LEARNINGS = 5000
 
 function readCases(ctx: Ctx, set: string): EvalCase[] {
+  let r: ReturnType<typeof readFileBounded>
   try {
-    const r = readFileBounded(isAbsolute(set) ? set : join(ctx.cwd, set), MAX_EVAL_SET_BYTES)
-    if (r.over) throw new UsageError(tooLarge('the queries file', set, r.size, MAX_EVAL_SET_BYTES), 'eval')
+    r = readFileBounded(isAbsolute(set) ? set : join(ctx.cwd, set), MAX_EVAL_SET_BYTES)
+  } catch (err) {
+    throw new FileAccessError(set, (err as NodeJS.ErrnoException).code ?? 'EIO', 'the queries file')
+  }
+  if (r.over) throw new RefusedError(tooLarge('the queries file', set, r.size, MAX_EVAL_SET_BYTES))
+  try {
     return parseEvalSet(r.bytes.toString('utf8'))
   } catch (err) {
-    if (err instanceof UsageError) throw err
-    const e = err as NodeJS.ErrnoException
-    throw new UsageError(`${set}: ${e.code === 'ENOENT' ? 'no such file' : String(e.message).split('\n')[0]}`, 'eval')
+    throw new RefusedError(`${set} is not a queries file: ${String((err as Error).message).split('\n')[0]}`)
   }
 }
 
@@ -75,7 +78,7 @@ const recallOf = (index: RecallIndex | RecallPostings, query: string) => {
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const set = stringOpt(args, 'set')
   if (!set) throw new UsageError('give the queries file with --set <queries.yaml>', 'eval')
-  const k = parseLimit(stringOpt(args, 'k'), 'eval', 3)
+  const k = parseLimit(stringOpt(args, 'k'), 'eval', 3, '--k')
   const cases = readCases(ctx, set)
   const folder = stringOpt(args, 'learnings')
   const limit = Math.max(k, 10)
@@ -83,13 +86,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const measuresRecall = (c: EvalCase) => c.form !== null && FAILURE_FORMS.includes(c.form)
   let contextTokens: number
   if (folder !== undefined) {
-    let folderRead: ReturnType<typeof readLearningFolder>
-    try {
-      folderRead = readLearningFolder(isAbsolute(folder) ? folder : join(ctx.cwd, folder), MAX_FOLDER_LEARNINGS)
-    } catch (err) {
-      throw new UsageError(`${folder}: ${(err as Error).message}`, 'eval')
-    }
-    const { learnings, problems } = folderRead
+    const { learnings, problems } = readLearningFolder(
+      isAbsolute(folder) ? folder : join(ctx.cwd, folder),
+      MAX_FOLDER_LEARNINGS,
+    )
     ctx.stderr(warnProblems(problems))
     const [{ rankLearnings }, { buildFeed }] = await Promise.all([
       import('../../core/search.js'),

@@ -2,6 +2,7 @@ import { appendEvent, readEvents } from '../../adapters/state/events.js'
 import { readFeed } from '../../adapters/feed/search-index.js'
 import { readConfig } from '../../adapters/store/config.js'
 import { baseConfidence, effectiveConfidence } from '../../core/confidence.js'
+import { storeExists } from '../../adapters/store/exists.js'
 import { LearningNotFoundError, UsageError } from '../../core/errors.js'
 import { explainBadName } from '../../core/names.js'
 import { EMPTY_USAGE, summarizeUsage } from '../../core/usage.js'
@@ -41,7 +42,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readFeed(ctx.cwd)
   const entry =
     feed.catalog.find((e) => e.name === name && e.tier === 'project') ?? feed.catalog.find((e) => e.name === name)
-  if (!entry) throw new LearningNotFoundError(name)
+  if (!entry) throw new LearningNotFoundError(name, !storeExists(feed.root))
   const config = (await readConfig(feed.root, feed.commonDir)).confidence
   const mine: UsageEvent[] = []
   for await (const e of readEvents(feed.commonDir)) if (e.name === name) mine.push(e)

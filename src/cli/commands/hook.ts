@@ -5,7 +5,7 @@
  */
 import { isAbsolute, join } from 'node:path'
 import { findRoot, readStagedChanges } from '../../adapters/git/index-reader.js'
-import { UsageError } from '../../core/errors.js'
+import { FileAccessError, RefusedError, UsageError } from '../../core/errors.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { flag, jsonOption } from '../spec.js'
@@ -83,14 +83,11 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   try {
     read = readFileBounded(isAbsolute(file) ? file : join(ctx.cwd, file), MAX_MESSAGE_BYTES)
   } catch (err) {
-    throw new UsageError(
-      `cannot read the commit message file "${file}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
-      'hook',
-    )
+    throw new FileAccessError(file, (err as NodeJS.ErrnoException).code ?? 'EIO', 'the commit message file')
   }
   if (read.over) {
     const { tooLarge } = await import('../messages/errors.js')
-    throw new UsageError(tooLarge('the commit message file', file, read.size, MAX_MESSAGE_BYTES), 'hook')
+    throw new RefusedError(tooLarge('the commit message file', file, read.size, MAX_MESSAGE_BYTES))
   }
   const raw = read.bytes.toString('utf8')
   // git strips comment lines after the hook has run; the scissors line ends a verbose message.

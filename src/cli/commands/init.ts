@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openGit } from '../../adapters/git/simple.js'
 import { CONFIG_PATH } from '../../adapters/store/config.js'
+import { PRETTIER_IGNORE, ignoreStoreInPrettier } from '../../adapters/store/formatter-ignore.js'
 import { readTemplate } from '../../adapters/store/templates.js'
 import { UsageError } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/learning.js'
@@ -17,7 +18,7 @@ export const spec: CommandSpec = {
   usage: 'git learn init [--hooks] [--ci] [--agent claude] [--json]',
   details: 'Works on a fresh repository with no commits yet. It writes files only; commit them yourself.',
   options: {
-    json: { type: 'boolean', description: 'print one JSON object: {root, created: [paths]}' },
+    json: { type: 'boolean', description: 'print one JSON object: {root, created: [paths], updated: [paths]}' },
     hooks: {
       type: 'boolean',
       description: 'also install the pre-commit, commit-msg and post-merge guards (git learn hook install)',
@@ -59,10 +60,15 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     writeFileSync(join(git.root, CONFIG_PATH), readTemplate('config.yaml'), { flag: 'wx' })
     created.push(CONFIG_PATH)
   }
+  // The project's prettier would rewrite learnings in your own commits: .learnings/ goes into .prettierignore.
+  const prettier = ignoreStoreInPrettier(git.root)
+  if (prettier === 'created') created.push(PRETTIER_IGNORE)
+  const updated = prettier === 'updated' ? [PRETTIER_IGNORE] : []
   const guards = await setUpGuards(args, git)
   const agent = await setUpAgent(args, git.root)
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ root: git.root, created, ...guards.json, ...agent.json })}\n`)
-  else ctx.stdout(initReport(created, git.root) + guards.text + agent.text)
+  if (flag(args, 'json'))
+    ctx.stdout(`${JSON.stringify({ root: git.root, created, updated, ...guards.json, ...agent.json })}\n`)
+  else ctx.stdout(initReport(created, git.root, updated) + guards.text + agent.text)
   return ExitCode.ok
 }
 

@@ -7,7 +7,7 @@ import { filterSummaries } from '../../core/query.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { listTable, noStore, warnUnreadable } from '../messages/lifecycle.js'
-import { flag, stringOpt } from '../spec.js'
+import { flag, stringOpt, typeOpt } from '../spec.js'
 import { readStagedStore, toHalfDone } from '../../flows/recovery.js'
 import { halfDoneNote } from '../messages/recovery.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
@@ -48,7 +48,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (!storeExists(feed.root)) ctx.stderr(noStore())
   const rows = filterSummaries(
     feed.rows.map((r) => r.row).filter((r) => inState(r.path)),
-    { type: stringOpt(args, 'type'), tag: stringOpt(args, 'tag') },
+    { type: typeOpt(args, 'list'), tag: stringOpt(args, 'tag') },
   ).map((r) =>
     uncommitted.has(r.path) ? { ...r, state: `${r.state} (${uncommitted.get(r.path)})`, committed: false } : r,
   )

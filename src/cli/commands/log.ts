@@ -1,5 +1,6 @@
 import { openRepo } from '../../adapters/store/repo.js'
 import { readHead } from '../../adapters/git/simple.js'
+import { requireLearningPath } from '../../adapters/store/store.js'
 import { UsageError } from '../../core/errors.js'
 import { STORE_DIR } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
@@ -39,6 +40,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const out = await repo.git.run(['log', `--format=${RAW_LOG_FORMAT}`, '--', STORE_DIR])
     events = parseAuditTrail(parseRawLog(out), name)
   }
+  // A name that no commit and no state directory knows is a learning not found, as in every command that takes one.
+  if (name && !events.length) requireLearningPath(repo.root, name)
   if (max !== undefined) events = events.slice(0, Number(max))
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ events })}\n`)
   else ctx.stdout(logLines(events))

@@ -4,7 +4,7 @@ import { readSearchFeed } from '../../adapters/feed/search-index.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { searchResults, warnProblems } from '../messages/feed.js'
-import { flag, stringOpt } from '../spec.js'
+import { flag, stringOpt, typeOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
 export const spec: CommandSpec = {
@@ -31,11 +31,11 @@ export const spec: CommandSpec = {
 const STATE_VALUES = ['active', 'pending', 'archived', 'all']
 
 /** Parse --limit: a positive integer. */
-export function parseLimit(value: string | undefined, command: string, fallback = 10): number {
+export function parseLimit(value: string | undefined, command: string, fallback = 10, option = '--limit'): number {
   if (value === undefined) return fallback
   const n = Number(value)
   if (!Number.isInteger(n) || n < 1 || n > 1000)
-    throw new UsageError(`--limit must be a whole number from 1 to 1000, not "${value}"`, command)
+    throw new UsageError(`${option} must be a whole number from 1 to 1000, not "${value}"`, command)
   return n
 }
 
@@ -44,7 +44,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (!STATE_VALUES.includes(state))
     throw new UsageError(`--state must be active, pending, archived or all, not "${state}"`, 'search')
   const limit = parseLimit(stringOpt(args, 'limit'), 'search')
-  const type = stringOpt(args, 'type')
+  const type = typeOpt(args, 'search')
   let query = args.positionals.join(' ')
   if (query === '-') query = (await ctx.readStdin()).toString('utf8')
   if (!query.trim())

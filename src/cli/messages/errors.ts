@@ -7,6 +7,7 @@ import {
   TransitionIncompleteError,
   BundleUnreachableError,
   ConfigError,
+  FileAccessError,
   GitCommandError,
   IllegalTransitionError,
   LearningInvalidError,
@@ -24,6 +25,7 @@ import {
   UncommittedLearningError,
   UsageError,
 } from '../../core/errors.js'
+import { join, relative, isAbsolute } from 'node:path'
 import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
 import { partialMove, secretInMessage } from './lifecycle.js'
@@ -190,6 +192,16 @@ export function describeError(err: unknown, command?: string): DescribedError {
       `cannot read ${err.source}: ${err.reason}\nNothing was written. Check the path or URL and your network, then run the command again.`,
       { source: err.source, reason: err.reason },
     )
+  if (err instanceof FileAccessError)
+    return d(
+      ExitCode.environment,
+      `cannot use ${err.what ? `${err.what} "${err.path}"` : err.path}: ${FS_REASONS[err.code] ?? err.code}.\nCheck that path, then run the command again.`,
+      { path: err.path, errno: err.code },
+    )
+  // A file the system refused outside git-learn's own package is the environment's doing, as with FileAccessError;
+  // one inside the package (a damaged install) stays an internal error below.
+  const sys = systemError(err)
+  if (sys && !insidePackage(sys.path)) return describeError(new FileAccessError(sys.path, sys.code), command)
   if (err instanceof GitCommandError)
     return d(ExitCode.environment, `git ${formatGitArgs(err.args)} failed.\ngit said:\n${err.stderr.trim()}`, {
       args: err.args,
@@ -200,6 +212,39 @@ export function describeError(err: unknown, command?: string): DescribedError {
     ExitCode.internal,
     `internal error: ${e.message}\n${e.stack ?? ''}\nThis is a bug in git-learn; please report it with the command you ran and the text above.`,
   )
+}
+
+/** What an errno code means, as the end of "cannot use <path>: …". */
+const FS_REASONS: Record<string, string> = {
+  ENOENT: 'it does not exist (or a folder on its way does not)',
+  EISDIR: 'it is a folder, not a file',
+  ENOTDIR: 'a part of that path is a file, not a folder',
+  EEXIST: 'a file of that name is in the way',
+  EACCES: 'permission denied',
+  EPERM: 'the operation is not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space is left on the device',
+  EDQUOT: 'the disk quota is exhausted',
+  EMFILE: 'too many files are open',
+  ELOOP: 'too many symbolic links on the way',
+  ENAMETOOLONG: 'the name is too long',
+}
+
+/** A Node system error about a path (fs calls set code, syscall and path). */
+function systemError(err: unknown): { path: string; code: string } | undefined {
+  if (!(err instanceof Error)) return undefined
+  const e = err as NodeJS.ErrnoException
+  return typeof e.code === 'string' && typeof e.syscall === 'string' && typeof e.path === 'string'
+    ? { path: e.path, code: e.code }
+    : undefined
+}
+
+/** The installed package's own files: one missing there is a broken install, not the user's environment. */
+const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
+const PACKAGE_PARTS = new Set(['dist', 'src', 'templates', 'githooks', 'node_modules', 'package.json'])
+function insidePackage(path: string): boolean {
+  const rel = relative(PACKAGE_ROOT, path)
+  return isAbsolute(path) && !isAbsolute(rel) && PACKAGE_PARTS.has(rel.split(/[\\/]/)[0] as string)
 }
 
 function requiredState(action: string): string {

@@ -34,9 +34,11 @@ function pastTense(action: string): string {
   return { approve: 'approved', reject: 'rejected', restore: 'restored', prune: 'pruned' }[action] ?? `${action}d`
 }
 
-export function initReport(created: readonly string[], root: string): string {
-  if (!created.length) return `.learnings/ is already set up in ${root}; nothing to do.\n`
-  return `created in ${root}:\n${created.map((c) => `  ${c}`).join('\n')}\nNext: commit .learnings/, then propose what you learned. This one passes the gates as printed (drop --dry-run to commit it):\n  ${INIT_EXAMPLE}\n`
+export function initReport(created: readonly string[], root: string, updated: readonly string[] = []): string {
+  const also = updated.map((u) => `.learnings/ added to ${u}: your formatter leaves learnings as they were reviewed.\n`)
+  if (!created.length)
+    return `${also.join('')}.learnings/ is already set up in ${root}${updated.length ? '' : '; nothing to do'}.\n`
+  return `${also.join('')}created in ${root}:\n${created.map((c) => `  ${c}`).join('\n')}\nNext: commit .learnings/, then propose what you learned. This one passes the gates as printed (drop --dry-run to commit it):\n  ${INIT_EXAMPLE}\n`
 }
 
 /** The example `init` prints: a learning with every section the gates ask for, from flags and a body on stdin. */

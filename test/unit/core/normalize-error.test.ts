@@ -31,6 +31,16 @@ describe('normalizeError', () => {
       'env : python: No such file or directory',
     ],
     ['a directory goes', 'cd /home/ada/projects/thing failed', 'cd failed'],
+    [
+      'a port named in words is kept',
+      'Is the server running on host "127.0.0.1" and accepting TCP/IP connections on port 5432?',
+      'Is the server running on host 127.0.0.1 and accepting connections on port:5432',
+    ],
+    [
+      'an escaped quote is not a path separator',
+      'Query engine binary for current platform \\"linux-musl\\" could not be found',
+      'Query engine binary for current platform linux-musl could not be found',
+    ],
     ['keeps words', 'TypeError: undefined is not a function', 'TypeError: undefined is not a function'],
   ])('%s', (_what, input, expected) => {
     expect(normalizeError(input)).toBe(expected)
@@ -60,6 +70,21 @@ describe('matchableError', () => {
       'equivalent phrases add their canonical word',
       '[Errno 111] Connection refused',
       '[Errno ] Connection refused\neconnrefused',
+    ],
+    [
+      'a port named in words names its service',
+      'could not connect to server: Connection refused ... on port 5432?',
+      'could not connect to server: Connection refused ... on port port5432 postgres\neconnrefused',
+    ],
+    [
+      "git's two line-ending warnings say the same",
+      'warning: CRLF will be replaced by LF in a.txt.\nwarning: in the working copy of b.txt, LF will be replaced by CRLF',
+      'warning: CRLF will be replaced by LF in a.txt.\nwarning: in the working copy of b.txt, LF will be replaced by CRLF\neolconversion',
+    ],
+    [
+      "a postgres driver's error names postgres",
+      'psycopg2.OperationalError: could not connect to server',
+      'psycopg2.OperationalError: could not connect to server\npostgres',
     ],
     ['a phrase across blanks', 'No such  file or\tdirectory', 'No such file or directory\nenoent'],
     ['nothing to add', 'TypeError: x is not a function', 'TypeError: x is not a function'],

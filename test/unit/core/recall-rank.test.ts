@@ -1,7 +1,16 @@
 import { describe, expect, test } from 'vitest'
 import { buildQueryTerms, termsOf } from '../../../src/core/search.js'
 import { processTerm } from '../../../src/core/terms.js'
-import { NAME_TERM_FACTOR, invertRecall, passesRecall, rankRecall, termWeight } from '../../../src/core/recall-rank.js'
+import {
+  NAME_TERM_FACTOR,
+  buildRecallIndex,
+  invertRecall,
+  isRecallable,
+  passesRecall,
+  rankRecall,
+  recallTermsOf,
+  termWeight,
+} from '../../../src/core/recall-rank.js'
 import type { RecallIndex } from '../../../src/core/recall-rank.js'
 
 describe('rankRecall', () => {
@@ -50,21 +59,49 @@ describe('rankRecall', () => {
     ).toEqual(['mongo-ipv6'])
   })
   test('a generic trigger met in share stays silent when another learning holds more of the failure', () => {
-    const ix = {
-      names: ['eslint-flat-config-not-found', 'ts7016-missing-declaration-file'],
-      weights: [1, 1],
-      triggers: [
-        [...termsOf('Error: Could not find config file.')],
-        [...termsOf("error TS7016: Could not find a declaration file for module 'crypto-js'")],
-      ],
-    }
-    const failure = "src/run.ts(9,24): error TS7016: Could not find a declaration file for module 'node-config-ts'."
+    const ix = buildRecallIndex(
+      [
+        ['spawn-enoent', 'Error: spawn prisma ENOENT'],
+        [
+          'prisma-engine-targets',
+          'PrismaClientInitializationError: Query engine library for current platform "debian-openssl-1.1.x" could not be found.',
+        ],
+      ].map(([name, trigger]) => ({
+        name: name!,
+        state: 'active',
+        type: 'error-solution',
+        weight: 1,
+        triggers: [trigger!],
+      })),
+    ).index
+    const failure =
+      'Error: spawn prisma ENOENT\nQuery engine library for current platform "linux-musl" could not be found (Prisma Client)'
     expect(rankRecall(ix, new Set(buildQueryTerms(failure)))).toEqual([])
     // The generic trigger alone, with nothing that outweighs it, is still recalled.
     const alone = { names: ix.names.slice(0, 1), weights: [1], triggers: ix.triggers.slice(0, 1) }
     expect(rankRecall(alone, new Set(buildQueryTerms(failure))).map((c) => alone.names[c.doc])).toEqual([
-      'eslint-flat-config-not-found',
+      'spawn-enoent',
     ])
+  })
+  test('a long trigger that shares a few words of the failure does not outweigh one met in full', () => {
+    const ix = buildRecallIndex(
+      [
+        ['ssh-host-key', 'Host key verification failed.'],
+        [
+          'k8s-pull-denied',
+          'Failed to pull image "local/dummy": rpc error: code = Unknown desc = Error response from daemon: pull access denied for local/dummy, repository does not exist or may require \'docker login\'',
+        ],
+      ].map(([name, trigger]) => ({
+        name: name!,
+        state: 'active',
+        type: 'error-solution',
+        weight: 1,
+        triggers: [trigger!],
+      })),
+    ).index
+    const failure =
+      '$ git pull --ff-only\nHost key verification failed.\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.'
+    expect(rankRecall(ix, new Set(buildQueryTerms(failure))).map((c) => ix.names[c.doc])).toEqual(['ssh-host-key'])
   })
   test('a learning with several triggers is recalled once, by its best trigger', () => {
     const ix = {
@@ -83,6 +120,83 @@ describe('rankRecall', () => {
       ),
     )
     expect(got.map((c) => ix.names[c.doc])).toEqual(['pg'])
+  })
+
+  const indexOf = (entries: [string, string][]) =>
+    buildRecallIndex(
+      entries.map(([name, trigger]) => ({
+        name,
+        state: 'active',
+        type: 'error-solution',
+        weight: 1,
+        triggers: [trigger],
+      })),
+    ).index
+  const recalled = (ix: RecallIndex, failure: string) =>
+    rankRecall(ix, new Set(buildQueryTerms(failure))).map((c) => ix.names[c.doc])
+
+  test("a trigger naming a service's port is recalled only by a failure that names that port", () => {
+    const ix = indexOf([
+      ['redis-down', 'Error: connect ECONNREFUSED 127.0.0.1:6379'],
+      ['port-taken', 'Error: listen EADDRINUSE: address already in use :::3000'],
+    ])
+    // Redis's words, but no port: the client never says where it connected.
+    const noPort =
+      'File "/usr/local/bin/zabbix_check_redis.py", line 9\nConnectionRefusedError: [Errno 111] Connection refused (localhost)'
+    expect(recalled(ix, noPort)).toEqual([])
+    expect(
+      recalled(ix, 'redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.'),
+    ).toEqual(['redis-down'])
+    // A port without a service is the user's choice: the same error on another port is the same failure.
+    expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use :::8080')).toEqual(['port-taken'])
+  })
+  test('words that restate an error code the trigger names count once', () => {
+    expect(
+      recallTermsOf("npm ERR! enoent ENOENT: no such file or directory, open '/root/package.json'").sort(),
+    ).toEqual(['enoent', 'err', 'json', 'npm', 'open', 'packag'])
+    const ix = indexOf([
+      ['npm-no-package-json', "npm ERR! enoent ENOENT: no such file or directory, open '/root/package.json'"],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    const libssl =
+      'Error: Unable to require(`libquery_engine.so.node`)\nlibssl.so.1.1: cannot open shared object file: No such file or directory (ENOENT)'
+    expect(recalled(ix, libssl)).toEqual([])
+    expect(recalled(ix, "npm ERR! enoent ENOENT: no such file or directory, open '/home/ada/package.json'")).toEqual([
+      'npm-no-package-json',
+    ])
+  })
+  test('"config" is a common word: a trigger of only common words speaks for no config failure', () => {
+    const ix = indexOf([['eslint-flat-config', 'Error: Could not find config file.']])
+    const webpack =
+      "[webpack-cli] Failed to load '/home/ada/app/webpack.config.prod.js' config\n[webpack-cli] Error: Cannot find module 'x'"
+    expect(recalled(ix, webpack)).toEqual([])
+  })
+  test('a trigger that says its error twice is met by what it names beside it, not by the error alone', () => {
+    const ix = indexOf([
+      ['nextjs-fs-in-client', "Module not found: Can't resolve 'fs'"],
+      ['pytest-src-layout', "ModuleNotFoundError: No module named 'src'"],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    expect(recalled(ix, "Module not found: Error: Can't resolve './components/Header' in '/app/src'")).toEqual([])
+    expect(recalled(ix, "ModuleNotFoundError: No module named 'requests'")).toEqual([])
+    expect(recalled(ix, "Module not found: Can't resolve 'fs'")).toEqual(['nextjs-fs-in-client'])
+    expect(recalled(ix, "E   ModuleNotFoundError: No module named 'src'")).toEqual(['pytest-src-layout'])
+  })
+  test('a trigger naming one system error code is not recalled by a failure that names another', () => {
+    const ix = indexOf([
+      ['postgres-refused', 'Error: connect ECONNREFUSED 127.0.0.1:5432'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    // The address holds most of the trigger, but the code says the port was taken, not refused.
+    expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use 127.0.0.1:5432')).toEqual([])
+    expect(recalled(ix, 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect')).toEqual([
+      'postgres-refused',
+    ])
+  })
+  test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
+    expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
+    expect(isRecallable('pattern', ['keep line endings consistent across machines'])).toBe(false)
+    expect(isRecallable('error-solution', ['keep line endings consistent across machines'])).toBe(true)
   })
 
   // The hook ranks from the inverted form read from the cache; this is the scan over every trigger it replaced.
@@ -114,7 +228,8 @@ describe('rankRecall', () => {
         b.coverage - a.coverage ||
         ((ix.names[a.doc] as string) < (ix.names[b.doc] as string) ? -1 : 1),
     )
-    // Silent unless the pick leads every learning the failure touches, its matched trigger weight plus its name's words.
+    // Silent unless the pick leads every learning the failure touches: its matched trigger weight plus its name's words,
+    // times the share of its trigger met.
     const nameWeight = (name: string) =>
       NAME_TERM_FACTOR *
       [...new Set(name.split('-').map((w) => processTerm(w)))]
@@ -122,9 +237,15 @@ describe('rankRecall', () => {
         .reduce((s, x) => s + termWeight(x, df(x), n), 0)
     const pick = ranked[0]
     if (!pick) return ranked
-    const lead = (sums[pick.doc] as number) + nameWeight(ix.names[pick.doc] as string)
+    const share = (doc: number) => {
+      const terms = [...new Set(ix.triggers[doc])]
+      const total = Math.round(terms.reduce((s, x) => s + termWeight(x, df(x), n), 0) * 1000) / 1000
+      return Math.min(1, (sums[doc] ?? 0) / total)
+    }
+    const lead = ((sums[pick.doc] as number) + nameWeight(ix.names[pick.doc] as string)) * share(pick.doc)
     return sums.some(
-      (sum, doc) => ix.names[doc] !== ix.names[pick.doc] && sum + nameWeight(ix.names[doc] as string) > lead,
+      (sum, doc) =>
+        ix.names[doc] !== ix.names[pick.doc] && (sum + nameWeight(ix.names[doc] as string)) * share(doc) > lead,
     )
       ? []
       : ranked

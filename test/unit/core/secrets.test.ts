@@ -255,3 +255,17 @@ describe('large and hostile input', () => {
     expect(Array.isArray(scanSecrets(text))).toBe(true)
   })
 })
+
+describe('a token at the end of a sentence', () => {
+  // A full stop after a token ends the sentence; it is not part of a longer dotted value.
+  test.each([
+    ['github-token', 'ghp_' + 'R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'],
+    ['aws-access-key-id', 'AKIA' + 'Q3ZL7TXW2YB5NRKD'],
+  ])('%s followed by "." is found', (rule, token) => {
+    for (const text of [`Use ${token}.`, `Use ${token}.\nThen run it.`, `(${token}).`])
+      expect(
+        scanSecrets(text).map((f) => f.rule),
+        text,
+      ).toContain(rule)
+  })
+})

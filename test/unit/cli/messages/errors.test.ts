@@ -1,3 +1,5 @@
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { expect, test } from 'vitest'
 import { describeError } from '../../../../src/cli/messages/errors.js'
 import {
@@ -12,6 +14,7 @@ import { COMMANDS, COMMAND_GROUPS } from '../../../../src/cli/registry.js'
 import { formatUsage } from '../../../../src/cli/main.js'
 import {
   ConfigError,
+  FileAccessError,
   NameTakenError,
   NoCommitsError,
   NoIdentityError,
@@ -71,4 +74,27 @@ test('-h lists every command exactly once', () => {
   const grouped = COMMAND_GROUPS.flatMap(([, names]) => names)
   expect([...grouped].sort()).toEqual(Object.keys(COMMANDS).sort())
   for (const name of Object.keys(COMMANDS)) expect(formatUsage()).toContain(name)
+})
+
+const systemError = (code: string, syscall: string, path: string) =>
+  Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, syscall, path })
+
+test.each([
+  [
+    new FileAccessError('x.md', 'ENOENT', 'the learning file'),
+    /cannot use the learning file "x\.md": it does not exist/,
+  ],
+  [systemError('ENOTDIR', 'mkdir', '/tmp/r/.learnings/pending'), /cannot use \/tmp\/r\/\.learnings\/pending: a part/],
+  [systemError('ENOSPC', 'write', '/tmp/r/out.json'), /no space is left/],
+])('a file the system refuses is the environment (exit 3): %s', (err, message) => {
+  const d = describeError(err)
+  expect(d.code).toBe(3)
+  expect(d.kind).toBe('FileAccessError')
+  expect(d.message).toMatch(message)
+  expect(d.message).not.toMatch(/internal error|\n\s+at /)
+})
+
+test("a file missing from git-learn's own package is a broken install: internal (70)", () => {
+  const own = join(fileURLToPath(new URL('../../../../', import.meta.url)), 'dist', 'generated', 'x.cjs')
+  expect(describeError(systemError('ENOENT', 'open', own)).code).toBe(70)
 })

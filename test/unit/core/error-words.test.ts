@@ -1,0 +1,44 @@
+import { describe, expect, test } from 'vitest'
+import { equivalentWords, restatedWords, serviceOfPort } from '../../../src/core/error-words.js'
+
+describe('equivalentWords', () => {
+  test.each([
+    ['a code and its message', 'ENOENT: no such file or directory', ['enoent']],
+    ["Python's errno", '[Errno 111] Connection refused', ['econnrefused']],
+    ['nothing equivalent', 'TypeError: x is not a function', []],
+  ])('%s', (_what, text, expected) => {
+    expect(equivalentWords(text)).toEqual(expected)
+  })
+})
+
+describe('restatedWords', () => {
+  test.each([
+    [
+      'the message of a code the text names',
+      "npm ERR! enoent ENOENT: no such file or directory, open '/root/package.json'",
+      ['no', 'such', 'file', 'or', 'directory'],
+    ],
+    ['a code said once, with the verb Node puts before it', 'Error: connect ECONNREFUSED 127.0.0.1:6379', []],
+    [
+      'two phrases of one error',
+      "Module not found: Can't resolve 'fs'",
+      ['module', 'not', 'found', 'can', 't', 'cant', 'resolve'],
+    ],
+    [
+      'an exception name and its message',
+      "ModuleNotFoundError: No module named 'src'",
+      ['modulenotfounderror', 'no', 'module', 'named'],
+    ],
+    ['a message without its code is not a restatement', 'git@github.com: Permission denied (publickey).', []],
+    ['a code alone restates nothing', 'Error: spawn python ENOENT', []],
+  ])('%s', (_what, text, expected) => {
+    expect(restatedWords(text).sort()).toEqual([...expected].sort())
+  })
+})
+
+describe('serviceOfPort', () => {
+  test('a well-known port names its service, another port none', () => {
+    expect(serviceOfPort('5432')).toBe('postgres')
+    expect(serviceOfPort('3000')).toBeUndefined()
+  })
+})
