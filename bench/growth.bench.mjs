@@ -251,10 +251,19 @@ export async function bench(ctx) {
       const clear = (v) =>
         rmSync(join(hosts[v] ?? host.root, '.git', 'learn', 'cache'), { recursive: true, force: true })
       const label = `search, project + a tier of ${largest}`
+      // A project edit: the project's index is rebuilt, the tier's (one per pinned commit) is not.
+      let edits = 0
+      /** @param {number} v */
+      const edit = (v) =>
+        writeFileSync(
+          join(hosts[v] ?? host.root, '.learnings', 'active', 'bench-edited.md'),
+          learningText(2_000_000 + edits++).text.replace(/^name: .*$/m, 'name: bench-edited'),
+        )
       /** @type {[string, { runs: number, prepare?: (v: number) => void, warm?: boolean }][]} */
       const cases = [
         [`${label}, cache gone`, { runs: 2, prepare: clear, warm: false }],
         [`${label}, cache warm`, { runs: 5 }],
+        [`${label}, after a project edit`, { runs: 3, prepare: edit }],
       ]
       for (const [what, opts] of cases) {
         ctx.log(`growth: ${what}`)

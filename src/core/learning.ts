@@ -174,9 +174,4 @@ export function formatLearningFile(data: Frontmatter, body: string): string {
   return `---\n${yaml}---\n${text}`
 }
 
-/** The triggers of a learning's frontmatter: `trigger` as one string or a list of strings; [] when there is none. */
-export function triggersOf(data: Frontmatter): string[] {
-  const t = data.trigger
-  const list = typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : []
-  return list.filter((x) => x.trim())
-}
+export { triggersOf } from './triggers.js'

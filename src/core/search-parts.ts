@@ -1,20 +1,26 @@
 /**
- * The search index written straight into its cached parts (IndexParts: header, sorted terms, each term's postings as
- * JSON, and the documents by short id), byte for byte what `splitIndex(buildIndex(docs))` gives, without building a
- * minisearch index first. At 100,000 learnings minisearch's `add` (a radix tree insert per token), its `toJSON`
- * (a Map of Maps per term, turned into objects) and the garbage they leave took ~12 s of a 38 s rebuild; this reads
- * each document once and keeps one flat array of numbers per term and field.
+ * The search index in the parts the cache holds: the header, the sorted terms, each term's postings in binary
+ * (src/core/search-postings.ts), and the documents by short id. It holds what minisearch's own index over the same
+ * documents holds (its `toJSON`), without building one: at 100,000 learnings minisearch's `add` (a radix tree insert
+ * per token), its `toJSON` and the garbage they leave took ~12 s of a 38 s rebuild; this reads each document once and
+ * keeps one flat array of numbers per term and field.
  *
- * The tokenizer, term processing and fields are those of `indexOptions()`, so a change to them changes both alike;
- * test/unit/core/search-parts.test.ts holds the two outputs equal.
+ * The tokenizer, term processing and fields are those of `indexOptions()`; test/unit/core/search-parts.test.ts holds
+ * the parts equal to minisearch's serialized index.
  */
-import type { IndexDoc, IndexParts, SearchDoc } from './search.js'
-import { indexOptions } from './search.js'
+import type { CatalogEntry, IndexDoc, IndexHeader, SearchDoc } from './search.js'
+import { buildCatalogEntry, buildSearchDoc, indexOptions } from './search.js'
+import type { Learning } from './learning.js'
+import { decodePostings, encodePostings } from './search-postings.js'
+import type { ScoringIndex } from './search-score.js'
 
-/** IndexParts whose postings are made into JSON one term at a time (the writer streams them to the cache file). */
-export interface BuiltParts extends Omit<IndexParts, 'postings'> {
-  /** The postings of `terms[i]` as splitIndex writes them. */
-  postingsJson(i: number): string
+/** The index in parts; the postings are encoded one term at a time (the writer streams them to the cache file). */
+export interface BuiltParts {
+  header: IndexHeader
+  terms: string[]
+  /** The postings of `terms[i]` in binary (src/core/search-postings.ts). */
+  postingsBytes(i: number): Uint8Array
+  docs: (IndexDoc | undefined)[]
 }
 
 /** One posting list: [short, count, short, count, …] in a typed array that doubles when full. */
@@ -34,41 +40,39 @@ function push(list: List, short: number, count: number): void {
 }
 
 /**
- * The parts of the index over `docs`, the i-th document getting short id i (as minisearch numbers them).
- * Mirrors minisearch 7's `add`: a field's length is the number of distinct tokens (before term processing), the
- * average field length is updated incrementally in the same order of operations, and each processed term counts once
- * per occurrence in the field.
+ * The index built one document at a time (a rebuild drops each document's text once it is added): the n-th document
+ * added gets short id n, as minisearch numbers them. Mirrors minisearch 7's `add`: a field's length is the number of
+ * distinct tokens (before term processing), the average field length is updated incrementally in the same order of
+ * operations, and each processed term counts once per occurrence in the field.
  */
-export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
-  const options = indexOptions()
-  const fields = options.fields
-  const tokenize = options.tokenize as (text: string, field?: string) => string[]
-  const processTerm = options.processTerm as (
-    term: string,
-    field?: string,
-  ) => string | string[] | null | undefined | false
-  const fieldIds: Record<string, number> = {}
-  fields.forEach((f, i) => (fieldIds[f] = i))
-  const averageFieldLength: number[] = []
+export class IndexBuilder {
+  private readonly options = indexOptions()
+  private readonly averageFieldLength: number[] = []
   /** term → its posting list per field. */
-  const postings = new Map<string, (List | undefined)[]>()
-  const out: (IndexDoc | undefined)[] = []
-  const counts = new Map<string, number>()
-  docs.forEach((doc, short) => {
+  private readonly postings = new Map<string, (List | undefined)[]>()
+  private readonly docs: (IndexDoc | undefined)[] = []
+  private readonly counts = new Map<string, number>()
+  private readonly raw = new Map<string, number>()
+
+  add(doc: SearchDoc): void {
+    const { fields, tokenize, processTerm } = this.options
+    const { averageFieldLength, postings, counts, raw } = this
+    const short = this.docs.length
     const lengths: number[] = []
     fields.forEach((field, fieldId) => {
-      const value = (doc as unknown as Record<string, unknown>)[field]
+      const value = doc[field]
       if (value == null) return
-      const tokens = tokenize(String(value), field)
-      const length = new Set(tokens).size
+      // Each distinct token once: its count, then its term (processing a token is the costly part).
+      raw.clear()
+      for (const token of tokenize(String(value))) raw.set(token, (raw.get(token) ?? 0) + 1)
+      const length = raw.size
       lengths[fieldId] = length
       const avg = averageFieldLength[fieldId] || 0
       averageFieldLength[fieldId] = (avg * short + length) / (short + 1)
       counts.clear()
-      for (const token of tokens) {
-        const processed = processTerm(token, field)
-        if (Array.isArray(processed)) for (const t of processed) counts.set(t, (counts.get(t) ?? 0) + 1)
-        else if (processed) counts.set(processed, (counts.get(processed) ?? 0) + 1)
+      for (const [token, n] of raw) {
+        const processed = processTerm(token)
+        if (processed) counts.set(processed, (counts.get(processed) ?? 0) + n)
       }
       for (const [term, n] of counts) {
         let byField = postings.get(term)
@@ -76,32 +80,55 @@ export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
         push((byField[fieldId] ??= { data: new Int32Array(4), n: 0 }), short, n)
       }
     })
-    out.push([doc.id, lengths])
-  })
-  const terms = [...postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  return {
-    header: {
-      documentCount: docs.length,
-      nextId: docs.length,
-      fieldIds,
-      averageFieldLength,
-      dirtCount: 0,
-      serializationVersion: 2,
-    },
-    terms,
-    postingsJson: (i) => postingsJson(postings.get(terms[i] as string) ?? []),
-    docs: out,
+    this.docs.push([doc.id, lengths])
+  }
+
+  /** The parts of the index over the documents added. */
+  finish(): BuiltParts {
+    const { fields } = this.options
+    const fieldIds: Record<string, number> = {}
+    fields.forEach((f, i) => (fieldIds[f] = i))
+    const terms = [...this.postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    return {
+      header: {
+        documentCount: this.docs.length,
+        nextId: this.docs.length,
+        fieldIds,
+        averageFieldLength: this.averageFieldLength,
+        dirtCount: 0,
+        serializationVersion: 2,
+      },
+      terms,
+      postingsBytes: (i) => encodePostings(this.postings.get(terms[i] as string) ?? [], fields.length),
+      docs: this.docs,
+    }
   }
 }
 
-/** `{"<fieldId>":{"<short>":count,…},…}`, keys ascending, as JSON.stringify writes an object of integer keys. */
-function postingsJson(byField: readonly (List | undefined)[]): string {
-  const parts: string[] = []
-  byField.forEach((list, fieldId) => {
-    if (!list) return
-    const pairs: string[] = []
-    for (let i = 0; i < list.n; i += 2) pairs.push(`"${list.data[i]}":${list.data[i + 1]}`)
-    parts.push(`"${fieldId}":{${pairs.join(',')}}`)
-  })
-  return `{${parts.join(',')}}`
+/** The parts of the index over `docs`, the i-th document getting short id i. */
+export function buildIndexParts(docs: readonly SearchDoc[]): BuiltParts {
+  const b = new IndexBuilder()
+  for (const d of docs) b.add(d)
+  return b.finish()
+}
+
+/** Parts built in memory as an index to score. */
+export function partsIndex(parts: BuiltParts): ScoringIndex {
+  const { header } = parts
+  const fieldCount = Object.keys(header.fieldIds).length
+  return {
+    documentCount: header.documentCount,
+    nextId: header.nextId,
+    averageFieldLength: header.averageFieldLength,
+    terms: parts.terms,
+    postings: (i) => decodePostings(parts.postingsBytes(i), fieldCount, header.nextId),
+    docId: (short) => parts.docs[short]?.[0],
+    fieldLength: (short, fieldId) => parts.docs[short]?.[1][fieldId] ?? 0,
+  }
+}
+
+/** Catalog and index of learnings held in memory (`git learn eval --learnings <dir>`), every one in the project tier. */
+export function buildFeed(learnings: readonly Learning[]): { catalog: CatalogEntry[]; index: ScoringIndex } {
+  const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
+  return { catalog, index: partsIndex(buildIndexParts(learnings.map((l, id) => buildSearchDoc(id, l)))) }
 }

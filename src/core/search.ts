@@ -1,21 +1,22 @@
 /**
- * Ranked full-text search over learnings (minisearch: BM25 with field boosts). The catalog is the small, plain
- * record of each learning that search, recall, context and status need; the index is built from the catalog plus
- * the normalized bodies, and both are cached by the adapter (src/adapters/search-index.ts).
+ * Ranked full-text search over learnings: BM25 with field boosts, minisearch's scores computed over our own postings
+ * (src/core/search-score.ts). The catalog is the small, plain record of each learning that search, recall, context
+ * and status need; the index is built from the catalog plus the normalized bodies (src/core/search-parts.ts), and
+ * both are cached by the adapter (src/adapters/feed/search-index.ts).
  *
  * Why over 300 lines: the catalog, the document built for the index and the ranking must change together (the
  * cache keys on their code).
  */
 import { sectionText } from './sections.js'
-import MiniSearch from 'minisearch'
-import type { AsPlainObject, Options } from 'minisearch'
 import type { LearningState } from './errors.js'
 import type { Learning } from './learning.js'
 import { isCommitId } from './git-args.js'
-import { triggersOf } from './learning.js'
+import { triggersOf } from './triggers.js'
 import { matchableError } from './normalize-error.js'
 import { buildQueryTerms, processTerm, splitTerms } from './terms.js'
-import { compareCodeUnits, lowerBound } from './compare.js'
+import { compareCodeUnits } from './compare.js'
+import { scoreQuery } from './search-score.js'
+import type { QuerySpec, ScoringIndex } from './search-score.js'
 
 export interface CatalogEntry {
   name: string
@@ -62,16 +63,17 @@ export const FIELD_BOOSTS = { name: 1, trigger: 2, description: 2, tags: 3, body
 
 export { SPLIT, buildQueryTerms, processTerm, splitTerms, termsOf } from './terms.js'
 
-/** The index's options (the same for building and loading). */
-export function indexOptions(): Options<SearchDoc> {
+/** The index's fields (their position is their field id), tokenizer and term processing (minisearch's options). */
+export function indexOptions() {
   return {
-    idField: 'id',
-    fields: ['name', 'description', 'trigger', 'tags', 'body'],
-    storeFields: [],
+    fields: ['name', 'description', 'trigger', 'tags', 'body'] as (keyof typeof FIELD_BOOSTS)[],
     tokenize: splitTerms,
     processTerm,
   }
 }
+
+/** FIELD_BOOSTS by field id. */
+const BOOSTS = indexOptions().fields.map((f) => FIELD_BOOSTS[f])
 
 const FIX_SECTIONS = ['Solution', 'Correct pattern', 'Decision', 'Action']
 
@@ -139,66 +141,21 @@ export function buildSearchDoc(id: number, l: Learning): SearchDoc {
   }
 }
 
-/** A fresh index over documents. */
-export function buildIndex(docs: readonly SearchDoc[]): MiniSearch<SearchDoc> {
-  const ms = new MiniSearch<SearchDoc>(indexOptions())
-  ms.addAll(docs as SearchDoc[])
-  return ms
+/**
+ * The index's header (minisearch's serialized fields of the same names): the document count BM25 uses, the next short
+ * id, the field ids, and each field's average length.
+ */
+export interface IndexHeader {
+  documentCount: number
+  nextId: number
+  fieldIds: Record<string, number>
+  averageFieldLength: number[]
+  dirtCount: number
+  serializationVersion: number
 }
-
-/** The serialized index without its postings and without its per-document tables. */
-export type IndexHeader = Omit<AsPlainObject, 'index' | 'documentIds' | 'fieldLength' | 'storedFields'>
 
 /** One document of the index by its short id: its id (catalog position) and its field lengths. */
 export type IndexDoc = readonly [id: number, lengths: readonly number[]]
-
-/**
- * A serialized index cut in pieces: the header, the sorted terms, each term's postings as JSON, and the documents by
- * short id (undefined: no such document). The index stores no fields (storeFields: []).
- */
-export interface IndexParts {
-  header: IndexHeader
-  terms: string[]
-  postings: string[]
-  docs: (IndexDoc | undefined)[]
-}
-
-/** Cut an index in parts, terms sorted, so a reader can load just the postings of the terms a query reaches. */
-export function splitIndex(index: MiniSearch<SearchDoc>): IndexParts {
-  const { index: entries, documentIds, fieldLength, storedFields: _stored, ...header } = index.toJSON()
-  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-  const docs: (IndexDoc | undefined)[] = Array.from({ length: header.nextId }, () => undefined)
-  for (const [short, id] of Object.entries(documentIds)) docs[Number(short)] = [id as number, fieldLength[short] ?? []]
-  return { header, terms: entries.map((e) => e[0]), postings: entries.map((e) => JSON.stringify(e[1])), docs }
-}
-
-/**
- * An index of some terms only (their postings parsed), over the header of the whole index. Only the documents these
- * postings hold get a document id and field lengths (`doc` reads them by short id): scoring reads nothing of the
- * others (document count and average field lengths come from the header), and loading 30,000 of them would cost
- * more than the query.
- */
-export function joinIndex(
-  header: IndexHeader,
-  entries: AsPlainObject['index'],
-  doc: (short: number) => IndexDoc | undefined,
-): MiniSearch<SearchDoc> {
-  const documentIds: Record<string, number> = {}
-  const fieldLength: Record<string, number[]> = {}
-  for (const [, fields] of entries)
-    for (const field of Object.values(fields))
-      for (const short of Object.keys(field)) {
-        if (Object.hasOwn(documentIds, short)) continue
-        const d = doc(Number(short))
-        if (!d) continue
-        documentIds[short] = d[0]
-        fieldLength[short] = d[1] as number[]
-      }
-  return MiniSearch.loadJS<SearchDoc>(
-    { ...header, documentIds, fieldLength, storedFields: {}, index: entries },
-    indexOptions(),
-  )
-}
 
 export interface SearchFilter {
   /** States to keep; undefined keeps every state. */
@@ -228,71 +185,37 @@ export interface DocMeta {
  */
 export interface CatalogView {
   meta(id: number): DocMeta | undefined
+  /** The tier weight of a document (1 when there is no such document): ranking reads it of every candidate. */
+  weight(id: number): number
   entry(id: number): CatalogEntry | undefined
 }
 
 /** A catalog held in memory as a view. */
 export function catalogView(catalog: readonly CatalogEntry[]): CatalogView {
-  return { meta: (id) => catalog[id], entry: (id) => catalog[id] }
+  return { meta: (id) => catalog[id], weight: (id) => catalog[id]?.weight ?? 1, entry: (id) => catalog[id] }
 }
 
 // Typed queries (a few terms) get prefixes and typo tolerance; pasted logs (many terms) match exactly, which is faster.
 const FEW_TERMS = 4
-const MAX_FUZZY = 6 // minisearch's default maxFuzzy
-const prefixOf = (few: boolean) => (few ? (t: string) => t.length >= 4 : false)
-const fuzzyOf = (few: boolean) => (few ? (t: string) => (t.length >= 6 ? 0.2 : false) : false)
-
-/** Whether the edit distance (insertions, deletions, substitutions) between a and b is at most max. */
-export function withinEditDistance(a: string, b: string, max: number): boolean {
-  if (Math.abs(a.length - b.length) > max) return false
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i]
-    let rowMin = i
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(
-        (prev[j] as number) + 1,
-        (cur[j - 1] as number) + 1,
-        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      )
-      cur.push(v)
-      if (v < rowMin) rowMin = v
-    }
-    if (rowMin > max) return false
-    prev = cur
-  }
-  return (prev[b.length] as number) <= max
-}
 
 /**
- * The index terms a query can reach, as positions in `sorted` (every term of the index, sorted): each query term
- * itself, and for a typed query (≤ 4 terms) the terms it prefixes (4+ characters) and those within minisearch's
- * fuzzy distance (6+ characters: round(0.2 × length)). An index holding only these terms ranks the query exactly as
- * the whole index does, so the adapter loads only their postings.
+ * The query as minisearch saw it when we passed it the query's terms joined by spaces: split and processed again
+ * (an identifier's parts become terms of their own, a stem may be stemmed again), each with the prefix and fuzzy
+ * options of a typed or a pasted query.
  */
-export function selectIndexTerms(sorted: readonly string[], queryTerms: readonly string[]): number[] {
-  const few = queryTerms.length <= FEW_TERMS
-  const prefix = prefixOf(few)
-  const fuzzy = fuzzyOf(few)
-  const out = new Set<number>()
-  for (const q of queryTerms) {
-    let i = lowerBound(sorted, q)
-    if (sorted[i] === q) out.add(i)
-    if (prefix && prefix(q)) for (; i < sorted.length && (sorted[i] as string).startsWith(q); i++) out.add(i)
-    const f = fuzzy ? fuzzy(q) : false
-    if (f) {
-      const max = Math.min(MAX_FUZZY, Math.round(q.length * f))
-      sorted.forEach((t, j) => {
-        if (!out.has(j) && withinEditDistance(q, t, max)) out.add(j)
-      })
-    }
+export function querySpecs(terms: readonly string[]): QuerySpec[] {
+  const few = terms.length <= FEW_TERMS
+  const out: QuerySpec[] = []
+  for (const raw of splitTerms(terms.join(' '))) {
+    const term = processTerm(raw)
+    if (term) out.push({ term, prefix: few && term.length >= 4, fuzzy: few && term.length >= 6 ? 0.2 : false })
   }
-  return [...out].sort((a, b) => a - b)
+  return out
 }
 
 /** Rank catalog entries for a query: BM25 with field boosts, times the tier weight; best first. */
 export function rankLearnings(
-  index: MiniSearch<SearchDoc>,
+  index: ScoringIndex,
   catalog: readonly CatalogEntry[] | CatalogView,
   query: string,
   filter: SearchFilter = {},
@@ -301,49 +224,35 @@ export function rankLearnings(
   const view = Array.isArray(catalog) ? catalogView(catalog) : (catalog as CatalogView)
   const terms = buildQueryTerms(query)
   if (!terms.length) return []
-  const few = terms.length <= FEW_TERMS
-  const keep = (id: number) => {
-    const e = view.meta(id)
-    return (
-      !!e && (!filter.states || filter.states.includes(e.state)) && (!filter.types || filter.types.includes(e.type))
-    )
-  }
-  const results = index.search(terms.join(' '), {
-    boost: { ...FIELD_BOOSTS },
-    combineWith: 'OR',
-    prefix: prefixOf(few),
-    fuzzy: fuzzyOf(few),
-    filter: (r) => keep(r['id'] as number),
-  })
-  // The best `limit` by score, then name, then tier, as a stable sort of all results would keep them, in one pass:
-  // most results lose to the current last place with a single comparison (a pasted log can match thousands).
-  type Ranked = { id: number; meta: DocMeta; score: number; queryTerms: string[] }
+  const scores = scoreQuery(index, querySpecs(terms), BOOSTS)
+  // The best `limit` by score, then name, then tier, then as minisearch returned them (its score before the tier
+  // weight and rounding, then the order it met them), in one pass: most candidates lose to the current last place
+  // with a single comparison (a pasted log can match thousands).
+  type Ranked = { id: number; short: number; meta: DocMeta; score: number; raw: number; seen: number }
   const cmp = (a: Ranked, b: Ranked) =>
-    b.score - a.score || compareCodeUnits(a.meta.name, b.meta.name) || compareCodeUnits(a.meta.tier, b.meta.tier)
+    b.score - a.score ||
+    compareCodeUnits(a.meta.name, b.meta.name) ||
+    compareCodeUnits(a.meta.tier, b.meta.tier) ||
+    b.raw - a.raw ||
+    a.seen - b.seen
+  const keep = (m: DocMeta | undefined): m is DocMeta =>
+    !!m && (!filter.states || filter.states.includes(m.state)) && (!filter.types || filter.types.includes(m.type))
   const top: Ranked[] = []
-  for (const r of results) {
-    const meta = view.meta(r.id as number) as DocMeta
-    const c: Ranked = {
-      id: r.id as number,
-      meta,
-      score: Math.round(r.score * meta.weight * 1000) / 1000,
-      queryTerms: r.queryTerms,
-    }
-    if (top.length >= limit && (limit <= 0 || cmp(top[top.length - 1] as Ranked, c) <= 0)) continue
+  scores.order.forEach((short, seen) => {
+    const id = index.docId(short) as number
+    const raw = scores.score[short] as number
+    const score = Math.round(raw * view.weight(id) * 1000) / 1000
+    // Most candidates score below the last place: they are left before their record is read.
+    const last = top.length >= limit ? top[top.length - 1] : undefined
+    if (limit <= 0 || (last && score < last.score)) return
+    const meta = view.meta(id)
+    if (!keep(meta)) return
+    const c: Ranked = { id, short, meta, score, raw, seen }
+    if (last && cmp(last, c) <= 0) return
     let at = top.length
     while (at > 0 && cmp(top[at - 1] as Ranked, c) > 0) at--
     top.splice(at, 0, c)
     if (top.length > limit) top.pop()
-  }
-  return top.map((h) => ({
-    entry: view.entry(h.id) as CatalogEntry,
-    score: h.score,
-    matched: [...new Set(h.queryTerms)],
-  }))
-}
-
-/** Catalog and index of learnings held in memory (`git learn eval --learnings <dir>`), every one in the project tier. */
-export function buildFeed(learnings: readonly Learning[]): { catalog: CatalogEntry[]; index: MiniSearch<SearchDoc> } {
-  const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
-  return { catalog, index: buildIndex(learnings.map((l, id) => buildSearchDoc(id, l))) }
+  })
+  return top.map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: scores.matched(h.short) }))
 }

@@ -182,49 +182,81 @@ describe('the feed cache follows the store and survives damage', () => {
     ])
   })
 
-  test.each(['feed', 'catalog', 'terms', 'postings', 'docs', 'recall', 'status', 'alias', 'config', 'last-key'])(
-    'a corrupt %s cache file is rebuilt, never a crash, and answers stay the same',
-    async (kind) => {
-      const repo = makeRepo()
-      seedStore(repo)
-      const search = async () => (await repo.cli(['search', '--json', '-'], { stdin: VITEST_FAILURE })).json()
-      const recall = async () =>
-        (
-          await repo.cli(['recall'], {
-            stdin: JSON.stringify({ cwd: repo.root, hook_event_name: 'PostToolUseFailure', error: VITEST_FAILURE }),
-          })
-        ).stdout
-      // Recall records match events, which status counts: compare what the store decides.
-      const status = async () => {
-        const s = (await repo.cli(['status', '--json'], { now: new Date('2026-11-20T12:00:00Z') })).json()
-        return {
-          counts: s.counts,
-          pending: s.pending,
-          domains: s.domains.map((d: { domain: string; learnings: { name: string }[] }) => [
-            d.domain,
-            d.learnings.map((l) => l.name).sort(),
-          ]),
-        }
+  test.each([
+    'feed',
+    'catalog',
+    'terms',
+    'postings',
+    'docs',
+    'rows',
+    'recall',
+    'status',
+    'alias',
+    'config',
+    'last-key',
+  ])('a corrupt %s cache file is rebuilt, never a crash, and answers stay the same', async (kind) => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const search = async () => (await repo.cli(['search', '--json', '-'], { stdin: VITEST_FAILURE })).json()
+    const recall = async () =>
+      (
+        await repo.cli(['recall'], {
+          stdin: JSON.stringify({ cwd: repo.root, hook_event_name: 'PostToolUseFailure', error: VITEST_FAILURE }),
+        })
+      ).stdout
+    // Recall records match events, which status counts: compare what the store decides.
+    const status = async () => {
+      const s = (await repo.cli(['status', '--json'], { now: new Date('2026-11-20T12:00:00Z') })).json()
+      return {
+        counts: s.counts,
+        pending: s.pending,
+        domains: s.domains.map((d: { domain: string; learnings: { name: string }[] }) => [
+          d.domain,
+          d.learnings.map((l) => l.name).sort(),
+        ]),
       }
-      const good = { search: await search(), recall: await recall(), status: await status() }
-      expect(good.recall).toMatch(/vitest-esm-mock-hoisting/)
-      const dir = join(repo.root, '.git', 'learn', 'cache')
-      const hit = cacheFiles(repo.root).filter((f) => f.startsWith(kind))
-      expect(hit.length).toBeGreaterThan(0)
-      for (const f of hit) {
-        const text = readFileSync(join(dir, f), 'utf8')
-        writeFileSync(join(dir, f), text.slice(0, Math.floor(text.length / 2)))
-      }
-      expect(await search()).toEqual(good.search)
-      expect(await recall()).toBe(good.recall)
-      expect(await status()).toEqual(good.status)
-      for (const f of hit)
-        writeFileSync(join(dir, f), '{"format":2,"key":"x","docs":"nope","rows":[1],"problems":[],"tiers":[]}')
-      expect(await search()).toEqual(good.search)
-      expect(await recall()).toBe(good.recall)
-      expect(await status()).toEqual(good.status)
-    },
-  )
+    }
+    const good = { search: await search(), recall: await recall(), status: await status() }
+    expect(good.recall).toMatch(/vitest-esm-mock-hoisting/)
+    const dir = join(repo.root, '.git', 'learn', 'cache')
+    const hit = cacheFiles(repo.root).filter((f) => f.startsWith(kind))
+    expect(hit.length).toBeGreaterThan(0)
+    for (const f of hit) {
+      const text = readFileSync(join(dir, f), 'utf8')
+      writeFileSync(join(dir, f), text.slice(0, Math.floor(text.length / 2)))
+    }
+    expect(await search()).toEqual(good.search)
+    expect(await recall()).toBe(good.recall)
+    expect(await status()).toEqual(good.status)
+    for (const f of hit)
+      writeFileSync(join(dir, f), '{"format":2,"key":"x","docs":"nope","rows":[1],"problems":[],"tiers":[]}')
+    expect(await search()).toEqual(good.search)
+    expect(await recall()).toBe(good.recall)
+    expect(await status()).toEqual(good.status)
+  })
+
+  test('binary index files of the right size but foreign bytes, or of an older format, are a miss', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const search = async () => (await repo.cli(['search', '--json', '-'], { stdin: VITEST_FAILURE })).json()
+    const good = await search()
+    expect(good.results[0].name).toBe('vitest-esm-mock-hoisting')
+    const dir = join(repo.root, '.git', 'learn', 'cache')
+    for (const kind of ['postings', 'rows', 'docs']) {
+      const [f] = cacheFiles(repo.root).filter((n) => n.startsWith(`${kind}-`))
+      const size = readFileSync(join(dir, f!)).length
+      writeFileSync(join(dir, f!), Buffer.alloc(size, 0xff))
+      expect(await search(), kind).toEqual(good)
+    }
+    // A cache written by the version before (format 4, JSON postings) is not read: it is rebuilt.
+    const [terms] = cacheFiles(repo.root).filter((n) => n.startsWith('terms-'))
+    const t = JSON.parse(readFileSync(join(dir, terms!), 'utf8'))
+    writeFileSync(join(dir, terms!), JSON.stringify({ ...t, format: 4 }))
+    const [postings] = cacheFiles(repo.root).filter((n) => n.startsWith('postings-'))
+    writeFileSync(join(dir, postings!), '{"0":{"0":1}}')
+    expect(await search()).toEqual(good)
+    expect(JSON.parse(readFileSync(join(dir, terms!), 'utf8')).format).toBe(t.format)
+  })
 
   test('an unwritable cache directory only costs speed', async () => {
     const repo = makeRepo()

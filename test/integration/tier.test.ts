@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { openRepo } from '../../src/adapters/store/repo.js'
@@ -59,6 +60,52 @@ describe('git learn tier', () => {
     const list = (await repo.cli(['tier', 'list', '--json'])).json()
     expect(list.tiers).toEqual([{ name: 'org', url: bare, ref: 'main', commit: pinned, weight: 0.8, learnings: 2 }])
     expect((await repo.cli(['tier', 'verify'])).code).toBe(0)
+  })
+
+  test("a tier's index is built once per pinned commit and merged at query time: ranking as one store holding everything", async () => {
+    const topics = ['kafka consumer lag', 'redis eviction storm', 'postgres deadlock retry', 'kafka broker timeout']
+    const tierLearnings = Object.fromEntries(
+      topics.map((t) => [t.replace(/ /g, '-'), good(t.replace(/ /g, '-'), { topic: t })]),
+    )
+    const shared = good('kafka-consumer-lag', { topic: 'kafka consumer lag' })
+    const own = {
+      'kafka-producer-retry': good('kafka-producer-retry', { topic: 'kafka producer retry' }),
+      'kafka-consumer-lag': shared,
+    }
+    const { bare } = tierRepo(tierLearnings)
+    const repo = makeRepo()
+    soloConfig(repo)
+    seedActive(repo, own)
+    expect((await repo.cli(['tier', 'add', 'org', bare, '--weight', '1'])).code).toBe(0)
+    // The same learnings all in one project store: the same corpus once the tier's copy of the shared one is folded.
+    const whole = makeRepo()
+    soloConfig(whole)
+    seedActive(whole, { ...tierLearnings, ...own })
+    const ranked = async (r: TestRepo, q: string) =>
+      (await r.cli(['search', '--json', '--limit', '20', q]))
+        .json()
+        .results.map((h: { name: string; score: number }) => [h.name, h.score])
+    for (const q of ['kafka lag', 'kafka', 'redis eviction storm exploded', 'postgre retry'])
+      expect(await ranked(repo, q), q).toEqual(await ranked(whole, q))
+    const cache = join(repo.root, '.git', 'learn', 'cache')
+    const tierFiles = () =>
+      readdirSync(cache)
+        .filter((n) => n.startsWith('tier-index-'))
+        .map((n) => [n, statSync(join(cache, n)).ino, statSync(join(cache, n)).mtimeMs])
+    const before = tierFiles()
+    expect(before).toHaveLength(3)
+    // An edit of a project learning rebuilds the project's index only, and still ranks as the whole store does.
+    const edited = good('kafka-producer-retry', { topic: 'kafka producer retry', extra: ' Also kafka lag.' })
+    repo.write('.learnings/active/kafka-producer-retry.md', edited)
+    whole.write('.learnings/active/kafka-producer-retry.md', edited)
+    for (const q of ['kafka lag', 'kafka']) expect(await ranked(repo, q), q).toEqual(await ranked(whole, q))
+    expect(tierFiles()).toEqual(before)
+    // The files of the key before the edit are gone; those of the pinned commit stay.
+    for (const kind of ['feed', 'terms', 'postings', 'docs', 'rows', 'catalog'])
+      expect(
+        readdirSync(cache).filter((n) => n.startsWith(`${kind}-`)),
+        kind,
+      ).toHaveLength(1)
   })
 
   test('the same content in two tiers appears once', async () => {

@@ -5,7 +5,6 @@
  */
 import { readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
-import type { LearningState } from '../../core/errors.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, IndexHeader } from '../../core/search.js'
 import { unpackCatalogEntry, unpackProjectRow } from './catalog-rows.js'
@@ -26,23 +25,13 @@ export function readJson(file: string): unknown {
 
 export const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 
-/** Per document, by column (one array of strings parses faster than 30,000 small arrays): name, state, type, tier. */
-export interface DocColumns {
-  names: string[]
-  states: LearningState[]
-  types: string[]
-  /** Position in FeedFile.tiers. */
-  tiers: number[]
-}
-
 export interface FeedFile {
   format: number
   key: string
   problems: Problem[]
   tiers: { tier: string; weight: number }[]
-  docs: DocColumns
-  /** Byte offset of each catalog row, and one past the last row's separator (docs.names.length + 1 values). */
-  rows: number[]
+  /** The number of catalog entries (each one's row offset and tier are in rows-<key>.bin). */
+  count: number
   /** Size of catalog-<key>.json. */
   catalogBytes: number
   /** A tier could not be read for a reason the key does not see (its commit not fetched yet): rebuild next time. */
@@ -53,16 +42,30 @@ export interface TermsFile {
   format: number
   header: IndexHeader
   terms: string[]
-  /** Byte offset of each term's postings in postings-<key>.txt (terms.length + 1 values). */
+  /** Byte offset of each term's postings in postings-<key>.bin (terms.length + 1 values). */
   offsets: number[]
+  /**
+   * The key's index only: each tier's index merged with the project's at query time (src/core/search-merge.ts), by
+   * the file name its files start with, and the catalog id of each of its documents (-1: hidden by the fold).
+   */
+  tiers?: TierIndexRef[]
 }
+
+export interface TierIndexRef {
+  index: string
+  map: number[]
+}
+
+/** A short id of docs-<key>.bin that holds no document. */
+export const ABSENT = 0xffffffff
 
 export const files = (dir: string, key: string) => ({
   feed: join(dir, `feed-${key}.json`),
   catalog: join(dir, `catalog-${key}.json`),
   terms: join(dir, `terms-${key}.json`),
-  postings: join(dir, `postings-${key}.txt`),
+  postings: join(dir, `postings-${key}.bin`),
   docs: join(dir, `docs-${key}.bin`),
+  rows: join(dir, `rows-${key}.bin`),
   recall: join(dir, `recall-${key}.bin`),
   project: join(dir, `project-${key}.json`),
   status: join(dir, `status-${key}.json`),
@@ -71,11 +74,14 @@ export const files = (dir: string, key: string) => ({
 export function readFeedFile(dir: string, key: string): FeedFile | undefined {
   const f = readJson(files(dir, key).feed)
   if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key || f['volatile']) return undefined
-  const docs = isObject(f['docs']) ? f['docs'] : {}
-  const n = Array.isArray(docs['names']) ? docs['names'].length : -1
-  if (!['states', 'types', 'tiers'].every((c) => Array.isArray(docs[c]) && docs[c].length === n)) return undefined
-  const rows = f['rows']
-  if (!Array.isArray(rows) || rows.length !== n + 1 || !Array.isArray(f['problems']) || !Array.isArray(f['tiers']))
+  const n = f['count']
+  if (
+    !Number.isInteger(n) ||
+    (n as number) < 0 ||
+    !Number.isInteger(f['catalogBytes']) ||
+    !Array.isArray(f['problems']) ||
+    !Array.isArray(f['tiers'])
+  )
     return undefined
   return f as unknown as FeedFile
 }
@@ -95,7 +101,7 @@ export function readSlice(fd: number, start: number, length: number): string {
 /** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
 export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
   const rows = readJson(files(dir, key).catalog)
-  if (!Array.isArray(rows) || rows.length !== feed.docs.names.length) return undefined
+  if (!Array.isArray(rows) || rows.length !== feed.count) return undefined
   const entries = rows.map(unpackCatalogEntry)
   return entries.every((e) => e !== undefined) ? (entries as CatalogEntry[]) : undefined
 }

@@ -10,19 +10,21 @@
  * write-cache.ts.
  */
 import { createHash } from 'node:crypto'
-import { lstatSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, SearchDoc } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
-import { buildIndexParts } from '../../core/search-parts.js'
+import { IndexBuilder, partsIndex } from '../../core/search-parts.js'
+import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts } from '../../core/search-parts.js'
 import { tryGitAsync } from '../git/run.js'
 import { writeCacheFile } from '../state/cache-file.js'
 import { isObject, readJson } from './cache-files.js'
-import type { DocColumns, Problem, ProjectFile } from './cache-files.js'
+import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
+import type { Problem, ProjectFile } from './cache-files.js'
 import { CACHE_FORMAT, cacheDir, codeStamp, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
 import { writeCache } from './write-cache.js'
@@ -50,8 +52,10 @@ function withheldReason(hazards: readonly { kind: string; line: number }[]): str
 export interface Built {
   catalog: CatalogEntry[]
   problems: Problem[]
-  /** The index in the parts its cache files hold (src/core/search-parts.ts). */
+  /** The project's index in the parts its cache files hold (src/core/search-parts.ts). */
   parts: BuiltParts
+  /** Each tier's index (built once per pinned commit), and the catalog id of each of its documents (-1: folded). */
+  tierIndexes: { name: string; index: ScoringIndex; map: Int32Array }[]
   recall: RecallIndex
   /** The catalog position of each recall entry. */
   recallIds: number[]
@@ -75,22 +79,28 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
 const BULK_CHUNK = 10_000
 
 /**
- * Blobs by id, read from git's object store with one `git cat-file --batch` per BULK_CHUNK ids: at 100,000
- * learnings reading the files one by one was a fifth of a rebuild. The next chunk is asked for while this one is
- * taken apart, so git works on the other core. An id git does not answer is left out (the caller reads the file).
+ * The blobs of the clean slots (those with a blob id), BULK_CHUNK slots at a time: `from` is the first slot of the
+ * chunk, `blobs` its blobs by id, read from git's object store with one `git cat-file --batch` (at 100,000 learnings
+ * reading the files one by one was a fifth of a rebuild). The next chunk is asked for while this one is used, so git
+ * works on the other core, and a chunk's bytes are dropped once used. An id git does not answer is left out (the
+ * caller reads the file).
  */
-async function readBlobsInBulk(root: string, oids: readonly string[]): Promise<Map<string, Uint8Array>> {
-  const out = new Map<string, Uint8Array>()
-  if (!oids.length) return out
-  const ask = (from: number) =>
-    tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.slice(from, from + BULK_CHUNK).join('\n')}\n` })
-  let next = ask(0)
-  for (let from = 0; from < oids.length; from += BULK_CHUNK) {
-    const answer = await next
-    if (from + BULK_CHUNK < oids.length) next = ask(from + BULK_CHUNK)
-    if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') out.set(o.oid, o.bytes)
+async function* readBlobsInBulk(
+  root: string,
+  slots: readonly { oid?: string }[],
+): AsyncGenerator<{ from: number; blobs: Map<string, Uint8Array> }> {
+  const ask = async (from: number) => {
+    const oids = slots.slice(from, from + BULK_CHUNK).flatMap((s) => (s.oid === undefined ? [] : [s.oid]))
+    return oids.length ? tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n` }) : undefined
   }
-  return out
+  let next = ask(0)
+  for (let from = 0; from < slots.length; from += BULK_CHUNK) {
+    const answer = await next
+    if (from + BULK_CHUNK < slots.length) next = ask(from + BULK_CHUNK)
+    const blobs = new Map<string, Uint8Array>()
+    if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') blobs.set(o.oid, o.bytes)
+    yield { from, blobs }
+  }
 }
 
 /**
@@ -131,88 +141,20 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     }
     return hazards.length ? withheldReason(hazards) : undefined
   }
-  type Item = { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }
-  const project: Item[] = []
+  type Item = { entry: CatalogEntry; hash: string }
   const projectFile: ProjectFile = { rows: [], problems: [] }
-  // A file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its blob id in the
-  // index; the others (edited, untracked, ignored) from the work tree.
-  type Slot = { path: string; oid?: string; bytes?: Buffer; result?: ParsedFile }
-  const slots: Slot[] = []
-  for (const st of STATES) {
-    for (const file of storeFiles(root, st)) {
-      const path = `${STORE_DIR}/${st}/${file}`
-      try {
-        const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
-        if (clean) {
-          if (clean.mode === '120000') throw new Error('is a symbolic link; the store holds only regular files')
-          slots.push({ path, oid: clean.oid })
-        } else {
-          if (lstatSync(join(root, path)).isSymbolicLink())
-            throw new Error('is a symbolic link; the store holds only regular files')
-          const bytes = readFileSync(join(root, path))
-          slots.push({ path, bytes })
-        }
-      } catch (err) {
-        slots.push({ path, result: { problem: (err as Error).message } })
-      }
-    }
-  }
-  const blobs = await readBlobsInBulk(
-    root,
-    slots.flatMap((s) => (s.oid && !s.result ? [s.oid] : [])),
-  )
-  for (const slot of slots) {
-    let result = slot.result
-    if (!result) {
-      const { path, oid } = slot
-      try {
-        const bytes =
-          slot.bytes ??
-          asInWorkTree(root, path, oid === undefined ? undefined : blobs.get(oid)) ??
-          readFileSync(join(root, path))
-        const text = store.decodeLearningBytes(bytes, path)
-        const l = learning.parseLearning(text, path)
-        const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-        result = {
-          entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1),
-          row: summarize(l),
-          doc,
-          hash: sources.contentHash(l),
-        }
-        // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
-        // but never fed to an agent (search, context, recall).
-        const withheld = await screen(l.name, text)
-        if (withheld) result.withheld = withheld
-      } catch (err) {
-        const e = err as { reason?: string; message?: string }
-        result = { problem: e.reason ?? e.message ?? String(err) }
-      }
-    }
-    const { path } = slot
-    if (result.withheld) {
-      problems.push({ path, reason: result.withheld })
-      if (result.row)
-        projectFile.rows.push({
-          row: result.row,
-          created: result.entry?.created ?? null,
-          supersedes: result.entry?.supersedes ?? [],
-        })
-    } else if (result.entry && result.doc && result.hash) {
-      project.push({ entry: result.entry, doc: result.doc, hash: result.hash })
-      if (result.row)
-        projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
-    } else {
-      problems.push({ path, reason: result.problem ?? 'unreadable' })
-      projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
-    }
-  }
 
-  // Tiers (section 9): active learnings read from each pinned commit's git objects. A commit never changes, so its
-  // entries, index documents and content hashes are cached under its id (tier-items-<commit>-<stamp>.json) and a
-  // rebuild after a project change does not parse, normalize or hash the tier's learnings again.
+  // Tiers (section 9) first: active learnings read from each pinned commit's git objects. A commit never changes, so
+  // its entries and content hashes are cached under its id (tier-items-<commit>-<code>.json), and so is its search
+  // index (tier-index-<commit>-<code>.*, merged with the project's at query time): a rebuild after a project change
+  // does not parse, normalize, hash or index the tier's learnings again. Read before the project so that the
+  // project's learnings can be folded and indexed as they are read, and their text dropped.
   const groups: { tier: string; weight: number; items: Item[] }[] = [
-    { tier: sources.PROJECT_TIER, weight: 1, items: project },
+    { tier: sources.PROJECT_TIER, weight: 1, items: [] },
   ]
+  /** Each tier's index, by group (none for the project). */
+  const groupIndexes: ({ name: string; index: ScoringIndex } | undefined)[] = [undefined]
+  const tierProblems: Problem[] = []
   let volatile = false
   if (config.tiers.length) {
     const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([
@@ -223,26 +165,47 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     const repo = await openRepo(root)
     const onWarning = (w: { path: string; reason: string }) => {
       const p = tiers.tierProblem(w)
-      problems.push({ path: p.path, reason: p.reason })
+      tierProblems.push({ path: p.path, reason: p.reason })
       if (w.path.startsWith(TIER_REF_PREFIX)) volatile = true
     }
     const pins = await tiers.readTierPins(repo, onWarning)
     const keep = new Set<string>()
+    const stamp = codeStamp(createHash).slice(0, 12)
     for (const pin of pins) {
-      const file = join(dir, `tier-items-${pin.commit}-${codeStamp(createHash).slice(0, 12)}.json`)
-      keep.add(file)
-      let cached = readTierItems(file, pin.commit)
-      if (!cached) {
+      const itemsName = `tier-items-${pin.commit}-${stamp}.json`
+      const indexName = `tier-index-${pin.commit}-${stamp}`
+      const indexFiles = tierIndexFiles(join(dir, indexName))
+      keep.add(itemsName)
+      keep.add(indexName)
+      let cached = readTierItems(join(dir, itemsName), pin.commit)
+      let index: ScoringIndex | undefined
+      const terms = cached && readIndexTerms(indexFiles.terms)
+      if (cached && terms && terms['commit'] === pin.commit && terms.header.nextId === cached.items.length)
+        try {
+          index = openIndex(indexFiles, terms, cached.items.length)
+        } catch {
+          // Damaged: read the tier again.
+        }
+      if (!cached || !index) {
         // Not readTierLearningsCached: its copy of every parsed learning would double what tier-items holds.
         const scan = await tiers.readTierLearnings(repo.git, pin.tier, pin.commit, await loadLearningValidator())
+        const builder = new IndexBuilder()
         cached = {
-          items: scan.learnings.map((l) => {
-            const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-            return { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, doc, hash: sources.contentHash(l) }
+          items: scan.learnings.map((l, i) => {
+            builder.add(search.buildSearchDoc(i, l))
+            return { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, hash: sources.contentHash(l) }
           }),
           warnings: scan.warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
         }
-        writeTierItems(file, pin.commit, cached)
+        const parts = builder.finish()
+        index = partsIndex(parts)
+        try {
+          mkdirSync(dir, { recursive: true })
+          writeIndexFiles(indexFiles, parts, { commit: pin.commit })
+        } catch {
+          // A read-only git dir only costs speed.
+        }
+        writeTierItems(join(dir, itemsName), pin.commit, cached)
       }
       for (const w of cached.warnings) onWarning({ path: `${pin.tier}:${w.path}`, reason: w.reason })
       groups.push({
@@ -254,49 +217,141 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           entry: { ...it.entry, tier: pin.tier, weight: pin.weight, path: `${pin.tier}:${it.entry.path}` },
         })),
       })
+      groupIndexes.push({ name: indexName, index })
     }
     try {
       for (const name of readdirSync(dir))
-        if (name.startsWith('tier-items-') && !keep.has(join(dir, name))) unlinkSync(join(dir, name))
+        if (/^tier-(items|index)-/.test(name) && !keep.has(name) && !keep.has(name.replace(/\.[a-z]+\.[a-z]+$/, '')))
+          unlinkSync(join(dir, name))
     } catch {
       // The cache is an optimisation only.
     }
   }
 
-  // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does.
+  // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does: the tiers
+  // heavier than the project claim their contents first, the project's learnings as they are read, then the others.
   const order = [...groups.keys()].sort(
     (a, b) => (groups[b] as (typeof groups)[number]).weight - (groups[a] as (typeof groups)[number]).weight || a - b,
   )
   const seen = new Set<string>()
-  const keptByGroup = new Map<number, Item[]>()
-  for (const g of order)
+  /** Whether each item of a tier is kept, by group. */
+  const keptByGroup = new Map<number, boolean[]>()
+  const claim = (g: number) =>
     keptByGroup.set(
       g,
-      (groups[g] as (typeof groups)[number]).items.filter((it) => {
+      (groups[g] as (typeof groups)[number]).items.map((it) => {
         if (seen.has(it.hash)) return false
         seen.add(it.hash)
         return true
       }),
     )
+  const projectAt = order.indexOf(0)
+  for (const g of order.slice(0, projectAt)) claim(g)
+
   const catalog: CatalogEntry[] = []
-  const docs: SearchDoc[] = []
-  const columns: DocColumns = { names: [], states: [], types: [], tiers: [] }
-  groups.forEach((_g, gi) => {
-    for (const it of keptByGroup.get(gi) ?? []) {
-      docs.push({ id: catalog.length, ...it.doc })
-      catalog.push(it.entry)
-      columns.names.push(it.entry.name)
-      columns.states.push(it.entry.state)
-      columns.types.push(it.entry.type)
-      columns.tiers.push(gi)
+  const index = new IndexBuilder()
+  /** The source (position in groups) of each catalog entry. */
+  const tierOf: number[] = []
+  const push = (gi: number, entry: CatalogEntry) => {
+    catalog.push(entry)
+    tierOf.push(gi)
+  }
+  const add = (entry: CatalogEntry, doc: Omit<SearchDoc, 'id'>) => {
+    index.add({ id: catalog.length, ...doc })
+    push(0, entry)
+  }
+
+  // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
+  // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each file is parsed, screened,
+  // folded and indexed as it comes, so only one chunk of texts is held at a time.
+  type Slot = { path: string; oid?: string; problem?: string }
+  const slots: Slot[] = []
+  for (const st of STATES) {
+    for (const file of storeFiles(root, st)) {
+      const path = `${STORE_DIR}/${st}/${file}`
+      const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
+      if (clean?.mode === '120000')
+        slots.push({ path, problem: 'is a symbolic link; the store holds only regular files' })
+      else slots.push({ path, oid: clean?.oid })
     }
+  }
+  const parse = async (slot: Slot, blob: Uint8Array | undefined): Promise<ParsedFile> => {
+    if (slot.problem) return { problem: slot.problem }
+    const { path, oid } = slot
+    try {
+      let bytes = oid === undefined ? undefined : asInWorkTree(root, path, blob)
+      if (!bytes) {
+        if (oid === undefined && lstatSync(join(root, path)).isSymbolicLink())
+          throw new Error('is a symbolic link; the store holds only regular files')
+        bytes = readFileSync(join(root, path))
+      }
+      const text = store.decodeLearningBytes(bytes, path)
+      const l = learning.parseLearning(text, path)
+      const { id: _id, ...doc } = search.buildSearchDoc(0, l)
+      const result: ParsedFile = {
+        entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1),
+        row: summarize(l),
+        doc,
+        hash: sources.contentHash(l),
+      }
+      // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
+      // but never fed to an agent (search, context, recall).
+      const withheld = await screen(l.name, text)
+      if (withheld) result.withheld = withheld
+      return result
+    } catch (err) {
+      const e = err as { reason?: string; message?: string }
+      return { problem: e.reason ?? e.message ?? String(err) }
+    }
+  }
+  for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
+    for (const slot of slots.slice(from, from + BULK_CHUNK)) {
+      const result = await parse(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid))
+      const { path } = slot
+      if (result.withheld) {
+        problems.push({ path, reason: result.withheld })
+        if (result.row)
+          projectFile.rows.push({
+            row: result.row,
+            created: result.entry?.created ?? null,
+            supersedes: result.entry?.supersedes ?? [],
+          })
+      } else if (result.entry && result.doc && result.hash) {
+        if (!seen.has(result.hash)) {
+          seen.add(result.hash)
+          add(result.entry, result.doc)
+        }
+        if (result.row)
+          projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
+      } else {
+        problems.push({ path, reason: result.problem ?? 'unreadable' })
+        projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
+      }
+    }
+  }
+  problems.push(...tierProblems)
+
+  for (const g of order.slice(projectAt + 1)) claim(g)
+  // Each tier's entries after the project's; a tier's index maps its documents to them (-1: folded away).
+  const tierIndexes: Built['tierIndexes'] = []
+  groups.forEach((g, gi) => {
+    const ti = groupIndexes[gi]
+    if (!ti) return
+    const kept = keptByGroup.get(gi) ?? []
+    const map = new Int32Array(g.items.length).fill(-1)
+    g.items.forEach((it, j) => {
+      if (!kept[j]) return
+      map[j] = catalog.length
+      push(gi, it.entry)
+    })
+    tierIndexes.push({ ...ti, map })
   })
-  const parts = buildIndexParts(docs)
+  const parts = index.finish()
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
-  const built: Built = { catalog, problems, parts, recall, recallIds, project: projectFile }
+  const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, project: projectFile }
   writeCache(dir, state.key, {
     ...built,
-    columns,
+    tierOf,
     tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })),
     volatile,
   })
@@ -304,7 +359,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
 }
 
 interface TierItems {
-  items: { entry: CatalogEntry; doc: Omit<SearchDoc, 'id'>; hash: string }[]
+  items: { entry: CatalogEntry; hash: string }[]
   /** Paths inside the tier (without the tier's name). */
   warnings: Problem[]
 }
@@ -319,11 +374,7 @@ function readTierItems(file: string, commit: string): TierItems | undefined {
     !Array.isArray(f['warnings'])
   )
     return undefined
-  if (
-    !(f['items'] as unknown[]).every(
-      (it) => isObject(it) && isObject(it['entry']) && isObject(it['doc']) && typeof it['hash'] === 'string',
-    )
-  )
+  if (!(f['items'] as unknown[]).every((it) => isObject(it) && isObject(it['entry']) && typeof it['hash'] === 'string'))
     return undefined
   return f as unknown as TierItems
 }

@@ -11,21 +11,21 @@
  * file.
  *
  * The files of one key, written by a rebuild (feed-<key>.json last: it marks the set complete):
- * - `feed-<key>.json`: problems (unreadable learnings), tiers, per document [name, state, type, tier], and the byte
- *   offset of each row in the catalog file;
+ * - `feed-<key>.json`: problems (unreadable learnings), tiers, the number of catalog entries and the catalog's size;
  * - `catalog-<key>.json`: every catalog entry, one JSON object a line (status and context parse it all; search
- *   reads only the rows of its hits);
- * - `terms-<key>.json`, `postings-<key>.txt` and `docs-<key>.bin`: the minisearch index cut by term (the bytes of
- *   src/core/search.ts splitIndex): a query loads the postings of the terms it can reach, not the whole index, and ranks exactly as
- *   the whole index would; docs-<key>.bin holds each document's id and field lengths by short id, as fixed-width
- *   little-endian uint32 records, so only the documents of those postings are read;
+ *   reads only the rows of the candidates that can enter its top);
+ * - `rows-<key>.bin`: the byte offset of each catalog row and each entry's tier, uint32 little-endian;
+ * - `terms-<key>.json`, `postings-<key>.bin` and `docs-<key>.bin`: the index cut by term (src/core/search-parts.ts):
+ *   the header and sorted terms with the byte offset of each term's postings, the postings in binary
+ *   (src/core/search-postings.ts), and each document's id and field lengths by short id as fixed-width little-endian
+ *   uint32 records; a query reads the postings of the terms it reaches, not the whole index, and ranks exactly as
+ *   the whole index would;
  * - `project-<key>.json`: every readable file of the project store, unfolded, as a listing row (list, prune),
  *   and the project's problems.
  *
  * A rebuild reads the clean files of the store in bulk from git's object store (one `git cat-file --batch` per
- * 10,000 blob ids of the index) and the others from the work tree, and writes the index's parts straight
- * (src/core/search-parts.ts) without building a minisearch index first. A corrupt, torn or foreign cache file is a
- * miss, never an error.
+ * 10,000 blob ids of the index) and the others from the work tree, parsing, folding and indexing each file as it
+ * comes (src/core/search-parts.ts IndexBuilder). A corrupt, torn or foreign cache file is a miss, never an error.
  *
  * The modules: feed-key.ts (the key), cache-files.ts (the files and their readers), rebuild.ts (read, fold, index),
  * write-cache.ts, cached-index.ts (a query's postings), status-file.ts, config-cache.ts; this file holds the readers
@@ -35,10 +35,9 @@ import type { CatalogEntry, SearchFilter, SearchHit } from '../../core/search.js
 import type { StatusEntry } from '../../core/status.js'
 import { lastKey, readCatalogFile, readFeedFile, readProjectFile } from './cache-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
-import { freshIndexFor, readCachedIndex } from './cached-index.js'
+import { readCachedIndex } from './cached-index.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
-import { rebuild } from './rebuild.js'
 import type { Built } from './rebuild.js'
 import { readStatusFile } from './status-file.js'
 
@@ -60,6 +59,11 @@ export interface Feed extends FeedBase {
 export interface SearchFeed extends FeedBase {
   /** Rank learnings for a query (src/core/search.ts rankLearnings over the cached index). */
   rank(query: string, filter?: SearchFilter, limit?: number): Promise<SearchHit[]>
+}
+
+/** Rebuild the cache (loaded only then: a warm command does not load the rebuild's modules). */
+async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
+  return (await import('./rebuild.js')).rebuild(root, commonDir, state)
 }
 
 // Each reader starts the two git processes of the key, then, while they run, reads the cache files of the last key
@@ -117,7 +121,18 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
   const fresh = async () => (built ??= await rebuild(root, commonDir, state))
   const rankFresh = async (query: string, filter?: SearchFilter, limit?: number) => {
     const b = await fresh()
-    return search.rankLearnings(freshIndexFor(b.parts, query, search), b.catalog, query, filter, limit)
+    const [{ partsIndex }, { mappedPart, mergeIndexes }] = await Promise.all([
+      import('../../core/search-parts.js'),
+      import('../../core/search-merge.js'),
+    ])
+    const project = partsIndex(b.parts)
+    const index = b.tierIndexes.length
+      ? mergeIndexes([
+          { index: project, idOf: (s) => project.docId(s) },
+          ...b.tierIndexes.map((t) => mappedPart(t.index, t.map)),
+        ])
+      : project
+    return search.rankLearnings(index, b.catalog, query, filter, limit)
   }
   if (cached) {
     return {
@@ -128,10 +143,12 @@ export async function readSearchFeed(cwd: string): Promise<SearchFeed> {
       async rank(query, filter, limit) {
         if (built) return rankFresh(query, filter, limit)
         try {
-          return search.rankLearnings(cached.indexFor(query, search), cached, query, filter, limit)
+          return search.rankLearnings(cached.index(), cached, query, filter, limit)
         } catch {
           // A torn or foreign cache file: rebuild, and answer from the fresh index.
           return rankFresh(query, filter, limit)
+        } finally {
+          cached.close()
         }
       },
     }

@@ -3,12 +3,12 @@
  */
 import { mkdirSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import type { BuiltParts } from '../../core/search-parts.js'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
 import { files } from './cache-files.js'
-import type { DocColumns, FeedFile, TermsFile } from './cache-files.js'
+import type { FeedFile } from './cache-files.js'
 import { packCatalogEntry, packProjectRow } from './catalog-rows.js'
+import { writeIndexFiles } from './index-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 import { writeRecallFile } from './recall-file.js'
 import type { Built } from './rebuild.js'
@@ -17,25 +17,18 @@ import { statusFile } from './status-file.js'
 export function writeCache(
   dir: string,
   key: string,
-  b: Built & { columns: DocColumns; tiers: FeedFile['tiers']; volatile: boolean },
+  b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean },
 ): void {
   try {
     mkdirSync(dir, { recursive: true })
     const f = files(dir, key)
     for (const name of readdirSync(dir))
-      if (/^(feed|catalog|terms|postings|docs|search|project|recall|status)-/.test(name) && !name.includes(key))
+      if (/^(feed|catalog|terms|postings|docs|rows|search|project|recall|status)-/.test(name) && !name.includes(key))
         unlinkSync(join(dir, name))
     // Written piece by piece: at 100,000 learnings the postings and the catalog are tens of megabytes each.
-    const parts = b.parts
-    const offsets: number[] = [0]
-    writeAtomicPieces(f.postings, (write) =>
-      parts.terms.forEach((_t, i) => offsets.push((offsets[i] as number) + write(parts.postingsJson(i)))),
-    )
-    writeAtomic(f.docs, docTable(parts))
-    writeAtomic(
-      f.terms,
-      JSON.stringify({ format: CACHE_FORMAT, header: parts.header, terms: parts.terms, offsets } satisfies TermsFile),
-    )
+    writeIndexFiles(f, b.parts, {
+      tiers: b.tierIndexes.map((t) => ({ index: t.name, map: Array.from(t.map) })),
+    })
     // The catalog: "[\n" row ",\n" row … "\n]\n"; rows[i] is where row i starts.
     const rows: number[] = []
     let pos = 0
@@ -50,6 +43,7 @@ export function writeCache(
       pos += write('\n]\n')
     })
     const catalogBytes = pos
+    writeAtomic(f.rows, rowTable(rows, b.tierOf))
     writeRecallFile(
       f.recall,
       key,
@@ -74,8 +68,7 @@ export function writeCache(
         key,
         problems: b.problems,
         tiers: b.tiers,
-        docs: b.columns,
-        rows,
+        count: b.catalog.length,
         catalogBytes,
         ...(b.volatile ? { volatile: true } : {}),
       } satisfies FeedFile),
@@ -86,15 +79,14 @@ export function writeCache(
   }
 }
 
-export const ABSENT = 0xffffffff
-
-/** docs-<key>.bin: per short id, the document's id (ABSENT: none) and its field lengths, uint32 little-endian. */
-function docTable(parts: BuiltParts): Buffer {
-  const width = 1 + Object.keys(parts.header.fieldIds).length
-  const buf = Buffer.alloc(parts.docs.length * width * 4)
-  parts.docs.forEach((d, short) => {
-    buf.writeUInt32LE(d ? d[0] : ABSENT, short * width * 4)
-    for (let f = 1; f < width; f++) buf.writeUInt32LE(d?.[1][f - 1] ?? 0, (short * width + f) * 4)
-  })
+/**
+ * rows-<key>.bin: the byte offset of each catalog row and one past the last row's separator (count + 1 values), then
+ * each entry's tier (its position in the feed file's tiers), uint32 little-endian: ranking reads the tier (its weight)
+ * of every candidate and the rows of the few that can enter the top.
+ */
+function rowTable(rows: readonly number[], tierOf: readonly number[]): Buffer {
+  const buf = Buffer.alloc((rows.length + tierOf.length) * 4)
+  rows.forEach((r, i) => buf.writeUInt32LE(r, i * 4))
+  tierOf.forEach((t, i) => buf.writeUInt32LE(t, (rows.length + i) * 4))
   return buf
 }

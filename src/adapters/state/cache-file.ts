@@ -26,7 +26,7 @@ export function writeAtomic(file: string, data: string | Uint8Array): void {
  * writeAtomic for a file written in pieces (`fill` calls `write` for each; it returns the bytes written), so a file
  * of tens of megabytes is never one string in memory.
  */
-export function writeAtomicPieces(file: string, fill: (write: (piece: string) => number) => void): void {
+export function writeAtomicPieces(file: string, fill: (write: (piece: string | Uint8Array) => number) => void): void {
   const tmp = `${file}.${process.pid}.tmp`
   let fd: number | undefined
   try {
@@ -39,12 +39,13 @@ export function writeAtomicPieces(file: string, fill: (write: (piece: string) =>
       used = 0
     }
     fill((piece) => {
-      const n = Buffer.byteLength(piece)
+      const n = typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength
       if (used + n > buf.length) {
         flush()
         if (n > buf.length) buf = Buffer.allocUnsafe(n)
       }
-      buf.write(piece, used)
+      if (typeof piece === 'string') buf.write(piece, used)
+      else buf.set(piece, used)
       used += n
       return n
     })

@@ -92,7 +92,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       MAX_FOLDER_LEARNINGS,
     )
     ctx.stderr(warnProblems(problems))
-    const { buildFeed, rankLearnings } = await import('../../core/search.js')
+    const [{ rankLearnings }, { buildFeed }] = await Promise.all([
+      import('../../core/search.js'),
+      import('../../core/search-parts.js'),
+    ])
     const feed = buildFeed(learnings)
     const recall = buildRecallIndex(feed.catalog).index
     for (const c of cases)

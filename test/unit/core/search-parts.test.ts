@@ -1,18 +1,30 @@
 import { describe, expect, test } from 'vitest'
 import { parseLearning } from '../../../src/core/learning.js'
-import { buildIndex, buildSearchDoc, splitIndex } from '../../../src/core/search.js'
+import { buildSearchDoc } from '../../../src/core/search.js'
 import type { SearchDoc } from '../../../src/core/search.js'
 import { buildIndexParts } from '../../../src/core/search-parts.js'
+import { decodePostings, encodePostings } from '../../../src/core/search-postings.js'
 import { SEEDS, seedText } from '../../helpers/feed-store.js'
+import { buildMiniSearch, splitMiniSearch } from '../../helpers/minisearch-oracle.js'
 
-// The parts written straight must be byte for byte what minisearch's own index gives once split: the cache reader
-// loads them back into minisearch, and ranking must not move.
+// The parts written straight must hold what minisearch's own index over the same documents holds once serialized:
+// the same terms, postings, field lengths and averages (scoring reproduces minisearch's scores from them).
 describe('buildIndexParts', () => {
   const same = (docs: SearchDoc[]) => {
-    const oracle = splitIndex(buildIndex(docs))
+    const oracle = splitMiniSearch(buildMiniSearch(docs))
     const parts = buildIndexParts(docs)
     expect(parts.terms).toEqual(oracle.terms)
-    expect(parts.terms.map((_, i) => parts.postingsJson(i))).toEqual(oracle.postings)
+    const fieldCount = Object.keys(parts.header.fieldIds).length
+    const asJson = parts.terms.map((_, i) => {
+      const byField: Record<string, Record<string, number>> = {}
+      decodePostings(parts.postingsBytes(i), fieldCount, parts.header.nextId).forEach((list, f) => {
+        if (!list) return
+        byField[f] = {}
+        list.shorts.forEach((short, j) => ((byField[f] as Record<string, number>)[short] = list.counts[j] as number))
+      })
+      return byField
+    })
+    expect(asJson).toEqual(oracle.postings)
     expect(JSON.stringify(parts.header)).toBe(JSON.stringify(oracle.header))
     expect(parts.docs).toEqual(oracle.docs)
   }
@@ -55,5 +67,23 @@ describe('buildIndexParts', () => {
       body: Array.from({ length: 1 + (i % 40) }, (_, j) => words[(i + j) % 10]).join(' '),
     }))
     same(docs)
+  })
+
+  test('postings round-trip through their binary form; a torn or foreign one throws', () => {
+    const list = (pairs: number[]) => ({ data: Int32Array.from(pairs), n: pairs.length })
+    const bytes = encodePostings([list([0, 1, 5, 300, 200_000, 2]), undefined, list([7, 1])], 3)
+    const back = decodePostings(bytes, 3, 200_001)
+    expect(back.map((l) => l && [[...l.shorts], [...l.counts]])).toEqual([
+      [
+        [0, 5, 200_000],
+        [1, 300, 2],
+      ],
+      undefined,
+      [[7], [1]],
+    ])
+    expect(() => decodePostings(bytes.subarray(0, bytes.length - 1), 3, 200_001)).toThrow()
+    expect(() => decodePostings(bytes, 3, 200_000)).toThrow()
+    expect(() => decodePostings(bytes, 2, 200_001)).toThrow()
+    expect(() => decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), 1, 10)).toThrow()
   })
 })

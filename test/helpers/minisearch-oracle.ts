@@ -1,0 +1,116 @@
+/**
+ * minisearch as the reference our own index and scoring must reproduce (src/core/search-parts.ts,
+ * src/core/search-score.ts): an index over the same documents with the same options, its serialized parts, an index
+ * loaded from parts in sorted term order (as the cache reader loaded them before), and the ranking search did with it.
+ */
+import MiniSearch from 'minisearch'
+import type { AsPlainObject } from 'minisearch'
+import type {
+  CatalogEntry,
+  DocMeta,
+  IndexDoc,
+  IndexHeader,
+  SearchDoc,
+  SearchFilter,
+  SearchHit,
+} from '../../src/core/search.js'
+import { FIELD_BOOSTS, buildQueryTerms, indexOptions } from '../../src/core/search.js'
+import { compareCodeUnits } from '../../src/core/compare.js'
+
+const options = () => ({ idField: 'id', storeFields: [], ...indexOptions() })
+
+/** minisearch's own index over documents (added in order). */
+export function buildMiniSearch(docs: readonly SearchDoc[]): MiniSearch<SearchDoc> {
+  const ms = new MiniSearch<SearchDoc>(options())
+  ms.addAll(docs as SearchDoc[])
+  return ms
+}
+
+/** minisearch's serialized index cut in parts: header, sorted terms, each term's postings, documents by short id. */
+export interface OracleParts {
+  header: IndexHeader
+  terms: string[]
+  postings: AsPlainObject['index'][number][1][]
+  docs: (IndexDoc | undefined)[]
+}
+
+export function splitMiniSearch(index: MiniSearch<SearchDoc>): OracleParts {
+  const { index: entries, documentIds, fieldLength, storedFields: _stored, ...header } = index.toJSON()
+  entries.sort((a, b) => compareCodeUnits(a[0], b[0]))
+  const docs: (IndexDoc | undefined)[] = Array.from({ length: header.nextId }, () => undefined)
+  for (const [short, id] of Object.entries(documentIds)) docs[Number(short)] = [id as number, fieldLength[short] ?? []]
+  return {
+    header: { ...header, dirtCount: header.dirtCount ?? 0 },
+    terms: entries.map((e) => e[0]),
+    postings: entries.map((e) => e[1]),
+    docs,
+  }
+}
+
+/** The index loaded back from its parts, terms in sorted order. */
+export function loadSorted(parts: OracleParts): MiniSearch<SearchDoc> {
+  const documentIds: Record<string, number> = {}
+  const fieldLength: Record<string, number[]> = {}
+  parts.docs.forEach((d, short) => {
+    if (!d) return
+    documentIds[short] = d[0]
+    fieldLength[short] = d[1] as number[]
+  })
+  return MiniSearch.loadJS<SearchDoc>(
+    {
+      ...parts.header,
+      documentIds,
+      fieldLength,
+      storedFields: {},
+      index: parts.terms.map((t, i) => [t, parts.postings[i] as AsPlainObject['index'][number][1]]),
+    },
+    options(),
+  )
+}
+
+const FEW_TERMS = 4
+
+/** minisearch's results for a query as search asked for them. */
+export function miniSearchResults(index: MiniSearch<SearchDoc>, query: string) {
+  const terms = buildQueryTerms(query)
+  if (!terms.length) return []
+  const few = terms.length <= FEW_TERMS
+  return index.search(terms.join(' '), {
+    boost: { ...FIELD_BOOSTS },
+    combineWith: 'OR',
+    prefix: few ? (t: string) => t.length >= 4 : false,
+    fuzzy: few ? (t: string) => (t.length >= 6 ? 0.2 : false) : false,
+  })
+}
+
+/** The ranking search made with minisearch (src/core/search.ts before it scored on its own). */
+export function miniSearchRank(
+  index: MiniSearch<SearchDoc>,
+  catalog: readonly CatalogEntry[],
+  query: string,
+  filter: SearchFilter = {},
+  limit = 10,
+): SearchHit[] {
+  const keep = (e: CatalogEntry | undefined) =>
+    !!e && (!filter.states || filter.states.includes(e.state)) && (!filter.types || filter.types.includes(e.type))
+  type Ranked = { id: number; meta: DocMeta; score: number; queryTerms: string[] }
+  const cmp = (a: Ranked, b: Ranked) =>
+    b.score - a.score || compareCodeUnits(a.meta.name, b.meta.name) || compareCodeUnits(a.meta.tier, b.meta.tier)
+  const top: Ranked[] = []
+  for (const r of miniSearchResults(index, query)) {
+    const meta = catalog[r.id as number]
+    if (!keep(meta)) continue
+    const c: Ranked = {
+      id: r.id as number,
+      meta: meta as DocMeta,
+      score: Math.round(r.score * (meta as DocMeta).weight * 1000) / 1000,
+      queryTerms: r.queryTerms,
+    }
+    if (top.length >= limit && (limit <= 0 || cmp(top[top.length - 1] as Ranked, c) <= 0)) continue
+    let at = top.length
+    while (at > 0 && cmp(top[at - 1] as Ranked, c) > 0) at--
+    top.splice(at, 0, c)
+    if (top.length > limit) top.pop()
+  }
+  return top.map((h) => ({ entry: catalog[h.id] as CatalogEntry, score: h.score, matched: [...new Set(h.queryTerms)] }))
+}
