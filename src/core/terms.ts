@@ -69,11 +69,19 @@ function stemOf(t: string): string {
   return s
 }
 
+// processTerm's answer per word as written (case included): the same words come back in every document of an index.
+const processed = new Map<string, string | null>()
+
 /** Terms of a text as the index sees them: lower case, no stop words, no pure numbers, at least 2 characters, stemmed. */
 export function processTerm(term: string): string | null {
-  const t = term.toLowerCase()
-  if (t.length < 2 || t.length > 40 || STOP_WORDS.has(t) || /^\d+$/.test(t)) return null
-  return stemOf(t)
+  let out = processed.get(term)
+  if (out === undefined) {
+    const t = term.toLowerCase()
+    out = t.length < 2 || t.length > 40 || STOP_WORDS.has(t) || /^\d+$/.test(t) ? null : stemOf(t)
+    if (processed.size >= MAX_STEMS) processed.clear()
+    processed.set(term, out)
+  }
+  return out
 }
 
 /** The distinct index terms of a text (after error normalization). */

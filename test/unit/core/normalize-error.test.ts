@@ -93,6 +93,18 @@ describe('matchableError', () => {
   })
 })
 
+// normalizeToken remembers what it made of each token: per address style, so the people's form and the matching form
+// of one token stay apart whichever comes first, and again on the second time.
+describe('the token memo', () => {
+  test('a token normalized for people and for matching keeps each form, in either order and on repeat', () => {
+    const token = 'connect 127.0.0.1:6379'
+    expect(normalizeError(token)).toBe('connect 127.0.0.1:6379')
+    expect(matchableError(token)).toBe('connect localhost port6379 redis')
+    expect(normalizeError(token)).toBe('connect 127.0.0.1:6379')
+    expect(matchableError(token)).toBe('connect localhost port6379 redis')
+  })
+})
+
 describe('boundQuery', () => {
   test('a 1 MB log keeps the error lines and a bounded number of words', () => {
     const noise = Array.from({ length: 20000 }, (_, i) => `info line ${i} all good here ok`).join('\n')
