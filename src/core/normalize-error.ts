@@ -108,15 +108,17 @@ function keepOfPath(path: string, followedByLine: boolean): string {
 // skipping the patterns for them halves the normalization of a store.
 const PLAIN_WORD = /^[A-Za-z_-]+[,;!?]?$/
 
-// What normalizeToken made of each token, per address style: a store's bodies say the same tokens again and again
-// (`npm`, "fails.", `(see`), and a token's fourteen patterns cost far more than a lookup. Bounded like terms.ts stems.
+// What normalizeToken made of each token, per address style: a store's bodies say the same short tokens again and
+// again (`npm`, "fails.", `(see`), and a token's fourteen patterns cost far more than a lookup. Only tokens of at most
+// MEMO_TOKEN_CHARS: V8 copies a substring that short, while a longer one is a slice that would keep its whole text
+// alive in the memo (a 100,000-learning rebuild would hold every body). Bounded like terms.ts stems.
 const tokenMemo = new Map<(a: Address) => string, Map<string, string>>()
 const MAX_MEMO = 100_000
-const MAX_MEMO_TOKEN = 256
+export const MEMO_TOKEN_CHARS = 12
 
 function normalizeToken(token: string, address: (a: Address) => string): string {
   if (PLAIN_WORD.test(token)) return token
-  if (token.length > MAX_MEMO_TOKEN) return normalizeOnce(token, address)
+  if (token.length > MEMO_TOKEN_CHARS) return normalizeOnce(token, address)
   let memo = tokenMemo.get(address)
   if (!memo) tokenMemo.set(address, (memo = new Map()))
   let out = memo.get(token)
