@@ -113,7 +113,7 @@ const PLAIN_WORD = /^[A-Za-z_-]+[,;!?]?$/
 // MEMO_TOKEN_CHARS: V8 copies a substring that short, while a longer one is a slice that would keep its whole text
 // alive in the memo (a 100,000-learning rebuild would hold every body). Bounded like terms.ts stems.
 const tokenMemo = new Map<(a: Address) => string, Map<string, string>>()
-const MAX_MEMO = 100_000
+const MAX_MEMO = 16_384
 export const MEMO_TOKEN_CHARS = 12
 
 function normalizeToken(token: string, address: (a: Address) => string): string {

@@ -72,6 +72,7 @@ function stemOf(t: string): string {
 // processTerm's answer per word as written (case included): the same words come back in every document of an index.
 // Only words V8 copies out of their text (MEMO_TOKEN_CHARS: a longer one would keep its whole text alive).
 const processed = new Map<string, string | null>()
+const MAX_PROCESSED = 16_384
 
 function processOnce(term: string): string | null {
   const t = term.toLowerCase()
@@ -84,7 +85,7 @@ export function processTerm(term: string): string | null {
   let out = processed.get(term)
   if (out === undefined) {
     out = processOnce(term)
-    if (processed.size >= MAX_STEMS) processed.clear()
+    if (processed.size >= MAX_PROCESSED) processed.clear()
     processed.set(term, out)
   }
   return out
