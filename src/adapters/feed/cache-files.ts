@@ -86,8 +86,8 @@ export function readFeedFile(dir: string, key: string): FeedFile | undefined {
   return f as unknown as FeedFile
 }
 
-/** Bytes [start, start + length) of an open file. */
-export function readSlice(fd: number, start: number, length: number): string {
+/** Bytes [start, start + length) of an open file; a short read throws (the file is torn or not what its offsets say). */
+export function readBytes(fd: number, start: number, length: number): Buffer {
   const buf = Buffer.allocUnsafe(length)
   let got = 0
   while (got < length) {
@@ -95,7 +95,12 @@ export function readSlice(fd: number, start: number, length: number): string {
     if (n <= 0) throw new Error('the cache file is shorter than its offsets')
     got += n
   }
-  return buf.toString('utf8')
+  return buf
+}
+
+/** Bytes [start, start + length) of an open file, as UTF-8. */
+export function readSlice(fd: number, start: number, length: number): string {
+  return readBytes(fd, start, length).toString('utf8')
 }
 
 /** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
