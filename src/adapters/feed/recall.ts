@@ -8,8 +8,8 @@ import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import { buildQueryTerms } from '../../core/terms.js'
 import { appendEventLine } from '../state/event-line.js'
 import { addPendingRecalls } from '../state/recalls.js'
-import { files, lastKey, readSlice } from './cache-files.js'
-import { unpackCatalogEntry } from './catalog-rows.js'
+import { files, lastKey } from './cache-files.js'
+import { readSlice, unpackBlock } from './catalog-blocks.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import { openRecallFile } from './recall-file.js'
 
@@ -75,9 +75,12 @@ export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
       if (built) return built.catalog[built.recallIds[doc] as number]
       const row = hit?.reader.row(doc)
       if (!hit || !row) return undefined
+      if (row.end <= row.start || row.line >= row.rows) return undefined
       const fd = openSync(hit.catalog, 'r')
       try {
-        return unpackCatalogEntry(JSON.parse(readSlice(fd, row[0], row[1] - row[0])))
+        return unpackBlock(readSlice(fd, row.start, row.end - row.start), row.rows)[row.line]
+      } catch {
+        return undefined
       } finally {
         closeSync(fd)
       }
