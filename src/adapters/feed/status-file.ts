@@ -9,8 +9,8 @@ import type { Problem } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
 /**
- * status-<key>.json.deflate (compressed JSON): what `status` reads of every learning, by column, with the rare fields kept sparse (by row):
- * at 10,000 learnings about a tenth of the catalog, which status would otherwise parse whole.
+ * status-<key>.json.deflate (deflated JSON): what `status` reads of every learning, by column, with the rare fields
+ * kept sparse (by row): at 10,000 learnings about a tenth of the catalog, which status would otherwise read whole.
  */
 interface StatusFile {
   format: number
