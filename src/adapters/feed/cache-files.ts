@@ -3,12 +3,11 @@
  * and the readers that check one is whole and of this format before anything trusts it: a torn, foreign or older
  * file reads as undefined (a miss), never as an error.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import type { LearningSummary } from '../../core/query.js'
-import type { CatalogEntry, IndexHeader } from '../../core/search.js'
-import { DEFLATE_LEVEL, MAX_INFLATED, blockCount, readCatalogBlocks } from './catalog-blocks.js'
+import type { IndexHeader } from '../../core/search.js'
 import { unpackProjectRow } from './catalog-rows.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
@@ -24,6 +23,11 @@ export function readJson(file: string): unknown {
     return undefined
   }
 }
+
+/** zlib's level for the cache's compressed files: 4 is within a tenth of the best size at half the default's time. */
+export const DEFLATE_LEVEL = 4
+/** No block or file of the cache inflates past this (a hostile file could claim any size). */
+export const MAX_INFLATED = 256 << 20
 
 /** A value as compressed JSON (project-<key>.json.deflate, status-<key>.json.deflate). */
 export function deflateJson(v: unknown): Buffer {
@@ -102,18 +106,16 @@ export function readFeedFile(dir: string, key: string): FeedFile | undefined {
   return f as unknown as FeedFile
 }
 
-/** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
-export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
-  const f = files(dir, key)
-  let rows: Buffer
-  try {
-    rows = readFileSync(f.rows)
-  } catch {
-    return undefined
+/** Bytes [start, start + length) of an open file; a short read throws (the file is torn or not what its offsets say). */
+export function readBytes(fd: number, start: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length)
+  let got = 0
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, start + got)
+    if (n <= 0) throw new Error('the cache file is shorter than its offsets')
+    got += n
   }
-  const blocks = blockCount(feed.count)
-  if (rows.length !== (blocks + 1 + feed.count) * 4) return undefined
-  return readCatalogBlocks(f.catalog, feed.count, (b) => rows.readUInt32LE(b * 4))
+  return buf
 }
 
 /** A project learning as list and prune need it. */

@@ -7,29 +7,15 @@
  * A block that does not inflate or parse, or holds another number of rows than its place says (a torn or foreign
  * file), throws or reads as undefined: the caller's miss.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs'
+import { closeSync, openSync, readFileSync } from 'node:fs'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import type { CatalogEntry } from '../../core/search.js'
+import { DEFLATE_LEVEL, MAX_INFLATED, files, readBytes } from './cache-files.js'
+import type { FeedFile } from './cache-files.js'
 import { packCatalogEntry, unpackCatalogEntry } from './catalog-rows.js'
-
-/** Bytes [start, start + length) of an open file. */
-export function readSlice(fd: number, start: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length)
-  let got = 0
-  while (got < length) {
-    const n = readSync(fd, buf, got, length - got, start + got)
-    if (n <= 0) throw new Error('the cache file is shorter than its offsets')
-    got += n
-  }
-  return buf
-}
 
 /** Rows a block holds (the last may hold fewer). */
 export const BLOCK_ROWS = 64
-/** zlib's level: 4 is within a tenth of the best size at half the time of the default. */
-export const DEFLATE_LEVEL = 4
-/** No block or file of the cache inflates past this (a hostile file could claim any size). */
-export const MAX_INFLATED = 256 << 20
 
 export const blockCount = (count: number): number => Math.ceil(count / BLOCK_ROWS)
 
@@ -88,7 +74,7 @@ export class CatalogBlocks {
       const to = this.start(b + 1)
       if (to <= from) throw new Error('the block offsets do not match the catalog')
       this.fd ??= openSync(this.file, 'r')
-      rows = unpackBlock(readSlice(this.fd, from, to - from), rowsOfBlock(b, this.count))
+      rows = unpackBlock(readBytes(this.fd, from, to - from), rowsOfBlock(b, this.count))
       this.blocks.set(b, rows)
     }
     return rows[id - b * BLOCK_ROWS]
@@ -122,4 +108,17 @@ export function readCatalogBlocks(
   } catch {
     return undefined
   }
+}
+
+/** The catalog rows of the cache (every entry), or undefined when a file is missing or does not match. */
+export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
+  const f = files(dir, key)
+  let rows: Buffer
+  try {
+    rows = readFileSync(f.rows)
+  } catch {
+    return undefined
+  }
+  if (rows.length !== (blockCount(feed.count) + 1 + feed.count) * 4) return undefined
+  return readCatalogBlocks(f.catalog, feed.count, (b) => rows.readUInt32LE(b * 4))
 }

@@ -16,9 +16,10 @@
  * - `postings`: per term, the entries holding it, ascending, uint32.
  * Numbers are little-endian. A torn, foreign or older file reads as undefined (a miss), never as an error.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, statSync } from 'node:fs'
 import type { RecallPostings } from '../../core/recall-rank.js'
 import { writeAtomic } from '../state/cache-file.js'
+import { readBytes } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
 const MAGIC = 'git-learn recall'
@@ -116,18 +117,6 @@ export interface RecallReader {
 }
 
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0
-
-/** Bytes [start, start + length) of an open file (short: the file is torn). */
-function readBytes(fd: number, start: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length)
-  let got = 0
-  while (got < length) {
-    const r = readSync(fd, buf, got, length - got, start + got)
-    if (r <= 0) throw new Error('the recall file is shorter than its header says')
-    got += r
-  }
-  return buf
-}
 
 /** The recall file of `key`, when it is whole, of this format and its catalog file has the size it was written with. */
 export function openRecallFile(file: string, catalog: string, key: string): RecallReader | undefined {

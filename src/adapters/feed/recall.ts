@@ -8,8 +8,8 @@ import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import { buildQueryTerms } from '../../core/terms.js'
 import { appendEventLine } from '../state/event-line.js'
 import { addPendingRecalls } from '../state/recalls.js'
-import { files, lastKey } from './cache-files.js'
-import { readSlice, unpackBlock } from './catalog-blocks.js'
+import { files, lastKey, readBytes } from './cache-files.js'
+import { unpackBlock } from './catalog-blocks.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import { openRecallFile } from './recall-file.js'
 
@@ -66,7 +66,7 @@ export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
     if (!hit || !row || row.end <= row.start || row.line >= row.rows) throw new Error('a recall row is damaged')
     const fd = openSync(hit.catalog, 'r')
     try {
-      const e = unpackBlock(readSlice(fd, row.start, row.end - row.start), row.rows)[row.line]
+      const e = unpackBlock(readBytes(fd, row.start, row.end - row.start), row.rows)[row.line]
       if (!e) throw new Error('a recall row is damaged')
       return e
     } finally {

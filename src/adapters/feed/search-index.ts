@@ -33,7 +33,8 @@
  */
 import type { CatalogEntry, SearchFilter, SearchHit } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
-import { lastKey, readCatalogFile, readFeedFile, readProjectFile } from './cache-files.js'
+import { lastKey, readFeedFile, readProjectFile } from './cache-files.js'
+import { readCatalogFile } from './catalog-blocks.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { readCachedIndex } from './cached-index.js'
 import { cacheDir, keyingFor } from './feed-key.js'

@@ -5,20 +5,11 @@ import { buildIndexParts, partsIndex } from '../../../src/core/search-parts.js'
 import { mergeIndexes } from '../../../src/core/search-merge.js'
 import { scoreQuery } from '../../../src/core/search-score.js'
 import type { ScoringIndex } from '../../../src/core/search-score.js'
+import { seeded } from '../../helpers/random.js'
 
 // A project's index and tiers' indexes merged at query time must rank as one index over every document kept.
 
-function random(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  return { next, pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] as T }
-}
+const random = seeded
 
 const WORDS = [
   'vitest',

@@ -14,6 +14,7 @@ import { buildIndexParts, partsIndex } from '../../../src/core/search-parts.js'
 import { boundedEditDistance, scoreQuery } from '../../../src/core/search-score.js'
 import type { ScoringIndex } from '../../../src/core/search-score.js'
 import { SEEDS, VITEST_FAILURE, seedText } from '../../helpers/feed-store.js'
+import { seeded } from '../../helpers/random.js'
 import {
   buildMiniSearch,
   loadSorted,
@@ -25,18 +26,7 @@ import {
 // Our scoring must give minisearch's scores and order (it was the ranking before, and `git learn eval` holds search
 // to it): minisearch stays the reference here, over random stores and queries.
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  return { next, pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] as T }
-}
+const random = seeded
 
 const WORDS = [
   'vitest',

@@ -1,20 +1,14 @@
 import { describe, expect, test } from 'vitest'
 import { SECRET_RULES } from '../../../src/core/secret-rules.js'
 import { scanSecrets } from '../../../src/core/secrets.js'
+import { mulberry32 } from '../../helpers/random.js'
 
 /**
  * Every rule family with positives and negatives generated here: random bodies of the provider's charset and length
  * (a seeded generator, so a failure reproduces), their placeholders and near misses. No value is copied from anywhere.
  */
 
-let seed = 0x2f6b_1d3a
-function random(): number {
-  // mulberry32
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
+const random = mulberry32(0x2f6b_1d3a)
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
 const LOWER = 'abcdefghijklmnopqrstuvwxyz'
 const DIGITS = '0123456789'

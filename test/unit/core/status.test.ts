@@ -7,6 +7,7 @@ import { buildStatus } from '../../../src/core/status.js'
 import type { UsageSummary } from '../../../src/core/usage.js'
 import { EMPTY_USAGE } from '../../../src/core/usage.js'
 import { compareCodeUnits } from '../../../src/core/compare.js'
+import { mulberry32 } from '../../helpers/random.js'
 
 // buildStatus reads the catalog once and builds prune facts only for learnings prune could propose. The plain
 // version it replaced (several passes, a fact for every project learning) is kept here as the reference: on random
@@ -76,16 +77,7 @@ function referenceBuildStatus(
   return { counts, tiers, domains, stale: [...stale].sort((a, b) => compareCodeUnits(a.name, b.name)), prune, pending }
 }
 
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const random = mulberry32
 
 const NOW = Date.parse('2026-11-21T10:00:00Z')
 const DAY = 86_400_000
