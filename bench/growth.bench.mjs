@@ -210,6 +210,8 @@ export async function bench(ctx) {
         })
       m('recall on a failure', ['recall'], { input: failure, runs })
       m('status --json', ['status', '--json'], { runs })
+      m('context', ['context'], { runs })
+      m('list', ['list'], { runs })
       m('full check (CI, no cache)', ['check', '--json'], { runs: coldRuns, prepare: clear, warm: false })
       const { text } = learningText(n + 1)
       for (const r of roots) {

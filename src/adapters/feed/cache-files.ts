@@ -5,9 +5,10 @@
  */
 import { readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
+import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import type { LearningSummary } from '../../core/query.js'
-import type { CatalogEntry, IndexHeader } from '../../core/search.js'
-import { unpackCatalogEntry, unpackProjectRow } from './catalog-rows.js'
+import type { IndexHeader } from '../../core/search.js'
+import { unpackProjectRow } from './catalog-rows.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
 export interface Problem {
@@ -23,6 +24,25 @@ export function readJson(file: string): unknown {
   }
 }
 
+/** zlib's level for the cache's compressed files: 4 is within a tenth of the best size at half the default's time. */
+export const DEFLATE_LEVEL = 4
+/** No block or file of the cache inflates past this (a hostile file could claim any size). */
+export const MAX_INFLATED = 256 << 20
+
+/** A value as compressed JSON (project-<key>.json.deflate, status-<key>.json.deflate). */
+export function deflateJson(v: unknown): Buffer {
+  return deflateRawSync(JSON.stringify(v), { level: DEFLATE_LEVEL })
+}
+
+/** A file of deflateJson read back, or undefined when it is missing, torn or not JSON. */
+export function readDeflatedJson(file: string): unknown {
+  try {
+    return JSON.parse(inflateRawSync(readFileSync(file), { maxOutputLength: MAX_INFLATED }).toString('utf8'))
+  } catch {
+    return undefined
+  }
+}
+
 export const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 
 export interface FeedFile {
@@ -30,9 +50,9 @@ export interface FeedFile {
   key: string
   problems: Problem[]
   tiers: { tier: string; weight: number }[]
-  /** The number of catalog entries (each one's row offset and tier are in rows-<key>.bin). */
+  /** The number of catalog entries (where each block of their rows starts, and each one's tier, are in rows-<key>.bin). */
   count: number
-  /** Size of catalog-<key>.json. */
+  /** Size of catalog-<key>.deflate. */
   catalogBytes: number
   /** A tier could not be read for a reason the key does not see (its commit not fetched yet): rebuild next time. */
   volatile?: boolean
@@ -61,14 +81,14 @@ export const ABSENT = 0xffffffff
 
 export const files = (dir: string, key: string) => ({
   feed: join(dir, `feed-${key}.json`),
-  catalog: join(dir, `catalog-${key}.json`),
+  catalog: join(dir, `catalog-${key}.deflate`),
   terms: join(dir, `terms-${key}.json`),
   postings: join(dir, `postings-${key}.bin`),
   docs: join(dir, `docs-${key}.bin`),
   rows: join(dir, `rows-${key}.bin`),
   recall: join(dir, `recall-${key}.bin`),
-  project: join(dir, `project-${key}.json`),
-  status: join(dir, `status-${key}.json`),
+  project: join(dir, `project-${key}.json.deflate`),
+  status: join(dir, `status-${key}.json.deflate`),
 })
 
 export function readFeedFile(dir: string, key: string): FeedFile | undefined {
@@ -98,19 +118,6 @@ export function readBytes(fd: number, start: number, length: number): Buffer {
   return buf
 }
 
-/** Bytes [start, start + length) of an open file, as UTF-8. */
-export function readSlice(fd: number, start: number, length: number): string {
-  return readBytes(fd, start, length).toString('utf8')
-}
-
-/** The catalog rows of the cache (every entry), or undefined when the file is missing or does not match. */
-export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
-  const rows = readJson(files(dir, key).catalog)
-  if (!Array.isArray(rows) || rows.length !== feed.count) return undefined
-  const entries = rows.map(unpackCatalogEntry)
-  return entries.every((e) => e !== undefined) ? (entries as CatalogEntry[]) : undefined
-}
-
 /** A project learning as list and prune need it. */
 export interface ProjectRow {
   row: LearningSummary
@@ -134,7 +141,7 @@ export function lastKey(dir: string): string | undefined {
 }
 
 export function readProjectFile(dir: string, key: string): ProjectFile | undefined {
-  const f = readJson(files(dir, key).project)
+  const f = readDeflatedJson(files(dir, key).project)
   if (
     !isObject(f) ||
     f['format'] !== CACHE_FORMAT ||

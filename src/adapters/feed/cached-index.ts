@@ -1,36 +1,43 @@
 /**
  * A cached index of one key, read lazily: the postings of the terms a query reaches (terms-<key>.json gives their
- * offsets in postings-<key>.bin), the document table (docs-<key>.bin), and the catalog rows of the hits only.
+ * offsets in postings-<key>.bin), the document table (docs-<key>.bin), and the catalog blocks of the hits only.
  */
-import { closeSync, openSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CatalogEntry, CatalogView, DocMeta } from '../../core/search.js'
 import { mappedPart, mergeIndexes } from '../../core/search-merge.js'
 import type { ScoringIndex } from '../../core/search-score.js'
-import { files, isObject, readFeedFile, readSlice } from './cache-files.js'
-import { unpackCatalogEntry } from './catalog-rows.js'
+import { files, isObject, readFeedFile } from './cache-files.js'
+import { CatalogBlocks, blockCount } from './catalog-blocks.js'
 import type { FeedFile, TermsFile } from './cache-files.js'
 import { openIndex, readIndexTerms, tierIndexFiles } from './index-files.js'
 
 /** The cached index of one key, read lazily: the terms a query reaches, and the rows of its hits. */
 export class CachedIndex implements CatalogView {
-  /** The catalog rows read so far (ranking reads those of the candidates that can enter the top). */
-  private readonly entries = new Map<number, CatalogEntry>()
-  /** The catalog file, open while ranking reads its rows (close() closes it). */
-  private fd: number | undefined
+  /** The catalog's blocks (ranking reads those of the candidates that can enter the top); close() closes the file. */
+  private readonly catalog: CatalogBlocks
+  /** Where the tiers start in rows-<key>.bin, in uint32. */
+  private readonly tiersAt: number
 
   constructor(
     private readonly dir: string,
     private readonly f: ReturnType<typeof files>,
     readonly feed: FeedFile,
     private readonly terms: TermsFile,
-    /** rows-<key>.bin: count + 1 row offsets, then count tiers. */
+    /** rows-<key>.bin: blocks + 1 block offsets, then count tiers. */
     private readonly rows: DataView,
-  ) {}
+  ) {
+    this.tiersAt = blockCount(feed.count) + 1
+    this.catalog = new CatalogBlocks(f.catalog, feed.count, (b) => {
+      const at = rows.getUint32(b * 4, true)
+      if (at > feed.catalogBytes) throw new Error('the block offsets do not match the catalog')
+      return at
+    })
+  }
 
   private tierOf(id: number) {
     return Number.isInteger(id) && id >= 0 && id < this.feed.count
-      ? this.feed.tiers[this.rows.getUint32((this.feed.count + 1 + id) * 4, true)]
+      ? this.feed.tiers[this.rows.getUint32((this.tiersAt + id) * 4, true)]
       : undefined
   }
 
@@ -43,8 +50,7 @@ export class CachedIndex implements CatalogView {
 
   /** Close the catalog file if a row was read. */
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd)
-    this.fd = undefined
+    this.catalog.close()
   }
 
   weight(id: number): number {
@@ -52,18 +58,7 @@ export class CachedIndex implements CatalogView {
   }
 
   entry(id: number): CatalogEntry | undefined {
-    if (!Number.isInteger(id) || id < 0 || id >= this.feed.count) return undefined
-    let e = this.entries.get(id)
-    if (!e) {
-      const start = this.rows.getUint32(id * 4, true)
-      const end = this.rows.getUint32((id + 1) * 4, true)
-      if (end < start + 2 || end > this.feed.catalogBytes) throw new Error('the row offsets do not match the catalog')
-      this.fd ??= openSync(this.f.catalog, 'r')
-      e = unpackCatalogEntry(JSON.parse(readSlice(this.fd, start, end - start - 2)))
-      if (!e) throw new Error('a catalog row does not read back')
-      this.entries.set(id, e)
-    }
-    return e
+    return this.catalog.entry(id)
   }
 
   /**
@@ -106,6 +101,6 @@ export function readCachedIndex(dir: string, key: string): CachedIndex | undefin
   } catch {
     return undefined
   }
-  if (rows.length !== (2 * feed.count + 1) * 4) return undefined
+  if (rows.length !== (blockCount(feed.count) + 1 + feed.count) * 4) return undefined
   return new CachedIndex(dir, f, feed, terms, new DataView(rows.buffer, rows.byteOffset, rows.byteLength))
 }

@@ -1,5 +1,5 @@
 /**
- * The rows of catalog-<key>.json and project-<key>.json as they are written: one JSON array a row, fields by position,
+ * The rows of catalog-<key>.deflate and project-<key>.json.deflate as they are written (before compression): one JSON array a row, fields by position,
  * and what most rows share (the project tier and its weight, no evidence, no superseded names, one trigger, the path
  * `.learnings/<state>/<name>.md`) left out. At 100,000 learnings the keys and those defaults were about half of the
  * two files (96 MB of the local state). A row that does not read back (a torn or foreign file) is undefined: the

@@ -8,7 +8,8 @@
  * Layout: one line of JSON (the header), then the sections it gives the byte lengths of, in this order:
  * - `totals`: per entry, its total trigger weight × 1000 (RecallPostings holds it rounded to three decimals), uint32;
  * - `tiers`: per entry, the position of its tier weight in header.weights, uint16;
- * - `rows`: per entry, [start, end) of its row in catalog-<key>.json, two uint32;
+ * - `rows`: per entry, [start, end) of its block in catalog-<key>.deflate (two uint32), its row's place in the block
+ *   and the rows the block holds (two uint16);
  * - `names`: the entries' names, one JSON array;
  * - `terms`: the distinct trigger terms, sorted, one JSON array;
  * - `offsets`: per term, where its postings start in `postings`, counted in entries (terms + 1 values), uint32;
@@ -24,6 +25,8 @@ import { CACHE_FORMAT } from './feed-key.js'
 const MAGIC = 'git-learn recall'
 /** At most this many bytes of header (its names and numbers are few). */
 const MAX_HEADER = 64 * 1024
+/** Bytes of an entry's place in the catalog (the `rows` section). */
+const ROW_BYTES = 12
 const SECTIONS = ['totals', 'tiers', 'rows', 'names', 'terms', 'offsets', 'postings'] as const
 type Section = (typeof SECTIONS)[number]
 
@@ -42,25 +45,27 @@ interface Header {
   sizes: number[]
 }
 
-/** Write the recall file of an inverted recall index; `rows` are the entries' catalog rows. */
+/** Write the recall file of an inverted recall index; `rows` are where the entries' catalog rows are (CatalogRowAt). */
 export function writeRecallFile(
   file: string,
   key: string,
   index: RecallPostings,
-  rows: readonly (readonly [number, number])[],
+  rows: readonly (readonly [number, number, number, number])[],
   catalogBytes: number,
 ): void {
   const n = index.names.length
   const weights = [...new Set(index.weights)]
   const totals = Buffer.alloc(4 * n)
   const tiers = Buffer.alloc(2 * n)
-  const rowBuf = Buffer.alloc(8 * n)
+  const rowBuf = Buffer.alloc(ROW_BYTES * n)
   for (let i = 0; i < n; i++) {
     totals.writeUInt32LE(Math.round((index.totals[i] as number) * 1000), 4 * i)
     tiers.writeUInt16LE(weights.indexOf(index.weights[i] as number), 2 * i)
-    const [start, end] = rows[i] as readonly [number, number]
-    rowBuf.writeUInt32LE(start, 8 * i)
-    rowBuf.writeUInt32LE(end, 8 * i + 4)
+    const [start, end, line, blockRows] = rows[i] as readonly [number, number, number, number]
+    rowBuf.writeUInt32LE(start, ROW_BYTES * i)
+    rowBuf.writeUInt32LE(end, ROW_BYTES * i + 4)
+    rowBuf.writeUInt16LE(line, ROW_BYTES * i + 8)
+    rowBuf.writeUInt16LE(blockRows, ROW_BYTES * i + 10)
   }
   const offsets = Buffer.alloc(4 * (index.terms.length + 1))
   let first = 0
@@ -94,12 +99,20 @@ export function writeRecallFile(
   writeAtomic(file, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...SECTIONS.map((s) => body[s])]))
 }
 
+/** Where a recall entry's catalog row is: [start, end) of its block, its place in it, the rows the block holds. */
+export interface CatalogRowAt {
+  start: number
+  end: number
+  line: number
+  rows: number
+}
+
 /** An open recall file whose header matched: what a failure's terms reach, and an entry's catalog row. */
 export interface RecallReader {
   /** The recall index as rankRecall reads it; each term's postings are read from the file when first used. */
   index(): RecallPostings
-  /** [start, end) of entry `i`'s row in the catalog file, or undefined. */
-  row(i: number): [number, number] | undefined
+  /** Entry `i`'s row in the catalog file: [start, end) of its block, its place in it and the block's rows. */
+  row(i: number): CatalogRowAt | undefined
   close(): void
 }
 
@@ -146,7 +159,12 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
     return undefined
   const { n, t, weights } = h as Header
   const sizeOf = (s: Section) => sizes[SECTIONS.indexOf(s)] as number
-  const fixed: Partial<Record<Section, number>> = { totals: 4 * n, tiers: 2 * n, rows: 8 * n, offsets: 4 * (t + 1) }
+  const fixed: Partial<Record<Section, number>> = {
+    totals: 4 * n,
+    tiers: 2 * n,
+    rows: ROW_BYTES * n,
+    offsets: 4 * (t + 1),
+  }
   const start: Partial<Record<Section, number>> = {}
   let at = eol + 1
   for (const s of SECTIONS) {
@@ -199,8 +217,13 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
     },
     row(i) {
       if (!Number.isInteger(i) || i < 0 || i >= n) return undefined
-      const buf = section('rows', 8 * i, 8)
-      return [buf.readUInt32LE(0), buf.readUInt32LE(4)]
+      const buf = section('rows', ROW_BYTES * i, ROW_BYTES)
+      return {
+        start: buf.readUInt32LE(0),
+        end: buf.readUInt32LE(4),
+        line: buf.readUInt16LE(8),
+        rows: buf.readUInt16LE(10),
+      }
     },
     close: () => closeSync(fd),
   }

@@ -8,8 +8,8 @@ import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import { buildQueryTerms } from '../../core/terms.js'
 import { appendEventLine } from '../state/event-line.js'
 import { addPendingRecalls } from '../state/recalls.js'
-import { files, lastKey, readSlice } from './cache-files.js'
-import { unpackCatalogEntry } from './catalog-rows.js'
+import { files, lastKey, readBytes } from './cache-files.js'
+import { unpackBlock } from './catalog-blocks.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import { openRecallFile } from './recall-file.js'
 
@@ -59,28 +59,40 @@ export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
     rankRecall(index, terms)
       .slice(0, limit)
       .map((c) => ({ doc: c.doc, name: index.names[c.doc] as string, score: c.score }))
+  /** The catalog entries of the last rank's picks, read from the cache's catalog blocks. */
+  const picked = new Map<number, CatalogEntry>()
+  const readEntry = (doc: number): CatalogEntry => {
+    const row = hit?.reader.row(doc)
+    if (!hit || !row || row.end <= row.start || row.line >= row.rows) throw new Error('a recall row is damaged')
+    const fd = openSync(hit.catalog, 'r')
+    try {
+      const e = unpackBlock(readBytes(fd, row.start, row.end - row.start), row.rows)[row.line]
+      if (!e) throw new Error('a recall row is damaged')
+      return e
+    } finally {
+      closeSync(fd)
+    }
+  }
   return {
     commonDir,
     async rank(terms, limit) {
+      picked.clear()
       if (hit && !built)
         try {
-          return pick((hit.index ??= hit.reader.index()), terms, limit)
+          const picks = pick((hit.index ??= hit.reader.index()), terms, limit)
+          for (const p of picks) picked.set(p.doc, readEntry(p.doc))
+          return picks
         } catch {
-          // A torn or foreign file: rebuild, and answer from the fresh entries.
+          // A torn or foreign file (the recall file's postings, or a catalog block): rebuild, and answer from the
+          // fresh entries.
+          picked.clear()
         }
       built ??= await (await import('./rebuild.js')).rebuild(root, commonDir, state)
       return pick(built.recall, terms, limit)
     },
     entry(doc) {
       if (built) return built.catalog[built.recallIds[doc] as number]
-      const row = hit?.reader.row(doc)
-      if (!hit || !row) return undefined
-      const fd = openSync(hit.catalog, 'r')
-      try {
-        return unpackCatalogEntry(JSON.parse(readSlice(fd, row[0], row[1] - row[0])))
-      } finally {
-        closeSync(fd)
-      }
+      return picked.get(doc)
     },
     close: () => hit?.reader.close(),
   }

@@ -12,16 +12,16 @@
  *
  * The files of one key, written by a rebuild (feed-<key>.json last: it marks the set complete):
  * - `feed-<key>.json`: problems (unreadable learnings), tiers, the number of catalog entries and the catalog's size;
- * - `catalog-<key>.json`: every catalog entry, one JSON object a line (status and context parse it all; search
- *   reads only the rows of the candidates that can enter its top);
- * - `rows-<key>.bin`: the byte offset of each catalog row and each entry's tier, uint32 little-endian;
+ * - `catalog-<key>.deflate`: every catalog entry as a positional row, in blocks of 64 rows each deflated alone
+ *   (catalog-blocks.ts: context inflates them all; search the blocks of the candidates that can enter its top);
+ * - `rows-<key>.bin`: where each catalog block starts, and each entry's tier, uint32 little-endian;
  * - `terms-<key>.json`, `postings-<key>.bin` and `docs-<key>.bin`: the index cut by term (src/core/search-parts.ts):
  *   the header and sorted terms with the byte offset of each term's postings, the postings in binary
  *   (src/core/search-postings.ts), and each document's id and field lengths by short id as fixed-width little-endian
  *   uint32 records; a query reads the postings of the terms it reaches, not the whole index, and ranks exactly as
  *   the whole index would;
- * - `project-<key>.json`: every readable file of the project store, unfolded, as a listing row (list, prune),
- *   and the project's problems.
+ * - `project-<key>.json.deflate`: every readable file of the project store, unfolded, as a listing row (list,
+ *   prune), and the project's problems, as deflated JSON; `status-<key>.json.deflate` what status reads, likewise.
  *
  * A rebuild reads the clean files of the store in bulk from git's object store (one `git cat-file --batch` per
  * 10,000 blob ids of the index) and the others from the work tree, parsing, folding and indexing each file as it
@@ -33,7 +33,8 @@
  */
 import type { CatalogEntry, SearchFilter, SearchHit } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
-import { lastKey, readCatalogFile, readFeedFile, readProjectFile } from './cache-files.js'
+import { lastKey, readFeedFile, readProjectFile } from './cache-files.js'
+import { readCatalogFile } from './catalog-blocks.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { readCachedIndex } from './cached-index.js'
 import { cacheDir, keyingFor } from './feed-key.js'
@@ -85,7 +86,7 @@ export interface StatusFeed extends FeedBase {
   entries: StatusEntry[]
 }
 
-/** What status needs of every learning, from the cache when it is current (status-<key>.json). */
+/** What status needs of every learning, from the cache when it is current (status-<key>.json.deflate). */
 export async function readStatusFeed(cwd: string): Promise<StatusFeed> {
   const k = await keyingFor(cwd)
   const { root, commonDir } = k

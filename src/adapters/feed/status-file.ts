@@ -1,16 +1,16 @@
 /**
- * status-<key>.json: the few columns `status` reads of every learning, written with the rest of the feed cache.
+ * status-<key>.json.deflate: the few columns `status` reads of every learning, written with the rest of the feed cache.
  */
 import { STATES } from '../../core/layout.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
-import { files, isObject, readJson } from './cache-files.js'
+import { files, isObject, readDeflatedJson } from './cache-files.js'
 import type { Problem } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
 /**
- * status-<key>.json: what `status` reads of every learning, by column, with the rare fields kept sparse (by row):
- * at 10,000 learnings about a tenth of the catalog, which status would otherwise parse whole.
+ * status-<key>.json.deflate (deflated JSON): what `status` reads of every learning, by column, with the rare fields
+ * kept sparse (by row): at 10,000 learnings about a tenth of the catalog, which status would otherwise read whole.
  */
 interface StatusFile {
   format: number
@@ -65,7 +65,7 @@ export function statusFile(key: string, catalog: readonly CatalogEntry[], proble
 const NONE: readonly string[] = Object.freeze([])
 
 export function readStatusFile(dir: string, key: string): { entries: StatusEntry[]; problems: Problem[] } | undefined {
-  const f = readJson(files(dir, key).status)
+  const f = readDeflatedJson(files(dir, key).status)
   if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key) return undefined
   const s = f as unknown as StatusFile
   const n = Array.isArray(s.name) ? s.name.length : -1

@@ -5,9 +5,10 @@ import { mkdirSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
-import { files } from './cache-files.js'
+import { deflateJson, files } from './cache-files.js'
 import type { FeedFile } from './cache-files.js'
-import { packCatalogEntry, packProjectRow } from './catalog-rows.js'
+import { BLOCK_ROWS, packCatalogBlocks, rowsOfBlock } from './catalog-blocks.js'
+import { packProjectRow } from './catalog-rows.js'
 import { writeIndexFiles } from './index-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 import { writeRecallFile } from './recall-file.js'
@@ -29,38 +30,39 @@ export function writeCache(
     writeIndexFiles(f, b.parts, {
       tiers: b.tierIndexes.map((t) => ({ index: t.name, map: Array.from(t.map) })),
     })
-    // The catalog: "[\n" row ",\n" row … "\n]\n"; rows[i] is where row i starts.
-    const rows: number[] = []
-    let pos = 0
+    // The catalog in compressed blocks (catalog-blocks.ts); rows-<key>.bin gives where each starts.
+    const { blocks, starts } = packCatalogBlocks(b.catalog)
     writeAtomicPieces(f.catalog, (write) => {
-      pos += write('[\n')
-      b.catalog.forEach((e, i) => {
-        rows.push(pos)
-        pos += write(JSON.stringify(packCatalogEntry(e)))
-        if (i < b.catalog.length - 1) pos += write(',\n')
-      })
-      rows.push(b.catalog.length ? pos + 2 : pos)
-      pos += write('\n]\n')
+      for (const block of blocks) write(block)
     })
-    const catalogBytes = pos
-    writeAtomic(f.rows, rowTable(rows, b.tierOf))
+    const catalogBytes = starts[starts.length - 1] as number
+    writeAtomic(f.rows, rowTable(starts, b.tierOf))
     writeRecallFile(
       f.recall,
       key,
       invertRecall(b.recall),
-      b.recallIds.map((id) => [rows[id] as number, (rows[id + 1] as number) - 2] as const),
+      b.recallIds.map((id) => {
+        const block = Math.floor(id / BLOCK_ROWS)
+        const line = id - block * BLOCK_ROWS
+        return [
+          starts[block] as number,
+          starts[block + 1] as number,
+          line,
+          rowsOfBlock(block, b.catalog.length),
+        ] as const
+      }),
       catalogBytes,
     )
     writeAtomic(
       f.project,
-      JSON.stringify({
+      deflateJson({
         format: CACHE_FORMAT,
         key,
         rows: b.project.rows.map(packProjectRow),
         problems: b.project.problems,
       }),
     )
-    writeAtomic(f.status, JSON.stringify(statusFile(key, b.catalog, b.problems)))
+    writeAtomic(f.status, deflateJson(statusFile(key, b.catalog, b.problems)))
     writeAtomic(
       f.feed,
       JSON.stringify({
@@ -80,9 +82,9 @@ export function writeCache(
 }
 
 /**
- * rows-<key>.bin: the byte offset of each catalog row and one past the last row's separator (count + 1 values), then
- * each entry's tier (its position in the feed file's tiers), uint32 little-endian: ranking reads the tier (its weight)
- * of every candidate and the rows of the few that can enter the top.
+ * rows-<key>.bin: where each block of the catalog starts and the catalog's size (blocks + 1 values), then each
+ * entry's tier (its position in the feed file's tiers), uint32 little-endian: ranking reads the tier (its weight) of
+ * every candidate and the blocks of the few that can enter the top.
  */
 function rowTable(rows: readonly number[], tierOf: readonly number[]): Buffer {
   const buf = Buffer.alloc((rows.length + tierOf.length) * 4)
