@@ -108,8 +108,29 @@ function keepOfPath(path: string, followedByLine: boolean): string {
 // skipping the patterns for them halves the normalization of a store.
 const PLAIN_WORD = /^[A-Za-z_-]+[,;!?]?$/
 
+// What normalizeToken made of each token, per address style: a store's bodies say the same short tokens again and
+// again (`npm`, "fails.", `(see`), and a token's fourteen patterns cost far more than a lookup. Only tokens of at most
+// MEMO_TOKEN_CHARS: V8 copies a substring that short, while a longer one is a slice that would keep its whole text
+// alive in the memo (a 100,000-learning rebuild would hold every body). Bounded like terms.ts stems.
+const tokenMemo = new Map<(a: Address) => string, Map<string, string>>()
+const MAX_MEMO = 16_384
+export const MEMO_TOKEN_CHARS = 12
+
 function normalizeToken(token: string, address: (a: Address) => string): string {
   if (PLAIN_WORD.test(token)) return token
+  if (token.length > MEMO_TOKEN_CHARS) return normalizeOnce(token, address)
+  let memo = tokenMemo.get(address)
+  if (!memo) tokenMemo.set(address, (memo = new Map()))
+  let out = memo.get(token)
+  if (out === undefined) {
+    out = normalizeOnce(token, address)
+    if (memo.size >= MAX_MEMO) memo.clear()
+    memo.set(token, out)
+  }
+  return out
+}
+
+function normalizeOnce(token: string, address: (a: Address) => string): string {
   // Only short tokens can be an address or a URL worth a host (WRAP's lazy middle is quadratic on a long token).
   const { 1: core = '' } = token.length <= 256 ? (WRAP.exec(token) ?? []) : []
   const a = core ? parseAddress(core) : undefined

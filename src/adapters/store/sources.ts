@@ -19,14 +19,22 @@ export interface Source {
 
 export const PROJECT_TIER = 'project'
 
-/** A stable JSON text of a value: object keys sorted at every depth. */
+/** A stable JSON text of a value: object keys sorted at every depth (built by appending: no array per level). */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`
+  if (Array.isArray(value)) {
+    let out = '['
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i])
+    return `${out}]`
+  }
+  if (value && typeof value === 'object') {
+    let out = '{'
+    const keys = Object.keys(value).sort()
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string
+      out += `${i ? ',' : ''}${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`
+    }
+    return `${out}}`
+  }
   return JSON.stringify(value) ?? 'null'
 }
 

@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { MAX_QUERY_TOKENS, boundQuery, matchableError, normalizeError } from '../../../src/core/normalize-error.js'
+import {
+  MAX_QUERY_TOKENS,
+  MEMO_TOKEN_CHARS,
+  boundQuery,
+  matchableError,
+  normalizeError,
+} from '../../../src/core/normalize-error.js'
 
 describe('normalizeError', () => {
   test.each([
@@ -90,6 +96,20 @@ describe('matchableError', () => {
     ['nothing to add', 'TypeError: x is not a function', 'TypeError: x is not a function'],
   ])('%s', (_what, input, expected) => {
     expect(matchableError(input)).toBe(expected)
+  })
+})
+
+// normalizeToken remembers what it made of each token: per address style, so the people's form and the matching form
+// of one token stay apart whichever comes first, and again on the second time.
+describe('the token memo', () => {
+  test('a token normalized for people and for matching keeps each form, in either order and on repeat', () => {
+    // 12 characters: a token the memo keeps (MEMO_TOKEN_CHARS).
+    const text = 'connect 127.0.0.1:80'
+    expect('127.0.0.1:80'.length).toBeLessThanOrEqual(MEMO_TOKEN_CHARS)
+    expect(normalizeError(text)).toBe('connect 127.0.0.1:80')
+    expect(matchableError(text)).toBe('connect localhost port80')
+    expect(normalizeError(text)).toBe('connect 127.0.0.1:80')
+    expect(matchableError(text)).toBe('connect localhost port80')
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { ASCII_SPLIT, SPLIT, splitTerms } from '../../../src/core/terms.js'
+import { ASCII_SPLIT, SPLIT, processTerm, splitTerms } from '../../../src/core/terms.js'
 
 // splitTerms cuts an all-ASCII text with ASCII_SPLIT and any other with SPLIT: the two must cut the same characters.
 describe('splitTerms', () => {
@@ -29,5 +29,20 @@ describe('splitTerms', () => {
       'Found',
       'init',
     ])
+  })
+})
+
+// processTerm remembers its answer per word as written: a second call must give the same term (or none).
+describe('processTerm', () => {
+  test.each([
+    ['Connecting', 'connect'],
+    ['connection', 'connect'],
+    ['THE', null],
+    ['12345', null],
+    ['x', null],
+    ['ESLint', 'eslint'],
+  ])('%s → %s, the second time too', (word, term) => {
+    expect(processTerm(word)).toBe(term)
+    expect(processTerm(word)).toBe(term)
   })
 })
