@@ -6,10 +6,10 @@
 // the same run of this one, so a before/after table comes from one run on one machine state (BENCH_AFTER=<a dist/>
 // measures a copy instead of ./dist, so the tree can be rebuilt while the bench runs).
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { learningText } from './lib.mjs'
+import { learningText, makeStoreRepo, makeTierSource } from './lib.mjs'
 
 /** The 5-line pasted failure every search and recall row asks with. */
 const FAILURE = `FAIL test/api.test.ts
@@ -102,28 +102,6 @@ function du(dir) {
   return n
 }
 
-/** A repository of `n` learnings (one in ten pending), written with one `git add` and one commit. */
-function makeRepo(n) {
-  const root = mkdtempSync(join(tmpdir(), 'gl-growth-'))
-  const git = (...args) =>
-    execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
-  git('init', '-q', '-b', 'main')
-  git('config', 'user.name', 'Bench')
-  git('config', 'user.email', 'bench@example.com')
-  git('config', 'commit.gpgsign', 'false')
-  // git's automatic gc after the commit runs in the foreground: a detached one would pack and prune while copyRepo copies.
-  git('config', 'gc.autoDetach', 'false')
-  for (const s of ['pending', 'active', 'archived']) mkdirSync(join(root, '.learnings', s), { recursive: true })
-  for (let i = 0; i < n; i++) {
-    const { name, text } = learningText(i)
-    writeFileSync(join(root, '.learnings', i % 10 === 0 ? 'pending' : 'active', `${name}.md`), text)
-  }
-  writeFileSync(join(root, 'README.md'), '# bench\n')
-  git('add', '-A')
-  git('commit', '-q', '-m', `bench: ${n} learnings`)
-  return { root, git }
-}
-
 /** A copy of a generated repository (work tree and .git), so each measured version keeps its own cache. */
 function copyRepo(root) {
   const copy = mkdtempSync(join(tmpdir(), 'gl-growth-copy-'))
@@ -132,24 +110,6 @@ function copyRepo(root) {
   // `git status --no-optional-locks` of the copy would hash the whole store again.
   execFileSync('git', ['update-index', '-q', '--refresh'], { cwd: copy })
   return copy
-}
-
-/** A repository holding `n` active learnings, as an organisation's tier (numbered apart from the project's). */
-function makeTierSource(n) {
-  const root = mkdtempSync(join(tmpdir(), 'gl-growth-tier-'))
-  const git = (...args) =>
-    execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
-  git('init', '-q', '-b', 'main')
-  git('config', 'user.name', 'Bench')
-  git('config', 'user.email', 'bench@example.com')
-  mkdirSync(join(root, '.learnings', 'active'), { recursive: true })
-  for (let i = 0; i < n; i++) {
-    const { name, text } = learningText(1_000_000 + i)
-    writeFileSync(join(root, '.learnings', 'active', `${name}.md`), text)
-  }
-  git('add', '-A')
-  git('commit', '-q', '-m', 'tier')
-  return root
 }
 
 /** Rows of the growth table: [label, {size → per-version results}]. */
@@ -174,7 +134,7 @@ export async function bench(ctx) {
   for (const n of sizes) {
     const big = n >= 100_000
     ctx.log(`growth: generating ${n} learnings`)
-    const { root } = makeRepo(n)
+    const { root } = makeStoreRepo(n, { prefix: 'gl-growth-' })
     const roots = bins.map((_b, v) => (v === 0 ? root : copyRepo(root)))
     const clear = (v) => rmSync(join(roots[v] ?? root, '.git', 'learn', 'cache'), { recursive: true, force: true })
     const runs = big ? 3 : 9
@@ -243,8 +203,8 @@ export async function bench(ctx) {
   const largest = Math.max(...sizes)
   if (largest >= 10_000 && !process.env.BENCH_NO_TIER) {
     ctx.log(`growth: a project of 10 learnings with a tier of ${largest}`)
-    const host = makeRepo(10)
-    const tier = makeTierSource(largest)
+    const host = makeStoreRepo(10, { prefix: 'gl-growth-' })
+    const tier = makeTierSource(largest, 1_000_000, 'gl-growth-tier-')
     /** @type {string[]} */
     const hosts = []
     try {

@@ -97,8 +97,12 @@ npm test: ${i % 50} passed.
   }
 }
 
-/** A temporary repository with `n` learnings (a share of them pending), committed in one commit. */
-export function makeStoreRepo(n, { pendingEvery = 10, prefix = 'gl-bench-' } = {}) {
+/**
+ * A temporary repository with `n` learnings numbered from `offset` (every `pendingEvery`-th pending, from the
+ * first; 0: none), committed in one commit. git's automatic gc after the commit runs in the foreground: a
+ * detached one would pack and prune while a bench copies the repository.
+ */
+export function makeStoreRepo(n, { pendingEvery = 10, prefix = 'gl-bench-', offset = 0 } = {}) {
   const root = mkdtempSync(join(tmpdir(), prefix))
   const git = (...args) =>
     execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
@@ -106,16 +110,22 @@ export function makeStoreRepo(n, { pendingEvery = 10, prefix = 'gl-bench-' } = {
   git('config', 'user.name', 'Bench')
   git('config', 'user.email', 'bench@example.com')
   git('config', 'commit.gpgsign', 'false')
+  git('config', 'gc.autoDetach', 'false')
   for (const s of ['pending', 'active', 'archived']) mkdirSync(join(root, '.learnings', s), { recursive: true })
   for (let i = 0; i < n; i++) {
-    const { name, text } = learningText(i)
-    const state = i % pendingEvery === 0 ? 'pending' : 'active'
+    const { name, text } = learningText(offset + i)
+    const state = pendingEvery && i % pendingEvery === 0 ? 'pending' : 'active'
     writeFileSync(join(root, '.learnings', state, `${name}.md`), text)
   }
   writeFileSync(join(root, 'README.md'), '# bench\n')
   git('add', '-A')
   git('commit', '-q', '-m', `bench: ${n} learnings`)
   return { root, git }
+}
+
+/** A repository of `n` active learnings numbered from `offset`, as an organisation's tier (distinct content per tier). */
+export function makeTierSource(n, offset, prefix = 'gl-bench-tier-') {
+  return makeStoreRepo(n, { pendingEvery: 0, prefix, offset }).root
 }
 
 /** The median `node -e 0` measured alongside the last timeCommand call (see below). */

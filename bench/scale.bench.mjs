@@ -1,28 +1,9 @@
 // Lifecycle at scale: prune (cold and warm), status and list on 10,000 learnings with 1,000,000 usage events, and
 // search across three tiers of 10,000 learnings each (read from git objects, cached per pinned commit).
 import { execFileSync, spawnSync } from 'node:child_process'
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { learningText } from './lib.mjs'
-
-/** A repository with `n` active learnings numbered from `offset` (distinct content per tier). */
-function tierSource(n, offset) {
-  const root = mkdtempSync(join(tmpdir(), 'gl-bench-tier-'))
-  const git = (...args) =>
-    execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
-  git('init', '-q', '-b', 'main')
-  git('config', 'user.name', 'Bench')
-  git('config', 'user.email', 'bench@example.com')
-  mkdirSync(join(root, '.learnings', 'active'), { recursive: true })
-  for (let i = offset; i < offset + n; i++) {
-    const { name, text } = learningText(i)
-    writeFileSync(join(root, '.learnings', 'active', `${name}.md`), text)
-  }
-  git('add', '-A')
-  git('commit', '-q', '-m', 'tier')
-  return root
-}
+import { learningText, makeTierSource } from './lib.mjs'
 
 /** 1,000,000 usage events over the learnings of a store repo, written straight to events.jsonl. */
 function writeEvents(root, names, count) {
@@ -107,7 +88,7 @@ export async function bench(ctx) {
 
   ctx.log('scale: three tiers of 10,000 learnings')
   const host = ctx.makeStoreRepo(10)
-  const tiers = [0, 1, 2].map((t) => tierSource(10_000, 100_000 * (t + 1)))
+  const tiers = [0, 1, 2].map((t) => makeTierSource(10_000, 100_000 * (t + 1)))
   tiers.forEach((url, t) =>
     execFileSync(process.execPath, [ctx.BIN, 'tier', 'add', `t${t}`, url], {
       cwd: host.root,

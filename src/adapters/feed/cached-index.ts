@@ -2,13 +2,13 @@
  * A cached index of one key, read lazily: the postings of the terms a query reaches (terms-<key>.json gives their
  * offsets in postings-<key>.bin), the document table (docs-<key>.bin), and the catalog blocks of the hits only.
  */
-import { readFileSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CatalogEntry, CatalogView, DocMeta } from '../../core/search.js'
 import { mappedPart, mergeIndexes } from '../../core/search-merge.js'
 import type { ScoringIndex } from '../../core/search-score.js'
 import { files, isObject, readFeedFile } from './cache-files.js'
-import { CatalogBlocks, blockCount } from './catalog-blocks.js'
+import { CatalogBlocks, blockCount, readRowTable } from './catalog-blocks.js'
 import type { FeedFile, TermsFile } from './cache-files.js'
 import { openIndex, readIndexTerms, tierIndexFiles } from './index-files.js'
 
@@ -95,12 +95,7 @@ export function readCachedIndex(dir: string, key: string): CachedIndex | undefin
   if (terms.tiers?.some((t) => !isObject(t) || typeof t.index !== 'string' || !Array.isArray(t.map))) return undefined
   const catalogSize = statSync(f.catalog, { throwIfNoEntry: false })?.size
   if (catalogSize !== feed.catalogBytes) return undefined
-  let rows: Buffer
-  try {
-    rows = readFileSync(f.rows)
-  } catch {
-    return undefined
-  }
-  if (rows.length !== (blockCount(feed.count) + 1 + feed.count) * 4) return undefined
+  const rows = readRowTable(f.rows, feed)
+  if (!rows) return undefined
   return new CachedIndex(dir, f, feed, terms, new DataView(rows.buffer, rows.byteOffset, rows.byteLength))
 }

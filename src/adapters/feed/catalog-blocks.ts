@@ -110,15 +110,23 @@ export function readCatalogBlocks(
   }
 }
 
-/** The catalog rows of the cache (every entry), or undefined when a file is missing or does not match. */
-export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
-  const f = files(dir, key)
+/**
+ * rows-<key>.bin of a key (each block's start in the catalog file, then each entry's row and tier, uint32), or
+ * undefined when it is missing or not the size the feed file's count gives.
+ */
+export function readRowTable(path: string, feed: FeedFile): Buffer | undefined {
   let rows: Buffer
   try {
-    rows = readFileSync(f.rows)
+    rows = readFileSync(path)
   } catch {
     return undefined
   }
-  if (rows.length !== (blockCount(feed.count) + 1 + feed.count) * 4) return undefined
-  return readCatalogBlocks(f.catalog, feed.count, (b) => rows.readUInt32LE(b * 4))
+  return rows.length === (blockCount(feed.count) + 1 + feed.count) * 4 ? rows : undefined
+}
+
+/** The catalog rows of the cache (every entry), or undefined when a file is missing or does not match. */
+export function readCatalogFile(dir: string, key: string, feed: FeedFile): CatalogEntry[] | undefined {
+  const f = files(dir, key)
+  const rows = readRowTable(f.rows, feed)
+  return rows && readCatalogBlocks(f.catalog, feed.count, (b) => rows.readUInt32LE(b * 4))
 }
