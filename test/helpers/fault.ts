@@ -78,19 +78,28 @@ export function runWithFault(
     cwd,
     encoding: 'utf8',
     timeout: 60_000,
-    env: {
-      ...process.env,
-      ...FIXED_ENV,
-      ...env,
-      PATH: `${faultPath()}:${process.env['PATH']}`,
-      FAULT_DIR: dir,
-      FAULT_AT: String(fault.at),
-      FAULT_MODE: fault.mode,
-    },
+    env: faultEnv(dir, fault, env),
   })
   const calls = readFileSync(join(dir, 'count')).length
   rmSync(dir, { recursive: true, force: true })
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, calls }
+}
+
+/** The environment of a faulted run: the wrapper first on PATH, told where to count and when to strike. */
+function faultEnv(
+  dir: string,
+  fault: { at: number; mode: 'kill' | 'fail' },
+  env: Record<string, string>,
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...FIXED_ENV,
+    ...env,
+    PATH: `${faultPath()}:${process.env['PATH']}`,
+    FAULT_DIR: dir,
+    FAULT_AT: String(fault.at),
+    FAULT_MODE: fault.mode,
+  }
 }
 
 /** runWithFault without blocking (several runs at once). */
@@ -106,15 +115,7 @@ export function runWithFaultAsync(
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...argv], {
       cwd,
-      env: {
-        ...process.env,
-        ...FIXED_ENV,
-        ...env,
-        PATH: `${faultPath()}:${process.env['PATH']}`,
-        FAULT_DIR: dir,
-        FAULT_AT: String(fault.at),
-        FAULT_MODE: fault.mode,
-      },
+      env: faultEnv(dir, fault, env),
     })
     let stdout = ''
     let stderr = ''
