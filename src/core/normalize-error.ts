@@ -2,8 +2,9 @@
  * Error text normalized for matching: what varies between two runs of the same failure (numbers, user paths, hex ids,
  * line:column, quotes, ANSI colour codes, timestamps) is removed, and what tells one failure from its near-twin is
  * kept: the file a path names (its basename, unless the path is a stack-frame location or a test file), network
- * addresses with their port (`127.0.0.1:6379`, `::1:27017`), package names under node_modules, URL hosts. Applied
- * to the indexed trigger and body and to every query; `matchableError` adds the words search and recall match on.
+ * addresses with their port (`127.0.0.1:6379`, `::1:27017`), package names under node_modules, URL hosts. The file a
+ * module was `imported from` is the user's, dropped like a stack frame's. Applied to the indexed trigger and body and
+ * to every query; `matchableError` adds the words search and recall match on (equivalent error words, MARKER_WORDS).
  *
  * Every pattern here is applied to one whitespace-delimited token at a time or is a plain character scan, so the
  * work is linear in the text (a test feeds it a 1 MB log).
@@ -40,9 +41,20 @@ const ESCAPED_QUOTE = /\\+(?=["'])/g
 // Python print (`::1`, `::`, `[::1]`, `::ffff:127.0.0.1`; "::1:27017" is address ::1, port 27017), localhost, or a
 // dotless host name with a port (`redis:6379`, a compose service).
 const IPV4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5}))?$/
-const IPV6 = /^\[?(::1|::|::ffff:[\d.]+|fe80::[0-9a-f:%\w]{0,40})\]?(?::(\d{2,5}))?$/i
+const IPV6_ADDRESS = /^\[?(::1|::|::ffff:[\d.]+|fe80::[0-9a-f:%\w]{0,40})\]?(?::(\d{2,5}))?$/i
 const HOST_PORT = /^(localhost|[a-z][\w-]{0,40}):(\d{2,5})$/i
 const WRAP = /^[\s([{<'"`‘“]*(.*?)[\s)\]}>'"`’”,;.!?]*$/s
+
+/**
+ * The words matchableError adds that tell a failure from its near-twin by what it says, not by its wording: a trigger
+ * holding one is recalled only by a failure that holds it too (src/core/recall-rank.ts ruledOut).
+ * - `ipv6`: the address refused is IPv6 only (`::1:27017`), not every address of the host;
+ * - `extensionless`: a module path given without its file extension (`Cannot find module '/app/dist/routes/users'`),
+ *   which Node's ES module loader does not add, unlike a missing package or a file named in full.
+ */
+export const IPV6_WORD = 'ipv6'
+export const EXTENSIONLESS = 'extensionless'
+export const MARKER_WORDS: readonly string[] = [IPV6_WORD, EXTENSIONLESS]
 
 interface Address {
   host: string
@@ -53,7 +65,7 @@ interface Address {
 
 function parseAddress(core: string): Address | undefined {
   if (core.length > 64) return undefined
-  let m = IPV6.exec(core)
+  let m = IPV6_ADDRESS.exec(core)
   if (m)
     return {
       host: m[1] as string,
@@ -72,7 +84,7 @@ function parseAddress(core: string): Address | undefined {
 
 /** The words an address stands for in the index: localhost, ipv6, the port, the service of a well-known port. */
 function addressWords(a: Address): string {
-  const words = [a.loopback ? 'localhost' : a.ipv6 || /^\d/.test(a.host) ? '' : a.host, a.ipv6 ? 'ipv6' : '']
+  const words = [a.loopback ? 'localhost' : a.ipv6 || /^\d/.test(a.host) ? '' : a.host, a.ipv6 ? IPV6_WORD : '']
   if (a.port) words.push(`port${a.port}`, serviceOfPort(a.port) ?? '')
   return words.filter(Boolean).join(' ')
 }
@@ -189,9 +201,31 @@ export function normalizeError(text: string): string {
  * 111" and "Connection refused" both add `econnrefused`) on a last line.
  */
 export function matchableError(text: string): string {
-  const canonical = equivalentWords(text.replace(ANSI, ''))
-  const norm = normalizeWith(text, addressWords)
+  const plain = text.replace(ANSI, '')
+  const canonical = equivalentWords(plain)
+  if (EXTENSIONLESS_MODULE.test(plain)) canonical.push(EXTENSIONLESS)
+  const norm = singleFamilyIpv6(plain, normalizeWith(text.replace(IMPORTED_FROM, '$1'), addressWords))
   return canonical.length ? `${norm}\n${canonical.join(' ')}` : norm
+}
+
+// "Cannot find module '<path>'" with an absolute or relative path (not a package name, not a package's subpath) whose
+// last segment has no extension a module loader reads.
+const EXTENSIONLESS_MODULE =
+  /\bcannot find module ['"`](?:[a-z]:[\\/]|file:\/\/|\.{0,2}[\\/])(?:[^'"`\s]{0,400}[\\/])?[^'"`\s\\/]*?(?<!\.(?:[cm]?[jt]sx?|json|node|wasm))['"`]/i
+// The file a module was imported from is the user's (Node: "Cannot find module '…' imported from /app/src/index.js"),
+// a location like a stack frame's.
+const IMPORTED_FROM = /\b(imported from) \S{1,1000}/gi
+
+// An IPv6 address names a failure apart only when the same port is not named at an IPv4 address too ("connect
+// ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017": every address of localhost refused, not only the IPv6
+// one). A host name with the port (`localhost:27017` in a driver's topology) names no family.
+const IPV4_PORT = /(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}:(\d{2,5})\b/g
+const IPV6_PORT = /\bipv6 port(\d{2,5})\b/g
+function singleFamilyIpv6(text: string, norm: string): string {
+  if (!norm.includes('ipv6 port')) return norm
+  const ipv4 = new Set<string>()
+  for (const m of text.matchAll(IPV4_PORT)) ipv4.add(m[1] as string)
+  return ipv4.size ? norm.replace(IPV6_PORT, (m, port: string) => (ipv4.has(port) ? `port${port}` : m)) : norm
 }
 
 /** Lines that usually carry the error in a log: error names, failures, assertions, panics. */

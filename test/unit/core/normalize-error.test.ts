@@ -94,6 +94,36 @@ describe('matchableError', () => {
     ],
     ['a phrase across blanks', 'No such  file or\tdirectory', 'No such file or directory\nenoent'],
     ['nothing to add', 'TypeError: x is not a function', 'TypeError: x is not a function'],
+    [
+      'IPv6 is no word when the same port is refused at an IPv4 address too',
+      'connect ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017',
+      'connect ECONNREFUSED localhost port27017 mongodb connect ECONNREFUSED localhost port27017 mongodb\neconnrefused',
+    ],
+    [
+      "a host name with the port (a driver's topology) names no family: IPv6 stays a word",
+      "connect ECONNREFUSED ::1:27017 servers: Map { 'localhost:27017' }",
+      'connect ECONNREFUSED localhost ipv6 port27017 mongodb servers: Map { localhost port27017 mongodb }\neconnrefused',
+    ],
+    [
+      'a module path without its extension is a word; the importing file is dropped',
+      "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/app/dist/routes/users' imported from /app/dist/index.js",
+      'Error [ERR_MODULE_NOT_FOUND]: Cannot find module imported from\nmodulenotfound extensionless',
+    ],
+    [
+      "a Windows path's last segment with no extension a loader reads",
+      "Error [ERR_MODULE_NOT_FOUND]: Cannot find module 'D:\\a\\node_modules\\kyber\\dist\\kyber512.service'",
+      'Error [ERR_MODULE_NOT_FOUND]: Cannot find module kyber512.service\nmodulenotfound extensionless',
+    ],
+    [
+      'a module path with its extension is no such word',
+      "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/app/dist/lib/execute.mjs'",
+      'Error [ERR_MODULE_NOT_FOUND]: Cannot find module execute.mjs\nmodulenotfound',
+    ],
+    [
+      "a package's own path is a package name, not a missing extension",
+      "Error: Cannot find module 'webpack-cli/bin/config-yargs'",
+      'Error: Cannot find module\nmodulenotfound',
+    ],
   ])('%s', (_what, input, expected) => {
     expect(matchableError(input)).toBe(expected)
   })
