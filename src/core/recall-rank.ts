@@ -1,6 +1,7 @@
 /** Recall's ranking and threshold over the triggers of the recallable learnings (the failure path of the hook). */
 import { compareCodeUnits, lowerBound } from './compare.js'
 import { COMMON_ERROR_WORDS, ERROR_CODES, restatedWords, serviceOfPort } from './error-words.js'
+import { MARKER_WORDS } from './normalize-error.js'
 import { processTerm, termsOf } from './terms.js'
 
 /**
@@ -12,9 +13,12 @@ import { processTerm, termsOf } from './terms.js'
  * holds only the common words), while a Python "Error 111 connecting to localhost:6379. Connection refused" does
  * (equivalent words and the port's service make the specific terms meet). Raw BM25 scores depend on the store's size,
  * so the rule is a share, with the score only for ranking. An error the trigger says twice counts once
- * (recallTermsOf); a trigger naming a service's port needs that port, and one naming a system error code is ruled out
- * by a failure that names another (ruledOut); and the pick must lead: no other learning may hold more of the failure
- * (isLeading), or recall stays silent rather than guess between them.
+ * (recallTermsOf); a trigger naming a service's port needs that port, one naming a system error code is ruled out
+ * by a failure that names another, and one holding a marker word (src/core/normalize-error.ts MARKER_WORDS: `ipv6`,
+ * `extensionless`) needs that word (ruledOut). A trigger whose service port and system error code the failure both
+ * names passes whatever its client's other words (`MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017`
+ * and mongosh's "Unable to connect: connect ECONNREFUSED 127.0.0.1:27017" are one refusal). And the pick must lead: no
+ * other learning may hold more of the failure (isLeading), or recall stays silent rather than guess between them.
  */
 export const RECALL_MIN_WEIGHTED_COVERAGE = 0.6
 /** How much a common error word weighs beside a specific term of the same rarity. */
@@ -176,11 +180,16 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
   // few that pass the threshold are looked at again.
   const matched = new Float64Array(n)
   const specific = new Uint16Array(n)
-  for (const p of present)
+  // For the triggers that name a service port or a system error code the failure names: bit 1 the port, bit 2 the code.
+  const address = new Map<number, number>()
+  for (const p of present) {
+    const bit = isServicePort(p.term) ? 1 : CODES.includes(p.term) ? 2 : 0
     for (const doc of p.docs) {
       matched[doc] = (matched[doc] as number) + p.weight
       if (p.specific) specific[doc] = (specific[doc] as number) + 1
+      if (bit) address.set(doc, (address.get(doc) ?? 0) | bit)
     }
+  }
   for (const doc of ruledOut(index, queryTerms)) matched[doc] = 0
   const best = new Map<string, RecallCandidate>()
   for (let doc = 0; doc < n; doc++) {
@@ -188,7 +197,7 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
     if (!sum) continue
     const total = index.totals[doc] as number
     const coverage = total > 0 ? Math.min(1, sum / total) : 0
-    if (!passesRecall(coverage, specific[doc] as number)) continue
+    if (!passesRecall(coverage, specific[doc] as number) && address.get(doc) !== 3) continue
     const c = {
       doc,
       coverage: Math.round(coverage * 1000) / 1000,
@@ -211,6 +220,12 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
 const SERVICE_PORT = /^port(\d{2,5})$/
 
 const CODES = ERROR_CODES.map((c) => processTerm(c) as string)
+const MARKERS = MARKER_WORDS.map((w) => processTerm(w) as string)
+
+const isServicePort = (term: string) => {
+  const m = SERVICE_PORT.exec(term)
+  return !!m && serviceOfPort(m[1] as string) !== undefined
+}
 
 /**
  * The triggers a failure rules out whatever else of them it holds:
@@ -219,8 +234,11 @@ const CODES = ERROR_CODES.map((c) => processTerm(c) as string)
  *   shares every other word of the trigger;
  * - those naming a system error code (`ECONNREFUSED`, or its words: "Connection refused") when the failure names
  *   another code and not that one: `listen EADDRINUSE … 0.0.0.0:5432` is not postgres refusing a connection, however
- *   much of an `ECONNREFUSED 127.0.0.1:5432` trigger its address holds.
- * Only the postings of the port and code terms are read, not every trigger.
+ *   much of an `ECONNREFUSED 127.0.0.1:5432` trigger its address holds;
+ * - those holding a marker word the failure does not hold: an `ipv6` trigger (Mongoose reaching `::1` while mongod
+ *   listens on IPv4 only) says nothing of a failure refused at 127.0.0.1 too, an `extensionless` one (an ES module
+ *   import without `.js`) nothing of a module named in full that is missing.
+ * Only the postings of the port, code and marker terms are read, not every trigger.
  */
 function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): number[] {
   const out: number[] = []
@@ -231,9 +249,9 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): numbe
   for (let at = lowerBound(index.terms, 'port'); at < index.terms.length; at++) {
     const term = index.terms[at] as string
     if (!term.startsWith('port')) break
-    const m = SERVICE_PORT.exec(term)
-    if (m && serviceOfPort(m[1] as string) && !queryTerms.has(term)) out.push(...(index.postings[at] as number[]))
+    if (isServicePort(term) && !queryTerms.has(term)) out.push(...(index.postings[at] as number[]))
   }
+  for (const marker of MARKERS) if (!queryTerms.has(marker)) out.push(...postingsOf(marker))
   if (CODES.some((c) => queryTerms.has(c)))
     for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
   return out

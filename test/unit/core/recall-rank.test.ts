@@ -193,6 +193,45 @@ describe('rankRecall', () => {
       'postgres-refused',
     ])
   })
+  const mongo = (): [string, string][] => [
+    ['mongod-down', 'MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017'],
+    ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
+    ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+  ]
+  test("the same refusal at a service's port is that service's failure, in any client's words", () => {
+    // mongosh says neither Mongoose's error name nor its words: the code and the port say which server refused.
+    expect(recalled(indexOf(mongo()), 'MongoNetworkError: connect ECONNREFUSED 127.0.0.1:27017')).toEqual([
+      'mongod-down',
+    ])
+    // A code at another port, or the port with another code, is not enough.
+    expect(recalled(indexOf(mongo()), 'Unable to connect: connect ECONNREFUSED 127.0.0.1:27018')).toEqual([])
+    expect(recalled(indexOf(mongo()), 'Unable to connect: connect ETIMEDOUT 127.0.0.1:27017')).toEqual([])
+  })
+  test('a trigger naming an IPv6 address is recalled only by a failure refused at IPv6 alone', () => {
+    const ix = indexOf(mongo())
+    expect(recalled(ix, 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017')[0]).toBe('mongo-ipv6-only')
+    // Both families refused: the server is down, not listening on IPv4 alone.
+    expect(
+      recalled(ix, 'Unable to connect: connect ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017'),
+    ).toEqual(['mongod-down'])
+  })
+  test('a trigger naming a module path without its extension is recalled only by such a failure', () => {
+    const ix = indexOf([
+      [
+        'esm-extension',
+        "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/server/dist/utils/errors' imported from /server/dist/modules/trails/trail.controller.js",
+      ],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    const failure = (path: string) =>
+      `node:internal/errors:490\n    ErrorCaptureStackTrace(err);\n\nError [ERR_MODULE_NOT_FOUND]: Cannot find module '${path}' imported from /home/ada/app/dist/index.js`
+    // The importing file is the user's: another one, with another name, is the same failure.
+    expect(recalled(ix, failure('/home/ada/app/node_modules/@acme/iap/dist/ExpirationIntent'))).toEqual([
+      'esm-extension',
+    ])
+    // The file named in full is missing for another reason (a build that did not run, a wrong path).
+    expect(recalled(ix, failure('/home/ada/app/node_modules/build.sh/dist/lib/execute.mjs'))).toEqual([])
+  })
   test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
     expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
     expect(isRecallable('pattern', ['keep line endings consistent across machines'])).toBe(false)
