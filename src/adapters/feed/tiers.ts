@@ -24,6 +24,9 @@ import type { Repo } from '../store/repo.js'
 import { gitAsync } from '../git/run.js'
 import { CONFIG_PATH } from '../store/config.js'
 import { decodeLearningBytes } from '../store/store.js'
+import { deflateJson, readDeflatedJson } from './cache-files.js'
+import { cacheDir } from './feed-key.js'
+import { pruneTierCache, tierCacheStamp } from './tier-cache.js'
 
 export type TierConfig = Config['tiers'][number]
 export const DEFAULT_TIER_WEIGHT = 0.9
@@ -112,35 +115,31 @@ export async function readTierLearnings(
 }
 
 interface CachedTier {
-  /** 2: learnings screened by core/agent-safety.ts. */
-  v: 2
+  /** The tier's commit: a file of another commit under this name is not used. */
+  commit: string
   learnings: Learning[]
   warnings: TierWarning[]
 }
 
-/** readTierLearnings, cached per commit under <common dir>/learn/cache/ (a commit never changes, so neither does this). */
+/**
+ * readTierLearnings, cached per commit and build under <common dir>/learn/cache/ (tier-cache.ts): a commit never
+ * changes, and the build part re-screens its learnings when the rules of core/agent-safety.ts change.
+ */
 export async function readTierLearningsCached(
   git: Git,
   tier: string,
   commit: string,
   validator: () => Promise<SchemaValidator>,
 ): Promise<TierScan> {
-  const dir = join(git.commonDir, 'learn', 'cache')
-  const file = join(dir, `tier-${commit}.json`)
-  if (existsSync(file)) {
-    try {
-      const c = JSON.parse(readFileSync(file, 'utf8')) as CachedTier
-      if (c.v === 2 && Array.isArray(c.learnings))
-        return {
-          learnings: c.learnings,
-          warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })),
-        }
-    } catch {
-      /* a torn or old cache file is rebuilt below */
+  const file = join(cacheDir(git.commonDir), `tier-learnings-${commit}-${tierCacheStamp()}.json.deflate`)
+  const c = readDeflatedJson(file) as Partial<CachedTier> | undefined
+  if (c?.commit === commit && Array.isArray(c.learnings) && Array.isArray(c.warnings))
+    return {
+      learnings: c.learnings,
+      warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })),
     }
-  }
   const scan = await readTierLearnings(git, tier, commit, await validator())
-  writeCacheFile(file, JSON.stringify({ v: 2, ...scan } satisfies CachedTier))
+  writeCacheFile(file, deflateJson({ commit, ...scan } satisfies CachedTier))
   return scan
 }
 
@@ -159,6 +158,10 @@ export async function readTierSources(
   onWarning: (w: TierWarning) => void = () => undefined,
 ): Promise<TierSource[]> {
   const pins = await readTierPins(repo, onWarning)
+  pruneTierCache(
+    cacheDir(repo.git.commonDir),
+    pins.map((p) => p.commit),
+  )
   if (!pins.length) return []
   const { loadLearningValidator } = await import('../store/validators.js')
   const out: TierSource[] = []
