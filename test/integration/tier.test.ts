@@ -6,6 +6,8 @@ import { describe, expect, test } from 'vitest'
 import YAML from 'yaml'
 import { openRepo } from '../../src/adapters/store/repo.js'
 import { readSources } from '../../src/adapters/store/sources.js'
+import { forEachTierLearning, readTierLearnings } from '../../src/adapters/feed/tiers.js'
+import { loadLearningValidator } from '../../src/adapters/store/validators.js'
 import { makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 import { good, seedActive, soloConfig, lastMessage, changedIn } from '../helpers/scale-store.js'
@@ -154,6 +156,42 @@ describe('git learn tier', () => {
     const after = (await repo.cli(['search', 'kafka lag', '--json'])).json()
     expect(after.results.filter((r: { tier: string }) => r.tier === 'org')).toEqual([])
     expect(tierFiles()).toEqual([])
+  })
+
+  test('a tier is read in chunks, sizes first (a blob over 1 MB is not read): one warning for it, the rest kept in order', async () => {
+    const huge = good('huge-one', { extra: ` ${'padding '.repeat(200_000)}` }) // ~1.6 MB
+    const { bare } = tierRepo({
+      'alpha-fix': good('alpha-fix'),
+      'broken-one': '---\nname: broken-one\ntype: nonsense\n---\nno\n',
+      'gamma-fix': good('gamma-fix'),
+      'huge-one': huge,
+      'delta-fix': good('delta-fix'),
+      'omega-fix': good('omega-fix'),
+    })
+    const repo = makeRepo()
+    soloConfig(repo)
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    const r = await openRepo(repo.root)
+    const pin = execFileSync('git', ['rev-parse', 'main'], { cwd: bare, encoding: 'utf8' }).trim()
+    const validator = await loadLearningValidator()
+    const seen: string[] = []
+    const warnings = await forEachTierLearning(r.git, 'org', pin, validator, (l) => seen.push(l.name), 2)
+    expect(seen).toEqual(['alpha-fix', 'delta-fix', 'gamma-fix', 'omega-fix'])
+    expect(warnings.map((w) => w.path).sort()).toEqual([
+      'org:.learnings/active/broken-one.md',
+      'org:.learnings/active/huge-one.md',
+    ])
+    expect(warnings.find((w) => w.path.endsWith('huge-one.md'))?.reason).toMatch(
+      /^invalid learning: the file is \d{7} bytes; a learning may be at most 1048576 bytes \(1 MB\)$/,
+    )
+    // One chunk or many: the same learnings, the same warnings.
+    const whole = await readTierLearnings(r.git, 'org', pin, validator)
+    expect(whole.learnings.map((l) => l.name)).toEqual(seen)
+    expect(whole.warnings).toEqual(warnings)
+    const search = await repo.cli(['search', 'delta fix', '--json'])
+    expect(search.code).toBe(0)
+    expect(search.json().results[0]).toMatchObject({ name: 'delta-fix', tier: 'org' })
+    expect(search.stderr).toMatch(/huge-one\.md.*1 MB/)
   })
 
   test('the same content in two tiers appears once', async () => {

@@ -186,15 +186,23 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           // Damaged: read the tier again.
         }
       if (!cached || !index) {
-        // Not readTierLearningsCached: its copy of every parsed learning would double what tier-items holds.
-        const scan = await tiers.readTierLearnings(repo.git, pin.tier, pin.commit, await loadLearningValidator())
+        // Each learning indexed as it is read, its text dropped (not readTierLearningsCached: a copy of every parsed
+        // learning of a 100,000-learning tier is most of a gigabyte).
         const builder = new IndexBuilder()
+        const items: Item[] = []
+        const warnings = await tiers.forEachTierLearning(
+          repo.git,
+          pin.tier,
+          pin.commit,
+          await loadLearningValidator(),
+          (l) => {
+            builder.add(search.buildSearchDoc(items.length, l))
+            items.push({ entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, hash: sources.contentHash(l) })
+          },
+        )
         cached = {
-          items: scan.learnings.map((l, i) => {
-            builder.add(search.buildSearchDoc(i, l))
-            return { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, hash: sources.contentHash(l) }
-          }),
-          warnings: scan.warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
+          items,
+          warnings: warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
         }
         const parts = builder.finish()
         index = partsIndex(parts)
