@@ -43,7 +43,8 @@ const ESCAPED_QUOTE = /\\+(?=["'])/g
 const IPV4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{2,5}))?$/
 const IPV6_ADDRESS = /^\[?(::1|::|::ffff:[\d.]+|fe80::[0-9a-f:%\w]{0,40})\]?(?::(\d{2,5}))?$/i
 const HOST_PORT = /^(localhost|[a-z][\w-]{0,40}):(\d{2,5})$/i
-const WRAP = /^[\s([{<'"`‘“]*(.*?)[\s)\]}>'"`’”,;.!?]*$/s
+// Go's dialer ends an address with a colon: "dial tcp 172.24.0.2:5432: connect: connection refused".
+const WRAP = /^[\s([{<'"`‘“]*(.*?)[\s)\]}>'"`’”,;:.!?]*$/s
 
 /**
  * The words matchableError adds that tell a failure from its near-twin by what it says, not by its wording: a trigger
@@ -148,6 +149,12 @@ function normalizeOnce(token: string, address: (a: Address) => string): string {
   const a = core ? parseAddress(core) : undefined
   if (a) return ` ${address(a)} `
   const url = URL_RE.exec(core)
+  // A URL without a host (`unix:///var/run/docker.sock`, `file:///app/x.js:3:7`) names a file: what a path leaves.
+  if (url && !url[1]) {
+    const path = core.slice(core.indexOf('://') + 3)
+    const at = /(?::\d+)+$/.exec(path)
+    return keepOfPath(at ? path.slice(0, at.index) : path, !!at)
+  }
   if (url) {
     const host = url[1] ?? ''
     const at = host.lastIndexOf('@')

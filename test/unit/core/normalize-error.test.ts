@@ -120,6 +120,17 @@ describe('matchableError', () => {
       'Error [ERR_MODULE_NOT_FOUND]: Cannot find module execute.mjs\nmodulenotfound',
     ],
     [
+      'a URL without a host is a path: its file is kept',
+      'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?',
+      'Cannot connect to the Docker daemon at docker.sock Is the docker daemon running?',
+    ],
+    ['a file URL at a line is a location', 'at file:///app/src/server.js:3:7', 'at'],
+    [
+      "Go's dialer ends an address with a colon",
+      'dial tcp 172.24.0.2:5432: connect: connection refused',
+      'dial tcp port5432 postgres connect: connection refused\neconnrefused',
+    ],
+    [
       "a package's own path is a package name, not a missing extension",
       "Error: Cannot find module 'webpack-cli/bin/config-yargs'",
       'Error: Cannot find module\nmodulenotfound',
