@@ -79,6 +79,31 @@ export function restatedWords(text: string): string[] {
   return [...out]
 }
 
+/**
+ * The words a text spends on an error's equivalent phrases beside the error's canonical word, and the rest of its
+ * words: a phrase counts when it has more than one word and is not the code with its verb ("Permission denied" is
+ * `eacces`, "connection refused" `econnrefused`; "connect ECONNREFUSED" keeps "connect"). One fact weighs once:
+ * "Permission denied (publickey)" is `eacces` and `publickey`, not three words of four about permissions that any other
+ * denial shares. The caller keeps a phrase's word that the rest also says.
+ */
+export function rewordings(text: string): { phrases: string[]; rest: string } {
+  const words = wordsOf(text)
+  const phrases: string[] = []
+  const covered = new Uint8Array(words.length)
+  let end = -1
+  for (const o of phrasesIn(text)) {
+    if (o.at <= end) continue
+    end = o.at + o.words.length - 1
+    if (o.words.length < 2 || o.words.includes(o.canonical)) continue
+    covered.fill(1, o.at, end + 1)
+    o.words.forEach((w, i) => {
+      phrases.push(w)
+      if ((w === 't' || w === 's') && i > 0) phrases.push(`${o.words[i - 1] as string}${w}`)
+    })
+  }
+  return { phrases, rest: phrases.length ? words.filter((_, i) => !covered[i]).join(' ') : '' }
+}
+
 /** The service a well-known port belongs to (6379 → redis), or undefined. */
 export function serviceOfPort(port: string): string | undefined {
   return Object.hasOwn(vocabulary.ports, port) ? vocabulary.ports[port] : undefined

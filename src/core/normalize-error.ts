@@ -143,6 +143,16 @@ function normalizeToken(token: string, address: (a: Address) => string): string 
   return out
 }
 
+// An ssh remote or a mail address, `git@github.com:owner/repo.git`: the account is the user's, the host tells (for
+// matching; people read the text as it was).
+const SCP_REMOTE = /^[\w.+-]{1,64}@((?:[a-z0-9-]{1,63}\.){1,10}[a-z]{2,63})(?::\S*)?$/i
+
+/** A host as words: its name without the top-level domain (`github.com` → github, `registry.npmjs.org` → registry.npmjs). */
+function hostName(host: string): string {
+  const dot = host.lastIndexOf('.')
+  return dot > 0 && /^[a-z]{2,63}$/i.test(host.slice(dot + 1)) ? host.slice(0, dot) : host
+}
+
 function normalizeOnce(token: string, address: (a: Address) => string): string {
   // Only short tokens can be an address or a URL worth a host (WRAP's lazy middle is quadratic on a long token).
   const { 1: core = '' } = token.length <= 256 ? (WRAP.exec(token) ?? []) : []
@@ -160,8 +170,11 @@ function normalizeOnce(token: string, address: (a: Address) => string): string {
     const at = host.lastIndexOf('@')
     const bare = at >= 0 ? host.slice(at + 1) : host
     const hostAddress = parseAddress(bare)
-    return ` ${hostAddress ? address(hostAddress) : bare.replace(/:\d+$/, '')} `
+    const name = bare.replace(/:\d+$/, '')
+    return ` ${hostAddress ? address(hostAddress) : address === addressWords ? hostName(name) : name} `
   }
+  const remote = address === addressWords ? SCP_REMOTE.exec(core) : null
+  if (remote) return ` ${hostName(remote[1] as string)} `
   return token
     .replace(ESCAPED_QUOTE, '')
     .replace(UUID, ' ')

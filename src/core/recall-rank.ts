@@ -1,8 +1,8 @@
 /** Recall's ranking and threshold over the triggers of the recallable learnings (the failure path of the hook). */
 import { compareCodeUnits, lowerBound } from './compare.js'
-import { COMMON_ERROR_WORDS, ERROR_CODES, restatedWords, serviceOfPort } from './error-words.js'
-import { MARKER_WORDS } from './normalize-error.js'
-import { processTerm, termsOf } from './terms.js'
+import { COMMON_ERROR_WORDS, ERROR_CODES, restatedWords, rewordings, serviceOfPort } from './error-words.js'
+import { MARKER_WORDS, boundQuery } from './normalize-error.js'
+import { buildQueryTerms, processTerm, splitTerms, termsOf } from './terms.js'
 
 /**
  * Recall speaks when the error holds what is specific in a learning's trigger. Each trigger term weighs its inverse
@@ -89,7 +89,8 @@ export function buildRecallIndex(
  * (src/core/error-words.ts restatedWords). `ENOENT: no such file or directory` is one fact, counted once as `enoent`;
  * counted six times, it would be most of a trigger that any other missing file (`libssl.so: cannot open shared object
  * file: No such file or directory`) holds. `Module not found: Can't resolve 'fs'` is `modulenotfound` and `fs`, so a
- * failure to resolve another module holds half of it, not most.
+ * failure to resolve another module holds half of it, not most. An error said once in words weighs once too, as its
+ * canonical word (rewordedTerms): `Permission denied (publickey)` is `eacces` and `publickey`.
  */
 export function recallTermsOf(trigger: string): string[] {
   const terms = termsOf(trigger)
@@ -97,7 +98,27 @@ export function recallTermsOf(trigger: string): string[] {
     const t = processTerm(w)
     if (t) terms.delete(t)
   }
+  for (const t of rewordedTerms(trigger)) terms.delete(t)
   return [...terms]
+}
+
+/** The terms of a text's equivalent phrases that the rest of it does not say (error-words.ts rewordings). */
+function rewordedTerms(text: string): string[] {
+  const { phrases, rest } = rewordings(text)
+  if (!phrases.length) return []
+  const said = new Set(splitTerms(rest).map(processTerm))
+  return phrases.map(processTerm).filter((t): t is string => !!t && !said.has(t))
+}
+
+/**
+ * A failure's terms as recall matches them: its query terms (src/core/terms.ts buildQueryTerms) without the words of
+ * its errors' equivalent phrases, which its canonical words stand for (as in a trigger: recallTermsOf). A "Permission
+ * denied (publickey)" then meets a trigger's "Permission to owner/repo.git denied" in nothing but their code.
+ */
+export function recallQueryTerms(text: string): Set<string> {
+  const terms = new Set(buildQueryTerms(text))
+  for (const t of rewordedTerms(boundQuery(text))) terms.delete(t)
+  return terms
 }
 
 export interface RecallCandidate {

@@ -3,9 +3,8 @@ import { closeSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CatalogEntry } from '../../core/search.js'
 import type { ToolFailure } from '../../core/search-recall.js'
-import { RECALL_MAX_ITEMS, rankRecall } from '../../core/recall-rank.js'
+import { RECALL_MAX_ITEMS, rankRecall, recallQueryTerms } from '../../core/recall-rank.js'
 import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
-import { buildQueryTerms } from '../../core/terms.js'
 import { appendEventLine } from '../state/event-line.js'
 import { addPendingRecalls } from '../state/recalls.js'
 import { files, lastKey, readBytes } from './cache-files.js'
@@ -103,7 +102,7 @@ export async function recallFailure(failure: ToolFailure, cwd: string, now: Date
   const feed = await readRecallFeed(failure.cwd ?? cwd)
   const chosen: { entry: CatalogEntry; score: number }[] = []
   try {
-    for (const c of await feed.rank(new Set(buildQueryTerms(failure.text)), RECALL_MAX_ITEMS)) {
+    for (const c of await feed.rank(recallQueryTerms(failure.text), RECALL_MAX_ITEMS)) {
       const entry = feed.entry(c.doc)
       if (entry) chosen.push({ entry, score: c.score })
     }

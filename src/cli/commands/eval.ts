@@ -11,10 +11,9 @@ import { buildContext } from '../../core/context.js'
 import { FileAccessError, RefusedError, UsageError } from '../../core/errors.js'
 import { FAILURE_FORMS, parseEvalSet, scoreEval } from '../../core/eval.js'
 import type { EvalCase, EvalOutcome } from '../../core/eval.js'
-import { RECALL_MAX_ITEMS, buildRecallIndex, rankRecall } from '../../core/recall-rank.js'
+import { RECALL_MAX_ITEMS, buildRecallIndex, rankRecall, recallQueryTerms } from '../../core/recall-rank.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { summarizeUsage } from '../../core/usage.js'
-import { buildQueryTerms } from '../../core/terms.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { evalReport, warnProblems } from '../messages/feed.js'
@@ -72,7 +71,7 @@ function readCases(ctx: Ctx, set: string): EvalCase[] {
 }
 
 const recallOf = (index: RecallIndex, query: string) => {
-  const chosen = rankRecall(index, new Set(buildQueryTerms(query))).slice(0, RECALL_MAX_ITEMS)
+  const chosen = rankRecall(index, recallQueryTerms(query)).slice(0, RECALL_MAX_ITEMS)
   return chosen.map((c) => index.names[c.doc] as string)
 }
 
@@ -123,7 +122,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
         ranked: (await feed.rank(c.query, { states: ['active'] }, limit)).map((h) => h.entry.name),
         ...(recall && measuresRecall(c)
           ? {
-              recalled: (await recall.rank(new Set(buildQueryTerms(c.query)), RECALL_MAX_ITEMS)).map((r) => r.name),
+              recalled: (await recall.rank(recallQueryTerms(c.query), RECALL_MAX_ITEMS)).map((r) => r.name),
             }
           : {}),
       })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { equivalentWords, restatedWords, serviceOfPort } from '../../../src/core/error-words.js'
+import { equivalentWords, restatedWords, rewordings, serviceOfPort } from '../../../src/core/error-words.js'
 
 describe('equivalentWords', () => {
   test.each([
@@ -33,6 +33,27 @@ describe('restatedWords', () => {
     ['a code alone restates nothing', 'Error: spawn python ENOENT', []],
   ])('%s', (_what, text, expected) => {
     expect(restatedWords(text).sort()).toEqual([...expected].sort())
+  })
+})
+
+describe('rewordings', () => {
+  test.each([
+    [
+      'the words of a phrase that says an error',
+      'git@github.com: Permission denied (publickey).',
+      ['permission', 'denied'],
+      'git github com publickey',
+    ],
+    ['a code with its verb is not reworded', 'Error: connect ECONNREFUSED 127.0.0.1:6379', [], ''],
+    ['a one-word phrase is a name, not a rewording', 'psycopg2.OperationalError: could not connect', [], ''],
+    [
+      "an apostrophe's halves joined as the index joins them",
+      "Module not found: Can't resolve 'fs'",
+      ['module', 'not', 'found', 'can', 't', 'cant', 'resolve'],
+      'fs',
+    ],
+  ])('%s', (_what, text, phrases, rest) => {
+    expect(rewordings(text)).toEqual({ phrases, rest })
   })
 })
 

@@ -131,6 +131,16 @@ describe('matchableError', () => {
       'dial tcp port5432 postgres connect: connection refused\neconnrefused',
     ],
     [
+      "an ssh remote's account is the user's; its host is kept without the top-level domain",
+      'git@github.com: Permission denied (publickey).',
+      'github Permission denied (publickey).\neacces',
+    ],
+    [
+      "a URL's host without the top-level domain",
+      "fatal: unable to access 'https://github.com/owner/repo.git/': The requested URL returned error: 403",
+      'fatal: unable to access github The requested URL returned error:',
+    ],
+    [
       "a package's own path is a package name, not a missing extension",
       "Error: Cannot find module 'webpack-cli/bin/config-yargs'",
       'Error: Cannot find module\nmodulenotfound',

@@ -8,6 +8,7 @@ import {
   isRecallable,
   passesRecall,
   rankRecall,
+  recallQueryTerms,
   recallTermsOf,
   termWeight,
 } from '../../../src/core/recall-rank.js'
@@ -231,6 +232,33 @@ describe('rankRecall', () => {
     ])
     // The file named in full is missing for another reason (a build that did not run, a wrong path).
     expect(recalled(ix, failure('/home/ada/app/node_modules/build.sh/dist/lib/execute.mjs'))).toEqual([])
+  })
+  test('an error said in words weighs once, as its code, in a trigger and in a failure', () => {
+    expect(recallTermsOf('git@github.com: Permission denied (publickey).').sort()).toEqual([
+      'eacc',
+      'github',
+      'publickey',
+    ])
+    expect([
+      ...recallQueryTerms('Permission denied (publickey).\nfatal: Could not read from remote repository.'),
+    ]).not.toContain('deni')
+    // A word the failure also says outside the phrase stays.
+    expect([...recallQueryTerms('Permission denied, and denied again')]).toContain('deni')
+    const ix = indexOf([
+      ['ssh-key-too-open', '@         WARNING: UNPROTECTED PRIVATE KEY FILE!          @'],
+      ['ssh-publickey', 'git@github.com: Permission denied (publickey).'],
+      ['push-no-write', 'remote: Permission to owner/repo.git denied to user.'],
+      ['npm-global', "npm ERR! Error: EACCES: permission denied, mkdir '/usr/local/lib/node_modules'"],
+    ])
+    const rank = (failure: string) => rankRecall(ix, recallQueryTerms(failure)).map((c) => ix.names[c.doc])
+    // The warning that says why comes with the denial it causes: the denial's three words of one fact do not outweigh it.
+    const tooOpen =
+      "$ ssh -T git@github.com\n@         WARNING: UNPROTECTED PRIVATE KEY FILE!          @\nPermissions 0644 for '/home/ada/.ssh/id_rsa' are too open.\nThis private key will be ignored.\nPermission denied (publickey)."
+    expect(rank(tooOpen)[0]).toBe('ssh-key-too-open')
+    // A denied ssh key is not a push refused for want of rights, whose words for "permission" and "denied" it shares.
+    expect(rank('$ git push\nPermission denied (publickey).\nfatal: Could not read from remote repository.')[0]).toBe(
+      'ssh-publickey',
+    )
   })
   test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
     expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
