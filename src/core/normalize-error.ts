@@ -51,11 +51,14 @@ const WRAP = /^[\s([{<'"`‘“]*(.*?)[\s)\]}>'"`’”,;:.!?]*$/s
  * holding one is recalled only by a failure that holds it too (src/core/recall-rank.ts ruledOut).
  * - `ipv6`: the address refused is IPv6 only (`::1:27017`), not every address of the host;
  * - `extensionless`: a module path given without its file extension (`Cannot find module '/app/dist/routes/users'`),
- *   which Node's ES module loader does not add, unlike a missing package or a file named in full.
+ *   which Node's ES module loader does not add, unlike a missing package or a file named in full;
+ * - `remotehost`: an address of another machine or container (`172.18.0.2`, `postgres:5432`), not this one's
+ *   (`localhost`, `127.0.0.1`, `::1`): a server down next door is not a server that listens elsewhere.
  */
 export const IPV6_WORD = 'ipv6'
 export const EXTENSIONLESS = 'extensionless'
-export const MARKER_WORDS: readonly string[] = [IPV6_WORD, EXTENSIONLESS]
+export const REMOTE_WORD = 'remotehost'
+export const MARKER_WORDS: readonly string[] = [IPV6_WORD, EXTENSIONLESS, REMOTE_WORD]
 
 interface Address {
   host: string
@@ -85,7 +88,11 @@ function parseAddress(core: string): Address | undefined {
 
 /** The words an address stands for in the index: localhost, ipv6, the port, the service of a well-known port. */
 function addressWords(a: Address): string {
-  const words = [a.loopback ? 'localhost' : a.ipv6 || /^\d/.test(a.host) ? '' : a.host, a.ipv6 ? IPV6_WORD : '']
+  // "port 5432" in words reads as host `port`, port 5432: no host at all.
+  const named = a.host.toLowerCase() !== 'port'
+  const literal = a.ipv6 || /^\d/.test(a.host)
+  const words = [a.loopback ? 'localhost' : literal || !named ? '' : a.host, a.ipv6 ? IPV6_WORD : '']
+  if (!a.loopback && named && (literal || a.port)) words.push(REMOTE_WORD)
   if (a.port) words.push(`port${a.port}`, serviceOfPort(a.port) ?? '')
   return words.filter(Boolean).join(' ')
 }
@@ -107,7 +114,9 @@ function keepOfPath(path: string, followedByLine: boolean): string {
   const nm = path.lastIndexOf('node_modules/')
   if (nm >= 0) {
     const [scope = '', name = ''] = path.slice(nm + 13).split('/')
-    return ` ${scope.startsWith('@') ? `${scope} ${name}` : scope} `
+    // Under a system directory (`/usr/local/lib/node_modules/…`) it is a global install, and says so.
+    const global = SYSTEM_DIR.test(path) ? 'node_modules ' : ''
+    return ` ${global}${scope.startsWith('@') ? `${scope} ${name}` : scope} `
   }
   if (followedByLine) return ' '
   const base = path.split(/[\\/]/).filter(Boolean).pop() ?? ''
@@ -153,8 +162,12 @@ function hostName(host: string): string {
   return dot > 0 && /^[a-z]{2,63}$/i.test(host.slice(dot + 1)) ? host.slice(0, dot) : host
 }
 
+// Prisma quotes an address's host and port apart: "Can't reach database server at `localhost`:`5432`".
+const QUOTED_HOST_PORT = /`([\w.-]{1,64})`:`(\d{2,5})`/g
+
 function normalizeOnce(token: string, address: (a: Address) => string): string {
   // Only short tokens can be an address or a URL worth a host (WRAP's lazy middle is quadratic on a long token).
+  if (token.includes('`:`')) token = token.replace(QUOTED_HOST_PORT, '$1:$2')
   const { 1: core = '' } = token.length <= 256 ? (WRAP.exec(token) ?? []) : []
   const a = core ? parseAddress(core) : undefined
   if (a) return ` ${address(a)} `
@@ -280,7 +293,10 @@ export function boundQuery(text: string): string {
     lines = picked.length ? picked : lines.slice(0, MAX_QUERY_LINES)
   }
   const seen = new Set<string>()
-  const words: string[] = []
+  // The canonical words of the error phrases, found before repeated words go: "connection to server … failed:
+  // Connection refused" keeps "refused" alone once "connection" has been seen.
+  const words = equivalentWords(lines.map((l) => l.slice(0, MAX_LINE_CHARS).replace(ANSI, '')).join('\n'))
+  for (const w of words) seen.add(w)
   for (const line of lines)
     for (const w of line.slice(0, MAX_LINE_CHARS).split(/\s+/)) {
       const k = w.toLowerCase()

@@ -1,7 +1,7 @@
 /** Recall's ranking and threshold over the triggers of the recallable learnings (the failure path of the hook). */
 import { compareCodeUnits, lowerBound } from './compare.js'
 import { COMMON_ERROR_WORDS, ERROR_CODES, restatedWords, rewordings, serviceOfPort } from './error-words.js'
-import { MARKER_WORDS, boundQuery } from './normalize-error.js'
+import { MARKER_WORDS, REMOTE_WORD, boundQuery } from './normalize-error.js'
 import { buildQueryTerms, processTerm, splitTerms, termsOf } from './terms.js'
 
 /**
@@ -242,6 +242,8 @@ const SERVICE_PORT = /^port(\d{2,5})$/
 
 const CODES = ERROR_CODES.map((c) => processTerm(c) as string)
 const MARKERS = MARKER_WORDS.map((w) => processTerm(w) as string)
+const REMOTE = processTerm(REMOTE_WORD) as string
+const LOCALHOST = processTerm('localhost') as string
 
 const isServicePort = (term: string) => {
   const m = SERVICE_PORT.exec(term)
@@ -252,7 +254,8 @@ const isServicePort = (term: string) => {
  * The triggers a failure rules out whatever else of them it holds:
  * - those naming a service's well-known port (`127.0.0.1:6379`, redis) when the failure does not name that port: the
  *   port says which server refused, and another service's refusal (or a client that never says where it connected)
- *   shares every other word of the trigger;
+ *   shares every other word of the trigger; and, when the failure names a service's port (`127.0.0.1:6443`, the
+ *   Kubernetes API server), those naming another port and not that one (kubectl's `localhost:8080`, no kubeconfig);
  * - those naming a system error code (`ECONNREFUSED`, or its words: "Connection refused") when the failure names
  *   another code and not that one: `listen EADDRINUSE … 0.0.0.0:5432` is not postgres refusing a connection, however
  *   much of an `ECONNREFUSED 127.0.0.1:5432` trigger its address holds;
@@ -267,12 +270,19 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): numbe
     const at = lowerBound(index.terms, term)
     return index.terms[at] === term ? (index.postings[at] as number[]) : []
   }
+  // The service ports the failure names, and the triggers that name one of them.
+  const named = new Set<number>()
+  for (const term of queryTerms) if (isServicePort(term)) for (const doc of postingsOf(term)) named.add(doc)
+  const servicePorts = [...queryTerms].some(isServicePort)
   for (let at = lowerBound(index.terms, 'port'); at < index.terms.length; at++) {
     const term = index.terms[at] as string
     if (!term.startsWith('port')) break
-    if (isServicePort(term) && !queryTerms.has(term)) out.push(...(index.postings[at] as number[]))
+    if (!SERVICE_PORT.test(term) || queryTerms.has(term)) continue
+    if (isServicePort(term)) out.push(...(index.postings[at] as number[]))
+    else if (servicePorts) for (const doc of index.postings[at] as number[]) if (!named.has(doc)) out.push(doc)
   }
   for (const marker of MARKERS) if (!queryTerms.has(marker)) out.push(...postingsOf(marker))
+  if (queryTerms.has(REMOTE) && !queryTerms.has(LOCALHOST)) out.push(...postingsOf(LOCALHOST))
   if (CODES.some((c) => queryTerms.has(c)))
     for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
   return out

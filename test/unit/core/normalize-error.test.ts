@@ -16,6 +16,11 @@ describe('normalizeError', () => {
     ['windows path', 'at C:\\Users\\ada\\proj\\index.js:3:1', 'at'],
     ['node_modules keeps the package', 'at /p/node_modules/vitest/dist/index.js:1:2', 'at vitest'],
     ['scoped package', 'in node_modules/@babel/core/lib/x.js', 'in @babel core'],
+    [
+      'a package in a system directory is a global install',
+      "EACCES, unlink '/usr/local/lib/node_modules/resume-cli/index.js'",
+      'EACCES, unlink node_modules resume-cli',
+    ],
     ['quotes', `Cannot access '__vi_import_0__' before "init" \`x\``, 'Cannot access __vi_import_0__ before init x'],
     ['commit ids', 'commit 3f2c1e9a is bad', 'commit is bad'],
     ['hex address', 'segfault at 0x7ffd1234', 'segfault at'],
@@ -80,7 +85,7 @@ describe('matchableError', () => {
     [
       'a port named in words names its service',
       'could not connect to server: Connection refused ... on port 5432?',
-      'could not connect to server: Connection refused ... on port port5432 postgres\neconnrefused',
+      'could not connect to server: Connection refused ... on port5432 postgres\neconnrefused',
     ],
     [
       "git's two line-ending warnings say the same",
@@ -128,7 +133,7 @@ describe('matchableError', () => {
     [
       "Go's dialer ends an address with a colon",
       'dial tcp 172.24.0.2:5432: connect: connection refused',
-      'dial tcp port5432 postgres connect: connection refused\neconnrefused',
+      'dial tcp remotehost port5432 postgres connect: connection refused\neconnrefused',
     ],
     [
       "an ssh remote's account is the user's; its host is kept without the top-level domain",
@@ -139,6 +144,21 @@ describe('matchableError', () => {
       "a URL's host without the top-level domain",
       "fatal: unable to access 'https://github.com/owner/repo.git/': The requested URL returned error: 403",
       'fatal: unable to access github The requested URL returned error:',
+    ],
+    [
+      "another machine's address is a word; this one's is localhost",
+      'connection to server at "postgres" (172.18.0.2), port 5432 failed',
+      'connection to server at postgres remotehost port5432 postgres failed\npostgres',
+    ],
+    [
+      'a compose service with its port is another machine',
+      'connect redis:6379',
+      'connect redis remotehost port6379 redis',
+    ],
+    [
+      "Prisma's quoted host and port are an address",
+      "Can't reach database server at `localhost`:`5432`",
+      'Cant reach database server at localhost port5432 postgres',
     ],
     [
       "a package's own path is a package name, not a missing extension",
@@ -165,6 +185,10 @@ describe('the token memo', () => {
 })
 
 describe('boundQuery', () => {
+  test("an error phrase's canonical word survives the words said before it", () => {
+    const q = boundQuery('connection to server at "db", port 5432 failed: Connection refused')
+    expect(q.split(' ')).toContain('econnrefused')
+  })
   test('a 1 MB log keeps the error lines and a bounded number of words', () => {
     const noise = Array.from({ length: 20000 }, (_, i) => `info line ${i} all good here ok`).join('\n')
     const log = `${noise}\nTypeError: foo is not a function\n${noise}`

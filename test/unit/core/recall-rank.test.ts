@@ -260,6 +260,38 @@ describe('rankRecall', () => {
       'ssh-publickey',
     )
   })
+  test("a trigger at this machine's address is not another machine's failure, and the other way round", () => {
+    const ix = indexOf([
+      ['pg-localhost-in-container', 'Error: connect ECONNREFUSED 127.0.0.1:5432'],
+      ['pg-not-ready-yet', 'level=fatal msg="dial tcp 172.24.0.2:5432: connect: connection refused"'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    expect(
+      recalled(
+        ix,
+        'psycopg2.OperationalError: connection to server at "postgres" (172.18.0.2), port 5432 failed: Connection refused',
+      )[0],
+    ).toBe('pg-not-ready-yet')
+    expect(recalled(ix, 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect')).toEqual([
+      'pg-localhost-in-container',
+    ])
+  })
+  test("a failure at a service's port is not a trigger's at another port", () => {
+    const ix = indexOf([
+      [
+        'kubectl-no-kubeconfig',
+        'The connection to the server localhost:8080 was refused - did you specify the right host or port?',
+      ],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    // 6443 is the Kubernetes API server's: that server is down, kubectl found its configuration.
+    expect(
+      recalled(ix, 'The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?'),
+    ).toEqual([])
+    expect(
+      recalled(ix, 'The connection to the server localhost:8080 was refused - did you specify the right host or port?'),
+    ).toEqual(['kubectl-no-kubeconfig'])
+  })
   test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
     expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
     expect(isRecallable('pattern', ['keep line endings consistent across machines'])).toBe(false)
