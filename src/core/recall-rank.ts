@@ -13,9 +13,9 @@ import { buildQueryTerms, processTerm, splitTerms, termsOf } from './terms.js'
  * holds only the common words), while a Python "Error 111 connecting to localhost:6379. Connection refused" does
  * (equivalent words and the port's service make the specific terms meet). Raw BM25 scores depend on the store's size,
  * so the rule is a share, with the score only for ranking. An error the trigger says twice counts once
- * (recallTermsOf); a trigger naming a service's port needs that port, one naming a system error code is ruled out
- * by a failure that names another, and one holding a marker word (src/core/normalize-error.ts MARKER_WORDS: `ipv6`,
- * `extensionless`) needs that word (ruledOut). A trigger whose service port and system error code the failure both
+ * (recallTermsOf); a trigger naming a service's port needs that port, one naming a system error code that code (in
+ * code or in words), and one holding a marker word (src/core/normalize-error.ts MARKER_WORDS: `ipv6`, `extensionless`,
+ * `remotehost`) needs that word (ruledOut). A trigger whose service port and system error code the failure both
  * names passes whatever its client's other words (`MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017`
  * and mongosh's "Unable to connect: connect ECONNREFUSED 127.0.0.1:27017" are one refusal). And the pick must lead: no
  * other learning may hold more of the failure (isLeading), or recall stays silent rather than guess between them.
@@ -256,9 +256,10 @@ const isServicePort = (term: string) => {
  *   port says which server refused, and another service's refusal (or a client that never says where it connected)
  *   shares every other word of the trigger; and, when the failure names a service's port (`127.0.0.1:6443`, the
  *   Kubernetes API server), those naming another port and not that one (kubectl's `localhost:8080`, no kubeconfig);
- * - those naming a system error code (`ECONNREFUSED`, or its words: "Connection refused") when the failure names
- *   another code and not that one: `listen EADDRINUSE … 0.0.0.0:5432` is not postgres refusing a connection, however
- *   much of an `ECONNREFUSED 127.0.0.1:5432` trigger its address holds;
+ * - those naming a system error code (`ECONNREFUSED`, or its words: "Connection refused") when the failure does not
+ *   name it, in code or in words: `listen EADDRINUSE … 0.0.0.0:5432` is not postgres refusing a connection, nor is a
+ *   server's log "listening on IPv4 address 127.0.0.1, port 5432", however much of an `ECONNREFUSED 127.0.0.1:5432`
+ *   trigger their addresses hold;
  * - those holding a marker word the failure does not hold: an `ipv6` trigger (Mongoose reaching `::1` while mongod
  *   listens on IPv4 only) says nothing of a failure refused at 127.0.0.1 too, an `extensionless` one (an ES module
  *   import without `.js`) nothing of a module named in full that is missing.
@@ -283,8 +284,7 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): numbe
   }
   for (const marker of MARKERS) if (!queryTerms.has(marker)) out.push(...postingsOf(marker))
   if (queryTerms.has(REMOTE) && !queryTerms.has(LOCALHOST)) out.push(...postingsOf(LOCALHOST))
-  if (CODES.some((c) => queryTerms.has(c)))
-    for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
+  for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
   return out
 }
 

@@ -6,6 +6,11 @@ describe('equivalentWords', () => {
     ['a code and its message', 'ENOENT: no such file or directory', ['enoent']],
     ["Python's errno", '[Errno 111] Connection refused', ['econnrefused']],
     ['nothing equivalent', 'TypeError: x is not a function', []],
+    [
+      "Windows' words for a port in use",
+      'listen tcp 0.0.0.0:5432: bind: Only one usage of each socket address (protocol/network address/port) is normally permitted.',
+      ['eaddrinuse'],
+    ],
   ])('%s', (_what, text, expected) => {
     expect(equivalentWords(text)).toEqual(expected)
   })

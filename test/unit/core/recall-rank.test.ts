@@ -183,13 +183,17 @@ describe('rankRecall', () => {
     expect(recalled(ix, "Module not found: Can't resolve 'fs'")).toEqual(['nextjs-fs-in-client'])
     expect(recalled(ix, "E   ModuleNotFoundError: No module named 'src'")).toEqual(['pytest-src-layout'])
   })
-  test('a trigger naming one system error code is not recalled by a failure that names another', () => {
+  test('a trigger naming a system error code is recalled only by a failure that names it', () => {
     const ix = indexOf([
       ['postgres-refused', 'Error: connect ECONNREFUSED 127.0.0.1:5432'],
       ['other', 'MISCONF Redis is configured to save RDB snapshots'],
     ])
     // The address holds most of the trigger, but the code says the port was taken, not refused.
     expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use 127.0.0.1:5432')).toEqual([])
+    // Nor is a server's log that names the address and no error code: a refusal is what the trigger is about.
+    const serverLog =
+      'LOG:  listening on IPv4 address "127.0.0.1", port 5432\nLOG:  database system is ready to accept connections\nFATAL:  role "postgres" does not exist'
+    expect(recalled(ix, serverLog)).toEqual([])
     expect(recalled(ix, 'Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect')).toEqual([
       'postgres-refused',
     ])
