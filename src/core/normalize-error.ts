@@ -46,6 +46,14 @@ const HOST_PORT = /^(localhost|[a-z][\w-]{0,40}):(\d{2,5})$/i
 // Go's dialer ends an address with a colon: "dial tcp 172.24.0.2:5432: connect: connection refused".
 const WRAP = /^[\s([{<'"`‘“]*(.*?)[\s)\]}>'"`’”,;:.!?]*$/s
 
+/** The words matchableError adds to a text (without ANSI codes): its equivalent phrases' canonical words, its markers. */
+function addedWords(plain: string): string[] {
+  const words = equivalentWords(plain)
+  if (EXTENSIONLESS_MODULE.test(plain)) words.push(EXTENSIONLESS)
+  if (unresolvedUnqualified(plain)) words.push(UNQUALIFIED_HOST)
+  return words
+}
+
 /**
  * The words matchableError adds that tell a failure from its near-twin by what it says, not by its wording: a trigger
  * holding one is recalled only by a failure that holds it too (src/core/recall-rank.ts ruledOut).
@@ -53,12 +61,15 @@ const WRAP = /^[\s([{<'"`‘“]*(.*?)[\s)\]}>'"`’”,;:.!?]*$/s
  * - `extensionless`: a module path given without its file extension (`Cannot find module '/app/dist/routes/users'`),
  *   which Node's ES module loader does not add, unlike a missing package or a file named in full;
  * - `remotehost`: an address of another machine or container (`172.18.0.2`, `postgres:5432`), not this one's
- *   (`localhost`, `127.0.0.1`, `::1`): a server down next door is not a server that listens elsewhere.
+ *   (`localhost`, `127.0.0.1`, `::1`): a server down next door is not a server that listens elsewhere;
+ * - `unqualifiedhost`: a name that did not resolve has no domain (`getaddrinfo ENOTFOUND redis`), as a compose service
+ *   or a container is named, unlike a host on the internet (`getaddrinfo EAI_AGAIN registry.npmjs.org`).
  */
 export const IPV6_WORD = 'ipv6'
 export const EXTENSIONLESS = 'extensionless'
 export const REMOTE_WORD = 'remotehost'
-export const MARKER_WORDS: readonly string[] = [IPV6_WORD, EXTENSIONLESS, REMOTE_WORD]
+export const UNQUALIFIED_HOST = 'unqualifiedhost'
+export const MARKER_WORDS: readonly string[] = [IPV6_WORD, EXTENSIONLESS, REMOTE_WORD, UNQUALIFIED_HOST]
 
 interface Address {
   host: string
@@ -235,8 +246,7 @@ export function normalizeError(text: string): string {
  */
 export function matchableError(text: string): string {
   const plain = text.replace(ANSI, '')
-  const canonical = equivalentWords(plain)
-  if (EXTENSIONLESS_MODULE.test(plain)) canonical.push(EXTENSIONLESS)
+  const canonical = addedWords(plain)
   const norm = singleFamilyIpv6(plain, normalizeWith(text.replace(IMPORTED_FROM, '$1'), addressWords))
   return canonical.length ? `${norm}\n${canonical.join(' ')}` : norm
 }
@@ -245,6 +255,18 @@ export function matchableError(text: string): string {
 // last segment has no extension a module loader reads.
 const EXTENSIONLESS_MODULE =
   /\bcannot find module ['"`](?:[a-z]:[\\/]|file:\/\/|\.{0,2}[\\/])(?:[^'"`\s]{0,400}[\\/])?[^'"`\s\\/]*?(?<!\.(?:[cm]?[jt]sx?|json|node|wasm))['"`]/i
+// The host a name lookup failed for: Node's getaddrinfo (its message, or its error object's `hostname` beside `syscall:
+// 'getaddrinfo'`), Go's resolver, libpq, curl and git.
+const UNRESOLVED_HOST =
+  /\b(?:getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|lookup|could not translate host name|could not resolve host:?|hostname:) ["'`]?([a-z0-9][\w.-]{0,252})/gi
+function unresolvedUnqualified(text: string): boolean {
+  if (!/getaddrinfo|lookup|resolve host|translate host/i.test(text)) return false
+  for (const m of text.matchAll(UNRESOLVED_HOST)) {
+    const host = (m[1] as string).replace(/\.+$/, '')
+    if (!host.includes('.') && host.toLowerCase() !== 'localhost') return true
+  }
+  return false
+}
 // The file a module was imported from is the user's (Node: "Cannot find module '…' imported from /app/src/index.js"),
 // a location like a stack frame's.
 const IMPORTED_FROM = /\b(imported from) \S{1,1000}/gi
@@ -293,10 +315,9 @@ export function boundQuery(text: string): string {
     lines = picked.length ? picked : lines.slice(0, MAX_QUERY_LINES)
   }
   const seen = new Set<string>()
-  // The canonical words of the error phrases, found before repeated words go: "connection to server … failed:
-  // Connection refused" keeps "refused" alone once "connection" has been seen.
-  const words = equivalentWords(lines.map((l) => l.slice(0, MAX_LINE_CHARS).replace(ANSI, '')).join('\n'))
-  for (const w of words) seen.add(w)
+  // The words matchableError adds (error phrases' canonical words, markers), found before repeated words go:
+  // "connection to server … failed: Connection refused" keeps "refused" alone once "connection" has been seen.
+  const words = addedWords(lines.map((l) => l.slice(0, MAX_LINE_CHARS).replace(ANSI, '')).join('\n'))
   for (const line of lines)
     for (const w of line.slice(0, MAX_LINE_CHARS).split(/\s+/)) {
       const k = w.toLowerCase()

@@ -161,6 +161,21 @@ describe('matchableError', () => {
       'Cant reach database server at localhost port5432 postgres',
     ],
     [
+      'a name without a domain that did not resolve is a word',
+      'Error: getaddrinfo ENOTFOUND redis',
+      'Error: getaddrinfo ENOTFOUND redis\nenotfound unqualifiedhost',
+    ],
+    [
+      "Node's error object names the host too",
+      "code: 'ENOTFOUND',\n  syscall: 'getaddrinfo',\n  hostname: 'postgres'",
+      'code: ENOTFOUND,\nsyscall: getaddrinfo,\nhostname: postgres\nenotfound postgres unqualifiedhost',
+    ],
+    [
+      'a host on the internet that did not resolve is no such word',
+      'npm ERR! request to https://registry.npmjs.org/x failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org',
+      'npm ERR! request to registry.npmjs failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org\nenotfound',
+    ],
+    [
       "a package's own path is a package name, not a missing extension",
       "Error: Cannot find module 'webpack-cli/bin/config-yargs'",
       'Error: Cannot find module\nmodulenotfound',

@@ -296,6 +296,21 @@ describe('rankRecall', () => {
       recalled(ix, 'The connection to the server localhost:8080 was refused - did you specify the right host or port?'),
     ).toEqual(['kubectl-no-kubeconfig'])
   })
+  test("a trigger for a service's name that did not resolve is not recalled by an internet host's", () => {
+    const ix = indexOf([
+      ['compose-service-name', 'Error: getaddrinfo ENOTFOUND redis'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    expect(
+      recalled(
+        ix,
+        'npm ERR! code EAI_AGAIN\nnpm ERR! request to https://registry.npmjs.org/x failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org',
+      ),
+    ).toEqual([])
+    expect(recalled(ix, 'SequelizeHostNotFoundError: getaddrinfo ENOTFOUND db db:5432')).toEqual([
+      'compose-service-name',
+    ])
+  })
   test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
     expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
     expect(isRecallable('pattern', ['keep line endings consistent across machines'])).toBe(false)
