@@ -7,6 +7,17 @@ describe('equivalentWords', () => {
     ["Python's errno", '[Errno 111] Connection refused', ['econnrefused']],
     ['nothing equivalent', 'TypeError: x is not a function', []],
     [
+      "libpq's words for a name that does not resolve",
+      'could not translate host name "db" to address: Name does not resolve',
+      ['enotfound'],
+    ],
+    ["Go's dial timeout", 'dial tcp 10.0.0.3:5432: i/o timeout', ['etimedout']],
+    [
+      "Node's ES module loader's missing package",
+      "Cannot find package 'express' imported from /app/x.js",
+      ['modulenotfound'],
+    ],
+    [
       "Windows' words for a port in use",
       'listen tcp 0.0.0.0:5432: bind: Only one usage of each socket address (protocol/network address/port) is normally permitted.',
       ['eaddrinuse'],
