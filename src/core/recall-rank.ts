@@ -1,6 +1,13 @@
 /** Recall's ranking and threshold over the triggers of the recallable learnings (the failure path of the hook). */
 import { compareCodeUnits, lowerBound } from './compare.js'
-import { COMMON_ERROR_WORDS, ERROR_CODES, restatedWords, rewordings, serviceOfPort } from './error-words.js'
+import {
+  COMMON_ERROR_WORDS,
+  EQUIVALENT_PHRASES,
+  ERROR_CODES,
+  restatedWords,
+  rewordings,
+  serviceOfPort,
+} from './error-words.js'
 import { MARKER_WORDS, REMOTE_WORD, boundQuery } from './normalize-error.js'
 import { buildQueryTerms, processTerm, splitTerms, termsOf } from './terms.js'
 
@@ -288,6 +295,27 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): numbe
   return out
 }
 
+// The canonical terms whose phrases hold a term ("denied" → eacces), from the phrases rewordings drops.
+let saidBy: Map<string, string[]> | undefined
+function saidAs(term: string): string[] {
+  if (!saidBy) {
+    saidBy = new Map()
+    for (const [canonical, phrases] of Object.entries(EQUIVALENT_PHRASES)) {
+      const c = processTerm(canonical)
+      if (!c) continue
+      for (const phrase of phrases) {
+        const words = phrase.split(/[^a-z0-9_]+/).filter(Boolean)
+        if (words.length < 2 || words.includes(canonical)) continue
+        for (const w of words) {
+          const t = processTerm(w)
+          if (t && !saidBy.get(t)?.includes(c)) saidBy.set(t, [...(saidBy.get(t) ?? []), c])
+        }
+      }
+    }
+  }
+  return saidBy.get(term) ?? []
+}
+
 /**
  * Whether the pick is the learning the failure is most about: no other learning (passing the threshold or not) holds
  * more of the failure, weighing its matched trigger terms and, at NAME_TERM_FACTOR, the words of its name found in the
@@ -308,7 +336,9 @@ function isLeading(
     let sum = 0
     const seen = new Set<string>()
     for (const word of name.split('-')) {
-      const t = processTerm(word)
+      const w = processTerm(word)
+      // A name's word the failure says as an error's phrase ("denied" of "Permission denied") is that error's code.
+      const t = w && !queryTerms.has(w) ? saidAs(w).find((c) => queryTerms.has(c)) : w
       if (!t || seen.has(t) || !queryTerms.has(t)) continue
       seen.add(t)
       const at = lowerBound(index.terms, t)

@@ -311,6 +311,18 @@ describe('rankRecall', () => {
       'compose-service-name',
     ])
   })
+  test("a learning's name that says the failure's error in words counts it as the error's code", () => {
+    const ix = indexOf([
+      ['git-ssh-publickey-denied', 'git@github.com: Permission denied (publickey).'],
+      ['ssh-host-key-verification-failed', 'Host key verification failed.'],
+      ['push-no-write', 'remote: Permission to owner/repo.git denied to user.'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    // The host key was added, not refused: the denial is what failed, and the first learning's name says so.
+    const failure =
+      "Cloning into 'lcmap'...\nWarning: Permanently added the RSA host key for IP address '192.30.252.123' to the list of known hosts.\nPermission denied (publickey).\nfatal: Could not read from remote repository."
+    expect(rankRecall(ix, recallQueryTerms(failure)).map((c) => ix.names[c.doc])[0]).toBe('git-ssh-publickey-denied')
+  })
   test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
     expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
     expect(isRecallable('pattern', ['keep line endings consistent across machines'])).toBe(false)
