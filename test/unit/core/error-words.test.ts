@@ -11,6 +11,11 @@ describe('equivalentWords', () => {
       'could not translate host name "db" to address: Name does not resolve',
       ['enotfound'],
     ],
+    [
+      "Python's exception for a refused connection",
+      'ConnectionRefusedError: could not reach the broker',
+      ['econnrefused'],
+    ],
     ["Go's dial timeout", 'dial tcp 10.0.0.3:5432: i/o timeout', ['etimedout']],
     [
       "Node's ES module loader's missing package",
