@@ -9,7 +9,7 @@ import {
   serviceOfPort,
 } from './error-words.js'
 import { MARKER_WORDS, REMOTE_WORD, boundQuery } from './normalize-error.js'
-import { buildQueryTerms, processTerm, splitTerms, termsOf } from './terms.js'
+import { processTerm, splitTerms, termsOf, termsOfBounded } from './terms.js'
 
 /**
  * Recall speaks when the error holds what is specific in a learning's trigger. Each trigger term weighs its inverse
@@ -22,7 +22,7 @@ import { buildQueryTerms, processTerm, splitTerms, termsOf } from './terms.js'
  * so the rule is a share, with the score only for ranking. An error the trigger says twice counts once
  * (recallTermsOf); a trigger naming a service's port needs that port, one naming a system error code that code (in
  * code or in words), and one holding a marker word (src/core/normalize-error.ts MARKER_WORDS: `ipv6`, `extensionless`,
- * `remotehost`) needs that word (ruledOut). A trigger whose service port and system error code the failure both
+ * `remotehost`, `unqualifiedhost`) needs that word (ruledOut). A trigger whose service port and system error code the failure both
  * names passes whatever its client's other words (`MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017`
  * and mongosh's "Unable to connect: connect ECONNREFUSED 127.0.0.1:27017" are one refusal). And the pick must lead: no
  * other learning may hold more of the failure (isLeading), or recall stays silent rather than guess between them.
@@ -123,8 +123,9 @@ function rewordedTerms(text: string): string[] {
  * denied (publickey)" then meets a trigger's "Permission to owner/repo.git denied" in nothing but their code.
  */
 export function recallQueryTerms(text: string): Set<string> {
-  const terms = new Set(buildQueryTerms(text))
-  for (const t of rewordedTerms(boundQuery(text))) terms.delete(t)
+  const bounded = boundQuery(text)
+  const terms = new Set(termsOfBounded(bounded))
+  for (const t of rewordedTerms(bounded)) terms.delete(t)
   return terms
 }
 
@@ -269,7 +270,11 @@ const isServicePort = (term: string) => {
  *   trigger their addresses hold;
  * - those holding a marker word the failure does not hold: an `ipv6` trigger (Mongoose reaching `::1` while mongod
  *   listens on IPv4 only) says nothing of a failure refused at 127.0.0.1 too, an `extensionless` one (an ES module
- *   import without `.js`) nothing of a module named in full that is missing.
+ *   import without `.js`) nothing of a module named in full that is missing, a `remotehost` one (a database container
+ *   not ready yet) nothing of a server refusing on this machine, an `unqualifiedhost` one (a compose service's name)
+ *   nothing of an internet host that did not resolve;
+ * - those at `localhost` when the failure names other machines only (`connection to server at "postgres"
+ *   (172.18.0.2)` is not a server that listens on the container's own loopback).
  * Only the postings of the port, code and marker terms are read, not every trigger.
  */
 function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): number[] {

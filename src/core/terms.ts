@@ -103,5 +103,10 @@ export function termsOf(text: string): Set<string> {
 
 /** The query as index terms: bounded (long logs), normalized, at most 64 terms; empty when nothing is left. */
 export function buildQueryTerms(query: string): string[] {
-  return [...termsOf(boundQuery(query))].slice(0, 64)
+  return termsOfBounded(boundQuery(query))
+}
+
+/** The index terms of a query already bounded (normalize-error.ts boundQuery), at most 64. */
+export function termsOfBounded(bounded: string): string[] {
+  return [...termsOf(bounded)].slice(0, 64)
 }
