@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto'
 import { lstatSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
+import type { TextScan } from '../../core/agent-safety.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { CatalogEntry, SearchDoc } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
@@ -37,8 +38,16 @@ interface ParsedFile {
   doc?: Omit<SearchDoc, 'id'>
   hash?: string
   problem?: string
+  /** The learning's name (what an accepted directive is recorded under). */
+  name?: string
   /** Why it is kept from agents (a credential, a directive: core/agent-safety.ts); listed, never fed. */
   withheld?: string
+}
+
+/** What an error says, as a file's problem. */
+function problemOf(err: unknown): string {
+  const e = err as { reason?: string; message?: string }
+  return e.reason ?? e.message ?? String(err)
 }
 
 /** Why a learning is kept from agents, in one line. */
@@ -125,10 +134,14 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
   const problems: Problem[] = []
   const config = await (await import('../store/config.js')).readConfig(root, commonDir)
-  const { findAgentHazards } = await import('../../core/agent-safety.js')
+  const [{ findAgentHazards, hazardsOf }, { startScanWorker }] = await Promise.all([
+    import('../../core/agent-safety.js'),
+    import('../store/text-scans.js'),
+  ])
   let overrides: Set<string> | undefined
-  const screen = async (name: string, text: string): Promise<string | undefined> => {
-    let hazards = findAgentHazards(text, { allow: config.secrets.allow })
+  /** Why the learning `name` is withheld, from its text's scan (or scanning it here), or undefined. */
+  const screen = async (name: string, text: string, scan: TextScan | undefined): Promise<string | undefined> => {
+    let hazards = scan ? hazardsOf(scan) : findAgentHazards(text, { allow: config.secrets.allow })
     if (hazards.some((h) => h.kind === 'directive')) {
       if (!overrides) {
         const [{ readDirectiveOverrides }, { parseDirectivesAllowed }] = await Promise.all([
@@ -137,7 +150,10 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
         ])
         overrides = parseDirectivesAllowed(readDirectiveOverrides(root, process.env))
       }
-      hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: overrides.has(name) })
+      const allowed = overrides.has(name)
+      hazards = scan
+        ? hazardsOf(scan, allowed)
+        : findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: allowed })
     }
     return hazards.length ? withheldReason(hazards) : undefined
   }
@@ -275,7 +291,30 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       else slots.push({ path, oid: clean?.oid })
     }
   }
-  const parse = async (slot: Slot, blob: Uint8Array | undefined): Promise<ParsedFile> => {
+  /** Folds and indexes one project file, or records its problem. */
+  const record = (path: string, result: ParsedFile) => {
+    if (result.withheld) {
+      problems.push({ path, reason: result.withheld })
+      if (result.row)
+        projectFile.rows.push({
+          row: result.row,
+          created: result.entry?.created ?? null,
+          supersedes: result.entry?.supersedes ?? [],
+        })
+    } else if (result.entry && result.doc && result.hash) {
+      if (!seen.has(result.hash)) {
+        seen.add(result.hash)
+        add(result.entry, result.doc)
+      }
+      if (result.row)
+        projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
+    } else {
+      problems.push({ path, reason: result.problem ?? 'unreadable' })
+      projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
+    }
+  }
+  /** A slot's text: its blob as in the work tree, else the file; or why it cannot be read. */
+  const read = (slot: Slot, blob: Uint8Array | undefined): { text?: string; problem?: string } => {
     if (slot.problem) return { problem: slot.problem }
     const { path, oid } = slot
     try {
@@ -285,49 +324,56 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           throw new Error('is a symbolic link; the store holds only regular files')
         bytes = readFileSync(join(root, path))
       }
-      const text = store.decodeLearningBytes(bytes, path)
+      return { text: store.decodeLearningBytes(bytes, path) }
+    } catch (err) {
+      return { problem: problemOf(err) }
+    }
+  }
+  const parse = (path: string, text: string): ParsedFile => {
+    try {
       const l = learning.parseLearning(text, path)
       const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-      const result: ParsedFile = {
+      return {
         entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1),
         row: summarize(l),
         doc,
         hash: sources.contentHash(l),
+        name: l.name,
       }
-      // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
-      // but never fed to an agent (search, context, recall).
-      const withheld = await screen(l.name, text)
-      if (withheld) result.withheld = withheld
-      return result
     } catch (err) {
-      const e = err as { reason?: string; message?: string }
-      return { problem: e.reason ?? e.message ?? String(err) }
+      return { problem: problemOf(err) }
     }
   }
-  for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
-    for (const slot of slots.slice(from, from + BULK_CHUNK)) {
-      const result = await parse(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid))
-      const { path } = slot
-      if (result.withheld) {
-        problems.push({ path, reason: result.withheld })
-        if (result.row)
-          projectFile.rows.push({
-            row: result.row,
-            created: result.entry?.created ?? null,
-            supersedes: result.entry?.supersedes ?? [],
-          })
-      } else if (result.entry && result.doc && result.hash) {
-        if (!seen.has(result.hash)) {
-          seen.add(result.hash)
-          add(result.entry, result.doc)
-        }
-        if (result.row)
-          projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
-      } else {
-        problems.push({ path, reason: result.problem ?? 'unreadable' })
-        projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
+  // The trust boundary's scans of a chunk's texts run in a worker thread (a second core) while this one parses them.
+  const scanner = startScanWorker(config.secrets.allow, slots.length)
+  try {
+    for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
+      const chunk = slots.slice(from, from + BULK_CHUNK)
+      const texts = chunk.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
+      blobs.clear()
+      const scanning = scanner?.scan(texts.map((t) => t.text ?? ''))
+      const parsed = chunk.map((slot, i) => {
+        const t = texts[i] as { text?: string; problem?: string }
+        return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : parse(slot.path, t.text)
+      })
+      const scans = await scanning
+      for (const [i, slot] of chunk.entries()) {
+        const result = parsed[i] as ParsedFile
+        const text = texts[i]?.text
+        if (result.name !== undefined && text !== undefined)
+          try {
+            // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is
+            // listed but never fed to an agent (search, context, recall).
+            const withheld = await screen(result.name, text, scans?.[i])
+            if (withheld) result.withheld = withheld
+          } catch (err) {
+            parsed[i] = { problem: problemOf(err) }
+          }
+        record(slot.path, parsed[i] as ParsedFile)
       }
     }
+  } finally {
+    scanner?.close()
   }
   problems.push(...tierProblems)
 

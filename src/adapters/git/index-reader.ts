@@ -5,7 +5,7 @@
  */
 import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import type { ObjectInfo } from '../../core/git-output.js'
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import { findGitDirs, readHeadCommit } from './locate.js'
@@ -241,10 +241,22 @@ function readTreeFile(abs: string, path: string): TreeFile | undefined {
     const st = fstatSync(fd)
     if (!st.isFile()) return undefined
     if (st.size > MAX_CHECK_BYTES) return { path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` }
-    return { path, mode: '100644', ...decodeForCheck(readFileSync(fd)) }
+    return { path, mode: '100644', ...decodeForCheck(...readWhole(fd)) }
   } finally {
     closeSync(fd)
   }
+}
+
+/** One buffer for every file read (decoding copies the text out): no buffer, and no second fstat, per file. */
+let readBuffer: Buffer | undefined
+
+/** An open file's bytes (a view valid until the next call) and how many there were, up to one past the limit. */
+function readWhole(fd: number): [Uint8Array, number] {
+  const buffer = (readBuffer ??= Buffer.allocUnsafe(MAX_CHECK_BYTES + 1))
+  let size = 0
+  for (let n = -1; n !== 0 && size < buffer.length; size += n)
+    n = readSync(fd, buffer, size, buffer.length - size, null)
+  return [buffer.subarray(0, size), size]
 }
 
 /** readTreeFile where O_NOFOLLOW is missing (Windows): lstat, then read. */
@@ -262,18 +274,22 @@ function readTreeFileByLstat(abs: string, path: string): TreeFile | undefined {
 }
 
 /**
- * The work tree's files under the store and the zones: tracked and untracked-but-not-ignored
- * (`git ls-files -c -o --exclude-standard`), read from disk; a symbolic link gets mode 120000 and no text.
+ * The paths of the work tree's files under the store and the zones, sorted: tracked and untracked-but-not-ignored
+ * (`git ls-files -c -o --exclude-standard`).
  */
-export function readTreeFiles(root: string, env: Env, zones: readonly string[]): TreeFile[] {
+export function listTreeFiles(root: string, env: Env, zones: readonly string[]): string[] {
   const specs = ['.learnings', ...zones.map((z) => `:(glob)${z}`)]
-  const paths = [
+  return [
     ...new Set(
       gitSync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env })
         .split('\0')
         .filter(Boolean),
     ),
   ].sort()
+}
+
+/** Listed files (listTreeFiles) read from disk; a symbolic link gets mode 120000 and no text, a deleted one is left out. */
+export function readListedFiles(root: string, paths: readonly string[]): TreeFile[] {
   const out: TreeFile[] = []
   for (const path of paths) {
     const file = readTreeFile(join(root, path), path)
