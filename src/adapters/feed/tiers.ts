@@ -12,9 +12,15 @@ import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
 import { ConfigError, GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
-import { parseCatFileBatch } from '../../core/git-output.js'
+import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
-import { parseLearning, parseStorePath, parseYamlMapping, validateLearning } from '../../core/learning.js'
+import {
+  MAX_LEARNING_BYTES,
+  parseLearning,
+  parseStorePath,
+  parseYamlMapping,
+  validateLearning,
+} from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import type { SchemaValidator } from '../../core/validate.js'
 import { assertPathClean } from '../git/commit.js'
@@ -24,6 +30,9 @@ import type { Repo } from '../store/repo.js'
 import { gitAsync } from '../git/run.js'
 import { CONFIG_PATH } from '../store/config.js'
 import { decodeLearningBytes } from '../store/store.js'
+import { deflateJson, readDeflatedJson } from './cache-files.js'
+import { cacheDir } from './feed-key.js'
+import { pruneTierCache, tierCacheStamp } from './tier-cache.js'
 
 export type TierConfig = Config['tiers'][number]
 export const DEFAULT_TIER_WEIGHT = 0.9
@@ -61,6 +70,89 @@ export interface TierScan {
   warnings: TierWarning[]
 }
 
+/** Blobs read per `git cat-file --batch`: what a tier read holds at once is one chunk's bytes (and the next's). */
+const TIER_CHUNK = 4000
+
+/**
+ * Each valid active learning of a tier commit, read from git objects and screened, handed to `onLearning` in tree
+ * order as it is read (a caller that indexes them keeps none of the texts); invalid ones are skipped with one warning
+ * each, returned. Sizes come first (`cat-file --batch-check`), so a blob over the 1 MB limit of a learning is never
+ * loaded: a hostile tier cannot make this read a huge object. The blobs are then read in chunks of TIER_CHUNK, the
+ * next chunk's git process running while this one's learnings are parsed.
+ */
+export async function forEachTierLearning(
+  git: Git,
+  tier: string,
+  commit: string,
+  validator: SchemaValidator,
+  onLearning: (learning: Learning) => void,
+  chunk = TIER_CHUNK,
+): Promise<TierWarning[]> {
+  const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
+  const warnings: TierWarning[] = []
+  const warn = (path: string, reason: string) => warnings.push({ path: `${tier}:${path}`, reason })
+  const blobs: TreeEntry[] = []
+  for (const e of entries) {
+    if (!e.path.endsWith('.md')) continue
+    if (e.type !== 'blob' || e.mode === '120000') warn(e.path, 'not a regular file')
+    else if (!parseStorePath(e.path)) warn(e.path, 'invalid learning: it is not directly inside .learnings/active/')
+    else blobs.push(e)
+  }
+  if (!blobs.length) return warnings
+  const cwd = git.root
+  const sizes = parseCatFileBatchCheck(
+    (await gitAsync(['cat-file', '--batch-check'], { cwd, input: `${blobs.map((b) => b.oid).join('\n')}\n` })).toString(
+      'utf8',
+    ),
+  )
+  const readable: TreeEntry[] = []
+  blobs.forEach((b, i) => {
+    const info = sizes[i]
+    if (!info) warn(b.path, `invalid learning: ${MISSING_OBJECT}`)
+    else if (info.size > MAX_LEARNING_BYTES)
+      warn(
+        b.path,
+        `invalid learning: the file is ${info.size} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`,
+      )
+    else readable.push(b)
+  })
+  const read = (from: number) => {
+    const ids = readable.slice(from, from + chunk).map((b) => b.oid)
+    return gitAsync(['cat-file', '--batch'], { cwd, input: `${ids.join('\n')}\n` })
+  }
+  let next = readable.length ? read(0) : undefined
+  for (let from = 0; next; from += chunk) {
+    const contents = parseCatFileBatch(await next)
+    next = from + chunk < readable.length ? read(from + chunk) : undefined
+    readable.slice(from, from + chunk).forEach((b, i) => {
+      const bytes = contents[i]?.bytes
+      try {
+        if (!bytes) throw new Error(MISSING_OBJECT)
+        const text = decodeLearningBytes(bytes, b.path)
+        const learning = parseLearning(text, b.path)
+        const { errors } = validateLearning(learning, validator)
+        if (errors.length) throw new Error(errors.join('; '))
+        // A tier is another repository's text: the same screen as `add` (core/agent-safety.ts) before any agent sees it.
+        const hazards = findAgentHazards(text)
+        if (hazards.length) {
+          warn(
+            b.path,
+            `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
+          )
+          return
+        }
+        onLearning(learning)
+      } catch (err) {
+        const e = err as { reason?: string; message?: string }
+        warn(b.path, `invalid learning: ${e.reason ?? e.message ?? String(err)}`)
+      }
+    })
+  }
+  return warnings
+}
+
+const MISSING_OBJECT = 'its object is missing from this repository (run `git learn tier update`)'
+
 /** The valid active learnings of a tier commit, read from git objects; invalid ones are skipped with one warning each. */
 export async function readTierLearnings(
   git: Git,
@@ -68,79 +160,37 @@ export async function readTierLearnings(
   commit: string,
   validator: SchemaValidator,
 ): Promise<TierScan> {
-  const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
-  const warnings: TierWarning[] = []
-  const blobs: TreeEntry[] = []
-  for (const e of entries) {
-    if (!e.path.endsWith('.md')) continue
-    if (e.type !== 'blob' || e.mode === '120000') {
-      warnings.push({ path: `${tier}:${e.path}`, reason: 'not a regular file' })
-      continue
-    }
-    blobs.push(e)
-  }
-  if (!blobs.length) return { learnings: [], warnings }
-  const contents = parseCatFileBatch(
-    await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }),
-  )
   const learnings: Learning[] = []
-  blobs.forEach((b, i) => {
-    const bytes = contents[i]?.bytes
-    try {
-      if (!bytes) throw new Error('its object is missing from this repository (run `git learn tier update`)')
-      if (!parseStorePath(b.path)) throw new Error('it is not directly inside .learnings/active/')
-      const text = decodeLearningBytes(bytes, b.path)
-      const learning = parseLearning(text, b.path)
-      const { errors } = validateLearning(learning, validator)
-      if (errors.length) throw new Error(errors.join('; '))
-      // A tier is another repository's text: the same screen as `add` (core/agent-safety.ts) before any agent sees it.
-      const hazards = findAgentHazards(text)
-      if (hazards.length) {
-        warnings.push({
-          path: `${tier}:${b.path}`,
-          reason: `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
-        })
-        return
-      }
-      learnings.push(learning)
-    } catch (err) {
-      const e = err as { reason?: string; message?: string }
-      warnings.push({ path: `${tier}:${b.path}`, reason: `invalid learning: ${e.reason ?? e.message ?? String(err)}` })
-    }
-  })
+  const warnings = await forEachTierLearning(git, tier, commit, validator, (l) => learnings.push(l))
   return { learnings, warnings }
 }
 
 interface CachedTier {
-  /** 2: learnings screened by core/agent-safety.ts. */
-  v: 2
+  /** The tier's commit: a file of another commit under this name is not used. */
+  commit: string
   learnings: Learning[]
   warnings: TierWarning[]
 }
 
-/** readTierLearnings, cached per commit under <common dir>/learn/cache/ (a commit never changes, so neither does this). */
+/**
+ * readTierLearnings, cached per commit and build under <common dir>/learn/cache/ (tier-cache.ts): a commit never
+ * changes, and the build part re-screens its learnings when the rules of core/agent-safety.ts change.
+ */
 export async function readTierLearningsCached(
   git: Git,
   tier: string,
   commit: string,
   validator: () => Promise<SchemaValidator>,
 ): Promise<TierScan> {
-  const dir = join(git.commonDir, 'learn', 'cache')
-  const file = join(dir, `tier-${commit}.json`)
-  if (existsSync(file)) {
-    try {
-      const c = JSON.parse(readFileSync(file, 'utf8')) as CachedTier
-      if (c.v === 2 && Array.isArray(c.learnings))
-        return {
-          learnings: c.learnings,
-          warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })),
-        }
-    } catch {
-      /* a torn or old cache file is rebuilt below */
+  const file = join(cacheDir(git.commonDir), `tier-learnings-${commit}-${tierCacheStamp()}.json.deflate`)
+  const c = readDeflatedJson(file) as Partial<CachedTier> | undefined
+  if (c?.commit === commit && Array.isArray(c.learnings) && Array.isArray(c.warnings))
+    return {
+      learnings: c.learnings,
+      warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })),
     }
-  }
   const scan = await readTierLearnings(git, tier, commit, await validator())
-  writeCacheFile(file, JSON.stringify({ v: 2, ...scan } satisfies CachedTier))
+  writeCacheFile(file, deflateJson({ commit, ...scan } satisfies CachedTier))
   return scan
 }
 
@@ -159,6 +209,10 @@ export async function readTierSources(
   onWarning: (w: TierWarning) => void = () => undefined,
 ): Promise<TierSource[]> {
   const pins = await readTierPins(repo, onWarning)
+  pruneTierCache(
+    cacheDir(repo.git.commonDir),
+    pins.map((p) => p.commit),
+  )
   if (!pins.length) return []
   const { loadLearningValidator } = await import('../store/validators.js')
   const out: TierSource[] = []
