@@ -6,7 +6,6 @@
  * Why one file of 500 lines: the rules share one Finding shape, one zone matcher and one audit-trail reading, and the
  * three entry points must agree rule for rule; splitting them apart would let the pre-commit and CI readings drift.
  */
-import type { TextScan } from './agent-safety.js'
 import type { DiffEntry } from './check-diff.js'
 import { isCommitId } from './git-args.js'
 import { SYMLINK_MODE } from './check-diff.js'
@@ -105,11 +104,6 @@ export interface ContentOptions {
   directivesAllowed?: ReadonlySet<string>
   /** Frontmatter block → mapping (parseYamlMapping by default; the CI check puts a cache in front of it). */
   parseYaml?: (matter: string) => Record<string, unknown>
-  /**
-   * A file's text already scanned (scanForAgents with `secretsAllow`, in a worker thread: src/adapters/store/
-   * text-scans.ts), or undefined to scan it here.
-   */
-  scanned?: (f: CheckFile) => TextScan | undefined
 }
 
 export interface ContentResult {
@@ -210,8 +204,7 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
 
 function scanText(f: CheckFile, findings: Finding[], opts: ContentOptions, name?: string): void {
   const text = f.text ?? ''
-  const scan = opts.scanned?.(f)
-  for (const s of scan?.secrets ?? scanSecrets(text, { allow: opts.secretsAllow ?? [] }))
+  for (const s of scanSecrets(text, { allow: opts.secretsAllow ?? [] }))
     findings.push(
       finding(
         'secrets',
@@ -221,7 +214,7 @@ function scanText(f: CheckFile, findings: Finding[], opts: ContentOptions, name?
       ),
     )
   if (opts.directives && !(name && opts.directivesAllowed?.has(name)))
-    for (const d of scan?.directives ?? scanDirectives(text))
+    for (const d of scanDirectives(text))
       findings.push(
         finding(
           'directives',

@@ -84,6 +84,9 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
   return map
 }
 
+/** How many texts go to the scans' worker at a time: what is held parsed while it scans them. */
+const SCAN_BATCH = 1000
+
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
 
@@ -351,27 +354,35 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   try {
     for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
       const chunk = slots.slice(from, from + BULK_CHUNK)
-      const texts = chunk.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
-      blobs.clear()
-      const scanning = scanner?.scan(texts.map((t) => t.text ?? ''))
-      const parsed = chunk.map((slot, i) => {
-        const t = texts[i] as { text?: string; problem?: string }
-        return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : parse(slot.path, t.text)
-      })
-      const scans = await scanning
-      for (const [i, slot] of chunk.entries()) {
-        const result = parsed[i] as ParsedFile
-        const text = texts[i]?.text
-        if (result.name !== undefined && text !== undefined)
-          try {
-            // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is
-            // listed but never fed to an agent (search, context, recall).
-            const withheld = await screen(result.name, text, scans?.[i])
-            if (withheld) result.withheld = withheld
-          } catch (err) {
-            parsed[i] = { problem: problemOf(err) }
-          }
-        record(slot.path, parsed[i] as ParsedFile)
+      /** A batch's texts, their scans asked of the worker at once. */
+      const readBatch = (at: number) => {
+        const batch = chunk.slice(at, at + SCAN_BATCH)
+        const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
+        return { batch, texts, scanning: scanner?.scan(texts.map((t) => t.text ?? '')) }
+      }
+      // The next batch goes to the worker before this one is parsed, so that it always has one to scan.
+      for (let at = 0, next = readBatch(0); at < chunk.length; at += SCAN_BATCH) {
+        const { batch, texts, scanning } = next
+        if (at + SCAN_BATCH < chunk.length) next = readBatch(at + SCAN_BATCH)
+        const parsed = batch.map((slot, i) => {
+          const t = texts[i] as { text?: string; problem?: string }
+          return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : parse(slot.path, t.text)
+        })
+        const scans = await scanning
+        for (const [i, slot] of batch.entries()) {
+          const result = parsed[i] as ParsedFile
+          const text = texts[i]?.text
+          if (result.name !== undefined && text !== undefined)
+            try {
+              // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is
+              // listed but never fed to an agent (search, context, recall).
+              const withheld = await screen(result.name, text, scans?.[i])
+              if (withheld) result.withheld = withheld
+            } catch (err) {
+              parsed[i] = { problem: problemOf(err) }
+            }
+          record(slot.path, parsed[i] as ParsedFile)
+        }
       }
     }
   } finally {

@@ -274,22 +274,18 @@ function readTreeFileByLstat(abs: string, path: string): TreeFile | undefined {
 }
 
 /**
- * The paths of the work tree's files under the store and the zones, sorted: tracked and untracked-but-not-ignored
- * (`git ls-files -c -o --exclude-standard`).
+ * The work tree's files under the store and the zones: tracked and untracked-but-not-ignored
+ * (`git ls-files -c -o --exclude-standard`), read from disk; a symbolic link gets mode 120000 and no text.
  */
-export function listTreeFiles(root: string, env: Env, zones: readonly string[]): string[] {
+export function readTreeFiles(root: string, env: Env, zones: readonly string[]): TreeFile[] {
   const specs = ['.learnings', ...zones.map((z) => `:(glob)${z}`)]
-  return [
+  const paths = [
     ...new Set(
       gitSync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env })
         .split('\0')
         .filter(Boolean),
     ),
   ].sort()
-}
-
-/** Listed files (listTreeFiles) read from disk; a symbolic link gets mode 120000 and no text, a deleted one is left out. */
-export function readListedFiles(root: string, paths: readonly string[]): TreeFile[] {
   const out: TreeFile[] = []
   for (const path of paths) {
     const file = readTreeFile(join(root, path), path)

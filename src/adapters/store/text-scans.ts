@@ -1,9 +1,10 @@
 /**
- * The trust boundary's scans (secrets and directives, core/agent-safety.ts) of many texts on a second core: a full
- * check and a rebuild of the feed cache scan every learning, a third of their work, and the scans return little
- * (most texts have no finding), so a worker thread does them while this one parses. On one core, for a few texts,
- * or when the worker cannot start or fails, `scan` answers undefined and the caller scans the texts itself: the
- * results, and any error, are the same either way.
+ * The trust boundary's scans (secrets and directives, core/agent-safety.ts) of many texts on a second core: a
+ * rebuild of the feed cache scans every learning, a fifth of its work, and the scans return little (most texts have
+ * no finding), so a worker thread does them while this one parses. On one core, for a few texts, or when the worker
+ * cannot start or fails, `scan` answers undefined and the caller scans the texts itself: the results, and any
+ * error, are the same either way. (The full check does not use it: there the scans are most of the work left once
+ * the files are read, and under a loaded host the worker's start and copies cost more than it saved; BENCHMARKS.md.)
  */
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'

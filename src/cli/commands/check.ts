@@ -217,36 +217,6 @@ async function openCache(root: string, ctx: Ctx) {
   return openParseCache(commonDir)
 }
 
-/** The share of the texts (in characters) the worker scans: this thread also parses and validates every file. */
-const WORKER_SHARE = 0.7
-
-/**
- * checkFiles, with the texts of the last files scanned by a worker thread while this one checks the first ones. Each
- * file is checked on its own, so the two parts' findings and learnings, in order, are those of the whole.
- */
-async function checkFilesWith(
-  engine: typeof import('../../core/check.js'),
-  scanner: import('../../adapters/store/text-scans.js').ScanWorker | undefined,
-  files: readonly import('../../core/check.js').CheckFile[],
-  opts: import('../../core/check.js').ContentOptions,
-): Promise<import('../../core/check.js').ContentResult> {
-  if (!scanner) return engine.checkFiles(files, opts)
-  try {
-    const total = files.reduce((n, f) => n + (f.text?.length ?? 0), 0)
-    let at = files.length
-    for (let tail = 0; at > 0 && tail < total * WORKER_SHARE;) tail += files[--at]?.text?.length ?? 0
-    const rest = files.slice(at)
-    const scanning = scanner.scan(rest.map((f) => f.text ?? ''))
-    const first = engine.checkFiles(files.slice(0, at), opts)
-    const scans = await scanning
-    const byFile = new Map(scans ? rest.map((f, i) => [f, scans[i]]) : [])
-    const last = engine.checkFiles(rest, { ...opts, scanned: (f) => byFile.get(f) })
-    return { findings: [...first.findings, ...last.findings], learnings: [...first.learnings, ...last.learnings] }
-  } finally {
-    scanner.close()
-  }
-}
-
 /** The work tree (CI): every learning and zone file, names, budget, staleness, and with a base the transitions. */
 async function checkTree(ctx: Ctx, root: string, base: string | undefined, summaryFile?: string): Promise<CheckReport> {
   const { engine, validator } = await loadEngine()
@@ -255,15 +225,11 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   const findings: Finding[] = []
   const config = await readConfigOrFinding(root, findings)
   const inZone = buildZoneMatcher(config.zones.system)
-  const paths = reader.listTreeFiles(root, ctx.env, config.zones.system)
-  // Started before the files are read, so that it has loaded the scanners when their texts come.
-  const { startScanWorker } = await import('../../adapters/store/text-scans.js')
-  const scanner = startScanWorker(config.secrets.allow, paths.length)
-  const files = reader.readListedFiles(root, paths)
+  const files = reader.readTreeFiles(root, ctx.env, config.zones.system)
   if (files.length > 2000) ctx.stderr(`git learn check: checking ${files.length} files…\n`)
   // Parsed frontmatter is cached under the git common dir (see parse-cache.ts): a second run parses only what changed.
   const cache = files.length >= 50 ? await openCache(root, ctx) : undefined
-  const result = await checkFilesWith(engine, scanner, files, {
+  const result = engine.checkFiles(files, {
     validator,
     inZone,
     secretsAllow: config.secrets.allow,
