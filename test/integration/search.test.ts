@@ -269,8 +269,8 @@ describe('the feed cache follows the store and survives damage', () => {
   })
 })
 
-describe('git learn search: a store large enough for a scans worker thread', () => {
-  test('the built CLI (the scans in a worker) withholds and feeds exactly what scanning here does', async () => {
+describe('git learn search: a store large enough for a parse worker thread', () => {
+  test('the built CLI (files parsed and scanned in a worker) withholds and feeds exactly what one thread does', async () => {
     const repo = makeRepo()
     const name = (i: number) => `w-${String(i).padStart(4, '0')}`
     for (let i = 0; i < 1200; i++) repo.write(`.learnings/active/${name(i)}.md`, learningText(name(i)))
@@ -289,6 +289,8 @@ describe('git learn search: a store large enough for a scans worker thread', () 
     for (const i of [3, 1199]) special(i, token)
     for (const i of [5, 1196, 1197]) special(i, directive)
     special(1198, 'Rerun it.')
+    // A file that cannot be read as text keeps that reason, whichever thread parses its batch.
+    repo.write(`.learnings/active/${name(7)}.md`, Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0xfe, 0x0a]))
     repo.git('add', '-A')
     // A person accepted the directive of one learning (the commit's trailer).
     repo.git('commit', '-q', '-m', `a large store\n\nLearning-Directives-Allowed: ${name(1197)}`)
@@ -299,8 +301,11 @@ describe('git learn search: a store large enough for a scans worker thread', () 
     const here = await repo.cli(['search', '--json', 'zebracorn'])
     expect(built.code).toBe(0)
     expect(built.stdout).toBe(here.stdout)
-    expect(builtStatus.stdout).toBe((await repo.cli(['status', '--json'])).stdout)
+    const hereStatus = await repo.cli(['status', '--json'])
+    expect(builtStatus.stdout).toBe(hereStatus.stdout)
+    expect(builtStatus.stderr).toBe(hereStatus.stderr)
     const fed = (here.json() as { results: { name: string }[] }).results.map((r) => r.name).sort()
     expect(fed).toEqual([name(1197), name(1198)])
+    expect(builtStatus.stderr).toContain(`${name(7)}.md: the file is not valid UTF-8 text`)
   })
 })

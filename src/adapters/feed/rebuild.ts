@@ -13,7 +13,7 @@ import { lstatSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { TextScan } from '../../core/agent-safety.js'
-import type { LearningSummary } from '../../core/query.js'
+import type { ParsedFile } from './parse-file.js'
 import type { CatalogEntry, SearchDoc } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
@@ -29,26 +29,6 @@ import { CACHE_FORMAT, cacheDir, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
 import { pruneTierCache, tierCacheStamp } from './tier-cache.js'
 import { writeCache } from './write-cache.js'
-
-/** One project file, parsed (or why it could not be). */
-interface ParsedFile {
-  entry?: CatalogEntry
-  /** The file as a listing row (src/core/query.ts summarize). */
-  row?: LearningSummary
-  doc?: Omit<SearchDoc, 'id'>
-  hash?: string
-  problem?: string
-  /** The learning's name (what an accepted directive is recorded under). */
-  name?: string
-  /** Why it is kept from agents (a credential, a directive: core/agent-safety.ts); listed, never fed. */
-  withheld?: string
-}
-
-/** What an error says, as a file's problem. */
-function problemOf(err: unknown): string {
-  const e = err as { reason?: string; message?: string }
-  return e.reason ?? e.message ?? String(err)
-}
 
 /** Why a learning is kept from agents, in one line. */
 function withheldReason(hazards: readonly { kind: string; line: number }[]): string {
@@ -84,8 +64,8 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
   return map
 }
 
-/** How many texts go to the scans' worker at a time: what is held parsed while it scans them. */
-const SCAN_BATCH = 1000
+/** How many files go to the parse worker at a time (or are parsed here at a time). */
+const PARSE_BATCH = 500
 
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
@@ -125,26 +105,25 @@ function asInWorkTree(root: string, path: string, blob: Uint8Array | undefined):
 
 /** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
-  const [store, learning, search, sources, { buildRecallIndex }, { summarize }] = await Promise.all([
+  const [store, search, sources, { buildRecallIndex }] = await Promise.all([
     import('../store/store.js'),
-    import('../../core/learning.js'),
     import('../../core/search.js'),
     import('../store/sources.js'),
     import('../../core/recall-rank.js'),
-    import('../../core/query.js'),
   ])
   const dir = cacheDir(commonDir)
   const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
   const problems: Problem[] = []
   const config = await (await import('../store/config.js')).readConfig(root, commonDir)
-  const [{ findAgentHazards, hazardsOf }, { startScanWorker }] = await Promise.all([
+  const [{ hazardsOf }, { parseProjectFile, problemOf }, { startParseWorker }] = await Promise.all([
     import('../../core/agent-safety.js'),
-    import('../store/text-scans.js'),
+    import('./parse-file.js'),
+    import('./parse-pool.js'),
   ])
   let overrides: Set<string> | undefined
-  /** Why the learning `name` is withheld, from its text's scan (or scanning it here), or undefined. */
-  const screen = async (name: string, text: string, scan: TextScan | undefined): Promise<string | undefined> => {
-    let hazards = scan ? hazardsOf(scan) : findAgentHazards(text, { allow: config.secrets.allow })
+  /** Why the learning `name` is withheld, from its text's scan, or undefined. */
+  const screen = async (name: string, scan: TextScan): Promise<string | undefined> => {
+    let hazards = hazardsOf(scan)
     if (hazards.some((h) => h.kind === 'directive')) {
       if (!overrides) {
         const [{ readDirectiveOverrides }, { parseDirectivesAllowed }] = await Promise.all([
@@ -153,10 +132,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
         ])
         overrides = parseDirectivesAllowed(readDirectiveOverrides(root, process.env))
       }
-      const allowed = overrides.has(name)
-      hazards = scan
-        ? hazardsOf(scan, allowed)
-        : findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: allowed })
+      hazards = hazardsOf(scan, overrides.has(name))
     }
     return hazards.length ? withheldReason(hazards) : undefined
   }
@@ -283,8 +259,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   }
 
   // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
-  // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each file is parsed, screened,
-  // folded and indexed as it comes, so only one chunk of texts is held at a time.
+  // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each batch of files is parsed,
+  // screened, folded and indexed as it comes, so only one chunk of texts is held at a time.
   type Slot = { path: string; oid?: string; problem?: string }
   const slots: Slot[] = []
   for (const st of STATES) {
@@ -319,7 +295,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     }
   }
   /** A slot's text: its blob as in the work tree, else the file; or why it cannot be read. */
-  const read = (slot: Slot, blob: Uint8Array | undefined): { text?: string; problem?: string } => {
+  type ReadText = { text?: string; problem?: string }
+  const read = (slot: Slot, blob: Uint8Array | undefined): ReadText => {
     if (slot.problem) return { problem: slot.problem }
     const { path, oid } = slot
     try {
@@ -334,59 +311,66 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       return { problem: problemOf(err) }
     }
   }
-  const parse = (path: string, text: string): ParsedFile => {
-    try {
-      const l = learning.parseLearning(text, path)
-      const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-      return {
-        entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1),
-        row: summarize(l),
-        doc,
-        hash: sources.contentHash(l),
-        name: l.name,
-      }
-    } catch (err) {
-      return { problem: problemOf(err) }
+  const allow = config.secrets.allow
+  /** A batch parsed here: a file that could not be read keeps its problem. */
+  const parseHere = (batch: readonly Slot[], texts: readonly ReadText[]): ParsedFile[] =>
+    batch.map((slot, i) => {
+      const t = texts[i] as ReadText
+      return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : parseProjectFile(slot.path, t.text, allow)
+    })
+  /** Screens, folds and indexes a batch's files in store order. */
+  const settle = async (batch: readonly Slot[], parsed: ParsedFile[]) => {
+    for (const [i, slot] of batch.entries()) {
+      let result = parsed[i] as ParsedFile
+      if (result.name !== undefined && result.scan)
+        try {
+          // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
+          // but never fed to an agent (search, context, recall).
+          const withheld = await screen(result.name, result.scan)
+          if (withheld) result.withheld = withheld
+        } catch (err) {
+          result = { problem: problemOf(err) }
+        }
+      record(slot.path, result)
     }
   }
-  // The trust boundary's scans of a chunk's texts run in a worker thread (a second core) while this one parses them.
-  const scanner = startScanWorker(config.secrets.allow, slots.length)
+  // A worker thread (a second core) parses batches while this one parses others; every batch is indexed here, in
+  // store order. The worker is given a batch whenever it has fewer than two to do, so neither thread waits long.
+  const worker = startParseWorker(allow, slots.length)
+  type Queued = { batch: Slot[]; texts: ReadText[]; parsed?: ParsedFile[]; asked?: Promise<ParsedFile[] | undefined> }
+  const settleQueued = async (q: Queued) => {
+    const parsed = q.parsed ?? (await q.asked) ?? parseHere(q.batch, q.texts)
+    // The worker was given '' for a file that could not be read: the file keeps the reason it could not.
+    const unread = (i: number) => q.texts[i]?.text === undefined
+    await settle(
+      q.batch,
+      parsed.map((f, i) => (unread(i) ? { problem: q.texts[i]?.problem ?? 'unreadable' } : f)),
+    )
+  }
   try {
     for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
       const chunk = slots.slice(from, from + BULK_CHUNK)
-      /** A batch's texts, their scans asked of the worker at once. */
-      const readBatch = (at: number) => {
-        const batch = chunk.slice(at, at + SCAN_BATCH)
+      const queue: (Queued & { answered?: boolean })[] = []
+      for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
+        const batch = chunk.slice(at, at + PARSE_BATCH)
         const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
-        return { batch, texts, scanning: scanner?.scan(texts.map((t) => t.text ?? '')) }
+        if (worker && worker.waiting < 2) {
+          const q: Queued & { answered?: boolean } = { batch, texts }
+          q.asked = worker.parse(
+            batch.map((slot) => slot.path),
+            texts.map((t) => t.text ?? ''),
+          )
+          void q.asked.then(() => (q.answered = true))
+          queue.push(q)
+        } else queue.push({ batch, texts, parsed: parseHere(batch, texts) })
+        // Let the worker's answers in, then index every batch at the head of the queue that is ready.
+        if (worker) await new Promise((resolve) => setImmediate(resolve))
+        while (queue[0] && (queue[0].parsed || queue[0].answered)) await settleQueued(queue.shift() as Queued)
       }
-      // The next batch goes to the worker before this one is parsed, so that it always has one to scan.
-      for (let at = 0, next = readBatch(0); at < chunk.length; at += SCAN_BATCH) {
-        const { batch, texts, scanning } = next
-        if (at + SCAN_BATCH < chunk.length) next = readBatch(at + SCAN_BATCH)
-        const parsed = batch.map((slot, i) => {
-          const t = texts[i] as { text?: string; problem?: string }
-          return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : parse(slot.path, t.text)
-        })
-        const scans = await scanning
-        for (const [i, slot] of batch.entries()) {
-          const result = parsed[i] as ParsedFile
-          const text = texts[i]?.text
-          if (result.name !== undefined && text !== undefined)
-            try {
-              // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is
-              // listed but never fed to an agent (search, context, recall).
-              const withheld = await screen(result.name, text, scans?.[i])
-              if (withheld) result.withheld = withheld
-            } catch (err) {
-              parsed[i] = { problem: problemOf(err) }
-            }
-          record(slot.path, parsed[i] as ParsedFile)
-        }
-      }
+      for (const q of queue) await settleQueued(q)
     }
   } finally {
-    scanner?.close()
+    worker?.close()
   }
   problems.push(...tierProblems)
 
