@@ -194,6 +194,65 @@ describe('git learn tier', () => {
     expect(search.stderr).toMatch(/huge-one\.md.*1 MB/)
   })
 
+  test('tier remove commits config.yaml alone without the tier (comments kept), deletes its ref, and search drops it', async () => {
+    const { bare } = tierRepo({ 'kafka-lag': good('kafka-lag', { topic: 'kafka consumer lag' }) })
+    const other = tierRepo({ 'redis-evict': good('redis-evict') })
+    const repo = makeRepo()
+    soloConfig(repo)
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    expect((await repo.cli(['tier', 'add', 'fw', other.bare])).code).toBe(0)
+    expect((await repo.cli(['search', 'kafka consumer lag', '--json'])).json().results[0]).toMatchObject({
+      tier: 'org',
+    })
+    const pin = repo.git('rev-parse', 'refs/learn/tiers/org').trim()
+    repo.write('staged.txt', 'x\n')
+    repo.git('add', 'staged.txt')
+    const head = repo.git('rev-parse', 'HEAD').trim()
+
+    const r = await repo.cli(['tier', 'remove', 'org', '--json'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const out = r.json()
+    expect(out).toMatchObject({ name: 'org', pin, ref: 'refs/learn/tiers/org', refDeleted: true })
+    expect(repo.git('rev-parse', 'HEAD~1').trim()).toBe(head)
+    expect(repo.git('rev-parse', 'HEAD').trim()).toBe(out.commit)
+    expect(changedIn(repo)).toEqual(['M\t.learnings/config.yaml'])
+    expect(repo.git('diff', '--cached', '--name-only').trim()).toBe('staged.txt') // the user's work, untouched
+    const message = lastMessage(repo)
+    expect(message).toMatch(/^learn: tier remove org\n/)
+    expect(message).toContain(`Learning-Tier: org\nLearning-Tier-Commit: ${pin}`)
+    const config = repo.read('.learnings/config.yaml')
+    expect(config).toMatch(/^# team settings/)
+    expect(config).not.toContain(pin)
+    expect(config).toContain('name: fw')
+    expect(repo.git('for-each-ref', '--format=%(refname)', 'refs/learn/tiers/').trim()).toBe('refs/learn/tiers/fw')
+
+    const after = (await repo.cli(['search', 'kafka consumer lag', '--json'])).json()
+    expect(after.results.filter((x: { tier: string }) => x.tier === 'org')).toEqual([])
+    const cache = join(repo.root, '.git', 'learn', 'cache')
+    expect(readdirSync(cache).filter((n) => n.startsWith('tier-') && n.includes(pin))).toEqual([])
+    expect((await repo.cli(['tier', 'list', '--json'])).json().tiers.map((t: { name: string }) => t.name)).toEqual([
+      'fw',
+    ])
+
+    // Refused, nothing changed: a name that is not configured (exit 2); config.yaml with edits of its own (exit 1).
+    const gone = await repo.cli(['tier', 'remove', 'org'])
+    expect(gone.code).toBe(2)
+    expect(gone.stderr).toMatch(/no tier named "org".*the tiers are: fw/)
+    repo.write('.learnings/config.yaml', `${repo.read('.learnings/config.yaml')}# an edit\n`)
+    const dirty = await repo.cli(['tier', 'remove', 'fw'])
+    expect(dirty.code).toBe(1)
+    expect(repo.git('rev-parse', 'HEAD').trim()).toBe(out.commit)
+    expect(repo.git('rev-parse', 'refs/learn/tiers/fw')).toMatch(/^[0-9a-f]{40}/)
+    expect(repo.read('.learnings/config.yaml')).toMatch(/# an edit\n$/)
+    // And back: the history holds the URL, `tier add` restores it.
+    repo.git('checkout', '-q', '--', '.learnings/config.yaml')
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    expect((await repo.cli(['search', 'kafka consumer lag', '--json'])).json().results[0]).toMatchObject({
+      tier: 'org',
+    })
+  })
+
   test('the same content in two tiers appears once', async () => {
     const text = good('shared-fix', { topic: 'shared fix', tags: ['shared', 'ci'] })
     const one = tierRepo({ 'shared-fix': text })

@@ -337,17 +337,25 @@ export async function diffTierLearnings(git: Git, from: string, to: string): Pro
 }
 
 /** The config text with the tier `name` set to `tier` (added at the end when new); comments and layout survive. */
-export function setTierInConfig(text: string | undefined, tier: TierConfig): string {
+/** config.yaml as a Document for editing (comments and layout survive), once it passes every other read's checks. */
+function configDocument(text: string | undefined): YAML.Document {
   const doc = YAML.parseDocument(text ?? '')
   if (doc.errors.length) throw new ConfigError(CONFIG_PATH, [`malformed YAML: ${doc.errors[0]?.message ?? ''}`])
-  // The Document is for editing (comments and layout survive); what it holds passes the checks of every other read
-  // of config.yaml first: aliases bounded, keys unique, a mapping.
+  // What the Document holds passes the checks of every other read of config.yaml first: aliases bounded, keys unique,
+  // a mapping.
   try {
     parseYamlMapping(text ?? '')
   } catch (err) {
     throw new ConfigError(CONFIG_PATH, [`malformed YAML: ${String((err as Error).message ?? err).split('\n')[0]}`])
   }
   if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never
+  return doc
+}
+
+const isTierNamed = (it: unknown, name: string) => YAML.isMap(it) && it.get('name') === name
+
+export function setTierInConfig(text: string | undefined, tier: TierConfig): string {
+  const doc = configDocument(text)
   let seq = doc.get('tiers', true)
   if (!YAML.isSeq(seq)) {
     seq = doc.createNode([]) as YAML.YAMLSeq
@@ -355,7 +363,7 @@ export function setTierInConfig(text: string | undefined, tier: TierConfig): str
   }
   const items = (seq as YAML.YAMLSeq).items
   const node = doc.createNode(Object.fromEntries(Object.entries(tier).filter(([, v]) => v !== undefined)))
-  const at = items.findIndex((it) => YAML.isMap(it) && it.get('name') === tier.name)
+  const at = items.findIndex((it) => isTierNamed(it, tier.name))
   if (at >= 0) {
     const map = items[at] as YAML.YAMLMap
     for (const [k, v] of Object.entries(tier)) if (v !== undefined) map.set(k, v)
@@ -364,15 +372,27 @@ export function setTierInConfig(text: string | undefined, tier: TierConfig): str
   return doc.toString({ lineWidth: 0 })
 }
 
-/** config.yaml's new text with the tier set, and whether the file is already there (clean: refused otherwise). */
+/** config.yaml's text without the tier of that name (the rest, comments included, as it was). */
+export function removeTierFromConfig(text: string, name: string): string {
+  const doc = configDocument(text)
+  const seq = doc.get('tiers', true)
+  if (YAML.isSeq(seq)) seq.items = seq.items.filter((it) => !isTierNamed(it, name))
+  return doc.toString({ lineWidth: 0 })
+}
+
+/**
+ * config.yaml's new text with the tier set (or, given `{ remove: name }`, removed), and whether the file is already
+ * there (clean: refused otherwise).
+ */
 export async function planTierConfig(
   git: Git,
-  tier: TierConfig,
+  change: TierConfig | { remove: string },
 ): Promise<{ path: string; text: string; existed: boolean }> {
   const file = join(git.root, CONFIG_PATH)
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined
   if (before !== undefined) await assertPathClean(git, 'config', CONFIG_PATH)
-  return { path: CONFIG_PATH, text: setTierInConfig(before, tier), existed: before !== undefined }
+  const text = 'remove' in change ? removeTierFromConfig(before ?? '', change.remove) : setTierInConfig(before, change)
+  return { path: CONFIG_PATH, text, existed: before !== undefined }
 }
 
 /** A reason not to trust a tier (messages: tierVerifyProblem). */
@@ -423,14 +443,14 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
 }
 
 /** The commit message of a tier pin change (config.yaml alone). */
-export function buildTierCommitMessage(action: 'add' | 'update', tier: TierConfig, from?: string): string {
-  const lines = [
-    `learn: tier ${action} ${tier.name}`,
-    '',
-    `${action === 'add' ? 'Pin' : 'Move the pin of'} tier ${tier.name} (${tier.url}${tier.ref ? ` ${tier.ref}` : ''})${from ? ` from ${from.slice(0, 12)}` : ''} to ${tier.commit}.`,
-    '',
-    `Learning-Tier: ${tier.name}`,
-    `Learning-Tier-Commit: ${tier.commit}`,
-  ]
+export function buildTierCommitMessage(action: 'add' | 'update' | 'remove', tier: TierConfig, from?: string): string {
+  const where = `tier ${tier.name} (${tier.url}${tier.ref ? ` ${tier.ref}` : ''})`
+  const what = {
+    add: `Pin ${where} to ${tier.commit}.`,
+    update: `Move the pin of ${where}${from ? ` from ${from.slice(0, 12)}` : ''} to ${tier.commit}.`,
+    remove: `Remove ${where}, pinned at ${tier.commit ?? '(no commit)'}: its learnings no longer reach this project's agents.`,
+  }[action]
+  const lines = [`learn: tier ${action} ${tier.name}`, '', what, '', `Learning-Tier: ${tier.name}`]
+  if (tier.commit) lines.push(`Learning-Tier-Commit: ${tier.commit}`)
   return `${lines.join('\n')}\n`
 }
