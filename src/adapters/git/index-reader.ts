@@ -241,7 +241,7 @@ function readTreeFile(abs: string, path: string): TreeFile | undefined {
     const st = fstatSync(fd)
     if (!st.isFile()) return undefined
     if (st.size > MAX_CHECK_BYTES) return { path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` }
-    return { path, mode: '100644', ...decodeForCheck(...readWhole(fd)) }
+    return { path, mode: '100644', ...decodeForCheck(readWhole(fd, st.size)) }
   } finally {
     closeSync(fd)
   }
@@ -250,13 +250,12 @@ function readTreeFile(abs: string, path: string): TreeFile | undefined {
 /** One buffer for every file read (decoding copies the text out): no buffer, and no second fstat, per file. */
 let readBuffer: Buffer | undefined
 
-/** An open file's bytes (a view valid until the next call) and how many there were, up to one past the limit. */
-function readWhole(fd: number): [Uint8Array, number] {
-  const buffer = (readBuffer ??= Buffer.allocUnsafe(MAX_CHECK_BYTES + 1))
-  let size = 0
-  for (let n = -1; n !== 0 && size < buffer.length; size += n)
-    n = readSync(fd, buffer, size, buffer.length - size, null)
-  return [buffer.subarray(0, size), size]
+/** The `size` bytes of an open file, or fewer when it ends first, as a view valid until the next call. */
+function readWhole(fd: number, size: number): Uint8Array {
+  const buffer = (readBuffer ??= Buffer.allocUnsafe(MAX_CHECK_BYTES))
+  let read = 0
+  for (let n = -1; n !== 0 && read < size; read += n) n = readSync(fd, buffer, read, size - read, null)
+  return buffer.subarray(0, read)
 }
 
 /** readTreeFile where O_NOFOLLOW is missing (Windows): lstat, then read. */
