@@ -66,6 +66,22 @@ describe('startParseWorker', () => {
     expect(await worker?.parse(paths, texts)).toBeUndefined()
   })
 
+  test('a worker out of heap answers undefined: its batches are parsed here', async () => {
+    const worker = built.startParseWorker([], files.length, 0, 1)
+    try {
+      const big = Array.from({ length: 200 }, (_, i) => learningText(`big-${i}`, {}, body('word '.repeat(20_000))))
+      expect(
+        await worker?.parse(
+          big.map((_, i) => `.learnings/active/big-${i}.md`),
+          big,
+        ),
+      ).toBeUndefined()
+      expect(await worker?.parse(paths, texts)).toBeUndefined()
+    } finally {
+      worker?.close()
+    }
+  })
+
   test('without a worker file beside the module (the sources), parse answers undefined', async () => {
     const worker = startParseWorker([], files.length, 0)
     try {
