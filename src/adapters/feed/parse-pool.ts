@@ -9,8 +9,11 @@ import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { ParsedFile } from './parse-file.js'
 
-/** Below this many files a worker's start (~50 ms of loading the parser and scanners) costs more than it saves. */
-export const MIN_WORKER_FILES = 1000
+/**
+ * Below this many files a worker's start (~50 ms of loading the parser and scanners) costs more than it saves: at
+ * 1,000 a rebuild took 569 ms on one thread and 614 ms with the worker (BENCHMARKS.md).
+ */
+export const MIN_WORKER_FILES = 2000
 
 /**
  * The worker's heap (old generation), which bounds its memory: a batch holds 500 files and the normalization memos are
