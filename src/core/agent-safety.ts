@@ -31,7 +31,7 @@ export interface TextScan {
 
 /**
  * Both scans of `text`: secrets (without the fingerprints in `allow`) and directives. Pure, so it can run in a worker
- * thread (src/adapters/store/text-scans.ts) and give what the scans run here would.
+ * thread (src/adapters/feed/parse-worker.ts) and give what the scans run here would.
  */
 export function scanForAgents(text: string, allow: readonly string[] = []): TextScan {
   return { secrets: scanSecrets(text, { allow }), directives: scanDirectives(text) }
