@@ -14,7 +14,7 @@ import { findGitDirs } from '../git/locate.js'
 import { readConfigBytes } from '../store/config.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
-export const CACHE_FORMAT = 7
+export const CACHE_FORMAT = 8
 
 export function cacheDir(commonDir: string): string {
   return join(commonDir, 'learn', 'cache')
@@ -225,8 +225,10 @@ let prefetched: { cwd: string; keying: Promise<Keying> } | undefined
 /**
  * Start the key's git processes now, before the command's modules are loaded (bin.ts does this first thing for the
  * commands that read the feed), so that git works while Node compiles; the command's reader then takes them over.
+ * Once per directory: a second call for the same one (bin.ts, then the recall command) keeps the first processes.
  */
 export function prefetchKeying(cwd: string): void {
+  if (prefetched?.cwd === cwd) return
   const keying = startKeying(cwd)
   keying.catch(() => undefined) // not a repository: the command's own reader reports it
   prefetched = { cwd, keying }
