@@ -2,6 +2,15 @@
  * The key of the feed cache (see search-index.ts), and the git processes it comes from. Kept apart from the cache
  * readers so that bin.ts and recall can start those processes (prefetchKeying) after loading only this module and
  * the repository walk: node:crypto and the readers load while git works.
+ *
+ * The key hashes the format and the build, config.yaml's bytes, the index's entries of the store (`git ls-files -s`,
+ * or the alias of the index file's stat), the sorted records of `git status` over the store (tracked changes,
+ * untracked `??` and ignored `!!` files) and the lstat of each path those records name. A cache must never serve an
+ * edited file: a tracked file edited in place shows in the status (git stats every index entry); an untracked or
+ * ignored one in its lstat; one added, removed or renamed in the status's listing. That listing (a walk of the store
+ * against the ignore rules, half the status at 100,000 files) is taken from the last full status while the index
+ * file and each state directory keep the stat they had before it ran (readWatch): the untracked files are the
+ * directories' entries less the index's, and neither changed. docs/performance.md "The feed cache" says more.
  */
 import type { Hash } from 'node:crypto'
 import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs'
