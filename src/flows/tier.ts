@@ -1,7 +1,8 @@
 /**
- * `git learn tier add|list|update|verify`: fetch a tier into refs/learn/tiers/<name>, pin the fetched commit in
- * config.yaml and commit that file alone (the ref is put back when the commit fails), list the pins, move a pin
- * with the learnings it adds, removes and changes, and verify refs and objects.
+ * `git learn tier add|list|update|remove|verify`: fetch a tier into refs/learn/tiers/<name>, pin the fetched commit
+ * in config.yaml and commit that file alone (the ref is put back when the commit fails), list the pins, move a pin
+ * with the learnings it adds, removes and changes, remove a tier (a reviewed commit of config.yaml, then its ref), and
+ * verify refs and objects.
  */
 import { assertNoOperationInProgress } from '../adapters/git/simple.js'
 import { commitTransition } from './transition.js'
@@ -131,6 +132,38 @@ export async function updateTier(cwd: string, name: string): Promise<TierUpdated
   const next: TierConfig = { ...tier, commit }
   const configCommit = await commitPin(git, next, buildTierCommitMessage('update', next, old), before)
   return { name: tier.name, from: old, to: commit, diff, configCommit }
+}
+
+export interface TierRemoved {
+  name: string
+  /** The commit the tier was pinned at, if any (named in the commit's trailers: the history keeps it). */
+  pin: string | null
+  configCommit: string
+  /** Whether refs/learn/tiers/<name> was there and is now deleted. */
+  refDeleted: boolean
+}
+
+/**
+ * Take a tier out of config.yaml in a commit of that file alone, then delete refs/learn/tiers/<name> (only if it still
+ * points where it did: a fetch beside us wins). Nothing is lost: the commit names the URL and the pin, so `tier add`
+ * brings it back; the tier's learnings live in their own repository.
+ */
+export async function removeTier(cwd: string, name: string): Promise<TierRemoved> {
+  const repo = await openRepo(cwd)
+  const { git } = repo
+  const tier = findTier((await repo.config()).tiers, name)
+  assertNoOperationInProgress(git)
+  await assertNothingHalfDone(git)
+  const c = await planTierConfig(git, { remove: tier.name })
+  const ref = await readTierRef(git, tier.name)
+  const configCommit = await commitTransition(
+    git,
+    [{ kind: 'replace', path: c.path, text: c.text }],
+    buildTierCommitMessage('remove', tier),
+  )
+  const refDeleted =
+    ref !== undefined && (await git.tryRun(['update-ref', '-d', tierRef(tier.name), ref])) !== undefined
+  return { name: tier.name, pin: tier.commit ?? null, configCommit, refDeleted }
 }
 
 export interface TierVerified {

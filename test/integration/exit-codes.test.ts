@@ -308,6 +308,8 @@ const ROWS: Record<string, Row[]> = {
     { kind: 'no-repo', argv: ['tier', 'list'], outside: true },
     { kind: 'not-found', argv: ['tier', 'update', 'org'] },
     { kind: 'not-found', argv: ['tier', 'verify', 'org'] },
+    { kind: 'usage', argv: ['tier', 'remove'] },
+    { kind: 'not-found', argv: ['tier', 'remove', 'org'] },
     { kind: 'state', argv: ['tier', 'add', 'org', '/x'], setup: movedTier },
     { kind: 'unreachable', argv: ['tier', 'add', 'org', join(tmpdir(), 'no-such-tier-repo')] },
     { kind: 'unreachable', argv: ['tier', 'update', 'org'], setup: deadTier },

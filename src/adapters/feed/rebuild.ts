@@ -9,8 +9,7 @@
  * Why over 300 lines: reading every source and folding duplicates is one pass with one memory budget; writing is
  * write-cache.ts.
  */
-import { createHash } from 'node:crypto'
-import { lstatSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { LearningSummary } from '../../core/query.js'
@@ -22,11 +21,12 @@ import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts } from '../../core/search-parts.js'
 import { tryGitAsync } from '../git/run.js'
 import { writeCacheFile } from '../state/cache-file.js'
-import { isObject, readJson } from './cache-files.js'
+import { deflateJson, isObject, readDeflatedJson } from './cache-files.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
-import { CACHE_FORMAT, cacheDir, codeStamp, storeFiles } from './feed-key.js'
+import { CACHE_FORMAT, cacheDir, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
+import { pruneTierCache, tierCacheStamp } from './tier-cache.js'
 import { writeCache } from './write-cache.js'
 
 /** One project file, parsed (or why it could not be). */
@@ -156,6 +156,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const groupIndexes: ({ name: string; index: ScoringIndex } | undefined)[] = [undefined]
   const tierProblems: Problem[] = []
   let volatile = false
+  const pinned: string[] = []
   if (config.tiers.length) {
     const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([
       import('../store/repo.js'),
@@ -169,14 +170,12 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       if (w.path.startsWith(TIER_REF_PREFIX)) volatile = true
     }
     const pins = await tiers.readTierPins(repo, onWarning)
-    const keep = new Set<string>()
-    const stamp = codeStamp(createHash).slice(0, 12)
+    pinned.push(...pins.map((p) => p.commit))
+    const stamp = tierCacheStamp()
     for (const pin of pins) {
-      const itemsName = `tier-items-${pin.commit}-${stamp}.json`
+      const itemsName = `tier-items-${pin.commit}-${stamp}.json.deflate`
       const indexName = `tier-index-${pin.commit}-${stamp}`
       const indexFiles = tierIndexFiles(join(dir, indexName))
-      keep.add(itemsName)
-      keep.add(indexName)
       let cached = readTierItems(join(dir, itemsName), pin.commit)
       let index: ScoringIndex | undefined
       const terms = cached && readIndexTerms(indexFiles.terms)
@@ -187,15 +186,23 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           // Damaged: read the tier again.
         }
       if (!cached || !index) {
-        // Not readTierLearningsCached: its copy of every parsed learning would double what tier-items holds.
-        const scan = await tiers.readTierLearnings(repo.git, pin.tier, pin.commit, await loadLearningValidator())
+        // Each learning indexed as it is read, its text dropped (not readTierLearningsCached: a copy of every parsed
+        // learning of a 100,000-learning tier is most of a gigabyte).
         const builder = new IndexBuilder()
+        const items: Item[] = []
+        const warnings = await tiers.forEachTierLearning(
+          repo.git,
+          pin.tier,
+          pin.commit,
+          await loadLearningValidator(),
+          (l) => {
+            builder.add(search.buildSearchDoc(items.length, l))
+            items.push({ entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, hash: sources.contentHash(l) })
+          },
+        )
         cached = {
-          items: scan.learnings.map((l, i) => {
-            builder.add(search.buildSearchDoc(i, l))
-            return { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, hash: sources.contentHash(l) }
-          }),
-          warnings: scan.warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
+          items,
+          warnings: warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
         }
         const parts = builder.finish()
         index = partsIndex(parts)
@@ -219,14 +226,9 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       })
       groupIndexes.push({ name: indexName, index })
     }
-    try {
-      for (const name of readdirSync(dir))
-        if (/^tier-(items|index)-/.test(name) && !keep.has(name) && !keep.has(name.replace(/\.[a-z]+\.[a-z]+$/, '')))
-          unlinkSync(join(dir, name))
-    } catch {
-      // The cache is an optimisation only.
-    }
   }
+  // With no tier left (or one moved to another commit), its cached files go too: tier-cache.ts.
+  pruneTierCache(dir, pinned)
 
   // Each content once, in the heaviest source (the project on ties), as sources.ts foldSources does: the tiers
   // heavier than the project claim their contents first, the project's learnings as they are read, then the others.
@@ -365,7 +367,7 @@ interface TierItems {
 }
 
 function readTierItems(file: string, commit: string): TierItems | undefined {
-  const f = readJson(file)
+  const f = readDeflatedJson(file)
   if (
     !isObject(f) ||
     f['format'] !== CACHE_FORMAT ||
@@ -380,5 +382,5 @@ function readTierItems(file: string, commit: string): TierItems | undefined {
 }
 
 function writeTierItems(file: string, commit: string, t: TierItems): void {
-  writeCacheFile(file, JSON.stringify({ format: CACHE_FORMAT, commit, ...t }))
+  writeCacheFile(file, deflateJson({ format: CACHE_FORMAT, commit, ...t }))
 }

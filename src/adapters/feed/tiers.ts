@@ -12,9 +12,15 @@ import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
 import { ConfigError, GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
-import { parseCatFileBatch } from '../../core/git-output.js'
+import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
-import { parseLearning, parseStorePath, parseYamlMapping, validateLearning } from '../../core/learning.js'
+import {
+  MAX_LEARNING_BYTES,
+  parseLearning,
+  parseStorePath,
+  parseYamlMapping,
+  validateLearning,
+} from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import type { SchemaValidator } from '../../core/validate.js'
 import { assertPathClean } from '../git/commit.js'
@@ -24,6 +30,9 @@ import type { Repo } from '../store/repo.js'
 import { gitAsync } from '../git/run.js'
 import { CONFIG_PATH } from '../store/config.js'
 import { decodeLearningBytes } from '../store/store.js'
+import { deflateJson, readDeflatedJson } from './cache-files.js'
+import { cacheDir } from './feed-key.js'
+import { pruneTierCache, tierCacheStamp } from './tier-cache.js'
 
 export type TierConfig = Config['tiers'][number]
 export const DEFAULT_TIER_WEIGHT = 0.9
@@ -61,6 +70,89 @@ export interface TierScan {
   warnings: TierWarning[]
 }
 
+/** Blobs read per `git cat-file --batch`: what a tier read holds at once is one chunk's bytes (and the next's). */
+const TIER_CHUNK = 4000
+
+/**
+ * Each valid active learning of a tier commit, read from git objects and screened, handed to `onLearning` in tree
+ * order as it is read (a caller that indexes them keeps none of the texts); invalid ones are skipped with one warning
+ * each, returned. Sizes come first (`cat-file --batch-check`), so a blob over the 1 MB limit of a learning is never
+ * loaded: a hostile tier cannot make this read a huge object. The blobs are then read in chunks of TIER_CHUNK, the
+ * next chunk's git process running while this one's learnings are parsed.
+ */
+export async function forEachTierLearning(
+  git: Git,
+  tier: string,
+  commit: string,
+  validator: SchemaValidator,
+  onLearning: (learning: Learning) => void,
+  chunk = TIER_CHUNK,
+): Promise<TierWarning[]> {
+  const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
+  const warnings: TierWarning[] = []
+  const warn = (path: string, reason: string) => warnings.push({ path: `${tier}:${path}`, reason })
+  const blobs: TreeEntry[] = []
+  for (const e of entries) {
+    if (!e.path.endsWith('.md')) continue
+    if (e.type !== 'blob' || e.mode === '120000') warn(e.path, 'not a regular file')
+    else if (!parseStorePath(e.path)) warn(e.path, 'invalid learning: it is not directly inside .learnings/active/')
+    else blobs.push(e)
+  }
+  if (!blobs.length) return warnings
+  const cwd = git.root
+  const sizes = parseCatFileBatchCheck(
+    (await gitAsync(['cat-file', '--batch-check'], { cwd, input: `${blobs.map((b) => b.oid).join('\n')}\n` })).toString(
+      'utf8',
+    ),
+  )
+  const readable: TreeEntry[] = []
+  blobs.forEach((b, i) => {
+    const info = sizes[i]
+    if (!info) warn(b.path, `invalid learning: ${MISSING_OBJECT}`)
+    else if (info.size > MAX_LEARNING_BYTES)
+      warn(
+        b.path,
+        `invalid learning: the file is ${info.size} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`,
+      )
+    else readable.push(b)
+  })
+  const read = (from: number) => {
+    const ids = readable.slice(from, from + chunk).map((b) => b.oid)
+    return gitAsync(['cat-file', '--batch'], { cwd, input: `${ids.join('\n')}\n` })
+  }
+  let next = readable.length ? read(0) : undefined
+  for (let from = 0; next; from += chunk) {
+    const contents = parseCatFileBatch(await next)
+    next = from + chunk < readable.length ? read(from + chunk) : undefined
+    readable.slice(from, from + chunk).forEach((b, i) => {
+      const bytes = contents[i]?.bytes
+      try {
+        if (!bytes) throw new Error(MISSING_OBJECT)
+        const text = decodeLearningBytes(bytes, b.path)
+        const learning = parseLearning(text, b.path)
+        const { errors } = validateLearning(learning, validator)
+        if (errors.length) throw new Error(errors.join('; '))
+        // A tier is another repository's text: the same screen as `add` (core/agent-safety.ts) before any agent sees it.
+        const hazards = findAgentHazards(text)
+        if (hazards.length) {
+          warn(
+            b.path,
+            `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
+          )
+          return
+        }
+        onLearning(learning)
+      } catch (err) {
+        const e = err as { reason?: string; message?: string }
+        warn(b.path, `invalid learning: ${e.reason ?? e.message ?? String(err)}`)
+      }
+    })
+  }
+  return warnings
+}
+
+const MISSING_OBJECT = 'its object is missing from this repository (run `git learn tier update`)'
+
 /** The valid active learnings of a tier commit, read from git objects; invalid ones are skipped with one warning each. */
 export async function readTierLearnings(
   git: Git,
@@ -68,79 +160,37 @@ export async function readTierLearnings(
   commit: string,
   validator: SchemaValidator,
 ): Promise<TierScan> {
-  const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
-  const warnings: TierWarning[] = []
-  const blobs: TreeEntry[] = []
-  for (const e of entries) {
-    if (!e.path.endsWith('.md')) continue
-    if (e.type !== 'blob' || e.mode === '120000') {
-      warnings.push({ path: `${tier}:${e.path}`, reason: 'not a regular file' })
-      continue
-    }
-    blobs.push(e)
-  }
-  if (!blobs.length) return { learnings: [], warnings }
-  const contents = parseCatFileBatch(
-    await gitAsync(['cat-file', '--batch'], { cwd: git.root, input: `${blobs.map((b) => b.oid).join('\n')}\n` }),
-  )
   const learnings: Learning[] = []
-  blobs.forEach((b, i) => {
-    const bytes = contents[i]?.bytes
-    try {
-      if (!bytes) throw new Error('its object is missing from this repository (run `git learn tier update`)')
-      if (!parseStorePath(b.path)) throw new Error('it is not directly inside .learnings/active/')
-      const text = decodeLearningBytes(bytes, b.path)
-      const learning = parseLearning(text, b.path)
-      const { errors } = validateLearning(learning, validator)
-      if (errors.length) throw new Error(errors.join('; '))
-      // A tier is another repository's text: the same screen as `add` (core/agent-safety.ts) before any agent sees it.
-      const hazards = findAgentHazards(text)
-      if (hazards.length) {
-        warnings.push({
-          path: `${tier}:${b.path}`,
-          reason: `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
-        })
-        return
-      }
-      learnings.push(learning)
-    } catch (err) {
-      const e = err as { reason?: string; message?: string }
-      warnings.push({ path: `${tier}:${b.path}`, reason: `invalid learning: ${e.reason ?? e.message ?? String(err)}` })
-    }
-  })
+  const warnings = await forEachTierLearning(git, tier, commit, validator, (l) => learnings.push(l))
   return { learnings, warnings }
 }
 
 interface CachedTier {
-  /** 2: learnings screened by core/agent-safety.ts. */
-  v: 2
+  /** The tier's commit: a file of another commit under this name is not used. */
+  commit: string
   learnings: Learning[]
   warnings: TierWarning[]
 }
 
-/** readTierLearnings, cached per commit under <common dir>/learn/cache/ (a commit never changes, so neither does this). */
+/**
+ * readTierLearnings, cached per commit and build under <common dir>/learn/cache/ (tier-cache.ts): a commit never
+ * changes, and the build part re-screens its learnings when the rules of core/agent-safety.ts change.
+ */
 export async function readTierLearningsCached(
   git: Git,
   tier: string,
   commit: string,
   validator: () => Promise<SchemaValidator>,
 ): Promise<TierScan> {
-  const dir = join(git.commonDir, 'learn', 'cache')
-  const file = join(dir, `tier-${commit}.json`)
-  if (existsSync(file)) {
-    try {
-      const c = JSON.parse(readFileSync(file, 'utf8')) as CachedTier
-      if (c.v === 2 && Array.isArray(c.learnings))
-        return {
-          learnings: c.learnings,
-          warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })),
-        }
-    } catch {
-      /* a torn or old cache file is rebuilt below */
+  const file = join(cacheDir(git.commonDir), `tier-learnings-${commit}-${tierCacheStamp()}.json.deflate`)
+  const c = readDeflatedJson(file) as Partial<CachedTier> | undefined
+  if (c?.commit === commit && Array.isArray(c.learnings) && Array.isArray(c.warnings))
+    return {
+      learnings: c.learnings,
+      warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })),
     }
-  }
   const scan = await readTierLearnings(git, tier, commit, await validator())
-  writeCacheFile(file, JSON.stringify({ v: 2, ...scan } satisfies CachedTier))
+  writeCacheFile(file, deflateJson({ commit, ...scan } satisfies CachedTier))
   return scan
 }
 
@@ -159,6 +209,10 @@ export async function readTierSources(
   onWarning: (w: TierWarning) => void = () => undefined,
 ): Promise<TierSource[]> {
   const pins = await readTierPins(repo, onWarning)
+  pruneTierCache(
+    cacheDir(repo.git.commonDir),
+    pins.map((p) => p.commit),
+  )
   if (!pins.length) return []
   const { loadLearningValidator } = await import('../store/validators.js')
   const out: TierSource[] = []
@@ -283,17 +337,25 @@ export async function diffTierLearnings(git: Git, from: string, to: string): Pro
 }
 
 /** The config text with the tier `name` set to `tier` (added at the end when new); comments and layout survive. */
-export function setTierInConfig(text: string | undefined, tier: TierConfig): string {
+/** config.yaml as a Document for editing (comments and layout survive), once it passes every other read's checks. */
+function configDocument(text: string | undefined): YAML.Document {
   const doc = YAML.parseDocument(text ?? '')
   if (doc.errors.length) throw new ConfigError(CONFIG_PATH, [`malformed YAML: ${doc.errors[0]?.message ?? ''}`])
-  // The Document is for editing (comments and layout survive); what it holds passes the checks of every other read
-  // of config.yaml first: aliases bounded, keys unique, a mapping.
+  // What the Document holds passes the checks of every other read of config.yaml first: aliases bounded, keys unique,
+  // a mapping.
   try {
     parseYamlMapping(text ?? '')
   } catch (err) {
     throw new ConfigError(CONFIG_PATH, [`malformed YAML: ${String((err as Error).message ?? err).split('\n')[0]}`])
   }
   if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never
+  return doc
+}
+
+const isTierNamed = (it: unknown, name: string) => YAML.isMap(it) && it.get('name') === name
+
+export function setTierInConfig(text: string | undefined, tier: TierConfig): string {
+  const doc = configDocument(text)
   let seq = doc.get('tiers', true)
   if (!YAML.isSeq(seq)) {
     seq = doc.createNode([]) as YAML.YAMLSeq
@@ -301,7 +363,7 @@ export function setTierInConfig(text: string | undefined, tier: TierConfig): str
   }
   const items = (seq as YAML.YAMLSeq).items
   const node = doc.createNode(Object.fromEntries(Object.entries(tier).filter(([, v]) => v !== undefined)))
-  const at = items.findIndex((it) => YAML.isMap(it) && it.get('name') === tier.name)
+  const at = items.findIndex((it) => isTierNamed(it, tier.name))
   if (at >= 0) {
     const map = items[at] as YAML.YAMLMap
     for (const [k, v] of Object.entries(tier)) if (v !== undefined) map.set(k, v)
@@ -310,15 +372,27 @@ export function setTierInConfig(text: string | undefined, tier: TierConfig): str
   return doc.toString({ lineWidth: 0 })
 }
 
-/** config.yaml's new text with the tier set, and whether the file is already there (clean: refused otherwise). */
+/** config.yaml's text without the tier of that name (the rest, comments included, as it was). */
+export function removeTierFromConfig(text: string, name: string): string {
+  const doc = configDocument(text)
+  const seq = doc.get('tiers', true)
+  if (YAML.isSeq(seq)) seq.items = seq.items.filter((it) => !isTierNamed(it, name))
+  return doc.toString({ lineWidth: 0 })
+}
+
+/**
+ * config.yaml's new text with the tier set (or, given `{ remove: name }`, removed), and whether the file is already
+ * there (clean: refused otherwise).
+ */
 export async function planTierConfig(
   git: Git,
-  tier: TierConfig,
+  change: TierConfig | { remove: string },
 ): Promise<{ path: string; text: string; existed: boolean }> {
   const file = join(git.root, CONFIG_PATH)
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined
   if (before !== undefined) await assertPathClean(git, 'config', CONFIG_PATH)
-  return { path: CONFIG_PATH, text: setTierInConfig(before, tier), existed: before !== undefined }
+  const text = 'remove' in change ? removeTierFromConfig(before ?? '', change.remove) : setTierInConfig(before, change)
+  return { path: CONFIG_PATH, text, existed: before !== undefined }
 }
 
 /** A reason not to trust a tier (messages: tierVerifyProblem). */
@@ -369,14 +443,14 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
 }
 
 /** The commit message of a tier pin change (config.yaml alone). */
-export function buildTierCommitMessage(action: 'add' | 'update', tier: TierConfig, from?: string): string {
-  const lines = [
-    `learn: tier ${action} ${tier.name}`,
-    '',
-    `${action === 'add' ? 'Pin' : 'Move the pin of'} tier ${tier.name} (${tier.url}${tier.ref ? ` ${tier.ref}` : ''})${from ? ` from ${from.slice(0, 12)}` : ''} to ${tier.commit}.`,
-    '',
-    `Learning-Tier: ${tier.name}`,
-    `Learning-Tier-Commit: ${tier.commit}`,
-  ]
+export function buildTierCommitMessage(action: 'add' | 'update' | 'remove', tier: TierConfig, from?: string): string {
+  const where = `tier ${tier.name} (${tier.url}${tier.ref ? ` ${tier.ref}` : ''})`
+  const what = {
+    add: `Pin ${where} to ${tier.commit}.`,
+    update: `Move the pin of ${where}${from ? ` from ${from.slice(0, 12)}` : ''} to ${tier.commit}.`,
+    remove: `Remove ${where}, pinned at ${tier.commit ?? '(no commit)'}: its learnings no longer reach this project's agents.`,
+  }[action]
+  const lines = [`learn: tier ${action} ${tier.name}`, '', what, '', `Learning-Tier: ${tier.name}`]
+  if (tier.commit) lines.push(`Learning-Tier-Commit: ${tier.commit}`)
   return `${lines.join('\n')}\n`
 }

@@ -1,10 +1,10 @@
 import { DEFAULT_TIER_WEIGHT, tierRef } from '../../adapters/feed/tiers.js'
 import { UsageError } from '../../core/errors.js'
 import { explainBadName } from '../../core/names.js'
-import { addTier, listTiers, updateTier, verifyTiers } from '../../flows/tier.js'
+import { addTier, listTiers, removeTier, updateTier, verifyTiers } from '../../flows/tier.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { tierAdded, tierList, tierUpdated, tierVerified, tierVerifyProblem } from '../messages/scale.js'
+import { tierAdded, tierList, tierRemoved, tierUpdated, tierVerified, tierVerifyProblem } from '../messages/scale.js'
 import { flag, jsonOption, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -12,13 +12,15 @@ export const spec: CommandSpec = {
   name: 'tier',
   summary: "Share learnings across repositories: another repository's active learnings, pinned by commit, read-only.",
   usage:
-    'git learn tier add <name> <git-url> [--ref main] [--weight 0.9]   ·   git learn tier list   ·   git learn tier update <name>   ·   git learn tier verify [<name>]',
+    'git learn tier add <name> <git-url> [--ref main] [--weight 0.9]   ·   git learn tier list   ·   git learn tier update <name>   ·   git learn tier remove <name>   ·   git learn tier verify [<name>]',
   details:
     'add fetches <ref> of <git-url> into refs/learn/tiers/<name> (git fetch --no-tags; nothing is checked out), pins the\n' +
     'fetched commit in .learnings/config.yaml and commits that file alone. update fetches again, shows the learnings\n' +
-    'added, removed and changed, and commits the new pin (a reviewed change). verify checks that each tier ref still\n' +
-    'holds its pinned commit and that the objects are intact (exit 1 otherwise). search, context and recall read the\n' +
-    "tiers' active learnings straight from git objects, with the tier's weight.",
+    'added, removed and changed, and commits the new pin (a reviewed change). remove takes the tier out of config.yaml\n' +
+    'in a commit of that file alone (its URL and pin stay in the history) and deletes its ref; its cached files go at\n' +
+    'the next search. verify checks that each tier ref still holds its pinned commit and that the objects are intact\n' +
+    "(exit 1 otherwise). search, context and recall read the tiers' active learnings straight from git objects, with\n" +
+    "the tier's weight.",
   options: {
     ref: {
       type: 'string',
@@ -32,7 +34,7 @@ export const spec: CommandSpec = {
     },
     json: jsonOption(),
   },
-  positionals: { min: 1, max: 3, names: 'add|list|update|verify [<name>] [<git-url>]' },
+  positionals: { min: 1, max: 3, names: 'add|list|update|remove|verify [<name>] [<git-url>]' },
 }
 
 function parseWeight(text: string | undefined): number | undefined {
@@ -102,6 +104,17 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     return ExitCode.ok
   }
 
+  if (sub === 'remove') {
+    expect(2, 'remove <name>')
+    const r = await removeTier(ctx.cwd, name as string)
+    if (json)
+      ctx.stdout(
+        `${JSON.stringify({ name: r.name, pin: r.pin, commit: r.configCommit, ref: tierRef(r.name), refDeleted: r.refDeleted })}\n`,
+      )
+    else ctx.stdout(tierRemoved(r))
+    return ExitCode.ok
+  }
+
   if (sub === 'verify') {
     if (args.positionals.length > 2) throw new UsageError('usage: git learn tier verify [<name>]', 'tier')
     const results = (await verifyTiers(ctx.cwd, name)).map((t) => ({
@@ -116,5 +129,5 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     return ok ? ExitCode.ok : ExitCode.refused
   }
 
-  throw new UsageError(`unknown tier subcommand "${sub ?? ''}"; use add, list, update or verify`, 'tier')
+  throw new UsageError(`unknown tier subcommand "${sub ?? ''}"; use add, list, update, remove or verify`, 'tier')
 }

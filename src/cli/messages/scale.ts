@@ -190,6 +190,20 @@ export function tierList(rows: readonly TierRow[]): string {
     .join('\n')}\n`
 }
 
+export function tierRemoved(r: {
+  name: string
+  pin: string | null
+  configCommit: string
+  refDeleted: boolean
+}): string {
+  return (
+    `removed tier ${r.name}${r.pin ? ` (pinned at ${short(r.pin)})` : ''} from .learnings/config.yaml (commit ${short(r.configCommit)}); ` +
+    `search, context and recall no longer include it.\n` +
+    (r.refDeleted ? `deleted refs/learn/tiers/${r.name}. ` : '') +
+    `Its URL and pin stay in that commit: \`git show ${short(r.configCommit)}\` to see them, \`git learn tier add\` to bring it back.\n`
+  )
+}
+
 export function tierUpdated(
   name: string,
   from: string | undefined,
