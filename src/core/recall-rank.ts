@@ -112,6 +112,8 @@ export interface RecallCandidate {
  */
 export interface RecallPostings {
   names: string[]
+  /** names[doc], when reading it costs less this way (the recall file decodes a name when first asked). */
+  nameOf?: (doc: number) => string
   weights: number[]
   /** Sum of the weights (termWeight) of each document's distinct trigger terms. */
   totals: number[]
@@ -197,6 +199,7 @@ export function rankRecall(
 ): RecallCandidate[] {
   const index = 'triggers' in source ? invertRecall(source) : source
   const n = index.totals.length
+  const nameOf = index.nameOf ?? ((doc: number) => index.names[doc] as string)
   // The query's terms that some trigger holds, sorted (so each document's matched terms, and the float sum of their
   // weights, come in one order), with their documents.
   const present: { term: string; docs: number[]; weight: number; specific: boolean }[] = []
@@ -228,14 +231,12 @@ export function rankRecall(
       coverage: Math.round(coverage * 1000) / 1000,
       score: Math.round(sum * coverage * (index.weights[doc] ?? 1) * 1000) / 1000,
     }
-    const name = index.names[doc] as string
+    const name = nameOf(doc)
     const prev = best.get(name)
     if (!prev || c.score > prev.score || (c.score === prev.score && c.coverage > prev.coverage)) best.set(name, c)
   }
   const order = (a: RecallCandidate, b: RecallCandidate) =>
-    b.score - a.score ||
-    b.coverage - a.coverage ||
-    compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string)
+    b.score - a.score || b.coverage - a.coverage || compareCodeUnits(nameOf(a.doc), nameOf(b.doc))
   // A few asked for (the hook asks for two): the first `limit` kept sorted as they come, rather than sorting every
   // candidate by name (a common failure passes thousands of triggers at 100,000 learnings).
   let ranked: RecallCandidate[] = []
@@ -250,7 +251,7 @@ export function rankRecall(
       if (ranked.length > limit) ranked.pop()
     }
   const pick = ranked[0]
-  return pick && isLeading(index, queryTerms, matched, pick.doc) ? ranked : []
+  return pick && isLeading(index, queryTerms, matched, pick.doc, nameOf) ? ranked : []
 }
 
 const SERVICE_PORT = /^port(\d{2,5})$/
@@ -299,6 +300,7 @@ function isLeading(
   queryTerms: ReadonlySet<string>,
   matched: Float64Array,
   pick: number,
+  nameOf: (doc: number) => string,
 ): boolean {
   const n = index.totals.length
   // Each document's name weight: the failure's terms its name holds, each at its weight over the triggers, summed in
@@ -323,8 +325,8 @@ function isLeading(
     const part = share(doc)
     // Only a document that would overtake the pick has its name read: another trigger of the pick does not count.
     if ((sum + NAME_TERM_FACTOR * (named[doc] as number)) * part > lead) {
-      pickName ??= index.names[pick] as string
-      if (index.names[doc] !== pickName) return false
+      pickName ??= nameOf(pick)
+      if (nameOf(doc) !== pickName) return false
     }
   }
   return true

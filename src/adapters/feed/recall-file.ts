@@ -248,14 +248,21 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
       }
       const nameEnds = section('nameEnds')
       const names = section('names')
+      const decoded = new Array<string | undefined>(n)
       const nameOf = (i: number): string => {
-        const start = i === 0 ? 0 : nameEnds.readUInt32LE(4 * i - 4)
-        const end = nameEnds.readUInt32LE(4 * i)
-        if (end < start || end > names.length) throw new Error('a recall name points outside the names')
-        return names.toString('utf8', start, end)
+        let name = decoded[i]
+        if (name === undefined) {
+          if (!Number.isInteger(i) || i < 0 || i >= n) throw new Error('a recall entry out of range')
+          const start = i === 0 ? 0 : nameEnds.readUInt32LE(4 * i - 4)
+          const end = nameEnds.readUInt32LE(4 * i)
+          if (end < start || end > names.length) throw new Error('a recall name points outside the names')
+          decoded[i] = name = names.toString('utf8', start, end)
+        }
+        return name
       }
       return {
         names: lazyArray(n, nameOf),
+        nameOf,
         weights: entryWeights,
         totals,
         terms: strings('terms', t),
