@@ -120,22 +120,15 @@ export interface RecallPostings {
   terms: string[]
   postings: number[][]
   /**
-   * The distinct terms of the names' words (nameTermsOf), sorted, and for each the documents whose name holds it:
+   * The distinct terms of the names' words (split at `-`, processTerm), sorted, and for each the documents whose name
+   * holds it:
    * isLeading weighs the names a failure reaches from these, without reading (or stemming) a name.
    */
   nameTerms: string[]
   namePostings: number[][]
 }
 
-/** The distinct index terms of a learning's name (its words split at `-`), sorted. */
-export function nameTermsOf(name: string): string[] {
-  const out = new Set<string>()
-  for (const word of name.split('-')) {
-    const t = processTerm(word)
-    if (t) out.add(t)
-  }
-  return [...out].sort(compareCodeUnits)
-}
+const DIGITS = /^\d*$/
 
 const COMMON = new Set(COMMON_ERROR_WORDS.map((w) => processTerm(w)).filter((t): t is string => !!t))
 
@@ -163,15 +156,19 @@ export function invertRecall(index: RecallIndex): RecallPostings {
     // Three decimals: the recall file is parsed on every failing tool call, and 17 digits a trigger add up at 10,000.
     return Math.round(sum * 1000) / 1000
   })
+  // Names are mostly unique (a tier of 100,000), their words mostly not: each word is processed once, a number
+  // (never a term) not at all, and a document is added once to a term its name says twice.
   const byName = new Map<string, number[]>()
-  const seen = new Map<string, string[]>()
+  const termOfWord = new Map<string, string | null>()
   index.names.forEach((name, doc) => {
-    let ts = seen.get(name)
-    if (!ts) seen.set(name, (ts = nameTermsOf(name)))
-    for (const x of ts) {
+    for (const word of name.split('-')) {
+      if (DIGITS.test(word)) continue
+      let x = termOfWord.get(word)
+      if (x === undefined) termOfWord.set(word, (x = processTerm(word)))
+      if (!x) continue
       const list = byName.get(x)
-      if (list) list.push(doc)
-      else byName.set(x, [doc])
+      if (!list) byName.set(x, [doc])
+      else if (list[list.length - 1] !== doc) list.push(doc)
     }
   })
   const nameTerms = [...byName.keys()].sort(compareCodeUnits)
