@@ -72,7 +72,7 @@ function readCases(ctx: Ctx, set: string): EvalCase[] {
 }
 
 const recallOf = (index: RecallIndex, query: string) => {
-  const chosen = rankRecall(index, new Set(buildQueryTerms(query))).slice(0, RECALL_MAX_ITEMS)
+  const chosen = rankRecall(index, new Set(buildQueryTerms(query)), RECALL_MAX_ITEMS)
   return chosen.map((c) => index.names[c.doc] as string)
 }
 
