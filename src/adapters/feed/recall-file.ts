@@ -31,7 +31,8 @@ const MAGIC = 'git-learn recall'
 const MAX_HEADER = 64 * 1024
 /** Bytes of an entry's place in the catalog (the `rows` section). */
 const ROW_BYTES = 12
-const SECTIONS = [
+/** The file's sections, in the order it holds them (the header's `sizes` follow it). */
+export const SECTIONS = [
   'totals',
   'tiers',
   'rows',

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import { openRecallFile, writeRecallFile } from '../../../../src/adapters/feed/recall-file.js'
+import { SECTIONS, openRecallFile, writeRecallFile } from '../../../../src/adapters/feed/recall-file.js'
 import type { RecallReader } from '../../../../src/adapters/feed/recall-file.js'
 import { buildRecallIndex, invertRecall, rankRecall } from '../../../../src/core/recall-rank.js'
 import { buildQueryTerms } from '../../../../src/core/terms.js'
@@ -108,22 +108,10 @@ describe('recall-<key>.bin', () => {
     const whole = readFileSync(file)
     const eol = whole.indexOf(10)
     const { sizes } = JSON.parse(whole.subarray(0, eol).toString('utf8')) as { sizes: number[] }
-    // Where each section ends, in the order the file holds them (recall-file.ts SECTIONS).
+    // Where each section ends, in the order the file holds them.
     const ends: Record<string, number> = {}
     let at = eol + 1
-    ;[
-      'totals',
-      'tiers',
-      'rows',
-      'nameEnds',
-      'names',
-      'terms',
-      'offsets',
-      'postings',
-      'nameTerms',
-      'nameOffsets',
-      'namePostings',
-    ].forEach((s, i) => (ends[s] = at += sizes[i] as number))
+    SECTIONS.forEach((s, i) => (ends[s] = at += sizes[i] as number))
     const damaged = (section: string, value: number) => {
       const copy = Buffer.from(whole)
       copy.writeUInt32LE(value, (ends[section] as number) - 4)
