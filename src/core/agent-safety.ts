@@ -4,7 +4,9 @@
  * directives aimed at agents, through this one function.
  */
 import { scanDirectives } from './directives.js'
+import type { DirectiveFinding } from './directives.js'
 import { scanSecrets } from './secrets.js'
+import type { SecretFinding } from './secrets.js'
 
 export interface AgentHazard {
   kind: 'secret' | 'directive'
@@ -21,15 +23,35 @@ export interface HazardOptions {
   directivesAllowed?: boolean
 }
 
-/** Secrets and agent directives in `text`, in that order; empty when it may reach an agent. */
-export function findAgentHazards(text: string, opts: HazardOptions = {}): AgentHazard[] {
-  const out: AgentHazard[] = scanSecrets(text, { allow: opts.allow ?? [] }).map((s) => ({
+/** What the two scans find in one text, before reviewed fingerprints or accepted directives are applied to it. */
+export interface TextScan {
+  secrets: SecretFinding[]
+  directives: DirectiveFinding[]
+}
+
+/**
+ * Both scans of `text`: secrets (without the fingerprints in `allow`) and directives. Pure, so it can run in a worker
+ * thread (src/adapters/feed/parse-worker.ts) and give what the scans run here would.
+ */
+export function scanForAgents(text: string, allow: readonly string[] = []): TextScan {
+  return { secrets: scanSecrets(text, { allow }), directives: scanDirectives(text) }
+}
+
+/** The hazards in a text already scanned; directives are left out when a person accepted them. */
+export function hazardsOf(scan: TextScan, directivesAllowed = false): AgentHazard[] {
+  const out: AgentHazard[] = scan.secrets.map((s) => ({
     kind: 'secret',
     line: s.line,
     detail: `line ${s.line}, column ${s.column}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`,
   }))
-  if (!opts.directivesAllowed)
-    for (const d of scanDirectives(text))
+  if (!directivesAllowed)
+    for (const d of scan.directives)
       out.push({ kind: 'directive', line: d.line, detail: `line ${d.line}: ${d.description}: "${d.excerpt}"` })
   return out
+}
+
+/** Secrets and agent directives in `text`, in that order; empty when it may reach an agent. */
+export function findAgentHazards(text: string, opts: HazardOptions = {}): AgentHazard[] {
+  const secrets = scanSecrets(text, { allow: opts.allow ?? [] })
+  return hazardsOf({ secrets, directives: opts.directivesAllowed ? [] : scanDirectives(text) }, opts.directivesAllowed)
 }

@@ -145,12 +145,23 @@ export interface RecallCandidate {
  */
 export interface RecallPostings {
   names: string[]
+  /** names[doc], when reading it costs less this way (the recall file decodes a name when first asked). */
+  nameOf?: (doc: number) => string
   weights: number[]
   /** Sum of the weights (termWeight) of each document's distinct trigger terms. */
   totals: number[]
   terms: string[]
   postings: number[][]
+  /**
+   * The distinct terms of the names' words (split at `-`, processTerm), sorted, and for each the documents whose name
+   * holds it:
+   * isLeading weighs the names a failure reaches from these, without reading (or stemming) a name.
+   */
+  nameTerms: string[]
+  namePostings: number[][]
 }
+
+const DIGITS = /^\d*$/
 
 const COMMON = new Set(COMMON_ERROR_WORDS.map((w) => processTerm(w)).filter((t): t is string => !!t))
 
@@ -178,24 +189,47 @@ export function invertRecall(index: RecallIndex): RecallPostings {
     // Three decimals: the recall file is parsed on every failing tool call, and 17 digits a trigger add up at 10,000.
     return Math.round(sum * 1000) / 1000
   })
+  // Names are mostly unique (a tier of 100,000), their words mostly not: each word is processed once, a number
+  // (never a term) not at all, and a document is added once to a term its name says twice.
+  const byName = new Map<string, number[]>()
+  const termOfWord = new Map<string, string | null>()
+  index.names.forEach((name, doc) => {
+    for (const word of name.split('-')) {
+      if (DIGITS.test(word)) continue
+      let x = termOfWord.get(word)
+      if (x === undefined) termOfWord.set(word, (x = processTerm(word)))
+      if (!x) continue
+      const list = byName.get(x)
+      if (!list) byName.set(x, [doc])
+      else if (list[list.length - 1] !== doc) list.push(doc)
+    }
+  })
+  const nameTerms = [...byName.keys()].sort(compareCodeUnits)
   return {
     names: index.names,
     weights: index.weights,
     totals,
     terms,
     postings: terms.map((x) => byTerm.get(x) as number[]),
+    nameTerms,
+    namePostings: nameTerms.map((x) => byName.get(x) as number[]),
   }
 }
 
 /**
  * The learnings whose trigger the error holds (passesRecall), best first by score, each learning once (its best
  * trigger): rare matched trigger terms count more, a trigger matched in full more than one matched in part; then
- * coverage, then the name. Every candidate passes the threshold and no trigger the failure rules out is among them;
- * the caller takes the first few.
+ * coverage, then the name; at most `limit` of them. Every candidate passes the threshold and no trigger the failure
+ * rules out is among them.
  */
-export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: ReadonlySet<string>): RecallCandidate[] {
+export function rankRecall(
+  source: RecallIndex | RecallPostings,
+  queryTerms: ReadonlySet<string>,
+  limit = Infinity,
+): RecallCandidate[] {
   const index = 'triggers' in source ? invertRecall(source) : source
   const n = index.totals.length
+  const nameOf = index.nameOf ?? ((doc: number) => index.names[doc] as string)
   // The query's terms that some trigger holds, sorted (so each document's matched terms, and the float sum of their
   // weights, come in one order), with their documents.
   const present: { term: string; docs: number[]; weight: number; specific: boolean }[] = []
@@ -232,18 +266,27 @@ export function rankRecall(source: RecallIndex | RecallPostings, queryTerms: Rea
       coverage: Math.round(coverage * 1000) / 1000,
       score: Math.round(sum * coverage * (index.weights[doc] ?? 1) * 1000) / 1000,
     }
-    const name = index.names[doc] as string
+    const name = nameOf(doc)
     const prev = best.get(name)
     if (!prev || c.score > prev.score || (c.score === prev.score && c.coverage > prev.coverage)) best.set(name, c)
   }
-  const ranked = [...best.values()].sort(
-    (a, b) =>
-      b.score - a.score ||
-      b.coverage - a.coverage ||
-      compareCodeUnits(index.names[a.doc] as string, index.names[b.doc] as string),
-  )
+  const order = (a: RecallCandidate, b: RecallCandidate) =>
+    b.score - a.score || b.coverage - a.coverage || compareCodeUnits(nameOf(a.doc), nameOf(b.doc))
+  // A few asked for (the hook asks for two): the first `limit` kept sorted as they come, rather than sorting every
+  // candidate by name (a common failure passes thousands of triggers at 100,000 learnings).
+  let ranked: RecallCandidate[] = []
+  if (limit >= best.size) ranked = [...best.values()].sort(order)
+  else if (limit < 1) return []
+  else
+    for (const c of best.values()) {
+      if (ranked.length >= limit && order(c, ranked[ranked.length - 1] as RecallCandidate) >= 0) continue
+      let at = ranked.length
+      while (at > 0 && order(c, ranked[at - 1] as RecallCandidate) < 0) at--
+      ranked.splice(at, 0, c)
+      if (ranked.length > limit) ranked.pop()
+    }
   const pick = ranked[0]
-  return pick && isLeading(index, queryTerms, matched, pick.doc) ? ranked : []
+  return pick && isLeading(index, queryTerms, matched, pick.doc, nameOf) ? ranked : []
 }
 
 const SERVICE_PORT = /^port(\d{2,5})$/
@@ -300,25 +343,28 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): numbe
   return out
 }
 
-// The canonical terms whose phrases hold a term ("denied" → eacces), from the phrases rewordings drops.
-let saidBy: Map<string, string[]> | undefined
-function saidAs(term: string): string[] {
-  if (!saidBy) {
-    saidBy = new Map()
+// The terms of each canonical word's phrases, by the canonical's term (eacc → permiss, deni, access, …): the phrases
+// rewordings drops, of more than one word and without the canonical word itself.
+let phraseWords: Map<string, string[]> | undefined
+function phraseWordsOf(term: string): string[] {
+  if (!phraseWords) {
+    phraseWords = new Map()
     for (const [canonical, phrases] of Object.entries(EQUIVALENT_PHRASES)) {
       const c = processTerm(canonical)
       if (!c) continue
+      const terms = new Set<string>()
       for (const phrase of phrases) {
         const words = phrase.split(/[^a-z0-9_]+/).filter(Boolean)
         if (words.length < 2 || words.includes(canonical)) continue
         for (const w of words) {
           const t = processTerm(w)
-          if (t && !saidBy.get(t)?.includes(c)) saidBy.set(t, [...(saidBy.get(t) ?? []), c])
+          if (t && t !== c) terms.add(t)
         }
       }
+      phraseWords.set(c, [...terms].sort(compareCodeUnits))
     }
   }
-  return saidBy.get(term) ?? []
+  return phraseWords.get(term) ?? []
 }
 
 /**
@@ -328,45 +374,60 @@ function saidAs(term: string): string[] {
  * words (a generic "could not find config file" beside a TS7016 message, npm's ENOENT beside a Prisma engine error) is a
  * guess, and recall stays silent; a long trigger that shares a few words of the failure (a Kubernetes pull error's
  * "access", "repository", "exist" beside "Host key verification failed") outweighs nothing, its share being small.
- * Names are weighed only for the few learnings that could overtake the pick, so the cost stays near the ranking's own.
+ * The names are weighed from their terms' postings (RecallPostings nameTerms), like the triggers, and a name is read
+ * only for a learning that would overtake the pick: at 100,000 learnings a common word reaches most of them.
  */
 function isLeading(
   index: RecallPostings,
   queryTerms: ReadonlySet<string>,
   matched: Float64Array,
   pick: number,
+  nameOf: (doc: number) => string,
 ): boolean {
   const n = index.totals.length
-  const nameWeight = (name: string) => {
-    let sum = 0
-    const seen = new Set<string>()
-    for (const word of name.split('-')) {
-      const w = processTerm(word)
-      // A name's word the failure says as an error's phrase ("denied" of "Permission denied") is that error's code.
-      const t = w && !queryTerms.has(w) ? saidAs(w).find((c) => queryTerms.has(c)) : w
-      if (!t || seen.has(t) || !queryTerms.has(t)) continue
-      seen.add(t)
-      const at = lowerBound(index.terms, t)
-      sum += termWeight(t, index.terms[at] === t ? (index.postings[at] as number[]).length : 0, n)
+  // Each document's name weight: the failure's terms its name holds, each at its weight over the triggers, summed in
+  // the terms' order (the same sum whichever document it is computed for).
+  const named = new Float64Array(n)
+  const weightOf = (t: string) => {
+    const ta = lowerBound(index.terms, t)
+    return termWeight(t, index.terms[ta] === t ? (index.postings[ta] as number[]).length : 0, n)
+  }
+  const nameDocs = (t: string) => {
+    const at = lowerBound(index.nameTerms, t)
+    return index.nameTerms[at] === t ? (index.namePostings[at] as number[]) : []
+  }
+  for (const t of [...queryTerms].sort(compareCodeUnits)) {
+    const docs = nameDocs(t)
+    if (docs.length) {
+      const w = weightOf(t)
+      for (const doc of docs) named[doc] = (named[doc] as number) + w
     }
-    return NAME_TERM_FACTOR * sum
+    // A name's word the failure says as this error's phrase ("denied" of "Permission denied": recallQueryTerms dropped
+    // it) counts as the error's code, once a name.
+    const words = phraseWordsOf(t)
+    if (!words.length) continue
+    const saying = new Set<number>()
+    for (const word of words) if (!queryTerms.has(word)) for (const doc of nameDocs(word)) saying.add(doc)
+    for (const doc of docs) saying.delete(doc)
+    if (!saying.size) continue
+    const w = weightOf(t)
+    for (const doc of saying) named[doc] = (named[doc] as number) + w
   }
   const share = (doc: number) => {
     const total = index.totals[doc] as number
     return total > 0 ? Math.min(1, (matched[doc] as number) / total) : 0
   }
-  const pickName = index.names[pick] as string
-  const lead = ((matched[pick] as number) + nameWeight(pickName)) * share(pick)
-  // The most a name can add: every word of it matched at the idf of a term no trigger holds.
-  const perWord = NAME_TERM_FACTOR * Math.log(1 + (n + 0.5) / 0.5)
+  const lead = ((matched[pick] as number) + NAME_TERM_FACTOR * (named[pick] as number)) * share(pick)
+  let pickName: string | undefined
   for (let doc = 0; doc < n; doc++) {
     const sum = matched[doc] as number
     if (!sum) continue
-    const name = index.names[doc] as string
-    if (name === pickName) continue
     const part = share(doc)
-    if (sum * part > lead) return false
-    if ((sum + perWord * name.split('-').length) * part > lead && (sum + nameWeight(name)) * part > lead) return false
+    // Only a document that would overtake the pick has its name read: another trigger of the pick does not count.
+    if ((sum + NAME_TERM_FACTOR * (named[doc] as number)) * part > lead) {
+      pickName ??= nameOf(pick)
+      if (nameOf(doc) !== pickName) return false
+    }
   }
   return true
 }

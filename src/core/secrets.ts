@@ -150,6 +150,14 @@ const KEYWORDS_BY_FIRST = new Map<string, string[]>()
 for (const keyword of KEYWORDS)
   KEYWORDS_BY_FIRST.set(keyword.charAt(0), [...(KEYWORDS_BY_FIRST.get(keyword.charAt(0)) ?? []), keyword])
 
+/** 1 for each rule (by position) without keywords: it runs on every text. */
+const RUN_ALWAYS = Uint8Array.from(SECRET_RULES, (rule) => (rule.keywords.length ? 0 : 1))
+/** The positions of the rules each keyword belongs to: a text's keywords pick its rules without asking every rule. */
+const RULES_BY_KEYWORD = new Map<string, number[]>()
+SECRET_RULES.forEach((rule, i) => {
+  for (const keyword of rule.keywords) RULES_BY_KEYWORD.set(keyword, [...(RULES_BY_KEYWORD.get(keyword) ?? []), i])
+})
+
 /** The keywords that occur in a lower-cased text: one scan, then every keyword that starts where a match starts. */
 function keywordsIn(lower: string): Set<string> {
   const found = new Set<string>()
@@ -168,13 +176,11 @@ function keywordsIn(lower: string): Set<string> {
  * running every rule (a check of 10,000 files).
  */
 function collectCandidates(text: string, offset: number, out: Candidate[]): void {
-  let found: Set<string> | undefined
-  for (const rule of SECRET_RULES) {
-    if (rule.keywords.length > 0) {
-      found ??= keywordsIn(text.toLowerCase())
-      if (!rule.keywords.some((keyword) => found?.has(keyword))) continue
-    }
-    rule.find(text, (start, end) => out.push({ rule, start: start + offset, end: end + offset }))
+  const run = RUN_ALWAYS.slice()
+  for (const keyword of keywordsIn(text.toLowerCase())) for (const i of RULES_BY_KEYWORD.get(keyword) ?? []) run[i] = 1
+  for (let i = 0; i < SECRET_RULES.length; i++) {
+    const rule = SECRET_RULES[i] as SecretRule
+    if (run[i]) rule.find(text, (start, end) => out.push({ rule, start: start + offset, end: end + offset }))
   }
 }
 

@@ -8,25 +8,33 @@ export function parseSections(body: string): string[] {
   const out: string[] = []
   let fence: string | undefined
   for (const line of body.split('\n')) {
-    const f = /^\s*(```+|~~~+)/.exec(line)
+    // A fence holds a backtick or a tilde, a heading starts with "##": most lines are neither, and skip the patterns.
+    const f = line.includes('`') || line.includes('~') ? /^\s*(```+|~~~+)/.exec(line) : null
     if (f) {
       if (!fence) fence = f[1]
       else if (line.trim().startsWith(fence)) fence = undefined
       continue
     }
-    if (fence) continue
+    if (fence || !line.startsWith('##')) continue
     const h = /^##\s+(.+?)\s*#*\s*$/.exec(line)
     if (h) out.push(h[1] as string)
   }
   return out
 }
 
+/** The pattern of a `## heading` line, by heading (a few are asked for, once per learning). */
+const HEADING_LINE = new Map<string, RegExp>()
+
 /** The text under one `## heading`, up to the next level-2 heading; undefined when absent. */
 export function sectionText(body: string, heading: string): string | undefined {
   const lines = body.split('\n')
-  const start = lines.findIndex((l) =>
-    new RegExp(`^##\\s+${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*#*\\s*$`, 'i').test(l),
-  )
+  let re = HEADING_LINE.get(heading)
+  if (!re) {
+    re = new RegExp(`^##\\s+${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*#*\\s*$`, 'i')
+    if (HEADING_LINE.size < 64) HEADING_LINE.set(heading, re)
+  }
+  const pattern = re
+  const start = lines.findIndex((l) => l.startsWith('##') && pattern.test(l))
   if (start < 0) return undefined
   const rest = lines.slice(start + 1)
   const end = rest.findIndex((l) => /^##\s/.test(l))

@@ -2,19 +2,28 @@
  * The key of the feed cache (see search-index.ts), and the git processes it comes from. Kept apart from the cache
  * readers so that bin.ts and recall can start those processes (prefetchKeying) after loading only this module and
  * the repository walk: node:crypto and the readers load while git works.
+ *
+ * The key hashes the format and the build, config.yaml's bytes, the index's entries of the store (`git ls-files -s`,
+ * or the alias of the index file's stat), the sorted records of `git status` over the store (tracked changes,
+ * untracked `??` and ignored `!!` files) and the lstat of each path those records name. A cache must never serve an
+ * edited file: a tracked file edited in place shows in the status (git stats every index entry); an untracked or
+ * ignored one in its lstat; one added, removed or renamed in the status's listing. That listing (a walk of the store
+ * against the ignore rules, half the status at 100,000 files) is taken from the last full status while the index
+ * file and each state directory keep the stat they had before it ran (readWatch): the untracked files are the
+ * directories' entries less the index's, and neither changed. docs/performance.md "The feed cache" says more.
  */
 import type { Hash } from 'node:crypto'
 import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { NotARepositoryError } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/layout.js'
-import { writeCacheFileAlone } from '../state/cache-file.js'
+import { writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
 import { tryGitAsync } from '../git/run.js'
 import { findGitDirs } from '../git/locate.js'
 import { readConfigBytes } from '../store/config.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
-export const CACHE_FORMAT = 7
+export const CACHE_FORMAT = 8
 
 export function cacheDir(commonDir: string): string {
   return join(commonDir, 'learn', 'cache')
@@ -107,15 +116,88 @@ export interface Keying {
 // The store from anywhere in the work tree (paths from the top), whatever GIT_LITERAL_PATHSPECS says.
 const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
 
+// --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
+// directory: the rebuild reads the directories, so a gitignored learning is indexed and must be in the key too.
+const FULL_STATUS = ['--untracked-files=all', '--ignored']
+// Tracked paths only: the untracked and ignored ones come from the last full status (see readWatch).
+const TRACKED_STATUS = ['--untracked-files=no']
+
+/**
+ * A directory's or file's stat older than this (ms, before the status that listed it started) is trusted to change
+ * when its content does; a newer one may share its timestamp with a change made right after it was read (a coarse
+ * clock, a file system keeping seconds or two), so the full status runs until it is this old.
+ */
+export const RACY_MS = 2000
+
+/**
+ * What the last full status said of the paths git does not track (untracked and ignored), and when it stays true:
+ * the untracked and ignored files of the store are its directories' entries less the index's, so while the index
+ * file and each state directory (the directories the rebuild reads) keep their stat, no such file came or went, and
+ * an edit in place of one shows in its own lstat (which the key holds, as it does every changed path's). Kept per
+ * work tree (each has its index) in `untracked-<hash of its git dir>.json` in the cache directory.
+ */
+interface Watch {
+  file: string
+  gitDir: string
+  /** The stat (inode, size, mtime, ctime, in ns) of the index and of each state directory, taken before git ran. */
+  stats: string
+  /** Whether those stats are all older than RACY_MS: only then is the listing kept for the next run. */
+  settled: boolean
+  /** The untracked and ignored records ("?? path", "!! path") of the last full status, when they still hold. */
+  saved?: string[]
+}
+
+const WATCH_FORMAT = 1
+
+/** A short, stable name for a git dir (not a secret: the file holds the dir, checked on reading). */
+function nameOf(s: string): string {
+  let h = 0x811c9dc5
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0
+  return h.toString(16).padStart(8, '0')
+}
+
+/** The stats the untracked listing depends on, and the saved listing when they have not moved since it was made. */
+export function readWatch(root: string, commonDir: string, gitDir: string, index: string, now: number): Watch {
+  let settled = true
+  const line = (p: string) => {
+    const s = statSync(p, { throwIfNoEntry: false, bigint: true })
+    if (!s) return `${p}\0none\n`
+    // Any entry added, removed or renamed sets the mtime to the present; the ctime is compared too (an mtime set back).
+    if (Number(s.mtimeMs) >= now - RACY_MS) settled = false
+    return `${p}\0${s.ino}\0${s.size}\0${s.mtimeNs}\0${s.ctimeNs}\n`
+  }
+  const stats = line(index) + STATES.map((st) => line(join(root, STORE_DIR, st))).join('')
+  const file = join(cacheDir(commonDir), `untracked-${nameOf(gitDir)}.json`)
+  const watch: Watch = { file, gitDir, stats, settled }
+  try {
+    const w = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+    const saved = w['untracked']
+    if (
+      w['format'] === WATCH_FORMAT &&
+      w['gitDir'] === gitDir &&
+      w['root'] === root &&
+      w['stats'] === stats &&
+      Array.isArray(saved) &&
+      saved.every((r) => typeof r === 'string' && /^(\?\?|!!) ./.test(r))
+    )
+      watch.saved = saved as string[]
+  } catch {
+    // No listing yet, or a damaged one: the full status.
+  }
+  return watch
+}
+
 /**
  * Start the git processes of the key and say where the repository is: found by walking up to `.git`
  * (src/adapters/locate.ts), or by `git rev-parse` when the environment redirects discovery or there is no `.git` to
  * find. The key needs `git status` (the work tree's changes) and the index's entries of the store (`git ls-files
- * -s`); when the repository was found by the walk, ls-files waits until the alias key (finishKey) misses. Sample
- * outputs: ls-files "100644 3f2c…e1 0\t.learnings/active/x.md\0"; status " M .learnings/active/x.md\0?? .learnings/
- * pending/y.md\0!! .learnings/pending/z.md\0" (porcelain paths are from the top).
+ * -s`); when the repository was found by the walk, ls-files waits until the alias key (finishKey) misses, and the
+ * status lists only tracked paths while the saved untracked listing holds (readWatch). Sample outputs: ls-files
+ * "100644 3f2c…e1 0\t.learnings/active/x.md\0"; status " M .learnings/active/x.md\0?? .learnings/pending/y.md\0!!
+ * .learnings/pending/z.md\0" (porcelain paths are from the top).
  */
 async function startKeying(cwd: string): Promise<Keying> {
+  const now = Date.now()
   const found = findGitDirs(cwd, process.env)
   const where = found
     ? undefined
@@ -123,8 +205,8 @@ async function startKeying(cwd: string): Promise<Keying> {
   let lsRun: Promise<Buffer | undefined> | undefined
   const ls = () =>
     (lsRun ??= tryGitAsync(['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC], { cwd }))
-  // --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
-  // directory: the rebuild reads the directories, so a gitignored learning is indexed and must be in the key too.
+  const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
+  const watch = found && index ? readWatch(found.root, found.commonDir, found.gitDir, index, now) : undefined
   const st = tryGitAsync(
     [
       '--no-literal-pathspecs',
@@ -132,21 +214,19 @@ async function startKeying(cwd: string): Promise<Keying> {
       'status',
       '--porcelain=v1',
       '-z',
-      '--untracked-files=all',
-      '--ignored',
+      ...(watch?.saved ? TRACKED_STATUS : FULL_STATUS),
       '--no-renames',
       ...STORE_SPEC,
     ],
     { cwd },
   )
-  const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
   if (!index) void ls()
   const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')
   if (!root || !commonDir) {
     await Promise.all([ls(), st])
     throw new NotARepositoryError(cwd)
   }
-  return { root, commonDir, state: finishKey(root, commonDir, index, ls, st) }
+  return { root, commonDir, state: finishKey(root, commonDir, index, ls, st, watch) }
 }
 
 let prefetched: { cwd: string; keying: Promise<Keying> } | undefined
@@ -154,8 +234,10 @@ let prefetched: { cwd: string; keying: Promise<Keying> } | undefined
 /**
  * Start the key's git processes now, before the command's modules are loaded (bin.ts does this first thing for the
  * commands that read the feed), so that git works while Node compiles; the command's reader then takes them over.
+ * Once per directory: a second call for the same one (bin.ts, then the recall command) keeps the first processes.
  */
 export function prefetchKeying(cwd: string): void {
+  if (prefetched?.cwd === cwd) return
   const keying = startKeying(cwd)
   keying.catch(() => undefined) // not a repository: the command's own reader reports it
   prefetched = { cwd, keying }
@@ -169,11 +251,13 @@ export function keyingFor(cwd: string): Promise<Keying> {
 }
 
 /**
- * The key. Its full form hashes the index's entries of the store (ls-files), the work tree's changes (status) and
- * the stat of each changed path. The index file changes whenever those entries can, so its stat (size, mtime,
- * ctime, inode) stands in for them: the alias key (index stat + status + stats) names a file holding the full key
- * it was last seen with, and only when that alias is missing is ls-files run (an index refresh or any `git add`
- * makes a new alias, costing one ls-files, not a rebuild). That saves a git process on most runs.
+ * The key. Its full form hashes the index's entries of the store (ls-files), the work tree's changes (status: its
+ * records sorted, so a tracked-only status plus the saved untracked records hashes as the full status would) and the
+ * lstat of each changed path (an edit in place of an untracked or ignored file shows there). The index file changes
+ * whenever those entries can, so its stat (size, mtime, ctime, inode) stands in for them: the alias key (index stat +
+ * status + stats) names a file holding the full key it was last seen with, and only when that alias is missing is
+ * ls-files run (an index refresh or any `git add` makes a new alias, costing one ls-files, not a rebuild). That saves
+ * a git process on most runs.
  */
 async function finishKey(
   root: string,
@@ -181,15 +265,32 @@ async function finishKey(
   index: string | undefined,
   ls: () => Promise<Buffer | undefined>,
   stRun: Promise<Buffer | undefined>,
+  watch: Watch | undefined,
 ): Promise<StoreState> {
   const st = await stRun
   const { createHash } = await import('node:crypto') // after git has answered: not on the way to starting it
   const base = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp(createHash)}\n`)
   base.update(readConfigBytes(root) ?? 'no config').update('\0\0')
   if (st === undefined) return { key: statKey(root, base) }
-  const dirty = new Set<string>()
-  for (const rec of st.toString('utf8').split('\0')) if (rec.length > 3) dirty.add(rec.slice(3))
-  const changes = createHash('sha1').update(st).update('\0\0')
+  const records = st
+    .toString('utf8')
+    .split('\0')
+    .filter((r) => r.length > 3)
+  if (watch?.saved) records.push(...watch.saved)
+  else if (watch?.settled)
+    writeCacheFile(
+      watch.file,
+      JSON.stringify({
+        format: WATCH_FORMAT,
+        gitDir: watch.gitDir,
+        root,
+        stats: watch.stats,
+        untracked: records.filter((r) => r.startsWith('?? ') || r.startsWith('!! ')),
+      }),
+    )
+  records.sort()
+  const dirty = new Set(records.map((r) => r.slice(3)))
+  const changes = createHash('sha1').update(records.join('\0')).update('\0\0')
   for (const p of [...dirty].sort()) {
     const s = lstatSync(join(root, p), { throwIfNoEntry: false })
     changes.update(s ? `${p}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\n` : `${p}\0gone\n`)

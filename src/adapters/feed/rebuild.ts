@@ -12,7 +12,8 @@
 import { lstatSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
-import type { LearningSummary } from '../../core/query.js'
+import type { TextScan } from '../../core/agent-safety.js'
+import type { ParsedFile } from './parse-file.js'
 import type { CatalogEntry, SearchDoc } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
@@ -28,18 +29,6 @@ import { CACHE_FORMAT, cacheDir, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
 import { pruneTierCache, tierCacheStamp } from './tier-cache.js'
 import { writeCache } from './write-cache.js'
-
-/** One project file, parsed (or why it could not be). */
-interface ParsedFile {
-  entry?: CatalogEntry
-  /** The file as a listing row (src/core/query.ts summarize). */
-  row?: LearningSummary
-  doc?: Omit<SearchDoc, 'id'>
-  hash?: string
-  problem?: string
-  /** Why it is kept from agents (a credential, a directive: core/agent-safety.ts); listed, never fed. */
-  withheld?: string
-}
 
 /** Why a learning is kept from agents, in one line. */
 function withheldReason(hazards: readonly { kind: string; line: number }[]): string {
@@ -74,6 +63,9 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
   }
   return map
 }
+
+/** How many files go to the parse worker at a time (or are parsed here at a time). */
+const PARSE_BATCH = 500
 
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
@@ -113,22 +105,25 @@ function asInWorkTree(root: string, path: string, blob: Uint8Array | undefined):
 
 /** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
-  const [store, learning, search, sources, { buildRecallIndex }, { summarize }] = await Promise.all([
+  const [store, search, sources, { buildRecallIndex }] = await Promise.all([
     import('../store/store.js'),
-    import('../../core/learning.js'),
     import('../../core/search.js'),
     import('../store/sources.js'),
     import('../../core/recall-rank.js'),
-    import('../../core/query.js'),
   ])
   const dir = cacheDir(commonDir)
   const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
   const problems: Problem[] = []
   const config = await (await import('../store/config.js')).readConfig(root, commonDir)
-  const { findAgentHazards } = await import('../../core/agent-safety.js')
+  const [{ hazardsOf }, { parseProjectFile, problemOf }, { startParseWorker }] = await Promise.all([
+    import('../../core/agent-safety.js'),
+    import('./parse-file.js'),
+    import('./parse-pool.js'),
+  ])
   let overrides: Set<string> | undefined
-  const screen = async (name: string, text: string): Promise<string | undefined> => {
-    let hazards = findAgentHazards(text, { allow: config.secrets.allow })
+  /** Why the learning `name` is withheld, from its text's scan, or undefined. */
+  const screen = async (name: string, scan: TextScan): Promise<string | undefined> => {
+    let hazards = hazardsOf(scan)
     if (hazards.some((h) => h.kind === 'directive')) {
       if (!overrides) {
         const [{ readDirectiveOverrides }, { parseDirectivesAllowed }] = await Promise.all([
@@ -137,7 +132,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
         ])
         overrides = parseDirectivesAllowed(readDirectiveOverrides(root, process.env))
       }
-      hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: overrides.has(name) })
+      hazards = hazardsOf(scan, overrides.has(name))
     }
     return hazards.length ? withheldReason(hazards) : undefined
   }
@@ -264,8 +259,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   }
 
   // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
-  // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each file is parsed, screened,
-  // folded and indexed as it comes, so only one chunk of texts is held at a time.
+  // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each batch of files is parsed,
+  // screened, folded and indexed as it comes, so only one chunk of texts is held at a time.
   type Slot = { path: string; oid?: string; problem?: string }
   const slots: Slot[] = []
   for (const st of STATES) {
@@ -277,7 +272,31 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       else slots.push({ path, oid: clean?.oid })
     }
   }
-  const parse = async (slot: Slot, blob: Uint8Array | undefined): Promise<ParsedFile> => {
+  /** Folds and indexes one project file, or records its problem. */
+  const record = (path: string, result: ParsedFile) => {
+    if (result.withheld) {
+      problems.push({ path, reason: result.withheld })
+      if (result.row)
+        projectFile.rows.push({
+          row: result.row,
+          created: result.entry?.created ?? null,
+          supersedes: result.entry?.supersedes ?? [],
+        })
+    } else if (result.entry && result.doc && result.hash) {
+      if (!seen.has(result.hash)) {
+        seen.add(result.hash)
+        add(result.entry, result.doc)
+      }
+      if (result.row)
+        projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
+    } else {
+      problems.push({ path, reason: result.problem ?? 'unreadable' })
+      projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
+    }
+  }
+  /** A slot's text: its blob as in the work tree, else the file; or why it cannot be read. */
+  type ReadText = { text?: string; problem?: string }
+  const read = (slot: Slot, blob: Uint8Array | undefined): ReadText => {
     if (slot.problem) return { problem: slot.problem }
     const { path, oid } = slot
     try {
@@ -287,49 +306,71 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           throw new Error('is a symbolic link; the store holds only regular files')
         bytes = readFileSync(join(root, path))
       }
-      const text = store.decodeLearningBytes(bytes, path)
-      const l = learning.parseLearning(text, path)
-      const { id: _id, ...doc } = search.buildSearchDoc(0, l)
-      const result: ParsedFile = {
-        entry: search.buildCatalogEntry(l, sources.PROJECT_TIER, 1),
-        row: summarize(l),
-        doc,
-        hash: sources.contentHash(l),
-      }
-      // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
-      // but never fed to an agent (search, context, recall).
-      const withheld = await screen(l.name, text)
-      if (withheld) result.withheld = withheld
-      return result
+      return { text: store.decodeLearningBytes(bytes, path) }
     } catch (err) {
-      const e = err as { reason?: string; message?: string }
-      return { problem: e.reason ?? e.message ?? String(err) }
+      return { problem: problemOf(err) }
     }
   }
-  for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
-    for (const slot of slots.slice(from, from + BULK_CHUNK)) {
-      const result = await parse(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid))
-      const { path } = slot
-      if (result.withheld) {
-        problems.push({ path, reason: result.withheld })
-        if (result.row)
-          projectFile.rows.push({
-            row: result.row,
-            created: result.entry?.created ?? null,
-            supersedes: result.entry?.supersedes ?? [],
-          })
-      } else if (result.entry && result.doc && result.hash) {
-        if (!seen.has(result.hash)) {
-          seen.add(result.hash)
-          add(result.entry, result.doc)
+  const allow = config.secrets.allow
+  /** A batch parsed here: a file that could not be read keeps its problem. */
+  const parseHere = (batch: readonly Slot[], texts: readonly ReadText[]): ParsedFile[] =>
+    batch.map((slot, i) => {
+      const t = texts[i] as ReadText
+      return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : parseProjectFile(slot.path, t.text, allow)
+    })
+  /** Screens, folds and indexes a batch's files in store order. */
+  const settle = async (batch: readonly Slot[], parsed: ParsedFile[]) => {
+    for (const [i, slot] of batch.entries()) {
+      let result = parsed[i] as ParsedFile
+      if (result.name !== undefined && result.scan)
+        try {
+          // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
+          // but never fed to an agent (search, context, recall).
+          const withheld = await screen(result.name, result.scan)
+          if (withheld) result.withheld = withheld
+        } catch (err) {
+          result = { problem: problemOf(err) }
         }
-        if (result.row)
-          projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
-      } else {
-        problems.push({ path, reason: result.problem ?? 'unreadable' })
-        projectFile.problems.push({ path, reason: result.problem ?? 'unreadable' })
-      }
+      record(slot.path, result)
     }
+  }
+  // A worker thread (a second core) parses batches while this one parses others; every batch is indexed here, in
+  // store order. The worker is given a batch whenever it has fewer than two to do, so neither thread waits long.
+  const worker = startParseWorker(allow, slots.length)
+  type Queued = { batch: Slot[]; texts: ReadText[]; parsed?: ParsedFile[]; asked?: Promise<ParsedFile[] | undefined> }
+  const settleQueued = async (q: Queued) => {
+    const parsed = q.parsed ?? (await q.asked) ?? parseHere(q.batch, q.texts)
+    // The worker was given '' for a file that could not be read: the file keeps the reason it could not.
+    const unread = (i: number) => q.texts[i]?.text === undefined
+    await settle(
+      q.batch,
+      parsed.map((f, i) => (unread(i) ? { problem: q.texts[i]?.problem ?? 'unreadable' } : f)),
+    )
+  }
+  try {
+    for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
+      const chunk = slots.slice(from, from + BULK_CHUNK)
+      const queue: (Queued & { answered?: boolean })[] = []
+      for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
+        const batch = chunk.slice(at, at + PARSE_BATCH)
+        const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
+        if (worker && worker.waiting < 2) {
+          const q: Queued & { answered?: boolean } = { batch, texts }
+          q.asked = worker.parse(
+            batch.map((slot) => slot.path),
+            texts.map((t) => t.text ?? ''),
+          )
+          void q.asked.then(() => (q.answered = true))
+          queue.push(q)
+        } else queue.push({ batch, texts, parsed: parseHere(batch, texts) })
+        // Let the worker's answers in, then index every batch at the head of the queue that is ready.
+        if (worker) await new Promise((resolve) => setImmediate(resolve))
+        while (queue[0] && (queue[0].parsed || queue[0].answered)) await settleQueued(queue.shift() as Queued)
+      }
+      for (const q of queue) await settleQueued(q)
+    }
+  } finally {
+    worker?.close()
   }
   problems.push(...tierProblems)
 

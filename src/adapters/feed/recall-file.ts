@@ -10,11 +10,15 @@
  * - `tiers`: per entry, the position of its tier weight in header.weights, uint16;
  * - `rows`: per entry, [start, end) of its block in catalog-<key>.deflate (two uint32), its row's place in the block
  *   and the rows the block holds (two uint16);
- * - `names`: the entries' names, one JSON array;
+ * - `nameEnds`: per entry, where its name ends in `names`, in bytes, uint32;
+ * - `names`: the entries' names, UTF-8, one after the other (a name is decoded when the ranking reads it: a failure
+ *   reads a few, and parsing 100,000 of them cost more than the ranking);
  * - `terms`: the distinct trigger terms, sorted, one JSON array;
  * - `offsets`: per term, where its postings start in `postings`, counted in entries (terms + 1 values), uint32;
- * - `postings`: per term, the entries holding it, ascending, uint32.
- * Numbers are little-endian. A torn, foreign or older file reads as undefined (a miss), never as an error.
+ * - `postings`: per term, the entries holding it, ascending, uint32;
+ * - `nameTerms`, `nameOffsets`, `namePostings`: the same for the terms of the entries' names.
+ * Numbers are little-endian. A torn, foreign or older file reads as undefined (a miss), never as an error; damage
+ * found later (a name or posting out of bounds) throws when it is read.
  */
 import { closeSync, fstatSync, openSync, statSync } from 'node:fs'
 import type { RecallPostings } from '../../core/recall-rank.js'
@@ -27,7 +31,20 @@ const MAGIC = 'git-learn recall'
 const MAX_HEADER = 64 * 1024
 /** Bytes of an entry's place in the catalog (the `rows` section). */
 const ROW_BYTES = 12
-const SECTIONS = ['totals', 'tiers', 'rows', 'names', 'terms', 'offsets', 'postings'] as const
+/** The file's sections, in the order it holds them (the header's `sizes` follow it). */
+export const SECTIONS = [
+  'totals',
+  'tiers',
+  'rows',
+  'nameEnds',
+  'names',
+  'terms',
+  'offsets',
+  'postings',
+  'nameTerms',
+  'nameOffsets',
+  'namePostings',
+] as const
 type Section = (typeof SECTIONS)[number]
 
 interface Header {
@@ -38,6 +55,8 @@ interface Header {
   n: number
   /** Distinct trigger terms. */
   t: number
+  /** Distinct terms of the names. */
+  nt: number
   /** The distinct tier weights. */
   weights: number[]
   catalogBytes: number
@@ -67,24 +86,24 @@ export function writeRecallFile(
     rowBuf.writeUInt16LE(line, ROW_BYTES * i + 8)
     rowBuf.writeUInt16LE(blockRows, ROW_BYTES * i + 10)
   }
-  const offsets = Buffer.alloc(4 * (index.terms.length + 1))
-  let first = 0
-  index.postings.forEach((docs, t) => {
-    offsets.writeUInt32LE(first, 4 * t)
-    first += docs.length
-  })
-  offsets.writeUInt32LE(first, 4 * index.terms.length)
-  const postings = Buffer.alloc(4 * first)
-  let at = 0
-  for (const docs of index.postings) for (const d of docs) at = postings.writeUInt32LE(d, at)
+  const names = index.names.map((s) => Buffer.from(s))
+  const nameEnds = Buffer.alloc(4 * n)
+  let end = 0
+  names.forEach((b, i) => nameEnds.writeUInt32LE((end += b.length), 4 * i))
+  const [offsets, postings] = packPostings(index.postings)
+  const [nameOffsets, namePostings] = packPostings(index.nameTerms.map((_t, i) => index.namePostings[i] as number[]))
   const body: Record<Section, Buffer> = {
     totals,
     tiers,
     rows: rowBuf,
-    names: Buffer.from(JSON.stringify(index.names)),
+    nameEnds,
+    names: Buffer.concat(names),
     terms: Buffer.from(JSON.stringify(index.terms)),
     offsets,
     postings,
+    nameTerms: Buffer.from(JSON.stringify(index.nameTerms)),
+    nameOffsets,
+    namePostings,
   }
   const header: Header = {
     magic: MAGIC,
@@ -92,11 +111,27 @@ export function writeRecallFile(
     key,
     n,
     t: index.terms.length,
+    nt: index.nameTerms.length,
     weights,
     catalogBytes,
     sizes: SECTIONS.map((s) => body[s].length),
   }
   writeAtomic(file, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...SECTIONS.map((s) => body[s])]))
+}
+
+/** Postings as two sections: where each term's start (counted in entries, terms + 1 values) and the entries. */
+function packPostings(lists: readonly (readonly number[])[]): [Buffer, Buffer] {
+  const offsets = Buffer.alloc(4 * (lists.length + 1))
+  let first = 0
+  lists.forEach((docs, t) => {
+    offsets.writeUInt32LE(first, 4 * t)
+    first += docs.length
+  })
+  offsets.writeUInt32LE(first, 4 * lists.length)
+  const postings = Buffer.alloc(4 * first)
+  let at = 0
+  for (const docs of lists) for (const d of docs) at = postings.writeUInt32LE(d, at)
+  return [offsets, postings]
 }
 
 /** Where a recall entry's catalog row is: [start, end) of its block, its place in it, the rows the block holds. */
@@ -149,6 +184,7 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
     h.key !== key ||
     !isCount(h.n) ||
     !isCount(h.t) ||
+    !isCount(h.nt) ||
     !Array.isArray(h.weights) ||
     !h.weights.every((w) => typeof w === 'number') ||
     !Array.isArray(sizes) ||
@@ -157,13 +193,15 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
     statSync(catalog, { throwIfNoEntry: false })?.size !== h.catalogBytes
   )
     return undefined
-  const { n, t, weights } = h as Header
+  const { n, t, nt, weights } = h as Header
   const sizeOf = (s: Section) => sizes[SECTIONS.indexOf(s)] as number
   const fixed: Partial<Record<Section, number>> = {
     totals: 4 * n,
     tiers: 2 * n,
     rows: ROW_BYTES * n,
+    nameEnds: 4 * n,
     offsets: 4 * (t + 1),
+    nameOffsets: 4 * (nt + 1),
   }
   const start: Partial<Record<Section, number>> = {}
   let at = eol + 1
@@ -174,7 +212,6 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
   if (at !== size || SECTIONS.some((s) => fixed[s] !== undefined && fixed[s] !== sizeOf(s))) return undefined
   const section = (s: Section, from = 0, length = sizeOf(s) - from) =>
     readBytes(fd, (start[s] as number) + from, length)
-  const postingsCount = sizeOf('postings') / 4
   const strings = (s: Section, count: number): string[] => {
     const v = JSON.parse(section(s).toString('utf8')) as unknown
     if (!Array.isArray(v) || v.length !== count || !v.every((x) => typeof x === 'string'))
@@ -193,26 +230,46 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
         if (w === undefined) throw new Error('the recall file names a tier weight it does not hold')
         entryWeights[i] = w
       }
-      const offsets = section('offsets')
-      const docsOf = (term: number): number[] => {
-        const first = offsets.readUInt32LE(4 * term)
-        const end = offsets.readUInt32LE(4 * term + 4)
-        if (end < first || end > postingsCount) throw new Error('a recall term points outside the postings')
-        const buf = section('postings', 4 * first, 4 * (end - first))
-        const docs: number[] = new Array<number>(end - first)
-        for (let i = 0; i < docs.length; i++) {
-          const d = buf.readUInt32LE(4 * i)
-          if (d >= n) throw new Error('a recall posting names no entry')
-          docs[i] = d
+      const docsOf = (offsetsSection: Section, postingsSection: Section) => {
+        const offsets = section(offsetsSection)
+        const count = sizeOf(postingsSection) / 4
+        return (term: number): number[] => {
+          const first = offsets.readUInt32LE(4 * term)
+          const end = offsets.readUInt32LE(4 * term + 4)
+          if (end < first || end > count) throw new Error('a recall term points outside the postings')
+          const buf = section(postingsSection, 4 * first, 4 * (end - first))
+          const docs: number[] = new Array<number>(end - first)
+          for (let i = 0; i < docs.length; i++) {
+            const d = buf.readUInt32LE(4 * i)
+            if (d >= n) throw new Error('a recall posting names no entry')
+            docs[i] = d
+          }
+          return docs
         }
-        return docs
+      }
+      const nameEnds = section('nameEnds')
+      const names = section('names')
+      const decoded = new Array<string | undefined>(n)
+      const nameOf = (i: number): string => {
+        let name = decoded[i]
+        if (name === undefined) {
+          if (!Number.isInteger(i) || i < 0 || i >= n) throw new Error('a recall entry out of range')
+          const start = i === 0 ? 0 : nameEnds.readUInt32LE(4 * i - 4)
+          const end = nameEnds.readUInt32LE(4 * i)
+          if (end < start || end > names.length) throw new Error('a recall name points outside the names')
+          decoded[i] = name = names.toString('utf8', start, end)
+        }
+        return name
       }
       return {
-        names: strings('names', n),
+        names: lazyArray(n, nameOf),
+        nameOf,
         weights: entryWeights,
         totals,
         terms: strings('terms', t),
-        postings: lazyArray(t, docsOf),
+        postings: lazyArray(t, docsOf('offsets', 'postings')),
+        nameTerms: strings('nameTerms', nt),
+        namePostings: lazyArray(nt, docsOf('nameOffsets', 'namePostings')),
       }
     },
     row(i) {

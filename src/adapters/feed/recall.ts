@@ -55,9 +55,7 @@ export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
   }
   let built: Awaited<ReturnType<typeof import('./rebuild.js').rebuild>> | undefined
   const pick = (index: RecallIndex | RecallPostings, terms: ReadonlySet<string>, limit: number) =>
-    rankRecall(index, terms)
-      .slice(0, limit)
-      .map((c) => ({ doc: c.doc, name: index.names[c.doc] as string, score: c.score }))
+    rankRecall(index, terms, limit).map((c) => ({ doc: c.doc, name: index.names[c.doc] as string, score: c.score }))
   /** The catalog entries of the last rank's picks, read from the cache's catalog blocks. */
   const picked = new Map<number, CatalogEntry>()
   const readEntry = (doc: number): CatalogEntry => {

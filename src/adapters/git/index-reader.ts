@@ -5,7 +5,7 @@
  */
 import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import type { ObjectInfo } from '../../core/git-output.js'
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import { findGitDirs, readHeadCommit } from './locate.js'
@@ -241,10 +241,21 @@ function readTreeFile(abs: string, path: string): TreeFile | undefined {
     const st = fstatSync(fd)
     if (!st.isFile()) return undefined
     if (st.size > MAX_CHECK_BYTES) return { path, mode: '100644', skipped: `larger than 1 MB (${st.size} bytes)` }
-    return { path, mode: '100644', ...decodeForCheck(readFileSync(fd)) }
+    return { path, mode: '100644', ...decodeForCheck(readWhole(fd, st.size)) }
   } finally {
     closeSync(fd)
   }
+}
+
+/** One buffer for every file read (decoding copies the text out): no buffer, and no second fstat, per file. */
+let readBuffer: Buffer | undefined
+
+/** The `size` bytes of an open file, or fewer when it ends first, as a view valid until the next call. */
+function readWhole(fd: number, size: number): Uint8Array {
+  const buffer = (readBuffer ??= Buffer.allocUnsafe(MAX_CHECK_BYTES))
+  let read = 0
+  for (let n = -1; n !== 0 && read < size; read += n) n = readSync(fd, buffer, read, size - read, null)
+  return buffer.subarray(0, read)
 }
 
 /** readTreeFile where O_NOFOLLOW is missing (Windows): lstat, then read. */

@@ -210,9 +210,14 @@ function isStorePath(path: string): boolean {
 }
 
 async function openCache(root: string, ctx: Ctx) {
-  const r = runGitSync(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root, env: ctx.env })
-  const commonDir = r.stdout.toString('utf8').trim()
-  if (r.code !== 0 || !commonDir) return undefined
+  // Found by walking up to `.git`, as the feed does (locate.ts), unless the environment redirects git: then git says.
+  const { findGitDirs } = await import('../../adapters/git/locate.js')
+  let commonDir = findGitDirs(root, ctx.env)?.commonDir
+  if (commonDir === undefined) {
+    const r = runGitSync(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root, env: ctx.env })
+    commonDir = r.code === 0 ? r.stdout.toString('utf8').trim() : ''
+  }
+  if (!commonDir) return undefined
   const { openParseCache } = await import('../../adapters/state/parse-cache.js')
   return openParseCache(commonDir)
 }

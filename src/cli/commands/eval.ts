@@ -71,7 +71,7 @@ function readCases(ctx: Ctx, set: string): EvalCase[] {
 }
 
 const recallOf = (index: RecallIndex, query: string) => {
-  const chosen = rankRecall(index, recallQueryTerms(query)).slice(0, RECALL_MAX_ITEMS)
+  const chosen = rankRecall(index, recallQueryTerms(query), RECALL_MAX_ITEMS)
   return chosen.map((c) => index.names[c.doc] as string)
 }
 

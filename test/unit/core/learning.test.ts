@@ -107,6 +107,14 @@ test('sections ignore headings inside code fences', () => {
   expect(sectionText('## Solution\nDo D.\n\n## Verification\nok', 'solution')).toBe('Do D.')
 })
 
+test('sections: indented and tilde fences, a fence closed by a longer one, headings with trailing hashes', () => {
+  const body = '  ```\n## In\n   ````\n## A #\n~~~\n## In\n~~~~\n##  B  ##  \n#### C\n##D\n ## E\n## F `x`\n'
+  expect(parseSections(body)).toEqual(['A', 'B', 'F `x`'])
+  expect(sectionText(body, 'a')).toBe('~~~')
+  expect(sectionText(body, 'F `x`')).toBe('')
+  expect(sectionText(body, 'In')).toBe('````')
+})
+
 test('store paths', () => {
   expect(parseStorePath('.learnings/active/x-y.md')).toEqual({ state: 'active', name: 'x-y' })
   expect(parseStorePath('.learnings/x.md')).toBeUndefined()

@@ -31,6 +31,20 @@ describe('rankRecall', () => {
     expect(got[0]!.coverage).toBe(1)
     expect(got[1]!.score).toBeLessThan(got[0]!.score)
   })
+  test('with a limit, the first candidates of the whole ranking, whatever order they come in', () => {
+    // Twelve learnings one trigger passes equally: the order is by name, and the first few are the same as without a
+    // limit (the triggers are given in reverse name order, so keeping the first ones seen would be wrong).
+    const many = Array.from({ length: 12 }, (_v, i) => `pg-refused-${String.fromCharCode(108 - i)}`)
+    const same = {
+      names: many,
+      weights: many.map(() => 1),
+      triggers: many.map(() => [...termsOf('ECONNREFUSED postgres')]),
+    }
+    const terms = new Set(buildQueryTerms('Error: connect ECONNREFUSED (postgres)'))
+    const all = rankRecall(same, terms)
+    expect(all).toHaveLength(12)
+    for (const limit of [0, 1, 2, 5, 12, 20]) expect(rankRecall(same, terms, limit)).toEqual(all.slice(0, limit))
+  })
   test('a partial trigger below the coverage threshold is not recalled', () => {
     expect(rankRecall(index, new Set(buildQueryTerms('ReferenceError: something else')))).toEqual([])
   })

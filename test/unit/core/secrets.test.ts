@@ -65,9 +65,26 @@ describe('keyword prefilter', () => {
     sample.text.toLowerCase(),
   ])
 
-  test('keywords are lower case', () => {
+  test('keywords are lower-case ASCII (the prefilter looks them up by their first two characters)', () => {
     for (const rule of SECRET_RULES)
-      for (const keyword of rule.keywords) expect(keyword, rule.id).toBe(keyword.toLowerCase())
+      for (const keyword of rule.keywords) {
+        expect(keyword, rule.id).toBe(keyword.toLowerCase())
+        expect(keyword, rule.id).toMatch(/^[\x20-\x7e]+$/)
+      }
+  })
+
+  test('a keyword is found wherever it stands: first, last, or next to non-ASCII text', () => {
+    for (const sample of positives) {
+      const rules = scanSecrets(sample.text).map((f) => f.rule)
+      expect(
+        scanSecrets(`é\n${sample.text}\né`).map((f) => f.rule),
+        sample.id,
+      ).toEqual(rules)
+      expect(
+        scanSecrets(`${sample.text.trimEnd()}`).map((f) => f.rule),
+        sample.id,
+      ).toEqual(rules)
+    }
   })
 
   test('every match a rule finds, run without the prefilter, contains one of its keywords', () => {

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import { openRecallFile, writeRecallFile } from '../../../../src/adapters/feed/recall-file.js'
+import { SECTIONS, openRecallFile, writeRecallFile } from '../../../../src/adapters/feed/recall-file.js'
+import type { RecallReader } from '../../../../src/adapters/feed/recall-file.js'
 import { buildRecallIndex, invertRecall, rankRecall } from '../../../../src/core/recall-rank.js'
 import { buildQueryTerms } from '../../../../src/core/terms.js'
 
@@ -49,7 +50,10 @@ describe('recall-<key>.bin', () => {
     const reader = openRecallFile(file, catalog, KEY)
     expect(reader).toBeDefined()
     const index = reader!.index()
-    expect(index.names).toEqual(postings.names)
+    expect([...index.names]).toEqual(postings.names)
+    expect(index.nameTerms).toEqual(postings.nameTerms)
+    expect([...index.namePostings]).toEqual(postings.namePostings)
+    expect(postings.nameTerms).toContain('refus')
     expect(index.weights).toEqual(postings.weights)
     expect(index.totals).toEqual(postings.totals)
     expect(index.terms).toEqual(postings.terms)
@@ -99,15 +103,30 @@ describe('recall-<key>.bin', () => {
     expect(openRecallFile(join(file, 'missing'), catalog, KEY)).toBeUndefined()
   })
 
-  test('a posting damaged in place throws when it is read (the reader then rebuilds), never a wrong answer', () => {
+  test('a posting or a name damaged in place throws when it is read (the reader then rebuilds), never a wrong answer', () => {
     const { file, catalog, postings } = written()
     const whole = readFileSync(file)
-    // The postings are the file's last section: point its last entry past the entries.
-    whole.writeUInt32LE(postings.names.length + 7, whole.length - 4)
-    writeFileSync(file, whole)
-    const reader = openRecallFile(file, catalog, KEY)!
-    const index = reader.index()
-    expect(() => [...index.postings]).toThrow(/names no entry/)
-    reader.close()
+    const eol = whole.indexOf(10)
+    const { sizes } = JSON.parse(whole.subarray(0, eol).toString('utf8')) as { sizes: number[] }
+    // Where each section ends, in the order the file holds them.
+    const ends: Record<string, number> = {}
+    let at = eol + 1
+    SECTIONS.forEach((s, i) => (ends[s] = at += sizes[i] as number))
+    const damaged = (section: string, value: number) => {
+      const copy = Buffer.from(whole)
+      copy.writeUInt32LE(value, (ends[section] as number) - 4)
+      writeFileSync(file, copy)
+      return openRecallFile(file, catalog, KEY)!
+    }
+    const past = postings.names.length + 7
+    for (const [section, read, message] of [
+      ['postings', (r: RecallReader) => [...r.index().postings], /names no entry/],
+      ['namePostings', (r: RecallReader) => [...r.index().namePostings], /names no entry/],
+      ['nameEnds', (r: RecallReader) => [...r.index().names], /outside the names/],
+    ] as const) {
+      const reader = damaged(section, section === 'nameEnds' ? 1 << 30 : past)
+      expect(() => read(reader)).toThrow(message)
+      reader.close()
+    }
   })
 })
