@@ -30,8 +30,8 @@ export const DEFLATE_LEVEL = 4
 export const MAX_INFLATED = 256 << 20
 
 /** A value as compressed JSON (project-<key>.json.deflate, status-<key>.json.deflate). */
-export function deflateJson(v: unknown): Buffer {
-  return deflateRawSync(JSON.stringify(v), { level: DEFLATE_LEVEL })
+export function deflateJson(v: unknown, level = DEFLATE_LEVEL): Buffer {
+  return deflateRawSync(JSON.stringify(v), { level })
 }
 
 /** A file of deflateJson read back, or undefined when it is missing, torn or not JSON. */

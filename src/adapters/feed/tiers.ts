@@ -71,7 +71,9 @@ export interface TierScan {
 }
 
 /** Blobs read per `git cat-file --batch`: what a tier read holds at once is one chunk's bytes (and the next's). */
-const TIER_CHUNK = 4000
+const TIER_CHUNK = 10000
+/** Learnings parsed between two turns of the event loop (each turn drains the next chunk's pipe). */
+const YIELD_EVERY = 200
 
 /**
  * Each valid active learning of a tier commit, read from git objects and screened, handed to `onLearning` in tree
@@ -124,7 +126,11 @@ export async function forEachTierLearning(
   for (let from = 0; next; from += chunk) {
     const contents = parseCatFileBatch(await next)
     next = from + chunk < readable.length ? read(from + chunk) : undefined
-    readable.slice(from, from + chunk).forEach((b, i) => {
+    const blobsOfChunk = readable.slice(from, from + chunk)
+    for (let i = 0; i < blobsOfChunk.length; i++) {
+      // Let the next chunk's output in now and then: while this loop runs, nothing drains git's pipe, and git waits.
+      if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
+      const b = blobsOfChunk[i] as TreeEntry
       const bytes = contents[i]?.bytes
       try {
         if (!bytes) throw new Error(MISSING_OBJECT)
@@ -139,14 +145,14 @@ export async function forEachTierLearning(
             b.path,
             `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
           )
-          return
+          continue
         }
         onLearning(learning)
       } catch (err) {
         const e = err as { reason?: string; message?: string }
         warn(b.path, `invalid learning: ${e.reason ?? e.message ?? String(err)}`)
       }
-    })
+    }
   }
   return warnings
 }
