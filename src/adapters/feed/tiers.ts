@@ -77,7 +77,8 @@ const YIELD_EVERY = 200
 
 /**
  * Each valid active learning of a tier commit, read from git objects and screened, handed to `onLearning` in tree
- * order as it is read (a caller that indexes them keeps none of the texts); invalid ones are skipped with one warning
+ * order a chunk at a time (a caller that indexes them keeps none of the texts; parsing a whole chunk, then indexing
+ * it, measured 17.8 s against 19.5 s for one learning at a time on a 100k tier); invalid ones are skipped with one warning
  * each, returned. Sizes come first (`cat-file --batch-check`), so a blob over the 1 MB limit of a learning is never
  * loaded: a hostile tier cannot make this read a huge object. The blobs are then read in chunks of TIER_CHUNK, the
  * next chunk's git process running while this one's learnings are parsed.
@@ -127,6 +128,7 @@ export async function forEachTierLearning(
     const contents = parseCatFileBatch(await next)
     next = from + chunk < readable.length ? read(from + chunk) : undefined
     const blobsOfChunk = readable.slice(from, from + chunk)
+    const parsed: Learning[] = []
     for (let i = 0; i < blobsOfChunk.length; i++) {
       // Let the next chunk's output in now and then: while this loop runs, nothing drains git's pipe, and git waits.
       if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
@@ -147,12 +149,13 @@ export async function forEachTierLearning(
           )
           continue
         }
-        onLearning(learning)
+        parsed.push(learning)
       } catch (err) {
         const e = err as { reason?: string; message?: string }
         warn(b.path, `invalid learning: ${e.reason ?? e.message ?? String(err)}`)
       }
     }
+    for (const l of parsed) onLearning(l)
   }
   return warnings
 }
