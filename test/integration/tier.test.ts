@@ -95,7 +95,7 @@ describe('git learn tier', () => {
     const tierFiles = () =>
       readdirSync(cache)
         .filter((n) => n.startsWith('tier-index-'))
-        .map((n) => [n, statSync(join(cache, n)).ino, statSync(join(cache, n)).mtimeMs])
+        .map((n) => [n, statSync(join(cache, n)).ino, statSync(join(cache, n)).size]) // rewritten: a new inode
     const before = tierFiles()
     expect(before).toHaveLength(3)
     // An edit of a project learning rebuilds the project's index only, and still ranks as the whole store does.
@@ -112,7 +112,7 @@ describe('git learn tier', () => {
       ).toHaveLength(1)
   })
 
-  test("a tier's cached reads are compressed, of this build, and gone once the tier is removed from config.yaml", async () => {
+  test("a tier's cached reads are compressed, of this build, and gone a day after the tier left config.yaml", async () => {
     const { bare } = tierRepo({ 'kafka-lag': good('kafka-lag', { topic: 'kafka consumer lag' }) })
     const repo = makeRepo()
     soloConfig(repo)
@@ -129,7 +129,7 @@ describe('git learn tier', () => {
     const planted = `tier-learnings-${pin}-000000000000.json.deflate`
     writeFileSync(join(cache, planted), deflateRawSync(JSON.stringify({ commit: pin, learnings: [], warnings: [] })))
     const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000)
-    utimesSync(join(cache, planted), twoDaysAgo, twoDaysAgo) // another build's files stay a day (tier-cache.ts)
+    utimesSync(join(cache, planted), twoDaysAgo, twoDaysAgo) // another build's files stay a day after use (tier-cache.ts)
 
     expect((await repo.cli(['search', 'kafka lag', '--json'])).json().results[0]).toMatchObject({ tier: 'org' })
     expect((await repo.cli(['render', '--target', 'agents'])).code).toBe(0)
@@ -148,13 +148,18 @@ describe('git learn tier', () => {
     }
     expect(files.filter((n) => n.startsWith('tier-index-'))).toHaveLength(3)
 
-    // The tier removed by hand (there is no `tier remove`): the next read frees its files.
+    // The tier removed by hand (as a teammate without git-learn would): no longer searched. Its files stay while
+    // they were used within a day (another worktree may still pin it), and go at the first read after that.
     const config = YAML.parseDocument(readFileSync(join(repo.root, '.learnings/config.yaml'), 'utf8'))
     config.set('tiers', [])
     repo.write('.learnings/config.yaml', config.toString())
     repo.git('commit', '-q', '-am', 'drop the org tier')
     const after = (await repo.cli(['search', 'kafka lag', '--json'])).json()
     expect(after.results.filter((r: { tier: string }) => r.tier === 'org')).toEqual([])
+    expect(tierFiles()).toEqual(files)
+    for (const f of files) utimesSync(join(cache, f), twoDaysAgo, twoDaysAgo)
+    repo.write('.learnings/config.yaml', `${repo.read('.learnings/config.yaml')}# a comment\n`) // a new key
+    expect((await repo.cli(['search', 'kafka lag', '--json'])).code).toBe(0)
     expect(tierFiles()).toEqual([])
   })
 
@@ -230,7 +235,7 @@ describe('git learn tier', () => {
     const after = (await repo.cli(['search', 'kafka consumer lag', '--json'])).json()
     expect(after.results.filter((x: { tier: string }) => x.tier === 'org')).toEqual([])
     const cache = join(repo.root, '.git', 'learn', 'cache')
-    expect(readdirSync(cache).filter((n) => n.startsWith('tier-') && n.includes(pin))).toEqual([])
+    expect(readdirSync(cache).filter((n) => n.startsWith('tier-') && n.includes(pin))).toHaveLength(4) // a day's grace
     expect((await repo.cli(['tier', 'list', '--json'])).json().tiers.map((t: { name: string }) => t.name)).toEqual([
       'fw',
     ])

@@ -27,7 +27,7 @@ import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './in
 import type { Problem, ProjectFile } from './cache-files.js'
 import { CACHE_FORMAT, cacheDir, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
-import { pruneTierCache, tierCacheStamp } from './tier-cache.js'
+import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
 import { writeCache } from './write-cache.js'
 
 /** Why a learning is kept from agents, in one line. */
@@ -177,6 +177,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
       if (cached && terms && terms['commit'] === pin.commit && terms.header.nextId === cached.items.length)
         try {
           index = openIndex(indexFiles, terms, cached.items.length)
+          markTierCacheUsed([join(dir, itemsName), indexFiles.terms, indexFiles.postings, indexFiles.docs])
         } catch {
           // Damaged: read the tier again.
         }

@@ -32,7 +32,7 @@ import { CONFIG_PATH } from '../store/config.js'
 import { decodeLearningBytes } from '../store/store.js'
 import { deflateJson, readDeflatedJson } from './cache-files.js'
 import { cacheDir } from './feed-key.js'
-import { pruneTierCache, tierCacheStamp } from './tier-cache.js'
+import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
 
 export type TierConfig = Config['tiers'][number]
 export const DEFAULT_TIER_WEIGHT = 0.9
@@ -193,11 +193,13 @@ export async function readTierLearningsCached(
 ): Promise<TierScan> {
   const file = join(cacheDir(git.commonDir), `tier-learnings-${commit}-${tierCacheStamp()}.json.deflate`)
   const c = readDeflatedJson(file) as Partial<CachedTier> | undefined
-  if (c?.commit === commit && Array.isArray(c.learnings) && Array.isArray(c.warnings))
+  if (c?.commit === commit && Array.isArray(c.learnings) && Array.isArray(c.warnings)) {
+    markTierCacheUsed([file])
     return {
       learnings: c.learnings,
       warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })),
     }
+  }
   const scan = await readTierLearnings(git, tier, commit, await validator())
   writeCacheFile(file, deflateJson({ commit, ...scan } satisfies CachedTier))
   return scan

@@ -17,8 +17,9 @@ export const spec: CommandSpec = {
     'add fetches <ref> of <git-url> into refs/learn/tiers/<name> (git fetch --no-tags; nothing is checked out), pins the\n' +
     'fetched commit in .learnings/config.yaml and commits that file alone. update fetches again, shows the learnings\n' +
     'added, removed and changed, and commits the new pin (a reviewed change). remove takes the tier out of config.yaml\n' +
-    'in a commit of that file alone (its URL and pin stay in the history) and deletes its ref; its cached files go at\n' +
-    'the next search. verify checks that each tier ref still holds its pinned commit and that the objects are intact\n' +
+    'in a commit of that file alone (its URL and pin stay in the history) and deletes its ref; its cached files go a\n' +
+    'day after their last use. verify checks that each tier ref still holds its pinned commit and that the objects are\n' +
+    'intact ' +
     "(exit 1 otherwise). search, context and recall read the tiers' active learnings straight from git objects, with\n" +
     "the tier's weight.",
   options: {
