@@ -243,3 +243,19 @@ export const VITEST_FAILURE = `
 \u001b[2m   Start at \u001b[22m 10:31:07
 \u001b[2m   Duration \u001b[22m 412ms\u001b[2m (transform 31ms, setup 0ms, collect 0ms, tests 0ms, environment 0ms, prepare 63ms)\u001b[22m
 `
+
+/**
+ * `status --json` of the store without its usage figures: each recall run records match events, which status counts,
+ * so comparisons of what the store decides leave them out.
+ */
+export async function storeStatus(repo: TestRepo, now: Date): Promise<unknown> {
+  const s = (await repo.cli(['status', '--json'], { now })).json()
+  return {
+    counts: s.counts,
+    pending: s.pending,
+    domains: s.domains.map((d: { domain: string; learnings: { name: string }[] }) => [
+      d.domain,
+      d.learnings.map((l) => l.name).sort(),
+    ]),
+  }
+}

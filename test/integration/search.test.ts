@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { PROJECT_ROOT, learningText, makeRepo, sh } from '../helpers/repo.js'
-import { SEEDS, VITEST_FAILURE, seedStore, seedText } from '../helpers/feed-store.js'
+import { SEEDS, VITEST_FAILURE, seedStore, seedText, storeStatus } from '../helpers/feed-store.js'
 
 describe('git learn search', () => {
   test('a pasted vitest failure puts the matching error-solution first', async () => {
@@ -204,18 +204,7 @@ describe('the feed cache follows the store and survives damage', () => {
           stdin: JSON.stringify({ cwd: repo.root, hook_event_name: 'PostToolUseFailure', error: VITEST_FAILURE }),
         })
       ).stdout
-    // Recall records match events, which status counts: compare what the store decides.
-    const status = async () => {
-      const s = (await repo.cli(['status', '--json'], { now: new Date('2026-11-20T12:00:00Z') })).json()
-      return {
-        counts: s.counts,
-        pending: s.pending,
-        domains: s.domains.map((d: { domain: string; learnings: { name: string }[] }) => [
-          d.domain,
-          d.learnings.map((l) => l.name).sort(),
-        ]),
-      }
-    }
+    const status = () => storeStatus(repo, new Date('2026-11-20T12:00:00Z'))
     const good = { search: await search(), recall: await recall(), status: await status() }
     expect(good.recall).toMatch(/vitest-esm-mock-hoisting/)
     const dir = join(repo.root, '.git', 'learn', 'cache')

@@ -4,7 +4,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { describe, expect, test } from 'vitest'
 import { makeRepo } from '../../../helpers/repo.js'
 import type { TestRepo } from '../../../helpers/repo.js'
-import { VITEST_FAILURE, seedStore } from '../../../helpers/feed-store.js'
+import { VITEST_FAILURE, seedStore, storeStatus } from '../../../helpers/feed-store.js'
 
 const NOW = new Date('2026-11-20T12:00:00Z')
 
@@ -18,19 +18,6 @@ async function answers(repo: TestRepo) {
     context: await out(['context', '--json']),
     list: await out(['list', '--json']),
     prune: await out(['prune', '--json']),
-  }
-}
-
-/** status --json without the usage figures (each recall run records match events, which status counts). */
-async function status(repo: TestRepo) {
-  const s = (await repo.cli(['status', '--json'], { now: NOW })).json()
-  return {
-    counts: s.counts,
-    pending: s.pending,
-    domains: s.domains.map((d: { domain: string; learnings: { name: string }[] }) => [
-      d.domain,
-      d.learnings.map((l) => l.name).sort(),
-    ]),
   }
 }
 
@@ -62,7 +49,7 @@ describe('the compressed feed cache files', () => {
     async (kind) => {
       const repo = makeRepo()
       seedStore(repo)
-      const good = { ...(await answers(repo)), status: await status(repo) }
+      const good = { ...(await answers(repo)), status: await storeStatus(repo, NOW) }
       expect(good.recall).toMatch(/vitest-esm-mock-hoisting/)
       const [file] = named(repo, new RegExp(`^${kind}-`))
       expect(file).toBeDefined()
@@ -82,7 +69,7 @@ describe('the compressed feed cache files', () => {
       ]
       for (const damaged of damages) {
         writeFileSync(path, damaged)
-        expect({ ...(await answers(repo)), status: await status(repo) }).toEqual(good)
+        expect({ ...(await answers(repo)), status: await storeStatus(repo, NOW) }).toEqual(good)
       }
     },
   )
