@@ -40,52 +40,74 @@ function push(list: List, short: number, count: number): void {
 }
 
 /**
+ * One document as the index counts it, field by field (undefined: no such field): its length (the number of distinct
+ * tokens, before term processing) and each processed term with how often it occurs. Plain arrays of strings and
+ * numbers, so that a worker thread can count a document and hand over this instead of its text (parse-file.ts).
+ */
+export type CountedDoc = ({ length: number; terms: string[]; counts: number[] } | undefined)[]
+
+/** The term counts of `doc` (without its id), field by field, as the index's `add` would count them. */
+export function countDoc(doc: Omit<SearchDoc, 'id'>): CountedDoc {
+  const { fields, tokenize, processTerm } = indexOptions()
+  const raw = new Map<string, number>()
+  const counts = new Map<string, number>()
+  return fields.map((field) => {
+    const value = doc[field]
+    if (value == null) return undefined
+    // Each distinct token once: its count, then its term (processing a token is the costly part).
+    raw.clear()
+    for (const token of tokenize(String(value))) raw.set(token, (raw.get(token) ?? 0) + 1)
+    counts.clear()
+    for (const [token, n] of raw) {
+      const processed = processTerm(token)
+      if (processed) counts.set(processed, (counts.get(processed) ?? 0) + n)
+    }
+    return { length: raw.size, terms: [...counts.keys()], counts: [...counts.values()] }
+  })
+}
+
+/**
  * The index built one document at a time (a rebuild drops each document's text once it is added): the n-th document
  * added gets short id n, as minisearch numbers them. Mirrors minisearch 7's `add`: a field's length is the number of
  * distinct tokens (before term processing), the average field length is updated incrementally in the same order of
  * operations, and each processed term counts once per occurrence in the field.
  */
 export class IndexBuilder {
-  private readonly options = indexOptions()
+  private readonly fieldCount = indexOptions().fields.length
   private readonly averageFieldLength: number[] = []
   /** term → its posting list per field. */
   private readonly postings = new Map<string, (List | undefined)[]>()
   private readonly docs: (IndexDoc | undefined)[] = []
-  private readonly counts = new Map<string, number>()
-  private readonly raw = new Map<string, number>()
 
   add(doc: SearchDoc): void {
-    const { fields, tokenize, processTerm } = this.options
-    const { averageFieldLength, postings, counts, raw } = this
+    this.addCounted(doc.id, countDoc(doc))
+  }
+
+  /** Adds the document of catalog id `id` from its term counts (countDoc, here or in a worker). */
+  addCounted(id: number, counted: CountedDoc): void {
+    const { averageFieldLength, postings } = this
     const short = this.docs.length
     const lengths: number[] = []
-    fields.forEach((field, fieldId) => {
-      const value = doc[field]
-      if (value == null) return
-      // Each distinct token once: its count, then its term (processing a token is the costly part).
-      raw.clear()
-      for (const token of tokenize(String(value))) raw.set(token, (raw.get(token) ?? 0) + 1)
-      const length = raw.size
+    for (let fieldId = 0; fieldId < this.fieldCount; fieldId++) {
+      const field = counted[fieldId]
+      if (!field) continue
+      const { length, terms, counts } = field
       lengths[fieldId] = length
       const avg = averageFieldLength[fieldId] || 0
       averageFieldLength[fieldId] = (avg * short + length) / (short + 1)
-      counts.clear()
-      for (const [token, n] of raw) {
-        const processed = processTerm(token)
-        if (processed) counts.set(processed, (counts.get(processed) ?? 0) + n)
-      }
-      for (const [term, n] of counts) {
+      for (let i = 0; i < terms.length; i++) {
+        const term = terms[i] as string
         let byField = postings.get(term)
         if (!byField) postings.set(term, (byField = []))
-        push((byField[fieldId] ??= { data: new Int32Array(4), n: 0 }), short, n)
+        push((byField[fieldId] ??= { data: new Int32Array(4), n: 0 }), short, counts[i] as number)
       }
-    })
-    this.docs.push([doc.id, lengths])
+    }
+    this.docs.push([id, lengths])
   }
 
   /** The parts of the index over the documents added. */
   finish(): BuiltParts {
-    const { fields } = this.options
+    const { fields } = indexOptions()
     const fieldIds: Record<string, number> = {}
     fields.forEach((f, i) => (fieldIds[f] = i))
     const terms = [...this.postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))

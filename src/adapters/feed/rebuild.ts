@@ -14,12 +14,12 @@ import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { TextScan } from '../../core/agent-safety.js'
 import type { ParsedFile } from './parse-file.js'
-import type { CatalogEntry, SearchDoc } from '../../core/search.js'
+import type { CatalogEntry } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
 import { IndexBuilder, partsIndex } from '../../core/search-parts.js'
 import type { ScoringIndex } from '../../core/search-score.js'
-import type { BuiltParts } from '../../core/search-parts.js'
+import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsync } from '../git/run.js'
 import { writeCacheFile } from '../state/cache-file.js'
 import { deflateJson, isObject, readDeflatedJson } from './cache-files.js'
@@ -254,8 +254,11 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     catalog.push(entry)
     tierOf.push(gi)
   }
-  const add = (entry: CatalogEntry, doc: Omit<SearchDoc, 'id'>) => {
-    index.add({ id: catalog.length, ...doc })
+  /** The recall terms of the project's entries, by catalog id, computed with them (parse-file.ts). */
+  const recallTerms: (string[][] | undefined)[] = []
+  const add = (entry: CatalogEntry, counted: CountedDoc, recall: string[][] | undefined) => {
+    recallTerms[catalog.length] = recall
+    index.addCounted(catalog.length, counted)
     push(0, entry)
   }
 
@@ -283,10 +286,10 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           created: result.entry?.created ?? null,
           supersedes: result.entry?.supersedes ?? [],
         })
-    } else if (result.entry && result.doc && result.hash) {
+    } else if (result.entry && result.counted && result.hash) {
       if (!seen.has(result.hash)) {
         seen.add(result.hash)
-        add(result.entry, result.doc)
+        add(result.entry, result.counted, result.recall)
       }
       if (result.row)
         projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
@@ -349,9 +352,11 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     )
   }
   try {
+    // One queue across the chunks of blobs: a chunk's last batches are indexed while the next chunk is parsed, so
+    // neither thread waits for the other at a chunk's end (at 100,000 learnings ten such waits were ~1 s).
+    const queue: (Queued & { answered?: boolean })[] = []
     for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
       const chunk = slots.slice(from, from + BULK_CHUNK)
-      const queue: (Queued & { answered?: boolean })[] = []
       for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
         const batch = chunk.slice(at, at + PARSE_BATCH)
         const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
@@ -368,8 +373,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
         if (worker) await new Promise((resolve) => setImmediate(resolve))
         while (queue[0] && (queue[0].parsed || queue[0].answered)) await settleQueued(queue.shift() as Queued)
       }
-      for (const q of queue) await settleQueued(q)
     }
+    for (const q of queue) await settleQueued(q)
   } finally {
     worker?.close()
   }
@@ -391,7 +396,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     tierIndexes.push({ ...ti, map })
   })
   const parts = index.finish()
-  const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
+  const { index: recall, ids: recallIds } = buildRecallIndex(catalog, (id) => recallTerms[id])
   const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, project: projectFile }
   writeCache(dir, state.key, {
     ...built,

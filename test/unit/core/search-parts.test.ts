@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { parseLearning } from '../../../src/core/learning.js'
 import { buildSearchDoc } from '../../../src/core/search.js'
 import type { SearchDoc } from '../../../src/core/search.js'
-import { buildIndexParts } from '../../../src/core/search-parts.js'
+import { IndexBuilder, buildIndexParts, countDoc } from '../../../src/core/search-parts.js'
 import { decodePostings, encodePostings } from '../../../src/core/search-postings.js'
 import { SEEDS, seedText } from '../../helpers/feed-store.js'
 import { buildMiniSearch, splitMiniSearch } from '../../helpers/minisearch-oracle.js'
@@ -67,6 +67,23 @@ describe('buildIndexParts', () => {
       body: Array.from({ length: 1 + (i % 40) }, (_, j) => words[(i + j) % 10]).join(' '),
     }))
     same(docs)
+  })
+
+  test('documents counted elsewhere (a worker: countDoc, then a structured copy) build the same parts', () => {
+    const docs = SEEDS.map((s, i) =>
+      buildSearchDoc(i * 3, parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`)),
+    )
+    docs.push({ id: 99, name: 'x', description: '', trigger: 'ECONNREFUSED ECONNREFUSED', tags: '', body: 'a an' })
+    const counted = new IndexBuilder()
+    for (const { id, ...doc } of docs) counted.addCounted(id, structuredClone(countDoc(doc)))
+    const [here, there] = [buildIndexParts(docs), counted.finish()]
+    expect(there.terms).toEqual(here.terms)
+    expect(there.terms.length).toBeGreaterThan(20)
+    expect(there.terms.map((_, i) => [...there.postingsBytes(i)])).toEqual(
+      here.terms.map((_, i) => [...here.postingsBytes(i)]),
+    )
+    expect(JSON.stringify(there.header)).toBe(JSON.stringify(here.header))
+    expect(there.docs).toEqual(here.docs)
   })
 
   test('postings round-trip through their binary form; a torn or foreign one throws', () => {
