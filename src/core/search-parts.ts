@@ -23,20 +23,63 @@ export interface BuiltParts {
   docs: (IndexDoc | undefined)[]
 }
 
-/** One posting list: [short, count, short, count, …] in a typed array that doubles when full. */
+/**
+ * One posting list while the index is built: its (short-id gap, count) pairs as interleaved unsigned LEB128 varints
+ * in a byte array that doubles when full. A posting takes about two bytes here where a pair of 32-bit numbers took
+ * eight: at 100,000 learnings the lists were ~60 MB of a rebuild's peak.
+ */
 interface List {
-  data: Int32Array
+  bytes: Uint8Array
+  length: number
+  /** Postings held. */
   n: number
+  /** The last short id pushed. */
+  last: number
+}
+
+function pushVarint(list: List, value: number): void {
+  let v = value >>> 0
+  while (v >= 0x80) {
+    list.bytes[list.length++] = (v & 0x7f) | 0x80
+    v >>>= 7
+  }
+  list.bytes[list.length++] = v
 }
 
 function push(list: List, short: number, count: number): void {
-  if (list.n + 2 > list.data.length) {
-    const bigger = new Int32Array(list.data.length * 2)
-    bigger.set(list.data)
-    list.data = bigger
+  // Two varints of at most five bytes each.
+  if (list.length + 10 > list.bytes.length) {
+    const bigger = new Uint8Array(list.bytes.length * 2)
+    bigger.set(list.bytes.subarray(0, list.length))
+    list.bytes = bigger
   }
-  list.data[list.n++] = short
-  list.data[list.n++] = count
+  pushVarint(list, short - list.last)
+  pushVarint(list, count)
+  list.last = short
+  list.n++
+}
+
+/** A list's pairs as [short, count, short, count, …] (encodePostings's input). */
+function pairsOf(list: List): { data: Int32Array; n: number } {
+  const data = new Int32Array(list.n * 2)
+  let at = 0
+  const read = (): number => {
+    let v = 0
+    let shift = 0
+    for (;;) {
+      const b = list.bytes[at++] as number
+      v += (b & 0x7f) * 2 ** shift
+      if (b < 0x80) return v
+      shift += 7
+    }
+  }
+  let short = 0
+  for (let i = 0; i < data.length; i += 2) {
+    short += read()
+    data[i] = short
+    data[i + 1] = read()
+  }
+  return { data, n: data.length }
 }
 
 /**
@@ -99,7 +142,7 @@ export class IndexBuilder {
         const term = terms[i] as string
         let byField = postings.get(term)
         if (!byField) postings.set(term, (byField = []))
-        push((byField[fieldId] ??= { data: new Int32Array(4), n: 0 }), short, counts[i] as number)
+        push((byField[fieldId] ??= { bytes: new Uint8Array(16), length: 0, n: 0, last: 0 }), short, counts[i] as number)
       }
     }
     this.docs.push([id, lengths])
@@ -121,7 +164,11 @@ export class IndexBuilder {
         serializationVersion: 2,
       },
       terms,
-      postingsBytes: (i) => encodePostings(this.postings.get(terms[i] as string) ?? [], fields.length),
+      postingsBytes: (i) =>
+        encodePostings(
+          (this.postings.get(terms[i] as string) ?? []).map((list) => list && pairsOf(list)),
+          fields.length,
+        ),
       docs: this.docs,
     }
   }

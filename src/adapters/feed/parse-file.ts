@@ -41,6 +41,59 @@ export function problemOf(err: unknown): string {
   return e.reason ?? e.message ?? String(err)
 }
 
+/** Strings shorter than this are kept once per rebuild: tags, types, states and domains say the same few words. */
+const SHARED_CHARS = 20
+/** Bounds the table of those strings (a store of unique tags would otherwise fill it). */
+const MAX_SHARED = 65_536
+
+/**
+ * Makes parsed files compact for the rebuild to hold (each file changed in place): strings that hold none of its
+ * text, short ones kept once per rebuild, and the row sharing the strings it has in common with the entry and the
+ * file's path. V8 keeps a piece of 13 characters or more cut from a string as a view into it: the name, description
+ * or fix of a file parsed on this thread kept the whole file alive until the rebuild's end (at 100,000 learnings
+ * ~50 MB of texts); the worker's results (`copy` false) arrive as copies, each string as many times as it is used.
+ */
+export function compactor(): (f: ParsedFile, path: string, copy: boolean) => ParsedFile {
+  const shared = new Map<string, string>()
+  return (f, path, copy) => {
+    const { entry, row } = f
+    if (!entry) return f
+    const own = (s: string) => (copy && s.length >= 13 ? ` ${s}`.slice(1) : s)
+    const one = new Map<string, string>([[path, path]])
+    const str = (s: string): string => {
+      const table = s.length < SHARED_CHARS ? shared : one
+      let kept = table.get(s)
+      if (kept === undefined) {
+        if (table.size >= MAX_SHARED) table.clear()
+        table.set(s, (kept = own(s)))
+      }
+      return kept
+    }
+    const each = (v: unknown): unknown =>
+      typeof v === 'string'
+        ? str(v)
+        : Array.isArray(v)
+          ? v.map((x: unknown) => (typeof x === 'string' ? str(x) : x))
+          : v
+    // Every field, whatever it holds: a field added to the entry later is covered too.
+    const fields = entry as unknown as Record<string, unknown>
+    for (const k of Object.keys(fields)) fields[k] = each(fields[k])
+    if (row) {
+      const { name, state, type, domain, tags, description } = row
+      Object.assign(row, {
+        name: str(name),
+        state: str(state),
+        type: str(type),
+        domain: domain === null ? null : str(domain),
+        tags: tags.length === entry.tags.length && tags.every((t, i) => t === entry.tags[i]) ? entry.tags : each(tags),
+        description: str(description),
+        path: str(row.path),
+      })
+    }
+    return f
+  }
+}
+
 /** Parses, describes and scans one learning's text; an error is the file's problem. */
 export function parseProjectFile(path: string, text: string, allow: readonly string[]): ParsedFile {
   try {

@@ -112,10 +112,13 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     import('../../core/recall-rank.js'),
   ])
   const dir = cacheDir(commonDir)
-  const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
+  // Dropped once the project's slots are listed (a map of every indexed file: ~20 MB at 100,000).
+  let indexed: Map<string, { mode: string; oid: string }> | undefined = parseLsFiles(
+    state.lsFiles ?? (await state.lsLater?.()),
+  )
   const problems: Problem[] = []
   const config = await (await import('../store/config.js')).readConfig(root, commonDir)
-  const [{ hazardsOf }, { parseProjectFile, problemOf }, { startParseWorker }] = await Promise.all([
+  const [{ hazardsOf }, { compactor, parseProjectFile, problemOf }, { startParseWorker }] = await Promise.all([
     import('../../core/agent-safety.js'),
     import('./parse-file.js'),
     import('./parse-pool.js'),
@@ -270,12 +273,13 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   for (const st of STATES) {
     for (const file of storeFiles(root, st)) {
       const path = `${STORE_DIR}/${st}/${file}`
-      const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
+      const clean = state.dirty && !state.dirty.has(path) ? indexed?.get(path) : undefined
       if (clean?.mode === '120000')
         slots.push({ path, problem: 'is a symbolic link; the store holds only regular files' })
       else slots.push({ path, oid: clean?.oid })
     }
   }
+  indexed = undefined
   /** Folds and indexes one project file, or records its problem. */
   const record = (path: string, result: ParsedFile) => {
     if (result.withheld) {
@@ -316,11 +320,14 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     }
   }
   const allow = config.secrets.allow
+  const compact = compactor()
   /** A batch parsed here: a file that could not be read keeps its problem. */
   const parseHere = (batch: readonly Slot[], texts: readonly ReadText[]): ParsedFile[] =>
     batch.map((slot, i) => {
       const t = texts[i] as ReadText
-      return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : parseProjectFile(slot.path, t.text, allow)
+      return t.text === undefined
+        ? { problem: t.problem ?? 'unreadable' }
+        : compact(parseProjectFile(slot.path, t.text, allow), slot.path, true)
     })
   /** Screens, folds and indexes a batch's files in store order. */
   const settle = async (batch: readonly Slot[], parsed: ParsedFile[]) => {
@@ -343,7 +350,9 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const worker = startParseWorker(allow, slots.length)
   type Queued = { batch: Slot[]; texts: ReadText[]; parsed?: ParsedFile[]; asked?: Promise<ParsedFile[] | undefined> }
   const settleQueued = async (q: Queued) => {
-    const parsed = q.parsed ?? (await q.asked) ?? parseHere(q.batch, q.texts)
+    const asked = q.parsed ? undefined : await q.asked
+    const parsed =
+      q.parsed ?? asked?.map((f, i) => compact(f, (q.batch[i] as Slot).path, false)) ?? parseHere(q.batch, q.texts)
     // The worker was given '' for a file that could not be read: the file keeps the reason it could not.
     const unread = (i: number) => q.texts[i]?.text === undefined
     await settle(
