@@ -1,4 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { isTemporaryBeside, writeFileNoClobber } from '../../../../src/adapters/store/write-file.js'
@@ -45,5 +56,22 @@ describe('writeFileNoClobber', () => {
     expect(isTemporaryBeside(p, '.b.md.0123456789ab.tmp')).toBe(false)
     expect(isTemporaryBeside(p, 'a.md')).toBe(false)
     expect(isTemporaryBeside(p, '.a.md.0123456789ab.tmp.md')).toBe(false)
+  })
+})
+
+describe('replacing a file', () => {
+  test('keeps its mode, and through a symbolic link replaces the file it points at', () => {
+    const dir = tempDir('gl-replace-')
+    const hook = join(dir, 'pre-commit')
+    writeFileNoClobber(hook, '#!/bin/sh\n', false)
+    chmodSync(hook, 0o750)
+    writeFileNoClobber(hook, '#!/bin/sh\necho ours\n', true)
+    expect(statSync(hook).mode & 0o777).toBe(0o750)
+    symlinkSync('AGENTS.md', join(dir, 'CLAUDE.md'))
+    writeFileNoClobber(join(dir, 'AGENTS.md'), 'shared\n', false)
+    writeFileNoClobber(join(dir, 'CLAUDE.md'), 'shared, edited\n', true)
+    expect(lstatSync(join(dir, 'CLAUDE.md')).isSymbolicLink()).toBe(true)
+    expect(readFileSync(join(dir, 'AGENTS.md'), 'utf8')).toBe('shared, edited\n')
+    expect(readdirSync(dir).sort()).toEqual(['AGENTS.md', 'CLAUDE.md', 'pre-commit'])
   })
 })
