@@ -11,7 +11,7 @@
 import type { CatalogEntry, IndexDoc, IndexHeader, SearchDoc } from './search.js'
 import { buildCatalogEntry, buildSearchDoc, indexOptions } from './search.js'
 import type { Learning } from './learning.js'
-import { decodePostings, encodePostings } from './search-postings.js'
+import { decodePostings } from './search-postings.js'
 import type { ScoringIndex } from './search-score.js'
 
 /** The index in parts; the postings are encoded one term at a time (the writer streams them to the cache file). */
@@ -59,27 +59,36 @@ function push(list: List, short: number, count: number): void {
   list.n++
 }
 
-/** A list's pairs as [short, count, short, count, …] (encodePostings's input). */
-function pairsOf(list: List): { data: Int32Array; n: number } {
-  const data = new Int32Array(list.n * 2)
+/**
+ * One term's postings in the cache's binary form (src/core/search-postings.ts: per field its count n, its n gaps,
+ * its n counts) straight from the lists' interleaved varints: each field's varints copied, gaps first, then counts,
+ * with no number decoded. `lists[f]` undefined: the term is not in field f.
+ */
+function encodeLists(lists: readonly (List | undefined)[], fieldCount: number): Uint8Array {
+  let size = 0
+  for (let f = 0; f < fieldCount; f++) size += 5 + (lists[f]?.length ?? 0)
+  const out = new Uint8Array(size)
   let at = 0
-  const read = (): number => {
-    let v = 0
-    let shift = 0
-    for (;;) {
-      const b = list.bytes[at++] as number
-      v += (b & 0x7f) * 2 ** shift
-      if (b < 0x80) return v
-      shift += 7
+  for (let f = 0; f < fieldCount; f++) {
+    const list = lists[f]
+    let n = list?.n ?? 0
+    while (n >= 0x80) {
+      out[at++] = (n & 0x7f) | 0x80
+      n >>>= 7
+    }
+    out[at++] = n
+    if (!list) continue
+    // Two passes over the pairs: the first copies every first varint (the gaps), the second every second (the counts).
+    for (const second of [false, true]) {
+      let odd = false
+      for (let i = 0; i < list.length; i++) {
+        const b = list.bytes[i] as number
+        if (odd === second) out[at++] = b
+        if (b < 0x80) odd = !odd
+      }
     }
   }
-  let short = 0
-  for (let i = 0; i < data.length; i += 2) {
-    short += read()
-    data[i] = short
-    data[i + 1] = read()
-  }
-  return { data, n: data.length }
+  return out.subarray(0, at)
 }
 
 /**
@@ -164,11 +173,7 @@ export class IndexBuilder {
         serializationVersion: 2,
       },
       terms,
-      postingsBytes: (i) =>
-        encodePostings(
-          (this.postings.get(terms[i] as string) ?? []).map((list) => list && pairsOf(list)),
-          fields.length,
-        ),
+      postingsBytes: (i) => encodeLists(this.postings.get(terms[i] as string) ?? [], fields.length),
       docs: this.docs,
     }
   }

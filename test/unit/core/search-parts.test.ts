@@ -67,6 +67,20 @@ describe('buildIndexParts', () => {
       body: Array.from({ length: 1 + (i % 40) }, (_, j) => words[(i + j) % 10]).join(' '),
     }))
     same(docs)
+    // The builder writes each term's bytes from its varint lists; encodePostings, the format's reference, agrees.
+    const parts = buildIndexParts(docs)
+    parts.terms.forEach((_, i) => {
+      const bytes = parts.postingsBytes(i)
+      const lists = decodePostings(bytes, 5, parts.header.nextId).map((l) =>
+        l
+          ? {
+              data: Int32Array.from([...l.shorts].flatMap((s, j) => [s, l.counts[j] as number])),
+              n: l.shorts.length * 2,
+            }
+          : undefined,
+      )
+      expect([...encodePostings(lists, 5)]).toEqual([...bytes])
+    })
   })
 
   test('documents counted elsewhere (a worker: countDoc, then a structured copy) build the same parts', () => {
