@@ -407,7 +407,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const parts = index.finish()
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog, (id) => recallTerms[id])
   const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, project: projectFile }
-  writeCache(dir, state.key, {
+  await writeCache(dir, state.key, {
     ...built,
     tierOf,
     tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })),
