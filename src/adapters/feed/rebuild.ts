@@ -123,6 +123,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     import('./parse-file.js'),
     import('./parse-pool.js'),
   ])
+  const compact = compactor()
   let overrides: Set<string> | undefined
   /** Why the learning `name` is withheld, from its text's scan, or undefined. */
   const screen = async (name: string, scan: TextScan): Promise<string | undefined> => {
@@ -196,7 +197,9 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           await loadLearningValidator(),
           (l) => {
             builder.add(search.buildSearchDoc(items.length, l))
-            items.push({ entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, hash: sources.contentHash(l) })
+            // Its strings copied out of the text (parse-file.ts compactor): the texts of the tier are not kept.
+            const { entry } = compact({ entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path } }, l.path, true)
+            items.push({ entry: entry as CatalogEntry, hash: sources.contentHash(l) })
           },
         )
         cached = {
@@ -320,7 +323,6 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     }
   }
   const allow = config.secrets.allow
-  const compact = compactor()
   /** A batch parsed here: a file that could not be read keeps its problem. */
   const parseHere = (batch: readonly Slot[], texts: readonly ReadText[]): ParsedFile[] =>
     batch.map((slot, i) => {
