@@ -169,10 +169,15 @@ function collectCandidates(text: string, offset: number, out: Candidate[]): void
   scanKeywords(KEYWORD_MATCHER, text.toLowerCase(), (ids) => {
     for (const id of ids) for (const i of RULES_BY_KEYWORD[id] as number[]) run[i] = 1
   })
-  for (let i = 0; i < SECRET_RULES.length; i++) {
-    const rule = SECRET_RULES[i] as SecretRule
-    if (run[i]) rule.find(text, (start, end) => out.push({ rule, start: start + offset, end: end + offset }))
-  }
+  for (let i = 0; i < SECRET_RULES.length; i++) if (run[i]) runRule(SECRET_RULES[i] as SecretRule, text, offset, out)
+}
+
+/**
+ * One rule's matches as candidates. A function of its own: a closure over a `const rule` of the loop above made V8
+ * allocate a context at every turn of the loop, run or not (~5 KB a text, a quarter of a full check's garbage).
+ */
+function runRule(rule: SecretRule, text: string, offset: number, out: Candidate[]): void {
+  rule.find(text, (start, end) => out.push({ rule, start: start + offset, end: end + offset }))
 }
 
 /** Newline-aligned [from, to) chunks of at most CHUNK_SIZE, each starting CHUNK_OVERLAP before the last one ended. */
