@@ -21,7 +21,8 @@ const SHELL = String.raw`(?:sudo\s+)?(?:ba|z|da|k|fi)?sh|iex|python3?|perl|ruby|
 const SECRET_PLACE = String.raw`~?\/?\.ssh\b|id_(?:rsa|ed25519|ecdsa)|\.env\b|\.aws\/credentials|\.npmrc|\.netrc|\.pypirc|\.git-credentials|\.kube\/config|\/etc\/(?:passwd|shadow)`
 const SECRET_WORD = String.raw`${SECRET_PLACE}|credentials|secrets?|tokens?|api[_ -]?keys?|passwords?|private keys?|env(?:ironment)? var(?:iable)?s`
 
-const RULES: readonly { kind: DirectiveKind; description: string; re: RegExp }[] = [
+/** The rules, in the order a line is read against them. */
+export const DIRECTIVE_RULES: readonly { kind: DirectiveKind; description: string; re: RegExp }[] = [
   {
     kind: 'ignore-instructions',
     description: 'tells the agent to ignore its instructions',
@@ -123,15 +124,33 @@ export function mayHaveDirectives(text: string): boolean {
   )
 }
 
+/** The characters of a line the rules read. */
+const LINE_CHARS = 4000
+
+/** Whether a line of `text` is longer than LINE_CHARS. */
+function hasLongLine(text: string): boolean {
+  let start = 0
+  for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+    if (end - start > LINE_CHARS) return true
+    start = end + 1
+  }
+  return text.length - start > LINE_CHARS
+}
+
 /** Every directive-like passage of `text`, one finding per rule and line. */
 export function scanDirectives(text: string): DirectiveFinding[] {
   const out: DirectiveFinding[] = []
   if (!mayHaveDirectives(text)) return out
+  // A rule that matches no part of the whole text matches none of its lines: no rule is anchored or looks around, so
+  // a match in a line is one in the text. Except in a line cut at LINE_CHARS, whose cut end may close a match (`\b`)
+  // that the whole line continues: a text with such a line is read line by line with every rule.
+  const rules = hasLongLine(text) ? DIRECTIVE_RULES : DIRECTIVE_RULES.filter((r) => r.re.test(text))
+  if (!rules.length) return out
   const lines = text.split('\n')
   for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).slice(0, 4000)
+    const line = (lines[i] as string).slice(0, LINE_CHARS)
     const seen = new Set<DirectiveKind>()
-    for (const r of RULES) {
+    for (const r of rules) {
       if (seen.has(r.kind)) continue
       if (!r.re.test(line)) continue
       seen.add(r.kind)

@@ -48,7 +48,7 @@ export function scanSecrets(text: string, options: ScanOptions = {}): SecretFind
     for (const [from, to] of planChunks(text)) collectCandidates(text.slice(from, to), from, candidates)
   }
   const picked = resolveOverlaps(candidates)
-  const allow = new Set(options.allow ?? [])
+  const allow = options.allow?.length ? new Set(options.allow) : undefined
   const findings: SecretFinding[] = []
   let line = 1
   let lineStart = 0
@@ -61,7 +61,7 @@ export function scanSecrets(text: string, options: ScanOptions = {}): SecretFind
     }
     const value = text.slice(candidate.start, candidate.end)
     const fingerprint = buildFingerprint(candidate.rule.id, value)
-    if (allow.has(fingerprint)) continue
+    if (allow?.has(fingerprint)) continue
     findings.push({
       rule: candidate.rule.id,
       description: candidate.rule.description,
