@@ -155,7 +155,9 @@ export function validateLearning(learning: Learning, validator: SchemaValidator)
       `field "name" is "${data.name}" but the file is ${learning.name}.md; they must be equal (rename the file or the field)`,
     )
   const type = data.type as LearningType
-  const required = REQUIRED_SECTIONS[type]
+  // Own keys only: a hostile `type: constructor` would otherwise reach Object.prototype's.
+  const required =
+    typeof type === 'string' && Object.hasOwn(REQUIRED_SECTIONS, type) ? REQUIRED_SECTIONS[type] : undefined
   if (required) {
     const have = new Set(parseSections(learning.body).map((s) => s.toLowerCase()))
     const missing = required.filter((s) => !have.has(s.toLowerCase()))
