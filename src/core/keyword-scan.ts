@@ -5,95 +5,115 @@
  * secret keywords). Keywords are ASCII and matched ASCII-case-insensitively, as a regex's `i` flag without `u`
  * does: `A`–`Z` read as `a`–`z`, and any other character outside ASCII ends every partial match.
  *
- * Transitions are computed on first use and kept: a process that scans one short payload (a hook) builds only the
- * few it walks, not the 128 × states table, whose construction costs more than a small scan.
+ * Transitions are computed on first use and kept: a process that scans one short payload (a hook) computes only the
+ * few it walks.
  */
 
 export interface KeywordMatcher {
   /** The keywords, by id (the position given to buildKeywordMatcher). */
   readonly keywords: readonly string[]
-  /** Trie edges: `goto[state * 128 + code]`, 0 when there is none (the root is never a target). */
-  readonly goto: Int32Array
-  /** The automaton's transitions by state and character (A–Z as a–z), `unknown` until first computed. */
-  readonly delta: Int32Array
-  readonly unknown: number
-  readonly fail: Int32Array
-  /** The ids of the keywords that end at each state (its own and its fallbacks'), empty for most. */
-  readonly ends: ReadonlyArray<readonly number[]>
-  /** 1 where keywords end, and at `unknown`. */
+  /** Trie edges: the child of `state` on `code` at `state * 128 + code` (states from ROOT; 0 is no state). */
+  readonly trie: ReadonlyMap<number, number>
+  /** Each state's parent in the trie and the code of the edge from it (what its fallback is computed from). */
+  readonly parent: Uint16Array
+  readonly parentCode: Uint8Array
+  /** The ids of the keywords that end exactly at each state. */
+  readonly own: ReadonlyArray<readonly number[] | undefined>
+  /** The automaton's transitions by state and character (A–Z as a–z), 0 until first computed. */
+  readonly delta: Uint16Array
+  /** Each state's fallback (the longest proper suffix that is a trie state), 0 until first computed. */
+  readonly fail: Uint16Array
+  /** The ids of the keywords that end at each state (its own and its fallbacks'), once computed. */
+  readonly ends: Array<readonly number[] | undefined>
+  /** 1 where keywords end, and at 0, the state a transition not computed yet leads to. */
   readonly hasEnds: Uint8Array
 }
 
 const NONE: readonly number[] = []
+/** The trie's root, the state before any character. */
+const ROOT = 1
 
-/** The automaton of `keywords` (lower-case ASCII, none empty; a keyword outside that is a programming error). */
+/**
+ * The automaton of `keywords` (lower-case ASCII, none empty, fewer than 65,000 characters in all; a keyword outside
+ * that is a programming error). Only the trie is built here, as a map of edges; fallbacks, the keywords ending at
+ * each state and the transitions are computed when a scan first needs them. Tables of 128 columns per state built
+ * whole (~1 MB for the secret keywords) cost a hook more than the regex the automaton replaced.
+ */
 export function buildKeywordMatcher(keywords: readonly string[]): KeywordMatcher {
-  let size = 1
-  for (const keyword of keywords) {
-    if (!/^[\x00-\x40\x5b-\x7f]+$/.test(keyword)) throw new Error(`keyword "${keyword}" is not lower-case ASCII`)
-    size += keyword.length
-  }
-  const trie = new Int32Array(size * 128)
+  let size = 2
+  for (const keyword of keywords) size += keyword.length
+  const bad = keywords.find((keyword) => !/^[\x00-\x40\x5b-\x7f]+$/.test(keyword))
+  if (bad !== undefined) throw new Error(`keyword "${bad}" is not lower-case ASCII`)
+  if (size >= 65_000) throw new Error('too many keyword characters for 16-bit states')
+  const trie = new Map<number, number>()
+  const parent = new Uint16Array(size)
+  const parentCode = new Uint8Array(size)
   const own: Array<number[] | undefined> = []
-  const children: number[][] = [[]]
-  let states = 1
-  keywords.forEach((keyword, id) => {
-    let state = 0
+  let states = ROOT + 1
+  for (let id = 0; id < keywords.length; id++) {
+    const keyword = keywords[id] as string
+    let state = ROOT
     for (let i = 0; i < keyword.length; i++) {
-      const at = (state << 7) | keyword.charCodeAt(i)
-      if (trie[at] === 0) {
-        trie[at] = states++
-        ;(children[state] as number[]).push(at)
-        children.push([])
+      const code = keyword.charCodeAt(i)
+      const at = (state << 7) | code
+      let next = trie.get(at)
+      if (next === undefined) {
+        next = states++
+        trie.set(at, next)
+        parent[next] = state
+        parentCode[next] = code
       }
-      state = trie[at] as number
+      state = next
     }
     ;(own[state] ??= []).push(id)
-  })
-  const goto = trie.subarray(0, states * 128)
-  const fail = new Int32Array(states)
-  const ends: Array<readonly number[]> = new Array<readonly number[]>(states).fill(NONE)
-  const hasEnds = new Uint8Array(states)
-  // Breadth first, so a state's fallback (the longest proper suffix that is a trie state) is done before it.
-  const queue = [0]
-  for (let head = 0; head < queue.length; head++) {
-    const state = queue[head] as number
-    for (const at of children[state] as number[]) {
-      const child = goto[at] as number
-      const code = at & 127
-      let back = state === 0 ? -1 : (fail[state] as number)
-      while (back !== -1 && goto[(back << 7) | code] === 0) back = back === 0 ? -1 : (fail[back] as number)
-      const target = back === -1 ? 0 : (goto[(back << 7) | code] as number)
-      fail[child] = target
-      const mine = own[child]
-      const inherited = ends[target] as readonly number[]
-      ends[child] = mine ? (inherited.length ? [...mine, ...inherited] : mine) : inherited
-      if ((ends[child] as readonly number[]).length) hasEnds[child] = 1
-      queue.push(child)
-    }
   }
-  // The state past the last one stands for a transition not computed yet.
-  const flags = new Uint8Array(states + 1)
-  flags.set(hasEnds)
-  flags[states] = 1
+  const ends: Array<readonly number[] | undefined> = []
+  ends[ROOT] = NONE
+  const hasEnds = new Uint8Array(states)
+  hasEnds[0] = 1
   return {
     keywords,
-    goto,
-    delta: new Int32Array(states * 128).fill(states),
-    unknown: states,
-    fail,
+    trie,
+    parent,
+    parentCode,
+    own,
+    delta: new Uint16Array(states * 128),
+    fail: new Uint16Array(states),
     ends,
-    hasEnds: flags,
+    hasEnds,
   }
+}
+
+/** The fallback of `state` (not the root), computed from its parent's once. */
+function failOf(m: KeywordMatcher, state: number): number {
+  let f = m.fail[state] as number
+  if (f !== 0) return f
+  const up = m.parent[state] as number
+  f = up === ROOT ? ROOT : step(m, failOf(m, up), m.parentCode[state] as number)
+  m.fail[state] = f
+  return f
+}
+
+/** Computes which keywords end at `state` (its own, then its fallback's), and flags it when any do. */
+function prepare(m: KeywordMatcher, state: number): void {
+  if (m.ends[state] !== undefined) return
+  const f = failOf(m, state)
+  prepare(m, f)
+  const inherited = m.ends[f] as readonly number[]
+  const mine = m.own[state]
+  const ends = mine ? (inherited.length ? [...mine, ...inherited] : mine) : inherited
+  m.ends[state] = ends
+  if (ends.length) m.hasEnds[state] = 1
 }
 
 /** The state after `state` reads ASCII `code` (upper case read as lower), computed through the fallbacks once. */
 function step(m: KeywordMatcher, state: number, code: number): number {
   const at = (state << 7) | code
   let next = m.delta[at] as number
-  if (next !== m.unknown) return next
-  const edge = m.goto[(state << 7) | (code >= 65 && code <= 90 ? code + 32 : code)] as number
-  next = edge !== 0 ? edge : state === 0 ? 0 : step(m, m.fail[state] as number, code)
+  if (next !== 0) return next
+  const child = m.trie.get((state << 7) | (code >= 65 && code <= 90 ? code + 32 : code))
+  next = child !== undefined ? child : state === ROOT ? ROOT : step(m, failOf(m, state), code)
+  prepare(m, next)
   m.delta[at] = next
   return next
 }
@@ -108,17 +128,17 @@ export function scanKeywords(
   visit: (ids: readonly number[], last: number) => boolean | void,
 ): boolean {
   // One table read and one flag read per character: case is folded in the transitions (an upper-case column
-  // mirrors its lower-case one), and a transition not computed yet leads to `unknown`, a state flagged like one
-  // where keywords end, so the loop has no other branch (a branch per character on the case of prose, or on a
-  // missing transition, cost more than the rest of the loop).
-  const { delta, hasEnds, ends, unknown } = m
-  let state = 0
+  // mirrors its lower-case one), and a transition not computed yet leads to state 0, flagged like a state where
+  // keywords end, so the loop has no other branch (a branch per character on the case of prose, or on a missing
+  // transition, cost more than the rest of the loop).
+  const { delta, hasEnds, ends } = m
+  let state = ROOT
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
     const from = state
-    state = code < 128 ? (delta[(state << 7) | code] as number) : 0
+    state = code < 128 ? (delta[(state << 7) | code] as number) : ROOT
     if (hasEnds[state] === 1) {
-      if (state === unknown) {
+      if (state === 0) {
         state = step(m, from, code)
         if (hasEnds[state] !== 1) continue
       }
