@@ -22,7 +22,7 @@ import { findGitDirs, readHeadCommit } from './locate.js'
 import { parseRawDiff } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { GitCommandError, NotARepositoryError } from '../../core/errors.js'
-import { gitSync, runGitSync } from './run.js'
+import { gitAsync, gitSync, runGitSync } from './run.js'
 
 import type { Env } from './run.js'
 
@@ -283,18 +283,17 @@ function readTreeFileByLstat(abs: string, path: string): TreeFile | undefined {
 }
 
 /**
- * The work tree's files under the store and the zones: tracked and untracked-but-not-ignored
- * (`git ls-files -c -o --exclude-standard`), read from disk; a symbolic link gets mode 120000 and no text.
+ * The work tree's paths under the store and the zones, sorted: tracked and untracked-but-not-ignored
+ * (`git ls-files -c -o --exclude-standard`). Asked without waiting, so git lists while the caller loads its rules.
  */
-export function readTreeFiles(root: string, env: Env, zones: readonly string[]): TreeFile[] {
+export async function listTreeFiles(root: string, env: Env, zones: readonly string[]): Promise<string[]> {
   const specs = ['.learnings', ...zones.map((z) => `:(glob)${z}`)]
-  const paths = [
-    ...new Set(
-      gitSync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env })
-        .split('\0')
-        .filter(Boolean),
-    ),
-  ].sort()
+  const out = await gitAsync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env })
+  return [...new Set(out.toString('utf8').split('\0').filter(Boolean))].sort()
+}
+
+/** The files at `paths` (listTreeFiles), read from disk; a symbolic link gets mode 120000 and no text. */
+export function readTreeFiles(root: string, paths: readonly string[]): TreeFile[] {
   const regular = readRegularFileNames(root, STATE_DIRS)
   const out: TreeFile[] = []
   for (const path of paths) {
