@@ -15,12 +15,12 @@ import { readUserIndex, swapRef, updateUserIndex } from '../adapters/git/commit.
 import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
 import { findGitDirs } from '../adapters/git/locate.js'
-import { isProcessAlive, readJournals, removeJournal } from '../adapters/state/journal.js'
+import { isProcessAlive, readJournals, removeJournal, scratchDir } from '../adapters/state/journal.js'
 import type { Journal } from '../adapters/state/journal.js'
 import { RecoveryNeededError } from '../core/errors.js'
 import type { HalfDone } from '../core/errors.js'
 import { STATES, STORE_DIR } from '../core/layout.js'
-import { bringInLine } from './transition.js'
+import { bringInLine, removeOwnTemporaries } from './transition.js'
 
 /** A half-done state, and for an unfinished transition the journal it was found from. */
 export type RecoveryProblem =
@@ -158,8 +158,11 @@ export async function continueRecovery(
   const left: { problem: RecoveryProblem; paths: string[] }[] = []
   for (const p of problems) {
     if (p.kind !== 'unfinished') continue
-    const rest = await bringInLine(git.root, p.journal.paths, async (oid) =>
-      gitAsync(['cat-file', 'blob', oid], { cwd: git.root }),
+    const rest = await bringInLine(
+      git.root,
+      p.journal.paths,
+      async (oid) => gitAsync(['cat-file', 'blob', oid], { cwd: git.root }),
+      { scratch: scratchDir(git.commonDir) },
     )
     if (rest.length) left.push({ problem: p, paths: rest })
     else {
@@ -201,8 +204,10 @@ export async function abortRecovery(
       for (const e of j.paths) {
         if (!e.entry) continue
         const abs = join(root, e.path)
+        const committed = () => gitAsync(['cat-file', 'blob', (e.entry as { oid: string }).oid], { cwd: root })
+        await removeOwnTemporaries(abs, committed)
         if (!existsSync(abs)) continue
-        const same = readFileSync(abs).equals(await gitAsync(['cat-file', 'blob', e.entry.oid], { cwd: root }))
+        const same = readFileSync(abs).equals(await committed())
         if (!same) continue
         if (e.from && !existsSync(join(root, e.from))) {
           mkdirSync(dirname(join(root, e.from)), { recursive: true })

@@ -6,13 +6,14 @@ import { unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { mkdirSync } from 'node:fs'
 import type { Git } from '../adapters/git/simple.js'
+import { scratchDir } from '../adapters/state/journal.js'
 import { writeFileNoClobber } from '../adapters/store/write-file.js'
 
 /** Write `text` to `path` (which must not exist) and `git add` it. */
 export async function stageNewFile(git: Git, path: string, text: string): Promise<void> {
   const file = join(git.root, path)
   mkdirSync(dirname(file), { recursive: true })
-  writeFileNoClobber(file, text)
+  writeFileNoClobber(file, text, false, scratchDir(git.commonDir))
   try {
     await git.run(['add', '--', path])
   } catch (err) {

@@ -15,7 +15,7 @@
  * A kill before step 3 leaves everything as before (a journal whose commit never landed, ignored and removed); a kill
  * after it leaves the commit made and a journal that `git learn doctor --continue` finishes from.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import {
   buildCommit,
@@ -29,9 +29,9 @@ import {
 import type { IndexChange } from '../adapters/git/commit.js'
 import { gitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
-import { removeJournal, writeJournal } from '../adapters/state/journal.js'
+import { removeJournal, scratchDir, writeJournal } from '../adapters/state/journal.js'
 import type { JournalPath } from '../adapters/state/journal.js'
-import { writeFileNoClobber } from '../adapters/store/write-file.js'
+import { isTemporaryBeside, writeFileNoClobber } from '../adapters/store/write-file.js'
 import { ConcurrentChangeError, GitCommandError, TransitionIncompleteError } from '../core/errors.js'
 import { assertNoSecretInMessage } from '../core/trailers.js'
 
@@ -163,7 +163,7 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
       root,
       journalPaths,
       async (oid) => text.get(oid) ?? (await gitAsync(['cat-file', 'blob', oid], { cwd: root })),
-      true,
+      { fresh: true, scratch: scratchDir(git.commonDir) },
     )
   } catch (err) {
     const reason =
@@ -193,22 +193,26 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
  * a file with other content (an edit of the user's since: reported, not clobbered). Then the user's index, in one
  * `update-index` (atomic under git's index.lock; waited for while another git holds it). Returns the paths left.
  * `fresh`: called by the transition itself, which checked the paths clean a moment ago (no comparisons, no reads).
+ * `scratch`: where files are written before they are linked in (scratchDir); a copy an earlier, killed run left
+ * beside a path (`.<name>.<hex>.tmp`, older versions wrote there) is removed when it holds exactly the committed bytes.
  */
 export async function bringInLine(
   root: string,
   paths: readonly JournalPath[],
   content: (oid: string) => Promise<Buffer>,
-  fresh = false,
+  opts: { fresh?: boolean; scratch?: string | undefined } = {},
 ): Promise<string[]> {
+  const { fresh = false, scratch } = opts
   const left: string[] = []
   for (const p of paths) {
     if (!p.entry) continue
     const abs = join(root, p.path)
+    if (!fresh) await removeOwnTemporaries(abs, () => content((p.entry as { oid: string }).oid))
     if (existsSync(abs)) {
       const now = readFileSync(abs)
       if (now.equals(await content(p.entry.oid))) continue
       if (p.was && (fresh || now.equals(await content(p.was))))
-        writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), true)
+        writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), true, scratch)
       else left.push(p.path)
       continue
     }
@@ -216,7 +220,7 @@ export async function bringInLine(
     const from = p.from ? join(root, p.from) : undefined
     if (from && existsSync(from) && (fresh || readFileSync(from).equals(await content(p.entry.oid))))
       renameSync(from, abs)
-    else writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'))
+    else writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), false, scratch)
   }
   const wanted = paths.filter((p) => !left.includes(p.path))
   const have = fresh
@@ -247,4 +251,18 @@ export async function bringInLine(
     }
   }
   return left
+}
+
+/** Remove the temporary copies a killed write left beside `abs` that hold exactly `committed` (anything else stays). */
+export async function removeOwnTemporaries(abs: string, committed: () => Promise<Buffer>): Promise<void> {
+  let names: string[]
+  try {
+    names = readdirSync(dirname(abs)).filter((n) => isTemporaryBeside(abs, n))
+  } catch {
+    return
+  }
+  for (const n of names) {
+    const tmp = join(dirname(abs), n)
+    if (readFileSync(tmp).equals(await committed())) unlinkSync(tmp)
+  }
 }

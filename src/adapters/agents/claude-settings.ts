@@ -6,6 +6,7 @@
  * Hook format: {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": s}]}]}}.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { writeFileNoClobber } from '../store/write-file.js'
 import { dirname, join } from 'node:path'
 import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode } from 'jsonc-parser'
 import type { FormattingOptions, JSONPath, Node, ParseError } from 'jsonc-parser'
@@ -191,7 +192,7 @@ export function installClaudeAgent(root: string): AgentSetup {
   const commandsKept: string[] = []
   if (edited.text !== text) {
     mkdirSync(join(root, '.claude'), { recursive: true })
-    writeFileSync(file, edited.text)
+    writeFileNoClobber(file, edited.text, true)
   }
   const templates = readdirSync(COMMANDS_TEMPLATES)
     .filter((f) => f.endsWith('.md'))

@@ -7,7 +7,7 @@
  * Nothing is read, written or removed through a symbolic link: render never leaves the repository.
  */
 import { createHash } from 'node:crypto'
-import { lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { isRendered } from '../../core/check-zones.js'
 import {
@@ -20,6 +20,8 @@ import {
 } from '../../core/render.js'
 import type { RenderPlan, RenderTarget } from '../../core/render.js'
 import { skillFilePath, spliceSkillLine } from '../../core/skills.js'
+import { scratchDir } from '../state/journal.js'
+import { writeFileNoClobber } from '../store/write-file.js'
 
 export interface RenderResult {
   written: string[]
@@ -121,6 +123,8 @@ export function applyRender(
   dryRun = false,
 ): RenderResult {
   const manifest = readRenderManifest(commonDir)
+  // Files are written whole through a scratch directory: a kill leaves each old or new, never a truncated CLAUDE.md.
+  const scratch = dryRun ? undefined : scratchDir(commonDir)
   const result: RenderResult = { written: [], unchanged: [], removed: [], skipped: [] }
   const owns = (rel: string, text: string) => {
     const h = manifest?.files.get(rel)
@@ -146,7 +150,7 @@ export function applyRender(
     }
     if (!dryRun) {
       mkdirSync(dirname(join(root, f.path)), { recursive: true })
-      writeFileSync(join(root, f.path), f.content)
+      writeFileNoClobber(join(root, f.path), f.content, true, scratch)
     }
     result.written.push(f.path)
     kept.set(f.path, sha256(f.content))
@@ -177,7 +181,7 @@ export function applyRender(
         keptSections.add(file)
         if (next === current) result.unchanged.push(file)
         else {
-          if (!dryRun) writeFileSync(join(root, file), next)
+          if (!dryRun) writeFileNoClobber(join(root, file), next, true, scratch)
           result.written.push(file)
         }
       }
@@ -185,7 +189,7 @@ export function applyRender(
       // The target was dropped: its section goes, the rest of the file stays byte for byte.
       const next = removeAgentsSection(at.text)
       if (next !== undefined) {
-        if (!dryRun) writeFileSync(join(root, file), next)
+        if (!dryRun) writeFileNoClobber(join(root, file), next, true, scratch)
         result.removed.push(file)
       }
     }
@@ -202,7 +206,7 @@ export function applyRender(
     const next = spliceSkillLine(at.text, plan.skillLines[skill] ?? null)
     if (plan.skillLines[skill] !== undefined) lined.push(skill)
     if (next === at.text) continue
-    if (!dryRun) writeFileSync(join(root, file), next)
+    if (!dryRun) writeFileNoClobber(join(root, file), next, true, scratch)
     ;(plan.skillLines[skill] !== undefined ? result.written : result.removed).push(file)
   }
   if (!dryRun) {
@@ -217,7 +221,7 @@ export function applyRender(
         claudeMd: keptSections.has(CLAUDE_MD_FILE),
         skillLines: lined.sort(),
       }
-      writeFileSync(join(commonDir, 'learn', MANIFEST_FILE), `${JSON.stringify(record, null, 2)}\n`)
+      writeFileNoClobber(join(commonDir, 'learn', MANIFEST_FILE), `${JSON.stringify(record, null, 2)}\n`, true, scratch)
     } catch {
       // Without a manifest the next render owns only files that already hold what it would write.
     }

@@ -18,6 +18,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
+import { writeFileNoClobber } from '../store/write-file.js'
 import type { Git } from './simple.js'
 
 export const HOOK_MARKER = '# git-learn'
@@ -141,12 +142,12 @@ export async function installHooks(
         if (lines[at] === line) changes.push({ file: rel, action: 'unchanged' })
         else {
           lines[at] = line
-          writeFileSync(file, lines.join('\n'))
+          writeFileNoClobber(file, lines.join('\n'), true)
           changes.push({ file: rel, action: 'updated' })
         }
         continue
       }
-      writeFileSync(file, `${text}${text.endsWith('\n') || !text ? '' : '\n'}${line}\n`)
+      writeFileNoClobber(file, `${text}${text.endsWith('\n') || !text ? '' : '\n'}${line}\n`, true)
       changes.push({ file: rel, action: 'appended' })
     }
     return { layout, changes }
@@ -161,7 +162,7 @@ export async function installHooks(
       if (isShippedShim(text)) {
         if (text === shim) changes.push({ file: rel, action: 'unchanged' })
         else {
-          writeFileSync(file, shim)
+          writeFileNoClobber(file, shim, true)
           changes.push({ file: rel, action: 'updated' })
         }
         chmodSync(file, 0o755)
@@ -212,7 +213,7 @@ export async function uninstallHooks(git: Git): Promise<{ layout: HookLayout; ch
     if (layout.kind === 'husky') {
       const rest = text.split('\n').filter((l) => !isOurHuskyLine(l))
       if (rest.join('').trim() === '') unlinkSync(file)
-      else writeFileSync(file, rest.join('\n'))
+      else writeFileNoClobber(file, rest.join('\n'), true)
       changes.push({ file: rel, action: 'removed' })
       continue
     }
@@ -258,7 +259,7 @@ export async function writeCiFiles(
     const text = readFileSync(owners.abs, 'utf8')
     if (text.includes(HOOK_MARKER)) existing.push(owners.p)
     else {
-      writeFileSync(owners.abs, `${text}${text.endsWith('\n') || !text ? '' : '\n'}\n${block}`)
+      writeFileNoClobber(owners.abs, `${text}${text.endsWith('\n') || !text ? '' : '\n'}\n${block}`, true)
       created.push(`${owners.p} (git-learn block appended)`)
     }
   }

@@ -58,6 +58,26 @@ export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): st
   }
 }
 
+/**
+ * The directory a transition writes its files in before linking them into the work tree
+ * (`<git-common-dir>/learn/tmp`), so that a kill between writing and linking leaves nothing in the user's tree.
+ * Files there are named `<pid>.<hex>.tmp`; those of processes that are gone are removed here (each is a copy of what
+ * its transition's commit or journal holds). Undefined when it cannot be made (files are then written beside).
+ */
+export function scratchDir(commonDir: string): string | undefined {
+  const dir = join(commonDir, 'learn', 'tmp')
+  try {
+    mkdirSync(dir, { recursive: true })
+    for (const n of readdirSync(dir)) {
+      const pid = Number(/^(\d+)\./.exec(n)?.[1] ?? 0)
+      if (pid > 0 && !isProcessAlive(pid)) unlinkSync(join(dir, n))
+    }
+    return dir
+  } catch {
+    return undefined
+  }
+}
+
 /** Remove a journal (a missing one is fine). */
 export function removeJournal(file: string | undefined): void {
   if (!file) return

@@ -1,38 +1,71 @@
 /** Writing a whole file so that readers never see half of it, and (unless asked) never replacing one. */
 import { randomBytes } from 'node:crypto'
-import { existsSync, linkSync, lstatSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  realpathSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path'
 import { FileAccessError } from '../../core/errors.js'
 
 /**
- * Write `text` to `path` through a temporary file in the same directory. With `replace` the temporary file is
- * renamed over `path`; without it the last step is link(2), which fails with EEXIST (thrown as node's error)
- * when `path` exists, even if it appeared a moment ago.
+ * Write `text` to `path` through a temporary file, so that a kill at any instant leaves the old file or the new one,
+ * never a truncated one. With `replace` the temporary file is renamed over `path` (keeping its mode); without
+ * it the last step is link(2), which fails with EEXIST (thrown as node's error) when `path` exists, even if it
+ * appeared a moment ago. The temporary file lives in `scratch` when given (a directory of ours under the git dir, so
+ * that a kill between the write and the link leaves nothing in the user's work tree), else beside `path`; a scratch
+ * directory on another file system than `path` falls back to beside it.
  */
-export function writeFileNoClobber(path: string, text: string, replace = false): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
+export function writeFileNoClobber(path: string, text: string, replace = false, scratch?: string): void {
+  // Replacing through a symbolic link replaces the file it points at, as writing through it would (not the link).
+  if (replace && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) path = realish(path)
+  const hex = randomBytes(6).toString('hex')
+  const tmp = scratch
+    ? join(scratch, `${process.pid}.${hex}.tmp`)
+    : join(dirname(path), `.${basename(path)}.${hex}.tmp`)
   try {
     writeFileSync(tmp, text, { flag: 'wx' })
   } catch (err) {
+    if (scratch) return writeFileNoClobber(path, text, replace)
     // Named by the file asked for, not the temporary one beside it (a missing folder, no space, read-only).
     throw new FileAccessError(path, (err as NodeJS.ErrnoException).code ?? 'EIO')
   }
   try {
-    if (replace) renameSync(tmp, path)
-    else {
+    if (replace) {
+      // A replaced file keeps its permissions (a hook stays executable, a private file private).
+      const was = lstatSync(path, { throwIfNoEntry: false })
+      if (was?.isFile()) chmodSync(tmp, was.mode & 0o7777)
+      renameSync(tmp, path)
+    } else {
       try {
         linkSync(tmp, path)
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
+        if (code === 'EXDEV') throw err
         // A file system without hard links: fall back to an existence check and a rename.
         if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err
         if (existsSync(path)) throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' })
         renameSync(tmp, path)
       }
     }
+  } catch (err) {
+    if (!scratch || (err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+    unlinkSync(tmp)
+    return writeFileNoClobber(path, text, replace)
   } finally {
     if (existsSync(tmp)) unlinkSync(tmp)
   }
+}
+
+/** A temporary file `writeFileNoClobber` put beside `path` (without a scratch directory): `.<name>.<12 hex>.tmp`. */
+export function isTemporaryBeside(path: string, name: string): boolean {
+  const base = basename(path)
+  return name.startsWith(`.${base}.`) && /^\.[0-9a-f]{12}\.tmp$/.test(name.slice(base.length + 1))
 }
 
 /** True when `path` is `root` or inside it (by the names, not following links). */

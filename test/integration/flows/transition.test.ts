@@ -3,7 +3,7 @@
  * the user has staged or edited never enters them, none of the user's commit hooks runs for them, approve is a pure
  * rename byte for byte, and what a crash leaves is found and settled by `git learn doctor`.
  */
-import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { learningText, makeRepo } from '../../helpers/repo.js'
@@ -171,5 +171,69 @@ describe('recovery that tells the truth', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(repo.exists(P('pend-one', 'active'))).toBe(true)
     expect(readdirSync(dir)).toEqual([])
+  })
+
+  test('a copy a killed write left beside the file is removed by doctor --continue only when it holds the committed bytes', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'gates: {min_contexts: 1}\n')
+    repo.git('add', '.learnings')
+    repo.git('commit', '-qm', 'store')
+    repo.write('d.md', learningText('new-one'))
+    expect((await repo.cli(['add', '--file', 'd.md'])).code).toBe(0)
+    const commit = repo.git('rev-parse', 'HEAD').trim()
+    const oid = repo.git('rev-parse', `HEAD:${P('new-one')}`).trim()
+    const bytes = repo.read(P('new-one'))
+    // What a kill between writing the temporary copy and linking it left (git-learn before scratch directories):
+    // the commit made, its journal, the file absent, a copy beside it; and a file of someone else's that looks alike.
+    repo.git('reset', '-q', '--hard', 'HEAD~1')
+    repo.git('update-ref', 'refs/heads/main', commit)
+    repo.git('read-tree', 'HEAD~1')
+    const ours = '.learnings/pending/.new-one.md.0123456789ab.tmp'
+    const theirs = '.learnings/pending/.new-one.md.ba9876543210.tmp'
+    repo.write(ours, bytes)
+    repo.write(theirs, 'not what was committed\n')
+    const dir = join(repo.root, '.git/learn/transitions')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(
+      join(dir, '1-1-abc.json'),
+      JSON.stringify({
+        version: 1,
+        pid: 999999,
+        started: '',
+        subject: 'learn: add new-one',
+        ref: 'refs/heads/main',
+        old: repo.git('rev-parse', 'HEAD~1').trim(),
+        commit,
+        gitDir: join(repo.root, '.git'),
+        paths: [{ path: P('new-one'), entry: { mode: '100644', oid } }],
+      }),
+    )
+    const fixed = await repo.cli(['doctor', '--continue'])
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0)
+    expect(repo.read(P('new-one'))).toBe(bytes)
+    expect(repo.exists(ours)).toBe(false)
+    expect(repo.read(theirs)).toBe('not what was committed\n')
+    expect(repo.git('status', '--porcelain', '--untracked-files=all').split('\n')).toEqual([
+      `?? ${theirs}`,
+      '?? d.md',
+      '',
+    ])
+  })
+
+  test('a transition writes its files through a scratch directory of its own, and clears what a dead process left there', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'gates: {min_contexts: 1}\n')
+    repo.git('add', '.learnings')
+    repo.git('commit', '-qm', 'store')
+    const scratch = join(repo.root, '.git/learn/tmp')
+    mkdirSync(scratch, { recursive: true })
+    // A copy left by a process that is gone (a kill between writing and linking), and one of a live process.
+    writeFileSync(join(scratch, '999999.00aa11bb22cc.tmp'), 'left by a killed run\n')
+    writeFileSync(join(scratch, `${process.ppid}.00aa11bb22cd.tmp`), 'being written\n')
+    repo.write('d.md', learningText('new-one'))
+    const r = await repo.cli(['add', '--file', 'd.md'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(readdirSync(scratch)).toEqual([`${process.ppid}.00aa11bb22cd.tmp`])
+    expect(readdirSync(join(repo.root, '.learnings/pending'))).toEqual(['new-one.md'])
   })
 })

@@ -1,0 +1,77 @@
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { isTemporaryBeside, writeFileNoClobber } from '../../../../src/adapters/store/write-file.js'
+import { tempDir } from '../../../helpers/repo.js'
+
+describe('writeFileNoClobber', () => {
+  test('with a scratch directory, nothing but the file itself ever appears beside it', () => {
+    const dir = tempDir('gl-write-')
+    const scratch = join(dir, 'scratch')
+    mkdirSync(scratch)
+    mkdirSync(join(dir, 'tree'))
+    writeFileNoClobber(join(dir, 'tree', 'a.md'), 'one\n', false, scratch)
+    writeFileNoClobber(join(dir, 'tree', 'a.md'), 'two\n', true, scratch)
+    expect(readdirSync(join(dir, 'tree'))).toEqual(['a.md'])
+    expect(readFileSync(join(dir, 'tree', 'a.md'), 'utf8')).toBe('two\n')
+    expect(readdirSync(scratch)).toEqual([])
+    expect(() => writeFileNoClobber(join(dir, 'tree', 'a.md'), 'three\n', false, scratch)).toThrow(/EEXIST|exists/)
+    expect(readdirSync(scratch)).toEqual([])
+  })
+
+  // /dev/shm is a tmpfs here and the temporary directory another file system: link(2) and rename(2) across them fail
+  // with EXDEV, and the write falls back to a temporary file beside the target.
+  test.runIf(existsSync('/dev/shm') && statSync('/dev/shm').dev !== statSync(tempDir('gl-dev-')).dev)(
+    'a scratch directory on another file system falls back to writing beside the file',
+    () => {
+      const dir = tempDir('gl-write-')
+      const scratch = mkdtempSync('/dev/shm/gl-scratch-')
+      try {
+        writeFileNoClobber(join(dir, 'a.md'), 'one\n', false, scratch)
+        writeFileNoClobber(join(dir, 'b.md'), 'two\n', true, scratch)
+        expect(readdirSync(dir).sort()).toEqual(['a.md', 'b.md'])
+        expect(readFileSync(join(dir, 'a.md'), 'utf8')).toBe('one\n')
+        expect(readdirSync(scratch)).toEqual([])
+      } finally {
+        rmSync(scratch, { recursive: true, force: true })
+      }
+    },
+  )
+
+  test('the name of a temporary copy beside a file is recognised, and nothing else is', () => {
+    const p = '/x/.learnings/pending/a.md'
+    expect(isTemporaryBeside(p, '.a.md.0123456789ab.tmp')).toBe(true)
+    expect(isTemporaryBeside(p, '.a.md.0123456789a.tmp')).toBe(false)
+    expect(isTemporaryBeside(p, '.b.md.0123456789ab.tmp')).toBe(false)
+    expect(isTemporaryBeside(p, 'a.md')).toBe(false)
+    expect(isTemporaryBeside(p, '.a.md.0123456789ab.tmp.md')).toBe(false)
+  })
+})
+
+describe('replacing a file', () => {
+  test('keeps its mode, and through a symbolic link replaces the file it points at', () => {
+    const dir = tempDir('gl-replace-')
+    const hook = join(dir, 'pre-commit')
+    writeFileNoClobber(hook, '#!/bin/sh\n', false)
+    chmodSync(hook, 0o750)
+    writeFileNoClobber(hook, '#!/bin/sh\necho ours\n', true)
+    expect(statSync(hook).mode & 0o777).toBe(0o750)
+    symlinkSync('AGENTS.md', join(dir, 'CLAUDE.md'))
+    writeFileNoClobber(join(dir, 'AGENTS.md'), 'shared\n', false)
+    writeFileNoClobber(join(dir, 'CLAUDE.md'), 'shared, edited\n', true)
+    expect(lstatSync(join(dir, 'CLAUDE.md')).isSymbolicLink()).toBe(true)
+    expect(readFileSync(join(dir, 'AGENTS.md'), 'utf8')).toBe('shared, edited\n')
+    expect(readdirSync(dir).sort()).toEqual(['AGENTS.md', 'CLAUDE.md', 'pre-commit'])
+  })
+})
