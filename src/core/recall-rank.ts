@@ -266,11 +266,20 @@ export function recallEvidence(
 
 /** A trigger's evidence under a model: its features weighed, plus the log of its tier weight (project: 0). */
 export function evidenceOf(features: Float64Array, i: number, tierWeight: number, model = RECALL_MODEL): number {
-  let s = model.intercept + Math.log(tierWeight > 0 ? tierWeight : 1)
-  for (let f = 0; f < F; f++) {
-    const w = model.weights[RECALL_FEATURES[f] as RecallFeature]
-    if (w) s += w * (features[i * F + f] as number)
-  }
+  return model.intercept + evidenceWith(weightsOf(model), features, i, tierWeight)
+}
+
+// The model's weights by feature position (a feature without a weight: 0), computed once a model.
+const byPosition = new WeakMap<RecallModel, Float64Array>()
+function weightsOf(model: RecallModel): Float64Array {
+  let w = byPosition.get(model)
+  if (!w) byPosition.set(model, (w = Float64Array.from(RECALL_FEATURES, (f) => model.weights[f] ?? 0)))
+  return w
+}
+
+function evidenceWith(w: Float64Array, features: Float64Array, i: number, tierWeight: number): number {
+  let s = tierWeight === 1 || !(tierWeight > 0) ? 0 : Math.log(tierWeight)
+  for (let f = 0, at = i * F; f < F; f++, at++) s += (w[f] as number) * (features[at] as number)
   return s
 }
 
@@ -292,13 +301,14 @@ export function rankRecall(
   const { docs, features } = recallEvidence(index, queryTerms)
   if (limit < 1) return []
   // The evidence a probability of `threshold` needs: only candidates above it are named, or have their name read.
-  const needed = Math.log(model.threshold / (1 - model.threshold))
+  const needed = Math.log(model.threshold / (1 - model.threshold)) - model.intercept
+  const w = weightsOf(model)
   const best = new Map<string, { evidence: number; c: RecallCandidate }>()
   docs.forEach((doc, i) => {
-    const evidence = evidenceOf(features, i, index.weights[doc] ?? 1, model)
+    const evidence = evidenceWith(w, features, i, index.weights[doc] ?? 1)
     if (!(evidence >= needed)) return
     const coverage = Math.round((features[i * F + AT.coverage] as number) * 1000) / 1000
-    const c = { doc, coverage, score: Math.round(sigmoid(evidence) * 1000) / 1000 }
+    const c = { doc, coverage, score: Math.round(sigmoid(model.intercept + evidence) * 1000) / 1000 }
     const name = nameOf(doc)
     const prev = best.get(name)
     if (!prev || evidence > prev.evidence || (evidence === prev.evidence && coverage > prev.c.coverage))

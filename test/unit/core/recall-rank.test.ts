@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { buildQueryTerms, termsOf } from '../../../src/core/search.js'
 import {
+  RECALL_FEATURES,
   RECALL_MODEL,
   buildRecallIndex,
   evidenceOf,
@@ -356,6 +357,19 @@ describe('rankRecall', () => {
     const failure =
       "Cloning into 'lcmap'...\nWarning: Permanently added the RSA host key for IP address '192.30.252.123' to the list of known hosts.\nPermission denied (publickey).\nfatal: Could not read from remote repository."
     expect(rankRecall(ix, recallQueryTerms(failure)).map((c) => ix.names[c.doc])[0]).toBe('git-ssh-publickey-denied')
+  })
+  test("the model's coefficients are data over the features recall computes, and a probability threshold", () => {
+    expect(Object.keys(RECALL_MODEL.weights).every((f) => (RECALL_FEATURES as readonly string[]).includes(f))).toBe(
+      true,
+    )
+    expect(RECALL_MODEL.threshold).toBeGreaterThan(0)
+    expect(RECALL_MODEL.threshold).toBeLessThan(1)
+    // docs/matching.md's reading of it: a trigger met in full by two rare terms speaks; by a fraction of one, not.
+    const evidence = (x: Record<string, number>) =>
+      evidenceOf(Float64Array.from(RECALL_FEATURES.map((f) => x[f] ?? 0)), 0, 1)
+    expect(evidence({ coverage: 1, matched: 2 })).toBeGreaterThan(0)
+    expect(evidence({ coverage: 1, matched: 0.3 })).toBeLessThan(0)
+    expect(evidence({ coverage: 0.3, matched: 2, missing: 4.7 })).toBeLessThan(0)
   })
   test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
     expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
