@@ -15,10 +15,14 @@
 // together, so the model is judged on learnings it was not fitted on) or, for an unrelated failure, its source thread.
 // The figures are `git learn eval`'s: right fix on the failures that expect one, silence on the unrelated ones.
 //
-// Usage: npm run build && node bench/recall-fit.mjs [--write] [--compare]
+// Usage: npm run build && node bench/recall-fit.mjs [--features a,b,c] [--write | --compare | --sets 'a,b;c,d' | --small]
 //   (no option)  the fit on every tuning failure and its cross-validation, for the model's features
-//   --compare    the same for other feature sets and rule sets (docs/matching.md's table)
+//   --features   other features than the model's (src/core/recall-rank.ts RECALL_FEATURES)
 //   --write      write the model fitted on every tuning failure to src/core/data/recall-model.json (then rebuild)
+//   --compare    the same figures for other feature sets and without each rule (docs/matching.md's table)
+//   --sets       the same figures for the feature sets given
+//   --small      the model in the file, on stores of about 5, 15 and 30 of the set's learnings (10 draws each): a
+//                failure whose learning is not drawn expects silence
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
