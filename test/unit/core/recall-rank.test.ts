@@ -58,7 +58,7 @@ describe('rankRecall', () => {
     for (const limit of [0, 1, 2, 5, 12, 20])
       expect(rankRecall(same, terms, limit, NAME_ALL_MET)).toEqual(all.slice(0, limit))
   })
-  test('a partial trigger below the coverage threshold is not recalled', () => {
+  test('a trigger the failure holds a small part of is not recalled', () => {
     expect(rankRecall(index, new Set(buildQueryTerms('ReferenceError: something else')))).toEqual([])
   })
   test('a one-term trigger is enough when it is there', () => {
@@ -346,14 +346,14 @@ describe('rankRecall', () => {
       'compose-service-name',
     ])
   })
-  test("a learning's name that says the failure's error in words counts it as the error's code", () => {
+  test("a denial after a host key was added is the publickey learning's failure, not the host key's", () => {
     const ix = indexOf([
       ['git-ssh-publickey-denied', 'git@github.com: Permission denied (publickey).'],
       ['ssh-host-key-verification-failed', 'Host key verification failed.'],
       ['push-no-write', 'remote: Permission to owner/repo.git denied to user.'],
       ['other', 'MISCONF Redis is configured to save RDB snapshots'],
     ])
-    // The host key was added, not refused: the denial is what failed, and the first learning's name says so.
+    // The host key was added, not refused: the denial is what failed.
     const failure =
       "Cloning into 'lcmap'...\nWarning: Permanently added the RSA host key for IP address '192.30.252.123' to the list of known hosts.\nPermission denied (publickey).\nfatal: Could not read from remote repository."
     expect(rankRecall(ix, recallQueryTerms(failure)).map((c) => ix.names[c.doc])[0]).toBe('git-ssh-publickey-denied')
