@@ -11,11 +11,38 @@ import type { TestRepo } from '../../helpers/repo.js'
 
 const P = (name: string, state = 'pending') => `.learnings/${state}/${name}.md`
 
-async function withPending(name = 'pend-one'): Promise<TestRepo> {
+/** A repository with an empty store committed. */
+function withStore(): TestRepo {
   const repo = makeRepo()
   repo.write('.learnings/config.yaml', 'gates: {min_contexts: 1}\n')
   repo.git('add', '.learnings')
   repo.git('commit', '-qm', 'store')
+  return repo
+}
+
+/** A journal as a process killed after the branch moved leaves it (pid of no process), for `paths` of HEAD's commit. */
+function leaveJournal(repo: TestRepo, subject: string, paths: object[]): string {
+  const dir = join(repo.root, '.git/learn/transitions')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(
+    join(dir, '1-1-abc.json'),
+    JSON.stringify({
+      version: 1,
+      pid: 999999,
+      started: '',
+      subject,
+      ref: 'refs/heads/main',
+      old: repo.git('rev-parse', 'HEAD~1').trim(),
+      commit: repo.git('rev-parse', 'HEAD').trim(),
+      gitDir: join(repo.root, '.git'),
+      paths,
+    }),
+  )
+  return dir
+}
+
+async function withPending(name = 'pend-one'): Promise<TestRepo> {
+  const repo = withStore()
   repo.write('d.md', learningText(name))
   const r = await repo.cli(['add', '--file', 'd.md'])
   expect(r.code, r.stderr).toBe(0)
@@ -135,33 +162,13 @@ describe('recovery that tells the truth', () => {
     const r = await repo.cli(['approve', 'pend-one'])
     expect(r.code).toBe(0)
     const commit = repo.git('rev-parse', 'HEAD').trim()
-    const dir = join(repo.root, '.git/learn/transitions')
     repo.git('reset', '-q', '--hard', 'HEAD~1')
     repo.git('update-ref', 'refs/heads/main', commit)
-    const tree = repo
-      .git('ls-tree', '-r', 'HEAD')
-      .split('\n')
-      .find((l) => l.includes('active/pend-one')) as string
-    const oid = tree.split(/\s+/)[2] as string
-    const { mkdirSync } = await import('node:fs')
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(
-      join(dir, '1-1-abc.json'),
-      JSON.stringify({
-        version: 1,
-        pid: 999999,
-        started: '',
-        subject: 'learn: approve pend-one',
-        ref: 'refs/heads/main',
-        old: repo.git('rev-parse', 'HEAD~1').trim(),
-        commit,
-        gitDir: join(repo.root, '.git'),
-        paths: [
-          { path: P('pend-one'), entry: null },
-          { path: P('pend-one', 'active'), entry: { mode: '100644', oid }, from: P('pend-one') },
-        ],
-      }),
-    )
+    const oid = repo.git('rev-parse', `HEAD:${P('pend-one', 'active')}`).trim()
+    const dir = leaveJournal(repo, 'learn: approve pend-one', [
+      { path: P('pend-one'), entry: null },
+      { path: P('pend-one', 'active'), entry: { mode: '100644', oid }, from: P('pend-one') },
+    ])
     const status = await repo.cli(['status'])
     expect(status.stderr).toMatch(
       /was committed \([0-9a-f]{12}\), but the process stopped[\s\S]*git learn doctor --continue/,
@@ -174,10 +181,7 @@ describe('recovery that tells the truth', () => {
   })
 
   test('a copy a killed write left beside the file is removed by doctor --continue only when it holds the committed bytes', async () => {
-    const repo = makeRepo()
-    repo.write('.learnings/config.yaml', 'gates: {min_contexts: 1}\n')
-    repo.git('add', '.learnings')
-    repo.git('commit', '-qm', 'store')
+    const repo = withStore()
     repo.write('d.md', learningText('new-one'))
     expect((await repo.cli(['add', '--file', 'd.md'])).code).toBe(0)
     const commit = repo.git('rev-parse', 'HEAD').trim()
@@ -192,22 +196,7 @@ describe('recovery that tells the truth', () => {
     const theirs = '.learnings/pending/.new-one.md.ba9876543210.tmp'
     repo.write(ours, bytes)
     repo.write(theirs, 'not what was committed\n')
-    const dir = join(repo.root, '.git/learn/transitions')
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(
-      join(dir, '1-1-abc.json'),
-      JSON.stringify({
-        version: 1,
-        pid: 999999,
-        started: '',
-        subject: 'learn: add new-one',
-        ref: 'refs/heads/main',
-        old: repo.git('rev-parse', 'HEAD~1').trim(),
-        commit,
-        gitDir: join(repo.root, '.git'),
-        paths: [{ path: P('new-one'), entry: { mode: '100644', oid } }],
-      }),
-    )
+    leaveJournal(repo, 'learn: add new-one', [{ path: P('new-one'), entry: { mode: '100644', oid } }])
     const fixed = await repo.cli(['doctor', '--continue'])
     expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0)
     expect(repo.read(P('new-one'))).toBe(bytes)
@@ -221,10 +210,7 @@ describe('recovery that tells the truth', () => {
   })
 
   test('a transition writes its files through a scratch directory of its own, and clears what a dead process left there', async () => {
-    const repo = makeRepo()
-    repo.write('.learnings/config.yaml', 'gates: {min_contexts: 1}\n')
-    repo.git('add', '.learnings')
-    repo.git('commit', '-qm', 'store')
+    const repo = withStore()
     const scratch = join(repo.root, '.git/learn/tmp')
     mkdirSync(scratch, { recursive: true })
     // A copy left by a process that is gone (a kill between writing and linking), and one of a live process.
