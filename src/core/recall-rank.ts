@@ -13,8 +13,8 @@ import recallModel from './data/recall-model.json'
  * described by a few figures (recallEvidence: the share of its weight the failure holds, the weight matched and the
  * weight missing); its evidence is those figures weighed by the model, and the learning of most evidence is named when
  * the model gives it a probability of being the fix of at least its threshold. Before that, a trigger the failure
- * contradicts is ruled out (ruledOut: a service port, a system error code, this machine's address that the failure
- * does not name). An error the trigger says twice counts once (recallTermsOf).
+ * contradicts is ruled out (ruledOut: a service port, a system error code, a marker word, this machine's address that
+ * the failure does not name). An error the trigger says twice counts once (recallTermsOf).
  */
 /** How much a common error word weighs beside a specific term of the same rarity. */
 export const COMMON_TERM_FACTOR = 0.2
@@ -208,9 +208,10 @@ const AT = Object.fromEntries(RECALL_FEATURES.map((f, i) => [f, i])) as Record<R
  * - `matched`: the weight of the trigger's terms the failure holds, in units of the weight of a term one trigger alone
  *   holds (a rare term counts about 1, a word every trigger holds about 0), so that it means the same in a store of
  *   ten triggers and of 100,000; `missing`: the weight of those it does not hold, in the same units;
+ * The model weighs those three (src/core/data/recall-model.json); the others are measured for bench/recall-fit.mjs
+ * (`--compare`), and cross-validation gives them nothing to add:
+ * - `explained`: the matched weight over the weight of the failure's terms that any trigger holds;
  * - `generic`: 1 when every matched term is a common word (error, failed, cannot, …);
- * - `marker`: 1 when the trigger holds a marker word (normalize-error.ts MARKER_WORDS: `ipv6`, `extensionless`,
- *   `remotehost`, `unqualifiedhost`) the failure does not;
  * - `address`: 1 when the failure names both the trigger's service port and its system error code.
  * Only the postings of the failure's terms and of a fixed set of terms (ports, codes, markers) are read: no trigger is
  * scanned.
