@@ -3,6 +3,7 @@ import { buildQueryTerms, termsOf } from '../../../src/core/search.js'
 import {
   RECALL_FEATURES,
   RECALL_MODEL,
+  RECALL_RULES,
   buildRecallIndex,
   evidenceOf,
   invertRecall,
@@ -13,7 +14,7 @@ import {
   recallTermsOf,
   termWeight,
 } from '../../../src/core/recall-rank.js'
-import type { RecallIndex, RecallModel } from '../../../src/core/recall-rank.js'
+import type { RecallIndex, RecallModel, RecallRule } from '../../../src/core/recall-rank.js'
 
 // Forty learnings of words no failure here says: a store of the size the model was fitted on, where a term one
 // trigger holds weighs what it weighs in a real store (a store of two triggers weighs every term about alike).
@@ -217,6 +218,13 @@ describe('rankRecall', () => {
     expect(recalled(ix, "ModuleNotFoundError: No module named 'requests'")).toEqual([])
     expect(recalled(ix, "Module not found: Can't resolve 'fs'")).toEqual(['nextjs-fs-in-client'])
     expect(recalled(ix, "E   ModuleNotFoundError: No module named 'src'")).toEqual(['pytest-src-layout'])
+  })
+  test('recallEvidence leaves out what the rules asked for contradict, and only that (bench/recall-fit.mjs drops each)', () => {
+    const ix = indexOf([['redis-down', 'Error: connect ECONNREFUSED 127.0.0.1:6379']])
+    const terms = recallQueryTerms('Error: connect ECONNREFUSED 127.0.0.1:5432')
+    const reached = (rules: readonly RecallRule[]) => recallEvidence(ix, terms, rules).docs.map((d) => ix.names[d])
+    expect(reached(RECALL_RULES)).toEqual([])
+    expect(reached(RECALL_RULES.filter((r) => r !== 'port'))).toEqual(['redis-down'])
   })
   test('a trigger naming a system error code is recalled only by a failure that names it', () => {
     const ix = indexOf([
