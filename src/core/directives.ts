@@ -3,6 +3,7 @@
  * learning that says "ignore previous instructions", sends credentials somewhere, or pipes the network into a
  * shell is refused unless a person said it is meant (`git learn add --allow-directives`).
  */
+import { buildKeywordMatcher, scanKeywords } from './keyword-scan.js'
 import { redactSecrets } from './secrets.js'
 
 export type DirectiveKind = 'ignore-instructions' | 'exfiltration' | 'pipe-to-shell' | 'base64-to-shell'
@@ -20,7 +21,8 @@ const SHELL = String.raw`(?:sudo\s+)?(?:ba|z|da|k|fi)?sh|iex|python3?|perl|ruby|
 const SECRET_PLACE = String.raw`~?\/?\.ssh\b|id_(?:rsa|ed25519|ecdsa)|\.env\b|\.aws\/credentials|\.npmrc|\.netrc|\.pypirc|\.git-credentials|\.kube\/config|\/etc\/(?:passwd|shadow)`
 const SECRET_WORD = String.raw`${SECRET_PLACE}|credentials|secrets?|tokens?|api[_ -]?keys?|passwords?|private keys?|env(?:ironment)? var(?:iable)?s`
 
-const RULES: readonly { kind: DirectiveKind; description: string; re: RegExp }[] = [
+/** The rules, in the order a line is read against them. */
+export const DIRECTIVE_RULES: readonly { kind: DirectiveKind; description: string; re: RegExp }[] = [
   {
     kind: 'ignore-instructions',
     description: 'tells the agent to ignore its instructions',
@@ -78,19 +80,77 @@ const RULES: readonly { kind: DirectiveKind; description: string; re: RegExp }[]
   },
 ]
 
-/** Words at least one rule needs: a text without any of them is skipped in one pass. */
-const KEYWORDS =
-  /ignore|disregard|forget|override|system\s+prompt|you\s+are\s+now|curl|wget|fetch|iwr|invoke-|irm\b|\|\s*(?:nc|ncat|netcat|socat|telnet)\b|send|upload|post|exfiltrate|transmit|forward|email|leak|copy|base64/i
+/**
+ * Words at least one rule needs, as `/ignore|disregard|…|base64/i` would find them: the literals in one keyword
+ * pass (keyword-scan.ts), and where a word must be followed by more (`system prompt`, `irm` then a word boundary),
+ * that part checked at the word. A text without any of them is skipped after that one pass.
+ */
+const FIRST_LOOK: ReadonlyArray<readonly [string, RegExp?]> = [
+  ['ignore'],
+  ['disregard'],
+  ['forget'],
+  ['override'],
+  ['system', /system\s+prompt/iy],
+  ['you', /you\s+are\s+now/iy],
+  ['curl'],
+  ['wget'],
+  ['fetch'],
+  ['iwr'],
+  ['invoke-'],
+  ['irm', /irm\b/iy],
+  ['|', /\|\s*(?:nc|ncat|netcat|socat|telnet)\b/iy],
+  ['send'],
+  ['upload'],
+  ['post'],
+  ['exfiltrate'],
+  ['transmit'],
+  ['forward'],
+  ['email'],
+  ['leak'],
+  ['copy'],
+  ['base64'],
+]
+const FIRST_LOOK_MATCHER = buildKeywordMatcher(FIRST_LOOK.map(([word]) => word))
+
+/** Whether any word of FIRST_LOOK occurs in `text` (with what must follow it): the texts the rules need to read. */
+export function mayHaveDirectives(text: string): boolean {
+  return scanKeywords(FIRST_LOOK_MATCHER, text, (ids, last) =>
+    ids.some((id) => {
+      const [word, rest] = FIRST_LOOK[id] as readonly [string, RegExp?]
+      if (!rest) return true
+      rest.lastIndex = last + 1 - word.length
+      return rest.test(text)
+    }),
+  )
+}
+
+/** The characters of a line the rules read. */
+const LINE_CHARS = 4000
+
+/** Whether a line of `text` is longer than LINE_CHARS. */
+function hasLongLine(text: string): boolean {
+  let start = 0
+  for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+    if (end - start > LINE_CHARS) return true
+    start = end + 1
+  }
+  return text.length - start > LINE_CHARS
+}
 
 /** Every directive-like passage of `text`, one finding per rule and line. */
 export function scanDirectives(text: string): DirectiveFinding[] {
   const out: DirectiveFinding[] = []
-  if (!KEYWORDS.test(text)) return out
+  if (!mayHaveDirectives(text)) return out
+  // A rule that matches no part of the whole text matches none of its lines: no rule is anchored or looks around, so
+  // a match in a line is one in the text. Except in a line cut at LINE_CHARS, whose cut end may close a match (`\b`)
+  // that the whole line continues: a text with such a line is read line by line with every rule.
+  const rules = hasLongLine(text) ? DIRECTIVE_RULES : DIRECTIVE_RULES.filter((r) => r.re.test(text))
+  if (!rules.length) return out
   const lines = text.split('\n')
   for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).slice(0, 4000)
+    const line = (lines[i] as string).slice(0, LINE_CHARS)
     const seen = new Set<DirectiveKind>()
-    for (const r of RULES) {
+    for (const r of rules) {
       if (seen.has(r.kind)) continue
       if (!r.re.test(line)) continue
       seen.add(r.kind)

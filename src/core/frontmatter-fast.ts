@@ -17,11 +17,9 @@
  * test/unit/core/frontmatter-fast.test.ts holds this to `YAML.parse` on every input it accepts.
  */
 
-const KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$/
-const CHILD = /^ {2}([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$/
 const ITEM = /^( {2})?- (.*)$/
 const PLAIN = /^[A-Za-z][A-Za-z0-9 _./()+-]*$/
-const QUOTED = /^"([^"\\\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]*)"$/
+const QUOTED = /^"[^"\\\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]*"$/
 const BLOCK_HEADER = /^([>|])(-?)$/
 const BLOCK_LINE = /^ {2}(\S(?:.*\S)?)$/
 const NUMBER = /^(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?$/
@@ -32,12 +30,15 @@ const NO = Symbol('not in the subset')
 type Scalar = string | number
 type Value = Scalar | Scalar[] | null | Record<string, Scalar | Scalar[] | null>
 
-/** One scalar of the subset, or NO. */
+/**
+ * One scalar of the subset, or NO. Its first character picks the one pattern that can match (a quote, a digit, a
+ * letter): a check of 10,000 learnings tries each of ~150,000 values against one regex instead of three.
+ */
 function scalar(raw: string): Scalar | typeof NO {
   const text = raw.trim()
-  const q = QUOTED.exec(text)
-  if (q) return q[1] as string
-  if (NUMBER.test(text)) return Number(text)
+  const first = text.charCodeAt(0)
+  if (first === 34) return QUOTED.test(text) ? text.slice(1, -1) : NO
+  if (first >= 48 && first <= 57) return NUMBER.test(text) ? Number(text) : NO
   if (PLAIN.test(text) && !RESERVED.has(text)) return text
   return NO
 }
@@ -56,6 +57,27 @@ function inline(raw: string): Scalar | Scalar[] | typeof NO {
     items.push(s)
   }
   return items
+}
+
+/**
+ * Where the colon of a `key: value` line is, reading the key at `from`, or -1: what
+ * `/^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$/` matches (from 0; from 2 after two spaces for a child), read without a
+ * regex, whose match arrays were a third of a full check's garbage. `.` stops at U+2028 and U+2029 (a line has no
+ * "\n", and a block with "\r" never gets here).
+ */
+function keyColon(line: string, from: number): number {
+  let code = line.charCodeAt(from)
+  if (!(((code | 32) >= 97 && (code | 32) <= 122) || code === 95)) return -1
+  let at = from + 1
+  for (; at < line.length; at++) {
+    code = line.charCodeAt(at)
+    const letter = (code | 32) >= 97 && (code | 32) <= 122
+    if (!(letter || (code >= 48 && code <= 57) || code === 95 || code === 45)) break
+  }
+  if (code !== 58 || at >= line.length) return -1
+  if (at + 1 === line.length) return at
+  if (line.charCodeAt(at + 1) !== 32 || line.includes('\u2028', at) || line.includes('\u2029', at)) return -1
+  return at
 }
 
 /** The mapping of a frontmatter block in the subset, or undefined: parse it with the yaml package. */
@@ -88,9 +110,11 @@ export function parseSimpleFrontmatter(block: string): Record<string, unknown> |
       }
       if (line.startsWith(' ') || line.trim() === '' || !closeText()) return undefined
     }
-    if (line.trim() === '' || /^#/.test(line)) continue
+    if (line.charCodeAt(0) === 35 || line.trim() === '') continue
     if (open) {
-      const item = ITEM.exec(line)
+      // Only a line that starts with "-" or two spaces can be an item or a child (both patterns say so).
+      const indented = line.startsWith('  ')
+      const item = indented || line.charCodeAt(0) === 45 ? ITEM.exec(line) : null
       if (item && !open.map) {
         // Every item of one sequence at the same indent (0 or 2), as YAML requires.
         const indent = item[1] ?? ''
@@ -101,9 +125,10 @@ export function parseSimpleFrontmatter(block: string): Record<string, unknown> |
         ;(open.seq ??= []).push(s)
         continue
       }
-      const child = CHILD.exec(line)
-      if (child && !open.seq) {
-        const [, key, raw] = child as unknown as [string, string, string | undefined]
+      const childColon = indented ? keyColon(line, 2) : -1
+      if (childColon !== -1 && !open.seq) {
+        const key = line.slice(2, childColon)
+        const raw = childColon + 1 === line.length ? undefined : line.slice(childColon + 2)
         const map = (open.map ??= {})
         if (Object.hasOwn(map, key) || key === '__proto__' || RESERVED.has(key)) return undefined
         if (raw === undefined || raw.trim() === '') map[key] = null
@@ -117,15 +142,17 @@ export function parseSimpleFrontmatter(block: string): Record<string, unknown> |
       if (line.startsWith(' ') || line.startsWith('-')) return undefined
       close()
     }
-    const m = KEY.exec(line)
-    if (!m) return undefined
-    const [, key, raw] = m as unknown as [string, string, string | undefined]
+    const colon = keyColon(line, 0)
+    if (colon === -1) return undefined
+    const key = line.slice(0, colon)
+    const raw = colon + 1 === line.length ? undefined : line.slice(colon + 2)
     if (Object.hasOwn(out, key) || key === '__proto__' || RESERVED.has(key)) return undefined
     if (raw === undefined || raw.trim() === '') {
       open = { key }
       continue
     }
-    const header = BLOCK_HEADER.exec(raw.trim())
+    const value = raw.trim()
+    const header = value.charCodeAt(0) === 62 || value.charCodeAt(0) === 124 ? BLOCK_HEADER.exec(value) : null
     if (header) {
       text = { key, folded: header[1] === '>', strip: header[2] === '-', lines: [] }
       continue

@@ -2080,7 +2080,6 @@ const namedRandomValueRule: SecretRule = {
 }
 
 function isNamedRandomValue(text: string, start: number, end: number): boolean {
-  const value = text.slice(start, end)
   // Backwards: an optional quote, a separator (`: `, `=`, ` - `, blanks), an optional quote, then the name.
   let cursor = start - 1
   const quote = text.charCodeAt(cursor)
@@ -2103,6 +2102,8 @@ function isNamedRandomValue(text: string, start: number, end: number): boolean {
   const words = splitNameWords(name)
   if (words.length === 0 || words.some((word) => NOT_A_CREDENTIAL_NAME.has(word) || NEUTRAL_WORDS.has(word)))
     return false
+  // The value is cut only now: most runs of token characters have no name before them (a path, a long word).
+  const value = text.slice(start, end)
   return isStronglyRandom(value) && fitsNamedFormat(name, value)
 }
 

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process'
+import { symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { learningText, makeRepo } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
@@ -237,6 +240,33 @@ describe('git learn check --staged', () => {
     expect(got).toContain('error schema .learnings/pending/first-one.md')
     expect(got).toContain('error zone .learnings/active/link.md')
     expect(got).toContain('note zone .claude/agents/blob.bin')
+  })
+
+  test('odd files in the store read as before the one-call read: BOM, NUL, invalid UTF-8, empty, FIFO, symlink', async () => {
+    const repo = await repoWithStore()
+    repo.write('.learnings/pending/with-bom.md', `\ufeff${learningText('with-bom')}`)
+    repo.write('.learnings/pending/with-nul.md', `${learningText('with-nul')}\0`)
+    repo.write(
+      '.learnings/pending/not-utf8.md',
+      Buffer.concat([Buffer.from(learningText('not-utf8')), Buffer.from([0xc3, 0x28])]),
+    )
+    repo.write('.learnings/pending/empty.md', '')
+    repo.write('.learnings/pending/replacement.md', learningText('replacement').replace('exploded', '\ufffd exploded'))
+    const posix = process.platform !== 'win32'
+    if (posix) {
+      execFileSync('mkfifo', [join(repo.root, '.learnings/pending/fifo.md')])
+      symlinkSync('../../README.md', join(repo.root, '.learnings/pending/link.md'))
+    }
+    const r = await repo.cli(['check', '--json'])
+    const got = (r.json().findings as { rule: string; path: string; message: string }[]).map(
+      (f) => `${f.rule} ${f.path}: ${f.message.split(';')[0]}`,
+    )
+    expect(got).toEqual([
+      'schema .learnings/pending/empty.md: no YAML frontmatter: the file must start with a line "---"',
+      ...(posix ? ['zone .learnings/pending/link.md: .learnings/pending/link.md is a symbolic link'] : []),
+      'schema .learnings/pending/not-utf8.md: .learnings/pending/not-utf8.md is not a learning: not valid UTF-8 text',
+      'schema .learnings/pending/with-nul.md: .learnings/pending/with-nul.md is not a learning: binary',
+    ])
   })
 
   test('works before the first commit', async () => {

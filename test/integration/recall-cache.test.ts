@@ -28,4 +28,23 @@ describe('recall reads its own cache file', () => {
     expect(await recall()).toEqual(good)
     expect(readdirSync(join(repo.root, '.git', 'learn')).filter((f) => f === 'hooks.log')).toEqual([])
   })
+  test('ranked from the last key while git works, but never served once the key has moved (an edit in place)', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const recall = async () =>
+      (
+        await repo.cli(['recall', '--json'], {
+          stdin: JSON.stringify({ cwd: repo.root, hook_event_name: 'PostToolUseFailure', error: VITEST_FAILURE }),
+        })
+      ).json() as Promise<{ recalled: { name: string; description: string }[] }>
+    const before = (await recall()).recalled.find((r) => r.name === 'vitest-esm-mock-hoisting')
+    expect(before?.description).toMatch(/^Fix "Cannot access/)
+    expect(await recall()).toEqual(await recall())
+    const path = '.learnings/active/vitest-esm-mock-hoisting.md'
+    const text = repo.read(path)
+    expect(text).toContain('Use when a vi.mock')
+    repo.write(path, text.replace('Use when a vi.mock', 'Edited. Use when a vi.mock'))
+    const after = (await recall()).recalled.find((r) => r.name === 'vitest-esm-mock-hoisting')
+    expect(after?.description).toContain('Edited. Use when a vi.mock')
+  })
 })

@@ -30,38 +30,39 @@ export interface RecallFeed {
   close(): void
 }
 
+type Picks = { doc: number; name: string; score: number }[]
+
 /**
  * The recall entries, from recall-<key>.bin when it is current (else the cache is rebuilt). Only light modules are
  * loaded on a hit: the rebuild (and the search index's modules) only on a miss. A damaged file is a miss wherever
  * the damage is found (its header, or a term's postings read during the ranking).
+ *
+ * With `early` (the query the caller will rank), the file of the key written last is ranked while git computes the
+ * current key, and that answer is given only if the key proves the same: at 100,000 learnings git's stat of every
+ * index entry takes ~0.1 s, time the ranking used to wait through before starting.
  */
-export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
+export async function readRecallFeed(
+  cwd: string,
+  early?: { terms: ReadonlySet<string>; limit: number },
+): Promise<RecallFeed> {
   const k = await keyingFor(cwd)
   const { root, commonDir } = k
   const dir = cacheDir(commonDir)
-  const open = (key: string) => {
+  type Hit = { reader: NonNullable<ReturnType<typeof openRecallFile>>; catalog: string; index?: RecallPostings }
+  const open = (key: string): Hit | undefined => {
     const f = files(dir, key)
     const reader = openRecallFile(f.recall, f.catalog, key)
-    return reader && { reader, catalog: f.catalog, index: undefined as RecallPostings | undefined }
-  }
-  // The file of the key written last is opened while git computes the current key (most often the same).
-  const guess = lastKey(dir)
-  const early = guess ? open(guess) : undefined
-  const state = await k.state
-  let hit = early
-  if (guess !== state.key) {
-    early?.reader.close()
-    hit = open(state.key)
+    return reader && { reader, catalog: f.catalog }
   }
   let built: Awaited<ReturnType<typeof import('./rebuild.js').rebuild>> | undefined
   const pick = (index: RecallIndex | RecallPostings, terms: ReadonlySet<string>, limit: number) =>
     rankRecall(index, terms, limit).map((c) => ({ doc: c.doc, name: index.names[c.doc] as string, score: c.score }))
   /** The catalog entries of the last rank's picks, read from the cache's catalog blocks. */
   const picked = new Map<number, CatalogEntry>()
-  const readEntry = (doc: number): CatalogEntry => {
-    const row = hit?.reader.row(doc)
-    if (!hit || !row || row.end <= row.start || row.line >= row.rows) throw new Error('a recall row is damaged')
-    const fd = openSync(hit.catalog, 'r')
+  const readEntry = (file: Hit, doc: number): CatalogEntry => {
+    const row = file.reader.row(doc)
+    if (!row || row.end <= row.start || row.line >= row.rows) throw new Error('a recall row is damaged')
+    const fd = openSync(file.catalog, 'r')
     try {
       const e = unpackBlock(readBytes(fd, row.start, row.end - row.start), row.rows)[row.line]
       if (!e) throw new Error('a recall row is damaged')
@@ -70,15 +71,40 @@ export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
       closeSync(fd)
     }
   }
+  /** The picks of `terms` from `file`, their entries in `picked`; throws on a damaged file. */
+  const rankIn = (file: Hit, terms: ReadonlySet<string>, limit: number): Picks => {
+    picked.clear()
+    const picks = pick((file.index ??= file.reader.index()), terms, limit)
+    for (const p of picks) picked.set(p.doc, readEntry(file, p.doc))
+    return picks
+  }
+  // The file of the key written last is opened (and with `early` ranked) while git computes the current key, which
+  // is most often the same.
+  const guess = lastKey(dir)
+  const guessed = guess ? open(guess) : undefined
+  let ranked: Picks | undefined
+  if (guessed && early)
+    try {
+      ranked = rankIn(guessed, early.terms, early.limit)
+    } catch {
+      ranked = undefined // damaged: decided again below, once the key is known
+    }
+  const state = await k.state
+  let hit = guessed
+  if (guess !== state.key) {
+    guessed?.reader.close()
+    hit = open(state.key)
+    ranked = undefined
+  }
   return {
     commonDir,
     async rank(terms, limit) {
+      if (ranked && early && terms === early.terms && limit === early.limit) return ranked
+      ranked = undefined
       picked.clear()
       if (hit && !built)
         try {
-          const picks = pick((hit.index ??= hit.reader.index()), terms, limit)
-          for (const p of picks) picked.set(p.doc, readEntry(p.doc))
-          return picks
+          return rankIn(hit, terms, limit)
         } catch {
           // A torn or foreign file (the recall file's postings, or a catalog block): rebuild, and answer from the
           // fresh entries.
@@ -97,10 +123,11 @@ export async function readRecallFeed(cwd: string): Promise<RecallFeed> {
 
 /** The learnings a failure matches (best first, at most RECALL_MAX_ITEMS), each recorded as a match; [] for none. */
 export async function recallFailure(failure: ToolFailure, cwd: string, now: Date): Promise<RecalledLearning[]> {
-  const feed = await readRecallFeed(failure.cwd ?? cwd)
+  const terms = recallQueryTerms(failure.text)
+  const feed = await readRecallFeed(failure.cwd ?? cwd, { terms, limit: RECALL_MAX_ITEMS })
   const chosen: { entry: CatalogEntry; score: number }[] = []
   try {
-    for (const c of await feed.rank(recallQueryTerms(failure.text), RECALL_MAX_ITEMS)) {
+    for (const c of await feed.rank(terms, RECALL_MAX_ITEMS)) {
       const entry = feed.entry(c.doc)
       if (entry) chosen.push({ entry, score: c.score })
     }

@@ -224,13 +224,16 @@ async function openCache(root: string, ctx: Ctx) {
 
 /** The work tree (CI): every learning and zone file, names, budget, staleness, and with a base the transitions. */
 async function checkTree(ctx: Ctx, root: string, base: string | undefined, summaryFile?: string): Promise<CheckReport> {
-  const { engine, validator } = await loadEngine()
-  const reader = await import('../../adapters/git/index-reader.js')
-  const { parseStorePath } = await import('../../core/learning.js')
   const findings: Finding[] = []
   const config = await readConfigOrFinding(root, findings)
+  const reader = await import('../../adapters/git/index-reader.js')
+  // git lists the files while the rules and the schema validator load.
+  const listing = reader.listTreeFiles(root, ctx.env, config.zones.system)
+  listing.catch(() => undefined) // awaited below; a failure is reported there
+  const { engine, validator } = await loadEngine()
+  const { parseStorePath } = await import('../../core/learning.js')
   const inZone = buildZoneMatcher(config.zones.system)
-  const files = reader.readTreeFiles(root, ctx.env, config.zones.system)
+  const files = reader.readTreeFiles(root, await listing)
   if (files.length > 2000) ctx.stderr(`git learn check: checking ${files.length} files…\n`)
   // Parsed frontmatter is cached under the git common dir (see parse-cache.ts): a second run parses only what changed.
   const cache = files.length >= 50 ? await openCache(root, ctx) : undefined

@@ -37,6 +37,7 @@ describe('accepted, and equal to YAML.parse', () => {
       'a long description as add writes it (folded)',
       'name: a\ndescription: >-\n  The newest majors of lint-staged (17): "quoted" # not a comment\n  require Node 22; pin them.\ntype: decision',
     ],
+    ['keys of underscores, dashes and digits', '_a: 1\nb-c_2: x\nD: "q"\ne:\n  _f-1: 2\n  G: [h]'],
     ['literal and clipped block scalars', 'a: |-\n  one\n  two: x\nb: >\n  three\n  four\nc: |\n  five\n# after\nd: 1'],
   ])('%s', (_label, block) => same(block))
 
@@ -105,6 +106,13 @@ describe('declined (the yaml package decides)', () => {
     ['indentation indicator', 'a: >2-\n  one'],
     ['empty block', 'a: >-\nb: 1'],
     ['trailing space in a block line', 'a: |-\n  one \n  two'],
+    ['a key starting with a digit', '1a: b'],
+    ['a key with a dot', 'a.b: c'],
+    ['a child at three spaces', 'a:\n   b: 1'],
+    ['a child with no space after its colon', 'a:\n  b:c'],
+    ['a line separator in a value', 'a: b\u2028c'],
+    ['a paragraph separator in a child value', 'a:\n  b: c\u2029'],
+    ['a quote not closed at the end', 'a: "b" c'],
   ])('%s', (_label, block) => expect(parseSimpleFrontmatter(block)).toBeUndefined())
 })
 

@@ -65,6 +65,13 @@ describe('invalid frontmatter: sentences that name the field and the fix', () =>
     expect(errors.length).toBeGreaterThan(0)
     expect(errors.join('\n')).toMatchSnapshot()
   })
+  test.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'a type named like an Object property (%s) is a schema error, not a crash',
+    (type) => {
+      const { errors } = check(file(base.replace('type: error-solution', `type: ${type}`)))
+      expect(errors.join('\n')).toMatch(/type/)
+    },
+  )
   test('unknown keys are kept and warned about', () => {
     const text = file(`${base}\nowner: team-a`)
     const l = parseLearning(text, '.learnings/pending/x-y.md')
