@@ -49,16 +49,32 @@ export interface RecallIndex {
   triggers: string[][]
 }
 
-/** The recall entries of a catalog (recallable active learnings), and each entry's position in the catalog. */
+type RecallSource = { name: string; state: string; type: string; weight: number; triggers: readonly string[] }
+
+/**
+ * The recall terms of each trigger of a catalog entry (recallTermsOf, an empty list for a trigger without any), or
+ * undefined when recall does not look the entry up. A pure function of the entry, so that the rebuild's parse worker
+ * computes it beside the entry (src/adapters/feed/parse-file.ts).
+ */
+export function entryRecallTerms(e: RecallSource): string[][] | undefined {
+  if (e.state !== 'active' || !isRecallable(e.type, e.triggers)) return undefined
+  return e.triggers.map(recallTermsOf)
+}
+
+/**
+ * The recall entries of a catalog (recallable active learnings), and each entry's position in the catalog. `known`
+ * gives an entry's entryRecallTerms when they were computed already (undefined: compute them here).
+ */
 export function buildRecallIndex(
-  catalog: readonly { name: string; state: string; type: string; weight: number; triggers: readonly string[] }[],
+  catalog: readonly RecallSource[],
+  known?: (id: number) => string[][] | undefined,
 ): { index: RecallIndex; ids: number[] } {
   const index: RecallIndex = { names: [], weights: [], triggers: [] }
   const ids: number[] = []
   catalog.forEach((e, id) => {
-    if (e.state !== 'active' || !isRecallable(e.type, e.triggers)) return
-    for (const trigger of e.triggers) {
-      const t = recallTermsOf(trigger)
+    const terms = known?.(id) ?? entryRecallTerms(e)
+    if (!terms) return
+    for (const t of terms) {
       if (!t.length) continue
       ids.push(id)
       index.names.push(e.name)

@@ -5,7 +5,7 @@
  */
 import { readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
-import { deflateRawSync, inflateRawSync } from 'node:zlib'
+import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
 import type { LearningSummary } from '../../core/query.js'
 import type { IndexHeader } from '../../core/search.js'
 import { unpackProjectRow } from './catalog-rows.js'
@@ -32,6 +32,16 @@ export const MAX_INFLATED = 256 << 20
 /** A value as compressed JSON (project-<key>.json.deflate, status-<key>.json.deflate). */
 export function deflateJson(v: unknown, level = DEFLATE_LEVEL): Buffer {
   return deflateRawSync(JSON.stringify(v), { level })
+}
+
+/** Raw deflate on one of zlib's threads: this thread goes on with other work meanwhile. */
+export function deflateOffThread(data: string | Buffer, level = DEFLATE_LEVEL): Promise<Buffer> {
+  return new Promise((resolve, reject) => deflateRaw(data, { level }, (err, out) => (err ? reject(err) : resolve(out))))
+}
+
+/** deflateJson with the compression on one of zlib's threads. */
+export function deflateJsonOffThread(v: unknown, level = DEFLATE_LEVEL): Promise<Buffer> {
+  return deflateOffThread(JSON.stringify(v), level)
 }
 
 /** A file of deflateJson read back, or undefined when it is missing, torn or not JSON. */

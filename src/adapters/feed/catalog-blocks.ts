@@ -8,9 +8,9 @@
  * file), throws or reads as undefined: the caller's miss.
  */
 import { closeSync, openSync, readFileSync } from 'node:fs'
-import { deflateRawSync, inflateRawSync } from 'node:zlib'
+import { inflateRawSync } from 'node:zlib'
 import type { CatalogEntry } from '../../core/search.js'
-import { DEFLATE_LEVEL, MAX_INFLATED, files, readBytes } from './cache-files.js'
+import { MAX_INFLATED, deflateOffThread, files, readBytes } from './cache-files.js'
 import type { FeedFile } from './cache-files.js'
 import { packCatalogEntry, unpackCatalogEntry } from './catalog-rows.js'
 
@@ -19,21 +19,39 @@ export const BLOCK_ROWS = 64
 
 export const blockCount = (count: number): number => Math.ceil(count / BLOCK_ROWS)
 
-/** The compressed blocks of a catalog, and where each starts in the file (blocks + 1 values: the last is its size). */
-export function packCatalogBlocks(catalog: readonly CatalogEntry[]): { blocks: Buffer[]; starts: number[] } {
+/** Blocks being compressed at a time while this thread writes the next ones' text: bounds the texts held. */
+const IN_FLIGHT = 8
+
+/**
+ * The compressed blocks of a catalog, and where each starts in the file (blocks + 1 values: the last is its size).
+ * Each block is compressed on one of zlib's threads while this one writes the text of the next (at 100,000 learnings
+ * the compression was ~0.3 s of this thread).
+ */
+export async function packCatalogBlocks(
+  catalog: readonly CatalogEntry[],
+): Promise<{ blocks: Buffer[]; starts: number[] }> {
   const blocks: Buffer[] = []
-  const starts = [0]
-  let at = 0
+  const pending: Promise<void>[] = []
+  let failed: unknown
   for (let first = 0; first < catalog.length; first += BLOCK_ROWS) {
     const text = catalog
       .slice(first, first + BLOCK_ROWS)
       .map((e) => JSON.stringify(packCatalogEntry(e)))
       .join(',\n')
-    const block = deflateRawSync(text, { level: DEFLATE_LEVEL })
-    blocks.push(block)
-    at += block.length
-    starts.push(at)
+    const b = first / BLOCK_ROWS
+    // Never rejects: a failure is thrown once every block is done, so none is left to reject unheard.
+    pending.push(
+      deflateOffThread(text).then(
+        (block) => void (blocks[b] = block),
+        (err: unknown) => void (failed ??= err),
+      ),
+    )
+    if (pending.length >= IN_FLIGHT) await pending.shift()
   }
+  await Promise.all(pending)
+  if (failed !== undefined) throw failed
+  const starts = [0]
+  for (const block of blocks) starts.push((starts[starts.length - 1] as number) + block.length)
   return { blocks, starts }
 }
 

@@ -14,12 +14,12 @@ import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import type { TextScan } from '../../core/agent-safety.js'
 import type { ParsedFile } from './parse-file.js'
-import type { CatalogEntry, SearchDoc } from '../../core/search.js'
+import type { CatalogEntry } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
 import { IndexBuilder, partsIndex } from '../../core/search-parts.js'
 import type { ScoringIndex } from '../../core/search-score.js'
-import type { BuiltParts } from '../../core/search-parts.js'
+import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsync } from '../git/run.js'
 import { writeCacheFile } from '../state/cache-file.js'
 import { deflateJson, isObject, readDeflatedJson } from './cache-files.js'
@@ -112,14 +112,18 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     import('../../core/recall-rank.js'),
   ])
   const dir = cacheDir(commonDir)
-  const indexed = parseLsFiles(state.lsFiles ?? (await state.lsLater?.()))
+  // Dropped once the project's slots are listed (a map of every indexed file: ~20 MB at 100,000).
+  let indexed: Map<string, { mode: string; oid: string }> | undefined = parseLsFiles(
+    state.lsFiles ?? (await state.lsLater?.()),
+  )
   const problems: Problem[] = []
   const config = await (await import('../store/config.js')).readConfig(root, commonDir)
-  const [{ hazardsOf }, { parseProjectFile, problemOf }, { startParseWorker }] = await Promise.all([
+  const [{ hazardsOf }, { compactor, parseProjectFile, problemOf }, { startParseWorker }] = await Promise.all([
     import('../../core/agent-safety.js'),
     import('./parse-file.js'),
     import('./parse-pool.js'),
   ])
+  const compact = compactor()
   let overrides: Set<string> | undefined
   /** Why the learning `name` is withheld, from its text's scan, or undefined. */
   const screen = async (name: string, scan: TextScan): Promise<string | undefined> => {
@@ -193,7 +197,9 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           await loadLearningValidator(),
           (l) => {
             builder.add(search.buildSearchDoc(items.length, l))
-            items.push({ entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path }, hash: sources.contentHash(l) })
+            // Its strings copied out of the text (parse-file.ts compactor): the texts of the tier are not kept.
+            const { entry } = compact({ entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path } }, l.path, true)
+            items.push({ entry: entry as CatalogEntry, hash: sources.contentHash(l) })
           },
         )
         cached = {
@@ -254,8 +260,11 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     catalog.push(entry)
     tierOf.push(gi)
   }
-  const add = (entry: CatalogEntry, doc: Omit<SearchDoc, 'id'>) => {
-    index.add({ id: catalog.length, ...doc })
+  /** The recall terms of the project's entries, by catalog id, computed with them (parse-file.ts). */
+  const recallTerms: (string[][] | undefined)[] = []
+  const add = (entry: CatalogEntry, counted: CountedDoc, recall: string[][] | undefined) => {
+    recallTerms[catalog.length] = recall
+    index.addCounted(catalog.length, counted)
     push(0, entry)
   }
 
@@ -267,12 +276,13 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   for (const st of STATES) {
     for (const file of storeFiles(root, st)) {
       const path = `${STORE_DIR}/${st}/${file}`
-      const clean = state.dirty && !state.dirty.has(path) ? indexed.get(path) : undefined
+      const clean = state.dirty && !state.dirty.has(path) ? indexed?.get(path) : undefined
       if (clean?.mode === '120000')
         slots.push({ path, problem: 'is a symbolic link; the store holds only regular files' })
       else slots.push({ path, oid: clean?.oid })
     }
   }
+  indexed = undefined
   /** Folds and indexes one project file, or records its problem. */
   const record = (path: string, result: ParsedFile) => {
     if (result.withheld) {
@@ -283,10 +293,10 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           created: result.entry?.created ?? null,
           supersedes: result.entry?.supersedes ?? [],
         })
-    } else if (result.entry && result.doc && result.hash) {
+    } else if (result.entry && result.counted && result.hash) {
       if (!seen.has(result.hash)) {
         seen.add(result.hash)
-        add(result.entry, result.doc)
+        add(result.entry, result.counted, result.recall)
       }
       if (result.row)
         projectFile.rows.push({ row: result.row, created: result.entry.created, supersedes: result.entry.supersedes })
@@ -317,7 +327,9 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const parseHere = (batch: readonly Slot[], texts: readonly ReadText[]): ParsedFile[] =>
     batch.map((slot, i) => {
       const t = texts[i] as ReadText
-      return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : parseProjectFile(slot.path, t.text, allow)
+      return t.text === undefined
+        ? { problem: t.problem ?? 'unreadable' }
+        : compact(parseProjectFile(slot.path, t.text, allow), slot.path, true)
     })
   /** Screens, folds and indexes a batch's files in store order. */
   const settle = async (batch: readonly Slot[], parsed: ParsedFile[]) => {
@@ -340,7 +352,9 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   const worker = startParseWorker(allow, slots.length)
   type Queued = { batch: Slot[]; texts: ReadText[]; parsed?: ParsedFile[]; asked?: Promise<ParsedFile[] | undefined> }
   const settleQueued = async (q: Queued) => {
-    const parsed = q.parsed ?? (await q.asked) ?? parseHere(q.batch, q.texts)
+    const asked = q.parsed ? undefined : await q.asked
+    const parsed =
+      q.parsed ?? asked?.map((f, i) => compact(f, (q.batch[i] as Slot).path, false)) ?? parseHere(q.batch, q.texts)
     // The worker was given '' for a file that could not be read: the file keeps the reason it could not.
     const unread = (i: number) => q.texts[i]?.text === undefined
     await settle(
@@ -349,9 +363,11 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     )
   }
   try {
+    // One queue across the chunks of blobs: a chunk's last batches are indexed while the next chunk is parsed, so
+    // neither thread waits for the other at a chunk's end (at 100,000 learnings ten such waits were ~1 s).
+    const queue: (Queued & { answered?: boolean })[] = []
     for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
       const chunk = slots.slice(from, from + BULK_CHUNK)
-      const queue: (Queued & { answered?: boolean })[] = []
       for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
         const batch = chunk.slice(at, at + PARSE_BATCH)
         const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
@@ -368,8 +384,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
         if (worker) await new Promise((resolve) => setImmediate(resolve))
         while (queue[0] && (queue[0].parsed || queue[0].answered)) await settleQueued(queue.shift() as Queued)
       }
-      for (const q of queue) await settleQueued(q)
     }
+    for (const q of queue) await settleQueued(q)
   } finally {
     worker?.close()
   }
@@ -391,9 +407,9 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     tierIndexes.push({ ...ti, map })
   })
   const parts = index.finish()
-  const { index: recall, ids: recallIds } = buildRecallIndex(catalog)
+  const { index: recall, ids: recallIds } = buildRecallIndex(catalog, (id) => recallTerms[id])
   const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, project: projectFile }
-  writeCache(dir, state.key, {
+  await writeCache(dir, state.key, {
     ...built,
     tierOf,
     tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })),

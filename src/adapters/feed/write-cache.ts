@@ -1,11 +1,12 @@
 /**
  * Writing the files of one key of the feed cache (cache-files.ts), feed-<key>.json last: it marks the set complete.
+ * The compression runs on zlib's threads while this one writes the other files.
  */
 import { mkdirSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
-import { deflateJson, files } from './cache-files.js'
+import { deflateJsonOffThread, files } from './cache-files.js'
 import type { FeedFile } from './cache-files.js'
 import { BLOCK_ROWS, packCatalogBlocks, rowsOfBlock } from './catalog-blocks.js'
 import { packProjectRow } from './catalog-rows.js'
@@ -15,12 +16,21 @@ import { writeRecallFile } from './recall-file.js'
 import type { Built } from './rebuild.js'
 import { statusFile } from './status-file.js'
 
-export function writeCache(
+export async function writeCache(
   dir: string,
   key: string,
   b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean },
-): void {
+): Promise<void> {
   try {
+    // Started first, compressed while the index and the catalog are written; never rejects (undefined: failed).
+    const later = (v: unknown) => deflateJsonOffThread(v).catch(() => undefined)
+    const project = later({
+      format: CACHE_FORMAT,
+      key,
+      rows: b.project.rows.map(packProjectRow),
+      problems: b.project.problems,
+    })
+    const status = later(statusFile(key, b.catalog, b.problems))
     mkdirSync(dir, { recursive: true })
     const f = files(dir, key)
     for (const name of readdirSync(dir))
@@ -31,7 +41,7 @@ export function writeCache(
       tiers: b.tierIndexes.map((t) => ({ index: t.name, map: Array.from(t.map) })),
     })
     // The catalog in compressed blocks (catalog-blocks.ts); rows-<key>.bin gives where each starts.
-    const { blocks, starts } = packCatalogBlocks(b.catalog)
+    const { blocks, starts } = await packCatalogBlocks(b.catalog)
     writeAtomicPieces(f.catalog, (write) => {
       for (const block of blocks) write(block)
     })
@@ -53,16 +63,11 @@ export function writeCache(
       }),
       catalogBytes,
     )
-    writeAtomic(
-      f.project,
-      deflateJson({
-        format: CACHE_FORMAT,
-        key,
-        rows: b.project.rows.map(packProjectRow),
-        problems: b.project.problems,
-      }),
-    )
-    writeAtomic(f.status, deflateJson(statusFile(key, b.catalog, b.problems)))
+    const [projectBytes, statusBytes] = await Promise.all([project, status])
+    // Without them the set is not complete: no feed file, so the next command rebuilds.
+    if (!projectBytes || !statusBytes) return
+    writeAtomic(f.project, projectBytes)
+    writeAtomic(f.status, statusBytes)
     writeAtomic(
       f.feed,
       JSON.stringify({

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { parseLearning } from '../../../src/core/learning.js'
 import { buildSearchDoc } from '../../../src/core/search.js'
 import type { SearchDoc } from '../../../src/core/search.js'
-import { buildIndexParts } from '../../../src/core/search-parts.js'
+import { IndexBuilder, buildIndexParts, countDoc } from '../../../src/core/search-parts.js'
 import { decodePostings, encodePostings } from '../../../src/core/search-postings.js'
 import { SEEDS, seedText } from '../../helpers/feed-store.js'
 import { buildMiniSearch, splitMiniSearch } from '../../helpers/minisearch-oracle.js'
@@ -67,6 +67,37 @@ describe('buildIndexParts', () => {
       body: Array.from({ length: 1 + (i % 40) }, (_, j) => words[(i + j) % 10]).join(' '),
     }))
     same(docs)
+    // The builder writes each term's bytes from its varint lists; encodePostings, the format's reference, agrees.
+    const parts = buildIndexParts(docs)
+    parts.terms.forEach((_, i) => {
+      const bytes = parts.postingsBytes(i)
+      const lists = decodePostings(bytes, 5, parts.header.nextId).map((l) =>
+        l
+          ? {
+              data: Int32Array.from([...l.shorts].flatMap((s, j) => [s, l.counts[j] as number])),
+              n: l.shorts.length * 2,
+            }
+          : undefined,
+      )
+      expect([...encodePostings(lists, 5)]).toEqual([...bytes])
+    })
+  })
+
+  test('documents counted elsewhere (a worker: countDoc, then a structured copy) build the same parts', () => {
+    const docs = SEEDS.map((s, i) =>
+      buildSearchDoc(i * 3, parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`)),
+    )
+    docs.push({ id: 99, name: 'x', description: '', trigger: 'ECONNREFUSED ECONNREFUSED', tags: '', body: 'a an' })
+    const counted = new IndexBuilder()
+    for (const { id, ...doc } of docs) counted.addCounted(id, structuredClone(countDoc(doc)))
+    const [here, there] = [buildIndexParts(docs), counted.finish()]
+    expect(there.terms).toEqual(here.terms)
+    expect(there.terms.length).toBeGreaterThan(20)
+    expect(there.terms.map((_, i) => [...there.postingsBytes(i)])).toEqual(
+      here.terms.map((_, i) => [...here.postingsBytes(i)]),
+    )
+    expect(JSON.stringify(there.header)).toBe(JSON.stringify(here.header))
+    expect(there.docs).toEqual(here.docs)
   })
 
   test('postings round-trip through their binary form; a torn or foreign one throws', () => {

@@ -44,19 +44,19 @@ afterEach(() => {
 })
 
 /** The blocks of `entries` written to a file, and the reader's view of where each starts. */
-function written(entries: CatalogEntry[]) {
+async function written(entries: CatalogEntry[]) {
   const dir = mkdtempSync(join(tmpdir(), 'gl-catalog-blocks-'))
   dirs.push(dir)
   const file = join(dir, 'catalog-0123456789abcdef0123.deflate')
-  const { blocks, starts } = packCatalogBlocks(entries)
+  const { blocks, starts } = await packCatalogBlocks(entries)
   writeFileSync(file, Buffer.concat(blocks))
   return { file, blocks, starts, start: (b: number) => starts[b] as number }
 }
 
 describe('catalog-<key>.deflate', () => {
-  test('reads back every entry whole and each one alone, across a last block that holds fewer rows', () => {
+  test('reads back every entry whole and each one alone, across a last block that holds fewer rows', async () => {
     const entries = catalog(2 * BLOCK_ROWS + 5)
-    const { file, starts, start } = written(entries)
+    const { file, starts, start } = await written(entries)
     expect(starts.length).toBe(blockCount(entries.length) + 1)
     expect(rowsOfBlock(2, entries.length)).toBe(5)
     expect(readCatalogBlocks(file, entries.length, start)).toEqual(entries)
@@ -67,22 +67,22 @@ describe('catalog-<key>.deflate', () => {
     reader.close()
   })
 
-  test('an empty catalog is an empty file', () => {
-    const { file, blocks, start } = written([])
+  test('an empty catalog is an empty file', async () => {
+    const { file, blocks, start } = await written([])
     expect(blocks).toEqual([])
     expect(readCatalogBlocks(file, 0, start)).toEqual([])
   })
 
-  test('is smaller than the rows it holds', () => {
+  test('is smaller than the rows it holds', async () => {
     const entries = catalog(4 * BLOCK_ROWS)
-    const { starts } = written(entries)
+    const { starts } = await written(entries)
     const plain = entries.map((e) => JSON.stringify(e)).join(',\n').length
     expect(starts[starts.length - 1]).toBeLessThan(plain / 3)
   })
 
-  test('a torn file, a block of another number of rows, or foreign bytes are a miss or throw, never wrong rows', () => {
+  test('a torn file, a block of another number of rows, or foreign bytes are a miss or throw, never wrong rows', async () => {
     const entries = catalog(BLOCK_ROWS + 3)
-    const { file, blocks, start } = written(entries)
+    const { file, blocks, start } = await written(entries)
     // Torn: the file is shorter than its offsets say.
     writeFileSync(file, Buffer.concat(blocks).subarray(0, 10))
     expect(readCatalogBlocks(file, entries.length, start)).toBeUndefined()

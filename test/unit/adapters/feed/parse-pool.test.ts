@@ -6,7 +6,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { scanForAgents } from '../../../../src/core/agent-safety.js'
-import { parseProjectFile } from '../../../../src/adapters/feed/parse-file.js'
+import { compactor, parseProjectFile } from '../../../../src/adapters/feed/parse-file.js'
 import { startParseWorker } from '../../../../src/adapters/feed/parse-pool.js'
 import { PROJECT_ROOT, learningText } from '../../../helpers/repo.js'
 
@@ -89,5 +89,22 @@ describe('startParseWorker', () => {
     } finally {
       worker?.close()
     }
+  })
+})
+
+describe('compactor', () => {
+  test('a compacted file is equal to the parsed one, from this thread or from the worker', () => {
+    const compact = compactor()
+    for (const copy of [true, false])
+      for (const [path, text] of files) {
+        const parsed = parseProjectFile(path, text, [])
+        const twin = structuredClone(parsed)
+        expect(compact(parsed, path, copy)).toEqual(twin)
+      }
+    // Tags not all strings: the row keeps its own (String of each), the entry only the strings.
+    const odd = learningText('odd-tags', { tags: '[a, 7]' })
+    const parsed = parseProjectFile('.learnings/active/odd-tags.md', odd, [])
+    expect(parsed.row?.tags).toEqual(['a', '7'])
+    expect(compact(structuredClone(parsed), '.learnings/active/odd-tags.md', true)).toEqual(parsed)
   })
 })

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { SECTIONS, openRecallFile, writeRecallFile } from '../../../../src/adapters/feed/recall-file.js'
 import type { RecallReader } from '../../../../src/adapters/feed/recall-file.js'
-import { buildRecallIndex, invertRecall, rankRecall } from '../../../../src/core/recall-rank.js'
+import { buildRecallIndex, entryRecallTerms, invertRecall, rankRecall } from '../../../../src/core/recall-rank.js'
 import { buildQueryTerms } from '../../../../src/core/terms.js'
 
 const KEY = '0123456789abcdef0123'
@@ -43,6 +43,17 @@ function written(catalogBytes = 100) {
   writeRecallFile(file, KEY, postings, rows, catalogBytes)
   return { file, catalog, postings, rows }
 }
+
+describe('buildRecallIndex with terms computed beside the entries (the parse worker)', () => {
+  test('the same index whether the terms come with the entries, in part, or not at all', () => {
+    const here = buildRecallIndex(CATALOG)
+    expect(here.index.names).toEqual(['pg-refused', 'pg-refused', 'redis-refused', 'esm-require'])
+    const known = CATALOG.map((e) => structuredClone(entryRecallTerms(e)))
+    expect(known.map((k) => !!k)).toEqual([true, true, true, false, false])
+    expect(buildRecallIndex(CATALOG, (id) => known[id])).toEqual(here)
+    expect(buildRecallIndex(CATALOG, (id) => (id % 2 ? known[id] : undefined))).toEqual(here)
+  })
+})
 
 describe('recall-<key>.bin', () => {
   test('reads back the inverted index and the catalog rows it was written with', () => {
