@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process'
-import { symlinkSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { symlinkSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo } from '../helpers/repo.js'
+import { learningText, makeRepo, PROJECT_ROOT } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`
@@ -240,6 +240,26 @@ describe('git learn check --staged', () => {
     expect(got).toContain('error schema .learnings/pending/first-one.md')
     expect(got).toContain('error zone .learnings/active/link.md')
     expect(got).toContain('note zone .claude/agents/blob.bin')
+  })
+
+  // A file of zeros packs to a few bytes, so a pull request can carry one cheaply: its size is taken from the open
+  // file before any byte is read. Read whole first, a 450 MB file held ~975 MB; refused by its size, ~52 MB.
+  test('a 450 MB file in the store is refused by its size, never read whole (the built bin, peak memory)', async () => {
+    const repo = await repoWithStore()
+    repo.write('.learnings/active/big.md', '')
+    truncateSync(join(repo.root, '.learnings/active/big.md'), 450 * 1024 * 1024)
+    const bin = join(PROJECT_ROOT, 'dist', 'bin.js')
+    const script =
+      "process.on('exit', () => require('fs').writeSync(2, '\\nmaxrss=' + process.resourceUsage().maxRSS + '\\n'));" +
+      `process.argv = [process.argv[0], ${JSON.stringify(bin)}, 'check', '--json']; require(${JSON.stringify(bin)})`
+    const r = spawnSync(process.execPath, ['-e', script], { cwd: repo.root, encoding: 'utf8' })
+    expect(r.status, r.stderr).toBe(1)
+    expect(JSON.parse(r.stdout).findings[0].message).toMatch(
+      /big\.md is not a learning: larger than 1 MB \(471859200 bytes\)/,
+    )
+    const kb = Number(/maxrss=(\d+)/.exec(r.stderr)?.[1])
+    expect(kb).toBeGreaterThan(0)
+    expect(kb).toBeLessThan(300 * 1024)
   })
 
   test('odd files in the store read as before the one-call read: BOM, NUL, invalid UTF-8, empty, FIFO, symlink', async () => {

@@ -326,25 +326,30 @@ function readRegularFileNames(root: string, dirs: readonly string[]): Set<string
 }
 
 /**
- * A file the listing called regular, as readTreeFile would give it, read by one call that opens, reads, decodes and
- * closes (Node's UTF-8 fast road: a full check of 10,000 learnings spends ~25 ms less than four calls a file).
- * Undefined, so that readTreeFile decides, for anything that is not plainly a small UTF-8 text: an empty file (or a
- * FIFO swapped in since the listing), one that may be over the limit, one with a NUL or with U+FFFD (what invalid
- * UTF-8 decodes to), or any error (a symbolic link swapped in fails to open: O_NOFOLLOW).
+ * A file the listing called regular, as readTreeFile would give it: opened without following a link and without
+ * blocking, its size taken from the open descriptor, then read and decoded whole. Undefined, so that readTreeFile
+ * decides, for anything that is not plainly a small UTF-8 text: not a regular file (a FIFO swapped in since the
+ * listing), empty, over the limit, one with a NUL or with U+FFFD (what invalid UTF-8 decodes to), or any error (a
+ * symbolic link swapped in fails to open: O_NOFOLLOW).
  */
 function readRegularFile(abs: string, path: string): TreeFile | undefined {
   const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants
   if (O_NOFOLLOW === undefined || O_NONBLOCK === undefined) return undefined
   let text: string
+  let fd: number | undefined
   try {
-    // Node takes open(2) flags as a number too (fs.open documents it); the types say string only.
-    text = readFileSync(abs, { encoding: 'utf8', flag: (O_RDONLY | O_NOFOLLOW | O_NONBLOCK) as unknown as string })
+    fd = openSync(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+    // The size from the open file before any byte is read: a 450 MB file of zeros (a few bytes in git) is refused
+    // by readTreeFile's bounded read, never decoded whole here.
+    const st = fstatSync(fd)
+    if (!st.isFile() || st.size === 0 || st.size > MAX_CHECK_BYTES) return undefined
+    text = readFileSync(fd, 'utf8')
   } catch {
     return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
-  // A UTF-16 unit comes from at most 3 bytes of valid UTF-8, so this bounds the file's size.
-  if (text === '' || text.length * 3 > MAX_CHECK_BYTES || text.includes('\0') || text.includes('\ufffd'))
-    return undefined
+  if (text.includes('\0') || text.includes('\ufffd')) return undefined
   // TextDecoder (decodeForCheck) drops one leading byte order mark; Buffer decoding keeps it.
   return { path, mode: '100644', text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text }
 }

@@ -31,9 +31,14 @@ export function writeFileNoClobber(path: string, text: string, replace = false, 
   try {
     writeFileSync(tmp, text, { flag: 'wx' })
   } catch (err) {
-    if (scratch) return writeFileNoClobber(path, text, replace)
+    // A write that failed part way (no space left) leaves no temporary behind, beside the file or in scratch.
+    if (existsSync(tmp)) unlinkSync(tmp)
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO'
+    // A scratch directory that cannot be written (gone, read-only) is no reason to fail: beside the file then. A full
+    // disk or quota is: writing beside would fail the same way, after creating a file in the work tree.
+    if (scratch && code !== 'ENOSPC' && code !== 'EDQUOT') return writeFileNoClobber(path, text, replace)
     // Named by the file asked for, not the temporary one beside it (a missing folder, no space, read-only).
-    throw new FileAccessError(path, (err as NodeJS.ErrnoException).code ?? 'EIO')
+    throw new FileAccessError(path, code)
   }
   try {
     if (replace) {

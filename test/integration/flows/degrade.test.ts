@@ -3,7 +3,17 @@
  * a read-only state directory, and a full disk (a small tmpfs, where this machine lets us mount one).
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
@@ -85,23 +95,55 @@ describe('a full disk (tmpfs of 4 MB)', () => {
     rmSync(mnt, { recursive: true, force: true })
   })
 
+  /** A repository on the small disk with a store and one pending learning, committed. */
+  function seeded(name: string) {
+    const root = join(mnt, name)
+    const git = (...a: string[]) => execFileSync('git', ['--no-optional-locks', ...a], { cwd: root, encoding: 'utf8' })
+    mkdirSync(root)
+    git('init', '-q', '-b', 'main')
+    git('config', 'user.name', 'Ada Author')
+    git('config', 'user.email', 'ada@example.com')
+    git('config', 'commit.gpgsign', 'false')
+    writeFileSync(join(root, '.gitkeep'), '')
+    mkdirSync(join(root, '.learnings/pending'), { recursive: true })
+    writeFileSync(join(root, '.learnings/config.yaml'), 'gates: {min_contexts: 1}\n')
+    writeFileSync(join(root, '.learnings/pending/pend-one.md'), learningText('pend-one'))
+    git('add', '.')
+    git('commit', '-qm', 'seed')
+    return { root, git }
+  }
+
+  // Room for git's objects (a repeated body packs small) but not for the 67 KB file: the commit lands, the write of
+  // the file fails part way, and neither the work tree nor the scratch directory keeps a temporary copy.
+  test.skipIf(!mounted)(
+    'a file write that runs out of space part way leaves no temporary copy in the work tree; doctor finishes',
+    async () => {
+      const { root, git } = seeded('repo-tmp')
+      const input = join(tempDir('gl-full-'), 'big.md')
+      const body = `## Problem\n${'The cache warmer ran out of file descriptors under load. '.repeat(1200)}\n\n## Trigger Conditions\nRunning the warmer.\n\n## Root Cause\nWe tried A and B; the cause was C.\n\n## Solution\nDo D.\n\n## Verification\nnpx vitest run: 14 passed.\n`
+      writeFileSync(input, learningText('big-one', {}, body))
+      const fill = join(mnt, 'fill')
+      spawnSync('sh', ['-c', `dd if=/dev/zero of=${fill} bs=4k 2>/dev/null; true`])
+      truncateSync(fill, statSync(fill).size - 48 * 1024)
+      const add = await cliAt(root, ['add', '--file', input])
+      rmSync(fill)
+      expect(add.stderr).not.toMatch(/internal error|at .*\.js:\d+/)
+      expect(git('status', '--porcelain', '--untracked-files=all')).not.toMatch(/\.tmp/)
+      const scratch = join(root, '.git/learn/tmp')
+      expect(existsSync(scratch) ? readdirSync(scratch) : []).toEqual([])
+      if (add.code !== 0) {
+        const doctor = await cliAt(root, ['doctor', '--continue'])
+        expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0)
+      }
+      expect(git('status', '--porcelain', '--untracked-files=all')).toBe('')
+      expect(git('log', '-1', '--format=%s').trim()).toBe('learn: add big-one')
+    },
+  )
+
   test.skipIf(!mounted)(
     "add and approve on a full disk change nothing (or leave what doctor finishes), with git's reason and no stack",
     async () => {
-      const root = join(mnt, 'repo')
-      const git = (...a: string[]) =>
-        execFileSync('git', ['--no-optional-locks', ...a], { cwd: root, encoding: 'utf8' })
-      mkdirSync(root)
-      git('init', '-q', '-b', 'main')
-      git('config', 'user.name', 'Ada Author')
-      git('config', 'user.email', 'ada@example.com')
-      git('config', 'commit.gpgsign', 'false')
-      writeFileSync(join(root, '.gitkeep'), '')
-      mkdirSync(join(root, '.learnings/pending'), { recursive: true })
-      writeFileSync(join(root, '.learnings/config.yaml'), 'gates: {min_contexts: 1}\n')
-      writeFileSync(join(root, '.learnings/pending/pend-one.md'), learningText('pend-one'))
-      git('add', '.')
-      git('commit', '-qm', 'seed')
+      const { root, git } = seeded('repo')
       const input = join(tempDir('gl-full-'), 'new.md')
       writeFileSync(input, learningText('fresh-one'))
       // Fill the disk.
