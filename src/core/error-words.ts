@@ -115,8 +115,5 @@ export function serviceOfPort(port: string): string | undefined {
  */
 export const ERROR_CODES: readonly string[] = Object.keys(vocabulary.equivalents).filter((c) => /^e[a-z]{3,}$/.test(c))
 
-/** Each canonical word's phrases (`eacces`: "permission denied", "errno 13", …), as the data lists them. */
-export const EQUIVALENT_PHRASES: Readonly<Record<string, readonly string[]>> = vocabulary.equivalents
-
 /** Words that appear in almost every error message (before stemming, lower case). */
 export const COMMON_ERROR_WORDS: readonly string[] = vocabulary.common

@@ -1,40 +1,23 @@
 /** Recall's ranking and threshold over the triggers of the recallable learnings (the failure path of the hook). */
 import { compareCodeUnits, lowerBound } from './compare.js'
-import {
-  COMMON_ERROR_WORDS,
-  EQUIVALENT_PHRASES,
-  ERROR_CODES,
-  restatedWords,
-  rewordings,
-  serviceOfPort,
-} from './error-words.js'
+import { COMMON_ERROR_WORDS, ERROR_CODES, restatedWords, rewordings, serviceOfPort } from './error-words.js'
 import { MARKER_WORDS, REMOTE_WORD, boundQuery } from './normalize-error.js'
 import { processTerm, splitTerms, termsOf, termsOfBounded } from './terms.js'
+import recallModel from './data/recall-model.json'
 
 /**
- * Recall speaks when the error holds what is specific in a learning's trigger. Each trigger term weighs its inverse
- * document frequency over the store's triggers (BM25's idf), and a word found in almost every error message
- * (src/core/data/error-words.json `common`: error, failed, cannot, …) a fifth of that. The share of the trigger's
- * weight the error holds must reach RECALL_MIN_WEIGHTED_COVERAGE, and at least one matched term must be specific (not
- * common). So "Error: connect ETIMEDOUT" does not recall a learning for "connect ECONNREFUSED 127.0.0.1:6379" (it
- * holds only the common words), while a Python "Error 111 connecting to localhost:6379. Connection refused" does
- * (equivalent words and the port's service make the specific terms meet). Raw BM25 scores depend on the store's size,
- * so the rule is a share, with the score only for ranking. An error the trigger says twice counts once
- * (recallTermsOf); a trigger naming a service's port needs that port, one naming a system error code that code (in
- * code or in words), and one holding a marker word (src/core/normalize-error.ts MARKER_WORDS: `ipv6`, `extensionless`,
- * `remotehost`, `unqualifiedhost`) needs that word (ruledOut). A trigger whose service port and system error code the failure both
- * names passes whatever its client's other words (`MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017`
- * and mongosh's "Unable to connect: connect ECONNREFUSED 127.0.0.1:27017" are one refusal). And the pick must lead: no
- * other learning may hold more of the failure (isLeading), or recall stays silent rather than guess between them.
+ * Recall speaks when the failure holds what is specific in a learning's trigger, weighed by a model fitted on real
+ * failures (src/core/data/recall-model.json, bench/recall-fit.mjs; docs/matching.md says how). Each trigger term weighs
+ * its inverse document frequency over the store's triggers (BM25's idf), and a word found in almost every error message
+ * (src/core/data/error-words.json `common`: error, failed, cannot, …) a fifth of that. A trigger the failure reaches is
+ * described by a few figures (recallEvidence: the share of its weight the failure holds, the weight matched and the
+ * weight missing); its evidence is those figures weighed by the model, and the learning of most evidence is named when
+ * the model gives it a probability of being the fix of at least its threshold. Before that, a trigger the failure
+ * contradicts is ruled out (ruledOut: a service port, a system error code, a marker word, this machine's address that
+ * the failure does not name). An error the trigger says twice counts once (recallTermsOf).
  */
-export const RECALL_MIN_WEIGHTED_COVERAGE = 0.6
 /** How much a common error word weighs beside a specific term of the same rarity. */
 export const COMMON_TERM_FACTOR = 0.2
-/**
- * A learning's name (its words, as the terms of its trigger are weighed) counts this share beside its trigger when
- * recall checks that its pick is the learning the failure is most about (see rankRecall).
- */
-export const NAME_TERM_FACTOR = 0.3
 /** The types recall looks among (active learnings only); a pattern or anti-pattern only with an error trigger. */
 export const RECALL_TYPES: readonly string[] = ['error-solution', 'anti-pattern', 'pattern']
 export const RECALL_MAX_ITEMS = 2
@@ -51,11 +34,6 @@ const ERROR_LIKE = { test: (t: string) => ERROR_NAME.test(t) || FAILURE_WORD.tes
 export function isRecallable(type: string, triggers: readonly string[]): boolean {
   if (!RECALL_TYPES.includes(type) || !triggers.length) return false
   return type === 'error-solution' || triggers.some((t) => ERROR_LIKE.test(t))
-}
-
-/** Whether a candidate passes the recall threshold: enough of its trigger's weight, and a specific term among it. */
-export function passesRecall(weightedCoverage: number, specificMatched: number): boolean {
-  return weightedCoverage >= RECALL_MIN_WEIGHTED_COVERAGE && specificMatched > 0
 }
 
 /**
@@ -150,7 +128,7 @@ export interface RecallCandidate {
   doc: number
   /** The share of the trigger's term weight the error holds. */
   coverage: number
-  /** Sum of the weights of the matched trigger terms × coverage × tier weight. */
+  /** The probability the model gives that this learning is the fix (src/core/data/recall-model.json). */
   score: number
 }
 
@@ -168,16 +146,7 @@ export interface RecallPostings {
   totals: number[]
   terms: string[]
   postings: number[][]
-  /**
-   * The distinct terms of the names' words (split at `-`, processTerm), sorted, and for each the documents whose name
-   * holds it:
-   * isLeading weighs the names a failure reaches from these, without reading (or stemming) a name.
-   */
-  nameTerms: string[]
-  namePostings: number[][]
 }
-
-const DIGITS = /^\d*$/
 
 const COMMON = new Set(COMMON_ERROR_WORDS.map((w) => processTerm(w)).filter((t): t is string => !!t))
 
@@ -205,104 +174,176 @@ export function invertRecall(index: RecallIndex): RecallPostings {
     // Three decimals: the recall file is parsed on every failing tool call, and 17 digits a trigger add up at 10,000.
     return Math.round(sum * 1000) / 1000
   })
-  // Names are mostly unique (a tier of 100,000), their words mostly not: each word is processed once, a number
-  // (never a term) not at all, and a document is added once to a term its name says twice.
-  const byName = new Map<string, number[]>()
-  const termOfWord = new Map<string, string | null>()
-  index.names.forEach((name, doc) => {
-    for (const word of name.split('-')) {
-      if (DIGITS.test(word)) continue
-      let x = termOfWord.get(word)
-      if (x === undefined) termOfWord.set(word, (x = processTerm(word)))
-      if (!x) continue
-      const list = byName.get(x)
-      if (!list) byName.set(x, [doc])
-      else if (list[list.length - 1] !== doc) list.push(doc)
-    }
-  })
-  const nameTerms = [...byName.keys()].sort(compareCodeUnits)
   return {
     names: index.names,
     weights: index.weights,
     totals,
     terms,
     postings: terms.map((x) => byTerm.get(x) as number[]),
-    nameTerms,
-    namePostings: nameTerms.map((x) => byName.get(x) as number[]),
   }
 }
 
+/** What rules a trigger out (ruledOut): a service port, a system error code, a marker word, this machine's address. */
+export const RECALL_RULES = ['port', 'code', 'marker', 'local'] as const
+export type RecallRule = (typeof RECALL_RULES)[number]
+
+/** What recall's decision reads of a trigger the failure reaches, in this order (see recallEvidence). */
+export const RECALL_FEATURES = ['coverage', 'matched', 'missing', 'explained', 'generic', 'address'] as const
+export type RecallFeature = (typeof RECALL_FEATURES)[number]
+
 /**
- * The learnings whose trigger the error holds (passesRecall), best first by score, each learning once (its best
- * trigger): rare matched trigger terms count more, a trigger matched in full more than one matched in part; then
- * coverage, then the name; at most `limit` of them. Every candidate passes the threshold and no trigger the failure
- * rules out is among them.
+ * Recall's decision as data (src/core/data/recall-model.json, fitted by bench/recall-fit.mjs on the tuning queries of
+ * the real-world set): a trigger's evidence is `intercept + weights · features + ln(tier weight)`; the learning of most
+ * evidence (by its best trigger) is named when `sigmoid(evidence)` reaches `threshold`. A feature without a weight
+ * counts nothing.
+ */
+export interface RecallModel {
+  intercept: number
+  weights: Partial<Record<RecallFeature, number>>
+  threshold: number
+}
+
+export const RECALL_MODEL = recallModel as RecallModel
+
+/**
+ * The triggers a failure reaches (some term in common, none ruled out), ascending, and their features: those of
+ * docs[i] at i × RECALL_FEATURES.length.
+ */
+export interface RecallEvidence {
+  docs: number[]
+  features: Float64Array
+}
+
+const F = RECALL_FEATURES.length
+const AT = Object.fromEntries(RECALL_FEATURES.map((f, i) => [f, i])) as Record<RecallFeature, number>
+
+/**
+ * The features (RECALL_FEATURES) of every trigger that holds one of the failure's terms and that the failure does not
+ * rule out (ruledOut):
+ * - `coverage`: the share of the trigger's term weight the failure holds;
+ * - `matched`: the weight of the trigger's terms the failure holds, in units of the weight of a term one trigger alone
+ *   holds (a rare term counts about 1, a word every trigger holds about 0), so that it means the same in a store of
+ *   ten triggers and of 100,000; `missing`: the weight of those it does not hold, in the same units;
+ * The model weighs those three (src/core/data/recall-model.json); the others are measured for bench/recall-fit.mjs
+ * (`--compare`), and cross-validation gives them nothing to add:
+ * - `explained`: the matched weight over the weight of the failure's terms that any trigger holds;
+ * - `generic`: 1 when every matched term is a common word (error, failed, cannot, …);
+ * - `address`: 1 when the failure names both the trigger's service port and its system error code.
+ * Only the postings of the failure's terms and of a fixed set of terms (ports, codes, markers) are read: no trigger is
+ * scanned.
+ */
+export function recallEvidence(
+  source: RecallIndex | RecallPostings,
+  queryTerms: ReadonlySet<string>,
+  rules: readonly RecallRule[] = RECALL_RULES,
+): RecallEvidence {
+  const index = 'triggers' in source ? invertRecall(source) : source
+  const n = index.totals.length
+  // The query's terms that some trigger holds, sorted (so each document's matched terms, and the float sum of their
+  // weights, come in one order). Summed per document in typed arrays: a common term can reach thousands of triggers.
+  const matched = new Float64Array(n)
+  const specific = new Uint16Array(n)
+  // For the triggers that name a service port or a system error code the failure names: bit 1 the port, bit 2 the code.
+  const address = new Uint8Array(n)
+  // The weight of the failure's terms that some trigger holds: what the store could explain of it.
+  let known = 0
+  for (const term of [...queryTerms].sort(compareCodeUnits)) {
+    const at = lowerBound(index.terms, term)
+    if (index.terms[at] !== term) continue
+    const docs = index.postings[at] as number[]
+    const weight = termWeight(term, docs.length, n)
+    const isSpecific = !COMMON.has(term)
+    const bit = isServicePort(term) ? 1 : CODES.includes(term) ? 2 : 0
+    known += weight
+    for (const doc of docs) {
+      matched[doc] = (matched[doc] as number) + weight
+      if (isSpecific) specific[doc] = (specific[doc] as number) + 1
+      if (bit) address[doc] = (address[doc] as number) | bit
+    }
+  }
+  for (const doc of ruledOut(index, queryTerms, rules)) matched[doc] = 0
+  // A term one trigger alone holds weighs this much (termWeight with df 1): the unit of `matched` and `missing`.
+  const unit = Math.log(1 + (n - 0.5) / 1.5) || 1
+  const docs: number[] = []
+  for (let doc = 0; doc < n; doc++) if (matched[doc]) docs.push(doc)
+  const features = new Float64Array(docs.length * F)
+  docs.forEach((doc, i) => {
+    const sum = matched[doc] as number
+    const total = index.totals[doc] as number
+    const row = i * F
+    features[row + AT.coverage] = total > 0 ? Math.min(1, sum / total) : 0
+    features[row + AT.matched] = sum / unit
+    features[row + AT.missing] = Math.max(0, total - sum) / unit
+    features[row + AT.generic] = specific[doc] ? 0 : 1
+    features[row + AT.address] = address[doc] === 3 ? 1 : 0
+    features[row + AT.explained] = known > 0 ? sum / known : 0
+  })
+  return { docs, features }
+}
+
+/** A trigger's evidence under a model: its features weighed, plus the log of its tier weight (project: 0). */
+export function evidenceOf(features: Float64Array, i: number, tierWeight: number, model = RECALL_MODEL): number {
+  return model.intercept + evidenceWith(weightsOf(model), features, i, tierWeight)
+}
+
+// The model's weights by feature position (a feature without a weight: 0), computed once a model.
+const byPosition = new WeakMap<RecallModel, Float64Array>()
+function weightsOf(model: RecallModel): Float64Array {
+  let w = byPosition.get(model)
+  if (!w) byPosition.set(model, (w = Float64Array.from(RECALL_FEATURES, (f) => model.weights[f] ?? 0)))
+  return w
+}
+
+function evidenceWith(w: Float64Array, features: Float64Array, i: number, tierWeight: number): number {
+  let s = tierWeight === 1 || !(tierWeight > 0) ? 0 : Math.log(tierWeight)
+  for (let f = 0, at = i * F; f < F; f++, at++) s += (w[f] as number) * (features[at] as number)
+  return s
+}
+
+const sigmoid = (z: number) => 1 / (1 + Math.exp(-z))
+
+/**
+ * The learnings recall names for a failure, best first, each learning once (its best trigger), at most `limit` of
+ * them: those whose evidence (recallEvidence weighed by the model) gives a probability of being the fix of at least
+ * the model's threshold, by evidence, then coverage, then name. The candidate's score is that probability.
  */
 export function rankRecall(
   source: RecallIndex | RecallPostings,
   queryTerms: ReadonlySet<string>,
   limit = Infinity,
+  model = RECALL_MODEL,
 ): RecallCandidate[] {
   const index = 'triggers' in source ? invertRecall(source) : source
-  const n = index.totals.length
   const nameOf = index.nameOf ?? ((doc: number) => index.names[doc] as string)
-  // The query's terms that some trigger holds, sorted (so each document's matched terms, and the float sum of their
-  // weights, come in one order), with their documents.
-  const present: { term: string; docs: number[]; weight: number; specific: boolean }[] = []
-  for (const term of [...queryTerms].sort(compareCodeUnits)) {
-    const at = lowerBound(index.terms, term)
-    if (index.terms[at] !== term) continue
-    const docs = index.postings[at] as number[]
-    present.push({ term, docs, weight: termWeight(term, docs.length, n), specific: !COMMON.has(term) })
-  }
-  // Sum matched weight per document in a typed array: a common term can reach thousands of triggers, of which only the
-  // few that pass the threshold are looked at again.
-  const matched = new Float64Array(n)
-  const specific = new Uint16Array(n)
-  // For the triggers that name a service port or a system error code the failure names: bit 1 the port, bit 2 the code.
-  const address = new Map<number, number>()
-  for (const p of present) {
-    const bit = isServicePort(p.term) ? 1 : CODES.includes(p.term) ? 2 : 0
-    for (const doc of p.docs) {
-      matched[doc] = (matched[doc] as number) + p.weight
-      if (p.specific) specific[doc] = (specific[doc] as number) + 1
-      if (bit) address.set(doc, (address.get(doc) ?? 0) | bit)
-    }
-  }
-  for (const doc of ruledOut(index, queryTerms)) matched[doc] = 0
-  const best = new Map<string, RecallCandidate>()
-  for (let doc = 0; doc < n; doc++) {
-    const sum = matched[doc] as number
-    if (!sum) continue
-    const total = index.totals[doc] as number
-    const coverage = total > 0 ? Math.min(1, sum / total) : 0
-    if (!passesRecall(coverage, specific[doc] as number) && address.get(doc) !== 3) continue
-    const c = {
-      doc,
-      coverage: Math.round(coverage * 1000) / 1000,
-      score: Math.round(sum * coverage * (index.weights[doc] ?? 1) * 1000) / 1000,
-    }
+  const { docs, features } = recallEvidence(index, queryTerms)
+  if (limit < 1) return []
+  // The evidence a probability of `threshold` needs: only candidates above it are named, or have their name read.
+  const needed = Math.log(model.threshold / (1 - model.threshold)) - model.intercept
+  const w = weightsOf(model)
+  const best = new Map<string, { evidence: number; c: RecallCandidate }>()
+  docs.forEach((doc, i) => {
+    const evidence = evidenceWith(w, features, i, index.weights[doc] ?? 1)
+    if (!(evidence >= needed)) return
+    const coverage = Math.round((features[i * F + AT.coverage] as number) * 1000) / 1000
+    const c = { doc, coverage, score: Math.round(sigmoid(model.intercept + evidence) * 1000) / 1000 }
     const name = nameOf(doc)
     const prev = best.get(name)
-    if (!prev || c.score > prev.score || (c.score === prev.score && c.coverage > prev.coverage)) best.set(name, c)
-  }
-  const order = (a: RecallCandidate, b: RecallCandidate) =>
-    b.score - a.score || b.coverage - a.coverage || compareCodeUnits(nameOf(a.doc), nameOf(b.doc))
+    if (!prev || evidence > prev.evidence || (evidence === prev.evidence && coverage > prev.c.coverage))
+      best.set(name, { evidence, c })
+  })
+  const order = (a: { evidence: number; c: RecallCandidate }, b: { evidence: number; c: RecallCandidate }) =>
+    b.evidence - a.evidence || b.c.coverage - a.c.coverage || compareCodeUnits(nameOf(a.c.doc), nameOf(b.c.doc))
   // A few asked for (the hook asks for two): the first `limit` kept sorted as they come, rather than sorting every
-  // candidate by name (a common failure passes thousands of triggers at 100,000 learnings).
-  let ranked: RecallCandidate[] = []
-  if (limit >= best.size) ranked = [...best.values()].sort(order)
-  else if (limit < 1) return []
-  else
-    for (const c of best.values()) {
-      if (ranked.length >= limit && order(c, ranked[ranked.length - 1] as RecallCandidate) >= 0) continue
-      let at = ranked.length
-      while (at > 0 && order(c, ranked[at - 1] as RecallCandidate) < 0) at--
-      ranked.splice(at, 0, c)
-      if (ranked.length > limit) ranked.pop()
-    }
-  const pick = ranked[0]
-  return pick && isLeading(index, queryTerms, matched, pick.doc, nameOf) ? ranked : []
+  // candidate by name.
+  const ranked: { evidence: number; c: RecallCandidate }[] = []
+  for (const x of best.values()) {
+    if (ranked.length >= limit && order(x, ranked[ranked.length - 1] as (typeof ranked)[number]) >= 0) continue
+    let at = ranked.length
+    while (at > 0 && order(x, ranked[at - 1] as (typeof ranked)[number]) < 0) at--
+    ranked.splice(at, 0, x)
+    if (ranked.length > limit) ranked.pop()
+  }
+  return ranked.map((x) => x.c)
 }
 
 const SERVICE_PORT = /^port(\d{2,5})$/
@@ -318,7 +359,7 @@ const isServicePort = (term: string) => {
 }
 
 /**
- * The triggers a failure rules out whatever else of them it holds:
+ * The triggers a failure contradicts, whatever else of them it holds:
  * - those naming a service's well-known port (`127.0.0.1:6379`, redis) when the failure does not name that port: the
  *   port says which server refused, and another service's refusal (or a client that never says where it connected)
  *   shares every other word of the trigger; and, when the failure names a service's port (`127.0.0.1:6443`, the
@@ -327,16 +368,12 @@ const isServicePort = (term: string) => {
  *   name it, in code or in words: `listen EADDRINUSE … 0.0.0.0:5432` is not postgres refusing a connection, nor is a
  *   server's log "listening on IPv4 address 127.0.0.1, port 5432", however much of an `ECONNREFUSED 127.0.0.1:5432`
  *   trigger their addresses hold;
- * - those holding a marker word the failure does not hold: an `ipv6` trigger (Mongoose reaching `::1` while mongod
- *   listens on IPv4 only) says nothing of a failure refused at 127.0.0.1 too, an `extensionless` one (an ES module
- *   import without `.js`) nothing of a module named in full that is missing, a `remotehost` one (a database container
- *   not ready yet) nothing of a server refusing on this machine, an `unqualifiedhost` one (a compose service's name)
- *   nothing of an internet host that did not resolve;
  * - those at `localhost` when the failure names other machines only (`connection to server at "postgres"
  *   (172.18.0.2)` is not a server that listens on the container's own loopback).
- * Only the postings of the port, code and marker terms are read, not every trigger.
+ * Only the postings of the port and code terms are read, not every trigger. (Cross-validation on the real-world set
+ * keeps these three: without any one of them recall names fewer right fixes or speaks on more unrelated failures.)
  */
-function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): number[] {
+function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules: readonly RecallRule[]): number[] {
   const out: number[] = []
   const postingsOf = (term: string) => {
     const at = lowerBound(index.terms, term)
@@ -346,104 +383,17 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>): numbe
   const named = new Set<number>()
   for (const term of queryTerms) if (isServicePort(term)) for (const doc of postingsOf(term)) named.add(doc)
   const servicePorts = [...queryTerms].some(isServicePort)
-  for (let at = lowerBound(index.terms, 'port'); at < index.terms.length; at++) {
+  for (let at = lowerBound(index.terms, 'port'); rules.includes('port') && at < index.terms.length; at++) {
     const term = index.terms[at] as string
     if (!term.startsWith('port')) break
     if (!SERVICE_PORT.test(term) || queryTerms.has(term)) continue
     if (isServicePort(term)) out.push(...(index.postings[at] as number[]))
     else if (servicePorts) for (const doc of index.postings[at] as number[]) if (!named.has(doc)) out.push(doc)
   }
-  for (const marker of MARKERS) if (!queryTerms.has(marker)) out.push(...postingsOf(marker))
-  if (queryTerms.has(REMOTE) && !queryTerms.has(LOCALHOST)) out.push(...postingsOf(LOCALHOST))
-  for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
+  if (rules.includes('marker'))
+    for (const marker of MARKERS) if (!queryTerms.has(marker)) out.push(...postingsOf(marker))
+  if (rules.includes('local') && queryTerms.has(REMOTE) && !queryTerms.has(LOCALHOST))
+    out.push(...postingsOf(LOCALHOST))
+  if (rules.includes('code')) for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
   return out
-}
-
-// The terms of each canonical word's phrases, by the canonical's term (eacc → permiss, deni, access, …): the phrases
-// rewordings drops, of more than one word and without the canonical word itself.
-let phraseWords: Map<string, string[]> | undefined
-function phraseWordsOf(term: string): string[] {
-  if (!phraseWords) {
-    phraseWords = new Map()
-    for (const [canonical, phrases] of Object.entries(EQUIVALENT_PHRASES)) {
-      const c = processTerm(canonical)
-      if (!c) continue
-      const terms = new Set<string>()
-      for (const phrase of phrases) {
-        const words = phrase.split(/[^a-z0-9_]+/).filter(Boolean)
-        if (words.length < 2 || words.includes(canonical)) continue
-        for (const w of words) {
-          const t = processTerm(w)
-          if (t && t !== c) terms.add(t)
-        }
-      }
-      phraseWords.set(c, [...terms].sort(compareCodeUnits))
-    }
-  }
-  return phraseWords.get(term) ?? []
-}
-
-/**
- * Whether the pick is the learning the failure is most about: no other learning (passing the threshold or not) holds
- * more of the failure, weighing its matched trigger terms and, at NAME_TERM_FACTOR, the words of its name found in the
- * failure, times the share of its trigger met. A trigger met in share but outweighed by another learning's rarer matched
- * words (a generic "could not find config file" beside a TS7016 message, npm's ENOENT beside a Prisma engine error) is a
- * guess, and recall stays silent; a long trigger that shares a few words of the failure (a Kubernetes pull error's
- * "access", "repository", "exist" beside "Host key verification failed") outweighs nothing, its share being small.
- * The names are weighed from their terms' postings (RecallPostings nameTerms), like the triggers, and a name is read
- * only for a learning that would overtake the pick: at 100,000 learnings a common word reaches most of them.
- */
-function isLeading(
-  index: RecallPostings,
-  queryTerms: ReadonlySet<string>,
-  matched: Float64Array,
-  pick: number,
-  nameOf: (doc: number) => string,
-): boolean {
-  const n = index.totals.length
-  // Each document's name weight: the failure's terms its name holds, each at its weight over the triggers, summed in
-  // the terms' order (the same sum whichever document it is computed for).
-  const named = new Float64Array(n)
-  const weightOf = (t: string) => {
-    const ta = lowerBound(index.terms, t)
-    return termWeight(t, index.terms[ta] === t ? (index.postings[ta] as number[]).length : 0, n)
-  }
-  const nameDocs = (t: string) => {
-    const at = lowerBound(index.nameTerms, t)
-    return index.nameTerms[at] === t ? (index.namePostings[at] as number[]) : []
-  }
-  for (const t of [...queryTerms].sort(compareCodeUnits)) {
-    const docs = nameDocs(t)
-    if (docs.length) {
-      const w = weightOf(t)
-      for (const doc of docs) named[doc] = (named[doc] as number) + w
-    }
-    // A name's word the failure says as this error's phrase ("denied" of "Permission denied": recallQueryTerms dropped
-    // it) counts as the error's code, once a name.
-    const words = phraseWordsOf(t)
-    if (!words.length) continue
-    const saying = new Set<number>()
-    for (const word of words) if (!queryTerms.has(word)) for (const doc of nameDocs(word)) saying.add(doc)
-    for (const doc of docs) saying.delete(doc)
-    if (!saying.size) continue
-    const w = weightOf(t)
-    for (const doc of saying) named[doc] = (named[doc] as number) + w
-  }
-  const share = (doc: number) => {
-    const total = index.totals[doc] as number
-    return total > 0 ? Math.min(1, (matched[doc] as number) / total) : 0
-  }
-  const lead = ((matched[pick] as number) + NAME_TERM_FACTOR * (named[pick] as number)) * share(pick)
-  let pickName: string | undefined
-  for (let doc = 0; doc < n; doc++) {
-    const sum = matched[doc] as number
-    if (!sum) continue
-    const part = share(doc)
-    // Only a document that would overtake the pick has its name read: another trigger of the pick does not count.
-    if ((sum + NAME_TERM_FACTOR * (named[doc] as number)) * part > lead) {
-      pickName ??= nameOf(pick)
-      if (nameOf(doc) !== pickName) return false
-    }
-  }
-  return true
 }

@@ -15,8 +15,7 @@
  *   reads a few, and parsing 100,000 of them cost more than the ranking);
  * - `terms`: the distinct trigger terms, sorted, one JSON array;
  * - `offsets`: per term, where its postings start in `postings`, counted in entries (terms + 1 values), uint32;
- * - `postings`: per term, the entries holding it, ascending, uint32;
- * - `nameTerms`, `nameOffsets`, `namePostings`: the same for the terms of the entries' names.
+ * - `postings`: per term, the entries holding it, ascending, uint32.
  * Numbers are little-endian. A torn, foreign or older file reads as undefined (a miss), never as an error; damage
  * found later (a name or posting out of bounds) throws when it is read.
  */
@@ -32,19 +31,7 @@ const MAX_HEADER = 64 * 1024
 /** Bytes of an entry's place in the catalog (the `rows` section). */
 const ROW_BYTES = 12
 /** The file's sections, in the order it holds them (the header's `sizes` follow it). */
-export const SECTIONS = [
-  'totals',
-  'tiers',
-  'rows',
-  'nameEnds',
-  'names',
-  'terms',
-  'offsets',
-  'postings',
-  'nameTerms',
-  'nameOffsets',
-  'namePostings',
-] as const
+export const SECTIONS = ['totals', 'tiers', 'rows', 'nameEnds', 'names', 'terms', 'offsets', 'postings'] as const
 type Section = (typeof SECTIONS)[number]
 
 interface Header {
@@ -55,8 +42,6 @@ interface Header {
   n: number
   /** Distinct trigger terms. */
   t: number
-  /** Distinct terms of the names. */
-  nt: number
   /** The distinct tier weights. */
   weights: number[]
   catalogBytes: number
@@ -91,7 +76,6 @@ export function writeRecallFile(
   let end = 0
   names.forEach((b, i) => nameEnds.writeUInt32LE((end += b.length), 4 * i))
   const [offsets, postings] = packPostings(index.postings)
-  const [nameOffsets, namePostings] = packPostings(index.nameTerms.map((_t, i) => index.namePostings[i] as number[]))
   const body: Record<Section, Buffer> = {
     totals,
     tiers,
@@ -101,9 +85,6 @@ export function writeRecallFile(
     terms: Buffer.from(JSON.stringify(index.terms)),
     offsets,
     postings,
-    nameTerms: Buffer.from(JSON.stringify(index.nameTerms)),
-    nameOffsets,
-    namePostings,
   }
   const header: Header = {
     magic: MAGIC,
@@ -111,7 +92,6 @@ export function writeRecallFile(
     key,
     n,
     t: index.terms.length,
-    nt: index.nameTerms.length,
     weights,
     catalogBytes,
     sizes: SECTIONS.map((s) => body[s].length),
@@ -184,7 +164,6 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
     h.key !== key ||
     !isCount(h.n) ||
     !isCount(h.t) ||
-    !isCount(h.nt) ||
     !Array.isArray(h.weights) ||
     !h.weights.every((w) => typeof w === 'number') ||
     !Array.isArray(sizes) ||
@@ -193,7 +172,7 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
     statSync(catalog, { throwIfNoEntry: false })?.size !== h.catalogBytes
   )
     return undefined
-  const { n, t, nt, weights } = h as Header
+  const { n, t, weights } = h as Header
   const sizeOf = (s: Section) => sizes[SECTIONS.indexOf(s)] as number
   const fixed: Partial<Record<Section, number>> = {
     totals: 4 * n,
@@ -201,7 +180,6 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
     rows: ROW_BYTES * n,
     nameEnds: 4 * n,
     offsets: 4 * (t + 1),
-    nameOffsets: 4 * (nt + 1),
   }
   const start: Partial<Record<Section, number>> = {}
   let at = eol + 1
@@ -268,8 +246,6 @@ function readerOf(fd: number, catalog: string, key: string): RecallReader | unde
         totals,
         terms: strings('terms', t),
         postings: lazyArray(t, docsOf('offsets', 'postings')),
-        nameTerms: strings('nameTerms', nt),
-        namePostings: lazyArray(nt, docsOf('nameOffsets', 'namePostings')),
       }
     },
     row(i) {

@@ -1,18 +1,30 @@
 import { describe, expect, test } from 'vitest'
 import { buildQueryTerms, termsOf } from '../../../src/core/search.js'
-import { processTerm } from '../../../src/core/terms.js'
 import {
-  NAME_TERM_FACTOR,
+  RECALL_FEATURES,
+  RECALL_MODEL,
+  RECALL_RULES,
   buildRecallIndex,
+  evidenceOf,
   invertRecall,
   isRecallable,
-  passesRecall,
   rankRecall,
+  recallEvidence,
   recallQueryTerms,
   recallTermsOf,
   termWeight,
 } from '../../../src/core/recall-rank.js'
-import type { RecallIndex } from '../../../src/core/recall-rank.js'
+import type { RecallIndex, RecallModel, RecallRule } from '../../../src/core/recall-rank.js'
+
+// Forty learnings of words no failure here says: a store of the size the model was fitted on, where a term one
+// trigger holds weighs what it weighs in a real store (a store of two triggers weighs every term about alike).
+const FILLER: [string, string][] = Array.from({ length: 40 }, (_v, i) => [
+  `filler-${i}`,
+  `Zq${i}Error: xylo${i} quorb${i} vant${i} plim${i}`,
+])
+
+/** A model that names every learning whose trigger the failure holds in full (evidence = coverage − 0.99). */
+const NAME_ALL_MET: RecallModel = { intercept: -0.99, weights: { coverage: 1 }, threshold: 0.5 }
 
 describe('rankRecall', () => {
   const index = {
@@ -41,11 +53,13 @@ describe('rankRecall', () => {
       triggers: many.map(() => [...termsOf('ECONNREFUSED postgres')]),
     }
     const terms = new Set(buildQueryTerms('Error: connect ECONNREFUSED (postgres)'))
-    const all = rankRecall(same, terms)
+    // A model that names every trigger met in full (the fitted one names none of twelve alike: their words are in all).
+    const all = rankRecall(same, terms, Infinity, NAME_ALL_MET)
     expect(all).toHaveLength(12)
-    for (const limit of [0, 1, 2, 5, 12, 20]) expect(rankRecall(same, terms, limit)).toEqual(all.slice(0, limit))
+    for (const limit of [0, 1, 2, 5, 12, 20])
+      expect(rankRecall(same, terms, limit, NAME_ALL_MET)).toEqual(all.slice(0, limit))
   })
-  test('a partial trigger below the coverage threshold is not recalled', () => {
+  test('a trigger the failure holds a small part of is not recalled', () => {
     expect(rankRecall(index, new Set(buildQueryTerms('ReferenceError: something else')))).toEqual([])
   })
   test('a one-term trigger is enough when it is there', () => {
@@ -73,7 +87,7 @@ describe('rankRecall', () => {
       ),
     ).toEqual(['mongo-ipv6'])
   })
-  test('a generic trigger met in share stays silent when another learning holds more of the failure', () => {
+  test('the learning the failure holds more of comes before a generic trigger it meets in full', () => {
     const ix = buildRecallIndex(
       [
         ['spawn-enoent', 'Error: spawn prisma ENOENT'],
@@ -81,6 +95,7 @@ describe('rankRecall', () => {
           'prisma-engine-targets',
           'PrismaClientInitializationError: Query engine library for current platform "debian-openssl-1.1.x" could not be found.',
         ],
+        ...FILLER,
       ].map(([name, trigger]) => ({
         name: name!,
         state: 'active',
@@ -91,12 +106,9 @@ describe('rankRecall', () => {
     ).index
     const failure =
       'Error: spawn prisma ENOENT\nQuery engine library for current platform "linux-musl" could not be found (Prisma Client)'
-    expect(rankRecall(ix, new Set(buildQueryTerms(failure)))).toEqual([])
-    // The generic trigger alone, with nothing that outweighs it, is still recalled.
-    const alone = { names: ix.names.slice(0, 1), weights: [1], triggers: ix.triggers.slice(0, 1) }
-    expect(rankRecall(alone, new Set(buildQueryTerms(failure))).map((c) => alone.names[c.doc])).toEqual([
-      'spawn-enoent',
-    ])
+    expect(rankRecall(ix, new Set(buildQueryTerms(failure))).map((c) => ix.names[c.doc])[0]).toBe(
+      'prisma-engine-targets',
+    )
   })
   test('a long trigger that shares a few words of the failure does not outweigh one met in full', () => {
     const ix = buildRecallIndex(
@@ -139,7 +151,7 @@ describe('rankRecall', () => {
 
   const indexOf = (entries: [string, string][]) =>
     buildRecallIndex(
-      entries.map(([name, trigger]) => ({
+      [...entries, ...FILLER].map(([name, trigger]) => ({
         name,
         state: 'active',
         type: 'error-solution',
@@ -147,6 +159,16 @@ describe('rankRecall', () => {
         triggers: [trigger],
       })),
     ).index
+  /** Every learning a failure reaches and does not rule out, by its best trigger's evidence, most first. */
+  const byEvidence = (ix: RecallIndex, failure: string) => {
+    const { docs, features } = recallEvidence(ix, recallQueryTerms(failure))
+    const best = new Map<string, number>()
+    docs.forEach((doc, i) => {
+      const name = ix.names[doc] as string
+      best.set(name, Math.max(best.get(name) ?? -Infinity, evidenceOf(features, i, 1)))
+    })
+    return [...best].sort((a, b) => b[1] - a[1]).map(([name]) => name)
+  }
   const recalled = (ix: RecallIndex, failure: string) =>
     rankRecall(ix, new Set(buildQueryTerms(failure))).map((c) => ix.names[c.doc])
 
@@ -196,6 +218,13 @@ describe('rankRecall', () => {
     expect(recalled(ix, "ModuleNotFoundError: No module named 'requests'")).toEqual([])
     expect(recalled(ix, "Module not found: Can't resolve 'fs'")).toEqual(['nextjs-fs-in-client'])
     expect(recalled(ix, "E   ModuleNotFoundError: No module named 'src'")).toEqual(['pytest-src-layout'])
+  })
+  test('recallEvidence leaves out what the rules asked for contradict, and only that (bench/recall-fit.mjs drops each)', () => {
+    const ix = indexOf([['redis-down', 'Error: connect ECONNREFUSED 127.0.0.1:6379']])
+    const terms = recallQueryTerms('Error: connect ECONNREFUSED 127.0.0.1:5432')
+    const reached = (rules: readonly RecallRule[]) => recallEvidence(ix, terms, rules).docs.map((d) => ix.names[d])
+    expect(reached(RECALL_RULES)).toEqual([])
+    expect(reached(RECALL_RULES.filter((r) => r !== 'port'))).toEqual(['redis-down'])
   })
   test('a trigger naming a system error code is recalled only by a failure that names it', () => {
     const ix = indexOf([
@@ -274,9 +303,9 @@ describe('rankRecall', () => {
       "$ ssh -T git@github.com\n@         WARNING: UNPROTECTED PRIVATE KEY FILE!          @\nPermissions 0644 for '/home/ada/.ssh/id_rsa' are too open.\nThis private key will be ignored.\nPermission denied (publickey)."
     expect(rank(tooOpen)[0]).toBe('ssh-key-too-open')
     // A denied ssh key is not a push refused for want of rights, whose words for "permission" and "denied" it shares.
-    expect(rank('$ git push\nPermission denied (publickey).\nfatal: Could not read from remote repository.')[0]).toBe(
-      'ssh-publickey',
-    )
+    const denied = '$ git push\nPermission denied (publickey).\nfatal: Could not read from remote repository.'
+    expect(rank(denied)).not.toContain('push-no-write')
+    expect(byEvidence(ix, denied).slice(0, 1)).toEqual(['ssh-publickey'])
   })
   test("a trigger at this machine's address is not another machine's failure, and the other way round", () => {
     const ix = indexOf([
@@ -325,17 +354,30 @@ describe('rankRecall', () => {
       'compose-service-name',
     ])
   })
-  test("a learning's name that says the failure's error in words counts it as the error's code", () => {
+  test("a denial after a host key was added is the publickey learning's failure, not the host key's", () => {
     const ix = indexOf([
       ['git-ssh-publickey-denied', 'git@github.com: Permission denied (publickey).'],
       ['ssh-host-key-verification-failed', 'Host key verification failed.'],
       ['push-no-write', 'remote: Permission to owner/repo.git denied to user.'],
       ['other', 'MISCONF Redis is configured to save RDB snapshots'],
     ])
-    // The host key was added, not refused: the denial is what failed, and the first learning's name says so.
+    // The host key was added, not refused: the denial is what failed.
     const failure =
       "Cloning into 'lcmap'...\nWarning: Permanently added the RSA host key for IP address '192.30.252.123' to the list of known hosts.\nPermission denied (publickey).\nfatal: Could not read from remote repository."
     expect(rankRecall(ix, recallQueryTerms(failure)).map((c) => ix.names[c.doc])[0]).toBe('git-ssh-publickey-denied')
+  })
+  test("the model's coefficients are data over the features recall computes, and a probability threshold", () => {
+    expect(Object.keys(RECALL_MODEL.weights).every((f) => (RECALL_FEATURES as readonly string[]).includes(f))).toBe(
+      true,
+    )
+    expect(RECALL_MODEL.threshold).toBeGreaterThan(0)
+    expect(RECALL_MODEL.threshold).toBeLessThan(1)
+    // docs/matching.md's reading of it: a trigger met in full by two rare terms speaks; by a fraction of one, not.
+    const evidence = (x: Record<string, number>) =>
+      evidenceOf(Float64Array.from(RECALL_FEATURES.map((f) => x[f] ?? 0)), 0, 1)
+    expect(evidence({ coverage: 1, matched: 2 })).toBeGreaterThan(0)
+    expect(evidence({ coverage: 1, matched: 0.3 })).toBeLessThan(0)
+    expect(evidence({ coverage: 0.3, matched: 2, missing: 4.7 })).toBeLessThan(0)
   })
   test('a pattern is recallable by an error or a warning trigger, not by advice', () => {
     expect(isRecallable('pattern', ["warning: in the working copy of 'a.txt', LF will be replaced by CRLF"])).toBe(true)
@@ -343,56 +385,46 @@ describe('rankRecall', () => {
     expect(isRecallable('error-solution', ['keep line endings consistent across machines'])).toBe(true)
   })
 
-  // The hook ranks from the inverted form read from the cache; this is the scan over every trigger it replaced.
-  const scanEveryTrigger = (ix: RecallIndex, q: ReadonlySet<string>) => {
+  // The hook ranks from the inverted form read from the cache; this is the scan over every trigger it replaced, with
+  // the model's features computed from their definitions (no rule fires: the words are no ports, codes or markers).
+  const scanEveryTrigger = (ix: RecallIndex, q: ReadonlySet<string>, model: RecallModel) => {
     const n = ix.triggers.length
     const df = (x: string) => ix.triggers.filter((t) => t.includes(x)).length
-    const best = new Map<string, { doc: number; coverage: number; score: number }>()
-    const sums: number[] = []
+    const unit = Math.log(1 + (n - 0.5) / 1.5) || 1
+    const best = new Map<string, { doc: number; coverage: number; score: number; evidence: number }>()
     ix.triggers.forEach((t, doc) => {
       const terms = [...new Set(t)].sort()
       const hit = terms.filter((x) => q.has(x))
+      if (!hit.length) return
       const total = Math.round(terms.reduce((s, x) => s + termWeight(x, df(x), n), 0) * 1000) / 1000
       const sum = hit.reduce((s, x) => s + termWeight(x, df(x), n), 0)
-      const coverage = Math.min(1, sum / total)
-      if (hit.length) sums[doc] = sum
-      if (!hit.length || !passesRecall(coverage, hit.length)) return
+      const x = { coverage: Math.min(1, sum / total), matched: sum / unit, missing: Math.max(0, total - sum) / unit }
+      const evidence =
+        model.intercept +
+        Math.log(ix.weights[doc] ?? 1) +
+        (model.weights.coverage ?? 0) * x.coverage +
+        (model.weights.matched ?? 0) * x.matched +
+        (model.weights.missing ?? 0) * x.missing
+      const p = 1 / (1 + Math.exp(-evidence))
+      if (p < model.threshold) return
       const c = {
         doc,
-        coverage: Math.round(coverage * 1000) / 1000,
-        score: Math.round(sum * coverage * (ix.weights[doc] ?? 1) * 1000) / 1000,
+        coverage: Math.round(x.coverage * 1000) / 1000,
+        score: Math.round(p * 1000) / 1000,
+        evidence,
       }
       const prev = best.get(ix.names[doc] as string)
-      if (!prev || c.score > prev.score || (c.score === prev.score && c.coverage > prev.coverage))
+      if (!prev || evidence > prev.evidence || (evidence === prev.evidence && c.coverage > prev.coverage))
         best.set(ix.names[doc] as string, c)
     })
-    const ranked = [...best.values()].sort(
-      (a, b) =>
-        b.score - a.score ||
-        b.coverage - a.coverage ||
-        ((ix.names[a.doc] as string) < (ix.names[b.doc] as string) ? -1 : 1),
-    )
-    // Silent unless the pick leads every learning the failure touches: its matched trigger weight plus its name's words,
-    // times the share of its trigger met.
-    const nameWeight = (name: string) =>
-      NAME_TERM_FACTOR *
-      [...new Set(name.split('-').map((w) => processTerm(w)))]
-        .filter((x): x is string => !!x && q.has(x))
-        .reduce((s, x) => s + termWeight(x, df(x), n), 0)
-    const pick = ranked[0]
-    if (!pick) return ranked
-    const share = (doc: number) => {
-      const terms = [...new Set(ix.triggers[doc])]
-      const total = Math.round(terms.reduce((s, x) => s + termWeight(x, df(x), n), 0) * 1000) / 1000
-      return Math.min(1, (sums[doc] ?? 0) / total)
-    }
-    const lead = ((sums[pick.doc] as number) + nameWeight(ix.names[pick.doc] as string)) * share(pick.doc)
-    return sums.some(
-      (sum, doc) =>
-        ix.names[doc] !== ix.names[pick.doc] && (sum + nameWeight(ix.names[doc] as string)) * share(doc) > lead,
-    )
-      ? []
-      : ranked
+    return [...best.values()]
+      .sort(
+        (a, b) =>
+          b.evidence - a.evidence ||
+          b.coverage - a.coverage ||
+          ((ix.names[a.doc] as string) < (ix.names[b.doc] as string) ? -1 : 1),
+      )
+      .map(({ doc, coverage, score }) => ({ doc, coverage, score }))
   }
 
   test('ranking from the inverted triggers (what the cache holds) equals a scan of every trigger, on 300 random stores', () => {
@@ -402,7 +434,6 @@ describe('rankRecall', () => {
     for (let round = 0; round < 300; round++) {
       const n = 1 + Math.floor(rand() * 60)
       const ix: RecallIndex = {
-        // Names of vocabulary words, so a name's words weigh in whether the pick leads.
         names: Array.from(
           { length: n },
           (_, i) => `${vocab[Math.floor(rand() * 14)]}-${vocab[Math.floor(rand() * 14)]}-${i}`,
@@ -416,7 +447,8 @@ describe('rankRecall', () => {
       }
       const q = new Set(Array.from({ length: Math.floor(rand() * 10) }, () => vocab[Math.floor(rand() * 14)] as string))
       const inverted = invertRecall(ix)
-      expect(rankRecall(inverted, q)).toEqual(scanEveryTrigger(ix, q))
+      for (const model of [RECALL_MODEL, NAME_ALL_MET])
+        expect(rankRecall(inverted, q, Infinity, model)).toEqual(scanEveryTrigger(ix, q, model))
     }
   })
 })

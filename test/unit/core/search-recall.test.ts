@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest'
 import { detectToolFailure } from '../../../src/core/search-recall.js'
-import { passesRecall } from '../../../src/core/recall-rank.js'
 
 describe('recall decisions', () => {
   test.each([
@@ -37,12 +36,4 @@ describe('recall decisions', () => {
   ])('%s', (_what, payload, failed) => {
     expect(Boolean(detectToolFailure(payload))).toBe(failed)
   })
-  test.each([
-    [1, 1, true],
-    [0.6, 2, true],
-    [0.59, 3, false],
-    [1, 0, false],
-  ])('weighted coverage %s with %s specific terms matched passes: %s', (cov, specific, ok) =>
-    expect(passesRecall(cov, specific)).toBe(ok),
-  )
 })

@@ -62,9 +62,6 @@ describe('recall-<key>.bin', () => {
     expect(reader).toBeDefined()
     const index = reader!.index()
     expect([...index.names]).toEqual(postings.names)
-    expect(index.nameTerms).toEqual(postings.nameTerms)
-    expect([...index.namePostings]).toEqual(postings.namePostings)
-    expect(postings.nameTerms).toContain('refus')
     expect(index.weights).toEqual(postings.weights)
     expect(index.totals).toEqual(postings.totals)
     expect(index.terms).toEqual(postings.terms)
@@ -132,7 +129,6 @@ describe('recall-<key>.bin', () => {
     const past = postings.names.length + 7
     for (const [section, read, message] of [
       ['postings', (r: RecallReader) => [...r.index().postings], /names no entry/],
-      ['namePostings', (r: RecallReader) => [...r.index().namePostings], /names no entry/],
       ['nameEnds', (r: RecallReader) => [...r.index().names], /outside the names/],
     ] as const) {
       const reader = damaged(section, section === 'nameEnds' ? 1 << 30 : past)
