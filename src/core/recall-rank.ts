@@ -295,7 +295,9 @@ function weightsOf(model: RecallModel): Float64Array {
 }
 
 function evidenceWith(w: Float64Array, features: Float64Array, i: number, tierWeight: number): number {
-  let s = tierWeight === 1 || !(tierWeight > 0) ? 0 : Math.log(tierWeight)
+  // A tier of weight 0 (the schema allows it: "keep it, feed nothing from it") is never named, nor is a weight that is
+  // not a number; log(0) is -Infinity, so the step from 0.001 to 0 is continuous.
+  let s = tierWeight === 1 ? 0 : tierWeight > 0 ? Math.log(tierWeight) : -Infinity
   for (let f = 0, at = i * F; f < F; f++, at++) s += (w[f] as number) * (features[at] as number)
   return s
 }

@@ -43,6 +43,12 @@ describe('rankRecall', () => {
     expect(got[0]!.coverage).toBe(1)
     expect(got[1]!.score).toBeLessThan(got[0]!.score)
   })
+  test('a tier of weight 0 is never named, not even where its trigger is met as fully as the project one', () => {
+    const zero = { ...index, weights: [1, 1, 1, 0] }
+    const terms = new Set(buildQueryTerms('Error: connect ECONNREFUSED 127.0.0.1:5432 (postgres)'))
+    expect(rankRecall(zero, terms, Infinity, NAME_ALL_MET).map((c) => index.names[c.doc])).toEqual(['pg-refused'])
+    expect(rankRecall({ ...zero, weights: [1, 1, 1, 0.001] }, terms, Infinity, NAME_ALL_MET).length).toBe(1)
+  })
   test('with a limit, the first candidates of the whole ranking, whatever order they come in', () => {
     // Twelve learnings one trigger passes equally: the order is by name, and the first few are the same as without a
     // limit (the triggers are given in reverse name order, so keeping the first ones seen would be wrong).
