@@ -3,18 +3,7 @@ import { DIRECTIVE_RULES, mayHaveDirectives, scanDirectives } from '../../../src
 import { redactSecrets } from '../../../src/core/secrets.js'
 import { buildKeywordMatcher, scanKeywords } from '../../../src/core/keyword-scan.js'
 import { SECRET_RULES } from '../../../src/core/secret-rules.js'
-
-/** A small deterministic generator (mulberry32), so a failure names a seed that reproduces it. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { mulberry32 as random } from '../../helpers/random.js'
 
 /** Every (keyword id, index of its last character) a naive search finds, ASCII case folded. */
 function naive(keywords: readonly string[], text: string): string[] {
