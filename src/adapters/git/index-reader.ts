@@ -5,17 +5,7 @@
  */
 import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import type { ObjectInfo } from '../../core/git-output.js'
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  readdirSync,
-} from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import { findGitDirs, readHeadCommit } from './locate.js'
@@ -294,64 +284,12 @@ export async function listTreeFiles(root: string, env: Env, zones: readonly stri
 
 /** The files at `paths` (listTreeFiles), read from disk; a symbolic link gets mode 120000 and no text. */
 export function readTreeFiles(root: string, paths: readonly string[]): TreeFile[] {
-  const regular = readRegularFileNames(root, STATE_DIRS)
   const out: TreeFile[] = []
   for (const path of paths) {
-    const abs = join(root, path)
-    const file = (regular.has(path) ? readRegularFile(abs, path) : undefined) ?? readTreeFile(abs, path)
+    const file = readTreeFile(join(root, path), path)
     if (file) out.push(file)
   }
   return out
-}
-
-/** The folders that hold nearly every file of a store: their listing says which entries are regular files. */
-const STATE_DIRS = ['.learnings/pending', '.learnings/active', '.learnings/archived']
-
-/**
- * The paths of the regular files directly in `dirs` (relative to `root`), from one directory listing each: the type
- * comes with the listing (d_type), so no stat per file. A file system that does not give types lists nothing here.
- */
-function readRegularFileNames(root: string, dirs: readonly string[]): Set<string> {
-  const out = new Set<string>()
-  for (const dir of dirs) {
-    let entries
-    try {
-      entries = readdirSync(join(root, dir), { withFileTypes: true })
-    } catch {
-      continue
-    }
-    for (const e of entries) if (e.isFile()) out.add(`${dir}/${e.name}`)
-  }
-  return out
-}
-
-/**
- * A file the listing called regular, as readTreeFile would give it: opened without following a link and without
- * blocking, its size taken from the open descriptor, then read and decoded whole. Undefined, so that readTreeFile
- * decides, for anything that is not plainly a small UTF-8 text: not a regular file (a FIFO swapped in since the
- * listing), empty, over the limit, one with a NUL or with U+FFFD (what invalid UTF-8 decodes to), or any error (a
- * symbolic link swapped in fails to open: O_NOFOLLOW).
- */
-function readRegularFile(abs: string, path: string): TreeFile | undefined {
-  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants
-  if (O_NOFOLLOW === undefined || O_NONBLOCK === undefined) return undefined
-  let text: string
-  let fd: number | undefined
-  try {
-    fd = openSync(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-    // The size from the open file before any byte is read: a 450 MB file of zeros (a few bytes in git) is refused
-    // by readTreeFile's bounded read, never decoded whole here.
-    const st = fstatSync(fd)
-    if (!st.isFile() || st.size === 0 || st.size > MAX_CHECK_BYTES) return undefined
-    text = readFileSync(fd, 'utf8')
-  } catch {
-    return undefined
-  } finally {
-    if (fd !== undefined) closeSync(fd)
-  }
-  if (text.includes('\0') || text.includes('\ufffd')) return undefined
-  // TextDecoder (decodeForCheck) drops one leading byte order mark; Buffer decoding keeps it.
-  return { path, mode: '100644', text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text }
 }
 
 /** The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included). */
