@@ -85,7 +85,9 @@ function parseAddress(core: string): Address | undefined {
     return {
       host: m[1] as string,
       port: m[2],
-      ipv6: true,
+      // `::` is the unspecified address (a server listening on every address, `listen EADDRINUSE :::3000`), like
+      // 0.0.0.0: of no one family, so not the `ipv6` marker, which says the refused address is IPv6 only.
+      ipv6: m[1] !== '::',
       loopback: m[1] === '::1' || m[1] === '::' || /^::ffff:127\./.test(m[1] as string),
     }
   m = IPV4.exec(core)
@@ -112,6 +114,7 @@ function addressWords(a: Address): string {
 const NAMED_FILE =
   /^(?:Dockerfile|Makefile|Gemfile|Procfile|Jenkinsfile|Vagrantfile|Rakefile|Pipfile|CODEOWNERS|\.[\w.-]+)$/
 const SYSTEM_DIR = /^\/(?:usr|bin|sbin|etc|opt|lib|lib64|var)\//
+const GLOBAL_MODULES = /(?:^|\/)lib\/node_modules(?:\/|$)/
 const TEST_FILE = /(?:\.(?:test|spec)\.[cm]?[jt]sx?|_test\.(?:go|py)|^test_[\w-]+\.py)$/
 
 /**
@@ -121,12 +124,14 @@ const TEST_FILE = /(?:\.(?:test|spec)\.[cm]?[jt]sx?|_test\.(?:go|py)|^test_[\w-]
  * `/usr/bin/env`). Directories and the user's machine (home, checkout) go.
  */
 function keepOfPath(path: string, followedByLine: boolean): string {
-  // node_modules/<pkg> and node_modules/@scope/<pkg>: the package name is the informative part of such a path.
-  const nm = path.lastIndexOf('node_modules/')
+  // node_modules/<pkg> and node_modules/@scope/<pkg>: the package name is the informative part of such a path (of a
+  // path that ends at node_modules, nothing but whether it is global).
+  const nm = path.endsWith('/node_modules') ? path.length - 12 : path.lastIndexOf('node_modules/')
   if (nm >= 0) {
     const [scope = '', name = ''] = path.slice(nm + 13).split('/')
-    // Under a system directory (`/usr/local/lib/node_modules/…`) it is a global install, and says so.
-    const global = SYSTEM_DIR.test(path) ? 'node_modules ' : ''
+    // Under a prefix's `lib` (`/usr/local/lib/node_modules/…`, `/usr/lib/node_modules`, nvm's `…/lib/node_modules`) it is
+    // a global install, and says so; a project's own (`/usr/src/app/node_modules`, a container's workdir) does not.
+    const global = GLOBAL_MODULES.test(path) ? 'node_modules ' : ''
     return ` ${global}${scope.startsWith('@') ? `${scope} ${name}` : scope} `
   }
   if (followedByLine) return ' '

@@ -21,6 +21,16 @@ describe('normalizeError', () => {
       "EACCES, unlink '/usr/local/lib/node_modules/resume-cli/index.js'",
       'EACCES, unlink node_modules resume-cli',
     ],
+    [
+      "a project's node_modules is no global install, even under /usr (a container's workdir)",
+      'npm ERR! syscall mkdir npm ERR! path /usr/src/app/node_modules',
+      'npm ERR! syscall mkdir npm ERR! path',
+    ],
+    [
+      "a global prefix's lib/node_modules, without a package",
+      "EACCES: permission denied, access '/usr/local/lib/node_modules'",
+      'EACCES: permission denied, access node_modules',
+    ],
     ['quotes', `Cannot access '__vi_import_0__' before "init" \`x\``, 'Cannot access __vi_import_0__ before init x'],
     ['commit ids', 'commit 3f2c1e9a is bad', 'commit is bad'],
     ['hex address', 'segfault at 0x7ffd1234', 'segfault at'],
@@ -76,6 +86,11 @@ describe('matchableError', () => {
       'IPv6 is a word',
       'connect ECONNREFUSED ::1:27017',
       'connect ECONNREFUSED localhost ipv6 port27017 mongodb\neconnrefused',
+    ],
+    [
+      'the unspecified address :: (listening on every address) is of no one family: IPv6 is no word',
+      'Error: listen EADDRINUSE: address already in use :::3000',
+      'Error: listen EADDRINUSE: address already in use localhost port3000\neaddrinuse',
     ],
     [
       'equivalent phrases add their canonical word',
