@@ -9,6 +9,8 @@ describe('equivalentWords', () => {
     // Expired is not untrusted: an intercepting proxy's self-signed chain and a certificate past its date are two causes.
     ['an expired certificate is no verification error', 'npm ERR! code CERT_HAS_EXPIRED', []],
     ['a self-signed chain is', 'npm ERR! code DEPTH_ZERO_SELF_SIGNED_CERT', ['certerror']],
+    // Go's exec.LookPath error, not the kernel's ENOENT (`exec /docker-entrypoint.sh: no such file or directory`).
+    ['a command not on $PATH is no missing file', 'exec: "--": executable file not found in $PATH: unknown', []],
     [
       "libpq's words for a name that does not resolve",
       'could not translate host name "db" to address: Name does not resolve',
