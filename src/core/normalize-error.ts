@@ -94,7 +94,8 @@ function parseAddress(core: string): Address | undefined {
   if (m)
     return { host: m[1] as string, port: m[2], ipv6: false, loopback: /^(?:127\.|0\.0\.0\.0$)/.test(m[1] as string) }
   m = HOST_PORT.exec(core)
-  if (m)
+  // Node prefixes its warnings with its process id, `(node:10576) UnhandledPromiseRejectionWarning`: no host, no port.
+  if (m && (m[1] as string).toLowerCase() !== 'node')
     return { host: m[1] as string, port: m[2], ipv6: false, loopback: (m[1] as string).toLowerCase() === 'localhost' }
   return undefined
 }
@@ -288,6 +289,33 @@ function singleFamilyIpv6(text: string, norm: string): string {
   return ipv4.size ? norm.replace(IPV6_PORT, (m, port: string) => (ipv4.has(port) ? `port${port}` : m)) : norm
 }
 
+/** The narrowest width a console that wraps its lines is taken to have (Windows' cmd: 80 or 120 columns). */
+const MIN_WRAP_WIDTH = 60
+
+/**
+ * A paste from a console that wraps at its width cuts words in two where a line reaches it (`connect ECO` / `NNREFUSED
+ * 127.0.0.1:27017`): when the longest lines all have one length, at least two of them and none longer, each line of
+ * that length is joined to the next as it was printed. A paste that was not wrapped has lines of every length.
+ */
+function unwrapped(lines: string[]): string[] {
+  let width = 0
+  let atWidth = 0
+  for (const l of lines)
+    if (l.length > width) [width, atWidth] = [l.length, 1]
+    else if (l.length === width) atWidth++
+  if (width < MIN_WRAP_WIDTH || atWidth < 2) return lines
+  const out: string[] = []
+  let pending = ''
+  for (const l of lines) {
+    pending += l
+    if (l.length === width) continue
+    out.push(pending)
+    pending = ''
+  }
+  if (pending) out.push(pending)
+  return out
+}
+
 /** Lines that usually carry the error in a log: error names, failures, assertions, panics. */
 const INFORMATIVE =
   /\b(?:error|errors|exception|failed|failure|fail|fatal|panic|cannot|can't|unable|not found|undefined|expected|received|assertion|refused|denied|invalid|unexpected|missing|timed? ?out|warning|traceback|ERR_[A-Z_]+|E[A-Z]{3,})\b|✗|×|✕|FAIL/i
@@ -306,7 +334,7 @@ export const MAX_QUERY_TOKENS = 64
  */
 export function boundQuery(text: string): string {
   const head = text.length > MAX_QUERY_CHARS ? text.slice(0, MAX_QUERY_CHARS) : text
-  let lines = head.split(/\r?\n/)
+  let lines = unwrapped(head.split(/\r?\n/))
   if (lines.length > MAX_QUERY_LINES) {
     const seen = new Set<string>()
     const picked: string[] = []
