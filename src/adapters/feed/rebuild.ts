@@ -69,33 +69,29 @@ const PARSE_BATCH = 500
 
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
-/** The first chunk's size: small, so that parsing starts while git reads the rest (the next chunk). */
-const FIRST_CHUNK = 1000
 
 /**
- * The blobs of the clean slots (those with a blob id), a chunk of slots at a time (FIRST_CHUNK, then BULK_CHUNK):
- * `from` and `to` bound the chunk's slots, `blobs` are its blobs by id, read from git's object store with one `git
- * cat-file --batch` (at 100,000 learnings reading the files one by one was a fifth of a rebuild). The next chunk is
- * asked for while this one is used, so git works on the other core, and a chunk's bytes are dropped once used. An id
- * git does not answer is left out (the caller reads the file).
+ * The blobs of the clean slots (those with a blob id), BULK_CHUNK slots at a time: `from` is the first slot of the
+ * chunk, `blobs` its blobs by id, read from git's object store with one `git cat-file --batch` (at 100,000 learnings
+ * reading the files one by one was a fifth of a rebuild). The next chunk is asked for while this one is used, so git
+ * works on the other core, and a chunk's bytes are dropped once used. An id git does not answer is left out (the
+ * caller reads the file).
  */
 async function* readBlobsInBulk(
   root: string,
   slots: readonly { oid?: string }[],
-): AsyncGenerator<{ from: number; to: number; blobs: Map<string, Uint8Array> }> {
-  const ask = async (from: number, to: number) => {
-    const oids = slots.slice(from, to).flatMap((s) => (s.oid === undefined ? [] : [s.oid]))
+): AsyncGenerator<{ from: number; blobs: Map<string, Uint8Array> }> {
+  const ask = async (from: number) => {
+    const oids = slots.slice(from, from + BULK_CHUNK).flatMap((s) => (s.oid === undefined ? [] : [s.oid]))
     return oids.length ? tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n` }) : undefined
   }
-  const end = (from: number) => Math.min(slots.length, from + (from === 0 ? FIRST_CHUNK : BULK_CHUNK))
-  let next = ask(0, end(0))
-  for (let from = 0; from < slots.length; from = end(from)) {
-    const to = end(from)
+  let next = ask(0)
+  for (let from = 0; from < slots.length; from += BULK_CHUNK) {
     const answer = await next
-    if (to < slots.length) next = ask(to, end(to))
+    if (from + BULK_CHUNK < slots.length) next = ask(from + BULK_CHUNK)
     const blobs = new Map<string, Uint8Array>()
     if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') blobs.set(o.oid, o.bytes)
-    yield { from, to, blobs }
+    yield { from, blobs }
   }
 }
 
@@ -373,8 +369,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     // One queue across the chunks of blobs: a chunk's last batches are indexed while the next chunk is parsed, so
     // neither thread waits for the other at a chunk's end (at 100,000 learnings ten such waits were ~1 s).
     const queue: (Queued & { answered?: boolean })[] = []
-    for await (const { from, to, blobs } of readBlobsInBulk(root, slots)) {
-      const chunk = slots.slice(from, to)
+    for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
+      const chunk = slots.slice(from, from + BULK_CHUNK)
       for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
         const batch = chunk.slice(at, at + PARSE_BATCH)
         const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
