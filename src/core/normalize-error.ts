@@ -115,7 +115,11 @@ function addressWords(a: Address): string {
 const NAMED_FILE =
   /^(?:Dockerfile|Makefile|Gemfile|Procfile|Jenkinsfile|Vagrantfile|Rakefile|Pipfile|CODEOWNERS|\.[\w.-]+)$/
 const SYSTEM_DIR = /^\/(?:usr|bin|sbin|etc|opt|lib|lib64|var)\//
-const GLOBAL_MODULES = /(?:^|\/)lib\/node_modules(?:\/|$)/
+// The `lib/node_modules` of an install prefix: the system's (`/usr`, `/usr/local`, Homebrew's `/opt/homebrew`), nvm's
+// and volta's per version, npm's `~/.npm-global` or `~/.local`. A package named `lib` in a monorepo
+// (`/home/me/app/packages/lib/node_modules`) is a project's.
+const GLOBAL_MODULES =
+  /^(?:\/usr(?:\/local)?|\/opt\/[\w.-]+|\S*\/\.nvm\/versions\/node\/[^/]+|\S*\/\.volta\/tools\/image\/node\/[^/]+|\S*\/\.npm-global|\S*\/\.local)\/lib\/node_modules(?:\/|$)/
 const TEST_FILE = /(?:\.(?:test|spec)\.[cm]?[jt]sx?|_test\.(?:go|py)|^test_[\w-]+\.py)$/
 
 /**
@@ -300,10 +304,15 @@ function singleFamilyIpv6(text: string, norm: string): string {
 /** The narrowest width a console that wraps its lines is taken to have (Windows' cmd: 80 or 120 columns). */
 const MIN_WRAP_WIDTH = 60
 
+/** A log line's prefix: its first word and the space after it (`npm ERR! `, `[INFO] `, `remote: `). */
+const LEAD = /^(\S{2,}) /
+
 /**
  * A paste from a console that wraps at its width cuts words in two where a line reaches it (`connect ECO` / `NNREFUSED
  * 127.0.0.1:27017`): when the longest lines all have one length, at least two of them and none longer, each line of
- * that length is joined to the next as it was printed. A paste that was not wrapped has lines of every length.
+ * that length is joined to the next as it was printed. A paste that was not wrapped has lines of every length. A next
+ * line that starts with the same prefix as the line it would continue is a line of its own (two `npm ERR!` lines of one
+ * length are formulaic output, not a wrap: joined, they made `foundnpm`).
  */
 function unwrapped(lines: string[]): string[] {
   let width = 0
@@ -314,7 +323,13 @@ function unwrapped(lines: string[]): string[] {
   if (width < MIN_WRAP_WIDTH || atWidth < 2) return lines
   const out: string[] = []
   let pending = ''
+  let lead: string | undefined
   for (const l of lines) {
+    if (pending && lead !== undefined && l.startsWith(lead)) {
+      out.push(pending)
+      pending = ''
+    }
+    if (!pending) lead = LEAD.exec(l)?.[0]
     pending += l
     if (l.length === width) continue
     out.push(pending)

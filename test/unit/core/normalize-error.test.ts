@@ -33,6 +33,16 @@ describe('normalizeError', () => {
       "EACCES: permission denied, access '/usr/local/lib/node_modules'",
       'EACCES: permission denied, access node_modules',
     ],
+    [
+      "nvm's prefix is a global install",
+      "EACCES: permission denied, mkdir '/home/me/.nvm/versions/node/v18.17.0/lib/node_modules/pnpm'",
+      'EACCES: permission denied, mkdir node_modules pnpm',
+    ],
+    [
+      "a monorepo package named lib is a project's, not a global prefix",
+      "EACCES: permission denied, mkdir '/home/me/app/packages/lib/node_modules/left-pad'",
+      'EACCES: permission denied, mkdir left-pad',
+    ],
     ['quotes', `Cannot access '__vi_import_0__' before "init" \`x\``, 'Cannot access __vi_import_0__ before init x'],
     ['commit ids', 'commit 3f2c1e9a is bad', 'commit is bad'],
     ['hex address', 'segfault at 0x7ffd1234', 'segfault at'],
@@ -265,6 +275,16 @@ describe('boundQuery', () => {
       expect.arrayContaining(['econnrefused', 'connect', 'ECONNREFUSED', 'ECO'.concat('NNREFUSED')]),
     )
     expect(words).not.toContain('ECO')
+  })
+  test('two log lines of one length under one prefix are lines of their own, not a wrap', () => {
+    const npm = [
+      'npm ERR! 404 Not Found - GET https://registry.npmjs.org/@acme%2fwidgets - Not found',
+      'npm ERR! 404 Not Found - GET https://registry.npmjs.org/@acme%2fgadgets - Not found',
+      'npm ERR! 404 You should bug the author to publish it',
+    ].join('\n')
+    const words = boundQuery(npm).split(' ')
+    expect(words.some((w) => /foundnpm/i.test(w))).toBe(false)
+    expect(words).toContain('https://registry.npmjs.org/@acme%2fgadgets')
   })
   test('lines of one length that are not the longest, or one line alone at the longest, are not a wrap', () => {
     const [a, b] = ['a'.repeat(70), 'b'.repeat(70)]

@@ -208,6 +208,34 @@ describe('rankRecall', () => {
       'npm-no-package-json',
     ])
   })
+  test("an HTTP status said in words is its code: '413 Request Entity Too Large' is no file too large", () => {
+    expect(recallTermsOf('413 Request Entity Too Large')).toEqual(['toolarge413'])
+    const ix = indexOf([
+      ['nginx-413-body-size', '413 Request Entity Too Large'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    expect(recalled(ix, 'Error: EFBIG: file too large, write')).toEqual([])
+    expect(recalled(ix, 'RangeError: Array buffer allocation failed: too large')).toEqual([])
+    expect(recalled(ix, 'AxiosError: Request failed with status code 413')).toEqual(['nginx-413-body-size'])
+  })
+  test("npm's words around every failed request (registry, request, reason) do not make an expired certificate a proxy's", () => {
+    const ix = indexOf([
+      [
+        'tls-intercepting-proxy',
+        'npm ERR! request to https://registry.npmjs.org/express failed, reason: self signed certificate in certificate chain',
+      ],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    const expired = [
+      'npm ERR! code CERT_HAS_EXPIRED',
+      'npm ERR! errno CERT_HAS_EXPIRED',
+      'npm ERR! request to https://registry.npmjs.org/react failed, reason: certificate has expired',
+    ].join('\n')
+    expect(recalled(ix, expired)).toEqual([])
+    const selfSigned =
+      'npm ERR! request to https://registry.npmjs.org/lodash failed, reason: self signed certificate in certificate chain'
+    expect(recalled(ix, selfSigned)).toEqual(['tls-intercepting-proxy'])
+  })
   test('"config" is a common word: a trigger of only common words speaks for no config failure', () => {
     const ix = indexOf([['eslint-flat-config', 'Error: Could not find config file.']])
     const webpack =
