@@ -21,13 +21,13 @@ import { IndexBuilder, partsIndex } from '../../core/search-parts.js'
 import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsync } from '../git/run.js'
-import { writeCacheFile } from '../state/cache-file.js'
-import { deflateJson, isObject, readDeflatedJson } from './cache-files.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
-import { CACHE_FORMAT, cacheDir, storeFiles } from './feed-key.js'
+import { cacheDir, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
 import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
+import { readTierItems, writeTierItems } from './tier-items.js'
+import type { TierItem } from './tier-items.js'
 import { writeCache } from './write-cache.js'
 
 /** Why a learning is kept from agents, in one line. */
@@ -105,7 +105,7 @@ function asInWorkTree(root: string, path: string, blob: Uint8Array | undefined):
 
 /** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
-  const [store, search, sources, { buildRecallIndex }] = await Promise.all([
+  const [store, search, sources, { buildRecallIndex, entryRecallTerms }] = await Promise.all([
     import('../store/store.js'),
     import('../../core/search.js'),
     import('../store/sources.js'),
@@ -140,15 +140,15 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     }
     return hazards.length ? withheldReason(hazards) : undefined
   }
-  type Item = { entry: CatalogEntry; hash: string }
   const projectFile: ProjectFile = { rows: [], problems: [] }
 
   // Tiers (section 9) first: active learnings read from each pinned commit's git objects. A commit never changes, so
-  // its entries and content hashes are cached under its id (tier-items-<commit>-<code>.json), and so is its search
-  // index (tier-index-<commit>-<code>.*, merged with the project's at query time): a rebuild after a project change
-  // does not parse, normalize, hash or index the tier's learnings again. Read before the project so that the
-  // project's learnings can be folded and indexed as they are read, and their text dropped.
-  const groups: { tier: string; weight: number; items: Item[] }[] = [
+  // its entries, content hashes and recall terms are cached under its id (tier-items-<commit>-<code>.bin), and so is
+  // its search index (tier-index-<commit>-<code>.*, merged with the project's at query time): a rebuild after a
+  // project change does not parse, normalize, hash or index the tier's learnings again, nor take their recall terms.
+  // Read before the project so that the project's learnings can be folded and indexed as they are read, and their
+  // text dropped.
+  const groups: { tier: string; weight: number; items: TierItem[] }[] = [
     { tier: sources.PROJECT_TIER, weight: 1, items: [] },
   ]
   /** Each tier's index, by group (none for the project). */
@@ -172,7 +172,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     pinned.push(...pins.map((p) => p.commit))
     const stamp = tierCacheStamp()
     for (const pin of pins) {
-      const itemsName = `tier-items-${pin.commit}-${stamp}.json.deflate`
+      const itemsName = `tier-items-${pin.commit}-${stamp}.bin`
       const indexName = `tier-index-${pin.commit}-${stamp}`
       const indexFiles = tierIndexFiles(join(dir, indexName))
       let cached = readTierItems(join(dir, itemsName), pin.commit)
@@ -189,7 +189,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
         // Each learning indexed as it is read, its text dropped (not readTierLearningsCached: a copy of every parsed
         // learning of a 100,000-learning tier is most of a gigabyte).
         const builder = new IndexBuilder()
-        const items: Item[] = []
+        const items: TierItem[] = []
         const warnings = await tiers.forEachTierLearning(
           repo.git,
           pin.tier,
@@ -199,7 +199,10 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
             builder.add(search.buildSearchDoc(items.length, l))
             // Its strings copied out of the text (parse-file.ts compactor): the texts of the tier are not kept.
             const { entry } = compact({ entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path } }, l.path, true)
-            items.push({ entry: entry as CatalogEntry, hash: sources.contentHash(l) })
+            // Its recall terms too ([] when recall does not look it up): computed once per pinned commit, not at
+            // every rebuild after a project edit (at 100,000 they were a third of such a rebuild).
+            const recall = entryRecallTerms(entry as CatalogEntry) ?? []
+            items.push({ entry: entry as CatalogEntry, hash: sources.contentHash(l), recall })
           },
         )
         cached = {
@@ -260,7 +263,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     catalog.push(entry)
     tierOf.push(gi)
   }
-  /** The recall terms of the project's entries, by catalog id, computed with them (parse-file.ts). */
+  /** The recall terms of the entries, by catalog id: the project's computed with them (parse-file.ts), a tier's cached. */
   const recallTerms: (string[][] | undefined)[] = []
   const add = (entry: CatalogEntry, counted: CountedDoc, recall: string[][] | undefined) => {
     recallTerms[catalog.length] = recall
@@ -402,6 +405,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     g.items.forEach((it, j) => {
       if (!kept[j]) return
       map[j] = catalog.length
+      recallTerms[catalog.length] = it.recall
       push(gi, it.entry)
     })
     tierIndexes.push({ ...ti, map })
@@ -416,30 +420,4 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     volatile,
   })
   return built
-}
-
-interface TierItems {
-  items: { entry: CatalogEntry; hash: string }[]
-  /** Paths inside the tier (without the tier's name). */
-  warnings: Problem[]
-}
-
-function readTierItems(file: string, commit: string): TierItems | undefined {
-  const f = readDeflatedJson(file)
-  if (
-    !isObject(f) ||
-    f['format'] !== CACHE_FORMAT ||
-    f['commit'] !== commit ||
-    !Array.isArray(f['items']) ||
-    !Array.isArray(f['warnings'])
-  )
-    return undefined
-  if (!(f['items'] as unknown[]).every((it) => isObject(it) && isObject(it['entry']) && typeof it['hash'] === 'string'))
-    return undefined
-  return f as unknown as TierItems
-}
-
-function writeTierItems(file: string, commit: string, t: TierItems): void {
-  // Level 1: a 100,000-learning tier's items are ~70 MB of JSON, written on its first read; 4 costs ~0.3 s more.
-  writeCacheFile(file, deflateJson({ format: CACHE_FORMAT, commit, ...t }, 1))
 }

@@ -60,3 +60,41 @@ test('when the tier cannot be fetched, check names the command to run and contex
   const context = await cliAt(clone, ['context', '--format', 'text'])
   expect(context.stdout).toMatch(/git-learn: tier org is missing from this context: .*pinned commit/)
 })
+
+test("recall names a tier's learning from a cold cache and again after a project edit, a folded copy taking no slot", async () => {
+  const bare = join(tempDir('gl-tier-'), 'org.git')
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
+  const src = makeRepo()
+  // The tier's first learning (in store order) is a copy of the project's, folded away: the second one's recall
+  // terms must follow it to its place in the catalog, whether computed now or read from the tier's cache.
+  const shared = learningText('aaa-shared-fix', { trigger: 'Error: shared widget exploded at line 3' })
+  src.write('.learnings/active/aaa-shared-fix.md', shared)
+  src.write(
+    '.learnings/active/zzz-org-only-fix.md',
+    learningText('zzz-org-only-fix', { trigger: 'Error: gizmo flux capacitor overheated during warmup' }),
+  )
+  src.git('add', '.')
+  src.git('commit', '-q', '-m', 'org learnings')
+  src.git('push', '-q', bare, 'main')
+  const project = makeRepo()
+  project.write('.learnings/active/aaa-shared-fix.md', shared)
+  project.write('.learnings/active/project-fix.md', learningText('project-fix'))
+  project.git('add', '.')
+  project.git('commit', '-qm', 'store')
+  expect((await project.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+  const recall = async (error: string) =>
+    (
+      await project.cli(['recall', '--json'], {
+        stdin: JSON.stringify({ cwd: project.root, hook_event_name: 'PostToolUseFailure', error }),
+      })
+    ).json() as Promise<{ recalled: { name: string }[] }>
+  const org = 'Error: gizmo flux capacitor overheated during warmup\n    at warm (src/gizmo.ts:4:1)'
+  const shared2 = 'Error: shared widget exploded at line 3'
+  const names = async (error: string) => (await recall(error)).recalled.map((r) => r.name)
+  const cold = { org: await names(org), shared: await names(shared2) }
+  expect(cold.org).toEqual(['zzz-org-only-fix'])
+  expect(cold.shared).toEqual(['aaa-shared-fix'])
+  project.write('.learnings/active/project-fix.md', learningText('project-fix', { confidence: '0.7' }))
+  expect({ org: await names(org), shared: await names(shared2) }).toEqual(cold)
+  expect(await names('Error: something else entirely broke in the parser')).toEqual([])
+})

@@ -14,16 +14,16 @@ describe('pruneTierCache', () => {
     const stamp = tierCacheStamp()
     const names = {
       kept: [
-        `tier-items-${pinned}-${stamp}.json.deflate`,
+        `tier-items-${pinned}-${stamp}.bin`,
         `tier-index-${pinned}-${stamp}.terms.json`,
         `tier-learnings-${pinned}-${stamp}.json.deflate`,
-        `tier-items-${pinned}-${other}.json.deflate`, // another build's, used within a day
+        `tier-items-${pinned}-${other}.bin`, // another build's, used within a day
         `tier-index-${moved}-${stamp}.terms.json`, // pinned in another worktree, used within a day
         'catalog-0123456789abcdef0123.deflate',
         'last-key',
       ],
       removed: [
-        `tier-items-${moved}-${stamp}.json.deflate`, // a commit no longer pinned, unused for two days
+        `tier-items-${moved}-${stamp}.bin`, // a commit no longer pinned, unused for two days
         `tier-index-${moved}-${stamp}.postings.bin`,
         `tier-learnings-${pinned}-${'1'.repeat(12)}.json.deflate`, // another build's, unused for two days
         `tier-${pinned}.json`, // the format before builds were named: at once
