@@ -3,10 +3,6 @@
 // of equal boosts (plain BM25's choice), and the cross-validated figure of choosing boosts from a small grid: 10
 // folds by source thread, the grid's best on nine folds scored on the tenth. When that figure is no better than equal
 // boosts, tuning boosts on these queries fits them and nothing more.
-// A second table asks the same of a typed query's function words (src/core/terms.ts SENTENCE_WORDS): the figures with
-// them dropped (the code) and kept (every query built as pasted output is), and the cross-validated figure of choosing
-// between the two on nine folds and scoring the choice on the tenth (a tie keeps them).
-// bench/search-variants-cv.mjs does the same for other choices of the query and the index.
 // Usage: npm run build && node bench/search-boosts-cv.mjs
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -21,8 +17,6 @@ const { scoreQuery } = await import(join(ROOT, 'dist', 'core', 'search-score.js'
 const { FIELD_BOOSTS, buildQueryTerms, indexOptions, querySpecs } = await import(
   join(ROOT, 'dist', 'core', 'search.js')
 )
-const { termsOfBounded } = await import(join(ROOT, 'dist', 'core', 'terms.js'))
-const { boundQuery } = await import(join(ROOT, 'dist', 'core', 'normalize-error.js'))
 
 const FOLDS = 10
 const { catalog, index } = buildFeed(readLearningFolder(join(SET, 'learnings'), 5000).learnings)
@@ -31,8 +25,8 @@ const fields = indexOptions().fields
 const vector = (boosts) => fields.map((/** @type {string} */ f) => boosts[f] ?? 1)
 
 /** The reciprocal rank (up to 10, as `git learn eval`) of a case's expected learning under these boosts. */
-function reciprocalRank(boosts, c, specs = c.specs) {
-  const s = scoreQuery(index, specs, boosts)
+function reciprocalRank(boosts, c) {
+  const s = scoreQuery(index, c.specs, boosts)
   const ranked = [...s.order]
     .map((short) => ({ score: Math.round(s.score[short] * 1000) / 1000, name: catalog[index.docId(short)].name }))
     .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -60,22 +54,12 @@ const hash = (/** @type {string} */ s) => {
 
 const queries = YAML.parse(readFileSync(join(SET, 'queries.yaml'), 'utf8'))
 const f3 = (/** @type {number} */ x) => x.toFixed(3)
-const FORMS = ['pasted', 'symptom', 'keywords']
-/** @param {string} form */
-const casesOf = (form) =>
-  queries
-    .filter((e) => e.form === form)
-    .map((e) => ({
-      specs: querySpecs(buildQueryTerms(e.query)),
-      // Every word kept: the query's terms as pasted output gets them.
-      kept: querySpecs(termsOfBounded(boundQuery(e.query))),
-      expect: [e.expect].flat(),
-      group: String(e.source),
-    }))
 console.log('| form | n | boosts in the code: MRR / top-1 | equal boosts | grid chosen, cross-validated |')
 console.log('| --- | ---: | --- | --- | --- |')
-for (const form of FORMS) {
-  const cases = casesOf(form)
+for (const form of ['pasted', 'symptom', 'keywords']) {
+  const cases = queries
+    .filter((e) => e.form === form)
+    .map((e) => ({ specs: querySpecs(buildQueryTerms(e.query)), expect: [e.expect].flat(), group: String(e.source) }))
   const cv = { rr: 0, top: 0 }
   for (let fold = 0; fold < FOLDS; fold++) {
     const train = cases.filter((c) => hash(c.group) % FOLDS !== fold)
@@ -99,25 +83,4 @@ for (const form of FORMS) {
     `| ${form} | ${cases.length} | ${f3(code.mrr)} / ${f3(code.top1)} | ${f3(equal.mrr)} / ${f3(equal.top1)} | ` +
       `${f3(cv.rr / cases.length)} / ${f3(cv.top / cases.length)} |`,
   )
-}
-
-console.log('')
-console.log(
-  '| form | n | function words of a typed query dropped (the code): MRR / top-1 | kept | chosen, cross-validated |',
-)
-console.log('| --- | ---: | --- | --- | --- |')
-const code = vector(FIELD_BOOSTS)
-for (const form of FORMS) {
-  const cases = casesOf(form)
-  const dropped = cases.map((c) => reciprocalRank(code, c))
-  const kept = cases.map((c) => reciprocalRank(code, c, c.kept))
-  const cv = cases.map((c, i) => {
-    const fold = hash(c.group) % FOLDS
-    const sum = (/** @type {number[]} */ rr) =>
-      rr.reduce((a, r, j) => a + (hash(cases[j].group) % FOLDS === fold ? 0 : r), 0)
-    return sum(dropped) > sum(kept) + 1e-9 ? dropped[i] : kept[i]
-  })
-  const fig = (/** @type {number[]} */ rr) =>
-    `${f3(rr.reduce((a, b) => a + b, 0) / rr.length)} / ${f3(rr.filter((r) => r === 1).length / rr.length)}`
-  console.log(`| ${form} | ${cases.length} | ${fig(dropped)} | ${fig(kept)} | ${fig(cv)} |`)
 }

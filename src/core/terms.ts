@@ -6,8 +6,7 @@
  * and adds the words of addresses and equivalent phrases; `splitTerms` cuts at punctuation and white space, keeping an
  * identifier whole beside its parts (`ERR_REQUIRE_ESM` → err_require_esm, err, require, esm; `ModuleNotFoundError` →
  * modulenotfounderror, module, not, found, error; other mixed-case names stay whole); `processTerm` lower-cases, drops stop words and pure numbers, and
- * stems (Porter2: "connecting", "connection" and "connect" are one term). A query typed on one line (a sentence, not
- * pasted output) also loses its SENTENCE_WORDS before it is searched.
+ * stems (Porter2: "connecting", "connection" and "connect" are one term).
  */
 import { porter2 } from '../vendor/stemmer.js'
 import { MEMO_TOKEN_CHARS, boundQuery, matchableError } from './normalize-error.js'
@@ -16,18 +15,6 @@ import { MEMO_TOKEN_CHARS, boundQuery, matchableError } from './normalize-error.
 // search ranking and recall's trigger matching are tuned on them.
 const STOP_WORDS = new Set(
   'a an and are as at be but by for from has have in is it its of on or that the this to was were will with when use run not no if then than into via you your we our after before while'.split(
-    ' ',
-  ),
-)
-
-// The function words of an English sentence that STOP_WORDS does not hold: Snowball's English stop list
-// (snowballstem.org/algorithms/english/stop.txt) without its particles and quantifiers (up, down, out, off, over, under,
-// all, any, only, same, …), which name what failed in technical text (`compose up`, `out of memory`, "under
-// /usr/local"). Dropped from a typed query only: search scores a learning by its summed BM25 times the number of query
-// terms it holds, so "my", "so", "do" or "there" count as much as "docker" towards that number in a long learning that
-// happens to say them. Pasted output and the index keep them (docs/matching.md, "A typed query's function words").
-const SENTENCE_WORDS = new Set(
-  'i me my myself ours ourselves yours yourself yourselves he him his himself she her hers herself itself they them their theirs themselves what which who whom these those am been being had having do does did doing would should could ought because until about through during here there where why how both each such nor so too very once'.split(
     ' ',
   ),
 )
@@ -104,29 +91,19 @@ export function processTerm(term: string): string | null {
   return out
 }
 
-/** The distinct index terms of a text (after error normalization), without the words of `skip` (lower case). */
-export function termsOf(text: string, skip?: ReadonlySet<string>): Set<string> {
+/** The distinct index terms of a text (after error normalization). */
+export function termsOf(text: string): Set<string> {
   const out = new Set<string>()
   for (const raw of splitTerms(matchableError(text))) {
-    if (skip?.has(raw.toLowerCase())) continue
     const t = processTerm(raw)
     if (t) out.add(t)
   }
   return out
 }
 
-/** Whether a query was typed rather than pasted: one line of text (a log or a trace has several). */
-export function isTypedQuery(query: string): boolean {
-  return !query.trim().includes('\n')
-}
-
-/**
- * The query as index terms: bounded (long logs), normalized, at most 64 terms, a typed query without its
- * SENTENCE_WORDS; empty when nothing is left.
- */
+/** The query as index terms: bounded (long logs), normalized, at most 64 terms; empty when nothing is left. */
 export function buildQueryTerms(query: string): string[] {
-  const bounded = boundQuery(query)
-  return isTypedQuery(query) ? [...termsOf(bounded, SENTENCE_WORDS)].slice(0, 64) : termsOfBounded(bounded)
+  return termsOfBounded(boundQuery(query))
 }
 
 /** The index terms of a query already bounded (normalize-error.ts boundQuery), at most 64. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { ASCII_SPLIT, SPLIT, buildQueryTerms, processTerm, splitTerms } from '../../../src/core/terms.js'
+import { ASCII_SPLIT, SPLIT, processTerm, splitTerms } from '../../../src/core/terms.js'
 
 // splitTerms cuts an all-ASCII text with ASCII_SPLIT and any other with SPLIT: the two must cut the same characters.
 describe('splitTerms', () => {
@@ -44,17 +44,5 @@ describe('processTerm', () => {
   ])('%s → %s, the second time too', (word, term) => {
     expect(processTerm(word)).toBe(term)
     expect(processTerm(word)).toBe(term)
-  })
-})
-
-// A query typed on one line is a sentence: its function words go; pasted output (several lines) keeps every word.
-describe('buildQueryTerms', () => {
-  test('a typed query loses its function words, not its particles', () => {
-    expect(buildQueryTerms('why does my compose up hang so long')).toEqual(['compos', 'up', 'hang', 'long'])
-  })
-  test('pasted output keeps them', () => {
-    expect(buildQueryTerms('why does my compose up hang so long\n$ docker compose up')).toEqual(
-      expect.arrayContaining(['why', 'doe', 'my', 'so']),
-    )
   })
 })
