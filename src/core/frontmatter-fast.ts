@@ -4,22 +4,25 @@
  * 10,000 learnings is mostly that. This reads only a narrow, unambiguous subset of YAML and returns undefined for
  * anything else, which is then parsed by the yaml package as before (with its errors and line numbers):
  *
- *   key: plain words          key: "double-quoted, no escapes"       key: 12 | 0.75
- *   key: [a, "b", 3]          key: []                                (blank lines and whole-line # comments)
+ *   key: plain words          key: "double-quoted, \" \\ \n \t"         key: 12 | 0.75
+ *   key: [a, "b", 3]          key: []          key: {k: v, k2: "w"}  (blank lines and whole-line # comments)
  *   key:                      key:                   key: >-            (also > | |-: what `add` writes for a long
  *     sub: value                - item                 folded text        description, its lines at two spaces,
  *                                                      at two spaces      none blank, none starting or ending in a space)
  *
  * Keys are `[A-Za-z_][A-Za-z0-9_-]*`, one level of nesting at two spaces. A plain scalar starts with a letter and
  * holds letters, digits, spaces and `_ . / ( ) + -` (never `:` or `#`), and is not one of YAML's null and boolean
- * words; a number is `0`, or digits not starting with 0, with an optional decimal part. Tabs, single quotes,
- * escapes, block scalars, anchors, tags, flow mappings, duplicate keys and deeper nesting all go to the yaml package.
+ * words; a number is `0`, or digits not starting with 0, with an optional decimal part. A double-quoted scalar's
+ * escapes are those JSON reads the same way (`\"`, `\\`, `\n`, `\t`: what `add` writes for a description holding a
+ * quote); a flow mapping holds `key: scalar` pairs (`source: {kind: issue-thread}`, as people write it by hand). Tabs,
+ * single quotes, other escapes, indented block scalars, anchors, tags, nested flow collections, duplicate keys and
+ * deeper nesting all go to the yaml package.
  * test/unit/core/frontmatter-fast.test.ts holds this to `YAML.parse` on every input it accepts.
  */
 
 const ITEM = /^( {2})?- (.*)$/
 const PLAIN = /^[A-Za-z][A-Za-z0-9 _./()+-]*$/
-const QUOTED = /^"[^"\\\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]*"$/
+const QUOTED = /^"(?:[^"\\\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]|\\["\\nt])*"$/
 const BLOCK_HEADER = /^([>|])(-?)$/
 const BLOCK_LINE = /^ {2}(\S(?:.*\S)?)$/
 const NUMBER = /^(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?$/
@@ -28,7 +31,8 @@ const RESERVED = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false
 const NO = Symbol('not in the subset')
 
 type Scalar = string | number
-type Value = Scalar | Scalar[] | null | Record<string, Scalar | Scalar[] | null>
+type Inline = Scalar | Scalar[] | Record<string, Scalar>
+type Value = Inline | null | Record<string, Inline | null>
 
 /**
  * One scalar of the subset, or NO. Its first character picks the one pattern that can match (a quote, a digit, a
@@ -37,15 +41,21 @@ type Value = Scalar | Scalar[] | null | Record<string, Scalar | Scalar[] | null>
 function scalar(raw: string): Scalar | typeof NO {
   const text = raw.trim()
   const first = text.charCodeAt(0)
-  if (first === 34) return QUOTED.test(text) ? text.slice(1, -1) : NO
+  // The escapes QUOTED lets through mean in YAML what they mean in JSON.
+  if (first === 34)
+    return QUOTED.test(text) ? (text.includes('\\') ? (JSON.parse(text) as string) : text.slice(1, -1)) : NO
   if (first >= 48 && first <= 57) return NUMBER.test(text) ? Number(text) : NO
   if (PLAIN.test(text) && !RESERVED.has(text)) return text
   return NO
 }
 
-/** An inline value: a scalar or a flow sequence of scalars; NO outside the subset. An empty value is handled by the caller. */
-function inline(raw: string): Scalar | Scalar[] | typeof NO {
+/**
+ * An inline value: a scalar, a flow sequence of scalars or a flow mapping of `key: scalar` pairs (keys as a line's);
+ * NO outside the subset. An empty value is handled by the caller.
+ */
+function inline(raw: string): Inline | typeof NO {
   const text = raw.trim()
+  if (text.startsWith('{')) return flowMap(text)
   if (!text.startsWith('[')) return scalar(text)
   if (!text.endsWith(']')) return NO
   const inner = text.slice(1, -1).trim()
@@ -57,6 +67,24 @@ function inline(raw: string): Scalar | Scalar[] | typeof NO {
     items.push(s)
   }
   return items
+}
+
+function flowMap(text: string): Record<string, Scalar> | typeof NO {
+  if (!text.endsWith('}')) return NO
+  const inner = text.slice(1, -1).trim()
+  const map: Record<string, Scalar> = {}
+  if (inner === '') return map
+  for (const part of inner.split(',')) {
+    const pair = part.trim()
+    const colon = keyColon(pair, 0)
+    if (colon === -1 || colon + 1 === pair.length) return NO
+    const key = pair.slice(0, colon)
+    const s = scalar(pair.slice(colon + 2))
+    if (s === NO || (typeof s === 'string' && /[[\]{}]/.test(s))) return NO
+    if (Object.hasOwn(map, key) || key === '__proto__' || RESERVED.has(key)) return NO
+    map[key] = s
+  }
+  return map
 }
 
 /**
@@ -85,8 +113,7 @@ export function parseSimpleFrontmatter(block: string): Record<string, unknown> |
   if (block.includes('\t') || block.includes('\r')) return undefined
   const out: Record<string, Value> = {}
   // The key whose value is still being read from indented lines, and what has been read.
-  let open:
-    { key: string; map?: Record<string, Scalar | Scalar[] | null>; seq?: Scalar[]; seqIndent?: string } | undefined
+  let open: { key: string; map?: Record<string, Inline | null>; seq?: Scalar[]; seqIndent?: string } | undefined
   const close = () => {
     if (!open) return
     out[open.key] = open.map ?? open.seq ?? null

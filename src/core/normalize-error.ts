@@ -141,24 +141,32 @@ function keepOfPath(path: string, followedByLine: boolean): string {
 // skipping the patterns for them halves the normalization of a store.
 const PLAIN_WORD = /^[A-Za-z_-]+[,;!?]?$/
 
-// What normalizeToken made of each token, per address style: a store's bodies say the same short tokens again and
-// again (`npm`, "fails.", `(see`), and a token's fourteen patterns cost far more than a lookup. Only tokens of at most
-// MEMO_TOKEN_CHARS: V8 copies a substring that short, while a longer one is a slice that would keep its whole text
-// alive in the memo (a 100,000-learning rebuild would hold every body). Bounded like terms.ts stems.
+// What normalizeToken made of each token, per address style: a store's bodies say the same tokens again and again
+// (`npm`, "fails.", `(see`, `/var/run/docker.sock`), and a token's fourteen patterns cost far more than a lookup. A
+// token of at most MEMO_TOKEN_CHARS is a copy V8 made out of its text; a longer one is a slice that would keep its
+// whole text alive in the memo (a 100,000-learning rebuild would hold every body), so it is kept as a copy of its
+// own (`owned`), up to MAX_MEMO_CHARS. Bounded like terms.ts stems.
 const tokenMemo = new Map<(a: Address) => string, Map<string, string>>()
 const MAX_MEMO = 16_384
 export const MEMO_TOKEN_CHARS = 12
+/** Tokens longer than this are normalized each time: a URL or a minified line is rarely said twice. */
+export const MAX_MEMO_CHARS = 128
+
+/** `s` as a string of its own: a slice of 13 characters or more keeps the string it was cut from alive (V8). */
+export function owned(s: string): string {
+  return s.length > MEMO_TOKEN_CHARS ? ` ${s}`.slice(1) : s
+}
 
 function normalizeToken(token: string, address: (a: Address) => string): string {
   if (PLAIN_WORD.test(token)) return token
-  if (token.length > MEMO_TOKEN_CHARS) return normalizeOnce(token, address)
+  if (token.length > MAX_MEMO_CHARS) return normalizeOnce(token, address)
   let memo = tokenMemo.get(address)
   if (!memo) tokenMemo.set(address, (memo = new Map()))
   let out = memo.get(token)
   if (out === undefined) {
     out = normalizeOnce(token, address)
     if (memo.size >= MAX_MEMO) memo.clear()
-    memo.set(token, out)
+    memo.set(owned(token), (out = owned(out)))
   }
   return out
 }

@@ -9,7 +9,7 @@
  * stems (Porter2: "connecting", "connection" and "connect" are one term).
  */
 import { porter2 } from '../vendor/stemmer.js'
-import { MEMO_TOKEN_CHARS, boundQuery, matchableError } from './normalize-error.js'
+import { boundQuery, matchableError, owned } from './normalize-error.js'
 
 // Not shared with dedupe.ts or evolve.ts on purpose: index terms drop pure numbers and split paths at punctuation, and
 // search ranking and recall's trigger matching are tuned on them.
@@ -70,23 +70,25 @@ function stemOf(t: string): string {
 }
 
 // processTerm's answer per word as written (case included): the same words come back in every document of an index.
-// Only words V8 copies out of their text (MEMO_TOKEN_CHARS: a longer one would keep its whole text alive).
+// A word is kept as a copy of its own (normalize-error.ts owned: a slice would keep its whole text alive); one longer
+// than MAX_TERM_CHARS (no term, unless lower case makes it shorter) is not kept.
 const processed = new Map<string, string | null>()
 const MAX_PROCESSED = 16_384
+const MAX_TERM_CHARS = 40
 
 function processOnce(term: string): string | null {
   const t = term.toLowerCase()
-  return t.length < 2 || t.length > 40 || STOP_WORDS.has(t) || /^\d+$/.test(t) ? null : stemOf(t)
+  return t.length < 2 || t.length > MAX_TERM_CHARS || STOP_WORDS.has(t) || /^\d+$/.test(t) ? null : stemOf(t)
 }
 
 /** Terms of a text as the index sees them: lower case, no stop words, no pure numbers, at least 2 characters, stemmed. */
 export function processTerm(term: string): string | null {
-  if (term.length > MEMO_TOKEN_CHARS) return processOnce(term)
+  if (term.length > MAX_TERM_CHARS) return processOnce(term)
   let out = processed.get(term)
   if (out === undefined) {
     out = processOnce(term)
     if (processed.size >= MAX_PROCESSED) processed.clear()
-    processed.set(term, out)
+    processed.set(owned(term), (out = out === null ? null : owned(out)))
   }
   return out
 }

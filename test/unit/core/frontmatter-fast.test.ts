@@ -38,10 +38,18 @@ describe('accepted, and equal to YAML.parse', () => {
       'name: a\ndescription: >-\n  The newest majors of lint-staged (17): "quoted" # not a comment\n  require Node 22; pin them.\ntype: decision',
     ],
     ['keys of underscores, dashes and digits', '_a: 1\nb-c_2: x\nD: "q"\ne:\n  _f-1: 2\n  G: [h]'],
+    [
+      'escapes JSON reads alike, as add writes a description holding a quote',
+      'description: "Use when it fails with \\"Cannot connect: x\\" in C:\\\\tmp"\na: "one\\ntwo\\tthree"\nb: ["q\\"r", s]',
+    ],
+    [
+      'flow mappings of scalars, as written by hand',
+      'source: {kind: issue-thread}\ngates:\n  x: {a: 1, b: "c d", e: f (g)}\nh: {}\ni: { j: k }',
+    ],
     ['literal and clipped block scalars', 'a: |-\n  one\n  two: x\nb: >\n  three\n  four\nc: |\n  five\n# after\nd: 1'],
   ])('%s', (_label, block) => same(block))
 
-  test('every template and every learning of this repository', () => {
+  test('every template, every learning of this repository and of the real-world evaluation set', () => {
     const root = new URL('../../../', import.meta.url).pathname
     const files = [
       ...readdirSync(join(root, 'templates'))
@@ -50,6 +58,10 @@ describe('accepted, and equal to YAML.parse', () => {
       ...readdirSync(join(root, '.learnings', 'active'))
         .filter((f) => f.endsWith('.md'))
         .map((f) => join(root, '.learnings', 'active', f)),
+      // Hand-written learnings: flow mappings, escapes, folded descriptions.
+      ...readdirSync(join(root, 'test/fixtures/eval/real-world/learnings'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join(root, 'test/fixtures/eval/real-world/learnings', f)),
     ]
     let accepted = 0
     for (const f of files) {
@@ -59,7 +71,7 @@ describe('accepted, and equal to YAML.parse', () => {
       accepted++
       expect(JSON.stringify(fast), f).toBe(JSON.stringify(YAML.parse(block, OPTIONS)))
     }
-    expect(accepted).toBeGreaterThan(0)
+    expect(accepted).toBeGreaterThan(60)
   })
 })
 
@@ -68,12 +80,22 @@ describe('declined (the yaml package decides)', () => {
     ['a tab', 'a:\tb'],
     ['CR', 'a: b\r'],
     ['single quotes', "a: 'b'"],
-    ['escapes', 'a: "b\\nc"'],
+    ['an escape JSON does not share', 'a: "b\\x41"'],
+    ['a unicode escape', 'a: "\\u0041"'],
+    ['an escaped slash', 'a: "\\/"'],
+    ['an escaped closing quote', 'a: "b\\"'],
+    ['a nested flow mapping', 'a: {b: {c: 1}}'],
+    ['a sequence in a flow mapping', 'a: {b: [c]}'],
+    ['a key alone in a flow mapping', 'a: {b}'],
+    ['an empty value in a flow mapping', 'a: {b: }'],
+    ['a duplicate key in a flow mapping', 'a: {b: 1, b: 2}'],
+    ['a comma inside quotes in a flow mapping', 'a: {b: "c, d"}'],
+    ['an unclosed flow mapping', 'a: {b: c'],
+    ['a flow mapping in a flow sequence', 'a: [{b: c}]'],
     ['block scalar indented by four', 'a: |\n    text'],
     ['folded plain continuation', 'a: one\n  two'],
     ['anchor and alias', 'a: &x b\nc: *x'],
     ['tag', 'a: !!str 1'],
-    ['flow mapping', 'a: {b: 1}'],
     ['nested flow', 'a: [b, [c]]'],
     ['trailing comma', 'a: [b, ]'],
     ['duplicate key', 'a: 1\na: 2'],
@@ -148,6 +170,17 @@ test('on 4,000 generated frontmatters mixing easy and tricky values, whatever is
     'a #b',
     "'s'",
     '"a\\"b"',
+    '"c:\\\\d"',
+    '"x\\ty\\n"',
+    '"\\u0041"',
+    '"\\"',
+    '{kind: issue-thread}',
+    '{a: b, c: "d e"}',
+    '{}',
+    '{a: b, a: c}',
+    '{a: "x, y"}',
+    '{a: {b: c}}',
+    '{true: x}',
     '[a, [b]]',
     '{a: 1}',
     '&x y',

@@ -1,10 +1,12 @@
 import { describe, expect, test } from 'vitest'
 import {
   MAX_QUERY_TOKENS,
+  MAX_MEMO_CHARS,
   MEMO_TOKEN_CHARS,
   boundQuery,
   matchableError,
   normalizeError,
+  owned,
 } from '../../../src/core/normalize-error.js'
 
 describe('normalizeError', () => {
@@ -196,6 +198,23 @@ describe('the token memo', () => {
     expect(matchableError(text)).toBe('connect localhost port80')
     expect(normalizeError(text)).toBe('connect 127.0.0.1:80')
     expect(matchableError(text)).toBe('connect localhost port80')
+  })
+  test('a longer token is remembered as well, in each form, and one past MAX_MEMO_CHARS is normalized each time', () => {
+    const text = 'connect 127.0.0.1:27017'
+    expect('127.0.0.1:27017'.length).toBeGreaterThan(MEMO_TOKEN_CHARS)
+    for (let i = 0; i < 2; i++) {
+      expect(matchableError(text)).toBe('connect localhost port27017 mongodb')
+      expect(normalizeError(text)).toBe('connect 127.0.0.1:27017')
+    }
+    const long = `/home/me/${'x'.repeat(MAX_MEMO_CHARS)}/app.js`
+    for (let i = 0; i < 2; i++) expect(matchableError(`open ${long} failed`)).toBe('open app.js failed')
+  })
+})
+
+describe('owned', () => {
+  test('gives the same characters, whatever their length', () => {
+    for (const s of ['', 'abc', 'x'.repeat(MEMO_TOKEN_CHARS + 1), 'connect ECONNREFUSED 127.0.0.1:5432'.slice(8)])
+      expect(owned(s)).toBe(s)
   })
 })
 

@@ -92,6 +92,9 @@ describe('a cold search with the parse worker', () => {
     const names = JSON.parse(cold.stdout).results.map((r: { name: string }) => r.name)
     expect(names).toEqual(['quokka-clean'])
     expect(cold.stderr).toMatch(/withheld from agents/)
+    // Every file is read once, across the chunks of blobs and the batches of both threads.
+    const listed: string[] = JSON.parse(built(['list', '--json']).stdout).learnings.map((l: { name: string }) => l.name)
+    expect(new Set(listed.filter((n) => n.startsWith('filler-'))).size).toBe(MIN_WORKER_FILES + 100)
     // The same answer in process (no worker file beside the sources: every file parsed on this thread), cold too.
     rmSync(join(repo.root, '.git', 'learn', 'cache'), { recursive: true, force: true })
     expect((await repo.cli(['search', '--json', '--limit', '20', 'quokka gateway timeout'])).stdout).toBe(cold.stdout)
