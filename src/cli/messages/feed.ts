@@ -16,9 +16,29 @@ const cut = (s: string, n: number) => {
   return t.length > n ? `${t.slice(0, n - 1)}…` : t
 }
 
-/** Warnings for files that could not be read as learnings: one line each, on stderr. */
+/** Files named one by one before the rest are counted by kind (a broken store must not bury a command's output). */
+export const PROBLEMS_LISTED = 5
+
+/**
+ * Warnings for files that could not be read as learnings, on stderr: the first PROBLEMS_LISTED one line each, the
+ * rest in one line counted by kind (what a reason says before its first colon or semicolon).
+ */
 export function warnProblems(problems: readonly { path: string; reason: string }[]): string {
-  return problems.map((p) => `warning: ${p.path}: ${p.reason} (skipped; \`git learn check\` explains)\n`).join('')
+  const listed = problems
+    .slice(0, PROBLEMS_LISTED)
+    .map((p) => `warning: ${p.path}: ${p.reason} (skipped; \`git learn check\` explains)\n`)
+  const rest = problems.slice(PROBLEMS_LISTED)
+  if (!rest.length) return listed.join('')
+  const kinds = new Map<string, number>()
+  for (const p of rest) {
+    const kind = cut(p.reason.split(/[:;]/)[0] ?? p.reason, 48)
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
+  }
+  const counted = [...kinds]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([kind, n]) => `${n} ${kind}`)
+    .join(', ')
+  return `${listed.join('')}warning: ${rest.length} more file${rest.length === 1 ? '' : 's'} skipped (${counted}); \`git learn check\` lists each\n`
 }
 
 export function searchResults(rows: readonly SearchRow[], state: string): string {
