@@ -15,8 +15,8 @@
  * words; a number is `0`, or digits not starting with 0, with an optional decimal part. A double-quoted scalar's
  * escapes are those JSON reads the same way (`\"`, `\\`, `\n`, `\t`: what `add` writes for a description holding a
  * quote); a flow mapping holds `key: scalar` pairs (`source: {kind: issue-thread}`, as people write it by hand). Tabs,
- * single quotes, other escapes, indented block scalars, anchors, tags, nested flow collections, duplicate keys and
- * deeper nesting all go to the yaml package.
+ * single quotes, other escapes, indented block scalars, anchors, tags, nested flow collections, duplicate keys,
+ * deeper nesting and white space other than the space (a no-break space, a BOM, U+2028…) all go to the yaml package.
  * test/unit/core/frontmatter-fast.test.ts holds this to `YAML.parse` on every input it accepts.
  */
 
@@ -29,6 +29,12 @@ const NUMBER = /^(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?$/
 /** Plain words the YAML 1.2 core schema reads as null or a boolean (as values, and as keys). */
 const RESERVED = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE'])
 const NO = Symbol('not in the subset')
+/**
+ * What String.prototype.trim strips that YAML does not count as white space (YAML's is the space and the tab): a
+ * block holding one goes to the yaml package, so that every trim() here strips spaces only (`name: fix-it\u00a0` is
+ * `"fix-it\u00a0"` to YAML; `{kind: issue-thread}\u00a0` is an error).
+ */
+const JS_ONLY_SPACE = /[\v\f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
 
 type Scalar = string | number
 type Inline = Scalar | Scalar[] | Record<string, Scalar>
@@ -110,7 +116,7 @@ function keyColon(line: string, from: number): number {
 
 /** The mapping of a frontmatter block in the subset, or undefined: parse it with the yaml package. */
 export function parseSimpleFrontmatter(block: string): Record<string, unknown> | undefined {
-  if (block.includes('\t') || block.includes('\r')) return undefined
+  if (block.includes('\t') || block.includes('\r') || JS_ONLY_SPACE.test(block)) return undefined
   const out: Record<string, Value> = {}
   // The key whose value is still being read from indented lines, and what has been read.
   let open: { key: string; map?: Record<string, Inline | null>; seq?: Scalar[]; seqIndent?: string } | undefined

@@ -53,6 +53,7 @@ export function readTierItems(file: string, commit: string): TierItems | undefin
       head['format'] !== CACHE_FORMAT ||
       head['commit'] !== commit ||
       !Array.isArray(head['warnings']) ||
+      !head['warnings'].every((w) => isObject(w) && typeof w['path'] === 'string' && typeof w['reason'] === 'string') ||
       !Number.isSafeInteger(head['count']) ||
       !Array.isArray(head['segments']) ||
       !head['segments'].every((n) => Number.isSafeInteger(n) && (n as number) > 0)

@@ -135,6 +135,12 @@ describe('declined (the yaml package decides)', () => {
     ['a line separator in a value', 'a: b\u2028c'],
     ['a paragraph separator in a child value', 'a:\n  b: c\u2029'],
     ['a quote not closed at the end', 'a: "b" c'],
+    ['a no-break space after a value (trim would strip it; YAML keeps it)', 'name: fix-it\u00a0'],
+    ['a no-break space after a flow mapping (an error to YAML)', 'source: {kind: issue-thread}\u00a0'],
+    ['a no-break space before a flow key', 'a: {\u00a0b: c}'],
+    ['an ideographic space in a sequence', 'a: [b\u3000, c]'],
+    ['a form feed', 'a: b\f'],
+    ['a byte order mark inside', 'a: \ufeffb'],
   ])('%s', (_label, block) => expect(parseSimpleFrontmatter(block)).toBeUndefined())
 })
 
@@ -190,6 +196,9 @@ test('on 4,000 generated frontmatters mixing easy and tricky values, whatever is
     '  spaced  ',
     '2026-11-20',
     'TRUE',
+    'x\u00a0',
+    '{a: b}\u3000',
+    '[\u2000a]',
   ]
   const keys = ['name', 'type', 'a', 'b_c', 'd-e', 'tags', 'gates', 'x1', 'true', 'null']
   let accepted = 0

@@ -59,6 +59,10 @@ describe('tier-items file', () => {
         Buffer.concat([Buffer.from(`${JSON.stringify({ ...head, count: 1 })}\n`), bytes.subarray(eol + 1)]),
       ],
     ]
+    cases.push([
+      'a warning that is not one',
+      Buffer.concat([Buffer.from(`${JSON.stringify({ ...head, warnings: [null] })}\n`), bytes.subarray(eol + 1)]),
+    ])
     // A segment holding something that is not an item, with sizes that add up.
     const bad = deflateRawSync(JSON.stringify([{ entry: 'x', hash: 1 }]))
     cases.push([
