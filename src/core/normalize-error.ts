@@ -85,14 +85,17 @@ function parseAddress(core: string): Address | undefined {
     return {
       host: m[1] as string,
       port: m[2],
-      ipv6: true,
+      // `::` is the unspecified address (a server listening on every address, `listen EADDRINUSE :::3000`), like
+      // 0.0.0.0: of no one family, so not the `ipv6` marker, which says the refused address is IPv6 only.
+      ipv6: m[1] !== '::',
       loopback: m[1] === '::1' || m[1] === '::' || /^::ffff:127\./.test(m[1] as string),
     }
   m = IPV4.exec(core)
   if (m)
     return { host: m[1] as string, port: m[2], ipv6: false, loopback: /^(?:127\.|0\.0\.0\.0$)/.test(m[1] as string) }
   m = HOST_PORT.exec(core)
-  if (m)
+  // Node prefixes its warnings with its process id, `(node:10576) UnhandledPromiseRejectionWarning`: no host, no port.
+  if (m && (m[1] as string).toLowerCase() !== 'node')
     return { host: m[1] as string, port: m[2], ipv6: false, loopback: (m[1] as string).toLowerCase() === 'localhost' }
   return undefined
 }
@@ -112,6 +115,7 @@ function addressWords(a: Address): string {
 const NAMED_FILE =
   /^(?:Dockerfile|Makefile|Gemfile|Procfile|Jenkinsfile|Vagrantfile|Rakefile|Pipfile|CODEOWNERS|\.[\w.-]+)$/
 const SYSTEM_DIR = /^\/(?:usr|bin|sbin|etc|opt|lib|lib64|var)\//
+const GLOBAL_MODULES = /(?:^|\/)lib\/node_modules(?:\/|$)/
 const TEST_FILE = /(?:\.(?:test|spec)\.[cm]?[jt]sx?|_test\.(?:go|py)|^test_[\w-]+\.py)$/
 
 /**
@@ -121,12 +125,14 @@ const TEST_FILE = /(?:\.(?:test|spec)\.[cm]?[jt]sx?|_test\.(?:go|py)|^test_[\w-]
  * `/usr/bin/env`). Directories and the user's machine (home, checkout) go.
  */
 function keepOfPath(path: string, followedByLine: boolean): string {
-  // node_modules/<pkg> and node_modules/@scope/<pkg>: the package name is the informative part of such a path.
-  const nm = path.lastIndexOf('node_modules/')
+  // node_modules/<pkg> and node_modules/@scope/<pkg>: the package name is the informative part of such a path (of a
+  // path that ends at node_modules, nothing but whether it is global).
+  const nm = path.endsWith('/node_modules') ? path.length - 12 : path.lastIndexOf('node_modules/')
   if (nm >= 0) {
     const [scope = '', name = ''] = path.slice(nm + 13).split('/')
-    // Under a system directory (`/usr/local/lib/node_modules/…`) it is a global install, and says so.
-    const global = SYSTEM_DIR.test(path) ? 'node_modules ' : ''
+    // Under a prefix's `lib` (`/usr/local/lib/node_modules/…`, `/usr/lib/node_modules`, nvm's `…/lib/node_modules`) it is
+    // a global install, and says so; a project's own (`/usr/src/app/node_modules`, a container's workdir) does not.
+    const global = GLOBAL_MODULES.test(path) ? 'node_modules ' : ''
     return ` ${global}${scope.startsWith('@') ? `${scope} ${name}` : scope} `
   }
   if (followedByLine) return ' '
@@ -291,6 +297,33 @@ function singleFamilyIpv6(text: string, norm: string): string {
   return ipv4.size ? norm.replace(IPV6_PORT, (m, port: string) => (ipv4.has(port) ? `port${port}` : m)) : norm
 }
 
+/** The narrowest width a console that wraps its lines is taken to have (Windows' cmd: 80 or 120 columns). */
+const MIN_WRAP_WIDTH = 60
+
+/**
+ * A paste from a console that wraps at its width cuts words in two where a line reaches it (`connect ECO` / `NNREFUSED
+ * 127.0.0.1:27017`): when the longest lines all have one length, at least two of them and none longer, each line of
+ * that length is joined to the next as it was printed. A paste that was not wrapped has lines of every length.
+ */
+function unwrapped(lines: string[]): string[] {
+  let width = 0
+  let atWidth = 0
+  for (const l of lines)
+    if (l.length > width) [width, atWidth] = [l.length, 1]
+    else if (l.length === width) atWidth++
+  if (width < MIN_WRAP_WIDTH || atWidth < 2) return lines
+  const out: string[] = []
+  let pending = ''
+  for (const l of lines) {
+    pending += l
+    if (l.length === width) continue
+    out.push(pending)
+    pending = ''
+  }
+  if (pending) out.push(pending)
+  return out
+}
+
 /** Lines that usually carry the error in a log: error names, failures, assertions, panics. */
 const INFORMATIVE =
   /\b(?:error|errors|exception|failed|failure|fail|fatal|panic|cannot|can't|unable|not found|undefined|expected|received|assertion|refused|denied|invalid|unexpected|missing|timed? ?out|warning|traceback|ERR_[A-Z_]+|E[A-Z]{3,})\b|✗|×|✕|FAIL/i
@@ -309,7 +342,7 @@ export const MAX_QUERY_TOKENS = 64
  */
 export function boundQuery(text: string): string {
   const head = text.length > MAX_QUERY_CHARS ? text.slice(0, MAX_QUERY_CHARS) : text
-  let lines = head.split(/\r?\n/)
+  let lines = unwrapped(head.split(/\r?\n/))
   if (lines.length > MAX_QUERY_LINES) {
     const seen = new Set<string>()
     const picked: string[] = []

@@ -6,6 +6,11 @@ describe('equivalentWords', () => {
     ['a code and its message', 'ENOENT: no such file or directory', ['enoent']],
     ["Python's errno", '[Errno 111] Connection refused', ['econnrefused']],
     ['nothing equivalent', 'TypeError: x is not a function', []],
+    // Expired is not untrusted: an intercepting proxy's self-signed chain and a certificate past its date are two causes.
+    ['an expired certificate is no verification error', 'npm ERR! code CERT_HAS_EXPIRED', []],
+    ['a self-signed chain is', 'npm ERR! code DEPTH_ZERO_SELF_SIGNED_CERT', ['certerror']],
+    // Go's exec.LookPath error, not the kernel's ENOENT (`exec /docker-entrypoint.sh: no such file or directory`).
+    ['a command not on $PATH is no missing file', 'exec: "--": executable file not found in $PATH: unknown', []],
     [
       "libpq's words for a name that does not resolve",
       'could not translate host name "db" to address: Name does not resolve',
@@ -67,6 +72,13 @@ describe('rewordings', () => {
     ],
     ['a code with its verb is not reworded', 'Error: connect ECONNREFUSED 127.0.0.1:6379', [], ''],
     ['a one-word phrase is a name, not a rewording', 'psycopg2.OperationalError: could not connect', [], ''],
+    [
+      // `bind` is the call that failed (docker's userland proxy, Go), not a word of the message.
+      'the call before a port-in-use message is not reworded with it',
+      'listen tcp 0.0.0.0:443: bind: address already in use',
+      ['address', 'already', 'in', 'use'],
+      'listen tcp 0 0 0 0 443 bind',
+    ],
     [
       "an apostrophe's halves joined as the index joins them",
       "Module not found: Can't resolve 'fs'",

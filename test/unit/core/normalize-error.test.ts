@@ -23,6 +23,16 @@ describe('normalizeError', () => {
       "EACCES, unlink '/usr/local/lib/node_modules/resume-cli/index.js'",
       'EACCES, unlink node_modules resume-cli',
     ],
+    [
+      "a project's node_modules is no global install, even under /usr (a container's workdir)",
+      'npm ERR! syscall mkdir npm ERR! path /usr/src/app/node_modules',
+      'npm ERR! syscall mkdir npm ERR! path',
+    ],
+    [
+      "a global prefix's lib/node_modules, without a package",
+      "EACCES: permission denied, access '/usr/local/lib/node_modules'",
+      'EACCES: permission denied, access node_modules',
+    ],
     ['quotes', `Cannot access '__vi_import_0__' before "init" \`x\``, 'Cannot access __vi_import_0__ before init x'],
     ['commit ids', 'commit 3f2c1e9a is bad', 'commit is bad'],
     ['hex address', 'segfault at 0x7ffd1234', 'segfault at'],
@@ -78,6 +88,16 @@ describe('matchableError', () => {
       'IPv6 is a word',
       'connect ECONNREFUSED ::1:27017',
       'connect ECONNREFUSED localhost ipv6 port27017 mongodb\neconnrefused',
+    ],
+    [
+      "Node's process id before a warning is no host and port",
+      '(node:10576) UnhandledPromiseRejectionWarning: Error: connect ECONNREFUSED 127.0.0.1:27017',
+      '(node ) UnhandledPromiseRejectionWarning: Error: connect ECONNREFUSED localhost port27017 mongodb\neconnrefused',
+    ],
+    [
+      'the unspecified address :: (listening on every address) is of no one family: IPv6 is no word',
+      'Error: listen EADDRINUSE: address already in use :::3000',
+      'Error: listen EADDRINUSE: address already in use localhost port3000\neaddrinuse',
     ],
     [
       'equivalent phrases add their canonical word',
@@ -233,5 +253,22 @@ describe('boundQuery', () => {
   })
   test('short text is kept whole', () => {
     expect(boundQuery('vitest esm mock')).toBe('vitest esm mock')
+  })
+  test("a paste from a console that wraps at 80 columns has its words whole again (Windows' cmd)", () => {
+    const wrapped = [
+      '(node:10576) UnhandledPromiseRejectionWarning: MongoNetworkError: failed to conn',
+      'ect to server [localhost:27017] on first connect [MongoNetworkError: connect ECO',
+      'NNREFUSED 127.0.0.1:27017]',
+    ].join('\n')
+    const words = boundQuery(wrapped).split(' ')
+    expect(words).toEqual(
+      expect.arrayContaining(['econnrefused', 'connect', 'ECONNREFUSED', 'ECO'.concat('NNREFUSED')]),
+    )
+    expect(words).not.toContain('ECO')
+  })
+  test('lines of one length that are not the longest, or one line alone at the longest, are not a wrap', () => {
+    const [a, b] = ['a'.repeat(70), 'b'.repeat(70)]
+    expect(boundQuery(`${a}\n${b}\n${'c'.repeat(75)}`).split(' ')).toEqual(expect.arrayContaining([a, b]))
+    expect(boundQuery(`${'a'.repeat(80)}\nnext line`).split(' ')).toContain('next')
   })
 })

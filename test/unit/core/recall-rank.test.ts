@@ -269,6 +269,15 @@ describe('rankRecall', () => {
       recalled(ix, 'Unable to connect: connect ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017'),
     ).toEqual(['mongod-down'])
   })
+  test('a server listening on every address (`:::3000`) is not refused at IPv6 alone: its port taken at 127.0.0.1 is its failure', () => {
+    const ix = indexOf([['port-taken', 'Error: listen EADDRINUSE: address already in use :::3000']])
+    expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use 127.0.0.1:3000')).toEqual(['port-taken'])
+  })
+  test("npm's words around every failed request (`request to … failed, reason: …`) weigh as common words", () => {
+    // They are in every network failure npm prints, whatever its cause (a self-signed proxy, no network, an expired
+    // certificate), and once made a self-signed-proxy learning speak for a failure to resolve the registry.
+    for (const word of ['request', 'reason']) expect(termWeight(word, 1, 100)).toBe(termWeight('error', 1, 100))
+  })
   test('a trigger naming a module path without its extension is recalled only by such a failure', () => {
     const ix = indexOf([
       [
