@@ -195,20 +195,33 @@ export function catalogView(catalog: readonly CatalogEntry[]): CatalogView {
   return { meta: (id) => catalog[id], weight: (id) => catalog[id]?.weight ?? 1, entry: (id) => catalog[id] }
 }
 
-// Typed queries (a few terms) get prefixes and typo tolerance; pasted logs (many terms) match exactly, which is faster.
+// A query of a few terms gets prefixes and typo tolerance; pasted logs (many terms) match exactly, which is faster.
 const FEW_TERMS = 4
+// A typed query of more terms (a sentence: "the cache server refuses every connection when my app boots") gets
+// prefixes for its terms of five letters or more: a person's word reaches the learning's longer form of it (`local` →
+// `localhost`, `credenti` → `credentials`). Four-letter ones stay exact: `node`, `type`, `post` and `java` begin
+// other tools' names (`nodemon`, `typescript`, `postgres`, `javascript`). Cross-validated on the tuning queries
+// (docs/matching.md, "Typed queries").
+const TYPED_PREFIX = 5
+
+/** Whether a query was typed rather than pasted: one line (a log, a trace or a test run has several). */
+export function isTypedQuery(query: string): boolean {
+  return !query.trim().includes('\n')
+}
 
 /**
  * The query as minisearch saw it when we passed it the query's terms joined by spaces: split and processed again
  * (an identifier's parts become terms of their own, a stem may be stemmed again), each with the prefix and fuzzy
- * options of a typed or a pasted query.
+ * options of a query of a few terms, a typed one or a pasted one.
  */
-export function querySpecs(terms: readonly string[]): QuerySpec[] {
+export function querySpecs(terms: readonly string[], typed = false): QuerySpec[] {
   const few = terms.length <= FEW_TERMS
   const out: QuerySpec[] = []
   for (const raw of splitTerms(terms.join(' '))) {
     const term = processTerm(raw)
-    if (term) out.push({ term, prefix: few && term.length >= 4, fuzzy: few && term.length >= 6 ? 0.2 : false })
+    if (!term) continue
+    const prefix = (few && term.length >= 4) || (typed && term.length >= TYPED_PREFIX)
+    out.push({ term, prefix, fuzzy: few && term.length >= 6 ? 0.2 : false })
   }
   return out
 }
@@ -224,7 +237,7 @@ export function rankLearnings(
   const view = Array.isArray(catalog) ? catalogView(catalog) : (catalog as CatalogView)
   const terms = buildQueryTerms(query)
   if (!terms.length) return []
-  const scores = scoreQuery(index, querySpecs(terms), BOOSTS)
+  const scores = scoreQuery(index, querySpecs(terms, isTypedQuery(query)), BOOSTS)
   // The best `limit` by score, then name, then tier, then as minisearch returned them (its score before the tier
   // weight and rounding, then the order it met them), in one pass: most candidates lose to the current last place
   // with a single comparison (a pasted log can match thousands).

@@ -75,10 +75,12 @@ export function miniSearchResults(index: MiniSearch<SearchDoc>, query: string) {
   const terms = buildQueryTerms(query)
   if (!terms.length) return []
   const few = terms.length <= FEW_TERMS
+  // A typed query (one line) of more terms gets prefixes for its terms of five letters or more.
+  const typed = !query.trim().includes('\n')
   return index.search(terms.join(' '), {
     boost: { ...FIELD_BOOSTS },
     combineWith: 'OR',
-    prefix: few ? (t: string) => t.length >= 4 : false,
+    prefix: (t: string) => (few && t.length >= 4) || (typed && t.length >= 5),
     fuzzy: few ? (t: string) => (t.length >= 6 ? 0.2 : false) : false,
   })
 }

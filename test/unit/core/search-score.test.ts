@@ -6,6 +6,7 @@ import {
   buildQueryTerms,
   buildSearchDoc,
   indexOptions,
+  isTypedQuery,
   querySpecs,
   rankLearnings,
 } from '../../../src/core/search.js'
@@ -107,7 +108,7 @@ const BOOSTS = indexOptions().fields.map((f) => FIELD_BOOSTS[f])
 function ours(index: ScoringIndex, query: string) {
   const terms = buildQueryTerms(query)
   if (!terms.length) return []
-  const s = scoreQuery(index, querySpecs(terms), BOOSTS)
+  const s = scoreQuery(index, querySpecs(terms, isTypedQuery(query)), BOOSTS)
   return [...s.order]
     .map((short, seen) => ({ short, seen, score: s.score[short] as number }))
     .sort((a, b) => b.score - a.score || a.seen - b.seen)
