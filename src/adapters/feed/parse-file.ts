@@ -7,6 +7,7 @@
 import { scanForAgents } from '../../core/agent-safety.js'
 import type { TextScan } from '../../core/agent-safety.js'
 import { parseLearning } from '../../core/learning.js'
+import { owned } from '../../core/normalize-error.js'
 import { entryRecallTerms } from '../../core/recall-rank.js'
 import { summarize } from '../../core/query.js'
 import type { LearningSummary } from '../../core/query.js'
@@ -58,7 +59,7 @@ export function compactor(): (f: ParsedFile, path: string, copy: boolean) => Par
   return (f, path, copy) => {
     const { entry, row } = f
     if (!entry) return f
-    const own = (s: string) => (copy && s.length >= 13 ? ` ${s}`.slice(1) : s)
+    const own = (s: string) => (copy ? owned(s) : s)
     const one = new Map<string, string>([[path, path]])
     const str = (s: string): string => {
       const table = s.length < SHARED_CHARS ? shared : one
