@@ -16,7 +16,7 @@ import type { TextScan } from '../../core/agent-safety.js'
 import type { ParsedFile } from './parse-file.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
-import { parseCatFileBatch } from '../../core/git-output.js'
+import { chunkBounds, parseCatFileBatch } from '../../core/git-output.js'
 import { IndexBuilder, partsIndex } from '../../core/search-parts.js'
 import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
@@ -69,29 +69,36 @@ const PARSE_BATCH = 500
 
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
+/**
+ * The first chunk is smaller: both threads wait for it (at 10,000 learnings one chunk of all was ~0.2 s of git before
+ * the first file was parsed), while each later chunk is read as the one before it is parsed.
+ */
+const FIRST_CHUNK = 1_000
 
 /**
- * The blobs of the clean slots (those with a blob id), BULK_CHUNK slots at a time: `from` is the first slot of the
- * chunk, `blobs` its blobs by id, read from git's object store with one `git cat-file --batch` (at 100,000 learnings
- * reading the files one by one was a fifth of a rebuild). The next chunk is asked for while this one is used, so git
- * works on the other core, and a chunk's bytes are dropped once used. An id git does not answer is left out (the
- * caller reads the file).
+ * The blobs of the clean slots (those with a blob id), a chunk at a time (FIRST_CHUNK, then BULK_CHUNK each): `from` and `to` bound the
+ * chunk's slots, `blobs` its blobs by id, read from git's object store with one `git cat-file --batch` (at 100,000
+ * learnings reading the files one by one was a fifth of a rebuild). The next chunk is asked for while this one is
+ * used, so git works on the other core, and a chunk's bytes are dropped once used. An id git does not answer is left
+ * out (the caller reads the file).
  */
 async function* readBlobsInBulk(
   root: string,
   slots: readonly { oid?: string }[],
-): AsyncGenerator<{ from: number; blobs: Map<string, Uint8Array> }> {
-  const ask = async (from: number) => {
-    const oids = slots.slice(from, from + BULK_CHUNK).flatMap((s) => (s.oid === undefined ? [] : [s.oid]))
+): AsyncGenerator<{ from: number; to: number; blobs: Map<string, Uint8Array> }> {
+  const ask = async ([from, to]: [number, number]) => {
+    const oids = slots.slice(from, to).flatMap((s) => (s.oid === undefined ? [] : [s.oid]))
     return oids.length ? tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n` }) : undefined
   }
-  let next = ask(0)
-  for (let from = 0; from < slots.length; from += BULK_CHUNK) {
+  const chunks = chunkBounds(slots.length, FIRST_CHUNK, BULK_CHUNK)
+  let next = chunks[0] && ask(chunks[0])
+  for (const [i, [from, to]] of chunks.entries()) {
     const answer = await next
-    if (from + BULK_CHUNK < slots.length) next = ask(from + BULK_CHUNK)
+    const after = chunks[i + 1]
+    if (after) next = ask(after)
     const blobs = new Map<string, Uint8Array>()
     if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') blobs.set(o.oid, o.bytes)
-    yield { from, blobs }
+    yield { from, to, blobs }
   }
 }
 
@@ -369,8 +376,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     // One queue across the chunks of blobs: a chunk's last batches are indexed while the next chunk is parsed, so
     // neither thread waits for the other at a chunk's end (at 100,000 learnings ten such waits were ~1 s).
     const queue: (Queued & { answered?: boolean })[] = []
-    for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
-      const chunk = slots.slice(from, from + BULK_CHUNK)
+    for await (const { from, to, blobs } of readBlobsInBulk(root, slots)) {
+      const chunk = slots.slice(from, to)
       for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
         const batch = chunk.slice(at, at + PARSE_BATCH)
         const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
