@@ -72,6 +72,11 @@ export interface TierScan {
 
 /** Blobs read per `git cat-file --batch`: what a tier read holds at once is one chunk's bytes (and the next's). */
 const TIER_CHUNK = 10000
+/**
+ * At most this many bytes of blobs per `git cat-file --batch` (at least one blob): a tier of learnings near the 1 MB
+ * limit would otherwise be read 10,000 MB at a time (its pack can be small: such blobs delta-compress to nothing).
+ */
+const TIER_READ_BYTES = 64 << 20
 /** The first chunk is smaller: nothing is parsed until it is read (10,000 sizes and blobs were ~0.6 s of git). */
 const TIER_FIRST_CHUNK = 1000
 /** Learnings parsed between two turns of the event loop (each turn drains the next chunk's pipe). */
@@ -81,9 +86,10 @@ const YIELD_EVERY = 200
  * Each valid active learning of a tier commit, read from git objects and screened, handed to `onLearning` in tree
  * order a chunk at a time (a caller that indexes them keeps none of the texts; parsing a whole chunk, then indexing
  * it, measured 17.8 s against 19.5 s for one learning at a time on a 100k tier); invalid ones are skipped with one warning
- * each, returned. The blobs are read in chunks (TIER_FIRST_CHUNK, then TIER_CHUNK each), the next chunk's git
+ * each, returned. The blobs are read in chunks (TIER_FIRST_CHUNK, then TIER_CHUNK each), the next one's git
  * processes running while this one's learnings are parsed; a chunk's sizes come first (`cat-file --batch-check`), so
- * a blob over the 1 MB limit of a learning is never loaded: a hostile tier cannot make this read a huge object.
+ * a blob over the 1 MB limit of a learning is never loaded and no read holds more than `bytes` of blobs: a hostile
+ * tier cannot make this read a huge object, nor many large ones at once.
  */
 export async function forEachTierLearning(
   git: Git,
@@ -92,6 +98,7 @@ export async function forEachTierLearning(
   validator: SchemaValidator,
   onLearning: (learning: Learning) => void,
   chunk = TIER_CHUNK,
+  bytes = TIER_READ_BYTES,
 ): Promise<TierWarning[]> {
   const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
   const warnings: TierWarning[] = []
@@ -109,43 +116,56 @@ export async function forEachTierLearning(
   // that order (entries, sizes, parses), as when every size was asked first.
   const sizeWarnings: TierWarning[] = []
   const parseWarnings: TierWarning[] = []
-  const read = async ([from, to]: [number, number]) => {
-    const part = blobs.slice(from, to)
-    const sizes = parseCatFileBatchCheck(
-      (
-        await gitAsync(['cat-file', '--batch-check'], { cwd, input: `${part.map((b) => b.oid).join('\n')}\n` })
-      ).toString('utf8'),
-    )
-    const readable: TreeEntry[] = []
-    part.forEach((b, i) => {
-      const info = sizes[i]
-      if (!info) sizeWarnings.push({ path: `${tier}:${b.path}`, reason: `invalid learning: ${MISSING_OBJECT}` })
-      else if (info.size > MAX_LEARNING_BYTES)
-        sizeWarnings.push({
-          path: `${tier}:${b.path}`,
-          reason: `invalid learning: the file is ${info.size} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`,
-        })
-      else readable.push(b)
-    })
-    const contents = readable.length
-      ? parseCatFileBatch(
-          await gitAsync(['cat-file', '--batch'], { cwd, input: `${readable.map((b) => b.oid).join('\n')}\n` }),
-        )
-      : []
-    return { readable, contents }
+  /** The readable blobs, a group at a time: a chunk's sizes asked, then its blobs cut where they pass `bytes`. */
+  async function* groups(): AsyncGenerator<TreeEntry[]> {
+    for (const [from, to] of chunkBounds(blobs.length, Math.min(TIER_FIRST_CHUNK, chunk), chunk)) {
+      const part = blobs.slice(from, to)
+      const input = `${part.map((b) => b.oid).join('\n')}\n`
+      const sizes = parseCatFileBatchCheck(
+        (await gitAsync(['cat-file', '--batch-check'], { cwd, input })).toString('utf8'),
+      )
+      let group: TreeEntry[] = []
+      let held = 0
+      for (const [i, b] of part.entries()) {
+        const info = sizes[i]
+        if (!info) sizeWarnings.push({ path: `${tier}:${b.path}`, reason: `invalid learning: ${MISSING_OBJECT}` })
+        else if (info.size > MAX_LEARNING_BYTES)
+          sizeWarnings.push({
+            path: `${tier}:${b.path}`,
+            reason: `invalid learning: the file is ${info.size} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`,
+          })
+        else {
+          if (group.length && held + info.size > bytes) {
+            yield group
+            group = []
+            held = 0
+          }
+          group.push(b)
+          held += info.size
+        }
+      }
+      if (group.length) yield group
+    }
   }
-  const chunks = chunkBounds(blobs.length, Math.min(TIER_FIRST_CHUNK, chunk), chunk)
-  // The next chunk is read while this one is parsed; its failure is raised when it is awaited (handled meanwhile, so
-  // that it is not an unhandled rejection while this chunk's loop yields).
-  const ask = (bounds: [number, number] | undefined) => {
-    const p = bounds && read(bounds)
-    p?.catch(() => undefined)
+  const each = groups()
+  /** The next group with its blobs, or undefined when none is left. */
+  const read = async () => {
+    const g = await each.next()
+    if (g.done) return undefined
+    const input = `${g.value.map((b) => b.oid).join('\n')}\n`
+    return { readable: g.value, contents: parseCatFileBatch(await gitAsync(['cat-file', '--batch'], { cwd, input })) }
+  }
+  // The next group is read while this one is parsed. Its failure is raised where it is awaited, and handled meanwhile:
+  // a read-ahead promise that rejects while this loop yields would otherwise end the process as an unhandled rejection.
+  const ask = () => {
+    const p = read()
+    p.catch(() => undefined)
     return p
   }
-  let next = ask(chunks[0])
-  for (let c = 0; c < chunks.length; c++) {
-    const { readable, contents } = await (next as ReturnType<typeof read>)
-    next = ask(chunks[c + 1])
+  let next = ask()
+  for (let got = await next; got; got = await next) {
+    next = ask()
+    const { readable, contents } = got
     const parsed: Learning[] = []
     for (let i = 0; i < readable.length; i++) {
       // Let the next chunk's output in now and then: while this loop runs, nothing drains git's pipe, and git waits.
