@@ -9,9 +9,11 @@
  * Why over 300 lines: reading every source and folding duplicates is one pass with one memory budget; writing is
  * write-cache.ts.
  */
-import { lstatSync, mkdirSync, readFileSync } from 'node:fs'
+import { lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
+import { MAX_LEARNING_BYTES } from '../../core/learning.js'
+import { readFileBounded } from '../store/read-bounded.js'
 import type { TextScan } from '../../core/agent-safety.js'
 import type { ParsedFile } from './parse-file.js'
 import type { CatalogEntry } from '../../core/search.js'
@@ -84,10 +86,17 @@ const FIRST_CHUNK = 1_000
  */
 async function* readBlobsInBulk(
   root: string,
-  slots: readonly { oid?: string }[],
+  slots: readonly { path: string; oid?: string; size?: number | undefined }[],
 ): AsyncGenerator<{ from: number; to: number; blobs: Map<string, Uint8Array> }> {
   const ask = async ([from, to]: [number, number]) => {
-    const oids = slots.slice(from, to).flatMap((s) => (s.oid === undefined ? [] : [s.oid]))
+    // Each clean file's size in the work tree first (asInWorkTree compares it with its blob's): a blob of a file over
+    // the limit of a learning is not asked for (a 300 MB learning was 650 MB of peak), the file is read, bounded.
+    const oids: string[] = []
+    for (const s of slots.slice(from, to)) {
+      if (s.oid === undefined) continue
+      s.size = lstatSync(join(root, s.path), { throwIfNoEntry: false })?.size
+      if (s.size !== undefined && s.size <= MAX_LEARNING_BYTES) oids.push(s.oid)
+    }
     return oids.length ? tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n` }) : undefined
   }
   const chunks = chunkBounds(slots.length, FIRST_CHUNK, BULK_CHUNK)
@@ -104,10 +113,10 @@ async function* readBlobsInBulk(
 
 /**
  * A clean file's blob as its work-tree bytes, or undefined to read the file: a blob whose size differs from the
- * file's went through a conversion on checkout (core.autocrlf, an eol or smudge filter), so the file is what counts.
+ * file's (`size`, its lstat) went through a conversion on checkout (core.autocrlf, an eol or smudge filter), so the file is what counts.
  */
-function asInWorkTree(root: string, path: string, blob: Uint8Array | undefined): Uint8Array | undefined {
-  return blob && lstatSync(join(root, path), { throwIfNoEntry: false })?.size === blob.byteLength ? blob : undefined
+function asInWorkTree(size: number | undefined, blob: Uint8Array | undefined): Uint8Array | undefined {
+  return blob && size === blob.byteLength ? blob : undefined
 }
 
 /** Read every source, fold, index, and write the cache files of `state.key`. */
@@ -281,7 +290,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
   // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each batch of files is parsed,
   // screened, folded and indexed as it comes, so only one chunk of texts is held at a time.
-  type Slot = { path: string; oid?: string; problem?: string }
+  type Slot = { path: string; oid?: string; problem?: string; size?: number | undefined }
   const slots: Slot[] = []
   for (const st of STATES) {
     for (const file of storeFiles(root, st)) {
@@ -321,11 +330,15 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     if (slot.problem) return { problem: slot.problem }
     const { path, oid } = slot
     try {
-      let bytes = oid === undefined ? undefined : asInWorkTree(root, path, blob)
+      let bytes = oid === undefined ? undefined : asInWorkTree(slot.size, blob)
       if (!bytes) {
         if (oid === undefined && lstatSync(join(root, path)).isSymbolicLink())
           throw new Error('is a symbolic link; the store holds only regular files')
-        bytes = readFileSync(join(root, path))
+        // At most one byte past the limit is read (a huge file is refused by its size), nothing of a FIFO or device.
+        const r = readFileBounded(join(root, path), MAX_LEARNING_BYTES, { regularOnly: true })
+        if (!r.regular) throw new Error('is not a regular file; the store holds only regular files')
+        if (r.over) throw new Error(store.tooLargeReason(r.size ?? r.bytes.byteLength + 1))
+        bytes = r.bytes
       }
       return { text: store.decodeLearningBytes(bytes, path) }
     } catch (err) {
