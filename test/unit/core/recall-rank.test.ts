@@ -275,6 +275,18 @@ describe('rankRecall', () => {
       'postgres-refused',
     ])
   })
+  test('`exec format error` is ENOEXEC: a process the kernel could not execute is not one it was denied', () => {
+    // runc says `exec user process caused` before whatever the exec failed with: the error is what tells them apart.
+    expect(recallTermsOf('exec user process caused: exec format error')).toContain('enoexec')
+    const ix = indexOf([
+      ['image-for-other-arch', 'standard_init_linux.go:228: exec user process caused: exec format error'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    expect(recalled(ix, 'standard_init_linux.go:190: exec user process caused "permission denied"')).toEqual([])
+    expect(recalled(ix, 'standard_init_linux.go:211: exec user process caused "exec format error"')).toEqual([
+      'image-for-other-arch',
+    ])
+  })
   const mongo = (): [string, string][] => [
     ['mongod-down', 'MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017'],
     ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
