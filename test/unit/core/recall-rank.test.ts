@@ -287,6 +287,22 @@ describe('rankRecall', () => {
       'image-for-other-arch',
     ])
   })
+  test("Python's `[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed` is one fact: what failed the check tells certificate errors apart", () => {
+    const ix = indexOf([
+      [
+        'python-no-local-issuer',
+        'urllib.error.URLError: <urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1129)>',
+      ],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    // The server's certificate expired: the same code and words, not a missing local CA store.
+    const expired =
+      '<urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1056)>'
+    expect(recalled(ix, expired)).toEqual([])
+    const noIssuer =
+      'urllib.error.URLError: <urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:997)>'
+    expect(recalled(ix, noIssuer)).toEqual(['python-no-local-issuer'])
+  })
   const mongo = (): [string, string][] => [
     ['mongod-down', 'MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017'],
     ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
