@@ -183,8 +183,11 @@ export function invertRecall(index: RecallIndex): RecallPostings {
   }
 }
 
-/** What rules a trigger out (ruledOut): a service port, a system error code, a marker word, this machine's address. */
-export const RECALL_RULES = ['port', 'code', 'marker', 'local'] as const
+/**
+ * What rules a trigger out (ruledOut): a service port, a system error code, a marker word, this machine's address, a
+ * tool's error code other than the failure's.
+ */
+export const RECALL_RULES = ['port', 'code', 'marker', 'local', 'toolcode'] as const
 export type RecallRule = (typeof RECALL_RULES)[number]
 
 /** What recall's decision reads of a trigger the failure reaches, in this order (see recallEvidence). */
@@ -372,8 +375,13 @@ const isServicePort = (term: string) => {
  *   trigger their addresses hold;
  * - those at `localhost` when the failure names other machines only (`connection to server at "postgres"
  *   (172.18.0.2)` is not a server that listens on the container's own loopback).
+ * - when the failure names a tool's error code (Node's `ERR_OSSL_UNSUPPORTED`, TypeScript's `TS2593`), those naming
+ *   another code of that tool and not the failure's: the code says which of the tool's errors it is, and its
+ *   neighbours share the rest of its words (`error:1E08010C:DECODER routines::unsupported` is not Node 17's
+ *   `digital envelope routines::unsupported`, `ERR_OSSL_EVP_UNSUPPORTED`). A failure that names no such code (the
+ *   message pasted without its code line) contradicts nothing.
  * Only the postings of the port and code terms are read, not every trigger. (Cross-validation on the real-world set
- * keeps these three: without any one of them recall names fewer right fixes or speaks on more unrelated failures.)
+ * keeps these: without any one of them recall names fewer right fixes or speaks on more unrelated failures.)
  */
 function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules: readonly RecallRule[]): number[] {
   const out: number[] = []
@@ -397,5 +405,25 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules:
   if (rules.includes('local') && queryTerms.has(REMOTE) && !queryTerms.has(LOCALHOST))
     out.push(...postingsOf(LOCALHOST))
   if (rules.includes('code')) for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
+  if (rules.includes('toolcode'))
+    for (const tool of TOOL_CODES) {
+      const said = [...queryTerms].filter((t) => tool.code.test(t))
+      if (!said.length) continue
+      const naming = new Set<number>()
+      for (const code of said) for (const doc of postingsOf(code)) naming.add(doc)
+      for (let at = lowerBound(index.terms, tool.from); at < index.terms.length; at++) {
+        const term = index.terms[at] as string
+        if (term >= tool.to) break
+        if (!tool.code.test(term) || queryTerms.has(term)) continue
+        for (const doc of index.postings[at] as number[]) if (!naming.has(doc)) out.push(doc)
+      }
+    }
   return out
 }
+
+// A tool's error codes, each family the run of sorted terms from `from` up to `to` (the code unit after the last
+// one a code holds there): Node's `ERR_*` (as terms, `err_ossl_evp_unsupported`) and TypeScript's `TS1234` (`ts7016`).
+const TOOL_CODES = [
+  { from: 'err_', to: 'err`', code: /^err_[a-z0-9_]+$/ },
+  { from: 'ts0', to: 'ts:', code: /^ts\d{4,5}$/ },
+] as const

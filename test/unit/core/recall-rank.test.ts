@@ -303,6 +303,39 @@ describe('rankRecall', () => {
       'urllib.error.URLError: <urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:997)>'
     expect(recalled(ix, noIssuer)).toEqual(['python-no-local-issuer'])
   })
+  test("a failure naming a tool's error code is not a trigger's naming another code of that tool", () => {
+    const ix = indexOf([
+      [
+        'node17-openssl',
+        "Error: error:0308010C:digital envelope routines::unsupported\n  library: 'digital envelope routines',\n  reason: 'unsupported',\n  code: 'ERR_OSSL_EVP_UNSUPPORTED'",
+      ],
+      [
+        'ts-no-declaration',
+        "error TS7016: Could not find a declaration file for module 'jodit'. implicitly has an 'any' type.",
+      ],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    const decoder =
+      "Error: error:1E08010C:DECODER routines::unsupported\n  library: 'DECODER routines',\n  reason: 'unsupported',\n  code: 'ERR_OSSL_UNSUPPORTED'"
+    const implicitAny = "src/a.ts(3,14): error TS7006: Parameter 'x' implicitly has an 'any' type."
+    const without = RECALL_RULES.filter((r) => r !== 'toolcode')
+    const reached = (failure: string, rules: readonly RecallRule[]) =>
+      recallEvidence(ix, recallQueryTerms(failure), rules).docs.map((d) => ix.names[d])
+    expect(reached(decoder, without)).toContain('node17-openssl')
+    expect(reached(decoder, RECALL_RULES)).not.toContain('node17-openssl')
+    expect(reached(implicitAny, without)).toContain('ts-no-declaration')
+    expect(reached(implicitAny, RECALL_RULES)).not.toContain('ts-no-declaration')
+    // The trigger's own code, or no code at all (the message without its code line), contradicts nothing.
+    expect(
+      recalled(ix, "Error: error:0308010C:digital envelope routines::unsupported\n  code: 'ERR_OSSL_EVP_UNSUPPORTED'"),
+    ).toEqual(['node17-openssl'])
+    expect(reached('Error: error:0308010C:digital envelope routines::unsupported', RECALL_RULES)).toContain(
+      'node17-openssl',
+    )
+    expect(
+      recalled(ix, "error TS7016: Could not find a declaration file for module 'pako'. implicitly has an 'any' type."),
+    ).toEqual(['ts-no-declaration'])
+  })
   const mongo = (): [string, string][] => [
     ['mongod-down', 'MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017'],
     ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
