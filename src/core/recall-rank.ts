@@ -150,10 +150,14 @@ export interface RecallPostings {
 
 const COMMON = new Set(COMMON_ERROR_WORDS.map((w) => processTerm(w)).filter((t): t is string => !!t))
 
-/** The weight of a trigger term: its idf over n triggers (df of them hold it), a fifth of it for a common word. */
+/**
+ * The weight of a trigger term: its idf over n triggers (df of them hold it), a fifth of it for a common word and for
+ * a port no service is known by (`:::3000`, `localhost:8080`): one user's choice, which another's failure of the same
+ * kind names differently or not at all (a well-known service port, `6379`, says which server, and weighs in full).
+ */
 export function termWeight(term: string, df: number, n: number): number {
   const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
-  return COMMON.has(term) ? idf * COMMON_TERM_FACTOR : idf
+  return COMMON.has(term) || (SERVICE_PORT.test(term) && !isServicePort(term)) ? idf * COMMON_TERM_FACTOR : idf
 }
 
 /** Invert the triggers (see RecallPostings). */

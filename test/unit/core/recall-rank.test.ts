@@ -336,6 +336,22 @@ describe('rankRecall', () => {
       recalled(ix, "error TS7016: Could not find a declaration file for module 'pako'. implicitly has an 'any' type."),
     ).toEqual(['ts-no-declaration'])
   })
+  test("a port no service is known by is one user's choice: the trigger's `:::3000` does not keep a port taken at another port silent", () => {
+    const ix = indexOf([
+      ['port-taken', 'Error: listen EADDRINUSE: address already in use :::3000'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    expect(termWeight('port3000', 1, 100)).toBeCloseTo(termWeight('error', 1, 100))
+    expect(termWeight('port6379', 1, 100)).toBeGreaterThan(termWeight('port3000', 1, 100))
+    // Older Node says no address at all; another app's port is the same failure.
+    expect(
+      recalled(
+        ix,
+        "events.js:72\n        throw er; // Unhandled 'error' event\nError: listen EADDRINUSE\n    at errnoException (net.js:904:11)",
+      ),
+    ).toEqual(['port-taken'])
+    expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use :::8080')).toEqual(['port-taken'])
+  })
   const mongo = (): [string, string][] => [
     ['mongod-down', 'MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017'],
     ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
