@@ -9,12 +9,12 @@ import recallModel from './data/recall-model.json'
  * Recall speaks when the failure holds what is specific in a learning's trigger, weighed by a model fitted on real
  * failures (src/core/data/recall-model.json, bench/recall-fit.mjs; docs/matching.md says how). Each trigger term weighs
  * its inverse document frequency over the store's triggers (BM25's idf), and a word found in almost every error message
- * (src/core/data/error-words.json `common`: error, failed, cannot, …) a fifth of that. A trigger the failure reaches is
+ * (src/core/data/error-words.json `common`: error, failed, cannot, …) or a port no service is known by a fifth of that. A trigger the failure reaches is
  * described by a few figures (recallEvidence: the share of its weight the failure holds, the weight matched and the
  * weight missing); its evidence is those figures weighed by the model, and the learning of most evidence is named when
  * the model gives it a probability of being the fix of at least its threshold. Before that, a trigger the failure
  * contradicts is ruled out (ruledOut: a service port, a system error code, a marker word, this machine's address that
- * the failure does not name). An error the trigger says twice counts once (recallTermsOf).
+ * the failure does not name; another error code of a tool whose code the failure names). An error the trigger says twice counts once (recallTermsOf).
  */
 /** How much a common error word weighs beside a specific term of the same rarity. */
 export const COMMON_TERM_FACTOR = 0.2
