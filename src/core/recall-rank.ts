@@ -9,12 +9,12 @@ import recallModel from './data/recall-model.json'
  * Recall speaks when the failure holds what is specific in a learning's trigger, weighed by a model fitted on real
  * failures (src/core/data/recall-model.json, bench/recall-fit.mjs; docs/matching.md says how). Each trigger term weighs
  * its inverse document frequency over the store's triggers (BM25's idf), and a word found in almost every error message
- * (src/core/data/error-words.json `common`: error, failed, cannot, …) a fifth of that. A trigger the failure reaches is
+ * (src/core/data/error-words.json `common`: error, failed, cannot, …) or a port no service is known by a fifth of that. A trigger the failure reaches is
  * described by a few figures (recallEvidence: the share of its weight the failure holds, the weight matched and the
  * weight missing); its evidence is those figures weighed by the model, and the learning of most evidence is named when
  * the model gives it a probability of being the fix of at least its threshold. Before that, a trigger the failure
  * contradicts is ruled out (ruledOut: a service port, a system error code, a marker word, this machine's address that
- * the failure does not name). An error the trigger says twice counts once (recallTermsOf).
+ * the failure does not name; another error code of a tool whose code the failure names). An error the trigger says twice counts once (recallTermsOf).
  */
 /** How much a common error word weighs beside a specific term of the same rarity. */
 export const COMMON_TERM_FACTOR = 0.2
@@ -150,10 +150,14 @@ export interface RecallPostings {
 
 const COMMON = new Set(COMMON_ERROR_WORDS.map((w) => processTerm(w)).filter((t): t is string => !!t))
 
-/** The weight of a trigger term: its idf over n triggers (df of them hold it), a fifth of it for a common word. */
+/**
+ * The weight of a trigger term: its idf over n triggers (df of them hold it), a fifth of it for a common word and for
+ * a port no service is known by (`:::3000`, `localhost:8080`): one user's choice, which another's failure of the same
+ * kind names differently or not at all (a well-known service port, `6379`, says which server, and weighs in full).
+ */
 export function termWeight(term: string, df: number, n: number): number {
   const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
-  return COMMON.has(term) ? idf * COMMON_TERM_FACTOR : idf
+  return COMMON.has(term) || (SERVICE_PORT.test(term) && !isServicePort(term)) ? idf * COMMON_TERM_FACTOR : idf
 }
 
 /** Invert the triggers (see RecallPostings). */
@@ -183,8 +187,11 @@ export function invertRecall(index: RecallIndex): RecallPostings {
   }
 }
 
-/** What rules a trigger out (ruledOut): a service port, a system error code, a marker word, this machine's address. */
-export const RECALL_RULES = ['port', 'code', 'marker', 'local'] as const
+/**
+ * What rules a trigger out (ruledOut): a service port, a system error code, a marker word, this machine's address, a
+ * tool's error code other than the failure's.
+ */
+export const RECALL_RULES = ['port', 'code', 'marker', 'local', 'toolcode'] as const
 export type RecallRule = (typeof RECALL_RULES)[number]
 
 /** What recall's decision reads of a trigger the failure reaches, in this order (see recallEvidence). */
@@ -372,8 +379,13 @@ const isServicePort = (term: string) => {
  *   trigger their addresses hold;
  * - those at `localhost` when the failure names other machines only (`connection to server at "postgres"
  *   (172.18.0.2)` is not a server that listens on the container's own loopback).
+ * - when the failure names a tool's error code (Node's `ERR_OSSL_UNSUPPORTED`, TypeScript's `TS2593`), those naming
+ *   another code of that tool and not the failure's: the code says which of the tool's errors it is, and its
+ *   neighbours share the rest of its words (`error:1E08010C:DECODER routines::unsupported` is not Node 17's
+ *   `digital envelope routines::unsupported`, `ERR_OSSL_EVP_UNSUPPORTED`). A failure that names no such code (the
+ *   message pasted without its code line) contradicts nothing.
  * Only the postings of the port and code terms are read, not every trigger. (Cross-validation on the real-world set
- * keeps these three: without any one of them recall names fewer right fixes or speaks on more unrelated failures.)
+ * keeps these: without any one of them recall names fewer right fixes or speaks on more unrelated failures.)
  */
 function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules: readonly RecallRule[]): number[] {
   const out: number[] = []
@@ -397,5 +409,25 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules:
   if (rules.includes('local') && queryTerms.has(REMOTE) && !queryTerms.has(LOCALHOST))
     out.push(...postingsOf(LOCALHOST))
   if (rules.includes('code')) for (const code of CODES) if (!queryTerms.has(code)) out.push(...postingsOf(code))
+  if (rules.includes('toolcode'))
+    for (const tool of TOOL_CODES) {
+      const said = [...queryTerms].filter((t) => tool.code.test(t))
+      if (!said.length) continue
+      const naming = new Set<number>()
+      for (const code of said) for (const doc of postingsOf(code)) naming.add(doc)
+      for (let at = lowerBound(index.terms, tool.from); at < index.terms.length; at++) {
+        const term = index.terms[at] as string
+        if (term >= tool.to) break
+        if (!tool.code.test(term) || queryTerms.has(term)) continue
+        for (const doc of index.postings[at] as number[]) if (!naming.has(doc)) out.push(doc)
+      }
+    }
   return out
 }
+
+// A tool's error codes, each family the run of sorted terms from `from` up to `to` (the code unit after the last
+// one a code holds there): Node's `ERR_*` (as terms, `err_ossl_evp_unsupported`) and TypeScript's `TS1234` (`ts7016`).
+const TOOL_CODES = [
+  { from: 'err_', to: 'err`', code: /^err_[a-z0-9_]+$/ },
+  { from: 'ts0', to: 'ts:', code: /^ts\d{4,5}$/ },
+] as const

@@ -275,6 +275,83 @@ describe('rankRecall', () => {
       'postgres-refused',
     ])
   })
+  test('`exec format error` is ENOEXEC: a process the kernel could not execute is not one it was denied', () => {
+    // runc says `exec user process caused` before whatever the exec failed with: the error is what tells them apart.
+    expect(recallTermsOf('exec user process caused: exec format error')).toContain('enoexec')
+    const ix = indexOf([
+      ['image-for-other-arch', 'standard_init_linux.go:228: exec user process caused: exec format error'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    expect(recalled(ix, 'standard_init_linux.go:190: exec user process caused "permission denied"')).toEqual([])
+    expect(recalled(ix, 'standard_init_linux.go:211: exec user process caused "exec format error"')).toEqual([
+      'image-for-other-arch',
+    ])
+  })
+  test("Python's `[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed` is one fact: what failed the check tells certificate errors apart", () => {
+    const ix = indexOf([
+      [
+        'python-no-local-issuer',
+        'urllib.error.URLError: <urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1129)>',
+      ],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    // The server's certificate expired: the same code and words, not a missing local CA store.
+    const expired =
+      '<urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1056)>'
+    expect(recalled(ix, expired)).toEqual([])
+    const noIssuer =
+      'urllib.error.URLError: <urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:997)>'
+    expect(recalled(ix, noIssuer)).toEqual(['python-no-local-issuer'])
+  })
+  test("a failure naming a tool's error code is not a trigger's naming another code of that tool", () => {
+    const ix = indexOf([
+      [
+        'node17-openssl',
+        "Error: error:0308010C:digital envelope routines::unsupported\n  library: 'digital envelope routines',\n  reason: 'unsupported',\n  code: 'ERR_OSSL_EVP_UNSUPPORTED'",
+      ],
+      [
+        'ts-no-declaration',
+        "error TS7016: Could not find a declaration file for module 'jodit'. implicitly has an 'any' type.",
+      ],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    const decoder =
+      "Error: error:1E08010C:DECODER routines::unsupported\n  library: 'DECODER routines',\n  reason: 'unsupported',\n  code: 'ERR_OSSL_UNSUPPORTED'"
+    const implicitAny = "src/a.ts(3,14): error TS7006: Parameter 'x' implicitly has an 'any' type."
+    const without = RECALL_RULES.filter((r) => r !== 'toolcode')
+    const reached = (failure: string, rules: readonly RecallRule[]) =>
+      recallEvidence(ix, recallQueryTerms(failure), rules).docs.map((d) => ix.names[d])
+    expect(reached(decoder, without)).toContain('node17-openssl')
+    expect(reached(decoder, RECALL_RULES)).not.toContain('node17-openssl')
+    expect(reached(implicitAny, without)).toContain('ts-no-declaration')
+    expect(reached(implicitAny, RECALL_RULES)).not.toContain('ts-no-declaration')
+    // The trigger's own code, or no code at all (the message without its code line), contradicts nothing.
+    expect(
+      recalled(ix, "Error: error:0308010C:digital envelope routines::unsupported\n  code: 'ERR_OSSL_EVP_UNSUPPORTED'"),
+    ).toEqual(['node17-openssl'])
+    expect(reached('Error: error:0308010C:digital envelope routines::unsupported', RECALL_RULES)).toContain(
+      'node17-openssl',
+    )
+    expect(
+      recalled(ix, "error TS7016: Could not find a declaration file for module 'pako'. implicitly has an 'any' type."),
+    ).toEqual(['ts-no-declaration'])
+  })
+  test("a port no service is known by is one user's choice: the trigger's `:::3000` does not keep a port taken at another port silent", () => {
+    const ix = indexOf([
+      ['port-taken', 'Error: listen EADDRINUSE: address already in use :::3000'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    expect(termWeight('port3000', 1, 100)).toBeCloseTo(termWeight('error', 1, 100))
+    expect(termWeight('port6379', 1, 100)).toBeGreaterThan(termWeight('port3000', 1, 100))
+    // Older Node says no address at all; another app's port is the same failure.
+    expect(
+      recalled(
+        ix,
+        "events.js:72\n        throw er; // Unhandled 'error' event\nError: listen EADDRINUSE\n    at errnoException (net.js:904:11)",
+      ),
+    ).toEqual(['port-taken'])
+    expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use :::8080')).toEqual(['port-taken'])
+  })
   const mongo = (): [string, string][] => [
     ['mongod-down', 'MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017'],
     ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
