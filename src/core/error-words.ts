@@ -32,8 +32,21 @@ interface Occurrence {
   at: number
 }
 
+// The last short text's phrases: a trigger is read for its phrases three times over in a row (matchableError's added
+// words, restatedWords and rewordings, src/core/recall-rank.ts recallTermsOf). Callers do not change the list.
+const LAST_CHARS = 1024
+let lastText: string | undefined
+let lastPhrases: Occurrence[] = []
+
 /** The equivalent phrases a text contains, each where it starts, in order of appearance (longest first at a word). */
 function phrasesIn(text: string): Occurrence[] {
+  if (text === lastText) return lastPhrases
+  const out = findPhrases(text)
+  if (text.length <= LAST_CHARS) [lastText, lastPhrases] = [text, out]
+  return out
+}
+
+function findPhrases(text: string): Occurrence[] {
   const words = wordsOf(text)
   const out: Occurrence[] = []
   for (let i = 0; i < words.length; i++) {

@@ -96,3 +96,26 @@ describe('serviceOfPort', () => {
     expect(serviceOfPort('3000')).toBeUndefined()
   })
 })
+
+describe('the phrases of the last text, kept', () => {
+  test('each function gives the same answer whatever was asked before it', () => {
+    const texts = [
+      "npm ERR! enoent ENOENT: no such file or directory, open '/root/package.json'",
+      'Module not found: Error: Can\'t resolve "fs"',
+      'connect ECONNREFUSED 127.0.0.1:5432 connection refused',
+      'Permission denied (publickey).',
+      '',
+    ]
+    const fresh = texts.map((t) => [equivalentWords(t), restatedWords(t), rewordings(t)])
+    for (let round = 0; round < 3; round++)
+      texts.forEach((t, i) => {
+        // A copy of the text (another string of the same characters) and the text itself, in another order.
+        const copy = ` ${t}`.slice(1)
+        expect([rewordings(copy), equivalentWords(t), restatedWords(copy)]).toEqual([
+          fresh[i]?.[2],
+          fresh[i]?.[0],
+          fresh[i]?.[1],
+        ])
+      })
+  })
+})
