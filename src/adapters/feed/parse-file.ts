@@ -96,7 +96,7 @@ export function compactor(): (f: ParsedFile, path: string, copy: boolean) => Par
 }
 
 /** The trigger field's position in a counted document. */
-const TRIGGER_FIELD = indexOptions().fields.indexOf('trigger')
+export const TRIGGER_FIELD = indexOptions().fields.indexOf('trigger')
 
 /** Parses, describes and scans one learning's text; an error is the file's problem. */
 export function parseProjectFile(path: string, text: string, allow: readonly string[]): ParsedFile {
