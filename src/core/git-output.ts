@@ -62,3 +62,17 @@ export function parseCatFileBatchCheck(out: string): (ObjectInfo | undefined)[] 
       : { oid, type, size: Number(size) }
   })
 }
+
+/**
+ * `n` objects asked of git in chunks, as [from, to) bounds: the first of `first` objects (what a reader waits for
+ * before its first parse), then `rest` each.
+ */
+export function chunkBounds(n: number, first: number, rest: number): [number, number][] {
+  const out: [number, number][] = []
+  for (let from = 0; from < n;) {
+    const to = Math.min(n, from + Math.max(1, from === 0 ? first : rest))
+    out.push([from, to])
+    from = to
+  }
+  return out
+}

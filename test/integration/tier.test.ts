@@ -189,10 +189,27 @@ describe('git learn tier', () => {
     expect(warnings.find((w) => w.path.endsWith('huge-one.md'))?.reason).toMatch(
       /^invalid learning: the file is \d{7} bytes; a learning may be at most 1048576 bytes \(1 MB\)$/,
     )
-    // One chunk or many: the same learnings, the same warnings.
+    // One chunk or many, one read per blob (a byte bound of 1) or one for all: the same learnings, the same warnings.
     const whole = await readTierLearnings(r.git, 'org', pin, validator)
     expect(whole.learnings.map((l) => l.name)).toEqual(seen)
     expect(whole.warnings).toEqual(warnings)
+    // git's own trace counts the reads: a byte bound of 1 reads each of the five blobs under 1 MB alone.
+    const trace = join(tempDir(), 'git-trace.txt')
+    const reads = async (bytes?: number) => {
+      const names: string[] = []
+      process.env['GIT_TRACE'] = trace
+      try {
+        writeFileSync(trace, '')
+        const w = await forEachTierLearning(r.git, 'org', pin, validator, (l) => names.push(l.name), 1000, bytes)
+        expect(w).toEqual(warnings)
+        expect(names).toEqual(seen)
+      } finally {
+        delete process.env['GIT_TRACE']
+      }
+      return readFileSync(trace, 'utf8').match(/cat-file --batch$/gm)?.length
+    }
+    expect(await reads()).toBe(1)
+    expect(await reads(1)).toBe(5)
     const search = await repo.cli(['search', 'delta fix', '--json'])
     expect(search.code).toBe(0)
     expect(search.json().results[0]).toMatchObject({ name: 'delta-fix', tier: 'org' })

@@ -9,14 +9,16 @@
  * Why over 300 lines: reading every source and folding duplicates is one pass with one memory budget; writing is
  * write-cache.ts.
  */
-import { lstatSync, mkdirSync, readFileSync } from 'node:fs'
+import { lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
+import { MAX_LEARNING_BYTES } from '../../core/learning.js'
+import { readFileBounded } from '../store/read-bounded.js'
 import type { TextScan } from '../../core/agent-safety.js'
 import type { ParsedFile } from './parse-file.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
-import { parseCatFileBatch } from '../../core/git-output.js'
+import { chunkBounds, parseCatFileBatch } from '../../core/git-output.js'
 import { IndexBuilder, countDoc, partsIndex } from '../../core/search-parts.js'
 import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
@@ -69,38 +71,52 @@ const PARSE_BATCH = 500
 
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
+/**
+ * The first chunk is smaller: both threads wait for it (at 10,000 learnings one chunk of all was ~0.2 s of git before
+ * the first file was parsed), while each later chunk is read as the one before it is parsed.
+ */
+const FIRST_CHUNK = 1_000
 
 /**
- * The blobs of the clean slots (those with a blob id), BULK_CHUNK slots at a time: `from` is the first slot of the
- * chunk, `blobs` its blobs by id, read from git's object store with one `git cat-file --batch` (at 100,000 learnings
- * reading the files one by one was a fifth of a rebuild). The next chunk is asked for while this one is used, so git
- * works on the other core, and a chunk's bytes are dropped once used. An id git does not answer is left out (the
- * caller reads the file).
+ * The blobs of the clean slots (those with a blob id), a chunk at a time (FIRST_CHUNK, then BULK_CHUNK each): `from` and `to` bound the
+ * chunk's slots, `blobs` its blobs by id, read from git's object store with one `git cat-file --batch` (at 100,000
+ * learnings reading the files one by one was a fifth of a rebuild). The next chunk is asked for while this one is
+ * used, so git works on the other core, and a chunk's bytes are dropped once used. An id git does not answer is left
+ * out (the caller reads the file).
  */
 async function* readBlobsInBulk(
   root: string,
-  slots: readonly { oid?: string }[],
-): AsyncGenerator<{ from: number; blobs: Map<string, Uint8Array> }> {
-  const ask = async (from: number) => {
-    const oids = slots.slice(from, from + BULK_CHUNK).flatMap((s) => (s.oid === undefined ? [] : [s.oid]))
+  slots: readonly { path: string; oid?: string; size?: number | undefined }[],
+): AsyncGenerator<{ from: number; to: number; blobs: Map<string, Uint8Array> }> {
+  const ask = async ([from, to]: [number, number]) => {
+    // Each clean file's size in the work tree first (asInWorkTree compares it with its blob's): a blob of a file over
+    // the limit of a learning is not asked for (a 300 MB learning was 650 MB of peak), the file is read, bounded.
+    const oids: string[] = []
+    for (const s of slots.slice(from, to)) {
+      if (s.oid === undefined) continue
+      s.size = lstatSync(join(root, s.path), { throwIfNoEntry: false })?.size
+      if (s.size !== undefined && s.size <= MAX_LEARNING_BYTES) oids.push(s.oid)
+    }
     return oids.length ? tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n` }) : undefined
   }
-  let next = ask(0)
-  for (let from = 0; from < slots.length; from += BULK_CHUNK) {
+  const chunks = chunkBounds(slots.length, FIRST_CHUNK, BULK_CHUNK)
+  let next = chunks[0] && ask(chunks[0])
+  for (const [i, [from, to]] of chunks.entries()) {
     const answer = await next
-    if (from + BULK_CHUNK < slots.length) next = ask(from + BULK_CHUNK)
+    const after = chunks[i + 1]
+    if (after) next = ask(after)
     const blobs = new Map<string, Uint8Array>()
     if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') blobs.set(o.oid, o.bytes)
-    yield { from, blobs }
+    yield { from, to, blobs }
   }
 }
 
 /**
  * A clean file's blob as its work-tree bytes, or undefined to read the file: a blob whose size differs from the
- * file's went through a conversion on checkout (core.autocrlf, an eol or smudge filter), so the file is what counts.
+ * file's (`size`, its lstat) went through a conversion on checkout (core.autocrlf, an eol or smudge filter), so the file is what counts.
  */
-function asInWorkTree(root: string, path: string, blob: Uint8Array | undefined): Uint8Array | undefined {
-  return blob && lstatSync(join(root, path), { throwIfNoEntry: false })?.size === blob.byteLength ? blob : undefined
+function asInWorkTree(size: number | undefined, blob: Uint8Array | undefined): Uint8Array | undefined {
+  return blob && size === blob.byteLength ? blob : undefined
 }
 
 /** Read every source, fold, index, and write the cache files of `state.key`. */
@@ -274,7 +290,7 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
   // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each batch of files is parsed,
   // screened, folded and indexed as it comes, so only one chunk of texts is held at a time.
-  type Slot = { path: string; oid?: string; problem?: string }
+  type Slot = { path: string; oid?: string; problem?: string; size?: number | undefined }
   const slots: Slot[] = []
   for (const st of STATES) {
     for (const file of storeFiles(root, st)) {
@@ -314,11 +330,15 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     if (slot.problem) return { problem: slot.problem }
     const { path, oid } = slot
     try {
-      let bytes = oid === undefined ? undefined : asInWorkTree(root, path, blob)
+      let bytes = oid === undefined ? undefined : asInWorkTree(slot.size, blob)
       if (!bytes) {
         if (oid === undefined && lstatSync(join(root, path)).isSymbolicLink())
           throw new Error('is a symbolic link; the store holds only regular files')
-        bytes = readFileSync(join(root, path))
+        // At most one byte past the limit is read (a huge file is refused by its size), nothing of a FIFO or device.
+        const r = readFileBounded(join(root, path), MAX_LEARNING_BYTES, { regularOnly: true })
+        if (!r.regular) throw new Error('is not a regular file; the store holds only regular files')
+        if (r.over) throw new Error(store.tooLargeReason(r.size ?? r.bytes.byteLength + 1))
+        bytes = r.bytes
       }
       return { text: store.decodeLearningBytes(bytes, path) }
     } catch (err) {
@@ -369,8 +389,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     // One queue across the chunks of blobs: a chunk's last batches are indexed while the next chunk is parsed, so
     // neither thread waits for the other at a chunk's end (at 100,000 learnings ten such waits were ~1 s).
     const queue: (Queued & { answered?: boolean })[] = []
-    for await (const { from, blobs } of readBlobsInBulk(root, slots)) {
-      const chunk = slots.slice(from, from + BULK_CHUNK)
+    for await (const { from, to, blobs } of readBlobsInBulk(root, slots)) {
+      const chunk = slots.slice(from, to)
       for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
         const batch = chunk.slice(at, at + PARSE_BATCH)
         const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))

@@ -12,7 +12,7 @@ import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
 import { ConfigError, GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
-import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
+import { chunkBounds, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
 import {
   MAX_LEARNING_BYTES,
@@ -72,6 +72,13 @@ export interface TierScan {
 
 /** Blobs read per `git cat-file --batch`: what a tier read holds at once is one chunk's bytes (and the next's). */
 const TIER_CHUNK = 10000
+/**
+ * At most this many bytes of blobs per `git cat-file --batch` (at least one blob): a tier of learnings near the 1 MB
+ * limit would otherwise be read 10,000 MB at a time (its pack can be small: such blobs delta-compress to nothing).
+ */
+const TIER_READ_BYTES = 64 << 20
+/** The first chunk is smaller: nothing is parsed until it is read (10,000 sizes and blobs were ~0.6 s of git). */
+const TIER_FIRST_CHUNK = 1000
 /** Learnings parsed between two turns of the event loop (each turn drains the next chunk's pipe). */
 const YIELD_EVERY = 200
 
@@ -79,9 +86,10 @@ const YIELD_EVERY = 200
  * Each valid active learning of a tier commit, read from git objects and screened, handed to `onLearning` in tree
  * order a chunk at a time (a caller that indexes them keeps none of the texts; parsing a whole chunk, then indexing
  * it, measured 17.8 s against 19.5 s for one learning at a time on a 100k tier); invalid ones are skipped with one warning
- * each, returned. Sizes come first (`cat-file --batch-check`), so a blob over the 1 MB limit of a learning is never
- * loaded: a hostile tier cannot make this read a huge object. The blobs are then read in chunks of TIER_CHUNK, the
- * next chunk's git process running while this one's learnings are parsed.
+ * each, returned. The blobs are read in chunks (TIER_FIRST_CHUNK, then TIER_CHUNK each), the next one's git
+ * processes running while this one's learnings are parsed; a chunk's sizes come first (`cat-file --batch-check`), so
+ * a blob over the 1 MB limit of a learning is never loaded and no read holds more than `bytes` of blobs: a hostile
+ * tier cannot make this read a huge object, nor many large ones at once.
  */
 export async function forEachTierLearning(
   git: Git,
@@ -90,6 +98,7 @@ export async function forEachTierLearning(
   validator: SchemaValidator,
   onLearning: (learning: Learning) => void,
   chunk = TIER_CHUNK,
+  bytes = TIER_READ_BYTES,
 ): Promise<TierWarning[]> {
   const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
   const warnings: TierWarning[] = []
@@ -103,36 +112,65 @@ export async function forEachTierLearning(
   }
   if (!blobs.length) return warnings
   const cwd = git.root
-  const sizes = parseCatFileBatchCheck(
-    (await gitAsync(['cat-file', '--batch-check'], { cwd, input: `${blobs.map((b) => b.oid).join('\n')}\n` })).toString(
-      'utf8',
-    ),
-  )
-  const readable: TreeEntry[] = []
-  blobs.forEach((b, i) => {
-    const info = sizes[i]
-    if (!info) warn(b.path, `invalid learning: ${MISSING_OBJECT}`)
-    else if (info.size > MAX_LEARNING_BYTES)
-      warn(
-        b.path,
-        `invalid learning: the file is ${info.size} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`,
+  // Each chunk's sizes, then its readable blobs; the warnings of sizes and of parsing are kept apart and returned in
+  // that order (entries, sizes, parses), as when every size was asked first.
+  const sizeWarnings: TierWarning[] = []
+  const parseWarnings: TierWarning[] = []
+  /** The readable blobs, a group at a time: a chunk's sizes asked, then its blobs cut where they pass `bytes`. */
+  async function* groups(): AsyncGenerator<TreeEntry[]> {
+    for (const [from, to] of chunkBounds(blobs.length, Math.min(TIER_FIRST_CHUNK, chunk), chunk)) {
+      const part = blobs.slice(from, to)
+      const input = `${part.map((b) => b.oid).join('\n')}\n`
+      const sizes = parseCatFileBatchCheck(
+        (await gitAsync(['cat-file', '--batch-check'], { cwd, input })).toString('utf8'),
       )
-    else readable.push(b)
-  })
-  const read = (from: number) => {
-    const ids = readable.slice(from, from + chunk).map((b) => b.oid)
-    return gitAsync(['cat-file', '--batch'], { cwd, input: `${ids.join('\n')}\n` })
+      let group: TreeEntry[] = []
+      let held = 0
+      for (const [i, b] of part.entries()) {
+        const info = sizes[i]
+        if (!info) sizeWarnings.push({ path: `${tier}:${b.path}`, reason: `invalid learning: ${MISSING_OBJECT}` })
+        else if (info.size > MAX_LEARNING_BYTES)
+          sizeWarnings.push({
+            path: `${tier}:${b.path}`,
+            reason: `invalid learning: the file is ${info.size} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`,
+          })
+        else {
+          if (group.length && held + info.size > bytes) {
+            yield group
+            group = []
+            held = 0
+          }
+          group.push(b)
+          held += info.size
+        }
+      }
+      if (group.length) yield group
+    }
   }
-  let next = readable.length ? read(0) : undefined
-  for (let from = 0; next; from += chunk) {
-    const contents = parseCatFileBatch(await next)
-    next = from + chunk < readable.length ? read(from + chunk) : undefined
-    const blobsOfChunk = readable.slice(from, from + chunk)
+  const each = groups()
+  /** The next group with its blobs, or undefined when none is left. */
+  const read = async () => {
+    const g = await each.next()
+    if (g.done) return undefined
+    const input = `${g.value.map((b) => b.oid).join('\n')}\n`
+    return { readable: g.value, contents: parseCatFileBatch(await gitAsync(['cat-file', '--batch'], { cwd, input })) }
+  }
+  // The next group is read while this one is parsed. Its failure is raised where it is awaited, and handled meanwhile:
+  // a read-ahead promise that rejects while this loop yields would otherwise end the process as an unhandled rejection.
+  const ask = () => {
+    const p = read()
+    p.catch(() => undefined)
+    return p
+  }
+  let next = ask()
+  for (let got = await next; got; got = await next) {
+    next = ask()
+    const { readable, contents } = got
     const parsed: Learning[] = []
-    for (let i = 0; i < blobsOfChunk.length; i++) {
+    for (let i = 0; i < readable.length; i++) {
       // Let the next chunk's output in now and then: while this loop runs, nothing drains git's pipe, and git waits.
       if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
-      const b = blobsOfChunk[i] as TreeEntry
+      const b = readable[i] as TreeEntry
       const bytes = contents[i]?.bytes
       try {
         if (!bytes) throw new Error(MISSING_OBJECT)
@@ -143,20 +181,24 @@ export async function forEachTierLearning(
         // A tier is another repository's text: the same screen as `add` (core/agent-safety.ts) before any agent sees it.
         const hazards = findAgentHazards(text)
         if (hazards.length) {
-          warn(
-            b.path,
-            `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
-          )
+          parseWarnings.push({
+            path: `${tier}:${b.path}`,
+            reason: `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
+          })
           continue
         }
         parsed.push(learning)
       } catch (err) {
         const e = err as { reason?: string; message?: string }
-        warn(b.path, `invalid learning: ${e.reason ?? e.message ?? String(err)}`)
+        parseWarnings.push({
+          path: `${tier}:${b.path}`,
+          reason: `invalid learning: ${e.reason ?? e.message ?? String(err)}`,
+        })
       }
     }
     for (const l of parsed) onLearning(l)
   }
+  warnings.push(...sizeWarnings, ...parseWarnings)
   return warnings
 }
 

@@ -10,13 +10,14 @@ import { findGitDirs } from '../git/locate.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
+/** Why a file of `size` bytes is no learning. */
+export function tooLargeReason(size: number): string {
+  return `the file is ${size} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`
+}
+
 /** Decode a learning file's bytes: UTF-8 only, at most MAX_LEARNING_BYTES. */
 export function decodeLearningBytes(bytes: Uint8Array, path: string): string {
-  if (bytes.byteLength > MAX_LEARNING_BYTES)
-    throw new LearningParseError(
-      path,
-      `the file is ${bytes.byteLength} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`,
-    )
+  if (bytes.byteLength > MAX_LEARNING_BYTES) throw new LearningParseError(path, tooLargeReason(bytes.byteLength))
   try {
     return utf8.decode(bytes)
   } catch {
@@ -37,6 +38,8 @@ export function readLearningFile(root: string, path: string): Learning {
       path,
       'is not a regular file (a directory?); a learning is one markdown file: move what is inside elsewhere and remove it',
     )
+  // Refused by its size before a byte is read (a file of zeros packs to nothing, and can be huge).
+  if (st.size > MAX_LEARNING_BYTES) throw new LearningParseError(path, tooLargeReason(st.size))
   return parseLearning(decodeLearningBytes(readFileSync(join(root, path)), path), path)
 }
 

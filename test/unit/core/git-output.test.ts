@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { parseCatFileBatch } from '../../../src/core/git-output.js'
+import { chunkBounds, parseCatFileBatch } from '../../../src/core/git-output.js'
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : b)
@@ -31,4 +31,44 @@ describe('parseCatFileBatch', () => {
     expect(parseCatFileBatch(bytes(''))).toEqual([])
     expect(parseCatFileBatch(bytes('3f2c blob 12'))).toEqual([])
   })
+})
+
+// The rebuild and a tier's read ask cat-file for blobs a chunk at a time: a small first chunk (what the reader waits
+// for before its first parse), then large ones, covering every object once, in order.
+test.each([
+  [0, 1000, 10_000, []],
+  [1, 1000, 10_000, [[0, 1]]],
+  [1000, 1000, 10_000, [[0, 1000]]],
+  [
+    1001,
+    1000,
+    10_000,
+    [
+      [0, 1000],
+      [1000, 1001],
+    ],
+  ],
+  [
+    25_000,
+    1000,
+    10_000,
+    [
+      [0, 1000],
+      [1000, 11_000],
+      [11_000, 21_000],
+      [21_000, 25_000],
+    ],
+  ],
+  [
+    5,
+    2,
+    2,
+    [
+      [0, 2],
+      [2, 4],
+      [4, 5],
+    ],
+  ],
+])('chunkBounds(%i, %i, %i)', (n, first, rest, chunks) => {
+  expect(chunkBounds(n, first, rest)).toEqual(chunks)
 })

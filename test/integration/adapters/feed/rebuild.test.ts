@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { rmSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { MIN_WORKER_FILES } from '../../../../src/adapters/feed/parse-pool.js'
@@ -50,6 +50,43 @@ describe('the feed rebuild reads clean learnings from git in bulk', () => {
     const r = (await repo.cli(['search', '--json', 'wombat'])).json()
     expect(r.results.map((x: { name: string }) => x.name)).toEqual(['filtered-note'])
   })
+})
+
+// A file of zeros packs to a few bytes, so a pull request can carry a huge "learning" cheaply; a FIFO in the store
+// would block any read of it. The rebuild refuses the one by its size and the other by its type, and goes on.
+describe('the rebuild refuses what is no learning before reading it', () => {
+  test('a clean 300 MB learning is not read from git nor from the file, a FIFO does not block (built bin, peak memory)', () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/plain-note.md', learningText('plain-note'))
+    repo.write('.learnings/active/huge-note.md', '')
+    truncateSync(join(repo.root, '.learnings/active/huge-note.md'), 300 * 1024 * 1024)
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'store')
+    expect(repo.git('status', '--porcelain')).toBe('')
+    if (process.platform !== 'win32') execFileSync('mkfifo', [join(repo.root, '.learnings/active/fifo-note.md')])
+    const bin = join(PROJECT_ROOT, 'dist', 'bin.js')
+    /** The built bin run with `args`, its peak memory in KB. */
+    const run = (...args: string[]) => {
+      const script =
+        "process.on('exit', () => require('fs').writeSync(2, '\\nmaxrss=' + process.resourceUsage().maxRSS + '\\n'));" +
+        `process.argv = [process.argv[0], ${JSON.stringify(bin)}, ...${JSON.stringify(args)}]; require(${JSON.stringify(bin)})`
+      const r = spawnSync(process.execPath, ['-e', script], { cwd: repo.root, encoding: 'utf8', timeout: 60_000 })
+      return { ...r, kb: Number(/maxrss=(\d+)/.exec(r.stderr)?.[1]) }
+    }
+    const r = run('search', '--json', 'exploded')
+    expect(r.status, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout).results.map((x: { name: string }) => x.name)).toEqual(['plain-note'])
+    expect(r.stderr).toMatch(/huge-note\.md: the file is 314572800 bytes; a learning may be at most 1048576 bytes/)
+    if (process.platform !== 'win32') expect(r.stderr).toMatch(/fifo-note\.md: is not a regular file/)
+    expect(r.kb).toBeGreaterThan(0)
+    expect(r.kb).toBeLessThan(200 * 1024)
+    // One learning read by name is refused by its size too (it was read whole first: ~345 MB of peak).
+    const show = run('show', 'huge-note')
+    expect(show.status).toBe(1)
+    expect(show.stderr).toMatch(/the file is 314572800 bytes; a learning may be at most 1048576 bytes/)
+    expect(show.kb).toBeGreaterThan(0)
+    expect(show.kb).toBeLessThan(200 * 1024)
+  }, 60_000)
 })
 
 // A store large enough for the parse worker (parse-pool.ts MIN_WORKER_FILES), searched cold through the built binary
