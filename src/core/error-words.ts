@@ -32,16 +32,72 @@ interface Occurrence {
   at: number
 }
 
+// The last short text's phrases: a trigger is read for its phrases three times over in a row (matchableError's added
+// words, restatedWords and rewordings, src/core/recall-rank.ts recallTermsOf). Callers do not change the list.
+const LAST_CHARS = 1024
+let lastText: string | undefined
+let lastPhrases: Occurrence[] = []
+
 /** The equivalent phrases a text contains, each where it starts, in order of appearance (longest first at a word). */
 function phrasesIn(text: string): Occurrence[] {
-  const words = wordsOf(text)
+  if (text === lastText) return lastPhrases
+  const out = findPhrases(text)
+  if (text.length <= LAST_CHARS) [lastText, lastPhrases] = [text, out]
+  return out
+}
+
+// Whether a word of a given first character and length can start a phrase (the length capped at FIRST_MAX_LENGTH): most
+// words of a text cannot, and are passed over without being cut out of it.
+const FIRST_MAX_LENGTH = 63
+const firstShape = new Uint8Array(128 * (FIRST_MAX_LENGTH + 1))
+const shapeOf = (code: number, length: number) => code * (FIRST_MAX_LENGTH + 1) + Math.min(length, FIRST_MAX_LENGTH)
+for (const first of byFirstWord.keys()) firstShape[shapeOf(first.charCodeAt(0), first.length)] = 1
+
+// Where each word of the text being read starts and ends: grown for a text of more words, and let go after one of more
+// than KEPT_WORDS (a pasted log's), so a process keeps a few kilobytes.
+const KEPT_WORDS = 16_384
+let starts = new Int32Array(1024)
+let ends = new Int32Array(1024)
+
+/** 1 for a character of a word (`[a-z0-9_]`, WORD) in a lower-cased text. */
+function isWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95
+}
+
+/**
+ * phrasesIn's scan: the words of the lower-cased text as WORD finds them (wordsOf), held as positions; a word is cut
+ * out for a lookup only when its first character and length are those of a phrase's first word, and the words after
+ * it are compared in place. A body's hundreds of words were as many strings for the collector.
+ */
+function findPhrases(text: string): Occurrence[] {
+  const lower = text.toLowerCase()
+  let n = 0
+  for (let k = 0; k < lower.length; k++) {
+    if (!isWordCode(lower.charCodeAt(k))) continue
+    const start = k
+    while (k + 1 < lower.length && isWordCode(lower.charCodeAt(k + 1))) k++
+    if (n === starts.length) {
+      const [s, e] = [new Int32Array(n * 2), new Int32Array(n * 2)]
+      s.set(starts)
+      e.set(ends)
+      ;[starts, ends] = [s, e]
+    }
+    starts[n] = start
+    ends[n++] = k + 1
+  }
   const out: Occurrence[] = []
-  for (let i = 0; i < words.length; i++) {
-    const candidates = byFirstWord.get(words[i] as string)
+  const wordIs = (i: number, w: string) =>
+    i < n && (ends[i] as number) - (starts[i] as number) === w.length && lower.startsWith(w, starts[i])
+  for (let i = 0; i < n; i++) {
+    const start = starts[i] as number
+    const end = ends[i] as number
+    if (!firstShape[shapeOf(lower.charCodeAt(start), end - start)]) continue
+    const candidates = byFirstWord.get(lower.slice(start, end))
     if (!candidates) continue
     for (const c of candidates)
-      if (c.words.every((w, j) => words[i + j] === w)) out.push({ canonical: c.canonical, words: c.words, at: i })
+      if (c.words.every((w, j) => wordIs(i + j, w))) out.push({ canonical: c.canonical, words: c.words, at: i })
   }
+  if (starts.length > KEPT_WORDS) [starts, ends] = [new Int32Array(1024), new Int32Array(1024)]
   return out
 }
 

@@ -30,7 +30,6 @@ const LINE_COL = /:\d+(?::\d+)?\b/g
 const NUMBER = /\b\d+(?:[.,]\d+)*(?:ms|s|m|h|kb|mb|gb|b|%)?\b/gi
 const QUOTES = /[`'"‘’“”«»]/g
 const DURATION_PAREN = /\(\s*\)/g
-const TOKEN = /\S+/g
 // A port named in words ("accepting TCP/IP connections on port 5432?", "port: 6379"): written as host:port, so it is
 // kept and names its service like the port of an address.
 const PORT_PHRASE = /\bport:? ?(\d{2,5})\b/gi
@@ -233,21 +232,37 @@ function normalizeOnce(token: string, address: (a: Address) => string): string {
     .replace(DURATION_PAREN, ' ')
 }
 
+/** One whitespace-free token as normalizeError leaves it (the unit both roads of normalizeWith apply; for tests). */
+export function normalizeErrorToken(token: string): string {
+  return normalizeToken(token, verbatim)
+}
+
+// A token (a run of non-white space) that is not a PLAIN_WORD: the only ones normalizeToken can change.
+const CHANGEABLE_TOKEN = /(?<!\S)(?![A-Za-z_-]+[,;!?]?(?!\S))\S+/g
+// What `/[ \t]+/g → ' '` changes: a run of two or more, or a tab. Most lines have neither, and are left as they are.
+const WIDE_SPACE = /[ \t]{2,}|\t/g
+const LINE_BREAK = /\r?\n/
+
+/**
+ * The text normalized line by line: each line's tokens normalized, runs of spaces and tabs made one space, trimmed,
+ * blank lines dropped. The patterns run once over the whole text, not once per line (no pattern, token or replacement
+ * holds a line break, so the lines come out the same): on a store's bodies the per-line calls and the strings they made
+ * were the largest part of a rebuild's normalization.
+ */
 function normalizeWith(text: string, address: (a: Address) => string): string {
-  return text
-    .replace(ANSI, '')
+  const lines = (text.includes('\u001b') ? text.replace(ANSI, '') : text)
     .replace(ISO_TIME, ' ')
     .replace(CLOCK, ' ')
-    .split(/\r?\n/)
-    .map((l) =>
-      l
-        .replace(PORT_PHRASE, 'port:$1')
-        .replace(TOKEN, (t) => normalizeToken(t, address))
-        .replace(/[ \t]+/g, ' ')
-        .trim(),
-    )
-    .filter(Boolean)
-    .join('\n')
+    .replace(PORT_PHRASE, 'port:$1')
+    .replace(CHANGEABLE_TOKEN, (t) => normalizeToken(t, address))
+    .replace(WIDE_SPACE, ' ')
+    .split(LINE_BREAK)
+  let out = ''
+  for (const l of lines) {
+    const t = l.trim()
+    if (t) out = out ? `${out}\n${t}` : t
+  }
+  return out
 }
 
 const verbatim = (a: Address) => (a.ipv6 && a.port ? `[${a.host}]:${a.port}` : a.port ? `${a.host}:${a.port}` : a.host)
@@ -263,7 +278,7 @@ export function normalizeError(text: string): string {
  * 111" and "Connection refused" both add `econnrefused`) on a last line.
  */
 export function matchableError(text: string): string {
-  const plain = text.replace(ANSI, '')
+  const plain = text.includes('\u001b') ? text.replace(ANSI, '') : text
   const canonical = addedWords(plain)
   const norm = singleFamilyIpv6(plain, normalizeWith(text.replace(IMPORTED_FROM, '$1'), addressWords))
   return canonical.length ? `${norm}\n${canonical.join(' ')}` : norm

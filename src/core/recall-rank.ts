@@ -54,11 +54,15 @@ type RecallSource = { name: string; state: string; type: string; weight: number;
 /**
  * The recall terms of each trigger of a catalog entry (recallTermsOf, an empty list for a trigger without any), or
  * undefined when recall does not look the entry up. A pure function of the entry, so that the rebuild's parse worker
- * computes it beside the entry (src/adapters/feed/parse-file.ts).
+ * computes it beside the entry (src/adapters/feed/parse-file.ts). `indexed`: the terms of the entry's triggers as the
+ * index counted them (search-parts.ts countDoc of buildSearchDoc's trigger field), which for one trigger are its
+ * termsOf, so that the rebuild does not normalize and split the trigger a second time.
  */
-export function entryRecallTerms(e: RecallSource): string[][] | undefined {
+export function entryRecallTerms(e: RecallSource, indexed?: readonly string[]): string[][] | undefined {
   if (e.state !== 'active' || !isRecallable(e.type, e.triggers)) return undefined
-  return e.triggers.map(recallTermsOf)
+  // A single trigger's index terms are its search document's trigger field (buildSearchDoc), when counted already.
+  if (indexed && e.triggers.length === 1) return [recallTermsOf(e.triggers[0] as string, new Set(indexed))]
+  return e.triggers.map((t) => recallTermsOf(t))
 }
 
 /**
@@ -91,10 +95,10 @@ export function buildRecallIndex(
  * counted six times, it would be most of a trigger that any other missing file (`libssl.so: cannot open shared object
  * file: No such file or directory`) holds. `Module not found: Can't resolve 'fs'` is `modulenotfound` and `fs`, so a
  * failure to resolve another module holds half of it, not most. An error said once in words weighs once too, as its
- * canonical word (rewordedTerms): `Permission denied (publickey)` is `eacces` and `publickey`.
+ * canonical word (rewordedTerms): `Permission denied (publickey)` is `eacces` and `publickey`. `terms`: its termsOf,
+ * when known (they are changed).
  */
-export function recallTermsOf(trigger: string): string[] {
-  const terms = termsOf(trigger)
+export function recallTermsOf(trigger: string, terms: Set<string> = termsOf(trigger)): string[] {
   for (const w of restatedWords(trigger)) {
     const t = processTerm(w)
     if (t) terms.delete(t)

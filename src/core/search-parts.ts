@@ -12,6 +12,8 @@ import type { CatalogEntry, IndexDoc, IndexHeader, SearchDoc } from './search.js
 import { buildCatalogEntry, buildSearchDoc, indexOptions } from './search.js'
 import type { Learning } from './learning.js'
 import { decodePostings } from './search-postings.js'
+import { owned } from './normalize-error.js'
+import { processTerm } from './terms.js'
 import type { ScoringIndex } from './search-score.js'
 
 /** The index in parts; the postings are encoded one term at a time (the writer streams them to the cache file). */
@@ -100,22 +102,80 @@ export type CountedDoc = ({ length: number; terms: string[]; counts: number[] } 
 
 /** The term counts of `doc` (without its id), field by field, as the index's `add` would count them. */
 export function countDoc(doc: Omit<SearchDoc, 'id'>): CountedDoc {
-  const { fields, tokenize, processTerm } = indexOptions()
-  const raw = new Map<string, number>()
-  const counts = new Map<string, number>()
+  const { fields, tokenize } = indexOptions()
   return fields.map((field) => {
     const value = doc[field]
     if (value == null) return undefined
-    // Each distinct token once: its count, then its term (processing a token is the costly part).
-    raw.clear()
-    for (const token of tokenize(String(value))) raw.set(token, (raw.get(token) ?? 0) + 1)
-    counts.clear()
-    for (const [token, n] of raw) {
-      const processed = processTerm(token)
-      if (processed) counts.set(processed, (counts.get(processed) ?? 0) + n)
-    }
-    return { length: raw.size, terms: [...counts.keys()], counts: [...counts.values()] }
+    const tokens = tokenize(String(value))
+    return tokens.length > MAX_SLOTS ? countByMaps(tokens) : countBySlots(tokens)
   })
+}
+
+/**
+ * The tokens countDoc has met in this process, each with a slot, and the slot's term (its processTerm) as a term id: a
+ * store's documents say the same tokens again and again, and a token met before costs one lookup here where counting
+ * it in maps of the document's own took five (its count, its term, the term's count) and regrew the maps at every
+ * field. Per field, a stamp tells the slots and terms met in it. Bounded: the table starts again when a field would
+ * fill it; a token is kept as a copy of its own (normalize-error.ts owned: a slice keeps its whole text alive).
+ */
+const MAX_SLOTS = 65_536
+const slotOf = new Map<string, number>()
+const termOfSlot = new Int32Array(MAX_SLOTS)
+const slotStamp = new Int32Array(MAX_SLOTS)
+const termIdOf = new Map<string, number>()
+const terms: string[] = []
+const termStamp = new Int32Array(MAX_SLOTS)
+const termCount = new Int32Array(MAX_SLOTS)
+let stamp = 0
+
+function countBySlots(tokens: readonly string[]): { length: number; terms: string[]; counts: number[] } {
+  if (slotOf.size + tokens.length > MAX_SLOTS || stamp >= 0x7fffffff) {
+    slotOf.clear()
+    termIdOf.clear()
+    terms.length = 0
+    slotStamp.fill(0)
+    termStamp.fill(0)
+    stamp = 0
+  }
+  stamp++
+  let length = 0
+  const order: number[] = []
+  for (const token of tokens) {
+    let slot = slotOf.get(token)
+    if (slot === undefined) {
+      slot = slotOf.size
+      slotOf.set(owned(token), slot)
+      const term = processTerm(token)
+      let id = term === null ? -1 : termIdOf.get(term)
+      if (id === undefined) termIdOf.set(term as string, (id = terms.push(term as string) - 1))
+      termOfSlot[slot] = id
+    }
+    if (slotStamp[slot] !== stamp) {
+      slotStamp[slot] = stamp
+      length++
+    }
+    const id = termOfSlot[slot] as number
+    if (id < 0) continue
+    if (termStamp[id] !== stamp) {
+      termStamp[id] = stamp
+      termCount[id] = 0
+      order.push(id)
+    }
+    termCount[id] = (termCount[id] as number) + 1
+  }
+  return { length, terms: order.map((id) => terms[id] as string), counts: order.map((id) => termCount[id] as number) }
+}
+
+/** countBySlots for a field of more tokens than its table holds: each distinct token counted, then processed, in maps. */
+function countByMaps(tokens: readonly string[]): { length: number; terms: string[]; counts: number[] } {
+  const raw = new Map<string, number>()
+  for (const token of tokens) raw.set(token, (raw.get(token) ?? 0) + 1)
+  const counts = new Map<string, number>()
+  for (const [token, n] of raw) {
+    const processed = processTerm(token)
+    if (processed) counts.set(processed, (counts.get(processed) ?? 0) + n)
+  }
+  return { length: raw.size, terms: [...counts.keys()], counts: [...counts.values()] }
 }
 
 /**

@@ -11,7 +11,7 @@ import { owned } from '../../core/normalize-error.js'
 import { entryRecallTerms } from '../../core/recall-rank.js'
 import { summarize } from '../../core/query.js'
 import type { LearningSummary } from '../../core/query.js'
-import { buildCatalogEntry, buildSearchDoc } from '../../core/search.js'
+import { buildCatalogEntry, buildSearchDoc, indexOptions } from '../../core/search.js'
 import type { CatalogEntry } from '../../core/search.js'
 import { countDoc } from '../../core/search-parts.js'
 import type { CountedDoc } from '../../core/search-parts.js'
@@ -95,18 +95,22 @@ export function compactor(): (f: ParsedFile, path: string, copy: boolean) => Par
   }
 }
 
+/** The trigger field's position in a counted document. */
+export const TRIGGER_FIELD = indexOptions().fields.indexOf('trigger')
+
 /** Parses, describes and scans one learning's text; an error is the file's problem. */
 export function parseProjectFile(path: string, text: string, allow: readonly string[]): ParsedFile {
   try {
     const l = parseLearning(text, path)
     const { id: _id, ...doc } = buildSearchDoc(0, l)
     const entry = buildCatalogEntry(l, PROJECT_TIER, 1)
-    const recall = entryRecallTerms(entry)
+    const counted = countDoc(doc)
+    const recall = entryRecallTerms(entry, counted[TRIGGER_FIELD]?.terms)
     return {
       entry,
       ...(recall ? { recall } : {}),
       row: summarize(l),
-      counted: countDoc(doc),
+      counted,
       hash: contentHash(l),
       name: l.name,
       scan: scanForAgents(text, allow),

@@ -19,7 +19,7 @@ import type { ParsedFile } from './parse-file.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { chunkBounds, parseCatFileBatch } from '../../core/git-output.js'
-import { IndexBuilder, partsIndex } from '../../core/search-parts.js'
+import { IndexBuilder, countDoc, partsIndex } from '../../core/search-parts.js'
 import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsync } from '../git/run.js'
@@ -134,11 +134,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
   )
   const problems: Problem[] = []
   const config = await (await import('../store/config.js')).readConfig(root, commonDir)
-  const [{ hazardsOf }, { compactor, parseProjectFile, problemOf }, { startParseWorker }] = await Promise.all([
-    import('../../core/agent-safety.js'),
-    import('./parse-file.js'),
-    import('./parse-pool.js'),
-  ])
+  const [{ hazardsOf }, { TRIGGER_FIELD, compactor, parseProjectFile, problemOf }, { startParseWorker }] =
+    await Promise.all([import('../../core/agent-safety.js'), import('./parse-file.js'), import('./parse-pool.js')])
   const compact = compactor()
   let overrides: Set<string> | undefined
   /** Why the learning `name` is withheld, from its text's scan, or undefined. */
@@ -212,12 +209,15 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
           pin.commit,
           await loadLearningValidator(),
           (l) => {
-            builder.add(search.buildSearchDoc(items.length, l))
+            const { id, ...doc } = search.buildSearchDoc(items.length, l)
+            const counted = countDoc(doc)
+            builder.addCounted(id, counted)
             // Its strings copied out of the text (parse-file.ts compactor): the texts of the tier are not kept.
             const { entry } = compact({ entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path } }, l.path, true)
             // Its recall terms too ([] when recall does not look it up): computed once per pinned commit, not at
-            // every rebuild after a project edit (at 100,000 they were a third of such a rebuild).
-            const recall = entryRecallTerms(entry as CatalogEntry) ?? []
+            // every rebuild after a project edit (at 100,000 they were a third of such a rebuild); a single trigger's
+            // from its counted index terms, as in parse-file.ts.
+            const recall = entryRecallTerms(entry as CatalogEntry, counted[TRIGGER_FIELD]?.terms) ?? []
             items.push({ entry: entry as CatalogEntry, hash: sources.contentHash(l), recall })
           },
         )

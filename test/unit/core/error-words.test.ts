@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest'
+import words from '../../../src/core/data/error-words.json'
 import { equivalentWords, restatedWords, rewordings, serviceOfPort } from '../../../src/core/error-words.js'
 
 describe('equivalentWords', () => {
@@ -94,5 +95,74 @@ describe('serviceOfPort', () => {
   test('a well-known port names its service, another port none', () => {
     expect(serviceOfPort('5432')).toBe('postgres')
     expect(serviceOfPort('3000')).toBeUndefined()
+  })
+})
+
+describe('the phrases of the last text, kept', () => {
+  test('each function gives the same answer whatever was asked before it', () => {
+    const texts = [
+      "npm ERR! enoent ENOENT: no such file or directory, open '/root/package.json'",
+      'Module not found: Error: Can\'t resolve "fs"',
+      'connect ECONNREFUSED 127.0.0.1:5432 connection refused',
+      'Permission denied (publickey).',
+      '',
+    ]
+    const fresh = texts.map((t) => [equivalentWords(t), restatedWords(t), rewordings(t)])
+    for (let round = 0; round < 3; round++)
+      texts.forEach((t, i) => {
+        // A copy of the text (another string of the same characters) and the text itself, in another order.
+        const copy = ` ${t}`.slice(1)
+        expect([rewordings(copy), equivalentWords(t), restatedWords(copy)]).toEqual([
+          fresh[i]?.[2],
+          fresh[i]?.[0],
+          fresh[i]?.[1],
+        ])
+      })
+  })
+})
+
+describe('the phrase scan over word positions', () => {
+  // The road before it (to 2026-12): the text's words cut out as strings (wordsOf), each looked up by its first word.
+  const vocabulary = words as { equivalents: Record<string, string[]> }
+  const wordsOf = (text: string) => text.toLowerCase().match(/[a-z0-9_]+/g) ?? []
+  const byFirst = new Map<string, { words: string[]; canonical: string }[]>()
+  for (const [canonical, phrases] of Object.entries(vocabulary.equivalents))
+    for (const p of [canonical, ...phrases]) {
+      const ws = wordsOf(p)
+      if (ws[0] === undefined) continue
+      byFirst.set(ws[0], [...(byFirst.get(ws[0]) ?? []), { words: ws, canonical }])
+    }
+  for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length)
+  const byStrings = (text: string) => {
+    const ws = wordsOf(text)
+    const out: string[] = []
+    ws.forEach((w, i) => {
+      for (const c of byFirst.get(w) ?? []) if (c.words.every((x, j) => ws[i + j] === x)) out.push(c.canonical)
+    })
+    return [...new Set(out)]
+  }
+  // The vocabulary's own words and phrases, cut, joined, cased and punctuated at random, with words of other lengths.
+  const phrases = [...byFirst.values()].flat().map((c) => c.words)
+  const pool = phrases.flat()
+  const extra = ['x', 'conn', 'connections', 'Connection', 'REFUSED', 'a'.repeat(70), 'İ', 'K', '123', '_', '', 'ñ']
+  const glue = [' ', '  ', ', ', '-', '_', ': ', '\n', "'", '.', '/', '']
+  let seed = 9
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)] as T
+  const texts = Array.from({ length: 2000 }, () => {
+    let t = ''
+    for (let n = 1 + Math.floor(rand() * 30); n > 0; n--) {
+      const r = rand()
+      const w = r < 0.4 ? pick(phrases).join(pick([' ', ' ', '  ', '-', ', '])) : r < 0.8 ? pick(pool) : pick(extra)
+      t += (rand() < 0.2 ? w.toUpperCase() : w) + pick(glue)
+    }
+    return t
+  })
+  test('finds what the words cut out as strings find, on generated texts and one of 40,000 words', () => {
+    for (const t of texts) expect(equivalentWords(t), JSON.stringify(t)).toEqual(byStrings(t))
+    expect(texts.filter((t) => byStrings(t).length > 1).length).toBeGreaterThan(300)
+    const long = texts.join(' ')
+    expect(equivalentWords(long)).toEqual(byStrings(long))
+    expect(equivalentWords(texts[0] as string)).toEqual(byStrings(texts[0] as string))
   })
 })

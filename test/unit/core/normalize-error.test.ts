@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import {
   MAX_QUERY_TOKENS,
@@ -6,6 +8,7 @@ import {
   boundQuery,
   matchableError,
   normalizeError,
+  normalizeErrorToken,
   owned,
 } from '../../../src/core/normalize-error.js'
 
@@ -290,5 +293,107 @@ describe('boundQuery', () => {
     const [a, b] = ['a'.repeat(70), 'b'.repeat(70)]
     expect(boundQuery(`${a}\n${b}\n${'c'.repeat(75)}`).split(' ')).toEqual(expect.arrayContaining([a, b]))
     expect(boundQuery(`${'a'.repeat(80)}\nnext line`).split(' ')).toContain('next')
+  })
+})
+
+describe('normalizeError over the whole text at once', () => {
+  // The road before it (to 2026-12): the text split into lines first, each token of each line normalized, each
+  // line's spaces and tabs collapsed and trimmed. The same patterns; the whole-text road must give the same bytes.
+  const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g
+  const ISO_TIME = /\b\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g
+  const CLOCK = /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b/g
+  const PORT_PHRASE = /\bport:? ?(\d{2,5})\b/gi
+  const lineByLine = (text: string) =>
+    text
+      .replace(ANSI, '')
+      .replace(ISO_TIME, ' ')
+      .replace(CLOCK, ' ')
+      .split(/\r?\n/)
+      .map((l) =>
+        l
+          .replace(PORT_PHRASE, 'port:$1')
+          .replace(/\S+/g, (t) => normalizeErrorToken(t))
+          .replace(/[ \t]+/g, ' ')
+          .trim(),
+      )
+      .filter(Boolean)
+      .join('\n')
+  // Pieces that a pattern changes, that a plain word is (or is almost), and every kind of white space and line end.
+  const PIECES = [
+    'word',
+    'Error:',
+    'fails,',
+    'fails,,',
+    ',x',
+    'x-y_z',
+    '-',
+    '_',
+    '?',
+    'a;',
+    ' ',
+    '  ',
+    '\t',
+    ' \t ',
+    '\n',
+    '\r\n',
+    '\r',
+    '\n\n',
+    '\u00a0',
+    '\u2028',
+    '\ufeff',
+    '\u001b[31m',
+    '\u001b[0m',
+    '\u001b]8;;http://a\u0007',
+    '12:34:56.7',
+    '2026-11-20T10:00Z',
+    'port 5432',
+    'Port: 6379',
+    'port',
+    '5432',
+    '127.0.0.1:80',
+    '::1:27017',
+    '[::1]:80',
+    '/home/u/app/x.js:3:4',
+    'a.test.ts',
+    'index.js:1',
+    '"quoted"',
+    "'",
+    '``',
+    '\\"',
+    '0xdeadbeef',
+    'abc1234def',
+    '550e8400-e29b-41d4-a716-446655440000',
+    '(',
+    ')',
+    '( )',
+    'https://github.com/a/b',
+    'git@github.com:o/r.git',
+    'node_modules/@scope/pkg/x.js',
+    'localhost:3000',
+    '`db`:`5432`',
+    '42ms',
+    '1,5',
+    'ECONNREFUSED',
+    'é',
+    '日本',
+  ]
+  let seed = 5
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+  const texts = Array.from({ length: 3000 }, () => {
+    let t = ''
+    for (let n = 1 + Math.floor(rand() * 24); n > 0; n--)
+      t += `${PIECES[Math.floor(rand() * PIECES.length)] as string}${rand() < 0.5 ? ' ' : ''}`
+    return t
+  })
+  test('gives what the line-by-line road gives, on generated texts', () => {
+    for (const t of texts) expect(normalizeError(t), JSON.stringify(t)).toBe(lineByLine(t))
+  })
+  test('and on every learning of the real-world set, with CRLF line ends too', () => {
+    const dir = 'test/fixtures/eval/real-world/learnings'
+    for (const f of readdirSync(dir)) {
+      const t = readFileSync(join(dir, f), 'utf8')
+      expect(normalizeError(t), f).toBe(lineByLine(t))
+      expect(normalizeError(t.replace(/\n/g, '\r\n')), f).toBe(lineByLine(t.replace(/\n/g, '\r\n')))
+    }
   })
 })

@@ -1,10 +1,15 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { buildQueryTerms, termsOf } from '../../../src/core/search.js'
+import { parseLearning } from '../../../src/core/learning.js'
+import { buildCatalogEntry, buildQueryTerms, buildSearchDoc, indexOptions, termsOf } from '../../../src/core/search.js'
+import { countDoc } from '../../../src/core/search-parts.js'
 import {
   RECALL_FEATURES,
   RECALL_MODEL,
   RECALL_RULES,
   buildRecallIndex,
+  entryRecallTerms,
   evidenceOf,
   invertRecall,
   isRecallable,
@@ -570,5 +575,46 @@ describe('rankRecall', () => {
       for (const model of [RECALL_MODEL, NAME_ALL_MET])
         expect(rankRecall(inverted, q, Infinity, model)).toEqual(scanEveryTrigger(ix, q, model))
     }
+  })
+})
+
+describe('entryRecallTerms from the counted trigger field', () => {
+  // The rebuild hands entryRecallTerms the trigger terms its index document counted (parse-file.ts): for a single
+  // trigger they must be what recall would have made of the trigger itself.
+  const dir = 'test/fixtures/eval/real-world/learnings'
+  const learnings = readdirSync(dir).map((f) =>
+    parseLearning(readFileSync(join(dir, f), 'utf8'), `.learnings/active/${f}`),
+  )
+  const TRIGGER = indexOptions().fields.indexOf('trigger')
+  test.each(['real-world', 'generated'])('gives what the triggers alone give (%s)', (kind) => {
+    let seed = 3
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    const pieces = [
+      'Error:',
+      'ECONNREFUSED',
+      '::1:27017',
+      '127.0.0.1:5432',
+      'ENOENT: no such file or directory',
+      'x-y_z',
+    ]
+    const cases =
+      kind === 'real-world'
+        ? learnings
+        : learnings.map((l) => {
+            const words = (l.data.description as string).split(' ')
+            const trigger = words.map((w) =>
+              rand() < 0.3 ? (pieces[Math.floor(rand() * pieces.length)] as string) : w,
+            )
+            return { ...l, data: { ...l.data, trigger: trigger.join(' ') } }
+          })
+    let single = 0
+    for (const l of cases) {
+      const entry = buildCatalogEntry(l, 'project', 1)
+      const { id: _id, ...doc } = buildSearchDoc(0, l)
+      const counted = countDoc(doc)[TRIGGER]?.terms
+      if (entry.triggers.length === 1 && entryRecallTerms(entry)) single++
+      expect(entryRecallTerms(entry, counted), l.name).toEqual(entryRecallTerms(entry))
+    }
+    expect(single).toBeGreaterThan(10)
   })
 })

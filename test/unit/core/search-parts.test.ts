@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { parseLearning } from '../../../src/core/learning.js'
-import { buildSearchDoc } from '../../../src/core/search.js'
+import { buildSearchDoc, indexOptions, processTerm, splitTerms } from '../../../src/core/search.js'
 import type { SearchDoc } from '../../../src/core/search.js'
 import { IndexBuilder, buildIndexParts, countDoc } from '../../../src/core/search-parts.js'
 import { decodePostings, encodePostings } from '../../../src/core/search-postings.js'
@@ -116,5 +116,43 @@ describe('buildIndexParts', () => {
     expect(() => decodePostings(bytes, 3, 200_000)).toThrow()
     expect(() => decodePostings(bytes, 2, 200_001)).toThrow()
     expect(() => decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), 1, 10)).toThrow()
+  })
+})
+
+describe('countDoc', () => {
+  // The road before it (to 2026-12), with maps of the document's own: each distinct token counted, then processed.
+  const byMaps = (doc: Omit<SearchDoc, 'id'>) =>
+    indexOptions().fields.map((field) => {
+      const raw = new Map<string, number>()
+      for (const token of splitTerms(doc[field])) raw.set(token, (raw.get(token) ?? 0) + 1)
+      const counts = new Map<string, number>()
+      for (const [token, n] of raw) {
+        const t = processTerm(token)
+        if (t) counts.set(t, (counts.get(t) ?? 0) + n)
+      }
+      return { length: raw.size, terms: [...counts.keys()], counts: [...counts.values()] }
+    })
+  let seed = 13
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+  const WORDS = ['the', 'Connection', 'connections', 'refused', 'ERR_REQUIRE_ESM', 'ModuleNotFoundError', '42', 'a', '']
+  const WORDS2 = ['x-y', '_z_', 'Ünïcode', 'é', 'run', 'running', 'ECONNREFUSED', 'port5432', 'docker.sock', '--']
+  let fresh = 0
+  const text = (n: number) =>
+    Array.from({ length: n }, () => {
+      const r = rand()
+      // A fresh word now and then: across the documents, more distinct tokens than the table holds.
+      return r < 0.3 ? `w${fresh++}` : (r < 0.65 ? WORDS : WORDS2)[Math.floor(rand() * 9)]
+    }).join(rand() < 0.5 ? ' ' : ', ')
+  const doc = (n: number) => ({ name: text(3), description: text(12), trigger: text(8), tags: text(2), body: text(n) })
+  test('gives what counting in maps gives, across table restarts and on a field of more tokens than it holds', () => {
+    for (let i = 0; i < 1500; i++) {
+      const d = doc(200)
+      expect(countDoc(d)).toEqual(byMaps(d))
+    }
+    expect(fresh).toBeGreaterThan(70_000)
+    const huge = doc(70_000)
+    expect(countDoc(huge)).toEqual(byMaps(huge))
+    const again = doc(50)
+    expect(countDoc(again)).toEqual(byMaps(again))
   })
 })
