@@ -274,34 +274,47 @@ export function rankLearnings(
     !!m && (!filter.states || filter.states.includes(m.state)) && (!filter.types || filter.types.includes(m.type))
   // Two passes. The first keeps the best `limit` by BM25 alone, as minisearch ranks them: the last of them is a floor
   // under the final last place (a held trigger only raises a score). The second scores, with their held triggers,
-  // the candidates that reach that floor when held (most of a pasted log's matches do not), and keeps the best.
-  const select = (most: number, floor: number, factor: (id: number) => number): Ranked[] => {
+  // the candidates that reach that floor when held, best first, so that most of them fall below the last place before
+  // their triggers are read (a pasted log's matches are many; the order they are met in does not change the result).
+  const select = (seens: Iterable<number>, most: number, floor: number, factor: (id: number) => number) => {
     const top: Ranked[] = []
-    scores.order.forEach((short, seen) => {
+    for (const seen of seens) {
+      const short = scores.order[seen] as number
       const id = index.docId(short) as number
       const base = scores.score[short] as number
       const weight = view.weight(id)
       // Most candidates score below the last place even when held: they are left before their record is read.
       const last = top.length >= limit ? top[top.length - 1] : undefined
       const bound = Math.round(base * weight * most * 1000) / 1000
-      if (limit <= 0 || bound < floor || (last && bound < last.score)) return
+      if (limit <= 0 || bound < floor || (last && bound < last.score)) continue
       const meta = view.meta(id)
-      if (!keep(meta)) return
+      if (!keep(meta)) continue
+      // A candidate that loses to the last place at the most it can score (a tie lost on its name) loses at any.
+      if (last && cmp(last, { id, short, meta, score: bound, raw: base * most, seen }) <= 0) continue
       const raw = most === 1 ? base : base * factor(id)
       const score = Math.round(raw * weight * 1000) / 1000
-      if (last && score < last.score) return
+      if (last && score < last.score) continue
       const c: Ranked = { id, short, meta, score, raw, seen }
-      if (last && cmp(last, c) <= 0) return
+      if (last && cmp(last, c) <= 0) continue
       let at = top.length
       while (at > 0 && cmp(top[at - 1] as Ranked, c) > 0) at--
       top.splice(at, 0, c)
       if (top.length > limit) top.pop()
-    })
+    }
     return top
   }
-  const first = select(1, -Infinity, () => 1)
+  const every = scores.order.keys()
+  const first = select(every, 1, -Infinity, () => 1)
   const floor = first.length >= limit ? (first[first.length - 1] as Ranked).score : -Infinity
+  const bounded = (seen: number) => {
+    const short = scores.order[seen] as number
+    return (scores.score[short] as number) * view.weight(index.docId(short) as number)
+  }
+  const candidates: number[] = []
+  for (let seen = 0; seen < scores.order.length; seen++)
+    if (Math.round(bounded(seen) * HELD_TRIGGER * 1000) / 1000 >= floor) candidates.push(seen)
+  candidates.sort((a, b) => bounded(b) - bounded(a) || a - b)
   const held = (id: number) => (holdsTrigger(view.entry(id)?.triggers ?? [], scores.reaches) ? HELD_TRIGGER : 1)
-  const top = select(HELD_TRIGGER, floor, held)
+  const top = select(candidates, HELD_TRIGGER, floor, held)
   return top.map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: scores.matched(h.short) }))
 }
