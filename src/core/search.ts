@@ -306,14 +306,14 @@ export function rankLearnings(
   const every = scores.order.keys()
   const first = select(every, 1, -Infinity, () => 1)
   const floor = first.length >= limit ? (first[first.length - 1] as Ranked).score : -Infinity
-  const bounded = (seen: number) => {
-    const short = scores.order[seen] as number
-    return (scores.score[short] as number) * view.weight(index.docId(short) as number)
-  }
+  const weighted = new Float64Array(scores.order.length)
   const candidates: number[] = []
-  for (let seen = 0; seen < scores.order.length; seen++)
-    if (Math.round(bounded(seen) * HELD_TRIGGER * 1000) / 1000 >= floor) candidates.push(seen)
-  candidates.sort((a, b) => bounded(b) - bounded(a) || a - b)
+  scores.order.forEach((short, seen) => {
+    const w = (scores.score[short] as number) * view.weight(index.docId(short) as number)
+    weighted[seen] = w
+    if (Math.round(w * HELD_TRIGGER * 1000) / 1000 >= floor) candidates.push(seen)
+  })
+  candidates.sort((a, b) => (weighted[b] as number) - (weighted[a] as number) || a - b)
   const held = (id: number) => (holdsTrigger(view.entry(id)?.triggers ?? [], scores.reaches) ? HELD_TRIGGER : 1)
   const top = select(candidates, HELD_TRIGGER, floor, held)
   return top.map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: scores.matched(h.short) }))
