@@ -2,7 +2,8 @@
 // the TUNING queries of the real-world set (queries.yaml; never holdout.yaml), per query form, the MRR@10 / top-1 of
 // the code and of the code with one change, and the cross-validated figure of choosing between the two on nine folds
 // (by source thread) and scoring the choice on the tenth (a tie keeps the code). A change carries when that figure
-// beats the code's; its fit alone says nothing. docs/matching.md ("Typed queries") has the figures and what was kept.
+// beats the code's; its fit alone says nothing. docs/matching.md ("Typed queries", "A trigger held in full") has the
+// figures and what was kept. A last table chooses the held trigger's factor (src/core/search.ts HELD_TRIGGER) the same way.
 //
 // The ranking is rebuilt here on minisearch (search's reference: the same tokenizer, term processing, normalization,
 // fields, boosts, prefixes and scores), with switches; the script first checks that with no switch it ranks every
@@ -21,7 +22,7 @@ const { readLearningFolder } = await dist('adapters/store/folder.js')
 const { buildFeed } = await dist('core/search-parts.js')
 const { FIELD_BOOSTS, isTypedQuery, rankLearnings } = await dist('core/search.js')
 const { splitTerms } = await dist('core/terms.js')
-const { boundQuery, matchableError } = await dist('core/normalize-error.js')
+const { MARKER_WORDS, boundQuery, matchableError } = await dist('core/normalize-error.js')
 const { triggersOf } = await dist('core/triggers.js')
 const { porter2 } = await dist('vendor/stemmer.js')
 
@@ -62,9 +63,10 @@ const PARTICLES_AND_QUANTIFIERS = new Set(
  * @property {'summary' | 'none' | 'sqrt'} [pastedCount] in a pasted query, what multiplies a learning's sum: the
  *   number of the query's terms it holds outside its body, none, or the square root of their number
  * @property {'summary'} [typedCount] the same for a typed query
- * @property {{ weight: number, share?: boolean, pasted?: boolean }} [held] a learning one of whose triggers the
+ * @property {{ weight: number, share?: boolean, pasted?: boolean, markers?: boolean }} [held] a learning one of whose triggers the
  *   query holds in full (reaches every term of it) scores (1 + weight) times (the code: 2, src/core/search.ts
- *   HELD_TRIGGER); share: by the largest share of a trigger's terms held instead; pasted: for pasted queries only
+ *   HELD_TRIGGER); share: by the largest share of a trigger's terms held instead; pasted: for pasted queries only;
+ *   markers: a trigger is held only when it also holds the query's marker words (ipv6, remotehost, …)
  * @property {boolean} [frames] a pasted query's stack-frame lines (Python's `File "…", line N, in f`, Node's
  *   `at f (path:line:col)`) are left out
  */
@@ -115,6 +117,7 @@ function system(/** @type {Options} */ o = {}) {
     }),
   )
   const boost = { ...FIELD_BOOSTS, fix: 1, pairs: 1 }
+  const markers = MARKER_WORDS.map(processTerm)
   const triggerTerms = learnings.map((l) => triggersOf(l.data).map((t) => [...new Set(termsIn(matchableError(t)))]))
   return (/** @type {string} */ query) => {
     const typed = isTypedQuery(query)
@@ -148,7 +151,11 @@ function system(/** @type {Options} */ o = {}) {
       let score = r.score
       if (held.weight && (!typed || !held.pasted)) {
         // The terms the query reaches in this learning (minisearch's match: index term → fields).
-        const shares = triggerTerms[r.id].map((ts) => ts.filter((t) => t in r.match).length / (ts.length || Infinity))
+        const shares = triggerTerms[r.id].map((ts) =>
+          held.markers && markers.some((m) => terms.has(m) && !ts.includes(m))
+            ? 0
+            : ts.filter((t) => t in r.match).length / (ts.length || Infinity),
+        )
         const best = Math.max(0, ...shares)
         score *= 1 + held.weight * (held.share ? best : best === 1 ? 1 : 0)
       }
@@ -198,6 +205,7 @@ const VARIANTS = {
   'a trigger held in full: x4': { held: { weight: 3 } },
   'a trigger held in full: x8': { held: { weight: 7 } },
   'a trigger held in full: x3, pasted queries only': { held: { weight: 2, pasted: true } },
+  "a trigger held in full and the query's marker words": { held: { weight: 2, markers: true } },
   'a trigger held: x(1 + 2 × the largest share of a trigger held)': { held: { weight: 2, share: true } },
   'typed query: no prefixes (before)': { typedPrefix: Infinity },
   'typed query: prefixes from 4 letters': { typedPrefix: 4 },
