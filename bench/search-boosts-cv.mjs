@@ -18,9 +18,8 @@ const SET = join(ROOT, 'test', 'fixtures', 'eval', 'real-world')
 const { readLearningFolder } = await import(join(ROOT, 'dist', 'adapters', 'store', 'folder.js'))
 const { buildFeed } = await import(join(ROOT, 'dist', 'core', 'search-parts.js'))
 const { scoreQuery } = await import(join(ROOT, 'dist', 'core', 'search-score.js'))
-const { FIELD_BOOSTS, buildQueryTerms, indexOptions, isTypedQuery, querySpecs } = await import(
-  join(ROOT, 'dist', 'core', 'search.js')
-)
+const { FIELD_BOOSTS, HELD_TRIGGER, buildQueryTerms, holdsTrigger, indexOptions, isTypedQuery, querySpecs } =
+  await import(join(ROOT, 'dist', 'core', 'search.js'))
 
 const FOLDS = 10
 const { catalog, index } = buildFeed(readLearningFolder(join(SET, 'learnings'), 5000).learnings)
@@ -31,8 +30,14 @@ const vector = (boosts) => fields.map((/** @type {string} */ f) => boosts[f] ?? 
 /** The reciprocal rank (up to 10, as `git learn eval`) of a case's expected learning under these boosts. */
 function reciprocalRank(boosts, c, specs = c.specs) {
   const s = scoreQuery(index, specs, boosts)
+  // As search ranks (src/core/search.ts): a learning whose trigger the query holds in full scores HELD_TRIGGER times.
+  const held = (/** @type {number} */ short) =>
+    holdsTrigger(catalog[index.docId(short)].triggers, s.reaches) ? HELD_TRIGGER : 1
   const ranked = [...s.order]
-    .map((short) => ({ score: Math.round(s.score[short] * 1000) / 1000, name: catalog[index.docId(short)].name }))
+    .map((short) => ({
+      score: Math.round(s.score[short] * held(short) * 1000) / 1000,
+      name: catalog[index.docId(short)].name,
+    }))
     .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .slice(0, 10)
   const at = ranked.findIndex((r) => c.expect.includes(r.name))

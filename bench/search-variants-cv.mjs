@@ -2,7 +2,8 @@
 // the TUNING queries of the real-world set (queries.yaml; never holdout.yaml), per query form, the MRR@10 / top-1 of
 // the code and of the code with one change, and the cross-validated figure of choosing between the two on nine folds
 // (by source thread) and scoring the choice on the tenth (a tie keeps the code). A change carries when that figure
-// beats the code's; its fit alone says nothing. docs/matching.md ("Typed queries") has the figures and what was kept.
+// beats the code's; its fit alone says nothing. docs/matching.md ("Typed queries", "A trigger held in full") has the
+// figures and what was kept. A last table chooses the held trigger's factor (src/core/search.ts HELD_TRIGGER) the same way.
 //
 // The ranking is rebuilt here on minisearch (search's reference: the same tokenizer, term processing, normalization,
 // fields, boosts, prefixes and scores), with switches; the script first checks that with no switch it ranks every
@@ -21,7 +22,7 @@ const { readLearningFolder } = await dist('adapters/store/folder.js')
 const { buildFeed } = await dist('core/search-parts.js')
 const { FIELD_BOOSTS, isTypedQuery, rankLearnings } = await dist('core/search.js')
 const { splitTerms } = await dist('core/terms.js')
-const { boundQuery, matchableError } = await dist('core/normalize-error.js')
+const { MARKER_WORDS, boundQuery, matchableError } = await dist('core/normalize-error.js')
 const { triggersOf } = await dist('core/triggers.js')
 const { porter2 } = await dist('vendor/stemmer.js')
 
@@ -58,6 +59,16 @@ const PARTICLES_AND_QUANTIFIERS = new Set(
  * @property {boolean} [typedRaw] a typed query is not normalized
  * @property {number} [typedPrefix] a typed query's terms of this many letters or more are prefixes (Infinity: none)
  * @property {boolean} [typedFuzzy] a typed query's terms of six letters or more also tolerate typos
+ * @property {boolean} [once] each of a query's terms is searched once (a term its identifiers' parts repeat, weighed once)
+ * @property {'summary' | 'none' | 'sqrt'} [pastedCount] in a pasted query, what multiplies a learning's sum: the
+ *   number of the query's terms it holds outside its body, none, or the square root of their number
+ * @property {'summary'} [typedCount] the same for a typed query
+ * @property {{ weight: number, share?: boolean, pasted?: boolean, markers?: boolean }} [held] a learning one of whose triggers the
+ *   query holds in full (reaches every term of it) scores (1 + weight) times (the code: 2, src/core/search.ts
+ *   HELD_TRIGGER); share: by the largest share of a trigger's terms held instead; pasted: for pasted queries only;
+ *   markers: a trigger is held only when it also holds the query's marker words (ipv6, remotehost, …)
+ * @property {boolean} [frames] a pasted query's stack-frame lines (Python's `File "…", line N, in f`, Node's
+ *   `at f (path:line:col)`) are left out
  */
 
 /** The code's ranking rebuilt on minisearch, with one or more switches: query → the names of the top 10. */
@@ -106,9 +117,11 @@ function system(/** @type {Options} */ o = {}) {
     }),
   )
   const boost = { ...FIELD_BOOSTS, fix: 1, pairs: 1 }
+  const markers = MARKER_WORDS.map(processTerm)
+  const triggerTerms = learnings.map((l) => triggersOf(l.data).map((t) => [...new Set(termsIn(matchableError(t)))]))
   return (/** @type {string} */ query) => {
     const typed = isTypedQuery(query)
-    const bounded = boundQuery(query)
+    const bounded = boundQuery(!typed && o.frames ? withoutFrames(query) : query)
     const text = typed && o.typedRaw ? bounded : matchableError(bounded)
     const terms = new Set()
     for (const raw of splitTerms(text)) {
@@ -118,25 +131,82 @@ function system(/** @type {Options} */ o = {}) {
     }
     if (typed && o.numbers) for (const n of bounded.match(/\b\d{2,}\b/g) ?? []) terms.add(n)
     if (typed && o.pairs) for (const p of pairs(text)) terms.add(p)
-    const list = [...terms].slice(0, 64)
+    let list = [...terms].slice(0, 64)
     if (!list.length) return []
     const few = list.length <= 4
+    if (o.once) list = [...new Set(splitTerms(list.join(' ')).map(processTerm).filter(Boolean))]
     const from = o.typedPrefix ?? 5
     const results = ms.search(list.join(' '), {
       boost,
+      ...(o.once
+        ? { tokenize: (/** @type {string} */ t) => t.split(' '), processTerm: (/** @type {string} */ t) => t }
+        : {}),
       prefix: (t) => (few && t.length >= 4) || (typed && t.length >= from),
       fuzzy: (t) => ((few || (typed && o.typedFuzzy)) && t.length >= 6 ? 0.2 : false),
     })
+    const count = typed ? o.typedCount : o.pastedCount
+    /** @param {any} r */
+    const scoreOf = (r) => {
+      const held = o.held ?? { weight: 2 }
+      let score = r.score
+      if (held.weight && (!typed || !held.pasted)) {
+        // The terms the query reaches in this learning (minisearch's match: index term → fields).
+        const shares = triggerTerms[r.id].map((ts) =>
+          held.markers && markers.some((m) => terms.has(m) && !ts.includes(m))
+            ? 0
+            : ts.filter((t) => t in r.match).length / (ts.length || Infinity),
+        )
+        const best = Math.max(0, ...shares)
+        score *= 1 + held.weight * (held.share ? best : best === 1 ? 1 : 0)
+      }
+      if (!count) return score
+      const sum = score / r.queryTerms.length
+      if (count === 'none') return sum
+      if (count === 'sqrt') return sum * Math.sqrt(r.queryTerms.length)
+      const summary = r.queryTerms.filter((/** @type {string} */ q) =>
+        Object.entries(r.match).some(
+          ([t, fs]) => (t === q || t.startsWith(q)) && /** @type {string[]} */ (fs).some((f) => f !== 'body'),
+        ),
+      )
+      return sum * Math.max(1, summary.length)
+    }
     return results
-      .map((r) => ({ name: learnings[r.id].name, score: Math.round(r.score * 1000) / 1000 }))
+      .map((r) => ({ name: learnings[r.id].name, score: Math.round(scoreOf(r) * 1000) / 1000 }))
       .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .slice(0, 10)
       .map((r) => r.name)
   }
 }
 
+/** A pasted query without its stack-frame lines. */
+const withoutFrames = (/** @type {string} */ query) =>
+  query
+    .split('\n')
+    .filter(
+      (line) =>
+        !/^\s*(?:File "[^"]*", line \d+(?:, in \S+)?|at \S+(?: \[as \S+\])? \(\S+:\d+:\d+\)|at \S+:\d+:\d+)\s*$/.test(
+          line,
+        ),
+    )
+    .join('\n')
+
 /** @type {Record<string, Options>} */
 const VARIANTS = {
+  'each query term once': { once: true },
+  'pasted: count only terms held outside the body': { pastedCount: 'summary' },
+  'pasted: no count': { pastedCount: 'none' },
+  'pasted: square root of the count': { pastedCount: 'sqrt' },
+  'typed: count only terms held outside the body': { typedCount: 'summary' },
+  'both: count only terms held outside the body': { pastedCount: 'summary', typedCount: 'summary' },
+  'pasted: stack-frame lines left out': { frames: true },
+  'a trigger held in full: no factor (before)': { held: { weight: 0 } },
+  'a trigger held in full: x1.5': { held: { weight: 0.5 } },
+  'a trigger held in full: x2': { held: { weight: 1 } },
+  'a trigger held in full: x4': { held: { weight: 3 } },
+  'a trigger held in full: x8': { held: { weight: 7 } },
+  'a trigger held in full: x3, pasted queries only': { held: { weight: 2, pasted: true } },
+  "a trigger held in full and the query's marker words": { held: { weight: 2, markers: true } },
+  'a trigger held: x(1 + 2 × the largest share of a trigger held)': { held: { weight: 2, share: true } },
   'typed query: no prefixes (before)': { typedPrefix: Infinity },
   'typed query: prefixes from 4 letters': { typedPrefix: 4 },
   'typed query: typos tolerated too': { typedFuzzy: true },
@@ -198,4 +268,21 @@ for (const [name, options] of Object.entries(VARIANTS)) {
     return `${fig(mine)}, ${fig(cv)}`
   })
   console.log(`| ${name} | ${cells.join(' | ')} |`)
+}
+
+// The held trigger's factor (src/core/search.ts HELD_TRIGGER) chosen on nine folds from a list and scored on the tenth;
+// a tie keeps the first (1: no factor, as before).
+const FACTORS = [1, 1.5, 2, 3, 4, 8]
+console.log('')
+console.log(`| form | ${FACTORS.map((x) => `x${x}`).join(' | ')} | chosen, cross-validated |`)
+console.log(`| --- | ${FACTORS.map(() => '---').join(' | ')} | --- |`)
+for (const { form, cases, folds } of forms) {
+  const rr = FACTORS.map((x) => ranks(system({ held: { weight: x - 1 } }), cases))
+  const cv = folds.map((fold, i) => {
+    const train = (/** @type {number[]} */ a) => a.reduce((s, r, j) => s + (folds[j] === fold ? 0 : r), 0)
+    let best = /** @type {number[]} */ (rr[0])
+    for (const a of rr) if (train(a) > train(best) + 1e-9) best = a
+    return best[i] ?? 0
+  })
+  console.log(`| ${form} | ${rr.map(fig).join(' | ')} | ${fig(cv)} |`)
 }

@@ -113,6 +113,8 @@ export interface Scores {
   score: Float64Array
   /** The distinct query terms a document matched, in query order (minisearch's `queryTerms`). */
   matched(short: number): string[]
+  /** Whether the query reaches this index term (itself, or as a prefix or a typo of it). */
+  reaches(term: string): boolean
 }
 
 /** Score every document the query's terms reach. */
@@ -130,11 +132,13 @@ export function scoreQuery(index: ScoringIndex, specs: readonly QuerySpec[], boo
   const { k, b, d } = BM25
   const reached: { term: string; postings: TermPostings[] }[] = []
   const seenTerms = new Set<string>()
+  const reachedTerms = new Set<string>()
   specs.forEach((s, si) => {
     const mark = si + 1
     let inSpec = 0
     const postings: TermPostings[] = []
     for (const { at, weight } of derivedTerms(index.terms, s)) {
+      reachedTerms.add(index.terms[at] as string)
       const p = index.postings(at)
       postings.push(p)
       p.forEach((list, fieldId) => {
@@ -193,6 +197,7 @@ export function scoreQuery(index: ScoringIndex, specs: readonly QuerySpec[], boo
           out.push(term)
       return out
     },
+    reaches: (term) => reachedTerms.has(term),
   }
 }
 

@@ -13,7 +13,7 @@ import type { Learning } from './learning.js'
 import { isCommitId } from './git-args.js'
 import { triggersOf } from './triggers.js'
 import { matchableError } from './normalize-error.js'
-import { buildQueryTerms, processTerm, splitTerms } from './terms.js'
+import { buildQueryTerms, processTerm, splitTerms, termsOf } from './terms.js'
 import { compareCodeUnits } from './compare.js'
 import { scoreQuery } from './search-score.js'
 import type { QuerySpec, ScoringIndex } from './search-score.js'
@@ -226,7 +226,29 @@ export function querySpecs(terms: readonly string[], typed = false): QuerySpec[]
   return out
 }
 
-/** Rank catalog entries for a query: BM25 with field boosts, times the tier weight; best first. */
+/**
+ * A learning one of whose triggers the query holds in full (it reaches every term of it) scores this many times its
+ * BM25 sum. A trigger is the error line the tool prints, so a paste that holds one is that failure, where a near-twin
+ * that shares the paste's generic words (`Could not read from remote repository`, a traceback's frames) does not hold
+ * its own (`Permission denied (publickey)`): the paste's volume of shared words outweighed the line that tells them
+ * apart. Chosen by cross-validation on the tuning queries (docs/matching.md, "A trigger held in full").
+ */
+export const HELD_TRIGGER = 3
+
+/** Whether a query holds one of these triggers in full: it reaches every index term of one (at least one term). */
+export function holdsTrigger(triggers: readonly string[], reaches: (term: string) => boolean): boolean {
+  return triggers.some((t) => {
+    const terms = termsOf(t)
+    if (!terms.size) return false
+    for (const term of terms) if (!reaches(term)) return false
+    return true
+  })
+}
+
+/**
+ * Rank catalog entries for a query: BM25 with field boosts, times HELD_TRIGGER when the query holds one of the
+ * learning's triggers in full, times the tier weight; best first.
+ */
 export function rankLearnings(
   index: ScoringIndex,
   catalog: readonly CatalogEntry[] | CatalogView,
@@ -239,8 +261,8 @@ export function rankLearnings(
   if (!terms.length) return []
   const scores = scoreQuery(index, querySpecs(terms, isTypedQuery(query)), BOOSTS)
   // The best `limit` by score, then name, then tier, then as minisearch returned them (its score before the tier
-  // weight and rounding, then the order it met them), in one pass: most candidates lose to the current last place
-  // with a single comparison (a pasted log can match thousands).
+  // weight and rounding, then the order it met them): most candidates lose to the current last place with a single
+  // comparison (a pasted log can match thousands).
   type Ranked = { id: number; short: number; meta: DocMeta; score: number; raw: number; seen: number }
   const cmp = (a: Ranked, b: Ranked) =>
     b.score - a.score ||
@@ -250,22 +272,49 @@ export function rankLearnings(
     a.seen - b.seen
   const keep = (m: DocMeta | undefined): m is DocMeta =>
     !!m && (!filter.states || filter.states.includes(m.state)) && (!filter.types || filter.types.includes(m.type))
-  const top: Ranked[] = []
+  // Two passes. The first keeps the best `limit` by BM25 alone, as minisearch ranks them: the last of them is a floor
+  // under the final last place (a held trigger only raises a score). The second scores, with their held triggers,
+  // the candidates that reach that floor when held, best first, so that most of them fall below the last place before
+  // their triggers are read (a pasted log's matches are many; the order they are met in does not change the result).
+  const select = (seens: Iterable<number>, most: number, floor: number, factor: (id: number) => number) => {
+    const top: Ranked[] = []
+    for (const seen of seens) {
+      const short = scores.order[seen] as number
+      const id = index.docId(short) as number
+      const base = scores.score[short] as number
+      const weight = view.weight(id)
+      // Most candidates score below the last place even when held: they are left before their record is read.
+      const last = top.length >= limit ? top[top.length - 1] : undefined
+      const bound = Math.round(base * weight * most * 1000) / 1000
+      if (limit <= 0 || bound < floor || (last && bound < last.score)) continue
+      const meta = view.meta(id)
+      if (!keep(meta)) continue
+      // A candidate that loses to the last place at the most it can score (a tie lost on its name) loses at any.
+      if (last && cmp(last, { id, short, meta, score: bound, raw: base * most, seen }) <= 0) continue
+      const raw = most === 1 ? base : base * factor(id)
+      const score = Math.round(raw * weight * 1000) / 1000
+      if (last && score < last.score) continue
+      const c: Ranked = { id, short, meta, score, raw, seen }
+      if (last && cmp(last, c) <= 0) continue
+      let at = top.length
+      while (at > 0 && cmp(top[at - 1] as Ranked, c) > 0) at--
+      top.splice(at, 0, c)
+      if (top.length > limit) top.pop()
+    }
+    return top
+  }
+  const every = scores.order.keys()
+  const first = select(every, 1, -Infinity, () => 1)
+  const floor = first.length >= limit ? (first[first.length - 1] as Ranked).score : -Infinity
+  const weighted = new Float64Array(scores.order.length)
+  const candidates: number[] = []
   scores.order.forEach((short, seen) => {
-    const id = index.docId(short) as number
-    const raw = scores.score[short] as number
-    const score = Math.round(raw * view.weight(id) * 1000) / 1000
-    // Most candidates score below the last place: they are left before their record is read.
-    const last = top.length >= limit ? top[top.length - 1] : undefined
-    if (limit <= 0 || (last && score < last.score)) return
-    const meta = view.meta(id)
-    if (!keep(meta)) return
-    const c: Ranked = { id, short, meta, score, raw, seen }
-    if (last && cmp(last, c) <= 0) return
-    let at = top.length
-    while (at > 0 && cmp(top[at - 1] as Ranked, c) > 0) at--
-    top.splice(at, 0, c)
-    if (top.length > limit) top.pop()
+    const w = (scores.score[short] as number) * view.weight(index.docId(short) as number)
+    weighted[seen] = w
+    if (Math.round(w * HELD_TRIGGER * 1000) / 1000 >= floor) candidates.push(seen)
   })
+  candidates.sort((a, b) => (weighted[b] as number) - (weighted[a] as number) || a - b)
+  const held = (id: number) => (holdsTrigger(view.entry(id)?.triggers ?? [], scores.reaches) ? HELD_TRIGGER : 1)
+  const top = select(candidates, HELD_TRIGGER, floor, held)
   return top.map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: scores.matched(h.short) }))
 }

@@ -14,7 +14,8 @@ import type {
   SearchFilter,
   SearchHit,
 } from '../../src/core/search.js'
-import { FIELD_BOOSTS, buildQueryTerms, indexOptions } from '../../src/core/search.js'
+import { FIELD_BOOSTS, HELD_TRIGGER, buildQueryTerms, indexOptions } from '../../src/core/search.js'
+import { termsOf } from '../../src/core/terms.js'
 import { compareCodeUnits } from '../../src/core/compare.js'
 
 const options = () => ({ idField: 'id', storeFields: [], ...indexOptions() })
@@ -102,10 +103,15 @@ export function miniSearchRank(
   for (const r of miniSearchResults(index, query)) {
     const meta = catalog[r.id as number]
     if (!keep(meta)) continue
+    // search.ts HELD_TRIGGER: one of its triggers has every term among the index terms the query matched in it.
+    const held = (meta as CatalogEntry).triggers.some((t) => {
+      const terms = [...termsOf(t)]
+      return terms.length > 0 && terms.every((term) => term in r.match)
+    })
     const c: Ranked = {
       id: r.id as number,
       meta: meta as DocMeta,
-      score: Math.round(r.score * (meta as DocMeta).weight * 1000) / 1000,
+      score: Math.round(r.score * (held ? HELD_TRIGGER : 1) * (meta as DocMeta).weight * 1000) / 1000,
       queryTerms: r.queryTerms,
     }
     if (top.length >= limit && (limit <= 0 || cmp(top[top.length - 1] as Ranked, c) <= 0)) continue

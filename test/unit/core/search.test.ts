@@ -3,6 +3,7 @@ import { parseLearning } from '../../../src/core/learning.js'
 import {
   buildCatalogEntry,
   buildSearchDoc,
+  holdsTrigger,
   isTypedQuery,
   querySpecs,
   rankLearnings,
@@ -80,5 +81,89 @@ describe('a typed query', () => {
     expect(hits[0]?.matched).toContain('local')
     // The same words pasted as output (two lines) match exactly: `local` is not `localhost`.
     expect(rankLearnings(index, catalog, `${typed}\n$ npm start`)[0]?.entry.name).toBe('python-ssl-local-issuer')
+  })
+})
+
+// A trigger is the error line the tool prints: a paste that holds one in full is that failure, whatever else of it a
+// near-twin's text shares.
+describe('a trigger held in full', () => {
+  const reachesOf = (words: string) => (term: string) => words.split(' ').includes(term)
+  test.each([
+    ['every term of one trigger', ['Host key verification failed.'], 'host key verif fail fatal', true],
+    [
+      'one of several triggers',
+      ['Permission denied (publickey).', 'Host key verification failed.'],
+      'host key verif fail',
+      true,
+    ],
+    [
+      'all but one term',
+      ["ModuleNotFoundError: No module named 'imp'"],
+      'modulenotfounderror modulenotfound modul name distutil',
+      false,
+    ],
+    ['a trigger with no terms', ['...'], 'host key', false],
+  ])('%s', (_, triggers, reached, held) => {
+    expect(holdsTrigger(triggers, reachesOf(reached))).toBe(held)
+  })
+
+  test('ranks the learning whose trigger a paste holds above a twin that shares more of its words', () => {
+    const seeds: Seed[] = [
+      {
+        name: 'ssh-host-key-verification-failed',
+        trigger: 'Host key verification failed.',
+        description: 'The server is not in known_hosts yet. Use when git over ssh stops at the host check.',
+        tags: ['ssh', 'known-hosts'],
+        solution: 'Add the host with ssh-keyscan.',
+      },
+      {
+        name: 'git-ssh-publickey-denied',
+        trigger: 'git@github.com: Permission denied (publickey).',
+        description:
+          'The server refused your key. Use when git over ssh fails with: fatal: Could not read from remote repository.',
+        tags: ['git', 'ssh', 'github'],
+        solution: 'Add your public key to the account.',
+      },
+    ]
+    const learnings = seeds.map((s) => parseLearning(seedText(s), `.learnings/active/${s.name}.md`))
+    const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
+    const index = partsIndex(buildIndexParts(learnings.map((l, i) => buildSearchDoc(i, l))))
+    const paste = [
+      '$ git fetch origin master',
+      'Host key verification failed.',
+      'fatal: Could not read from remote repository.',
+      '',
+      'Please make sure you have the correct access rights',
+      'and the repository exists.',
+    ].join('\n')
+    expect(rankLearnings(index, catalog, paste).map((h) => h.entry.name)).toEqual([
+      'ssh-host-key-verification-failed',
+      'git-ssh-publickey-denied',
+    ])
+  })
+
+  test('a candidate the first pass left out enters the top when it holds its trigger', () => {
+    const seeds: Seed[] = ['a', 'b', 'c'].map((x) => ({
+      name: `generic-${x}`,
+      trigger: `Something else ${x} happened`,
+      description: 'fatal: Could not read from remote repository. Please make sure you have the correct access rights.',
+      tags: ['git'],
+      solution: 'Retry.',
+    }))
+    seeds.push({
+      name: 'ssh-host-key-verification-failed',
+      trigger: 'Host key verification failed.',
+      description: 'The server is not in known_hosts yet.',
+      tags: ['ssh'],
+      solution: 'Add the host with ssh-keyscan.',
+    })
+    const learnings = seeds.map((s) => parseLearning(seedText(s), `.learnings/active/${s.name}.md`))
+    const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
+    const index = partsIndex(buildIndexParts(learnings.map((l, i) => buildSearchDoc(i, l))))
+    const paste =
+      'Host key verification failed.\nfatal: Could not read from remote repository.\nPlease make sure you have the correct access rights'
+    expect(rankLearnings(index, catalog, paste, {}, 1).map((h) => h.entry.name)).toEqual([
+      'ssh-host-key-verification-failed',
+    ])
   })
 })
