@@ -5,6 +5,7 @@
  * every error and so identify none (recall weighs them down). README "Search and recall" says how to add an entry.
  */
 import words from './data/error-words.json'
+import { owned } from './owned.js'
 
 const vocabulary = words as { equivalents: Record<string, string[]>; ports: Record<string, string>; common: string[] }
 
@@ -42,7 +43,8 @@ let lastPhrases: Occurrence[] = []
 function phrasesIn(text: string): Occurrence[] {
   if (text === lastText) return lastPhrases
   const out = findPhrases(text)
-  if (text.length <= LAST_CHARS) [lastText, lastPhrases] = [text, out]
+  // Kept as a string of its own: a slice of a file's text would keep the whole file alive between calls.
+  if (text.length <= LAST_CHARS) [lastText, lastPhrases] = [owned(text), out]
   return out
 }
 

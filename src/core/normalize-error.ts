@@ -10,6 +10,9 @@
  * work is linear in the text (a test feeds it a 1 MB log).
  */
 import { equivalentWords, serviceOfPort } from './error-words.js'
+import { MEMO_TOKEN_CHARS, owned } from './owned.js'
+
+export { MEMO_TOKEN_CHARS, owned }
 
 // ESC [ … final byte (SGR colours, cursor moves) and OSC hyperlinks.
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g
@@ -157,14 +160,8 @@ const PLAIN_WORD = /^[A-Za-z_-]+[,;!?]?$/
 // own (`owned`), up to MAX_MEMO_CHARS. Bounded like terms.ts stems.
 const tokenMemo = new Map<(a: Address) => string, Map<string, string>>()
 const MAX_MEMO = 16_384
-export const MEMO_TOKEN_CHARS = 12
 /** Tokens longer than this are normalized each time: a URL or a minified line is rarely said twice. */
 export const MAX_MEMO_CHARS = 128
-
-/** `s` as a string of its own: a slice of 13 characters or more keeps the string it was cut from alive (V8). */
-export function owned(s: string): string {
-  return s.length > MEMO_TOKEN_CHARS ? ` ${s}`.slice(1) : s
-}
 
 function normalizeToken(token: string, address: (a: Address) => string): string {
   if (PLAIN_WORD.test(token)) return token

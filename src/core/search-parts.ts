@@ -128,8 +128,15 @@ const termStamp = new Int32Array(MAX_SLOTS)
 const termCount = new Int32Array(MAX_SLOTS)
 let stamp = 0
 
+/**
+ * A token longer than this gets no slot, and is counted in the field's own set: the table would keep it whole until it
+ * starts again (a body's token can be 64 KB: 65,536 of them were gigabytes a hostile tier could make cheaply).
+ */
+const MAX_SLOT_CHARS = 64
+
 function countBySlots(tokens: readonly string[]): { length: number; terms: string[]; counts: number[] } {
-  if (slotOf.size + tokens.length > MAX_SLOTS || stamp >= 0x7fffffff) {
+  // A long token's term takes a term id without a slot: the terms, not only the slots, must fit the tables.
+  if (Math.max(slotOf.size, terms.length) + tokens.length > MAX_SLOTS || stamp >= 0x7fffffff) {
     slotOf.clear()
     termIdOf.clear()
     terms.length = 0
@@ -140,21 +147,33 @@ function countBySlots(tokens: readonly string[]): { length: number; terms: strin
   stamp++
   let length = 0
   const order: number[] = []
+  let long: Set<string> | undefined
+  const idOf = (term: string | null) => {
+    let id = term === null ? -1 : termIdOf.get(term)
+    if (id === undefined) termIdOf.set(term as string, (id = terms.push(term as string) - 1))
+    return id
+  }
   for (const token of tokens) {
-    let slot = slotOf.get(token)
-    if (slot === undefined) {
-      slot = slotOf.size
-      slotOf.set(owned(token), slot)
-      const term = processTerm(token)
-      let id = term === null ? -1 : termIdOf.get(term)
-      if (id === undefined) termIdOf.set(term as string, (id = terms.push(term as string) - 1))
-      termOfSlot[slot] = id
+    let id: number
+    if (token.length > MAX_SLOT_CHARS) {
+      if (!(long ??= new Set()).has(token)) {
+        long.add(token)
+        length++
+      }
+      id = idOf(processTerm(token))
+    } else {
+      let slot = slotOf.get(token)
+      if (slot === undefined) {
+        slot = slotOf.size
+        slotOf.set(owned(token), slot)
+        termOfSlot[slot] = idOf(processTerm(token))
+      }
+      if (slotStamp[slot] !== stamp) {
+        slotStamp[slot] = stamp
+        length++
+      }
+      id = termOfSlot[slot] as number
     }
-    if (slotStamp[slot] !== stamp) {
-      slotStamp[slot] = stamp
-      length++
-    }
-    const id = termOfSlot[slot] as number
     if (id < 0) continue
     if (termStamp[id] !== stamp) {
       termStamp[id] = stamp
