@@ -113,8 +113,8 @@ export interface Scores {
   score: Float64Array
   /** The distinct query terms a document matched, in query order (minisearch's `queryTerms`). */
   matched(short: number): string[]
-  /** Whether the query reaches this index term (itself, or as a prefix or a typo of it). */
-  reaches(term: string): boolean
+  /** Whether the query reaches this index term (itself, or as a prefix or a typo of it) in the document `short`. */
+  reaches(short: number, term: string): boolean
 }
 
 /** Score every document the query's terms reach. */
@@ -132,14 +132,15 @@ export function scoreQuery(index: ScoringIndex, specs: readonly QuerySpec[], boo
   const { k, b, d } = BM25
   const reached: { term: string; postings: TermPostings[] }[] = []
   const seenTerms = new Set<string>()
-  const reachedTerms = new Set<string>()
+  /** The postings of each index term the query reaches (already read for its scores). */
+  const reachedTerms = new Map<string, TermPostings>()
   specs.forEach((s, si) => {
     const mark = si + 1
     let inSpec = 0
     const postings: TermPostings[] = []
     for (const { at, weight } of derivedTerms(index.terms, s)) {
-      reachedTerms.add(index.terms[at] as string)
       const p = index.postings(at)
+      reachedTerms.set(index.terms[at] as string, p)
       postings.push(p)
       p.forEach((list, fieldId) => {
         if (!list) return
@@ -197,7 +198,7 @@ export function scoreQuery(index: ScoringIndex, specs: readonly QuerySpec[], boo
           out.push(term)
       return out
     },
-    reaches: (term) => reachedTerms.has(term),
+    reaches: (short, term) => !!reachedTerms.get(term)?.some((list) => !!list && holds(list.shorts, short)),
   }
 }
 

@@ -276,7 +276,12 @@ export function rankLearnings(
   // under the final last place (a held trigger only raises a score). The second scores, with their held triggers,
   // the candidates that reach that floor when held, best first, so that most of them fall below the last place before
   // their triggers are read (a pasted log's matches are many; the order they are met in does not change the result).
-  const select = (seens: Iterable<number>, most: number, floor: number, factor: (id: number) => number) => {
+  const select = (
+    seens: Iterable<number>,
+    most: number,
+    floor: number,
+    factor: (id: number, short: number) => number,
+  ) => {
     const top: Ranked[] = []
     for (const seen of seens) {
       const short = scores.order[seen] as number
@@ -285,13 +290,14 @@ export function rankLearnings(
       const weight = view.weight(id)
       // Most candidates score below the last place even when held: they are left before their record is read.
       const last = top.length >= limit ? top[top.length - 1] : undefined
-      const bound = Math.round(base * weight * most * 1000) / 1000
+      // Multiplied in the score's order ((base × factor) × weight): a float on a rounding edge is not pruned.
+      const bound = Math.round(base * most * weight * 1000) / 1000
       if (limit <= 0 || bound < floor || (last && bound < last.score)) continue
       const meta = view.meta(id)
       if (!keep(meta)) continue
       // A candidate that loses to the last place at the most it can score (a tie lost on its name) loses at any.
       if (last && cmp(last, { id, short, meta, score: bound, raw: base * most, seen }) <= 0) continue
-      const raw = most === 1 ? base : base * factor(id)
+      const raw = most === 1 ? base : base * factor(id, short)
       const score = Math.round(raw * weight * 1000) / 1000
       if (last && score < last.score) continue
       const c: Ranked = { id, short, meta, score, raw, seen }
@@ -309,12 +315,16 @@ export function rankLearnings(
   const weighted = new Float64Array(scores.order.length)
   const candidates: number[] = []
   scores.order.forEach((short, seen) => {
-    const w = (scores.score[short] as number) * view.weight(index.docId(short) as number)
-    weighted[seen] = w
-    if (Math.round(w * HELD_TRIGGER * 1000) / 1000 >= floor) candidates.push(seen)
+    const base = scores.score[short] as number
+    const weight = view.weight(index.docId(short) as number)
+    weighted[seen] = base * weight
+    if (Math.round(base * HELD_TRIGGER * weight * 1000) / 1000 >= floor) candidates.push(seen)
   })
   candidates.sort((a, b) => (weighted[b] as number) - (weighted[a] as number) || a - b)
-  const held = (id: number) => (holdsTrigger(view.entry(id)?.triggers ?? [], scores.reaches) ? HELD_TRIGGER : 1)
+  // Held in this learning: every term of the trigger is one the query reaches in its own index document (a term the
+  // query reaches only in others, `ipv6` of a trigger field that dropped it, does not make it held).
+  const held = (id: number, short: number) =>
+    holdsTrigger(view.entry(id)?.triggers ?? [], (term) => scores.reaches(short, term)) ? HELD_TRIGGER : 1
   const top = select(candidates, HELD_TRIGGER, floor, held)
   return top.map((h) => ({ entry: view.entry(h.id) as CatalogEntry, score: h.score, matched: scores.matched(h.short) }))
 }

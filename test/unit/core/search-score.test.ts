@@ -168,6 +168,30 @@ describe('scoring reproduces minisearch', () => {
     },
   )
 
+  test("a trigger is held in the learning's own document: a term the query reaches only in another one does not count", () => {
+    // Two triggers of both address families: their joined field drops `ipv6` (one family is no marker), so this
+    // learning's document does not hold it while another learning's does. As the reference ranks: not held.
+    const mk = (name: string, triggers: string[]) =>
+      parseLearning(
+        `---\nname: ${name}\ntype: gotcha\ndescription: d\ntrigger:\n${triggers.map((t) => `  - "${t}"`).join('\n')}\n---\nFix it.\n`,
+        `.learnings/active/${name}.md`,
+      )
+    const learnings = [
+      mk('mongo-both', [
+        'connect ECONNREFUSED ::1:27017',
+        'MongoServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017',
+      ]),
+      mk('other-ipv6', ['listen EADDRINUSE ::1:9999']),
+    ]
+    const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
+    const docs = learnings.map((l, i) => buildSearchDoc(i, l))
+    const sorted = loadSorted(splitMiniSearch(buildMiniSearch(docs)))
+    const index = partsIndex(buildIndexParts(docs))
+    const query = 'connect ECONNREFUSED ::1:27017'
+    expect(rankLearnings(index, catalog, query)).toEqual(miniSearchRank(sorted, catalog, query))
+    expect(rankLearnings(index, catalog, query)[0]?.entry.name).toBe('mongo-both')
+  })
+
   test('the seed learnings and a pasted failure', () => {
     const learnings = SEEDS.map((s) => parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`))
     const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
