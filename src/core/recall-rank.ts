@@ -431,7 +431,9 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules:
 
 // A tool's error codes, each family the run of sorted terms from `from` up to `to` (the code unit after the last
 // one a code holds there): Node's `ERR_*` (as terms, `err_ossl_evp_unsupported`) and TypeScript's `TS1234` (`ts7016`).
+// pnpm's codes (`ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL`, printed around any failed script) are another tool's: they say
+// the script failed, not which of Node's errors it was.
 const TOOL_CODES = [
-  { from: 'err_', to: 'err`', code: /^err_[a-z0-9_]+$/ },
+  { from: 'err_', to: 'err`', code: /^err_(?!pnpm_)[a-z0-9_]+$/ },
   { from: 'ts0', to: 'ts:', code: /^ts\d{4,5}$/ },
 ] as const

@@ -340,6 +340,10 @@ describe('rankRecall', () => {
     expect(
       recalled(ix, "error TS7016: Could not find a declaration file for module 'pako'. implicitly has an 'any' type."),
     ).toEqual(['ts-no-declaration'])
+    // pnpm's code around a failed script is not one of Node's: the message without its code line still reaches.
+    const viaPnpm =
+      'Error: error:0308010C:digital envelope routines::unsupported\n ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  app@1.0.0 start: `node index.js`'
+    expect(reached(viaPnpm, RECALL_RULES)).toContain('node17-openssl')
   })
   test("a port no service is known by is one user's choice: the trigger's `:::3000` does not keep a port taken at another port silent", () => {
     const ix = indexOf([
