@@ -94,7 +94,11 @@ async function* readBlobsInBulk(
     const oids: string[] = []
     for (const s of slots.slice(from, to)) {
       if (s.oid === undefined) continue
-      s.size = lstatSync(join(root, s.path), { throwIfNoEntry: false })?.size
+      try {
+        s.size = lstatSync(join(root, s.path), { throwIfNoEntry: false })?.size
+      } catch {
+        s.size = undefined // EACCES, ENAMETOOLONG…: the file's read says why, as that file's problem
+      }
       if (s.size !== undefined && s.size <= MAX_LEARNING_BYTES) oids.push(s.oid)
     }
     return oids.length ? tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n` }) : undefined
