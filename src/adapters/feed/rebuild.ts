@@ -78,11 +78,11 @@ const BULK_CHUNK = 10_000
 const FIRST_CHUNK = 1_000
 
 /**
- * The blobs of the clean slots (those with a blob id), a chunk at a time (FIRST_CHUNK, then BULK_CHUNK each): `from` and `to` bound the
- * chunk's slots, `blobs` its blobs by id, read from git's object store with one `git cat-file --batch` (at 100,000
- * learnings reading the files one by one was a fifth of a rebuild). The next chunk is asked for while this one is
- * used, so git works on the other core, and a chunk's bytes are dropped once used. An id git does not answer is left
- * out (the caller reads the file).
+ * The blobs of the clean slots (those with a blob id), a chunk at a time (FIRST_CHUNK, then BULK_CHUNK each): `from`
+ * and `to` bound the chunk's slots, `blobs` its blobs by id, read from git's object store with one `git cat-file
+ * --batch` (at 100,000 learnings reading the files one by one was a fifth of a rebuild). The next chunk is asked for
+ * while this one is used, so git works on the other core, and a chunk's bytes are dropped once used. An id git does
+ * not answer is left out (the caller reads the file).
  */
 async function* readBlobsInBulk(
   root: string,
@@ -117,7 +117,8 @@ async function* readBlobsInBulk(
 
 /**
  * A clean file's blob as its work-tree bytes, or undefined to read the file: a blob whose size differs from the
- * file's (`size`, its lstat) went through a conversion on checkout (core.autocrlf, an eol or smudge filter), so the file is what counts.
+ * file's (`size`, its lstat) went through a conversion on checkout (core.autocrlf, an eol or smudge filter), so the
+ * file is what counts.
  */
 function asInWorkTree(size: number | undefined, blob: Uint8Array | undefined): Uint8Array | undefined {
   return blob && size === blob.byteLength ? blob : undefined

@@ -29,7 +29,7 @@ import type { Git } from '../git/simple.js'
 import type { Repo } from '../store/repo.js'
 import { gitAsync } from '../git/run.js'
 import { CONFIG_PATH } from '../store/config.js'
-import { decodeLearningBytes } from '../store/store.js'
+import { decodeLearningBytes, tooLargeReason } from '../store/store.js'
 import { deflateJson, readDeflatedJson } from './cache-files.js'
 import { cacheDir } from './feed-key.js'
 import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
@@ -132,7 +132,7 @@ export async function forEachTierLearning(
         else if (info.size > MAX_LEARNING_BYTES)
           sizeWarnings.push({
             path: `${tier}:${b.path}`,
-            reason: `invalid learning: the file is ${info.size} bytes; a learning may be at most ${MAX_LEARNING_BYTES} bytes (1 MB)`,
+            reason: `invalid learning: ${tooLargeReason(info.size)}`,
           })
         else {
           if (group.length && held + info.size > bytes) {
