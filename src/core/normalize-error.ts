@@ -10,9 +10,7 @@
  * work is linear in the text (a test feeds it a 1 MB log).
  */
 import { equivalentWords, serviceOfPort } from './error-words.js'
-import { MEMO_TOKEN_CHARS, owned } from './owned.js'
-
-export { MEMO_TOKEN_CHARS, owned }
+import { owned } from './owned.js'
 
 // ESC [ … final byte (SGR colours, cursor moves) and OSC hyperlinks.
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g
@@ -155,9 +153,8 @@ const PLAIN_WORD = /^[A-Za-z_-]+[,;!?]?$/
 
 // What normalizeToken made of each token, per address style: a store's bodies say the same tokens again and again
 // (`npm`, "fails.", `(see`, `/var/run/docker.sock`), and a token's fourteen patterns cost far more than a lookup. A
-// token of at most MEMO_TOKEN_CHARS is a copy V8 made out of its text; a longer one is a slice that would keep its
-// whole text alive in the memo (a 100,000-learning rebuild would hold every body), so it is kept as a copy of its
-// own (`owned`), up to MAX_MEMO_CHARS. Bounded like terms.ts stems.
+// long token is a slice that would keep its whole text alive in the memo (a 100,000-learning rebuild would hold every
+// body), so it is kept as a copy of its own (core/owned.ts), up to MAX_MEMO_CHARS. Bounded like terms.ts stems.
 const tokenMemo = new Map<(a: Address) => string, Map<string, string>>()
 const MAX_MEMO = 16_384
 /** Tokens longer than this are normalized each time: a URL or a minified line is rarely said twice. */

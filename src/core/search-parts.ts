@@ -12,7 +12,7 @@ import type { CatalogEntry, IndexDoc, IndexHeader, SearchDoc } from './search.js
 import { buildCatalogEntry, buildSearchDoc, indexOptions } from './search.js'
 import type { Learning } from './learning.js'
 import { decodePostings } from './search-postings.js'
-import { owned } from './normalize-error.js'
+import { owned } from './owned.js'
 import { processTerm } from './terms.js'
 import type { ScoringIndex } from './search-score.js'
 
@@ -116,7 +116,7 @@ export function countDoc(doc: Omit<SearchDoc, 'id'>): CountedDoc {
  * store's documents say the same tokens again and again, and a token met before costs one lookup here where counting
  * it in maps of the document's own took five (its count, its term, the term's count) and regrew the maps at every
  * field. Per field, a stamp tells the slots and terms met in it. Bounded: the table starts again when a field would
- * fill it; a token is kept as a copy of its own (normalize-error.ts owned: a slice keeps its whole text alive).
+ * fill it; a token is kept as a copy of its own (core/owned.ts: a slice keeps its whole text alive).
  */
 const MAX_SLOTS = 65_536
 const slotOf = new Map<string, number>()

@@ -9,7 +9,8 @@
  * stems (Porter2: "connecting", "connection" and "connect" are one term).
  */
 import { porter2 } from '../vendor/stemmer.js'
-import { boundQuery, matchableError, owned } from './normalize-error.js'
+import { boundQuery, matchableError } from './normalize-error.js'
+import { owned } from './owned.js'
 
 // Not shared with dedupe.ts or evolve.ts on purpose: index terms drop pure numbers and split paths at punctuation, and
 // search ranking and recall's trigger matching are tuned on them.
@@ -70,7 +71,7 @@ function stemOf(t: string): string {
 }
 
 // processTerm's answer per word as written (case included): the same words come back in every document of an index.
-// A word is kept as a copy of its own (normalize-error.ts owned: a slice would keep its whole text alive); one longer
+// A word is kept as a copy of its own (core/owned.ts: a slice would keep its whole text alive); one longer
 // than MAX_TERM_CHARS (no term, unless lower case makes it shorter) is not kept.
 const processed = new Map<string, string | null>()
 const MAX_PROCESSED = 16_384

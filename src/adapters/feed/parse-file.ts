@@ -7,7 +7,7 @@
 import { scanForAgents } from '../../core/agent-safety.js'
 import type { TextScan } from '../../core/agent-safety.js'
 import { parseLearning } from '../../core/learning.js'
-import { owned } from '../../core/normalize-error.js'
+import { owned } from '../../core/owned.js'
 import { entryRecallTerms } from '../../core/recall-rank.js'
 import { summarize } from '../../core/query.js'
 import type { LearningSummary } from '../../core/query.js'

@@ -102,7 +102,15 @@ export async function forEachTierLearning(
 ): Promise<TierWarning[]> {
   const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
   const warnings: TierWarning[] = []
-  const warn = (path: string, reason: string) => warnings.push({ path: `${tier}:${path}`, reason })
+  // Each chunk's sizes, then its readable blobs; the warnings of sizes and of parsing are kept apart and returned in
+  // that order (entries, sizes, parses), as when every size was asked first.
+  const sizeWarnings: TierWarning[] = []
+  const parseWarnings: TierWarning[] = []
+  const warnIn = (list: TierWarning[]) => (path: string, reason: string) =>
+    list.push({ path: `${tier}:${path}`, reason })
+  const warn = warnIn(warnings)
+  const warnSize = warnIn(sizeWarnings)
+  const warnParse = warnIn(parseWarnings)
   const blobs: TreeEntry[] = []
   for (const e of entries) {
     if (!e.path.endsWith('.md')) continue
@@ -112,10 +120,6 @@ export async function forEachTierLearning(
   }
   if (!blobs.length) return warnings
   const cwd = git.root
-  // Each chunk's sizes, then its readable blobs; the warnings of sizes and of parsing are kept apart and returned in
-  // that order (entries, sizes, parses), as when every size was asked first.
-  const sizeWarnings: TierWarning[] = []
-  const parseWarnings: TierWarning[] = []
   /** The readable blobs, a group at a time: a chunk's sizes asked, then its blobs cut where they pass `bytes`. */
   async function* groups(): AsyncGenerator<TreeEntry[]> {
     for (const [from, to] of chunkBounds(blobs.length, Math.min(TIER_FIRST_CHUNK, chunk), chunk)) {
@@ -128,12 +132,8 @@ export async function forEachTierLearning(
       let held = 0
       for (const [i, b] of part.entries()) {
         const info = sizes[i]
-        if (!info) sizeWarnings.push({ path: `${tier}:${b.path}`, reason: `invalid learning: ${MISSING_OBJECT}` })
-        else if (info.size > MAX_LEARNING_BYTES)
-          sizeWarnings.push({
-            path: `${tier}:${b.path}`,
-            reason: `invalid learning: ${tooLargeReason(info.size)}`,
-          })
+        if (!info) warnSize(b.path, `invalid learning: ${MISSING_OBJECT}`)
+        else if (info.size > MAX_LEARNING_BYTES) warnSize(b.path, `invalid learning: ${tooLargeReason(info.size)}`)
         else {
           if (group.length && held + info.size > bytes) {
             yield group
@@ -181,19 +181,16 @@ export async function forEachTierLearning(
         // A tier is another repository's text: the same screen as `add` (core/agent-safety.ts) before any agent sees it.
         const hazards = findAgentHazards(text)
         if (hazards.length) {
-          parseWarnings.push({
-            path: `${tier}:${b.path}`,
-            reason: `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
-          })
+          warnParse(
+            b.path,
+            `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
+          )
           continue
         }
         parsed.push(learning)
       } catch (err) {
         const e = err as { reason?: string; message?: string }
-        parseWarnings.push({
-          path: `${tier}:${b.path}`,
-          reason: `invalid learning: ${e.reason ?? e.message ?? String(err)}`,
-        })
+        warnParse(b.path, `invalid learning: ${e.reason ?? e.message ?? String(err)}`)
       }
     }
     for (const l of parsed) onLearning(l)

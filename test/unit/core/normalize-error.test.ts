@@ -4,13 +4,12 @@ import { describe, expect, test } from 'vitest'
 import {
   MAX_QUERY_TOKENS,
   MAX_MEMO_CHARS,
-  MEMO_TOKEN_CHARS,
   boundQuery,
   matchableError,
   normalizeError,
   normalizeErrorToken,
-  owned,
 } from '../../../src/core/normalize-error.js'
+import { MEMO_TOKEN_CHARS, owned } from '../../../src/core/owned.js'
 
 describe('normalizeError', () => {
   test.each([
