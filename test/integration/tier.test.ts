@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -214,6 +224,62 @@ describe('git learn tier', () => {
     expect(search.code).toBe(0)
     expect(search.json().results[0]).toMatchObject({ name: 'delta-fix', tier: 'org' })
     expect(search.stderr).toMatch(/huge-one\.md.*1 MB/)
+  })
+
+  test('a tier whose objects git cannot read is skipped with a warning: the read-ahead fails cleanly, search, status and list keep the project', async () => {
+    // 1,050 learnings: a first chunk of 1,000, whose parse yields to the event loop every 200 while the second chunk
+    // is read ahead, and one blob of the second chunk truncated, so `git cat-file --batch` dies reading it (exit 128)
+    // while the first is still parsed: the read-ahead's rejection must be held until it is awaited.
+    const names = Array.from({ length: 1050 }, (_v, i) => `fix-${String(i).padStart(4, '0')}`)
+    const damaged = 'fix-1030'
+    const { bare } = tierRepo(
+      Object.fromEntries(names.map((n) => [n, good(n, n === damaged ? { topic: 'zebra quartz outage' } : {})])),
+    )
+    const repo = makeRepo()
+    soloConfig(repo)
+    seedActive(repo, { 'local-only-fix': good('local-only-fix', { topic: 'local only widget' }) })
+    repo.git('config', 'fetch.unpackLimit', '100000') // the tier's objects loose, one file each
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    const oid = repo.git('rev-parse', `refs/learn/tiers/org:.learnings/active/${damaged}.md`).trim()
+    const object = join(repo.root, '.git', 'objects', oid.slice(0, 2), oid.slice(2))
+    chmodSync(object, 0o644)
+    truncateSync(object, Math.floor(statSync(object).size / 2))
+
+    const r = await openRepo(repo.root)
+    const pin = repo.git('rev-parse', 'refs/learn/tiers/org').trim()
+    const unhandled: unknown[] = []
+    const onUnhandled = (e: unknown) => unhandled.push(e)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      const seen: string[] = []
+      const validator = await loadLearningValidator()
+      const read = forEachTierLearning(r.git, 'org', pin, validator, (l) => seen.push(l.name), 1000)
+      await expect(read).rejects.toThrow(/cat-file --batch failed: .*unable to stream/)
+      expect(seen).toEqual(names.slice(0, 1000)) // the first chunk was delivered, in order, before the failure
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+
+    const warning =
+      /^warning: refs\/learn\/tiers\/org: its objects cannot be read \(git said: fatal: unable to stream [0-9a-f]{40} to stdout\); run `git learn tier verify org` to see what is damaged \(skipped\)$/m
+    const search = await repo.cli(['search', 'local only widget', '--json'])
+    expect(search.code).toBe(0)
+    expect(search.json().results.map((x: { name: string }) => x.name)).toEqual(['local-only-fix'])
+    expect(search.stderr).toMatch(warning)
+    const status = await repo.cli(['status', '--json'])
+    expect(status.code).toBe(0)
+    expect(status.stderr).toMatch(warning)
+    const list = await repo.cli(['list'])
+    expect(list.code).toBe(0)
+    expect(list.stdout).toContain('local-only-fix')
+    // Nothing of the damaged tier was cached: once its object is whole again (fetched anew), it is read in full.
+    rmSync(object, { force: true })
+    execFileSync('git', ['fetch', '-q', '--refetch', bare, 'main'], { cwd: repo.root })
+    const again = await repo.cli(['search', 'zebra quartz outage', '--json'])
+    expect(again.stderr).toBe('')
+    expect(again.json().results[0]).toMatchObject({ name: damaged, tier: 'org' })
   })
 
   test('tier remove commits config.yaml alone without the tier (comments kept), deletes its ref, and search drops it', async () => {

@@ -11,6 +11,7 @@
  */
 import { lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { GitCommandError } from '../../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES } from '../../core/learning.js'
 import { readFileBounded } from '../store/read-bounded.js'
@@ -208,24 +209,36 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
         // learning of a 100,000-learning tier is most of a gigabyte).
         const builder = new IndexBuilder()
         const items: TierItem[] = []
-        const warnings = await tiers.forEachTierLearning(
-          repo.git,
-          pin.tier,
-          pin.commit,
-          await loadLearningValidator(),
-          (l) => {
-            const { id, ...doc } = search.buildSearchDoc(items.length, l)
-            const counted = countDoc(doc)
-            builder.addCounted(id, counted)
-            // Its strings copied out of the text (parse-file.ts compactor): the texts of the tier are not kept.
-            const { entry } = compact({ entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path } }, l.path, true)
-            // Its recall terms too ([] when recall does not look it up): computed once per pinned commit, not at
-            // every rebuild after a project edit (at 100,000 they were a third of such a rebuild); a single trigger's
-            // from its counted index terms, as in parse-file.ts.
-            const recall = entryRecallTerms(entry as CatalogEntry, counted[TRIGGER_FIELD]?.terms) ?? []
-            items.push({ entry: entry as CatalogEntry, hash: sources.contentHash(l), recall })
-          },
-        )
+        let warnings: Awaited<ReturnType<typeof tiers.forEachTierLearning>>
+        try {
+          warnings = await tiers.forEachTierLearning(
+            repo.git,
+            pin.tier,
+            pin.commit,
+            await loadLearningValidator(),
+            (l) => {
+              const { id, ...doc } = search.buildSearchDoc(items.length, l)
+              const counted = countDoc(doc)
+              builder.addCounted(id, counted)
+              // Its strings copied out of the text (parse-file.ts compactor): the texts of the tier are not kept.
+              const { entry } = compact(
+                { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path } },
+                l.path,
+                true,
+              )
+              // Its recall terms too ([] when recall does not look it up): computed once per pinned commit, not at
+              // every rebuild after a project edit (at 100,000 they were a third of such a rebuild); a single trigger's
+              // from its counted index terms, as in parse-file.ts.
+              const recall = entryRecallTerms(entry as CatalogEntry, counted[TRIGGER_FIELD]?.terms) ?? []
+              items.push({ entry: entry as CatalogEntry, hash: sources.contentHash(l), recall })
+            },
+          )
+        } catch (err) {
+          // Skipped with a warning (tiers.ts unreadableTier), nothing of it cached: read again at the next rebuild.
+          if (!(err instanceof GitCommandError)) throw err
+          onWarning(tiers.unreadableTier(pin.tier, err))
+          continue
+        }
         cached = {
           items,
           warnings: warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),

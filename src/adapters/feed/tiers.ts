@@ -267,7 +267,14 @@ export async function readTierSources(
   const { loadLearningValidator } = await import('../store/validators.js')
   const out: TierSource[] = []
   for (const t of pins) {
-    const scan = await readTierLearningsCached(repo.git, t.tier, t.commit, loadLearningValidator)
+    let scan: TierScan
+    try {
+      scan = await readTierLearningsCached(repo.git, t.tier, t.commit, loadLearningValidator)
+    } catch (err) {
+      if (!(err instanceof GitCommandError)) throw err
+      onWarning(unreadableTier(t.tier, err))
+      continue
+    }
     for (const w of scan.warnings) onWarning(w)
     out.push({ tier: t.tier, weight: t.weight, learnings: scan.learnings })
   }
@@ -309,6 +316,19 @@ export async function readTierPins(
 
 const hasCommit = async (git: Git, commit: string) =>
   (await git.tryRun(['cat-file', '-e', `${commit}^{commit}`])) !== undefined
+
+/**
+ * A tier whose objects git cannot read (a truncated or corrupt object, a store half-removed by hand) is skipped with
+ * this warning rather than failing the command: it is another repository's data layered over the project's, so the
+ * project's own learnings are still searched, listed and recalled, as when a tier's commit is missing.
+ */
+export function unreadableTier(tier: string, err: GitCommandError): TierWarning {
+  const said = err.stderr.trim().split('\n').pop()?.trim() || 'no message'
+  return {
+    path: tierRef(tier),
+    reason: `its objects cannot be read (git said: ${said}); run \`git learn tier verify ${tier}\` to see what is damaged`,
+  }
+}
 
 /** What to run when a pinned commit is not here and could not be fetched. */
 export function missingPin(t: TierConfig): string {

@@ -19,6 +19,9 @@ const cut = (s: string, n: number) => {
 /** Files named one by one before the rest are counted by kind (a broken store must not bury a command's output). */
 export const PROBLEMS_LISTED = 5
 
+/** A tier's problem (`<tier>:<path>` or its ref): `git learn check` reads the project's store, not a tier's. */
+const fromTier = (path: string) => path.startsWith('refs/') || /^[^/:]+:/.test(path)
+
 /**
  * Warnings for files that could not be read as learnings, on stderr: the first PROBLEMS_LISTED one line each, the
  * rest in one line counted by kind (what a reason says before its first colon or semicolon).
@@ -26,7 +29,10 @@ export const PROBLEMS_LISTED = 5
 export function warnProblems(problems: readonly { path: string; reason: string }[]): string {
   const listed = problems
     .slice(0, PROBLEMS_LISTED)
-    .map((p) => `warning: ${p.path}: ${p.reason} (skipped; \`git learn check\` explains)\n`)
+    .map(
+      (p) =>
+        `warning: ${p.path}: ${p.reason} (${fromTier(p.path) ? 'skipped' : 'skipped; `git learn check` explains'})\n`,
+    )
   const rest = problems.slice(PROBLEMS_LISTED)
   if (!rest.length) return listed.join('')
   const kinds = new Map<string, number>()

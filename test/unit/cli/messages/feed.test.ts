@@ -10,6 +10,16 @@ test('a few skipped files are named one line each', () => {
     'warning: .learnings/active/f-2.md: withheld from agents: a key (skipped; `git learn check` explains)',
   ])
   expect(warnProblems([])).toBe('')
+  // A tier's problems: `git learn check` reads the project's store, not a tier's, so it is not named.
+  expect(
+    warnProblems([
+      { path: 'org:.learnings/active/x.md', reason: 'invalid learning: type' },
+      { path: 'refs/learn/tiers/org', reason: 'its objects cannot be read (git said: fatal: x)' },
+    ]),
+  ).toBe(
+    'warning: org:.learnings/active/x.md: invalid learning: type (skipped)\n' +
+      'warning: refs/learn/tiers/org: its objects cannot be read (git said: fatal: x) (skipped)\n',
+  )
 })
 
 test('past the first few, the rest are one line counted by kind, the most frequent first', () => {
