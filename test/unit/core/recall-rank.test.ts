@@ -361,6 +361,17 @@ describe('rankRecall', () => {
     ).toEqual(['port-taken'])
     expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use :::8080')).toEqual(['port-taken'])
   })
+  test('a port taken is taken on every address: a trigger bound at `:::3000` says no `localhost` that another failure lacks', () => {
+    const trigger = 'Error: listen EADDRINUSE: address already in use :::3000'
+    expect(recallTermsOf(trigger)).not.toContain('localhost')
+    const ix = indexOf([['port-taken', trigger]])
+    // Older Node names no address: all the trigger says but its port, one user's choice, is in it.
+    const { features } = recallEvidence(
+      ix,
+      recallQueryTerms("throw er; // Unhandled 'error' event\nError: listen EADDRINUSE"),
+    )
+    expect(features[RECALL_FEATURES.indexOf('coverage')]).toBeGreaterThan(0.9)
+  })
   const mongo = (): [string, string][] => [
     ['mongod-down', 'MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017'],
     ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
