@@ -223,6 +223,20 @@ describe('rankRecall', () => {
     expect(recalled(ix, 'RangeError: Array buffer allocation failed: too large')).toEqual([])
     expect(recalled(ix, 'AxiosError: Request failed with status code 413')).toEqual(['nginx-413-body-size'])
   })
+  test("the shell's name is a common word: `sh` begins every shell's error and ends every script's name", () => {
+    expect(termWeight('sh', 1, 100)).toBe(termWeight('error', 1, 100))
+    // runc refusing a script without its executable bit names the script a CRLF learning's busybox trigger names, and
+    // nothing else of it: the script's name alone is not that failure.
+    const ix = indexOf([
+      ['crlf-entrypoint', 'exec /docker-entrypoint.sh: no such file or directory'],
+      ['crlf-entrypoint', '/bin/sh: /entrypoint.sh: not found'],
+      ['arch-mismatch', 'exec /usr/local/bin/docker-entrypoint.sh: exec format error'],
+    ])
+    const noExecBit =
+      'docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "/entrypoint.sh": permission denied: unknown.'
+    expect(recalled(ix, noExecBit)).toEqual([])
+    expect(recalled(ix, 'app_1  | /bin/sh: /entrypoint.sh: not found')).toEqual(['crlf-entrypoint'])
+  })
   test("npm's words around every failed request (registry, request, reason) do not make an expired certificate a proxy's", () => {
     const ix = indexOf([
       [
