@@ -229,10 +229,10 @@ export function nestedThreshold(cases) {
   const chosen = []
   const value = (s) => s.right / s.expected + s.silent / s.unrelated
   for (let fold = 0; fold < FOLDS; fold++) {
-    let best
+    let best = { t: THRESHOLD, v: -Infinity }
     for (const t of THRESHOLD_GRID) {
       const v = value(crossValidate(cases, FEATURES, RIDGE, t, fold))
-      if (!best || v > best.v + 1e-12) best = { t, v }
+      if (v > best.v + 1e-12) best = { t, v }
     }
     chosen.push(best.t)
     const train = cases.filter((c) => hash(c.group) % FOLDS !== fold)
