@@ -76,6 +76,8 @@ interface Address {
   port: string | undefined
   ipv6: boolean
   loopback: boolean
+  /** `::` or `0.0.0.0`: every address a server listens on, no machine a client reached. */
+  unspecified?: boolean
 }
 
 function parseAddress(core: string): Address | undefined {
@@ -86,13 +88,21 @@ function parseAddress(core: string): Address | undefined {
       host: m[1] as string,
       port: m[2],
       // `::` is the unspecified address (a server listening on every address, `listen EADDRINUSE :::3000`), like
-      // 0.0.0.0: of no one family, so not the `ipv6` marker, which says the refused address is IPv6 only.
+      // 0.0.0.0: of no one family, so not the `ipv6` marker, which says the refused address is IPv6 only; and of no one
+      // machine (addressWords).
       ipv6: m[1] !== '::',
       loopback: m[1] === '::1' || m[1] === '::' || /^::ffff:127\./.test(m[1] as string),
+      unspecified: m[1] === '::',
     }
   m = IPV4.exec(core)
   if (m)
-    return { host: m[1] as string, port: m[2], ipv6: false, loopback: /^(?:127\.|0\.0\.0\.0$)/.test(m[1] as string) }
+    return {
+      host: m[1] as string,
+      port: m[2],
+      ipv6: false,
+      loopback: /^(?:127\.|0\.0\.0\.0$)/.test(m[1] as string),
+      unspecified: m[1] === '0.0.0.0',
+    }
   m = HOST_PORT.exec(core)
   // Node prefixes its warnings with its process id, `(node:10576) UnhandledPromiseRejectionWarning`: no host, no port.
   if (m && (m[1] as string).toLowerCase() !== 'node')
@@ -105,7 +115,10 @@ function addressWords(a: Address): string {
   // "port 5432" in words reads as host `port`, port 5432: no host at all.
   const named = a.host.toLowerCase() !== 'port'
   const literal = a.ipv6 || /^\d/.test(a.host)
-  const words = [a.loopback ? 'localhost' : literal || !named ? '' : a.host, a.ipv6 ? IPV6_WORD : '']
+  // The unspecified address (`::`, `0.0.0.0`) is where a server listens, every address at once: no machine, neither
+  // this one nor another.
+  const host = a.unspecified ? '' : a.loopback ? 'localhost' : literal || !named ? '' : a.host
+  const words = [host, a.ipv6 ? IPV6_WORD : '']
   if (!a.loopback && named && (literal || a.port)) words.push(REMOTE_WORD)
   if (a.port) words.push(`port${a.port}`, serviceOfPort(a.port) ?? '')
   return words.filter(Boolean).join(' ')

@@ -107,9 +107,14 @@ describe('matchableError', () => {
       '(node ) UnhandledPromiseRejectionWarning: Error: connect ECONNREFUSED localhost port27017 mongodb\neconnrefused',
     ],
     [
-      'the unspecified address :: (listening on every address) is of no one family: IPv6 is no word',
+      'the unspecified address :: (listening on every address) is of no one family and no one machine',
       'Error: listen EADDRINUSE: address already in use :::3000',
-      'Error: listen EADDRINUSE: address already in use localhost port3000\neaddrinuse',
+      'Error: listen EADDRINUSE: address already in use port3000\neaddrinuse',
+    ],
+    [
+      'nor is 0.0.0.0: a bind on every address names neither this machine nor another',
+      'Bind for 0.0.0.0:5432 failed: port is already allocated',
+      'Bind for port5432 postgres failed: port is already allocated\neaddrinuse',
     ],
     [
       'equivalent phrases add their canonical word',

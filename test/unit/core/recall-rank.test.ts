@@ -223,6 +223,20 @@ describe('rankRecall', () => {
     expect(recalled(ix, 'RangeError: Array buffer allocation failed: too large')).toEqual([])
     expect(recalled(ix, 'AxiosError: Request failed with status code 413')).toEqual(['nginx-413-body-size'])
   })
+  test("the shell's name is a common word: `sh` begins every shell's error and ends every script's name", () => {
+    expect(termWeight('sh', 1, 100)).toBe(termWeight('error', 1, 100))
+    // runc refusing a script without its executable bit names the script a CRLF learning's busybox trigger names, and
+    // nothing else of it: the script's name alone is not that failure.
+    const ix = indexOf([
+      ['crlf-entrypoint', 'exec /docker-entrypoint.sh: no such file or directory'],
+      ['crlf-entrypoint', '/bin/sh: /entrypoint.sh: not found'],
+      ['arch-mismatch', 'exec /usr/local/bin/docker-entrypoint.sh: exec format error'],
+    ])
+    const noExecBit =
+      'docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "/entrypoint.sh": permission denied: unknown.'
+    expect(recalled(ix, noExecBit)).toEqual([])
+    expect(recalled(ix, 'app_1  | /bin/sh: /entrypoint.sh: not found')).toEqual(['crlf-entrypoint'])
+  })
   test("npm's words around every failed request (registry, request, reason) do not make an expired certificate a proxy's", () => {
     const ix = indexOf([
       [
@@ -361,6 +375,17 @@ describe('rankRecall', () => {
     ).toEqual(['port-taken'])
     expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use :::8080')).toEqual(['port-taken'])
   })
+  test('a port taken is taken on every address: a trigger bound at `:::3000` says no `localhost` that another failure lacks', () => {
+    const trigger = 'Error: listen EADDRINUSE: address already in use :::3000'
+    expect(recallTermsOf(trigger)).not.toContain('localhost')
+    const ix = indexOf([['port-taken', trigger]])
+    // Older Node names no address: all the trigger says but its port, one user's choice, is in it.
+    const { features } = recallEvidence(
+      ix,
+      recallQueryTerms("throw er; // Unhandled 'error' event\nError: listen EADDRINUSE"),
+    )
+    expect(features[RECALL_FEATURES.indexOf('coverage')]).toBeGreaterThan(0.9)
+  })
   const mongo = (): [string, string][] => [
     ['mongod-down', 'MongooseServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017'],
     ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
@@ -490,10 +515,11 @@ describe('rankRecall', () => {
       ['push-no-write', 'remote: Permission to owner/repo.git denied to user.'],
       ['other', 'MISCONF Redis is configured to save RDB snapshots'],
     ])
-    // The host key was added, not refused: the denial is what failed.
+    // The host key was added, not refused: the denial is what failed (the order of evidence, whether or not this small
+    // store's github-only trigger reaches the threshold: the real learning has a host-less one too).
     const failure =
       "Cloning into 'lcmap'...\nWarning: Permanently added the RSA host key for IP address '192.30.252.123' to the list of known hosts.\nPermission denied (publickey).\nfatal: Could not read from remote repository."
-    expect(rankRecall(ix, recallQueryTerms(failure)).map((c) => ix.names[c.doc])[0]).toBe('git-ssh-publickey-denied')
+    expect(byEvidence(ix, failure)[0]).toBe('git-ssh-publickey-denied')
   })
   test("the model's coefficients are data over the features recall computes, and a probability threshold", () => {
     expect(Object.keys(RECALL_MODEL.weights).every((f) => (RECALL_FEATURES as readonly string[]).includes(f))).toBe(
