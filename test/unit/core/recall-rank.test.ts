@@ -516,15 +516,15 @@ describe('rankRecall', () => {
   test("a denial after a host key was added is the publickey learning's failure, not the host key's", () => {
     const ix = indexOf([
       ['git-ssh-publickey-denied', 'git@github.com: Permission denied (publickey).'],
+      ['git-ssh-publickey-denied', 'Permission denied (publickey).'],
       ['ssh-host-key-verification-failed', 'Host key verification failed.'],
       ['push-no-write', 'remote: Permission to owner/repo.git denied to user.'],
       ['other', 'MISCONF Redis is configured to save RDB snapshots'],
     ])
-    // The host key was added, not refused: the denial is what failed (the order of evidence, whether or not this small
-    // store's github-only trigger reaches the threshold: the real learning has a host-less one too).
+    // The host key was added, not refused: the denial is what failed, and recall names its learning first.
     const failure =
       "Cloning into 'lcmap'...\nWarning: Permanently added the RSA host key for IP address '192.30.252.123' to the list of known hosts.\nPermission denied (publickey).\nfatal: Could not read from remote repository."
-    expect(byEvidence(ix, failure)[0]).toBe('git-ssh-publickey-denied')
+    expect(recalled(ix, failure)[0]).toBe('git-ssh-publickey-denied')
   })
   test("the model's coefficients are data over the features recall computes, and a probability threshold", () => {
     expect(Object.keys(RECALL_MODEL.weights).every((f) => (RECALL_FEATURES as readonly string[]).includes(f))).toBe(
