@@ -216,12 +216,20 @@ const hash = (s) => {
   return h
 }
 
+/** Grouped k-fold: each group's cases held out together, the model fitted on the others' and scored on them. */
+export function crossValidate(cases, features = FEATURES, ridge = RIDGE, threshold = THRESHOLD, skip = -1) {
+  return /** @type {Score} */ (crossValidateForms(cases, [cases], features, ridge, threshold, skip)[0])
+}
+
+/** @typedef {{ right: number, expected: number, silent: number, unrelated: number }} Score */
+
 /**
- * Grouped k-fold: each group's cases held out together, the model fitted on the others' and scored on them. `tests`
- * scores other variants of the same queries (the first-trigger set: `loadCases(…, true)`, case for case) with the
- * model fitted on `cases`, as the model file fitted on the set is used on a user's store; one total per variant.
+ * crossValidate scoring other forms of the same queries (`tests`, case for case with `cases`: the first-trigger set,
+ * `loadCases(…, true)`) with the model fitted on `cases`, as the model file fitted on the set is used on a user's
+ * store; one total per form.
+ * @returns {Score[]}
  */
-export function crossValidate(cases, features = FEATURES, ridge = RIDGE, threshold = THRESHOLD, skip = -1, tests = [cases]) {
+export function crossValidateForms(cases, tests, features = FEATURES, ridge = RIDGE, threshold = THRESHOLD, skip = -1) {
   const totals = tests.map(() => ({ right: 0, expected: 0, silent: 0, unrelated: 0 }))
   const foldOf = cases.map((c) => hash(c.group) % FOLDS)
   for (let fold = 0; fold < FOLDS; fold++) {
@@ -233,10 +241,11 @@ export function crossValidate(cases, features = FEATURES, ridge = RIDGE, thresho
         model,
         variant.filter((_, i) => foldOf[i] === fold),
       )
-      for (const k of Object.keys(s)) totals[v][k] += s[k]
+      const total = /** @type {Score} */ (totals[v])
+      for (const k of Object.keys(s)) total[k] += s[k]
     })
   }
-  return tests.length === 1 ? totals[0] : totals
+  return totals
 }
 
 /** The criterion: right-fix share plus silence share, summed over the variants scored. */
@@ -254,7 +263,7 @@ export function nestedThreshold(cases, tests = [cases]) {
   for (let fold = 0; fold < FOLDS; fold++) {
     let best = { t: THRESHOLD, v: -Infinity }
     for (const t of THRESHOLD_GRID) {
-      const v = value([crossValidate(cases, FEATURES, RIDGE, t, fold, tests)].flat())
+      const v = value(crossValidateForms(cases, tests, FEATURES, RIDGE, t, fold))
       if (v > best.v + 1e-12) best = { t, v }
     }
     chosen.push(best.t)
@@ -264,7 +273,8 @@ export function nestedThreshold(cases, tests = [cases]) {
         model,
         variant.filter((_, i) => foldOf[i] === fold),
       )
-      for (const k of Object.keys(s)) totals[v][k] += s[k]
+      const total = /** @type {Score} */ (totals[v])
+      for (const k of Object.keys(s)) total[k] += s[k]
     })
   }
   return { chosen, totals }
@@ -310,11 +320,13 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
         '| --- | --- | --- | --- | --- | --- |',
     )
     for (const t of THRESHOLD_GRID) {
-      const cv = crossValidate(full, FEATURES, RIDGE, t, -1, tests)
+      const cv = crossValidateForms(full, tests, FEATURES, RIDGE, t)
       console.log(`| ${t} | ${cv.map(cells).join(' | ')} | ${value(cv).toFixed(4)} |`)
     }
     const { chosen, totals } = nestedThreshold(full, tests)
-    console.log(`| chosen in each fold (${chosen.join(', ')}), nested | ${totals.map(cells).join(' | ')} | ${value(totals).toFixed(4)} |`)
+    console.log(
+      `| chosen in each fold (${chosen.join(', ')}), nested | ${totals.map(cells).join(' | ')} | ${value(totals).toFixed(4)} |`,
+    )
     for (const t of THRESHOLD_GRID) {
       const [a, b] = tests.map((v) => score({ ...refit, threshold: t }, v))
       console.log(`| refit on every failure at ${t} | ${cells(a)} | ${cells(b)} | ${value([a, b]).toFixed(4)} |`)
@@ -349,7 +361,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const current = JSON.parse(readFileSync(MODEL_FILE, 'utf8'))
     console.log(`fitted: ${JSON.stringify(out)}`)
     console.log(`in ${MODEL_FILE.slice(ROOT.length)}: ${JSON.stringify(current)} (${cells(score(current, cases))})`)
-    if (args.includes('--write') && FIRST_TRIGGER) throw new Error('--write fits the set as it is: drop --first-trigger')
+    if (args.includes('--write') && FIRST_TRIGGER)
+      throw new Error('--write fits the set as it is: drop --first-trigger')
     if (args.includes('--write')) writeFileSync(MODEL_FILE, `${JSON.stringify(out, null, 2)}\n`)
   }
 }
