@@ -74,39 +74,42 @@ export const MARKER_WORDS: readonly string[] = [IPV6_WORD, EXTENSIONLESS, REMOTE
 interface Address {
   host: string
   port: string | undefined
+  /** The `ipv6` marker: an IPv6 address of one family (not `::`, not an IPv4-mapped unspecified address). */
   ipv6: boolean
+  /** A loopback address (`127.0.0.1`, `::1`, `::ffff:127.0.0.1`, `localhost`): this machine, reached as a client. */
   loopback: boolean
-  /** `::` or `0.0.0.0`: every address a server listens on, no machine a client reached. */
-  unspecified?: boolean
+  /** The unspecified address (`::`, `0.0.0.0`, `::ffff:0.0.0.0`): no one address; neither loopback nor another machine's. */
+  unspecified: boolean
 }
 
 function parseAddress(core: string): Address | undefined {
   if (core.length > 64) return undefined
   let m = IPV6_ADDRESS.exec(core)
-  if (m)
+  if (m) {
+    const host = m[1] as string
+    // `::ffff:0.0.0.0` is 0.0.0.0 mapped into IPv6, and is read as 0.0.0.0 is.
+    const mappedAny = /^::ffff:0\.0\.0\.0$/i.test(host)
     return {
-      host: m[1] as string,
+      host,
       port: m[2],
       // `::` is the unspecified address (a server listening on every address, `listen EADDRINUSE :::3000`), like
-      // 0.0.0.0: of no one family, so not the `ipv6` marker, which says the refused address is IPv6 only; and of no one
-      // machine (addressWords).
-      ipv6: m[1] !== '::',
-      loopback: m[1] === '::1' || m[1] === '::' || /^::ffff:127\./.test(m[1] as string),
-      unspecified: m[1] === '::',
+      // 0.0.0.0: of no one family, so not the `ipv6` marker, which says the refused address is IPv6 only.
+      ipv6: host !== '::' && !mappedAny,
+      loopback: host === '::1' || /^::ffff:127\./i.test(host),
+      unspecified: host === '::' || mappedAny,
     }
+  }
   m = IPV4.exec(core)
-  if (m)
-    return {
-      host: m[1] as string,
-      port: m[2],
-      ipv6: false,
-      loopback: /^(?:127\.|0\.0\.0\.0$)/.test(m[1] as string),
-      unspecified: m[1] === '0.0.0.0',
-    }
+  if (m) {
+    const host = m[1] as string
+    return { host, port: m[2], ipv6: false, loopback: /^127\./.test(host), unspecified: host === '0.0.0.0' }
+  }
   m = HOST_PORT.exec(core)
   // Node prefixes its warnings with its process id, `(node:10576) UnhandledPromiseRejectionWarning`: no host, no port.
-  if (m && (m[1] as string).toLowerCase() !== 'node')
-    return { host: m[1] as string, port: m[2], ipv6: false, loopback: (m[1] as string).toLowerCase() === 'localhost' }
+  if (m && (m[1] as string).toLowerCase() !== 'node') {
+    const host = m[1] as string
+    return { host, port: m[2], ipv6: false, loopback: host.toLowerCase() === 'localhost', unspecified: false }
+  }
   return undefined
 }
 
@@ -115,11 +118,14 @@ function addressWords(a: Address): string {
   // "port 5432" in words reads as host `port`, port 5432: no host at all.
   const named = a.host.toLowerCase() !== 'port'
   const literal = a.ipv6 || /^\d/.test(a.host)
-  // The unspecified address (`::`, `0.0.0.0`) is where a server listens, every address at once: no machine, neither
-  // this one nor another.
-  const host = a.unspecified ? '' : a.loopback ? 'localhost' : literal || !named ? '' : a.host
+  // `0.0.0.0` is this machine: bound, every IPv4 address of it; reached as a client (`connect ECONNREFUSED
+  // 0.0.0.0:5432`, `http://0.0.0.0:8000`), its loopback. `::` is this machine too, but printed it is almost always
+  // where a server bound (Node's default, `listen EADDRINUSE :::3000`), a failure older Node prints with no address
+  // at all: a `localhost` there is a word the same failure often lacks, so `::` gives only its port.
+  const thisMachine = a.loopback || (a.unspecified && a.host !== '::')
+  const host = thisMachine ? 'localhost' : a.unspecified || literal || !named ? '' : a.host
   const words = [host, a.ipv6 ? IPV6_WORD : '']
-  if (!a.loopback && named && (literal || a.port)) words.push(REMOTE_WORD)
+  if (!a.loopback && !a.unspecified && named && (literal || a.port)) words.push(REMOTE_WORD)
   if (a.port) words.push(`port${a.port}`, serviceOfPort(a.port) ?? '')
   return words.filter(Boolean).join(' ')
 }
@@ -315,12 +321,15 @@ const IMPORTED_FROM = /\b(imported from) \S{1,1000}/gi
 // ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017": every address of localhost refused, not only the IPv6
 // one). A host name with the port (`localhost:27017` in a driver's topology) names no family.
 const IPV4_PORT = /(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}:(\d{2,5})\b/g
-const IPV6_PORT = /\bipv6 port(\d{2,5})\b/g
+// addressWords puts `remotehost` between the marker and the port of an address not this machine's (`[fe80::1]:5432`).
+const IPV6_PORT = /\bipv6 ((?:remotehost )?)port(\d{2,5})\b/g
 function singleFamilyIpv6(text: string, norm: string): string {
-  if (!norm.includes('ipv6 port')) return norm
+  if (!norm.includes('ipv6 ')) return norm
   const ipv4 = new Set<string>()
   for (const m of text.matchAll(IPV4_PORT)) ipv4.add(m[1] as string)
-  return ipv4.size ? norm.replace(IPV6_PORT, (m, port: string) => (ipv4.has(port) ? `port${port}` : m)) : norm
+  return ipv4.size
+    ? norm.replace(IPV6_PORT, (m, remote: string, port: string) => (ipv4.has(port) ? `${remote}port${port}` : m))
+    : norm
 }
 
 /** The narrowest width a console that wraps its lines is taken to have (Windows' cmd: 80 or 120 columns). */

@@ -107,14 +107,24 @@ describe('matchableError', () => {
       '(node ) UnhandledPromiseRejectionWarning: Error: connect ECONNREFUSED localhost port27017 mongodb\neconnrefused',
     ],
     [
-      'the unspecified address :: (listening on every address) is of no one family and no one machine',
+      "the unspecified address :: (Node's listen on every address) is of no one family and names only its port",
       'Error: listen EADDRINUSE: address already in use :::3000',
       'Error: listen EADDRINUSE: address already in use port3000\neaddrinuse',
     ],
     [
-      'nor is 0.0.0.0: a bind on every address names neither this machine nor another',
+      '0.0.0.0 is this machine: bound on every address of it',
       'Bind for 0.0.0.0:5432 failed: port is already allocated',
-      'Bind for port5432 postgres failed: port is already allocated\neaddrinuse',
+      'Bind for localhost port5432 postgres failed: port is already allocated\neaddrinuse',
+    ],
+    [
+      '0.0.0.0 is this machine: reached as a client, its loopback',
+      'Error: connect ECONNREFUSED 0.0.0.0:5432',
+      'Error: connect ECONNREFUSED localhost port5432 postgres\neconnrefused',
+    ],
+    [
+      '::ffff:0.0.0.0 is 0.0.0.0 mapped into IPv6, read as 0.0.0.0 is',
+      'Error: connect ECONNREFUSED ::ffff:0.0.0.0:5432',
+      'Error: connect ECONNREFUSED localhost port5432 postgres\neconnrefused',
     ],
     [
       'equivalent phrases add their canonical word',
@@ -142,6 +152,11 @@ describe('matchableError', () => {
       'IPv6 is no word when the same port is refused at an IPv4 address too',
       'connect ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017',
       'connect ECONNREFUSED localhost port27017 mongodb connect ECONNREFUSED localhost port27017 mongodb\neconnrefused',
+    ],
+    [
+      "IPv6 is no word when another machine's IPv6 address is refused at a port refused at an IPv4 address too",
+      'connect ECONNREFUSED 10.0.0.5:5432, connect ECONNREFUSED [fe80::1]:5432',
+      'connect ECONNREFUSED remotehost port5432 postgres connect ECONNREFUSED remotehost port5432 postgres\neconnrefused',
     ],
     [
       "a host name with the port (a driver's topology) names no family: IPv6 stays a word",

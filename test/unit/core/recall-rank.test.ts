@@ -223,19 +223,24 @@ describe('rankRecall', () => {
     expect(recalled(ix, 'RangeError: Array buffer allocation failed: too large')).toEqual([])
     expect(recalled(ix, 'AxiosError: Request failed with status code 413')).toEqual(['nginx-413-body-size'])
   })
-  test("the shell's name is a common word: `sh` begins every shell's error and ends every script's name", () => {
-    expect(termWeight('sh', 1, 100)).toBe(termWeight('error', 1, 100))
-    // runc refusing a script without its executable bit names the script a CRLF learning's busybox trigger names, and
-    // nothing else of it: the script's name alone is not that failure.
+  test("the shell's name is no common word: dash's `sh: 1:` is what tells its errors from bash's", () => {
+    expect(termWeight('sh', 1, 100)).toBeGreaterThan(termWeight('error', 1, 100))
     const ix = indexOf([
       ['crlf-entrypoint', 'exec /docker-entrypoint.sh: no such file or directory'],
       ['crlf-entrypoint', '/bin/sh: /entrypoint.sh: not found'],
-      ['arch-mismatch', 'exec /usr/local/bin/docker-entrypoint.sh: exec format error'],
+      ['dash-double-bracket', 'sh: 1: [[: not found'],
+      ['dash-subshell-syntax', 'sh: 1: Syntax error: "(" unexpected'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
     ])
-    const noExecBit =
-      'docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "/entrypoint.sh": permission denied: unknown.'
-    expect(recalled(ix, noExecBit)).toEqual([])
-    expect(recalled(ix, 'app_1  | /bin/sh: /entrypoint.sh: not found')).toEqual(['crlf-entrypoint'])
+    // A bashism run by dash: its own text names its learning (with `sh` a fifth of its weight, `found` alone was left).
+    expect(recalled(ix, 'sh: 1: [[: not found')).toEqual(['dash-double-bracket'])
+    // bash's own syntax error is not dash's: what they share is `syntax`, `error` and `unexpected`.
+    expect(recalled(ix, "bash: line 1: syntax error near unexpected token '('")).toEqual([])
+    // A program's own message that a file is missing is not the shell's missing entrypoint: not even a coin's toss
+    // (with `sh` common, the entrypoint's name and `found` were most of the trigger's weight).
+    const { docs, features } = recallEvidence(ix, recallQueryTerms('Error: entrypoint not found'))
+    const crlf = docs.flatMap((doc, i) => (ix.names[doc] === 'crlf-entrypoint' ? [evidenceOf(features, i, 1)] : []))
+    expect(Math.max(...crlf)).toBeLessThan(0)
   })
   test("npm's words around every failed request (registry, request, reason) do not make an expired certificate a proxy's", () => {
     const ix = indexOf([
@@ -511,15 +516,15 @@ describe('rankRecall', () => {
   test("a denial after a host key was added is the publickey learning's failure, not the host key's", () => {
     const ix = indexOf([
       ['git-ssh-publickey-denied', 'git@github.com: Permission denied (publickey).'],
+      ['git-ssh-publickey-denied', 'Permission denied (publickey).'],
       ['ssh-host-key-verification-failed', 'Host key verification failed.'],
       ['push-no-write', 'remote: Permission to owner/repo.git denied to user.'],
       ['other', 'MISCONF Redis is configured to save RDB snapshots'],
     ])
-    // The host key was added, not refused: the denial is what failed (the order of evidence, whether or not this small
-    // store's github-only trigger reaches the threshold: the real learning has a host-less one too).
+    // The host key was added, not refused: the denial is what failed, and recall names its learning first.
     const failure =
       "Cloning into 'lcmap'...\nWarning: Permanently added the RSA host key for IP address '192.30.252.123' to the list of known hosts.\nPermission denied (publickey).\nfatal: Could not read from remote repository."
-    expect(byEvidence(ix, failure)[0]).toBe('git-ssh-publickey-denied')
+    expect(recalled(ix, failure)[0]).toBe('git-ssh-publickey-denied')
   })
   test("the model's coefficients are data over the features recall computes, and a probability threshold", () => {
     expect(Object.keys(RECALL_MODEL.weights).every((f) => (RECALL_FEATURES as readonly string[]).includes(f))).toBe(
