@@ -11,6 +11,7 @@
  */
 import { lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
 import { GitCommandError } from '../../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES } from '../../core/learning.js'
@@ -130,8 +131,33 @@ function asInWorkTree(size: number | undefined, blob: Uint8Array | undefined): U
   return blob && size === blob.byteLength ? blob : undefined
 }
 
+/**
+ * How far V8 lets the heap grow past what a full collection left alive before the next one, in percent, while a
+ * rebuild runs. Left to itself V8 picks up to ~100 % for a thread that allocates as fast as the rebuild's: at 100,000
+ * learnings ~170 MB alive was a heap of ~350 MB, and the process peaked at 590–660 MB (BENCHMARKS.md, branch `cold8`).
+ */
+export const REBUILD_HEAP_GROWING_PERCENT = 50
+
+/**
+ * Sets V8's heap growth for the rebuild (a flag V8 reads at every full collection, so it holds from the next one on),
+ * and back to V8's own choice (0) after.
+ */
+function tightenHeapGrowth(): () => void {
+  setFlagsFromString(`--heap-growing-percent=${REBUILD_HEAP_GROWING_PERCENT}`)
+  return () => setFlagsFromString('--heap-growing-percent=0')
+}
+
 /** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
+  const loosen = tightenHeapGrowth()
+  try {
+    return await rebuildSources(root, commonDir, state)
+  } finally {
+    loosen()
+  }
+}
+
+async function rebuildSources(root: string, commonDir: string, state: StoreState): Promise<Built> {
   const [store, search, sources, { buildRecallIndex, entryRecallTerms }] = await Promise.all([
     import('../store/store.js'),
     import('../../core/search.js'),
