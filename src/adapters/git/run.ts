@@ -136,7 +136,7 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
   try {
     // Written at position 0, so the file's own offset (which git inherits) stays at its start.
     const bytes = typeof o.input === 'string' ? Buffer.from(o.input) : (o.input ?? Buffer.alloc(0))
-    for (let at = 0; at < bytes.length; ) at += writeSync(input.fd, bytes, at, bytes.length - at, at)
+    for (let at = 0; at < bytes.length;) at += writeSync(input.fd, bytes, at, bytes.length - at, at)
     output = openSpool(o.dir)
   } catch (err) {
     input.close()
@@ -160,7 +160,11 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
       if (done) return
       done = true
       try {
-        resolve({ code: code ?? 1, stdout: readSpool(output.fd, args, max), stderr: Buffer.concat(err).toString('utf8') })
+        resolve({
+          code: code ?? 1,
+          stdout: readSpool(output.fd, args, max),
+          stderr: Buffer.concat(err).toString('utf8'),
+        })
       } catch (e) {
         reject(e)
       }
@@ -176,7 +180,7 @@ function readSpool(fd: number, args: readonly string[], max: number): Buffer {
   const size = fstatSync(fd).size
   if (size > max) throw new GitCommandError(args, `git's output was larger than ${max} bytes`)
   const out = Buffer.allocUnsafe(size)
-  for (let at = 0; at < size; ) {
+  for (let at = 0; at < size;) {
     const n = readSync(fd, out, at, size - at, at)
     if (n <= 0) throw new GitCommandError(args, "git's output file was shorter than its size")
     at += n

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { scanForAgents } from '../../../../src/core/agent-safety.js'
 import { compactor, parseProjectFile } from '../../../../src/adapters/feed/parse-file.js'
-import { startParseWorker } from '../../../../src/adapters/feed/parse-pool.js'
+import { MAX_WIRE_TERMS, startParseWorker } from '../../../../src/adapters/feed/parse-pool.js'
 import { PROJECT_ROOT, learningText } from '../../../helpers/repo.js'
 
 const built = createRequire(import.meta.url)(join(PROJECT_ROOT, 'dist', 'adapters', 'feed', 'parse-pool.js')) as {
@@ -50,6 +50,34 @@ describe('startParseWorker', () => {
       } finally {
         worker?.close()
       }
+    }
+  })
+
+  test('terms sent as numbers read back after the worker begins its table of terms again', async () => {
+    // Files of more distinct words than the table keeps (MAX_WIRE_TERMS; a body is indexed up to a length, so several
+    // files): the batch after them begins it again.
+    const letters = (i: number): string =>
+      String.fromCharCode(97 + (i % 26)) + (i >= 26 ? letters(Math.floor(i / 26) - 1) : '')
+    const wide = Array.from({ length: 10 }, (_, f): [string, string] => {
+      const words = Array.from({ length: 8_000 }, (_, i) => `zq${letters(f * 8_000 + i)}`).join(' ')
+      return [`.learnings/active/wide-${f}.md`, learningText(`wide-${f}`, {}, body(words))]
+    })
+    expect(
+      new Set(wide.flatMap(([p, t]) => parseProjectFile(p, t, []).counted?.flatMap((c) => c?.terms ?? []) ?? [])).size,
+    ).toBeGreaterThan(MAX_WIRE_TERMS)
+    const worker = built.startParseWorker([], files.length, 0)
+    try {
+      for (const batch of [files, wide, [...files].reverse(), [...wide, ...files]]) {
+        const here = batch.map(([p, t]) => parseProjectFile(p, t, []))
+        expect(
+          await worker?.parse(
+            batch.map(([p]) => p),
+            batch.map(([, t]) => t),
+          ),
+        ).toEqual(here)
+      }
+    } finally {
+      worker?.close()
     }
   })
 
