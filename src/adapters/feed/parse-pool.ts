@@ -9,6 +9,9 @@ import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { ParsedFile } from './parse-file.js'
 import type { CountedDoc } from '../../core/search-parts.js'
+import type { CatalogEntry } from '../../core/search.js'
+import type { LearningSummary } from '../../core/query.js'
+import { PROJECT_TIER } from '../store/sources.js'
 
 /**
  * Below this many files a worker's start (~50 ms of loading the parser and scanners) costs more than it saves: at
@@ -31,27 +34,70 @@ export const MAX_WIRE_TERMS = 65_536
 
 /**
  * A parsed file as the worker sends it: its index terms and recall terms as numbers, each term's string sent once (in
- * the batch that first uses it) instead of in every file that holds it. At 100,000 learnings the structured copy of
- * the files' term strings, and the garbage of their copies here, were ~1 s of the worker's and this thread's CPU.
+ * the batch that first uses it) instead of in every file that holds it; and each string the file holds twice (its
+ * name, description, type, state, domain and tags in the entry and the row, its path, its first trigger) sent once,
+ * the other place holding SAME. At 100,000 learnings the structured copy of those strings, and the garbage of their
+ * copies here, were ~1.5 s of the worker's and this thread's CPU.
  */
-export type WireFile = Omit<ParsedFile, 'counted' | 'recall'> & {
+export type WireFile = Omit<ParsedFile, 'counted' | 'recall' | 'entry' | 'row' | 'name'> & {
   counted?: ({ length: number; terms: number[]; counts: number[] } | undefined)[]
   recall?: number[][]
+  entry?: Record<string, unknown>
+  row?: Record<string, unknown>
+  name?: string | typeof SAME
 }
 
-/** `f` with its terms as the numbers `idOf` gives them (in the worker). */
-export function encodeTerms(f: ParsedFile, idOf: (term: string) => number): WireFile {
-  const { counted, recall, ...rest } = f
+/** Stands for a value the file holds in another place (no field of an entry or row is a number 0). */
+const SAME = 0
+
+/** The fields of a row that hold what the entry's field of the same name holds. */
+const ROW_AS_ENTRY = ['name', 'state', 'type', 'domain', 'description'] as const
+
+const sameList = (a: unknown, b: unknown) =>
+  Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i])
+
+/** `f`, the file at `path`, as the worker sends it (in the worker), its terms numbered by `idOf`. */
+export function encodeFile(f: ParsedFile, path: string, idOf: (term: string) => number): WireFile {
+  const { counted, recall, entry, row, name, ...rest } = f
   const out: WireFile = rest
+  if (entry) {
+    const e: Record<string, unknown> = { ...entry }
+    if (e['path'] === path) e['path'] = SAME
+    if (e['tier'] === PROJECT_TIER) e['tier'] = SAME
+    if (entry.trigger !== null && entry.trigger === entry.triggers[0]) e['trigger'] = SAME
+    out.entry = e
+    if (row) {
+      const r: Record<string, unknown> = { ...row }
+      for (const k of ROW_AS_ENTRY) if (row[k] !== null && row[k] === entry[k]) r[k] = SAME
+      if (row.path === path) r['path'] = SAME
+      if (sameList(row.tags, entry.tags)) r['tags'] = SAME
+      out.row = r
+    }
+  } else if (row) out.row = { ...row }
+  if (name !== undefined) out.name = entry && name === entry.name ? SAME : name
   if (counted) out.counted = counted.map((c) => c && { length: c.length, terms: c.terms.map(idOf), counts: c.counts })
   if (recall) out.recall = recall.map((r) => r.map(idOf))
   return out
 }
 
-/** A file of the worker's with its terms as strings again, from the pool's copy of the worker's table. */
-function decodeTerms(f: WireFile, terms: readonly string[]): ParsedFile {
-  const { counted, recall, ...rest } = f
+/** A file of the worker's as parseProjectFile gave it, from the pool's copy of the worker's table of terms. */
+function decodeFile(f: WireFile, path: string, terms: readonly string[]): ParsedFile {
+  const { counted, recall, entry, row, name, ...rest } = f
   const out: ParsedFile = rest
+  if (entry) {
+    // In place: each field keeps its position among the entry's keys.
+    if (entry['path'] === SAME) entry['path'] = path
+    if (entry['tier'] === SAME) entry['tier'] = PROJECT_TIER
+    if (entry['trigger'] === SAME) entry['trigger'] = (entry['triggers'] as string[])[0]
+    if (row) {
+      for (const k of ROW_AS_ENTRY) if (row[k] === SAME) row[k] = entry[k]
+      if (row['path'] === SAME) row['path'] = path
+      if (row['tags'] === SAME) row['tags'] = entry['tags']
+    }
+    out.entry = entry as unknown as CatalogEntry
+  }
+  if (row) out.row = row as unknown as LearningSummary
+  if (name !== undefined) out.name = name === SAME ? (entry?.['name'] as string) : name
   const term = (id: number) => terms[id] as string
   if (counted)
     out.counted = counted.map(
@@ -92,11 +138,11 @@ export function startParseWorker(
   }
   // Never what keeps the process alive: an unfinished batch is answered undefined when the worker goes.
   worker.unref()
-  const pending = new Map<number, (files: ParsedFile[] | undefined) => void>()
+  const pending = new Map<number, { answer: (files: ParsedFile[] | undefined) => void; paths: readonly string[] }>()
   let failed = false
   const failAll = () => {
     failed = true
-    for (const answer of pending.values()) answer(undefined)
+    for (const { answer } of pending.values()) answer(undefined)
     pending.clear()
   }
   /** The worker's terms by number, as its answers add them (in order: one worker answers its batches in turn). */
@@ -104,10 +150,10 @@ export function startParseWorker(
   worker.on('message', (m: { id: number; files?: WireFile[]; terms?: string[]; reset?: boolean }) => {
     if (m.reset) terms = []
     for (const t of m.terms ?? []) terms.push(t)
-    const answer = pending.get(m.id)
+    const asked = pending.get(m.id)
     pending.delete(m.id)
     if (!pending.size) worker.unref()
-    answer?.(m.files?.map((f) => decodeTerms(f, terms)))
+    asked?.answer(m.files?.map((f, i) => decodeFile(f, asked.paths[i] ?? '', terms)))
   })
   worker.on('error', failAll)
   worker.on('exit', failAll)
@@ -117,7 +163,7 @@ export function startParseWorker(
       if (failed) return Promise.resolve(undefined)
       const id = next++
       return new Promise((resolve) => {
-        pending.set(id, resolve)
+        pending.set(id, { answer: resolve, paths })
         worker.ref()
         worker.postMessage({ id, paths, texts })
       })

@@ -1,11 +1,11 @@
 /**
  * The worker thread of parse-pool.ts: loads the parser and scanners once, then answers each batch of project files
- * with parseProjectFile's results, in order, their terms as numbers (parse-pool.ts encodeTerms). An error is sent back
+ * with parseProjectFile's results, in order, as parse-pool.ts encodeFile sends them. An error is sent back
  * as such; the caller then parses the batch itself, so it surfaces exactly as it would have without the worker.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { parseProjectFile } from './parse-file.js'
-import { MAX_WIRE_TERMS, encodeTerms } from './parse-pool.js'
+import { MAX_WIRE_TERMS, encodeFile } from './parse-pool.js'
 
 const allow: readonly string[] = Array.isArray((workerData as { allow?: unknown })?.allow)
   ? (workerData as { allow: string[] }).allow
@@ -26,7 +26,10 @@ parentPort?.on('message', (batch: { id: number; paths: string[]; texts: string[]
     return id
   }
   try {
-    const files = batch.texts.map((text, i) => encodeTerms(parseProjectFile(batch.paths[i] ?? '', text, allow), idOf))
+    const files = batch.texts.map((text, i) => {
+      const path = batch.paths[i] ?? ''
+      return encodeFile(parseProjectFile(path, text, allow), path, idOf)
+    })
     parentPort?.postMessage({ id: batch.id, files, terms, reset })
   } catch (err) {
     // The pool drops its table with this answer: both begin again at the next batch.
