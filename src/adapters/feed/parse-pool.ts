@@ -110,9 +110,14 @@ function decodeFile(f: WireFile, path: string, terms: readonly string[]): Parsed
 export interface ParseWorker {
   /** parseProjectFile of each file, in order; undefined when the worker failed (parse them in this thread). */
   parse(paths: readonly string[], texts: readonly string[]): Promise<ParsedFile[] | undefined>
+  /**
+   * The size of each file (lstat; undefined when it is missing or cannot be stat'ed), asked of the worker after the
+   * batches it was given; undefined when the worker failed (stat them in this thread).
+   */
+  sizes(files: readonly string[]): Promise<(number | undefined)[] | undefined>
   /** Batches asked for and not yet answered. */
   readonly waiting: number
-  /** Stops the worker; pending batches answer undefined. */
+  /** Stops the worker; what is asked and not answered answers undefined. */
   close(): void
 }
 
@@ -138,38 +143,61 @@ export function startParseWorker(
   }
   // Never what keeps the process alive: an unfinished batch is answered undefined when the worker goes.
   worker.unref()
-  const pending = new Map<number, { answer: (files: ParsedFile[] | undefined) => void; paths: readonly string[] }>()
+  /** What was asked and is not answered yet, by id: each batch's paths and answer, each question of sizes' answer. */
+  const paths = new Map<number, readonly string[]>()
+  const files = new Map<number, (files: ParsedFile[] | undefined) => void>()
+  const sizes = new Map<number, (sizes: (number | undefined)[] | undefined) => void>()
   let failed = false
   const failAll = () => {
     failed = true
-    for (const { answer } of pending.values()) answer(undefined)
-    pending.clear()
+    for (const answer of [...files.values(), ...sizes.values()]) answer(undefined)
+    files.clear()
+    sizes.clear()
+    paths.clear()
   }
   /** The worker's terms by number, as its answers add them (in order: one worker answers its batches in turn). */
   let terms: string[] = []
-  worker.on('message', (m: { id: number; files?: WireFile[]; terms?: string[]; reset?: boolean }) => {
-    if (m.reset) terms = []
-    for (const t of m.terms ?? []) terms.push(t)
-    const asked = pending.get(m.id)
-    pending.delete(m.id)
-    if (!pending.size) worker.unref()
-    asked?.answer(m.files?.map((f, i) => decodeFile(f, asked.paths[i] ?? '', terms)))
-  })
+  worker.on(
+    'message',
+    (m: { id: number; files?: WireFile[]; terms?: string[]; reset?: boolean; sizes?: Float64Array }) => {
+      if (m.reset) terms = []
+      for (const t of m.terms ?? []) terms.push(t)
+      const batch = paths.get(m.id)
+      paths.delete(m.id)
+      const sized = sizes.get(m.id)
+      sizes.delete(m.id)
+      sized?.(m.sizes && Array.from(m.sizes, (n) => (n < 0 ? undefined : n)))
+      const parsed = files.get(m.id)
+      files.delete(m.id)
+      if (!files.size && !sizes.size) worker.unref()
+      parsed?.(m.files?.map((f, i) => decodeFile(f, batch?.[i] ?? '', terms)))
+    },
+  )
   worker.on('error', failAll)
   worker.on('exit', failAll)
   let next = 0
   return {
-    parse(paths, texts) {
+    parse(batch, texts) {
       if (failed) return Promise.resolve(undefined)
       const id = next++
       return new Promise((resolve) => {
-        pending.set(id, { answer: resolve, paths })
+        paths.set(id, batch)
+        files.set(id, resolve)
         worker.ref()
-        worker.postMessage({ id, paths, texts })
+        worker.postMessage({ id, paths: batch, texts })
+      })
+    },
+    sizes(of) {
+      if (failed) return Promise.resolve(undefined)
+      const id = next++
+      return new Promise((resolve) => {
+        sizes.set(id, resolve)
+        worker.ref()
+        worker.postMessage({ id, sizes: of })
       })
     },
     get waiting() {
-      return pending.size
+      return files.size
     },
     close() {
       failAll()

@@ -92,33 +92,42 @@ async function* readBlobsInBulk(
   root: string,
   spool: string,
   slots: readonly { path: string; oid?: string; size?: number | undefined }[],
+  sizesOf?: (files: string[]) => Promise<(number | undefined)[] | undefined>,
 ): AsyncGenerator<{ from: number; to: number; blobs: Map<string, Uint8Array> }> {
-  const ask = async ([from, to]: [number, number]) => {
+  const ask = async ([from, to]: [number, number], first: boolean) => {
     // Each clean file's size in the work tree first (asInWorkTree compares it with its blob's): a blob of a file over
     // the limit of a learning is not asked for (a 300 MB learning was 650 MB of peak), the file is read, bounded.
+    // Asked of the parse worker after the first chunk (this thread is the busier one: 10,000 lstats are ~40 ms).
+    const clean = slots.slice(from, to).filter((s) => s.oid !== undefined)
+    const files = clean.map((s) => join(root, s.path))
+    const sizes = (!first && (await sizesOf?.(files))) || files.map(lstatSize)
     const oids: string[] = []
-    for (const s of slots.slice(from, to)) {
-      if (s.oid === undefined) continue
-      try {
-        s.size = lstatSync(join(root, s.path), { throwIfNoEntry: false })?.size
-      } catch {
-        s.size = undefined // EACCES, ENAMETOOLONG…: the file's read says why, as that file's problem
-      }
-      if (s.size !== undefined && s.size <= MAX_LEARNING_BYTES) oids.push(s.oid)
-    }
+    clean.forEach((s, i) => {
+      s.size = sizes[i]
+      if (s.size !== undefined && s.size <= MAX_LEARNING_BYTES) oids.push(s.oid as string)
+    })
     return oids.length
       ? tryGitAsyncSpooled(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n`, dir: spool })
       : undefined
   }
   const chunks = chunkBounds(slots.length, FIRST_CHUNK, BULK_CHUNK)
-  let next = chunks[0] && ask(chunks[0])
+  let next = chunks[0] && ask(chunks[0], true)
   for (const [i, [from, to]] of chunks.entries()) {
     const answer = await next
     const after = chunks[i + 1]
-    if (after) next = ask(after)
+    if (after) next = ask(after, false)
     const blobs = new Map<string, Uint8Array>()
     if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') blobs.set(o.oid, o.bytes)
     yield { from, to, blobs }
+  }
+}
+
+/** A file's size (lstat), undefined when it is missing or cannot be stat'ed (EACCES…: its read says why). */
+function lstatSize(file: string): number | undefined {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false })?.size
+  } catch {
+    return undefined
   }
 }
 
@@ -443,7 +452,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
     } catch {
       // A read-only git dir: git's output comes through pipes (tryGitAsyncSpooled).
     }
-    for await (const { from, to, blobs } of readBlobsInBulk(root, dir, slots)) {
+    for await (const { from, to, blobs } of readBlobsInBulk(root, dir, slots, worker && ((f) => worker.sizes(f)))) {
       const chunk = slots.slice(from, to)
       for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
         const batch = chunk.slice(at, at + PARSE_BATCH)

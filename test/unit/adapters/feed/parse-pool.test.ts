@@ -1,7 +1,8 @@
 // The rebuild's parse worker (src/adapters/feed/parse-pool.ts) gives what parsing in this thread gives, file for
 // file; when it cannot help (too few files, no worker file, stopped) it answers undefined and the caller parses.
 // The worker is the built one (dist/): vitest runs the TypeScript sources, beside which there is no worker file.
-import { readFileSync } from 'node:fs'
+import { lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -78,6 +79,29 @@ describe('startParseWorker', () => {
       }
     } finally {
       worker?.close()
+    }
+  })
+
+  test("the worker gives each file's size as lstat does, undefined when missing, between parse batches", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gl-sizes-'))
+    try {
+      writeFileSync(join(dir, 'a.md'), 'x'.repeat(1234))
+      writeFileSync(join(dir, 'empty.md'), '')
+      symlinkSync('a.md', join(dir, 'link.md'))
+      const asked = ['a.md', 'missing.md', 'empty.md', 'link.md', 'a.md/below'].map((f) => join(dir, f))
+      const worker = built.startParseWorker([], files.length, 0)
+      try {
+        const parsed = worker?.parse(paths, texts)
+        const sizes = worker?.sizes(asked)
+        expect(worker?.waiting).toBe(1)
+        expect(await sizes).toEqual([1234, undefined, 0, lstatSync(join(dir, 'link.md')).size, undefined])
+        expect(await parsed).toEqual(files.map(([p, t]) => parseProjectFile(p, t, [])))
+      } finally {
+        worker?.close()
+      }
+      expect(await worker?.sizes(asked)).toBeUndefined()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 
