@@ -68,8 +68,10 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
   return map
 }
 
-/** How many files go to the parse worker at a time (or are parsed here at a time). */
+/** How many files go to the parse worker at a time. */
 const PARSE_BATCH = 500
+/** How many files this thread parses before it looks again whether the worker can take the rest of a batch. */
+const HERE_PIECE = 100
 
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
@@ -457,15 +459,25 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
       for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
         const batch = chunk.slice(at, at + PARSE_BATCH)
         const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
-        if (worker && worker.waiting < 2) {
-          const q: Queued & { answered?: boolean } = { batch, texts }
-          q.asked = worker.parse(
-            batch.map((slot) => slot.path),
-            texts.map((t) => t.text ?? ''),
-          )
-          void q.asked.then(() => (q.answered = true))
-          queue.push(q)
-        } else queue.push({ batch, texts, parsed: parseHere(batch, texts) })
+        // What the worker cannot take now is parsed here HERE_PIECE files at a time, and the rest of the batch goes to
+        // the worker as soon as it can: it is not left without work while this thread parses a whole batch.
+        for (let from = 0; from < batch.length;) {
+          if (from) await new Promise((resolve) => setImmediate(resolve))
+          if (worker && worker.waiting < 2) {
+            const q: Queued & { answered?: boolean } = { batch: batch.slice(from), texts: texts.slice(from) }
+            q.asked = worker.parse(
+              q.batch.map((slot) => slot.path),
+              q.texts.map((t) => t.text ?? ''),
+            )
+            void q.asked.then(() => (q.answered = true))
+            queue.push(q)
+            break
+          }
+          const to = worker ? from + HERE_PIECE : batch.length
+          const piece = batch.slice(from, to)
+          queue.push({ batch: piece, texts: texts.slice(from, to), parsed: parseHere(piece, texts.slice(from, to)) })
+          from = to
+        }
         // Let the worker's answers in, then index every batch at the head of the queue that is ready.
         if (worker) await new Promise((resolve) => setImmediate(resolve))
         while (queue[0] && (queue[0].parsed || queue[0].answered)) await settleQueued(queue.shift() as Queued)
