@@ -145,7 +145,7 @@ function asInWorkTree(size: number | undefined, blob: Uint8Array | undefined): U
 /**
  * How far V8 lets the heap grow past what a full collection left alive before the next one, in percent, while a
  * rebuild runs. Left to itself V8 picks up to ~100 % for a thread that allocates as fast as the rebuild's: at 100,000
- * learnings ~170 MB alive was a heap of ~350 MB, and the process peaked at 590–660 MB (BENCHMARKS.md, branch `cold8`).
+ * learnings ~170 MB alive was a heap of ~350 MB, and the process peaked at 576–697 MB (BENCHMARKS.md, branch `cold8`).
  */
 export const REBUILD_HEAP_GROWING_PERCENT = 50
 
