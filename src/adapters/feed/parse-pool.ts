@@ -8,6 +8,10 @@ import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { ParsedFile } from './parse-file.js'
+import type { CountedDoc } from '../../core/search-parts.js'
+import type { CatalogEntry } from '../../core/search.js'
+import type { LearningSummary } from '../../core/query.js'
+import { PROJECT_TIER } from '../store/sources.js'
 
 /**
  * Below this many files a worker's start (~50 ms of loading the parser and scanners) costs more than it saves: at
@@ -22,12 +26,98 @@ export const MIN_WORKER_FILES = 2000
  */
 export const WORKER_HEAP_MB = 64
 
+/**
+ * The most terms the worker numbers before it begins its table again (a store of unique tokens would otherwise grow
+ * it, and the pool's copy, without bound): ~5 MB of strings and map in the worker's heap.
+ */
+export const MAX_WIRE_TERMS = 65_536
+
+/**
+ * A parsed file as the worker sends it: its index terms and recall terms as numbers, each term's string sent once (in
+ * the batch that first uses it) instead of in every file that holds it; and each string the file holds twice (its
+ * name, description, type, state, domain and tags in the entry and the row, its path, its first trigger) sent once,
+ * the other place holding SAME. At 100,000 learnings the structured copy of those strings, and the garbage of their
+ * copies here, were ~1.5 s of the worker's and this thread's CPU.
+ */
+export type WireFile = Omit<ParsedFile, 'counted' | 'recall' | 'entry' | 'row' | 'name'> & {
+  counted?: ({ length: number; terms: number[]; counts: number[] } | undefined)[]
+  recall?: number[][]
+  entry?: Record<string, unknown>
+  row?: Record<string, unknown>
+  name?: string | typeof SAME
+}
+
+/** Stands for a value the file holds in another place (no field of an entry or row is a number 0). */
+const SAME = 0
+
+/** The fields of a row that hold what the entry's field of the same name holds. */
+const ROW_AS_ENTRY = ['name', 'state', 'type', 'domain', 'description'] as const
+
+const sameList = (a: unknown, b: unknown) =>
+  Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i])
+
+/** `f`, the file at `path`, as the worker sends it (in the worker), its terms numbered by `idOf`. */
+export function encodeFile(f: ParsedFile, path: string, idOf: (term: string) => number): WireFile {
+  const { counted, recall, entry, row, name, ...rest } = f
+  const out: WireFile = rest
+  if (entry) {
+    const e: Record<string, unknown> = { ...entry }
+    if (e['path'] === path) e['path'] = SAME
+    if (e['tier'] === PROJECT_TIER) e['tier'] = SAME
+    if (entry.trigger !== null && entry.trigger === entry.triggers[0]) e['trigger'] = SAME
+    out.entry = e
+    if (row) {
+      const r: Record<string, unknown> = { ...row }
+      for (const k of ROW_AS_ENTRY) if (row[k] !== null && row[k] === entry[k]) r[k] = SAME
+      if (row.path === path) r['path'] = SAME
+      if (sameList(row.tags, entry.tags)) r['tags'] = SAME
+      out.row = r
+    }
+  } else if (row) out.row = { ...row }
+  if (name !== undefined) out.name = entry && name === entry.name ? SAME : name
+  if (counted) out.counted = counted.map((c) => c && { length: c.length, terms: c.terms.map(idOf), counts: c.counts })
+  if (recall) out.recall = recall.map((r) => r.map(idOf))
+  return out
+}
+
+/** A file of the worker's as parseProjectFile gave it, from the pool's copy of the worker's table of terms. */
+function decodeFile(f: WireFile, path: string, terms: readonly string[]): ParsedFile {
+  const { counted, recall, entry, row, name, ...rest } = f
+  const out: ParsedFile = rest
+  if (entry) {
+    // In place: each field keeps its position among the entry's keys.
+    if (entry['path'] === SAME) entry['path'] = path
+    if (entry['tier'] === SAME) entry['tier'] = PROJECT_TIER
+    if (entry['trigger'] === SAME) entry['trigger'] = (entry['triggers'] as string[])[0]
+    if (row) {
+      for (const k of ROW_AS_ENTRY) if (row[k] === SAME) row[k] = entry[k]
+      if (row['path'] === SAME) row['path'] = path
+      if (row['tags'] === SAME) row['tags'] = entry['tags']
+    }
+    out.entry = entry as unknown as CatalogEntry
+  }
+  if (row) out.row = row as unknown as LearningSummary
+  if (name !== undefined) out.name = name === SAME ? (entry?.['name'] as string) : name
+  const term = (id: number) => terms[id] as string
+  if (counted)
+    out.counted = counted.map(
+      (c) => c && { length: c.length, terms: c.terms.map(term), counts: c.counts },
+    ) as CountedDoc
+  if (recall) out.recall = recall.map((r) => r.map(term))
+  return out
+}
+
 export interface ParseWorker {
   /** parseProjectFile of each file, in order; undefined when the worker failed (parse them in this thread). */
   parse(paths: readonly string[], texts: readonly string[]): Promise<ParsedFile[] | undefined>
+  /**
+   * The size of each file (lstat; undefined when it is missing or cannot be stat'ed), asked of the worker after the
+   * batches it was given; undefined when the worker failed (stat them in this thread).
+   */
+  sizes(files: readonly string[]): Promise<(number | undefined)[] | undefined>
   /** Batches asked for and not yet answered. */
   readonly waiting: number
-  /** Stops the worker; pending batches answer undefined. */
+  /** Stops the worker; what is asked and not answered answers undefined. */
   close(): void
 }
 
@@ -53,34 +143,61 @@ export function startParseWorker(
   }
   // Never what keeps the process alive: an unfinished batch is answered undefined when the worker goes.
   worker.unref()
-  const pending = new Map<number, (files: ParsedFile[] | undefined) => void>()
+  /** What was asked and is not answered yet, by id: each batch's paths and answer, each question of sizes' answer. */
+  const paths = new Map<number, readonly string[]>()
+  const files = new Map<number, (files: ParsedFile[] | undefined) => void>()
+  const sizes = new Map<number, (sizes: (number | undefined)[] | undefined) => void>()
   let failed = false
   const failAll = () => {
     failed = true
-    for (const answer of pending.values()) answer(undefined)
-    pending.clear()
+    for (const answer of [...files.values(), ...sizes.values()]) answer(undefined)
+    files.clear()
+    sizes.clear()
+    paths.clear()
   }
-  worker.on('message', (m: { id: number; files?: ParsedFile[] }) => {
-    const answer = pending.get(m.id)
-    pending.delete(m.id)
-    if (!pending.size) worker.unref()
-    answer?.(m.files)
-  })
+  /** The worker's terms by number, as its answers add them (in order: one worker answers its batches in turn). */
+  let terms: string[] = []
+  worker.on(
+    'message',
+    (m: { id: number; files?: WireFile[]; terms?: string[]; reset?: boolean; sizes?: Float64Array }) => {
+      if (m.reset) terms = []
+      for (const t of m.terms ?? []) terms.push(t)
+      const batch = paths.get(m.id)
+      paths.delete(m.id)
+      const sized = sizes.get(m.id)
+      sizes.delete(m.id)
+      sized?.(m.sizes && Array.from(m.sizes, (n) => (n < 0 ? undefined : n)))
+      const parsed = files.get(m.id)
+      files.delete(m.id)
+      if (!files.size && !sizes.size) worker.unref()
+      parsed?.(m.files?.map((f, i) => decodeFile(f, batch?.[i] ?? '', terms)))
+    },
+  )
   worker.on('error', failAll)
   worker.on('exit', failAll)
   let next = 0
   return {
-    parse(paths, texts) {
+    parse(batch, texts) {
       if (failed) return Promise.resolve(undefined)
       const id = next++
       return new Promise((resolve) => {
-        pending.set(id, resolve)
+        paths.set(id, batch)
+        files.set(id, resolve)
         worker.ref()
-        worker.postMessage({ id, paths, texts })
+        worker.postMessage({ id, paths: batch, texts })
+      })
+    },
+    sizes(of) {
+      if (failed) return Promise.resolve(undefined)
+      const id = next++
+      return new Promise((resolve) => {
+        sizes.set(id, resolve)
+        worker.ref()
+        worker.postMessage({ id, sizes: of })
       })
     },
     get waiting() {
-      return pending.size
+      return files.size
     },
     close() {
       failAll()

@@ -11,6 +11,7 @@
  */
 import { lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
 import { GitCommandError } from '../../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES } from '../../core/learning.js'
@@ -23,7 +24,7 @@ import { chunkBounds, parseCatFileBatch } from '../../core/git-output.js'
 import { IndexBuilder, countDoc, partsIndex } from '../../core/search-parts.js'
 import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
-import { tryGitAsync } from '../git/run.js'
+import { tryGitAsyncSpooled } from '../git/run.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { cacheDir, storeFiles } from './feed-key.js'
@@ -67,8 +68,10 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
   return map
 }
 
-/** How many files go to the parse worker at a time (or are parsed here at a time). */
+/** How many files go to the parse worker at a time. */
 const PARSE_BATCH = 500
+/** How many files this thread parses before it looks again whether the worker can take the rest of a batch. */
+const HERE_PIECE = 100
 
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
@@ -82,37 +85,51 @@ const FIRST_CHUNK = 1_000
  * The blobs of the clean slots (those with a blob id), a chunk at a time (FIRST_CHUNK, then BULK_CHUNK each): `from`
  * and `to` bound the chunk's slots, `blobs` its blobs by id, read from git's object store with one `git cat-file
  * --batch` (at 100,000 learnings reading the files one by one was a fifth of a rebuild). The next chunk is asked for
- * while this one is used, so git works on the other core, and a chunk's bytes are dropped once used. An id git does
- * not answer is left out (the caller reads the file).
+ * while this one is used, so git works on the other core, and a chunk's bytes are dropped once used. git's stdin and
+ * stdout are files in `spool` (run.ts runGitAsyncSpooled): through a pipe git waited for this thread's event loop,
+ * which parses between its turns, and at 100,000 learnings the rebuild waited ~0.25 s for each chunk (~2.7 s in all).
+ * An id git does not answer is left out (the caller reads the file).
  */
 async function* readBlobsInBulk(
   root: string,
+  spool: string,
   slots: readonly { path: string; oid?: string; size?: number | undefined }[],
+  sizesOf?: (files: string[]) => Promise<(number | undefined)[] | undefined>,
 ): AsyncGenerator<{ from: number; to: number; blobs: Map<string, Uint8Array> }> {
-  const ask = async ([from, to]: [number, number]) => {
+  const ask = async ([from, to]: [number, number], first: boolean) => {
     // Each clean file's size in the work tree first (asInWorkTree compares it with its blob's): a blob of a file over
     // the limit of a learning is not asked for (a 300 MB learning was 650 MB of peak), the file is read, bounded.
+    // Asked of the parse worker after the first chunk (this thread is the busier one: 10,000 lstats are ~40 ms).
+    const clean = slots.slice(from, to).filter((s) => s.oid !== undefined)
+    const files = clean.map((s) => join(root, s.path))
+    const sizes = (!first && (await sizesOf?.(files))) || files.map(lstatSize)
     const oids: string[] = []
-    for (const s of slots.slice(from, to)) {
-      if (s.oid === undefined) continue
-      try {
-        s.size = lstatSync(join(root, s.path), { throwIfNoEntry: false })?.size
-      } catch {
-        s.size = undefined // EACCES, ENAMETOOLONG…: the file's read says why, as that file's problem
-      }
-      if (s.size !== undefined && s.size <= MAX_LEARNING_BYTES) oids.push(s.oid)
-    }
-    return oids.length ? tryGitAsync(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n` }) : undefined
+    clean.forEach((s, i) => {
+      s.size = sizes[i]
+      if (s.size !== undefined && s.size <= MAX_LEARNING_BYTES) oids.push(s.oid as string)
+    })
+    return oids.length
+      ? tryGitAsyncSpooled(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n`, dir: spool })
+      : undefined
   }
   const chunks = chunkBounds(slots.length, FIRST_CHUNK, BULK_CHUNK)
-  let next = chunks[0] && ask(chunks[0])
+  let next = chunks[0] && ask(chunks[0], true)
   for (const [i, [from, to]] of chunks.entries()) {
     const answer = await next
     const after = chunks[i + 1]
-    if (after) next = ask(after)
+    if (after) next = ask(after, false)
     const blobs = new Map<string, Uint8Array>()
     if (answer) for (const o of parseCatFileBatch(answer)) if (o.bytes && o.type === 'blob') blobs.set(o.oid, o.bytes)
     yield { from, to, blobs }
+  }
+}
+
+/** A file's size (lstat), undefined when it is missing or cannot be stat'ed (EACCES…: its read says why). */
+function lstatSize(file: string): number | undefined {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false })?.size
+  } catch {
+    return undefined
   }
 }
 
@@ -125,8 +142,33 @@ function asInWorkTree(size: number | undefined, blob: Uint8Array | undefined): U
   return blob && size === blob.byteLength ? blob : undefined
 }
 
+/**
+ * How far V8 lets the heap grow past what a full collection left alive before the next one, in percent, while a
+ * rebuild runs. Left to itself V8 picks up to ~100 % for a thread that allocates as fast as the rebuild's: at 100,000
+ * learnings ~170 MB alive was a heap of ~350 MB, and the process peaked at 576–697 MB (BENCHMARKS.md, branch `cold8`).
+ */
+export const REBUILD_HEAP_GROWING_PERCENT = 50
+
+/**
+ * Sets V8's heap growth for the rebuild (a flag V8 reads at every full collection, so it holds from the next one on),
+ * and back to V8's own choice (0) after.
+ */
+function tightenHeapGrowth(): () => void {
+  setFlagsFromString(`--heap-growing-percent=${REBUILD_HEAP_GROWING_PERCENT}`)
+  return () => setFlagsFromString('--heap-growing-percent=0')
+}
+
 /** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
+  const loosen = tightenHeapGrowth()
+  try {
+    return await rebuildSources(root, commonDir, state)
+  } finally {
+    loosen()
+  }
+}
+
+async function rebuildSources(root: string, commonDir: string, state: StoreState): Promise<Built> {
   const [store, search, sources, { buildRecallIndex, entryRecallTerms }] = await Promise.all([
     import('../store/store.js'),
     import('../../core/search.js'),
@@ -407,20 +449,35 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
     // One queue across the chunks of blobs: a chunk's last batches are indexed while the next chunk is parsed, so
     // neither thread waits for the other at a chunk's end (at 100,000 learnings ten such waits were ~1 s).
     const queue: (Queued & { answered?: boolean })[] = []
-    for await (const { from, to, blobs } of readBlobsInBulk(root, slots)) {
+    try {
+      mkdirSync(dir, { recursive: true })
+    } catch {
+      // A read-only git dir: git's output comes through pipes (tryGitAsyncSpooled).
+    }
+    for await (const { from, to, blobs } of readBlobsInBulk(root, dir, slots, worker && ((f) => worker.sizes(f)))) {
       const chunk = slots.slice(from, to)
       for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
         const batch = chunk.slice(at, at + PARSE_BATCH)
         const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
-        if (worker && worker.waiting < 2) {
-          const q: Queued & { answered?: boolean } = { batch, texts }
-          q.asked = worker.parse(
-            batch.map((slot) => slot.path),
-            texts.map((t) => t.text ?? ''),
-          )
-          void q.asked.then(() => (q.answered = true))
-          queue.push(q)
-        } else queue.push({ batch, texts, parsed: parseHere(batch, texts) })
+        // What the worker cannot take now is parsed here HERE_PIECE files at a time, and the rest of the batch goes to
+        // the worker as soon as it can: it is not left without work while this thread parses a whole batch.
+        for (let from = 0; from < batch.length;) {
+          if (from) await new Promise((resolve) => setImmediate(resolve))
+          if (worker && worker.waiting < 2) {
+            const q: Queued & { answered?: boolean } = { batch: batch.slice(from), texts: texts.slice(from) }
+            q.asked = worker.parse(
+              q.batch.map((slot) => slot.path),
+              q.texts.map((t) => t.text ?? ''),
+            )
+            void q.asked.then(() => (q.answered = true))
+            queue.push(q)
+            break
+          }
+          const to = worker ? from + HERE_PIECE : batch.length
+          const piece = batch.slice(from, to)
+          queue.push({ batch: piece, texts: texts.slice(from, to), parsed: parseHere(piece, texts.slice(from, to)) })
+          from = to
+        }
         // Let the worker's answers in, then index every batch at the head of the queue that is ready.
         if (worker) await new Promise((resolve) => setImmediate(resolve))
         while (queue[0] && (queue[0].parsed || queue[0].answered)) await settleQueued(queue.shift() as Queued)

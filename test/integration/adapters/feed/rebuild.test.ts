@@ -3,6 +3,7 @@ import { rmSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { MIN_WORKER_FILES } from '../../../../src/adapters/feed/parse-pool.js'
+import { REBUILD_HEAP_GROWING_PERCENT } from '../../../../src/adapters/feed/rebuild.js'
 import { PROJECT_ROOT, learningText, makeRepo } from '../../../helpers/repo.js'
 
 const TOKEN = 'ghp_R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
@@ -152,4 +153,18 @@ describe('a cold search with the parse worker', () => {
     for (const at of [7, 900, 1500, 2050])
       for (const kind of ['token', 'directive']) expect(check.stdout).toContain(`quokka-${kind}-${at}.md`)
   }, 120_000)
+})
+
+// The rebuild sets V8's heap growth (rebuild.ts REBUILD_HEAP_GROWING_PERCENT) with v8.setFlagsFromString, which prints
+// "Error: unrecognized flag" on stderr for a flag this V8 does not know: every rebuild would then say so.
+describe("the rebuild's heap flag", () => {
+  test('is one this V8 knows: setting it prints nothing (an unknown flag would)', () => {
+    const set = (flag: string) =>
+      spawnSync(process.execPath, ['-e', `require('node:v8').setFlagsFromString(${JSON.stringify(flag)})`], {
+        encoding: 'utf8',
+      }).stderr
+    expect(set('--no-such-flag-for-this-test')).toMatch(/unrecognized flag/)
+    expect(set(`--heap-growing-percent=${REBUILD_HEAP_GROWING_PERCENT}`)).toBe('')
+    expect(set('--heap-growing-percent=0')).toBe('')
+  })
 })

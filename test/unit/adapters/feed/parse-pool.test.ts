@@ -1,13 +1,14 @@
 // The rebuild's parse worker (src/adapters/feed/parse-pool.ts) gives what parsing in this thread gives, file for
 // file; when it cannot help (too few files, no worker file, stopped) it answers undefined and the caller parses.
 // The worker is the built one (dist/): vitest runs the TypeScript sources, beside which there is no worker file.
-import { readFileSync } from 'node:fs'
+import { lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { scanForAgents } from '../../../../src/core/agent-safety.js'
 import { compactor, parseProjectFile } from '../../../../src/adapters/feed/parse-file.js'
-import { startParseWorker } from '../../../../src/adapters/feed/parse-pool.js'
+import { MAX_WIRE_TERMS, startParseWorker } from '../../../../src/adapters/feed/parse-pool.js'
 import { PROJECT_ROOT, learningText } from '../../../helpers/repo.js'
 
 const built = createRequire(import.meta.url)(join(PROJECT_ROOT, 'dist', 'adapters', 'feed', 'parse-pool.js')) as {
@@ -50,6 +51,57 @@ describe('startParseWorker', () => {
       } finally {
         worker?.close()
       }
+    }
+  })
+
+  test('terms sent as numbers read back after the worker begins its table of terms again', async () => {
+    // Files of more distinct words than the table keeps (MAX_WIRE_TERMS; a body is indexed up to a length, so several
+    // files): the batch after them begins it again.
+    const letters = (i: number): string =>
+      String.fromCharCode(97 + (i % 26)) + (i >= 26 ? letters(Math.floor(i / 26) - 1) : '')
+    const wide = Array.from({ length: 10 }, (_, f): [string, string] => {
+      const words = Array.from({ length: 8_000 }, (_, i) => `zq${letters(f * 8_000 + i)}`).join(' ')
+      return [`.learnings/active/wide-${f}.md`, learningText(`wide-${f}`, {}, body(words))]
+    })
+    expect(
+      new Set(wide.flatMap(([p, t]) => parseProjectFile(p, t, []).counted?.flatMap((c) => c?.terms ?? []) ?? [])).size,
+    ).toBeGreaterThan(MAX_WIRE_TERMS)
+    const worker = built.startParseWorker([], files.length, 0)
+    try {
+      for (const batch of [files, wide, [...files].reverse(), [...wide, ...files]]) {
+        const here = batch.map(([p, t]) => parseProjectFile(p, t, []))
+        expect(
+          await worker?.parse(
+            batch.map(([p]) => p),
+            batch.map(([, t]) => t),
+          ),
+        ).toEqual(here)
+      }
+    } finally {
+      worker?.close()
+    }
+  })
+
+  test("the worker gives each file's size as lstat does, undefined when missing, between parse batches", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gl-sizes-'))
+    try {
+      writeFileSync(join(dir, 'a.md'), 'x'.repeat(1234))
+      writeFileSync(join(dir, 'empty.md'), '')
+      symlinkSync('a.md', join(dir, 'link.md'))
+      const asked = ['a.md', 'missing.md', 'empty.md', 'link.md', 'a.md/below'].map((f) => join(dir, f))
+      const worker = built.startParseWorker([], files.length, 0)
+      try {
+        const parsed = worker?.parse(paths, texts)
+        const sizes = worker?.sizes(asked)
+        expect(worker?.waiting).toBe(1)
+        expect(await sizes).toEqual([1234, undefined, 0, lstatSync(join(dir, 'link.md')).size, undefined])
+        expect(await parsed).toEqual(files.map(([p, t]) => parseProjectFile(p, t, [])))
+      } finally {
+        worker?.close()
+      }
+      expect(await worker?.sizes(asked)).toBeUndefined()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

@@ -1,0 +1,92 @@
+// git's stdin and stdout through files instead of pipes (src/adapters/git/run.ts runGitAsyncSpooled): the rebuild asks
+// `git cat-file --batch` for ~13 MB of blobs while its thread parses, and through a pipe git waited for that thread.
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { runGitAsync, runGitAsyncSpooled, tryGitAsyncSpooled } from '../../../../src/adapters/git/run.js'
+import { GitCommandError } from '../../../../src/core/errors.js'
+import { learningText, makeRepo } from '../../../helpers/repo.js'
+
+/** A repository of `n` committed learnings, their blob ids, and a directory for spool files. */
+function repoWithBlobs(n: number) {
+  const repo = makeRepo()
+  for (let i = 0; i < n; i++) repo.write(`.learnings/active/spool-note-${i}.md`, learningText(`spool-note-${i}`))
+  repo.git('add', '-A')
+  repo.git('commit', '-q', '-m', 'store')
+  const oids = repo
+    .git('ls-files', '-s')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' ')[1] as string)
+  const spool = join(repo.root, '.git', 'spool-test')
+  mkdirSync(spool)
+  return { repo, oids, spool }
+}
+
+describe('git through spool files', () => {
+  test('cat-file --batch answers byte for byte what it answers through pipes, and no spool file is left', async () => {
+    const { repo, oids, spool } = repoWithBlobs(300)
+    // More than a pipe holds (64 KiB) both ways: 300 ids of 41 bytes in, 300 learnings out, and an id git lacks.
+    const input = `${[...oids, ...oids, ...oids, ...oids, ...oids, ...oids, '0'.repeat(40)].join('\n')}\n`
+    expect(input.length).toBeGreaterThan(65_536)
+    const piped = await runGitAsync(['cat-file', '--batch'], { cwd: repo.root, input })
+    const spooled = await runGitAsyncSpooled(['cat-file', '--batch'], { cwd: repo.root, input, dir: spool })
+    expect(spooled.code).toBe(0)
+    expect(spooled.stdout.length).toBeGreaterThan(65_536)
+    expect(spooled.stdout.equals(piped.stdout)).toBe(true)
+    expect(spooled.stdout.toString('utf8')).toContain(`${'0'.repeat(40)} missing`)
+    expect(readdirSync(spool)).toEqual([])
+  })
+
+  test('a failing git gives its exit code and stderr; a git that cannot start rejects with GitCommandError', async () => {
+    const { repo, spool } = repoWithBlobs(1)
+    const r = await runGitAsyncSpooled(['cat-file', '-p', 'no-such-object'], { cwd: repo.root, dir: spool })
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/no-such-object/)
+    expect(await tryGitAsyncSpooled(['cat-file', '-p', 'no-such-object'], { cwd: repo.root, dir: spool })).toBe(
+      undefined,
+    )
+    await expect(
+      runGitAsyncSpooled(['status'], { cwd: join(repo.root, 'no-such-dir'), dir: spool }),
+    ).rejects.toBeInstanceOf(GitCommandError)
+    expect(readdirSync(spool)).toEqual([])
+  })
+
+  test('output over maxBuffer is refused', async () => {
+    const { repo, oids, spool } = repoWithBlobs(3)
+    await expect(
+      runGitAsyncSpooled(['cat-file', '--batch'], {
+        cwd: repo.root,
+        input: `${oids.join('\n')}\n`,
+        dir: spool,
+        maxBuffer: 100,
+      }),
+    ).rejects.toThrow(/larger than 100 bytes/)
+  })
+
+  test('a directory that takes no file: runGitAsyncSpooled throws, tryGitAsyncSpooled answers through pipes', async () => {
+    const { repo, oids, spool } = repoWithBlobs(3)
+    const input = `${oids.join('\n')}\n`
+    const piped = await runGitAsyncSpooled(['cat-file', '--batch'], { cwd: repo.root, input, dir: spool })
+    for (const dir of [join(spool, 'missing'), ...(process.getuid?.() === 0 ? [] : [spool])]) {
+      if (dir === spool) chmodSync(spool, 0o500)
+      try {
+        expect(() => runGitAsyncSpooled(['cat-file', '--batch'], { cwd: repo.root, input, dir })).toThrow()
+        const out = await tryGitAsyncSpooled(['cat-file', '--batch'], { cwd: repo.root, input, dir })
+        expect(out?.equals(piped.stdout)).toBe(true)
+      } finally {
+        chmodSync(spool, 0o700)
+      }
+    }
+  })
+})
+
+describe('the rebuild reads its blobs through spool files', () => {
+  test('a cold search finds every learning and leaves no spool file in the cache directory', async () => {
+    const { repo } = repoWithBlobs(40)
+    const r = await repo.cli(['search', '--json', '--limit', '50', 'exploded'])
+    expect(r.json().results.length).toBe(40)
+    const cache = join(repo.root, '.git', 'learn', 'cache')
+    expect(readdirSync(cache).filter((f) => f.startsWith('spool-'))).toEqual([])
+  })
+})
