@@ -2,7 +2,7 @@
  * Writing the files of one key of the feed cache (cache-files.ts), feed-<key>.json last: it marks the set complete.
  * The compression runs on zlib's threads while this one writes the other files.
  */
-import { mkdirSync, readdirSync, unlinkSync } from 'node:fs'
+import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
@@ -36,6 +36,7 @@ export async function writeCache(
     for (const name of readdirSync(dir))
       if (/^(feed|catalog|terms|postings|docs|rows|search|project|recall|status)-/.test(name) && !name.includes(key))
         unlinkSync(join(dir, name))
+      else if (name.startsWith('spool-')) sweepSpool(join(dir, name))
     // Written piece by piece: at 100,000 learnings the postings and the catalog are tens of megabytes each.
     writeIndexFiles(f, b.parts, {
       tiers: b.tierIndexes.map((t) => ({ index: t.name, map: Array.from(t.map) })),
@@ -96,4 +97,16 @@ function rowTable(rows: readonly number[], tierOf: readonly number[]): Buffer {
   rows.forEach((r, i) => buf.writeUInt32LE(r, i * 4))
   tierOf.forEach((t, i) => buf.writeUInt32LE(t, (rows.length + i) * 4))
   return buf
+}
+
+/**
+ * A spool file (run.ts openSpool) still in the directory an hour after it was made: one a process killed between its
+ * open and its unlink left, or one where an open file cannot be unlinked (Windows). A live one is seconds old.
+ */
+function sweepSpool(path: string): void {
+  try {
+    if (Date.now() - statSync(path).mtimeMs > 3_600_000) unlinkSync(path)
+  } catch {
+    // Gone meanwhile, or not ours to remove.
+  }
 }

@@ -102,11 +102,14 @@ let spools = 0
 /**
  * A file for git's stdin or stdout in `dir`, removed from the directory at once (Linux and macOS keep an open file
  * whose name is gone): nothing is left behind, however the process ends. Where a file cannot be removed while open
- * (Windows), it goes when closed.
+ * (Windows), it goes when closed. Created with O_EXCL: a file or symbolic link already at the name (planted in a
+ * shared git dir, or left by a process of the same pid in another container) is never followed, truncated or
+ * shared; the open throws and the caller uses pipes. The pid, a counter and random letters in the name only make
+ * such a clash unlikely.
  */
 function openSpool(dir: string): { fd: number; close: () => void } {
-  const path = join(dir, `spool-${process.pid}-${spools++}.tmp`)
-  const fd = openSync(path, 'w+', 0o600)
+  const path = join(dir, `spool-${process.pid}-${spools++}-${Math.random().toString(36).slice(2, 10)}.tmp`)
+  const fd = openSync(path, 'wx+', 0o600)
   let gone = false
   try {
     unlinkSync(path)
@@ -118,10 +121,27 @@ function openSpool(dir: string): { fd: number; close: () => void } {
     fd,
     close: () => {
       closeSync(fd)
-      if (!gone) unlinkSync(path)
+      if (!gone)
+        try {
+          unlinkSync(path)
+        } catch {
+          // Already gone (a sweep of stale spool files: write-cache.ts).
+        }
     },
   }
 }
+
+/** Close each spool, the second also when closing the first throws (where a close also unlinks). */
+function closeSpools(a: { close: () => void }, b: { close: () => void }): void {
+  try {
+    a.close()
+  } finally {
+    b.close()
+  }
+}
+
+/** How often a spooled git's output is measured against its maxBuffer while git writes it. */
+const SPOOL_WATCH_MS = 50
 
 /**
  * runGitAsync with git's stdin and stdout in files of `dir` instead of pipes, for a large output read while this thread
@@ -152,13 +172,34 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
     })
     const err: Buffer[] = []
     child.stderr?.on('data', (b: Buffer) => err.push(b))
+    // Through a pipe git's output was refused, and git stopped, at maxBuffer; a file takes whatever git writes, so
+    // its size is watched while git runs and git is ended past the bound: neither the disk nor the wait grows with
+    // a store's blobs beyond what the caller allowed.
+    let over = false
+    const watch = setInterval(() => {
+      try {
+        if (fstatSync(output.fd).size > max) {
+          over = true
+          child.kill('SIGKILL')
+        }
+      } catch {
+        // The file is closed: git has ended.
+      }
+    }, SPOOL_WATCH_MS)
+    watch.unref()
     child.on('error', (e) => {
+      clearInterval(watch)
       done = true
       reject(new GitCommandError(args, String(e.message)))
     })
     child.on('close', (code) => {
+      clearInterval(watch)
       if (done) return
       done = true
+      if (over) {
+        reject(new GitCommandError(args, `git's output passed ${max} bytes: git was stopped`))
+        return
+      }
       try {
         resolve({
           code: code ?? 1,
@@ -169,10 +210,7 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
         reject(e)
       }
     })
-  }).finally(() => {
-    input.close()
-    output.close()
-  })
+  }).finally(() => closeSpools(input, output))
 }
 
 /** What git wrote to a spool file. */

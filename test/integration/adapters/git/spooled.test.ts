@@ -1,8 +1,8 @@
 // git's stdin and stdout through files instead of pipes (src/adapters/git/run.ts runGitAsyncSpooled): the rebuild asks
 // `git cat-file --batch` for ~13 MB of blobs while its thread parses, and through a pipe git waited for that thread.
-import { chmodSync, mkdirSync, readdirSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { runGitAsync, runGitAsyncSpooled, tryGitAsyncSpooled } from '../../../../src/adapters/git/run.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
 import { learningText, makeRepo } from '../../../helpers/repo.js'
@@ -81,6 +81,45 @@ describe('git through spool files', () => {
   })
 })
 
+describe('spool files are never written through what is already there', () => {
+  test('a link planted at every name the next calls would take: the spool is refused, the pipes answer', async () => {
+    const { repo, oids, spool } = repoWithBlobs(3)
+    const input = `${oids.join('\n')}\n`
+    const piped = await runGitAsync(['cat-file', '--batch'], { cwd: repo.root, input })
+    const victim = join(repo.root, 'victim.txt')
+    writeFileSync(victim, 'keep me')
+    // Math.random() of 0.5 is "0.i" in base 36: every name is spool-<pid>-<counter>-i.tmp.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5)
+    try {
+      for (let n = 0; n < 500; n++) symlinkSync(victim, join(spool, `spool-${process.pid}-${n}-i.tmp`))
+      expect(() => runGitAsyncSpooled(['cat-file', '--batch'], { cwd: repo.root, input, dir: spool })).toThrow(/EEXIST/)
+      const out = await tryGitAsyncSpooled(['cat-file', '--batch'], { cwd: repo.root, input, dir: spool })
+      expect(out?.equals(piped.stdout)).toBe(true)
+    } finally {
+      random.mockRestore()
+    }
+    expect(readFileSync(victim, 'utf8')).toBe('keep me')
+  })
+})
+
+describe('a spooled git past its maxBuffer', () => {
+  test('is stopped while it writes, not after: the refusal says git was stopped', async () => {
+    // One blob of 1 MiB asked 600 times: 600 MiB if git were let run; the bound is 4 MiB.
+    const repo = makeRepo()
+    repo.write('big.txt', 'x'.repeat(1 << 20))
+    repo.git('add', 'big.txt')
+    repo.git('commit', '-q', '-m', 'big')
+    const oid = repo.git('rev-parse', 'HEAD:big.txt').trim()
+    const spool = join(repo.root, '.git', 'spool-test')
+    mkdirSync(spool)
+    const input = `${Array.from({ length: 600 }, () => oid).join('\n')}\n`
+    await expect(
+      runGitAsyncSpooled(['cat-file', '--batch'], { cwd: repo.root, input, dir: spool, maxBuffer: 4 << 20 }),
+    ).rejects.toThrow(/git was stopped/)
+    expect(readdirSync(spool)).toEqual([])
+  })
+})
+
 describe('the rebuild reads its blobs through spool files', () => {
   test('a cold search finds every learning and leaves no spool file in the cache directory', async () => {
     const { repo } = repoWithBlobs(40)
@@ -88,5 +127,17 @@ describe('the rebuild reads its blobs through spool files', () => {
     expect(r.json().results.length).toBe(40)
     const cache = join(repo.root, '.git', 'learn', 'cache')
     expect(readdirSync(cache).filter((f) => f.startsWith('spool-'))).toEqual([])
+  })
+
+  test('a rebuild sweeps a spool file an hour old (a kill between open and unlink), not a fresh one', async () => {
+    const { repo } = repoWithBlobs(5)
+    const cache = join(repo.root, '.git', 'learn', 'cache')
+    mkdirSync(cache, { recursive: true })
+    writeFileSync(join(cache, 'spool-1-0-old.tmp'), 'left by a killed run')
+    const twoHoursAgo = (Date.now() - 7_200_000) / 1000
+    utimesSync(join(cache, 'spool-1-0-old.tmp'), twoHoursAgo, twoHoursAgo)
+    writeFileSync(join(cache, 'spool-2-0-new.tmp'), 'another process, mid-open')
+    await repo.cli(['search', '--json', 'exploded'])
+    expect(readdirSync(cache).filter((f) => f.startsWith('spool-'))).toEqual(['spool-2-0-new.tmp'])
   })
 })
