@@ -80,6 +80,29 @@ const BULK_CHUNK = 10_000
  * the first file was parsed), while each later chunk is read as the one before it is parsed.
  */
 const FIRST_CHUNK = 1_000
+/** At most this many bytes of blobs (their files' sizes) per `git cat-file --batch`, as a tier's reads (tiers.ts). */
+const READ_BYTES = 64 << 20
+/** The most `git cat-file --batch` adds to a blob: `<oid> blob <size>\n` before it (a SHA-256 id is 64), `\n` after. */
+const BATCH_HEADER_BYTES = 128
+
+/**
+ * The ids of the slots whose size is known and within a learning's limit, in order, cut into groups whose sizes add up
+ * to at most `limit` (a group has at least one id), each with its sum.
+ */
+export function groupBySize(
+  slots: readonly { oid?: string | undefined; size?: number | undefined }[],
+  limit: number,
+): { oids: string[]; bytes: number }[] {
+  const groups: { oids: string[]; bytes: number }[] = []
+  for (const s of slots) {
+    if (s.oid === undefined || s.size === undefined || s.size > MAX_LEARNING_BYTES) continue
+    let g = groups[groups.length - 1]
+    if (!g || (g.oids.length && g.bytes + s.size > limit)) groups.push((g = { oids: [], bytes: 0 }))
+    g.oids.push(s.oid)
+    g.bytes += s.size
+  }
+  return groups
+}
 
 /**
  * The blobs of the clean slots (those with a blob id), a chunk at a time (FIRST_CHUNK, then BULK_CHUNK each): `from`
@@ -103,14 +126,21 @@ async function* readBlobsInBulk(
     const clean = slots.slice(from, to).filter((s) => s.oid !== undefined)
     const files = clean.map((s) => join(root, s.path))
     const sizes = (!first && (await sizesOf?.(files))) || files.map(lstatSize)
-    const oids: string[] = []
-    clean.forEach((s, i) => {
-      s.size = sizes[i]
-      if (s.size !== undefined && s.size <= MAX_LEARNING_BYTES) oids.push(s.oid as string)
-    })
-    return oids.length
-      ? tryGitAsyncSpooled(['cat-file', '--batch'], { cwd: root, input: `${oids.join('\n')}\n`, dir: spool })
-      : undefined
+    clean.forEach((s, i) => (s.size = sizes[i]))
+    // Cut where the files' sizes pass READ_BYTES, and git is stopped past its group's sizes (maxBuffer): a chunk of
+    // 10,000 learnings near the 1 MB limit would otherwise be ~10 GB in a spool file, and a blob larger than its file
+    // (a skip-worktree entry) could not grow it.
+    const outs: Buffer[] = []
+    for (const g of groupBySize(clean, READ_BYTES)) {
+      const out = await tryGitAsyncSpooled(['cat-file', '--batch'], {
+        cwd: root,
+        input: `${g.oids.join('\n')}\n`,
+        dir: spool,
+        maxBuffer: g.bytes + g.oids.length * BATCH_HEADER_BYTES,
+      })
+      if (out) outs.push(out) // a group git did not answer is read from its files
+    }
+    return outs.length > 1 ? Buffer.concat(outs) : outs[0]
   }
   const chunks = chunkBounds(slots.length, FIRST_CHUNK, BULK_CHUNK)
   let next = chunks[0] && ask(chunks[0], true)
@@ -154,9 +184,14 @@ export const REBUILD_HEAP_GROWING_PERCENT = 50
  * and back to V8's own choice (0) after.
  */
 function tightenHeapGrowth(): () => void {
-  setFlagsFromString(`--heap-growing-percent=${REBUILD_HEAP_GROWING_PERCENT}`)
-  return () => setFlagsFromString('--heap-growing-percent=0')
+  if (rebuilding++ === 0) setFlagsFromString(`--heap-growing-percent=${REBUILD_HEAP_GROWING_PERCENT}`)
+  return () => {
+    if (--rebuilding === 0) setFlagsFromString('--heap-growing-percent=0')
+  }
 }
+
+/** Rebuilds under way in this process: the flag is set back when the last one ends, not the first. */
+let rebuilding = 0
 
 /** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
