@@ -47,7 +47,10 @@ export type WireFile = Omit<ParsedFile, 'counted' | 'recall' | 'entry' | 'row' |
   name?: string | typeof SAME
 }
 
-/** Stands for a value the file holds in another place (no field of an entry or row is a number 0). */
+/**
+ * Stands for a value the file holds in another place. Only fields that hold a string, null or a list are replaced by it
+ * (never `confidence` or `weight`, which are numbers and can be 0), so it is never mistaken for a value.
+ */
 const SAME = 0
 
 /** The fields of a row that hold what the entry's field of the same name holds. */
@@ -98,7 +101,11 @@ function decodeFile(f: WireFile, path: string, terms: readonly string[]): Parsed
   }
   if (row) out.row = row as unknown as LearningSummary
   if (name !== undefined) out.name = name === SAME ? (entry?.['name'] as string) : name
-  const term = (id: number) => terms[id] as string
+  const term = (id: number) => {
+    const t = terms[id]
+    if (t === undefined) throw new Error(`the parse worker sent term ${id}, which it never named`)
+    return t
+  }
   if (counted)
     out.counted = counted.map(
       (c) => c && { length: c.length, terms: c.terms.map(term), counts: c.counts },
@@ -170,10 +177,24 @@ export function startParseWorker(
       const parsed = files.get(m.id)
       files.delete(m.id)
       if (!files.size && !sizes.size) worker.unref()
-      parsed?.(m.files?.map((f, i) => decodeFile(f, batch?.[i] ?? '', terms)))
+      let decoded: ParsedFile[] | undefined
+      try {
+        decoded = m.files?.map((f, i) => decodeFile(f, batch?.[i] ?? '', terms))
+      } catch {
+        // A term this copy of the table lacks: the two tables disagree, so no later answer can be trusted either.
+        failAll()
+        void worker.terminate()
+      }
+      parsed?.(decoded)
     },
   )
   worker.on('error', failAll)
+  // A message that cannot be deserialized is dropped: the worker's table of terms would then be ahead of this copy and
+  // its batch never answered. Parse here from then on.
+  worker.on('messageerror', () => {
+    failAll()
+    void worker.terminate()
+  })
   worker.on('exit', failAll)
   let next = 0
   return {
