@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { writeAtomic, writeCacheFile, writeCacheFileAlone } from '../../src/adapters/state/cache-file.js'
@@ -21,4 +21,18 @@ test('writeAtomic over a directory of that name throws and leaves no temporary f
   expect(() => writeAtomic(join(dir, 'taken'), 'x')).toThrow()
   expect(readdirSync(dir)).toEqual(['taken'])
   expect(writeCacheFile(join(dir, 'taken'), 'x')).toBe(false)
+})
+
+test('a file or link already at the temporary name is never written through, and the file is written', () => {
+  const dir = tempDir()
+  const victim = join(dir, 'victim.txt')
+  writeFileSync(victim, 'keep me')
+  const file = join(dir, 'cache.json')
+  // What a killed run of the same pid left, or what someone with write access to a shared git dir planted.
+  symlinkSync(victim, `${file}.${process.pid}.tmp`)
+  writeAtomic(file, '{"v":1}')
+  expect(readFileSync(victim, 'utf8')).toBe('keep me')
+  expect(readFileSync(file, 'utf8')).toBe('{"v":1}')
+  expect(lstatSync(file).isSymbolicLink()).toBe(false)
+  expect(readdirSync(dir).sort()).toEqual(['cache.json', 'victim.txt'])
 })

@@ -6,11 +6,25 @@
 import { closeSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
-/** Replace `file` with `data`; throws on failure, leaving no temporary file behind. */
-export function writeAtomic(file: string, data: string | Uint8Array): void {
+/**
+ * The temporary name beside `file` for this process, cleared of what a killed run of the same pid left there. It is
+ * then created with O_EXCL: a file or symbolic link put there meanwhile (a shared git dir) is never written through.
+ */
+function freshTemp(file: string): string {
   const tmp = `${file}.${process.pid}.tmp`
   try {
-    writeFileSync(tmp, data)
+    unlinkSync(tmp) // a link itself, never what it points to
+  } catch {
+    // Nothing there: the usual case.
+  }
+  return tmp
+}
+
+/** Replace `file` with `data`; throws on failure, leaving no temporary file behind. */
+export function writeAtomic(file: string, data: string | Uint8Array): void {
+  const tmp = freshTemp(file)
+  try {
+    writeFileSync(tmp, data, { flag: 'wx' })
     renameSync(tmp, file)
   } catch (err) {
     try {
@@ -27,10 +41,10 @@ export function writeAtomic(file: string, data: string | Uint8Array): void {
  * of tens of megabytes is never one string in memory.
  */
 export function writeAtomicPieces(file: string, fill: (write: (piece: string | Uint8Array) => number) => void): void {
-  const tmp = `${file}.${process.pid}.tmp`
+  const tmp = freshTemp(file)
   let fd: number | undefined
   try {
-    fd = openSync(tmp, 'w')
+    fd = openSync(tmp, 'wx')
     const out = fd
     let buf = Buffer.allocUnsafe(1 << 20)
     let used = 0
