@@ -223,6 +223,18 @@ export function crossValidate(cases, features = FEATURES, ridge = RIDGE, thresho
 
 /** @typedef {{ right: number, expected: number, silent: number, unrelated: number }} Score */
 
+/** Adds to each variant's total the model's score on that variant's cases of `fold`. */
+function addFold(totals, model, tests, foldOf, fold) {
+  tests.forEach((variant, v) => {
+    const s = score(
+      model,
+      variant.filter((_, i) => foldOf[i] === fold),
+    )
+    const total = /** @type {Score} */ (totals[v])
+    for (const k of Object.keys(s)) total[k] += s[k]
+  })
+}
+
 /**
  * crossValidate scoring other forms of the same queries (`tests`, case for case with `cases`: the first-trigger set,
  * `loadCases(…, true)`) with the model fitted on `cases`, as the model file fitted on the set is used on a user's
@@ -236,14 +248,7 @@ export function crossValidateForms(cases, tests, features = FEATURES, ridge = RI
     if (fold === skip) continue
     const train = cases.filter((_, i) => foldOf[i] !== fold && foldOf[i] !== skip)
     const model = { ...fit(train, features, ridge), threshold }
-    tests.forEach((variant, v) => {
-      const s = score(
-        model,
-        variant.filter((_, i) => foldOf[i] === fold),
-      )
-      const total = /** @type {Score} */ (totals[v])
-      for (const k of Object.keys(s)) total[k] += s[k]
-    })
+    addFold(totals, model, tests, foldOf, fold)
   }
   return totals
 }
@@ -268,14 +273,7 @@ export function nestedThreshold(cases, tests = [cases]) {
     }
     chosen.push(best.t)
     const model = { ...fit(cases.filter((_, i) => foldOf[i] !== fold)), threshold: best.t }
-    tests.forEach((variant, v) => {
-      const s = score(
-        model,
-        variant.filter((_, i) => foldOf[i] === fold),
-      )
-      const total = /** @type {Score} */ (totals[v])
-      for (const k of Object.keys(s)) total[k] += s[k]
-    })
+    addFold(totals, model, tests, foldOf, fold)
   }
   return { chosen, totals }
 }
