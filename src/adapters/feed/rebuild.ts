@@ -496,10 +496,10 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
         const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
         // What the worker cannot take now is parsed here HERE_PIECE files at a time, and the rest of the batch goes to
         // the worker as soon as it can: it is not left without work while this thread parses a whole batch.
-        for (let from = 0; from < batch.length;) {
-          if (from) await new Promise((resolve) => setImmediate(resolve))
+        for (let start = 0; start < batch.length;) {
+          if (start) await new Promise((resolve) => setImmediate(resolve))
           if (worker && worker.waiting < 2) {
-            const q: Queued & { answered?: boolean } = { batch: batch.slice(from), texts: texts.slice(from) }
+            const q: Queued & { answered?: boolean } = { batch: batch.slice(start), texts: texts.slice(start) }
             q.asked = worker.parse(
               q.batch.map((slot) => slot.path),
               q.texts.map((t) => t.text ?? ''),
@@ -508,10 +508,14 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
             queue.push(q)
             break
           }
-          const to = worker ? from + HERE_PIECE : batch.length
-          const piece = batch.slice(from, to)
-          queue.push({ batch: piece, texts: texts.slice(from, to), parsed: parseHere(piece, texts.slice(from, to)) })
-          from = to
+          const end = worker ? start + HERE_PIECE : batch.length
+          const piece = batch.slice(start, end)
+          queue.push({
+            batch: piece,
+            texts: texts.slice(start, end),
+            parsed: parseHere(piece, texts.slice(start, end)),
+          })
+          start = end
         }
         // Let the worker's answers in, then index every batch at the head of the queue that is ready.
         if (worker) await new Promise((resolve) => setImmediate(resolve))
