@@ -99,6 +99,11 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
 
 let spools = 0
 
+/** How many spool files this process has opened (tests: the rebuild's path through spool files is the one taken). */
+export function spoolsOpened(): number {
+  return spools
+}
+
 /**
  * A file for git's stdin or stdout in `dir`, removed from the directory at once (Linux and macOS keep an open file
  * whose name is gone): nothing is left behind, however the process ends. Where a file cannot be removed while open

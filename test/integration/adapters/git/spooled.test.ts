@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test, vi } from 'vitest'
-import { runGitAsync, runGitAsyncSpooled, tryGitAsyncSpooled } from '../../../../src/adapters/git/run.js'
+import { runGitAsync, runGitAsyncSpooled, spoolsOpened, tryGitAsyncSpooled } from '../../../../src/adapters/git/run.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
 import { learningText, makeRepo } from '../../../helpers/repo.js'
 
@@ -123,8 +123,10 @@ describe('a spooled git past its maxBuffer', () => {
 describe('the rebuild reads its blobs through spool files', () => {
   test('a cold search finds every learning and leaves no spool file in the cache directory', async () => {
     const { repo } = repoWithBlobs(40)
+    const before = spoolsOpened()
     const r = await repo.cli(['search', '--json', '--limit', '50', 'exploded'])
     expect(r.json().results.length).toBe(40)
+    expect(spoolsOpened() - before).toBe(2) // git's stdin and stdout for the one chunk: the pipes were not used
     const cache = join(repo.root, '.git', 'learn', 'cache')
     expect(readdirSync(cache).filter((f) => f.startsWith('spool-'))).toEqual([])
   })
