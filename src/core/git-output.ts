@@ -64,6 +64,27 @@ export function parseCatFileBatchCheck(out: string): (ObjectInfo | undefined)[] 
 }
 
 /**
+ * `items` in order, cut into groups whose sizes add up to at most `limit` bytes (a group holds at least one item), each
+ * with its sum: what one `git cat-file --batch` is asked for, so that its output stays bounded (a tier's read, the
+ * rebuild's chunks).
+ */
+export function groupBySize<T>(
+  items: readonly T[],
+  sizeOf: (item: T) => number,
+  limit: number,
+): { items: T[]; bytes: number }[] {
+  const groups: { items: T[]; bytes: number }[] = []
+  for (const item of items) {
+    const size = sizeOf(item)
+    let g = groups[groups.length - 1]
+    if (!g || (g.items.length && g.bytes + size > limit)) groups.push((g = { items: [], bytes: 0 }))
+    g.items.push(item)
+    g.bytes += size
+  }
+  return groups
+}
+
+/**
  * `n` objects asked of git in chunks, as [from, to) bounds: the first of `first` objects (what a reader waits for
  * before its first parse), then `rest` each.
  */

@@ -20,7 +20,7 @@ import type { TextScan } from '../../core/agent-safety.js'
 import type { ParsedFile } from './parse-file.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
-import { chunkBounds, parseCatFileBatch } from '../../core/git-output.js'
+import { chunkBounds, groupBySize, parseCatFileBatch } from '../../core/git-output.js'
 import { IndexBuilder, countDoc, partsIndex } from '../../core/search-parts.js'
 import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
@@ -86,25 +86,6 @@ const READ_BYTES = 64 << 20
 const BATCH_HEADER_BYTES = 128
 
 /**
- * The ids of the slots whose size is known and within a learning's limit, in order, cut into groups whose sizes add up
- * to at most `limit` (a group has at least one id), each with its sum.
- */
-export function groupBySize(
-  slots: readonly { oid?: string | undefined; size?: number | undefined }[],
-  limit: number,
-): { oids: string[]; bytes: number }[] {
-  const groups: { oids: string[]; bytes: number }[] = []
-  for (const s of slots) {
-    if (s.oid === undefined || s.size === undefined || s.size > MAX_LEARNING_BYTES) continue
-    let g = groups[groups.length - 1]
-    if (!g || (g.oids.length && g.bytes + s.size > limit)) groups.push((g = { oids: [], bytes: 0 }))
-    g.oids.push(s.oid)
-    g.bytes += s.size
-  }
-  return groups
-}
-
-/**
  * The blobs of the clean slots (those with a blob id), a chunk at a time (FIRST_CHUNK, then BULK_CHUNK each): `from`
  * and `to` bound the chunk's slots, `blobs` its blobs by id, read from git's object store with one `git cat-file
  * --batch` (at 100,000 learnings reading the files one by one was a fifth of a rebuild). The next chunk is asked for
@@ -131,12 +112,13 @@ async function* readBlobsInBulk(
     // 10,000 learnings near the 1 MB limit would otherwise be ~10 GB in a spool file, and a blob larger than its file
     // (a skip-worktree entry) could not grow it.
     const outs: Buffer[] = []
-    for (const g of groupBySize(clean, READ_BYTES)) {
+    const readable = clean.filter((s) => s.size !== undefined && s.size <= MAX_LEARNING_BYTES)
+    for (const g of groupBySize(readable, (s) => s.size as number, READ_BYTES)) {
       const out = await tryGitAsyncSpooled(['cat-file', '--batch'], {
         cwd: root,
-        input: `${g.oids.join('\n')}\n`,
+        input: `${g.items.map((s) => s.oid).join('\n')}\n`,
         dir: spool,
-        maxBuffer: g.bytes + g.oids.length * BATCH_HEADER_BYTES,
+        maxBuffer: g.bytes + g.items.length * BATCH_HEADER_BYTES,
       })
       if (out) outs.push(out) // a group git did not answer is read from its files
     }

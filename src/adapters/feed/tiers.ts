@@ -12,7 +12,7 @@ import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
 import { ConfigError, GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
-import { chunkBounds, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
+import { chunkBounds, groupBySize, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
 import {
   MAX_LEARNING_BYTES,
@@ -128,23 +128,14 @@ export async function forEachTierLearning(
       const sizes = parseCatFileBatchCheck(
         (await gitAsync(['cat-file', '--batch-check'], { cwd, input })).toString('utf8'),
       )
-      let group: TreeEntry[] = []
-      let held = 0
+      const readable: { b: TreeEntry; size: number }[] = []
       for (const [i, b] of part.entries()) {
         const info = sizes[i]
         if (!info) warnSize(b.path, `invalid learning: ${MISSING_OBJECT}`)
         else if (info.size > MAX_LEARNING_BYTES) warnSize(b.path, `invalid learning: ${tooLargeReason(info.size)}`)
-        else {
-          if (group.length && held + info.size > bytes) {
-            yield group
-            group = []
-            held = 0
-          }
-          group.push(b)
-          held += info.size
-        }
+        else readable.push({ b, size: info.size })
       }
-      if (group.length) yield group
+      for (const g of groupBySize(readable, (r) => r.size, bytes)) yield g.items.map((r) => r.b)
     }
   }
   const each = groups()

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { chunkBounds, parseCatFileBatch } from '../../../src/core/git-output.js'
+import { chunkBounds, groupBySize, parseCatFileBatch } from '../../../src/core/git-output.js'
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : b)
@@ -71,4 +71,22 @@ test.each([
   ],
 ])('chunkBounds(%i, %i, %i)', (n, first, rest, chunks) => {
   expect(chunkBounds(n, first, rest)).toEqual(chunks)
+})
+
+// What one `git cat-file --batch` is asked for, by the rebuild and a tier's read: a chunk of learnings near the 1 MB
+// limit is never ~10 GB in one answer.
+test('groupBySize cuts where the sizes pass the limit; a group holds at least one item, even one over the limit', () => {
+  const sizes: Record<string, number> = { a: 40, b: 50, c: 10, d: 150, e: 1, f: 0 }
+  const groups = (names: string[], limit: number) =>
+    groupBySize(names, (n) => sizes[n] as number, limit).map((g) => [g.items.join(''), g.bytes])
+  expect(groups(['a', 'b', 'c', 'd', 'e', 'f'], 100)).toEqual([
+    ['abc', 100],
+    ['d', 150],
+    ['ef', 1],
+  ])
+  expect(groups(['a', 'b'], 1)).toEqual([
+    ['a', 40],
+    ['b', 50],
+  ])
+  expect(groups([], 100)).toEqual([])
 })

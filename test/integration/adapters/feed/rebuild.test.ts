@@ -3,7 +3,7 @@ import { rmSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { MIN_WORKER_FILES } from '../../../../src/adapters/feed/parse-pool.js'
-import { REBUILD_HEAP_GROWING_PERCENT, groupBySize } from '../../../../src/adapters/feed/rebuild.js'
+import { REBUILD_HEAP_GROWING_PERCENT } from '../../../../src/adapters/feed/rebuild.js'
 import { PROJECT_ROOT, learningText, makeRepo } from '../../../helpers/repo.js'
 
 const TOKEN = 'ghp_R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
@@ -166,25 +166,5 @@ describe("the rebuild's heap flag", () => {
     expect(set('--no-such-flag-for-this-test')).toMatch(/unrecognized flag/)
     expect(set(`--heap-growing-percent=${REBUILD_HEAP_GROWING_PERCENT}`)).toBe('')
     expect(set('--heap-growing-percent=0')).toBe('')
-  })
-})
-
-// The rebuild asks git for a chunk's blobs in groups whose files' sizes add up to at most 64 MB, each git stopped past
-// its group's sum: a chunk of learnings near the 1 MB limit is never ~10 GB in one spool file.
-describe('groupBySize', () => {
-  test('cuts where the sizes pass the limit, a group holds at least one id, unknown and oversized ones stay out', () => {
-    const slot = (oid: string, size?: number) => ({ oid, size })
-    expect(
-      groupBySize(
-        [slot('a', 40), slot('b', 50), slot('c'), slot('d', 10), slot('e', 2_000_000), slot('f', 150), slot('g', 1)],
-        100,
-      ),
-    ).toEqual([
-      { oids: ['a', 'b', 'd'], bytes: 100 },
-      { oids: ['f'], bytes: 150 },
-      { oids: ['g'], bytes: 1 },
-    ])
-    expect(groupBySize([{ size: 3 }, slot('x', 0)], 100)).toEqual([{ oids: ['x'], bytes: 0 }])
-    expect(groupBySize([], 100)).toEqual([])
   })
 })
