@@ -1,13 +1,17 @@
 /**
  * The worker thread of parse-pool.ts: loads the parser and scanners once, then answers each batch of project files
- * with parseProjectFile's results, in order, as parse-pool.ts encodeFile sends them, and each list of files with their
- * sizes (the rebuild's lstat of a chunk's files). An error is sent back as such; the caller then parses the batch
+ * with parseProjectFile's results (of a tier's files, parseTierFile's), in order, as parse-pool.ts encodeFile sends
+ * them, and each list of files with their sizes (the rebuild's lstat of a chunk's files). An error is sent back as such; the caller then parses the batch
  * itself, so it surfaces exactly as it would have without the worker.
  */
 import { lstatSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
+import type { SchemaValidator } from '../../core/validate.js'
+import { loadLearningValidator } from '../store/validators.js'
 import { parseProjectFile } from './parse-file.js'
+import type { ParsedFile } from './parse-file.js'
 import { MAX_WIRE_TERMS, encodeFile } from './parse-pool.js'
+import { parseTierFile } from './tier-file.js'
 
 const allow: readonly string[] = Array.isArray((workerData as { allow?: unknown })?.allow)
   ? (workerData as { allow: string[] }).allow
@@ -28,35 +32,55 @@ function sizesOf(files: readonly string[]): Float64Array {
   return out
 }
 
-parentPort?.on(
-  'message',
-  (batch: { id: number; paths: string[]; texts: string[] } | { id: number; sizes: string[] }) => {
-    if ('sizes' in batch) {
-      const sizes = sizesOf(batch.sizes)
-      parentPort?.postMessage({ id: batch.id, sizes }, [sizes.buffer as ArrayBuffer])
-      return
+type Batch = { id: number; paths: string[]; texts: string[]; tier?: boolean } | { id: number; sizes: string[] }
+
+/** The schema validator, loaded at the first batch of a tier's files (a project's files are validated by check). */
+let validator: Promise<SchemaValidator> | undefined
+/** Each batch is answered after the one before it (a tier's batch may wait for the validator): in order. */
+let answered: Promise<void> = Promise.resolve()
+
+function answer(batch: Batch, validate: SchemaValidator | undefined): void {
+  if ('sizes' in batch) {
+    const sizes = sizesOf(batch.sizes)
+    parentPort?.postMessage({ id: batch.id, sizes }, [sizes.buffer as ArrayBuffer])
+    return
+  }
+  const reset = table.size === 0 || table.size > MAX_WIRE_TERMS
+  if (reset) table.clear()
+  const terms: string[] = []
+  const idOf = (term: string) => {
+    let id = table.get(term)
+    if (id === undefined) {
+      table.set(term, (id = table.size))
+      terms.push(term)
     }
-    const reset = table.size === 0 || table.size > MAX_WIRE_TERMS
-    if (reset) table.clear()
-    const terms: string[] = []
-    const idOf = (term: string) => {
-      let id = table.get(term)
-      if (id === undefined) {
-        table.set(term, (id = table.size))
-        terms.push(term)
-      }
-      return id
-    }
-    try {
-      const files = batch.texts.map((text, i) => {
-        const path = batch.paths[i] ?? ''
-        return encodeFile(parseProjectFile(path, text, allow), path, idOf)
-      })
-      parentPort?.postMessage({ id: batch.id, files, terms, reset })
-    } catch (err) {
-      // The pool drops its table with this answer: both begin again at the next batch.
-      table.clear()
-      parentPort?.postMessage({ id: batch.id, error: String(err), reset: true })
-    }
-  },
-)
+    return id
+  }
+  try {
+    const parse = (path: string, text: string): ParsedFile =>
+      validate ? parseTierFile(path, text, validate) : parseProjectFile(path, text, allow)
+    const files = batch.texts.map((text, i) => {
+      const path = batch.paths[i] ?? ''
+      return encodeFile(parse(path, text), path, idOf)
+    })
+    parentPort?.postMessage({ id: batch.id, files, terms, reset })
+  } catch (err) {
+    // The pool drops its table with this answer: both begin again at the next batch.
+    table.clear()
+    parentPort?.postMessage({ id: batch.id, error: String(err), reset: true })
+  }
+}
+
+/** Ends the worker with `err` (its 'error' event): the pool answers what is left undefined and parses it itself. */
+function fail(err: unknown): void {
+  setImmediate(() => {
+    throw err
+  })
+}
+
+parentPort?.on('message', (batch: Batch) => {
+  const tier = 'tier' in batch && batch.tier === true
+  if (tier) validator ??= loadLearningValidator()
+  const loaded = tier ? validator : undefined
+  answered = answered.then(async () => answer(batch, loaded && (await loaded))).catch(fail)
+})

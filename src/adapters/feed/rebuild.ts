@@ -17,11 +17,14 @@ import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES } from '../../core/learning.js'
 import { readFileBounded } from '../store/read-bounded.js'
 import type { TextScan } from '../../core/agent-safety.js'
-import type { ParsedFile } from './parse-file.js'
+import type { ParsedFile, compactor } from './parse-file.js'
+import type { ParseQueue, ParseWorker } from './parse-pool.js'
+import type { TierText } from './tiers.js'
+import type { SchemaValidator } from '../../core/validate.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { chunkBounds, groupBySize, parseCatFileBatch } from '../../core/git-output.js'
-import { IndexBuilder, countDoc, partsIndex } from '../../core/search-parts.js'
+import { IndexBuilder, partsIndex } from '../../core/search-parts.js'
 import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsyncSpooled } from '../git/run.js'
@@ -67,11 +70,6 @@ function parseLsFiles(out: string | undefined): Map<string, { mode: string; oid:
   }
   return map
 }
-
-/** How many files go to the parse worker at a time. */
-const PARSE_BATCH = 500
-/** How many files this thread parses before it looks again whether the worker can take the rest of a batch. */
-const HERE_PIECE = 100
 
 /** How many blobs one `git cat-file --batch` is asked for: bounds the memory of its output (~13 MB of learnings). */
 const BULK_CHUNK = 10_000
@@ -175,6 +173,64 @@ function tightenHeapGrowth(): () => void {
 /** Rebuilds under way in this process: the flag is set back when the last one ends, not the first. */
 let rebuilding = 0
 
+/** A tier learning as its index and items hold it (tier-file.ts parseTierFile). */
+type TierFile = { entry: CatalogEntry; counted: CountedDoc; recall: string[][]; hash: string }
+
+/**
+ * The learnings of a pinned tier commit, parsed on both cores (tier-file.ts, the parse worker taking batches while
+ * this thread parses others) and handed to `onFile` in tree order as they are ready; returns its warnings (tree and
+ * sizes, then parsing, as tiers.ts forEachTierLearning gives them). At 100,000 learnings one thread took ~13 s.
+ */
+async function readTier(
+  git: Parameters<typeof import('./tiers.js').forEachTierFile>[0],
+  pin: { tier: string; commit: string },
+  validator: SchemaValidator,
+  compact: ReturnType<typeof compactor>,
+  onFile: (f: TierFile) => void,
+): Promise<{ path: string; reason: string }[]> {
+  const [{ forEachTierFile }, { parseTierFile }, { ParseQueue, startParseWorker }] = await Promise.all([
+    import('./tiers.js'),
+    import('./tier-file.js'),
+    import('./parse-pool.js'),
+  ])
+  const parseWarnings: { path: string; reason: string }[] = []
+  /** A file's text parsed here (its strings cut from its text: copied out), or the problem it was read with. */
+  const here = (f: TierText): ParsedFile =>
+    f.problem === undefined ? compact(parseTierFile(f.path, f.text, validator), f.path, true) : { problem: f.problem }
+  const settle = (files: TierText[], parsed: ParsedFile[]) =>
+    files.forEach((f, i) => {
+      // The worker was given '' for a file that could not be read: the file keeps the reason it could not.
+      const r = f.problem === undefined ? (parsed[i] as ParsedFile) : { problem: f.problem }
+      const { entry, counted, recall, hash } = r
+      if (entry && counted && recall && hash) onFile({ entry, counted, recall, hash })
+      else parseWarnings.push({ path: `${pin.tier}:${f.path}`, reason: r.problem ?? 'invalid learning' })
+    })
+  let worker: ParseWorker | undefined
+  let queue: ParseQueue<TierText> | undefined
+  try {
+    const warnings = await forEachTierFile(git, pin.tier, pin.commit, async (files, total) => {
+      if (!queue) {
+        worker = startParseWorker([], total)
+        queue = new ParseQueue(worker, {
+          ask: (w, batch) =>
+            w.parseTier(
+              batch.map((f) => f.path),
+              batch.map((f) => f.text ?? ''),
+            ),
+          here: (batch) => batch.map(here),
+          fromWorker: (r, f) => compact(r, f.path, false),
+          settle,
+        })
+      }
+      await queue.add(files)
+    })
+    await queue?.finish()
+    return [...warnings, ...parseWarnings]
+  } finally {
+    worker?.close()
+  }
+}
+
 /** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
   const loosen = tightenHeapGrowth()
@@ -186,9 +242,8 @@ export async function rebuild(root: string, commonDir: string, state: StoreState
 }
 
 async function rebuildSources(root: string, commonDir: string, state: StoreState): Promise<Built> {
-  const [store, search, sources, { buildRecallIndex, entryRecallTerms }] = await Promise.all([
+  const [store, sources, { buildRecallIndex }] = await Promise.all([
     import('../store/store.js'),
-    import('../../core/search.js'),
     import('../store/sources.js'),
     import('../../core/recall-rank.js'),
   ])
@@ -199,7 +254,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   )
   const problems: Problem[] = []
   const config = await (await import('../store/config.js')).readConfig(root, commonDir)
-  const [{ hazardsOf }, { TRIGGER_FIELD, compactor, parseProjectFile, problemOf }, { startParseWorker }] =
+  const [{ hazardsOf }, { compactor, parseProjectFile, problemOf }, { ParseQueue, PARSE_BATCH, startParseWorker }] =
     await Promise.all([import('../../core/agent-safety.js'), import('./parse-file.js'), import('./parse-pool.js')])
   const compact = compactor()
   let overrides: Set<string> | undefined
@@ -268,30 +323,12 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
         // learning of a 100,000-learning tier is most of a gigabyte).
         const builder = new IndexBuilder()
         const items: TierItem[] = []
-        let warnings: Awaited<ReturnType<typeof tiers.forEachTierLearning>>
+        let warnings: Awaited<ReturnType<typeof tiers.forEachTierFile>>
         try {
-          warnings = await tiers.forEachTierLearning(
-            repo.git,
-            pin.tier,
-            pin.commit,
-            await loadLearningValidator(),
-            (l) => {
-              const { id, ...doc } = search.buildSearchDoc(items.length, l)
-              const counted = countDoc(doc)
-              builder.addCounted(id, counted)
-              // Its strings copied out of the text (parse-file.ts compactor): the texts of the tier are not kept.
-              const { entry } = compact(
-                { entry: { ...search.buildCatalogEntry(l, '', 1), path: l.path } },
-                l.path,
-                true,
-              )
-              // Its recall terms too ([] when recall does not look it up): computed once per pinned commit, not at
-              // every rebuild after a project edit (at 100,000 they were a third of such a rebuild); a single trigger's
-              // from its counted index terms, as in parse-file.ts.
-              const recall = entryRecallTerms(entry as CatalogEntry, counted[TRIGGER_FIELD]?.terms) ?? []
-              items.push({ entry: entry as CatalogEntry, hash: sources.contentHash(l), recall })
-            },
-          )
+          warnings = await readTier(repo.git, pin, await loadLearningValidator(), compact, (f) => {
+            builder.addCounted(items.length, f.counted)
+            items.push({ entry: f.entry, hash: f.hash, recall: f.recall })
+          })
         } catch (err) {
           // Skipped with a warning (tiers.ts unreadableTier), nothing of it cached: read again at the next rebuild.
           if (!(err instanceof GitCommandError)) throw err
@@ -448,63 +485,48 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
     }
   }
   // A worker thread (a second core) parses batches while this one parses others; every batch is indexed here, in
-  // store order. The worker is given a batch whenever it has fewer than two to do, so neither thread waits long.
+  // store order (parse-pool.ts ParseQueue).
   const worker = startParseWorker(allow, slots.length)
-  type Queued = { batch: Slot[]; texts: ReadText[]; parsed?: ParsedFile[]; asked?: Promise<ParsedFile[] | undefined> }
-  const settleQueued = async (q: Queued) => {
-    const asked = q.parsed ? undefined : await q.asked
-    const parsed =
-      q.parsed ?? asked?.map((f, i) => compact(f, (q.batch[i] as Slot).path, false)) ?? parseHere(q.batch, q.texts)
+  type Read = { slot: Slot; text: ReadText }
+  const queue = new ParseQueue<Read>(worker, {
+    ask: (w, files) =>
+      w.parse(
+        files.map((f) => f.slot.path),
+        files.map((f) => f.text.text ?? ''),
+      ),
+    here: (files) =>
+      parseHere(
+        files.map((f) => f.slot),
+        files.map((f) => f.text),
+      ),
+    fromWorker: (f, file) => compact(f, file.slot.path, false),
     // The worker was given '' for a file that could not be read: the file keeps the reason it could not.
-    const unread = (i: number) => q.texts[i]?.text === undefined
-    await settle(
-      q.batch,
-      parsed.map((f, i) => (unread(i) ? { problem: q.texts[i]?.problem ?? 'unreadable' } : f)),
-    )
-  }
+    settle: (files, parsed) =>
+      settle(
+        files.map((f) => f.slot),
+        parsed.map((f, i) => {
+          const t = (files[i] as Read).text
+          return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : f
+        }),
+      ),
+  })
   try {
-    // One queue across the chunks of blobs: a chunk's last batches are indexed while the next chunk is parsed, so
-    // neither thread waits for the other at a chunk's end (at 100,000 learnings ten such waits were ~1 s).
-    const queue: (Queued & { answered?: boolean })[] = []
     try {
       mkdirSync(dir, { recursive: true })
     } catch {
       // A read-only git dir: git's output comes through pipes (tryGitAsyncSpooled).
     }
     for await (const { from, to, blobs } of readBlobsInBulk(root, dir, slots, worker && ((f) => worker.sizes(f)))) {
+      // Read a batch at a time: one batch's texts beside the chunk's blobs.
       const chunk = slots.slice(from, to)
-      for (let at = 0; at < chunk.length; at += PARSE_BATCH) {
-        const batch = chunk.slice(at, at + PARSE_BATCH)
-        const texts = batch.map((slot) => read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)))
-        // What the worker cannot take now is parsed here HERE_PIECE files at a time, and the rest of the batch goes to
-        // the worker as soon as it can: it is not left without work while this thread parses a whole batch.
-        for (let start = 0; start < batch.length;) {
-          if (start) await new Promise((resolve) => setImmediate(resolve))
-          if (worker && worker.waiting < 2) {
-            const q: Queued & { answered?: boolean } = { batch: batch.slice(start), texts: texts.slice(start) }
-            q.asked = worker.parse(
-              q.batch.map((slot) => slot.path),
-              q.texts.map((t) => t.text ?? ''),
-            )
-            void q.asked.then(() => (q.answered = true))
-            queue.push(q)
-            break
-          }
-          const end = worker ? start + HERE_PIECE : batch.length
-          const piece = batch.slice(start, end)
-          queue.push({
-            batch: piece,
-            texts: texts.slice(start, end),
-            parsed: parseHere(piece, texts.slice(start, end)),
-          })
-          start = end
-        }
-        // Let the worker's answers in, then index every batch at the head of the queue that is ready.
-        if (worker) await new Promise((resolve) => setImmediate(resolve))
-        while (queue[0] && (queue[0].parsed || queue[0].answered)) await settleQueued(queue.shift() as Queued)
-      }
+      for (let at = 0; at < chunk.length; at += PARSE_BATCH)
+        await queue.add(
+          chunk
+            .slice(at, at + PARSE_BATCH)
+            .map((slot) => ({ slot, text: read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)) })),
+        )
     }
-    for (const q of queue) await settleQueued(q)
+    await queue.finish()
   } finally {
     worker?.close()
   }

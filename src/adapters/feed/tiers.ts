@@ -14,17 +14,10 @@ import type { Config } from '../../core/config-schema.js'
 import { ConfigError, GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
 import { chunkBounds, groupBySize, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
-import {
-  MAX_LEARNING_BYTES,
-  parseLearning,
-  parseStorePath,
-  parseYamlMapping,
-  validateLearning,
-} from '../../core/learning.js'
+import { MAX_LEARNING_BYTES, parseStorePath, parseYamlMapping } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import type { SchemaValidator } from '../../core/validate.js'
 import { assertPathClean } from '../git/commit.js'
-import { findAgentHazards } from '../../core/agent-safety.js'
 import type { Git } from '../git/simple.js'
 import type { Repo } from '../store/repo.js'
 import { gitAsync } from '../git/run.js'
@@ -33,6 +26,7 @@ import { decodeLearningBytes, tooLargeReason } from '../store/store.js'
 import { deflateJson, readDeflatedJson } from './cache-files.js'
 import { cacheDir } from './feed-key.js'
 import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
+import { tierSkipReason } from './tier-screen.js'
 
 export type TierConfig = Config['tiers'][number]
 export const DEFAULT_TIER_WEIGHT = 0.9
@@ -82,35 +76,36 @@ const TIER_FIRST_CHUNK = 1000
 /** Learnings parsed between two turns of the event loop (each turn drains the next chunk's pipe). */
 const YIELD_EVERY = 200
 
+/** A file of a tier as read: its text, or why it could not be read (its warning). */
+export type TierText =
+  { path: string; text: string; problem?: undefined } | { path: string; text?: undefined; problem: string }
+
 /**
- * Each valid active learning of a tier commit, read from git objects and screened, handed to `onLearning` in tree
- * order a chunk at a time (a caller that indexes them keeps none of the texts; parsing a whole chunk, then indexing
- * it, measured 17.8 s against 19.5 s for one learning at a time on a 100k tier); invalid ones are skipped with one warning
- * each, returned. The blobs are read in chunks (TIER_FIRST_CHUNK, then TIER_CHUNK each), the next one's git
- * processes running while this one's learnings are parsed; a chunk's sizes come first (`cat-file --batch-check`), so
- * a blob over the 1 MB limit of a learning is never loaded and no read holds more than `bytes` of blobs: a hostile
- * tier cannot make this read a huge object, nor many large ones at once.
+ * The `.md` files of a tier commit's active learnings, read from git objects and handed to `onFiles` in tree order a
+ * group at a time, with the number of blobs in all; returns the warnings of the tree's entries and of the blobs'
+ * sizes (those of parsing are the caller's, after them). The blobs are read in chunks (TIER_FIRST_CHUNK, then
+ * TIER_CHUNK each), the next one's git processes running while `onFiles` works on this one; a chunk's sizes come first
+ * (`cat-file --batch-check`), so a blob over the 1 MB limit of a learning is never loaded and no read holds more than
+ * `bytes` of blobs: a hostile tier cannot make this read a huge object, nor many large ones at once. `onFiles` should
+ * yield to the event loop now and then while it works: each turn drains the next chunk's pipe.
  */
-export async function forEachTierLearning(
+export async function forEachTierFile(
   git: Git,
   tier: string,
   commit: string,
-  validator: SchemaValidator,
-  onLearning: (learning: Learning) => void,
+  onFiles: (files: TierText[], total: number) => Promise<void>,
   chunk = TIER_CHUNK,
   bytes = TIER_READ_BYTES,
 ): Promise<TierWarning[]> {
   const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
   const warnings: TierWarning[] = []
-  // Each chunk's sizes, then its readable blobs; the warnings of sizes and of parsing are kept apart and returned in
-  // that order (entries, sizes, parses), as when every size was asked first.
+  // Each chunk's sizes, then its readable blobs; the warnings of entries come before those of sizes, as when every
+  // size was asked first.
   const sizeWarnings: TierWarning[] = []
-  const parseWarnings: TierWarning[] = []
   const warnIn = (list: TierWarning[]) => (path: string, reason: string) =>
     list.push({ path: `${tier}:${path}`, reason })
   const warn = warnIn(warnings)
   const warnSize = warnIn(sizeWarnings)
-  const warnParse = warnIn(parseWarnings)
   const blobs: TreeEntry[] = []
   for (const e of entries) {
     if (!e.path.endsWith('.md')) continue
@@ -157,37 +152,59 @@ export async function forEachTierLearning(
   for (let got = await next; got; got = await next) {
     next = ask()
     const { readable, contents } = got
-    const parsed: Learning[] = []
-    for (let i = 0; i < readable.length; i++) {
-      // Let the next chunk's output in now and then: while this loop runs, nothing drains git's pipe, and git waits.
-      if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
-      const b = readable[i] as TreeEntry
-      const bytes = contents[i]?.bytes
-      try {
-        if (!bytes) throw new Error(MISSING_OBJECT)
-        const text = decodeLearningBytes(bytes, b.path)
-        const learning = parseLearning(text, b.path)
-        const { errors } = validateLearning(learning, validator)
-        if (errors.length) throw new Error(errors.join('; '))
-        // A tier is another repository's text: the same screen as `add` (core/agent-safety.ts) before any agent sees it.
-        const hazards = findAgentHazards(text)
-        if (hazards.length) {
-          warnParse(
-            b.path,
-            `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`,
-          )
-          continue
+    await onFiles(
+      readable.map((b, i): TierText => {
+        const bytes = contents[i]?.bytes
+        try {
+          if (!bytes) throw new Error(MISSING_OBJECT)
+          return { path: b.path, text: decodeLearningBytes(bytes, b.path) }
+        } catch (err) {
+          const e = err as { reason?: string; message?: string }
+          return { path: b.path, problem: `invalid learning: ${e.reason ?? e.message ?? String(err)}` }
         }
-        parsed.push(learning)
-      } catch (err) {
-        const e = err as { reason?: string; message?: string }
-        warnParse(b.path, `invalid learning: ${e.reason ?? e.message ?? String(err)}`)
-      }
-    }
-    for (const l of parsed) onLearning(l)
+      }),
+      blobs.length,
+    )
   }
-  warnings.push(...sizeWarnings, ...parseWarnings)
+  warnings.push(...sizeWarnings)
   return warnings
+}
+
+/**
+ * Each valid active learning of a tier commit, read from git objects (forEachTierFile) and screened (tier-screen.ts
+ * tierSkipReason), handed to `onLearning` in tree order a chunk at a time (a caller that indexes them keeps none of
+ * the texts; parsing a whole chunk, then indexing it, measured 17.8 s against 19.5 s for one learning at a time on a
+ * 100k tier); invalid ones are skipped with one warning each, returned after those of the tree and the sizes.
+ */
+export async function forEachTierLearning(
+  git: Git,
+  tier: string,
+  commit: string,
+  validator: SchemaValidator,
+  onLearning: (learning: Learning) => void,
+  chunk = TIER_CHUNK,
+  bytes = TIER_READ_BYTES,
+): Promise<TierWarning[]> {
+  const parseWarnings: TierWarning[] = []
+  const warnings = await forEachTierFile(
+    git,
+    tier,
+    commit,
+    async (files) => {
+      const parsed: Learning[] = []
+      for (const [i, f] of files.entries()) {
+        // Let the next chunk's output in now and then: while this loop runs, nothing drains git's pipe, and git waits.
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
+        const l = f.problem ?? tierSkipReason(f.text, f.path, validator)
+        if (typeof l === 'string') parseWarnings.push({ path: `${tier}:${f.path}`, reason: l })
+        else parsed.push(l)
+      }
+      for (const l of parsed) onLearning(l)
+    },
+    chunk,
+    bytes,
+  )
+  return [...warnings, ...parseWarnings]
 }
 
 const MISSING_OBJECT = 'its object is missing from this repository (run `git learn tier update`)'
