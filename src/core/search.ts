@@ -117,7 +117,8 @@ export function buildCatalogEntry(l: Learning, tier: string, weight: number): Ca
     description: (str(d.description) ?? '').replace(/\s+/g, ' ').trim(),
     trigger: triggersOf(d)[0] ?? null,
     triggers: triggersOf(d),
-    confidence: typeof d['confidence'] === 'number' ? (d['confidence'] as number) : null,
+    // A number that is not finite (`.nan`, `.inf` in YAML) is none: core/confidence.ts reads it so, JSON writes it so.
+    confidence: typeof d['confidence'] === 'number' && Number.isFinite(d['confidence']) ? d['confidence'] : null,
     created: str(d['created']),
     evidencePaths: strs(evidence['paths']),
     // Only a hex object id: status passes it to git (a learning file could hold "--output=…").

@@ -32,12 +32,16 @@ export const WORKER_HEAP_MB = 64
  */
 export const MAX_WIRE_TERMS = 65_536
 
+const utf8 = new TextDecoder()
+
 /**
  * A parsed file as the worker sends it: its index terms and recall terms as numbers, each term's string sent once (in
  * the batch that first uses it) instead of in every file that holds it; and each string the file holds twice (its
  * name, description, type, state, domain and tags in the entry and the row, its path, its first trigger) sent once,
  * the other place holding SAME. At 100,000 learnings the structured copy of those strings, and the garbage of their
- * copies here, were ~1.5 s of the worker's and this thread's CPU.
+ * copies here, were ~1.5 s of the worker's and this thread's CPU. A batch crosses as one JSON text, which holds all a
+ * parsed file can: strings, finite numbers (an entry's confidence is one or null: core/search.ts buildCatalogEntry),
+ * null, lists and plain objects; a field of `counted` left undefined comes back undefined (decodeFile).
  */
 export type WireFile = Omit<ParsedFile, 'counted' | 'recall' | 'entry' | 'row' | 'name'> & {
   counted?: ({ length: number; terms: number[]; counts: number[] } | undefined)[]
@@ -107,8 +111,8 @@ function decodeFile(f: WireFile, path: string, terms: readonly string[]): Parsed
     return t
   }
   if (counted)
-    out.counted = counted.map(
-      (c) => c && { length: c.length, terms: c.terms.map(term), counts: c.counts },
+    out.counted = counted.map((c) =>
+      c ? { length: c.length, terms: c.terms.map(term), counts: c.counts } : undefined,
     ) as CountedDoc
   if (recall) out.recall = recall.map((r) => r.map(term))
   return out
@@ -166,30 +170,35 @@ export function startParseWorker(
   }
   /** The worker's terms by number, as its answers add them (in order: one worker answers its batches in turn). */
   let terms: string[] = []
-  worker.on(
-    'message',
-    (m: { id: number; files?: WireFile[]; terms?: string[]; reset?: boolean; sizes?: Float64Array }) => {
-      if (m.reset) terms = []
-      for (const t of m.terms ?? []) terms.push(t)
-      const batch = paths.get(m.id)
-      paths.delete(m.id)
-      const sized = sizes.get(m.id)
-      sizes.delete(m.id)
-      sized?.(m.sizes && Array.from(m.sizes, (n) => (n < 0 ? undefined : n)))
-      const parsed = files.get(m.id)
-      files.delete(m.id)
-      if (!files.size && !sizes.size) worker.unref()
-      let decoded: ParsedFile[] | undefined
-      try {
-        decoded = m.files?.map((f, i) => decodeFile(f, batch?.[i] ?? '', terms))
-      } catch {
-        // A term this copy of the table lacks: the two tables disagree, so no later answer can be trusted either.
-        failAll()
-        void worker.terminate()
-      }
-      parsed?.(decoded)
-    },
-  )
+  worker.on('message', (m: { id: number; json?: Uint8Array; reset?: boolean; sizes?: Float64Array }) => {
+    let batch: { files?: WireFile[]; terms?: string[] } = {}
+    try {
+      if (m.json !== undefined) batch = JSON.parse(utf8.decode(m.json)) as typeof batch
+    } catch {
+      failAll()
+      void worker.terminate()
+      return
+    }
+    if (m.reset) terms = []
+    for (const t of batch.terms ?? []) terms.push(t)
+    const asked = paths.get(m.id)
+    paths.delete(m.id)
+    const sized = sizes.get(m.id)
+    sizes.delete(m.id)
+    sized?.(m.sizes && Array.from(m.sizes, (n) => (n < 0 ? undefined : n)))
+    const parsed = files.get(m.id)
+    files.delete(m.id)
+    if (!files.size && !sizes.size) worker.unref()
+    let decoded: ParsedFile[] | undefined
+    try {
+      decoded = batch.files?.map((f, i) => decodeFile(f, asked?.[i] ?? '', terms))
+    } catch {
+      // A term this copy of the table lacks: the two tables disagree, so no later answer can be trusted either.
+      failAll()
+      void worker.terminate()
+    }
+    parsed?.(decoded)
+  })
   worker.on('error', failAll)
   // A message that cannot be deserialized is dropped: the worker's table of terms would then be ahead of this copy and
   // its batch never answered. Parse here from then on.

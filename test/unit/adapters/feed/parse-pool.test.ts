@@ -31,6 +31,11 @@ const files: [string, string][] = [
   ],
   ['.learnings/active/broken.md', '---\nname: [unclosed\n---\nbody\n'],
   ['.learnings/archived/empty.md', ''],
+  // Numbers JSON cannot hold (a batch crosses as JSON): the entry holds no confidence for them, on either thread.
+  ...['.nan', '-.inf'].map((c, i): [string, string] => [
+    `.learnings/active/odd-confidence-${i}.md`,
+    learningText(`odd-confidence-${i}`).replace('\ndomain:', `\nconfidence: ${c}\ndomain:`),
+  ]),
 ]
 const paths = files.map(([p]) => p)
 const texts = files.map(([, t]) => t)
