@@ -88,7 +88,7 @@ export function encodeFile(f: ParsedFile, path: string, idOf: (term: string) => 
 }
 
 /** A file of the worker's as parseProjectFile gave it, from the pool's copy of the worker's table of terms. */
-function decodeFile(f: WireFile, path: string, terms: readonly string[]): ParsedFile {
+export function decodeFile(f: WireFile, path: string, terms: readonly string[]): ParsedFile {
   const { counted, recall, entry, row, name, ...rest } = f
   const out: ParsedFile = rest
   if (entry) {

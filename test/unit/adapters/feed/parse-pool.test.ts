@@ -8,7 +8,8 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { scanForAgents } from '../../../../src/core/agent-safety.js'
 import { compactor, parseProjectFile } from '../../../../src/adapters/feed/parse-file.js'
-import { MAX_WIRE_TERMS, startParseWorker } from '../../../../src/adapters/feed/parse-pool.js'
+import { MAX_WIRE_TERMS, decodeFile, encodeFile, startParseWorker } from '../../../../src/adapters/feed/parse-pool.js'
+import type { WireFile } from '../../../../src/adapters/feed/parse-pool.js'
 import { parseTierFile } from '../../../../src/adapters/feed/tier-file.js'
 import { loadLearningValidator } from '../../../../src/adapters/store/validators.js'
 import { PROJECT_ROOT, learningText } from '../../../helpers/repo.js'
@@ -190,6 +191,27 @@ describe('startParseWorker', () => {
       expect(await worker?.parse(paths, texts)).toBeUndefined()
     } finally {
       worker?.close()
+    }
+  })
+})
+
+describe('the wire between the worker and the pool', () => {
+  test('a file crosses as JSON and decodes to what was parsed; a term the table lacks is an error, not a wrong term', () => {
+    const table = new Map<string, number>()
+    const terms: string[] = []
+    const idOf = (t: string) => {
+      let id = table.get(t)
+      if (id === undefined) {
+        table.set(t, (id = table.size))
+        terms.push(t)
+      }
+      return id
+    }
+    for (const [path, text] of files) {
+      const parsed = parseProjectFile(path, text, [])
+      const wire = JSON.parse(JSON.stringify(encodeFile(parsed, path, idOf))) as WireFile
+      expect(decodeFile(structuredClone(wire), path, terms)).toEqual(parsed)
+      if (parsed.counted) expect(() => decodeFile(wire, path, terms.slice(0, 1))).toThrow(/never named/)
     }
   })
 })
