@@ -208,8 +208,9 @@ async function readTier(
   let worker: ParseWorker | undefined
   let queue: ParseQueue<TierText> | undefined
   try {
-    const warnings = await forEachTierFile(git, pin.tier, pin.commit, async (files, total) => {
-      if (!queue) {
+    const warnings = await forEachTierFile(git, pin.tier, pin.commit, {
+      // The worker loads its modules while git reads the first chunk.
+      start: (total) => {
         worker = startParseWorker([], total)
         queue = new ParseQueue(worker, {
           ask: (w, batch) =>
@@ -221,8 +222,8 @@ async function readTier(
           fromWorker: (r, f) => compact(r, f.path, false),
           settle,
         })
-      }
-      await queue.add(files)
+      },
+      files: (files) => (queue as ParseQueue<TierText>).add(files),
     })
     await queue?.finish()
     return [...warnings, ...parseWarnings]

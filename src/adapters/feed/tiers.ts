@@ -6,7 +6,7 @@
  * feed/rebuild.ts.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
@@ -20,7 +20,7 @@ import type { SchemaValidator } from '../../core/validate.js'
 import { assertPathClean } from '../git/commit.js'
 import type { Git } from '../git/simple.js'
 import type { Repo } from '../store/repo.js'
-import { gitAsync } from '../git/run.js'
+import { gitAsync, gitAsyncSpooled } from '../git/run.js'
 import { CONFIG_PATH } from '../store/config.js'
 import { decodeLearningBytes, tooLargeReason } from '../store/store.js'
 import { deflateJson, readDeflatedJson } from './cache-files.js'
@@ -81,19 +81,24 @@ export type TierText =
   { path: string; text: string; problem?: undefined } | { path: string; text?: undefined; problem: string }
 
 /**
- * The `.md` files of a tier commit's active learnings, read from git objects and handed to `onFiles` in tree order a
- * group at a time, with the number of blobs in all; returns the warnings of the tree's entries and of the blobs'
+ * The `.md` files of a tier commit's active learnings, read from git objects and handed to `on.files` in tree order a
+ * group at a time (`on.start` is told how many first); returns the warnings of the tree's entries and of the blobs'
  * sizes (those of parsing are the caller's, after them). The blobs are read in chunks (TIER_FIRST_CHUNK, then
- * TIER_CHUNK each), the next one's git processes running while `onFiles` works on this one; a chunk's sizes come first
+ * TIER_CHUNK each), the next one's git processes running while `on.files` works on this one; a chunk's sizes come first
  * (`cat-file --batch-check`), so a blob over the 1 MB limit of a learning is never loaded and no read holds more than
- * `bytes` of blobs: a hostile tier cannot make this read a huge object, nor many large ones at once. `onFiles` should
+ * `bytes` of blobs: a hostile tier cannot make this read a huge object, nor many large ones at once. `on.files` should
  * yield to the event loop now and then while it works: each turn drains the next chunk's pipe.
  */
 export async function forEachTierFile(
   git: Git,
   tier: string,
   commit: string,
-  onFiles: (files: TierText[], total: number) => Promise<void>,
+  on: {
+    /** The number of blobs to read, before the first is asked of git (a caller can start its workers meanwhile). */
+    start?: (total: number) => void
+    /** A group of files, in tree order. */
+    files: (files: TierText[]) => Promise<void>
+  },
   chunk = TIER_CHUNK,
   bytes = TIER_READ_BYTES,
 ): Promise<TierWarning[]> {
@@ -114,14 +119,24 @@ export async function forEachTierFile(
     else blobs.push(e)
   }
   if (!blobs.length) return warnings
+  on.start?.(blobs.length)
   const cwd = git.root
+  // git's output through files in the cache directory, not pipes (run.ts runGitAsyncSpooled): through a pipe git waits
+  // at every 64 KiB for this thread's event loop, which parses between its turns, and the next chunk came late; a
+  // directory that takes no file (read-only) leaves the pipes.
+  const dir = cacheDir(git.commonDir)
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch {
+    // The pipes, then.
+  }
   /** The readable blobs, a group at a time: a chunk's sizes asked, then its blobs cut where they pass `bytes`. */
-  async function* groups(): AsyncGenerator<TreeEntry[]> {
+  async function* groups(): AsyncGenerator<{ items: TreeEntry[]; bytes: number }> {
     for (const [from, to] of chunkBounds(blobs.length, Math.min(TIER_FIRST_CHUNK, chunk), chunk)) {
       const part = blobs.slice(from, to)
       const input = `${part.map((b) => b.oid).join('\n')}\n`
       const sizes = parseCatFileBatchCheck(
-        (await gitAsync(['cat-file', '--batch-check'], { cwd, input })).toString('utf8'),
+        (await gitAsyncSpooled(['cat-file', '--batch-check'], { cwd, input, dir })).toString('utf8'),
       )
       const readable: { b: TreeEntry; size: number }[] = []
       for (const [i, b] of part.entries()) {
@@ -130,7 +145,8 @@ export async function forEachTierFile(
         else if (info.size > MAX_LEARNING_BYTES) warnSize(b.path, `invalid learning: ${tooLargeReason(info.size)}`)
         else readable.push({ b, size: info.size })
       }
-      for (const g of groupBySize(readable, (r) => r.size, bytes)) yield g.items.map((r) => r.b)
+      for (const g of groupBySize(readable, (r) => r.size, bytes))
+        yield { items: g.items.map((r) => r.b), bytes: g.bytes }
     }
   }
   const each = groups()
@@ -138,8 +154,12 @@ export async function forEachTierFile(
   const read = async () => {
     const g = await each.next()
     if (g.done) return undefined
-    const input = `${g.value.map((b) => b.oid).join('\n')}\n`
-    return { readable: g.value, contents: parseCatFileBatch(await gitAsync(['cat-file', '--batch'], { cwd, input })) }
+    const { items, bytes: size } = g.value
+    const input = `${items.map((b) => b.oid).join('\n')}\n`
+    // Bounded by the sizes git gave: each blob, its header line (`<oid> blob <size>`, a SHA-256 id is 64) and newline.
+    const maxBuffer = size + items.length * 128
+    const out = await gitAsyncSpooled(['cat-file', '--batch'], { cwd, input, dir, maxBuffer })
+    return { readable: items, contents: parseCatFileBatch(out) }
   }
   // The next group is read while this one is parsed. Its failure is raised where it is awaited, and handled meanwhile:
   // a read-ahead promise that rejects while this loop yields would otherwise end the process as an unhandled rejection.
@@ -152,7 +172,7 @@ export async function forEachTierFile(
   for (let got = await next; got; got = await next) {
     next = ask()
     const { readable, contents } = got
-    await onFiles(
+    await on.files(
       readable.map((b, i): TierText => {
         const bytes = contents[i]?.bytes
         try {
@@ -163,7 +183,6 @@ export async function forEachTierFile(
           return { path: b.path, problem: `invalid learning: ${e.reason ?? e.message ?? String(err)}` }
         }
       }),
-      blobs.length,
     )
   }
   warnings.push(...sizeWarnings)
@@ -190,16 +209,19 @@ export async function forEachTierLearning(
     git,
     tier,
     commit,
-    async (files) => {
-      const parsed: Learning[] = []
-      for (const [i, f] of files.entries()) {
-        // Let the next chunk's output in now and then: while this loop runs, nothing drains git's pipe, and git waits.
-        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
-        const l = f.problem ?? tierSkipReason(f.text, f.path, validator)
-        if (typeof l === 'string') parseWarnings.push({ path: `${tier}:${f.path}`, reason: l })
-        else parsed.push(l)
-      }
-      for (const l of parsed) onLearning(l)
+    {
+      files: async (files) => {
+        const parsed: Learning[] = []
+        for (const [i, f] of files.entries()) {
+          // Let the next chunk's output in now and then: where it comes through a pipe (a git dir that takes no spool
+          // file), nothing drains the pipe while this loop runs, and git waits.
+          if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
+          const l = f.problem ?? tierSkipReason(f.text, f.path, validator)
+          if (typeof l === 'string') parseWarnings.push({ path: `${tier}:${f.path}`, reason: l })
+          else parsed.push(l)
+        }
+        for (const l of parsed) onLearning(l)
+      },
     },
     chunk,
     bytes,

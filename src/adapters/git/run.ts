@@ -253,6 +253,22 @@ export async function tryGitAsyncSpooled(
   }
 }
 
+/**
+ * stdout of git as bytes through spool files in `dir` (runGitAsyncSpooled), through pipes when `dir` takes no file;
+ * rejects with GitCommandError (args, stderr) when git exits non-zero or cannot start.
+ */
+export async function gitAsyncSpooled(args: readonly string[], o: GitRunOptions & { dir: string }): Promise<Buffer> {
+  let run: Promise<GitResult>
+  try {
+    run = runGitAsyncSpooled(args, o)
+  } catch {
+    run = runGitAsync(args, o)
+  }
+  const r = await run
+  if (r.code !== 0) throw new GitCommandError(args, r.stderr || `(git exited with code ${r.code})`)
+  return r.stdout
+}
+
 /** stdout of git as bytes; rejects with GitCommandError (args, stderr) when git exits non-zero. */
 export async function gitAsync(args: readonly string[], o: GitRunOptions): Promise<Buffer> {
   const r = await runGitAsync(args, o)

@@ -1,9 +1,24 @@
 // git's stdin and stdout through files instead of pipes (src/adapters/git/run.ts runGitAsyncSpooled): the rebuild asks
 // `git cat-file --batch` for ~13 MB of blobs while its thread parses, and through a pipe git waited for that thread.
-import { chmodSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test, vi } from 'vitest'
-import { runGitAsync, runGitAsyncSpooled, spoolsOpened, tryGitAsyncSpooled } from '../../../../src/adapters/git/run.js'
+import {
+  gitAsyncSpooled,
+  runGitAsync,
+  runGitAsyncSpooled,
+  spoolsOpened,
+  tryGitAsyncSpooled,
+} from '../../../../src/adapters/git/run.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
 import { learningText, makeRepo } from '../../../helpers/repo.js'
 
@@ -129,6 +144,30 @@ describe('the rebuild reads its blobs through spool files', () => {
     expect(spoolsOpened() - before).toBe(2) // git's stdin and stdout for the one chunk: the pipes were not used
     const cache = join(repo.root, '.git', 'learn', 'cache')
     expect(readdirSync(cache).filter((f) => f.startsWith('spool-'))).toEqual([])
+  })
+
+  test("a tier's first read asks git through spool files too, and a non-zero exit is still an error", async () => {
+    const { repo: tier } = repoWithBlobs(30)
+    const project = makeRepo()
+    project.write('.learnings/active/project-note.md', learningText('project-note'))
+    project.git('add', '-A')
+    project.git('commit', '-q', '-m', 'store')
+    expect((await project.cli(['tier', 'add', 'org', tier.root])).code).toBe(0)
+    rmSync(join(project.root, '.git', 'learn'), { recursive: true, force: true })
+    const before = spoolsOpened()
+    const r = await project.cli(['search', '--json', '--limit', '50', 'exploded'])
+    expect(r.json().results.filter((x: { tier: string }) => x.tier === 'org').length).toBe(30)
+    // The project's chunk (2), the tier's sizes (2) and its blobs (2): no pipe.
+    expect(spoolsOpened() - before).toBe(6)
+    const cache = join(project.root, '.git', 'learn', 'cache')
+    expect(readdirSync(cache).filter((f) => f.startsWith('spool-'))).toEqual([])
+    await expect(
+      gitAsyncSpooled(['cat-file', '-t', '0'.repeat(40)], { cwd: tier.root, dir: cache }),
+    ).rejects.toBeInstanceOf(GitCommandError)
+    // A directory that takes no file: the pipes, the same answer.
+    const oid = tier.git('rev-parse', 'HEAD:.learnings/active/spool-note-1.md').trim()
+    const out = await gitAsyncSpooled(['cat-file', '-p', oid], { cwd: tier.root, dir: join(cache, 'no-such-dir') })
+    expect(out.toString('utf8')).toBe(learningText('spool-note-1'))
   })
 
   test('a rebuild sweeps a spool file an hour old (a kill between open and unlink), not a fresh one', async () => {
