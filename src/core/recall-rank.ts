@@ -14,7 +14,9 @@ import recallModel from './data/recall-model.json'
  * weight missing); its evidence is those figures weighed by the model, and the learning of most evidence is named when
  * the model gives it a probability of being the fix of at least its threshold. Before that, a trigger the failure
  * contradicts is ruled out (ruledOut: a service port, a system error code, a marker word, this machine's address that
- * the failure does not name; another error code of a tool whose code the failure names). An error the trigger says twice counts once (recallTermsOf).
+ * the failure does not name; another error code of a tool whose code the failure names), and so is one whose near-twin
+ * holds a marker word of the failure that it lacks (preferMarked). An error the trigger says twice counts once
+ * (recallTermsOf).
  */
 /** How much a common error word weighs beside a specific term of the same rarity. */
 export const COMMON_TERM_FACTOR = 0.2
@@ -193,9 +195,10 @@ export function invertRecall(index: RecallIndex): RecallPostings {
 
 /**
  * What rules a trigger out (ruledOut): a service port, a system error code, a marker word, this machine's address, a
- * tool's error code other than the failure's.
+ * tool's error code other than the failure's; and (preferMarked) a reached trigger without the failure's marker word
+ * when another reached trigger holds it.
  */
-export const RECALL_RULES = ['port', 'code', 'marker', 'local', 'toolcode'] as const
+export const RECALL_RULES = ['port', 'code', 'marker', 'local', 'toolcode', 'prefer'] as const
 export type RecallRule = (typeof RECALL_RULES)[number]
 
 /** What recall's decision reads of a trigger the failure reaches, in this order (see recallEvidence). */
@@ -273,6 +276,7 @@ export function recallEvidence(
     }
   }
   for (const doc of ruledOut(index, queryTerms, rules)) matched[doc] = 0
+  if (rules.includes('prefer')) preferMarked(index, queryTerms, matched)
   // A term one trigger alone holds weighs this much (termWeight with df 1): the unit of `matched` and `missing`.
   const unit = Math.log(1 + (n - 0.5) / 1.5) || 1
   const docs: number[] = []
@@ -427,6 +431,24 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules:
       }
     }
   return out
+}
+
+/**
+ * A marker word (MARKER_WORDS) the failure holds and a trigger it reaches holds too rules out the reached triggers
+ * without it: the marker tells near-twins apart, and the failure has said which twin it is (`connect ECONNREFUSED
+ * ::1:27017` reaches both the IPv6-only learning's `::1:27017` and a server-down learning's `127.0.0.1:27017`, and holds
+ * every word of the second's longer trigger). `matched`: the reached triggers' matched weight, 0 when ruled out.
+ */
+function preferMarked(index: RecallPostings, queryTerms: ReadonlySet<string>, matched: Float64Array): void {
+  for (const marker of MARKERS) {
+    if (!queryTerms.has(marker)) continue
+    const at = lowerBound(index.terms, marker)
+    if (index.terms[at] !== marker) continue
+    const holders = (index.postings[at] as number[]).filter((doc) => matched[doc])
+    if (!holders.length) continue
+    const keep = new Set(holders)
+    for (let doc = 0; doc < matched.length; doc++) if (matched[doc] && !keep.has(doc)) matched[doc] = 0
+  }
 }
 
 // A tool's error codes, each family the run of sorted terms from `from` up to `to` (the code unit after the last

@@ -413,6 +413,29 @@ describe('rankRecall', () => {
       recalled(ix, 'Unable to connect: connect ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017'),
     ).toEqual(['mongod-down'])
   })
+  test("a failure that holds a marker a reached trigger holds too is that twin's: the others it reaches are ruled out", () => {
+    // The driver's longer message under an IPv6-only refusal: every word of the server-down trigger, and the `ipv6` it
+    // lacks, which only the IPv6 twin's trigger holds.
+    const ix = indexOf([
+      [
+        'mongod-down',
+        'MongoNetworkError: failed to connect to server [localhost:27017] on first connect [Error: connect ECONNREFUSED 127.0.0.1:27017',
+      ],
+      ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    const ipv6 =
+      "Error while connecting to localhost:27017: undefined failed to connect to server [localhost:27017] on first connect [Error: connect ECONNREFUSED ::1:27017\n  name: 'MongoNetworkError'"
+    const reached = (rules: readonly RecallRule[]) =>
+      recallEvidence(ix, recallQueryTerms(ipv6), rules).docs.map((d) => ix.names[d])
+    expect(reached(RECALL_RULES.filter((r) => r !== 'prefer'))).toEqual(['mongod-down', 'mongo-ipv6-only'])
+    expect(reached(RECALL_RULES)).toEqual(['mongo-ipv6-only'])
+    expect(rankRecall(ix, recallQueryTerms(ipv6)).map((c) => ix.names[c.doc])).toEqual(['mongo-ipv6-only'])
+    // Both families refused: no `ipv6`, nothing preferred, the server is down.
+    const both =
+      'failed to connect to server [localhost:27017] on first connect [Error: connect ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017'
+    expect(rankRecall(ix, recallQueryTerms(both)).map((c) => ix.names[c.doc])).toEqual(['mongod-down'])
+  })
   test('a server listening on every address (`:::3000`) is not refused at IPv6 alone: its port taken at 127.0.0.1 is its failure', () => {
     const ix = indexOf([['port-taken', 'Error: listen EADDRINUSE: address already in use :::3000']])
     expect(recalled(ix, 'Error: listen EADDRINUSE: address already in use 127.0.0.1:3000')).toEqual(['port-taken'])
