@@ -11,6 +11,7 @@ import {
   buildRecallIndex,
   entryRecallTerms,
   evidenceOf,
+  extensionTerms,
   invertRecall,
   isRecallable,
   rankRecall,
@@ -241,6 +242,31 @@ describe('rankRecall', () => {
     const { docs, features } = recallEvidence(ix, recallQueryTerms('Error: entrypoint not found'))
     const crlf = docs.flatMap((doc, i) => (ix.names[doc] === 'crlf-entrypoint' ? [evidenceOf(features, i, 1)] : []))
     expect(Math.max(...crlf)).toBeLessThan(0)
+  })
+  test("a file's extension is its kind, not which file: another script's `.sh` is no shell's error", () => {
+    expect(extensionTerms('exec: "/entrypoint.sh": permission denied')).toEqual(['sh'])
+    // Said as a word too (the shell), or a common word already: kept.
+    expect(extensionTerms('/bin/sh: /entrypoint.sh: not found')).toEqual([])
+    expect(extensionTerms("ENOENT: no such file or directory, open '/app/package.json'")).toEqual([])
+    // A dotted name that is no file keeps its words (`safe.directory`, a host).
+    expect(extensionTerms("config value 'safe.directory' was not found; request to registry.npmjs.org")).toEqual([])
+    expect(recallTermsOf('/bin/sh: /entrypoint.sh: not found')).toContain('sh')
+    const ix = indexOf([
+      ['crlf-entrypoint', 'exec /docker-entrypoint.sh: no such file or directory'],
+      ['crlf-entrypoint', '/bin/sh: /entrypoint.sh: not found'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    const byRecall = (failure: string) => rankRecall(ix, recallQueryTerms(failure)).map((c) => ix.names[c.doc])
+    // runc refusing a script without its executable bit shares the script's name, not the shell's error.
+    expect(
+      byRecall(
+        'docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "/entrypoint.sh": permission denied: unknown.',
+      ),
+    ).toEqual([])
+    expect(byRecall('/entrypoint.sh: line 7: 1: unbound variable')).toEqual([])
+    // The shell's own error, and the kernel's missing interpreter, still name it.
+    expect(byRecall('sh: /docker-entrypoint.sh: not found')).toEqual(['crlf-entrypoint'])
+    expect(byRecall('exec /usr/local/bin/docker-entrypoint.sh: no such file or directory')).toEqual(['crlf-entrypoint'])
   })
   test("npm's words around every failed request (registry, request, reason) do not make an expired certificate a proxy's", () => {
     const ix = indexOf([
