@@ -14,7 +14,9 @@ import recallModel from './data/recall-model.json'
  * weight missing); its evidence is those figures weighed by the model, and the learning of most evidence is named when
  * the model gives it a probability of being the fix of at least its threshold. Before that, a trigger the failure
  * contradicts is ruled out (ruledOut: a service port, a system error code, a marker word, this machine's address that
- * the failure does not name; another error code of a tool whose code the failure names). An error the trigger says twice counts once (recallTermsOf).
+ * the failure does not name; another error code of a tool whose code the failure names), and so is one whose near-twin
+ * holds a marker word of the failure that it lacks (preferMarked). An error the trigger says twice counts once
+ * (recallTermsOf), and a file's extension counts nothing (extensionTerms).
  */
 /** How much a common error word weighs beside a specific term of the same rarity. */
 export const COMMON_TERM_FACTOR = 0.2
@@ -95,8 +97,8 @@ export function buildRecallIndex(
  * counted six times, it would be most of a trigger that any other missing file (`libssl.so: cannot open shared object
  * file: No such file or directory`) holds. `Module not found: Can't resolve 'fs'` is `modulenotfound` and `fs`, so a
  * failure to resolve another module holds half of it, not most. An error said once in words weighs once too, as its
- * canonical word (rewordedTerms): `Permission denied (publickey)` is `eacces` and `publickey`. `terms`: its termsOf,
- * when known (they are changed).
+ * canonical word (rewordedTerms): `Permission denied (publickey)` is `eacces` and `publickey`. A word said only as a
+ * file's extension is left out (extensionTerms). `terms`: its termsOf, when known (they are changed).
  */
 export function recallTermsOf(trigger: string, terms: Set<string> = termsOf(trigger)): string[] {
   for (const w of restatedWords(trigger)) {
@@ -104,7 +106,35 @@ export function recallTermsOf(trigger: string, terms: Set<string> = termsOf(trig
     if (t) terms.delete(t)
   }
   for (const t of rewordedTerms(trigger)) terms.delete(t)
+  for (const t of extensionTerms(trigger)) terms.delete(t)
   return [...terms]
+}
+
+// The extensions of files (a file's kind, not which file), after a name and a dot, at the end of the name: the
+// `sh` of `entrypoint.sh`, not of `libc.so.6`'s `so` or of `safe.directory`; the name before the dot keeps its words.
+const FILE_EXTENSIONS =
+  'sh|bash|zsh|ps1|bat|yml|yaml|toml|ini|cfg|conf|txt|md|log|h|hpp|c|cc|cpp|so|dylib|dll|exe|rb|go|rs|java|jar|py|pyc|whl|js|mjs|cjs|jsx|ts|tsx|mts|cts|json|wasm|vue|css|scss|html|xml|csv|pem|crt|pub|zip|gz|tgz|tar|sql'
+const FILE_EXTENSION = new RegExp(`(?<=[\\w-])\\.(${FILE_EXTENSIONS})(?![\\w.-])`, 'gi')
+
+/**
+ * The terms a text says only as a file's extension (`exec: "/entrypoint.sh": permission denied` says `sh` so; `/bin/sh:
+ * /entrypoint.sh: not found` says it as a word too, the shell), which recall leaves out of a trigger and of a failure
+ * alike: another file of the same kind tells nothing of the failure. runc refusing to run a script without its
+ * executable bit (`exec: "/entrypoint.sh": permission denied`) met busybox's `/bin/sh: /entrypoint.sh: not found` in
+ * the script's name and its `.sh`, most of a short trigger. A common word (`js`, `json`, `py`) weighs a fifth already,
+ * and is left. Search keeps every term: a file named in full finds the learning that names it.
+ */
+export function extensionTerms(text: string): string[] {
+  if (!text.includes('.')) return []
+  const found = new Set<string>()
+  for (const m of text.matchAll(FILE_EXTENSION)) found.add((m[1] as string).toLowerCase())
+  const out: string[] = []
+  for (const ext of found) {
+    if (new RegExp(`(?<![\\w.-])${ext}(?![\\w-])`, 'i').test(text)) continue
+    const t = processTerm(ext)
+    if (t && !COMMON.has(t)) out.push(t)
+  }
+  return out
 }
 
 /** The terms of a text's equivalent phrases that the rest of it does not say (error-words.ts rewordings). */
@@ -117,13 +147,15 @@ function rewordedTerms(text: string): string[] {
 
 /**
  * A failure's terms as recall matches them: its query terms (src/core/terms.ts buildQueryTerms) without the words of
- * its errors' equivalent phrases, which its canonical words stand for (as in a trigger: recallTermsOf). A "Permission
- * denied (publickey)" then meets a trigger's "Permission to owner/repo.git denied" in nothing but their code.
+ * its errors' equivalent phrases, which its canonical words stand for, and without a word said only as a file's
+ * extension (as in a trigger: recallTermsOf). A "Permission denied (publickey)" then meets a trigger's "Permission to
+ * owner/repo.git denied" in nothing but their code.
  */
 export function recallQueryTerms(text: string): Set<string> {
   const bounded = boundQuery(text)
   const terms = new Set(termsOfBounded(bounded))
   for (const t of rewordedTerms(bounded)) terms.delete(t)
+  for (const t of extensionTerms(bounded)) terms.delete(t)
   return terms
 }
 
@@ -193,9 +225,10 @@ export function invertRecall(index: RecallIndex): RecallPostings {
 
 /**
  * What rules a trigger out (ruledOut): a service port, a system error code, a marker word, this machine's address, a
- * tool's error code other than the failure's.
+ * tool's error code other than the failure's; and (preferMarked) a reached trigger without the failure's marker word
+ * when another reached trigger holds it.
  */
-export const RECALL_RULES = ['port', 'code', 'marker', 'local', 'toolcode'] as const
+export const RECALL_RULES = ['port', 'code', 'marker', 'local', 'toolcode', 'prefer'] as const
 export type RecallRule = (typeof RECALL_RULES)[number]
 
 /** What recall's decision reads of a trigger the failure reaches, in this order (see recallEvidence). */
@@ -273,6 +306,7 @@ export function recallEvidence(
     }
   }
   for (const doc of ruledOut(index, queryTerms, rules)) matched[doc] = 0
+  if (rules.includes('prefer')) preferMarked(index, queryTerms, matched)
   // A term one trigger alone holds weighs this much (termWeight with df 1): the unit of `matched` and `missing`.
   const unit = Math.log(1 + (n - 0.5) / 1.5) || 1
   const docs: number[] = []
@@ -427,6 +461,24 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules:
       }
     }
   return out
+}
+
+/**
+ * A marker word (MARKER_WORDS) the failure holds and a trigger it reaches holds too rules out the reached triggers
+ * without it: the marker tells near-twins apart, and the failure has said which twin it is (`connect ECONNREFUSED
+ * ::1:27017` reaches both the IPv6-only learning's `::1:27017` and a server-down learning's `127.0.0.1:27017`, and holds
+ * every word of the second's longer trigger). `matched`: the reached triggers' matched weight, 0 when ruled out.
+ */
+function preferMarked(index: RecallPostings, queryTerms: ReadonlySet<string>, matched: Float64Array): void {
+  for (const marker of MARKERS) {
+    if (!queryTerms.has(marker)) continue
+    const at = lowerBound(index.terms, marker)
+    if (index.terms[at] !== marker) continue
+    const holders = (index.postings[at] as number[]).filter((doc) => matched[doc])
+    if (!holders.length) continue
+    const keep = new Set(holders)
+    for (let doc = 0; doc < matched.length; doc++) if (matched[doc] && !keep.has(doc)) matched[doc] = 0
+  }
 }
 
 // A tool's error codes, each family the run of sorted terms from `from` up to `to` (the code unit after the last

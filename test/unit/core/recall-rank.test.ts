@@ -11,6 +11,7 @@ import {
   buildRecallIndex,
   entryRecallTerms,
   evidenceOf,
+  extensionTerms,
   invertRecall,
   isRecallable,
   rankRecall,
@@ -242,6 +243,31 @@ describe('rankRecall', () => {
     const crlf = docs.flatMap((doc, i) => (ix.names[doc] === 'crlf-entrypoint' ? [evidenceOf(features, i, 1)] : []))
     expect(Math.max(...crlf)).toBeLessThan(0)
   })
+  test("a file's extension is its kind, not which file: another script's `.sh` is no shell's error", () => {
+    expect(extensionTerms('exec: "/entrypoint.sh": permission denied')).toEqual(['sh'])
+    // Said as a word too (the shell), or a common word already: kept.
+    expect(extensionTerms('/bin/sh: /entrypoint.sh: not found')).toEqual([])
+    expect(extensionTerms("ENOENT: no such file or directory, open '/app/package.json'")).toEqual([])
+    // A dotted name that is no file keeps its words (`safe.directory`, a host).
+    expect(extensionTerms("config value 'safe.directory' was not found; request to registry.npmjs.org")).toEqual([])
+    expect(recallTermsOf('/bin/sh: /entrypoint.sh: not found')).toContain('sh')
+    const ix = indexOf([
+      ['crlf-entrypoint', 'exec /docker-entrypoint.sh: no such file or directory'],
+      ['crlf-entrypoint', '/bin/sh: /entrypoint.sh: not found'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    const byRecall = (failure: string) => rankRecall(ix, recallQueryTerms(failure)).map((c) => ix.names[c.doc])
+    // runc refusing a script without its executable bit shares the script's name, not the shell's error.
+    expect(
+      byRecall(
+        'docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "/entrypoint.sh": permission denied: unknown.',
+      ),
+    ).toEqual([])
+    expect(byRecall('/entrypoint.sh: line 7: 1: unbound variable')).toEqual([])
+    // The shell's own error, and the kernel's missing interpreter, still name it.
+    expect(byRecall('sh: /docker-entrypoint.sh: not found')).toEqual(['crlf-entrypoint'])
+    expect(byRecall('exec /usr/local/bin/docker-entrypoint.sh: no such file or directory')).toEqual(['crlf-entrypoint'])
+  })
   test("npm's words around every failed request (registry, request, reason) do not make an expired certificate a proxy's", () => {
     const ix = indexOf([
       [
@@ -412,6 +438,29 @@ describe('rankRecall', () => {
     expect(
       recalled(ix, 'Unable to connect: connect ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017'),
     ).toEqual(['mongod-down'])
+  })
+  test("a failure that holds a marker a reached trigger holds too is that twin's: the others it reaches are ruled out", () => {
+    // The driver's longer message under an IPv6-only refusal: every word of the server-down trigger, and the `ipv6` it
+    // lacks, which only the IPv6 twin's trigger holds.
+    const ix = indexOf([
+      [
+        'mongod-down',
+        'MongoNetworkError: failed to connect to server [localhost:27017] on first connect [Error: connect ECONNREFUSED 127.0.0.1:27017',
+      ],
+      ['mongo-ipv6-only', 'MongooseServerSelectionError: connect ECONNREFUSED ::1:27017'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    const ipv6 =
+      "Error while connecting to localhost:27017: undefined failed to connect to server [localhost:27017] on first connect [Error: connect ECONNREFUSED ::1:27017\n  name: 'MongoNetworkError'"
+    const reached = (rules: readonly RecallRule[]) =>
+      recallEvidence(ix, recallQueryTerms(ipv6), rules).docs.map((d) => ix.names[d])
+    expect(reached(RECALL_RULES.filter((r) => r !== 'prefer'))).toEqual(['mongod-down', 'mongo-ipv6-only'])
+    expect(reached(RECALL_RULES)).toEqual(['mongo-ipv6-only'])
+    expect(rankRecall(ix, recallQueryTerms(ipv6)).map((c) => ix.names[c.doc])).toEqual(['mongo-ipv6-only'])
+    // Both families refused: no `ipv6`, nothing preferred, the server is down.
+    const both =
+      'failed to connect to server [localhost:27017] on first connect [Error: connect ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017'
+    expect(rankRecall(ix, recallQueryTerms(both)).map((c) => ix.names[c.doc])).toEqual(['mongod-down'])
   })
   test('a server listening on every address (`:::3000`) is not refused at IPv6 alone: its port taken at 127.0.0.1 is its failure', () => {
     const ix = indexOf([['port-taken', 'Error: listen EADDRINUSE: address already in use :::3000']])
