@@ -13,17 +13,13 @@ const vocabulary = words as { equivalents: Record<string, string[]>; ports: Reco
 // their first word: a scan of the text's words, linear in its length, with no large regex to compile in every hook.
 const WORD = /[a-z0-9_]+/g
 const wordsOf = (text: string) => text.toLowerCase().match(WORD) ?? []
-// A phrase's `#` (not its first word) is a slot any number fills: "Port 3000 is already in use", a port printed inside
-// the phrase, is the phrase whatever the port.
-export const NUMBER_SLOT = '#'
-const phraseWords = (phrase: string) => phrase.toLowerCase().match(/[a-z0-9_]+|#/g) ?? []
 
 const byFirstWord = new Map<string, { words: string[]; canonical: string }[]>()
 for (const [canonical, phrases] of Object.entries(vocabulary.equivalents))
   for (const p of [canonical, ...phrases]) {
-    const words = phraseWords(p)
+    const words = wordsOf(p)
     const first = words[0]
-    if (first === undefined || first === NUMBER_SLOT) continue
+    if (first === undefined) continue
     const list = byFirstWord.get(first) ?? []
     list.push({ words, canonical })
     byFirstWord.set(first, list)
@@ -65,15 +61,6 @@ const KEPT_WORDS = 16_384
 let starts = new Int32Array(1024)
 let ends = new Int32Array(1024)
 
-/** Whether the text's characters from start to end are all digits (a word that fills a NUMBER_SLOT). */
-function isNumber(text: string, start: number, end: number): boolean {
-  for (let k = start; k < end; k++) {
-    const c = text.charCodeAt(k)
-    if (c < 48 || c > 57) return false
-  }
-  return end > start
-}
-
 /** 1 for a character of a word (`[a-z0-9_]`, WORD) in a lower-cased text. */
 function isWordCode(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95
@@ -102,10 +89,7 @@ function findPhrases(text: string): Occurrence[] {
   }
   const out: Occurrence[] = []
   const wordIs = (i: number, w: string) =>
-    i < n &&
-    (w === NUMBER_SLOT
-      ? isNumber(lower, starts[i] as number, ends[i] as number)
-      : (ends[i] as number) - (starts[i] as number) === w.length && lower.startsWith(w, starts[i]))
+    i < n && (ends[i] as number) - (starts[i] as number) === w.length && lower.startsWith(w, starts[i])
   for (let i = 0; i < n; i++) {
     const start = starts[i] as number
     const end = ends[i] as number
@@ -145,7 +129,7 @@ export function restatedWords(text: string): string[] {
     if (said.length < 2) continue
     for (const { words } of said)
       words.forEach((w, i) => {
-        if (w === canonical || w === NUMBER_SLOT) return
+        if (w === canonical) return
         out.add(w)
         if ((w === 't' || w === 's') && i > 0) out.add(`${words[i - 1] as string}${w}`)
       })
@@ -171,7 +155,6 @@ export function rewordings(text: string): { phrases: string[]; rest: string } {
     if (o.words.length < 2 || o.words.includes(o.canonical)) continue
     covered.fill(1, o.at, end + 1)
     o.words.forEach((w, i) => {
-      if (w === NUMBER_SLOT) return
       phrases.push(w)
       if ((w === 't' || w === 's') && i > 0) phrases.push(`${o.words[i - 1] as string}${w}`)
     })
