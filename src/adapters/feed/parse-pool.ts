@@ -52,6 +52,37 @@ export type WireFile = Omit<ParsedFile, 'counted' | 'recall' | 'entry' | 'row' |
 }
 
 /**
+ * The numbers of terms as the worker sends them (encodeFile's `idOf`): a term met for the first time gets the next
+ * number and is listed, once, among the terms the next answer carries (`take`).
+ */
+export class TermNumbers {
+  readonly table = new Map<string, number>()
+  private added: string[] = []
+
+  readonly idOf = (term: string): number => {
+    let id = this.table.get(term)
+    if (id === undefined) {
+      this.table.set(term, (id = this.table.size))
+      this.added.push(term)
+    }
+    return id
+  }
+
+  /** The terms numbered since the last take. */
+  take(): string[] {
+    const added = this.added
+    this.added = []
+    return added
+  }
+
+  /** Begins again (the pool's table too, told by the answer's `reset`). */
+  clear(): void {
+    this.table.clear()
+    this.added = []
+  }
+}
+
+/**
  * Stands for a value the file holds in another place. Only fields that hold a string, null or a list are replaced by it
  * (never `confidence` or `weight`, which are numbers and can be 0), so it is never mistaken for a value.
  */

@@ -10,7 +10,7 @@ import type { SchemaValidator } from '../../core/validate.js'
 import { loadLearningValidator } from '../store/validators.js'
 import { parseProjectFile } from './parse-file.js'
 import type { ParsedFile } from './parse-file.js'
-import { MAX_WIRE_TERMS, encodeFile } from './parse-pool.js'
+import { MAX_WIRE_TERMS, TermNumbers, encodeFile } from './parse-pool.js'
 import { parseTierFile } from './tier-file.js'
 
 const allow: readonly string[] = Array.isArray((workerData as { allow?: unknown })?.allow)
@@ -19,7 +19,7 @@ const allow: readonly string[] = Array.isArray((workerData as { allow?: unknown 
 const utf8 = new TextEncoder()
 
 /** The id of each term sent so far (the pool keeps their strings by id); begun again when it outgrows MAX_WIRE_TERMS. */
-const table = new Map<string, number>()
+const numbers = new TermNumbers()
 
 /** Each file's size, -1 when it is missing or cannot be stat'ed (EACCES, ENAMETOOLONG…: its read says why). */
 function sizesOf(files: readonly string[]): Float64Array {
@@ -47,31 +47,22 @@ function answer(batch: Batch, validate: SchemaValidator | undefined): void {
     parentPort?.postMessage({ id: batch.id, sizes }, [sizes.buffer as ArrayBuffer])
     return
   }
-  const reset = table.size === 0 || table.size > MAX_WIRE_TERMS
-  if (reset) table.clear()
-  const terms: string[] = []
-  const idOf = (term: string) => {
-    let id = table.get(term)
-    if (id === undefined) {
-      table.set(term, (id = table.size))
-      terms.push(term)
-    }
-    return id
-  }
+  const reset = numbers.table.size === 0 || numbers.table.size > MAX_WIRE_TERMS
+  if (reset) numbers.clear()
   try {
     const parse = (path: string, text: string): ParsedFile =>
       validate ? parseTierFile(path, text, validate) : parseProjectFile(path, text, allow)
     const files = batch.texts.map((text, i) => {
       const path = batch.paths[i] ?? ''
-      return encodeFile(parse(path, text), path, idOf)
+      return encodeFile(parse(path, text), path, numbers.idOf)
     })
     // As one JSON text in UTF-8, its buffer moved, not copied: V8's structured copy of a batch's objects cost this
     // thread ~7 ms and the pool's ~9 ms per 500 files, JSON ~4 and ~3 (parse-pool.ts WireFile says what it may hold).
-    const json = utf8.encode(JSON.stringify({ files, terms }))
+    const json = utf8.encode(JSON.stringify({ files, terms: numbers.take() }))
     parentPort?.postMessage({ id: batch.id, json, reset }, [json.buffer as ArrayBuffer])
   } catch (err) {
     // The pool drops its table with this answer: both begin again at the next batch.
-    table.clear()
+    numbers.clear()
     parentPort?.postMessage({ id: batch.id, error: String(err), reset: true })
   }
 }

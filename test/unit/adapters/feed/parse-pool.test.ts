@@ -8,7 +8,13 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { scanForAgents } from '../../../../src/core/agent-safety.js'
 import { compactor, parseProjectFile } from '../../../../src/adapters/feed/parse-file.js'
-import { MAX_WIRE_TERMS, decodeFile, encodeFile, startParseWorker } from '../../../../src/adapters/feed/parse-pool.js'
+import {
+  MAX_WIRE_TERMS,
+  TermNumbers,
+  decodeFile,
+  encodeFile,
+  startParseWorker,
+} from '../../../../src/adapters/feed/parse-pool.js'
 import type { WireFile } from '../../../../src/adapters/feed/parse-pool.js'
 import { parseTierFile } from '../../../../src/adapters/feed/tier-file.js'
 import { loadLearningValidator } from '../../../../src/adapters/store/validators.js'
@@ -197,19 +203,12 @@ describe('startParseWorker', () => {
 
 describe('the wire between the worker and the pool', () => {
   test('a file crosses as JSON and decodes to what was parsed; a term the table lacks is an error, not a wrong term', () => {
-    const table = new Map<string, number>()
+    const numbers = new TermNumbers()
     const terms: string[] = []
-    const idOf = (t: string) => {
-      let id = table.get(t)
-      if (id === undefined) {
-        table.set(t, (id = table.size))
-        terms.push(t)
-      }
-      return id
-    }
     for (const [path, text] of files) {
       const parsed = parseProjectFile(path, text, [])
-      const wire = JSON.parse(JSON.stringify(encodeFile(parsed, path, idOf))) as WireFile
+      const wire = JSON.parse(JSON.stringify(encodeFile(parsed, path, numbers.idOf))) as WireFile
+      terms.push(...numbers.take())
       expect(decodeFile(structuredClone(wire), path, terms)).toEqual(parsed)
       if (parsed.counted) expect(() => decodeFile(wire, path, terms.slice(0, 1))).toThrow(/never named/)
     }
