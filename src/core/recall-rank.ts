@@ -465,19 +465,30 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules:
 
 /**
  * A marker word (MARKER_WORDS) the failure holds and a trigger it reaches holds too rules out the reached triggers
- * without it: the marker tells near-twins apart, and the failure has said which twin it is (`connect ECONNREFUSED
- * ::1:27017` reaches both the IPv6-only learning's `::1:27017` and a server-down learning's `127.0.0.1:27017`, and holds
- * every word of the second's longer trigger). `matched`: the reached triggers' matched weight, 0 when ruled out.
+ * without it that are that trigger's near-twins: those naming the same endpoint (a port term the failure, the marked
+ * trigger and they all hold). The marker tells near-twins apart, and the failure has said which twin it is (`connect
+ * ECONNREFUSED ::1:27017` reaches both the IPv6-only learning's `::1:27017` and a server-down learning's
+ * `127.0.0.1:27017`, and holds every word of the second's longer trigger). A trigger that names no such endpoint says
+ * nothing of the marker and is no twin: npm's `connect ETIMEDOUT` without an address is not ruled out by another
+ * trigger's `203.0.113.7 port 2222` because the failure's address is another machine's. Only the postings of the
+ * marker and of the failure's port terms are read. `matched`: the reached triggers' matched weight, 0 when ruled out.
  */
 function preferMarked(index: RecallPostings, queryTerms: ReadonlySet<string>, matched: Float64Array): void {
+  const postingsOf = (term: string) => {
+    const at = lowerBound(index.terms, term)
+    return index.terms[at] === term ? (index.postings[at] as number[]) : []
+  }
+  const ports = [...queryTerms].filter((t) => SERVICE_PORT.test(t))
+  if (!ports.length) return
   for (const marker of MARKERS) {
     if (!queryTerms.has(marker)) continue
-    const at = lowerBound(index.terms, marker)
-    if (index.terms[at] !== marker) continue
-    const holders = (index.postings[at] as number[]).filter((doc) => matched[doc])
-    if (!holders.length) continue
-    const keep = new Set(holders)
-    for (let doc = 0; doc < matched.length; doc++) if (matched[doc] && !keep.has(doc)) matched[doc] = 0
+    const keep = new Set(postingsOf(marker).filter((doc) => matched[doc]))
+    if (!keep.size) continue
+    for (const port of ports) {
+      const docs = postingsOf(port)
+      if (!docs.some((doc) => keep.has(doc))) continue
+      for (const doc of docs) if (!keep.has(doc)) matched[doc] = 0
+    }
   }
 }
 

@@ -251,6 +251,8 @@ describe('rankRecall', () => {
     // A dotted name that is no file keeps its words (`safe.directory`, a host).
     expect(extensionTerms("config value 'safe.directory' was not found; request to registry.npmjs.org")).toEqual([])
     expect(recallTermsOf('/bin/sh: /entrypoint.sh: not found')).toContain('sh')
+    // A trigger's extension counts nothing either (recallTermsOf), not only a failure's.
+    expect(recallTermsOf('exec: "/entrypoint.sh": permission denied')).not.toContain('sh')
     const ix = indexOf([
       ['crlf-entrypoint', 'exec /docker-entrypoint.sh: no such file or directory'],
       ['crlf-entrypoint', '/bin/sh: /entrypoint.sh: not found'],
@@ -461,6 +463,23 @@ describe('rankRecall', () => {
     const both =
       'failed to connect to server [localhost:27017] on first connect [Error: connect ECONNREFUSED 127.0.0.1:27017, connect ECONNREFUSED ::1:27017'
     expect(rankRecall(ix, recallQueryTerms(both)).map((c) => ix.names[c.doc])).toEqual(['mongod-down'])
+  })
+  test("a marker only rules out the marked trigger's twins (the same endpoint): a trigger that names no address is none", () => {
+    // The failure's address is another machine's (`remotehost`), and a trigger reached by a few of its words holds that
+    // marker too; npm's trigger, met almost in full, names no address and so says nothing of which machine.
+    const npm = 'npm ERR! network request to https://registry.npmjs.org/express failed, reason: connect ETIMEDOUT'
+    const failure = `${npm} 104.16.22.35:443`
+    for (const other of [
+      'ssh: connect to host 203.0.113.7 port 2222: Connection timed out',
+      'Error: unable to reach 10.1.2.3',
+    ]) {
+      const ix = indexOf([
+        ['npm-timeout', npm],
+        ['other-remote', other],
+      ])
+      expect(recallEvidence(ix, recallQueryTerms(failure)).docs.map((d) => ix.names[d])).toContain('npm-timeout')
+      expect(rankRecall(ix, recallQueryTerms(failure)).map((c) => ix.names[c.doc])[0]).toBe('npm-timeout')
+    }
   })
   test('a server listening on every address (`:::3000`) is not refused at IPv6 alone: its port taken at 127.0.0.1 is its failure', () => {
     const ix = indexOf([['port-taken', 'Error: listen EADDRINUSE: address already in use :::3000']])
