@@ -39,9 +39,10 @@ const utf8 = new TextDecoder()
  * the batch that first uses it) instead of in every file that holds it; and each string the file holds twice (its
  * name, description, type, state, domain and tags in the entry and the row, its path, its first trigger) sent once,
  * the other place holding SAME. At 100,000 learnings the structured copy of those strings, and the garbage of their
- * copies here, were ~1.5 s of the worker's and this thread's CPU. A batch crosses as one JSON text, which holds all a
- * parsed file can: strings, finite numbers (an entry's confidence is one or null: core/search.ts buildCatalogEntry),
- * null, lists and plain objects; a field of `counted` left undefined comes back undefined (decodeFile).
+ * copies here, were ~1.5 s of the worker's and this thread's CPU. A batch crosses as one JSON text, which holds what a
+ * parsed file holds: strings, finite numbers (an entry's confidence is one or null: core/search.ts buildCatalogEntry;
+ * a confidence of -0 arrives as 0, which the cache's JSON and core/confidence.ts read alike), null, lists and plain
+ * objects of fixed keys; a field of `counted` left undefined comes back undefined (decodeFile).
  */
 export type WireFile = Omit<ParsedFile, 'counted' | 'recall' | 'entry' | 'row' | 'name'> & {
   counted?: ({ length: number; terms: number[]; counts: number[] } | undefined)[]

@@ -254,19 +254,18 @@ export async function tryGitAsyncSpooled(
 }
 
 /**
- * stdout of git as bytes through spool files in `dir` (runGitAsyncSpooled), through pipes when `dir` takes no file;
- * rejects with GitCommandError (args, stderr) when git exits non-zero or cannot start.
+ * stdout of git as bytes through spool files in `dir` (runGitAsyncSpooled), through pipes when `dir` takes no file or
+ * the spooled run fails (a full disk is git's write error there, not the answer: asked again through pipes, which
+ * take no disk); rejects with GitCommandError (args, stderr) when git exits non-zero through the pipes too.
  */
 export async function gitAsyncSpooled(args: readonly string[], o: GitRunOptions & { dir: string }): Promise<Buffer> {
-  let run: Promise<GitResult>
   try {
-    run = runGitAsyncSpooled(args, o)
+    const r = await runGitAsyncSpooled(args, o)
+    if (r.code === 0) return r.stdout
   } catch {
-    run = runGitAsync(args, o)
+    // No spool file, or git stopped past its bound: the pipes say which.
   }
-  const r = await run
-  if (r.code !== 0) throw new GitCommandError(args, r.stderr || `(git exited with code ${r.code})`)
-  return r.stdout
+  return gitAsync(args, o)
 }
 
 /** stdout of git as bytes; rejects with GitCommandError (args, stderr) when git exits non-zero. */

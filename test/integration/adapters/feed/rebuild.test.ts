@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { readdirSync, rmSync, truncateSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { MIN_WORKER_FILES } from '../../../../src/adapters/feed/parse-pool.js'
@@ -189,11 +190,15 @@ describe("a tier's first read with the parse worker", () => {
     const cache = join(project.root, '.git', 'learn', 'cache')
     const query = ['search', '--json', '--limit', '20', 'quokka gateway timeout']
     rmSync(cache, { recursive: true, force: true })
-    const cold = spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), ...query], {
-      cwd: project.root,
-      encoding: 'utf8',
-    })
+    // Node writes a CPU profile per thread: two (this one and the parse worker) say the worker parsed.
+    const profiles = join(project.root, '.git', 'profiles')
+    const cold = spawnSync(
+      process.execPath,
+      ['--cpu-prof', '--cpu-prof-dir', profiles, join(PROJECT_ROOT, 'dist', 'bin.js'), ...query],
+      { cwd: project.root, encoding: 'utf8' },
+    )
     expect(cold.status).toBe(0)
+    if (availableParallelism() > 1) expect(readdirSync(profiles).length).toBe(2)
     expect(JSON.parse(cold.stdout).results.map((r: { name: string }) => r.name)).toEqual(['quokka-clean'])
     // Every skipped learning said (the first five by name, the rest counted).
     expect(cold.stderr).toMatch(/7 more files skipped \(5 withheld from agents, 2 invalid learning\)/)
