@@ -128,9 +128,12 @@ export function extensionTerms(text: string): string[] {
   if (!text.includes('.')) return []
   const found = new Set<string>()
   for (const m of text.matchAll(FILE_EXTENSION)) found.add((m[1] as string).toLowerCase())
+  if (!found.size) return []
+  // Said as a word wherever the tokenizer finds one, also as a piece of `vue-loader` or `my_sh_tool` (splitTerms).
+  const said = new Set(splitTerms(text.replace(FILE_EXTENSION, ' ')).map((w) => w.toLowerCase()))
   const out: string[] = []
   for (const ext of found) {
-    if (new RegExp(`(?<![\\w.-])${ext}(?![\\w-])`, 'i').test(text)) continue
+    if (said.has(ext)) continue
     const t = processTerm(ext)
     if (t && !COMMON.has(t)) out.push(t)
   }

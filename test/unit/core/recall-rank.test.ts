@@ -248,6 +248,10 @@ describe('rankRecall', () => {
     // Said as a word too (the shell), or a common word already: kept.
     expect(extensionTerms('/bin/sh: /entrypoint.sh: not found')).toEqual([])
     expect(extensionTerms("ENOENT: no such file or directory, open '/app/package.json'")).toEqual([])
+    // Said as a word wherever the tokenizer finds one: a piece of a hyphenated or underscored name is one.
+    expect(extensionTerms("Module build failed (from ./node_modules/vue-loader/index.js): './App.vue'")).toEqual([])
+    expect(extensionTerms('sh-4.2$ ./run.sh: Permission denied')).toEqual([])
+    expect(extensionTerms('./deploy.sh: Permission denied')).toEqual(['sh'])
     // A dotted name that is no file keeps its words (`safe.directory`, a host).
     expect(extensionTerms("config value 'safe.directory' was not found; request to registry.npmjs.org")).toEqual([])
     expect(recallTermsOf('/bin/sh: /entrypoint.sh: not found')).toContain('sh')
