@@ -152,7 +152,8 @@ async function checkStaged(
 ): Promise<CheckReport> {
   const { readBlobs, readIndexPaths, readStagedForCheck, isMerging } =
     await import('../../adapters/git/index-reader.js')
-  const { parseStorePath, learningPath, STATES } = await import('../../core/learning.js')
+  // Light modules only before git starts: core/learning.js would load the YAML parser first.
+  const { parseStorePath, learningPath, STATES } = await import('../../core/layout.js')
   const { NAME_PATTERN } = await import('../../core/names.js')
   const findings: Finding[] = []
   const present = entries.filter((e) => e.status !== 'D')
