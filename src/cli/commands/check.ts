@@ -169,7 +169,7 @@ async function checkStaged(
   const reading = readStagedForCheck(
     root,
     ctx.env,
-    present.filter((e) => readable(e) && isStorePath(e.path)).map((e) => e.newSha),
+    present.filter((e) => readable(e) && isStorePath(e.path)).map((e) => ({ sha: e.newSha, path: e.path })),
     specs,
     !known,
     commonDir === undefined ? undefined : join(commonDir, 'learn', 'cache'),

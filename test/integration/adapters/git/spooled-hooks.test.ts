@@ -1,7 +1,17 @@
 // The hooks' short git questions through files instead of pipes (src/adapters/git/run.ts runGitAsyncFiles): the
 // pre-commit check asks `git cat-file --batch-check` while its engine loads, and the feed key's `git status` runs while
 // the command loads; a pipe's socket cost the hook more than the overlap saved.
-import { chmodSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test, vi } from 'vitest'
 import {
@@ -11,6 +21,7 @@ import {
   spoolsOpened,
   tryGitAsyncFiles,
 } from '../../../../src/adapters/git/run.js'
+import { readStagedForCheck } from '../../../../src/adapters/git/index-reader.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
 import { learningText, makeRepo } from '../../../helpers/repo.js'
 
@@ -133,5 +144,53 @@ describe("the feed key's git status through files", () => {
     const after = await search()
     expect(after.names).toEqual(['file-note-1'])
     expect(after.spools).toBeGreaterThanOrEqual(3) // the status's three files (the cache directory exists by now)
+  })
+})
+
+describe('check --staged reads a staged blob the work tree holds from the work tree', () => {
+  /** An environment whose `git` logs each call's arguments to a file, then runs the real git. */
+  function loggingGit(dir: string): { env: Record<string, string>; calls: () => string[] } {
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+    const bin = join(dir, 'bin')
+    mkdirSync(bin)
+    const log = join(dir, 'calls.log')
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 })
+    return {
+      env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` } as Record<string, string>,
+      calls: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []),
+    }
+  }
+
+  test('the same bytes as git gives; git is asked only for what the work tree does not hold as staged', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'secrets:\n  allow: []\n')
+    repo.write('.learnings/pending/same.md', learningText('same'))
+    repo.write('.learnings/pending/edited.md', learningText('edited'))
+    repo.git('add', '-A')
+    const staged = (path: string) => ({ sha: repo.git('rev-parse', `:${path}`).trim(), path })
+    const asked = [staged('.learnings/pending/same.md'), staged('.learnings/pending/edited.md')]
+    // Edited after `git add`, to the same size: only its blob id tells it apart.
+    const edited = learningText('edited')
+    repo.write('.learnings/pending/edited.md', edited.replace('## Problem', '## Pro-lem'))
+    const spool = join(repo.root, '.git', 'spool-test')
+    mkdirSync(spool)
+    const { env, calls } = loggingGit(repo.root)
+    const got = await readStagedForCheck(repo.root, env, asked, ['.learnings/active/same.md'], true, spool)
+    expect(got.blobs.get(asked[0]?.sha as string)).toEqual({ text: learningText('same') })
+    expect(got.blobs.get(asked[1]?.sha as string)).toEqual({ text: edited })
+    expect(got.config?.toString('utf8')).toBe('secrets:\n  allow: []\n')
+    expect(got.inIndex).toEqual([])
+    expect(calls()).toEqual(['cat-file --batch-check', 'cat-file --batch'])
+    // Everything as staged in the work tree: no `--batch` at all. A symbolic link to the staged bytes is not followed.
+    repo.write('.learnings/pending/edited.md', edited)
+    rmSync(join(repo.root, '.learnings/pending/same.md'))
+    repo.write('elsewhere.md', learningText('same'))
+    symlinkSync(join(repo.root, 'elsewhere.md'), join(repo.root, '.learnings/pending/same.md'))
+    const again = await readStagedForCheck(repo.root, env, asked.slice(1), [], true, spool)
+    expect(again.blobs.get(asked[1]?.sha as string)).toEqual({ text: edited })
+    expect(calls().slice(2)).toEqual(['cat-file --batch-check'])
+    const linked = await readStagedForCheck(repo.root, env, asked.slice(0, 1), [], false, spool)
+    expect(linked.blobs.get(asked[0]?.sha as string)).toEqual({ text: learningText('same') })
+    expect(calls().slice(3)).toEqual(['cat-file --batch-check', 'cat-file --batch'])
   })
 })
