@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import { NotARepositoryError } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/layout.js'
 import { writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
-import { tryGitAsync, tryGitAsyncFiles } from '../git/run.js'
+import { tryGitAsync } from '../git/run.js'
 import { findGitDirs } from '../git/locate.js'
 import { readConfigBytes } from '../store/config.js'
 
@@ -207,9 +207,7 @@ async function startKeying(cwd: string): Promise<Keying> {
     (lsRun ??= tryGitAsync(['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC], { cwd }))
   const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
   const watch = found && index ? readWatch(found.root, found.commonDir, found.gitDir, index, now) : undefined
-  // Its output through files of the cache directory, not pipes (runGitAsyncFiles): a pipe costs this thread a
-  // socket, ~2 ms each, while it loads the command.
-  const st = tryGitAsyncFiles(
+  const st = tryGitAsync(
     [
       '--no-literal-pathspecs',
       '--no-optional-locks',
@@ -220,7 +218,7 @@ async function startKeying(cwd: string): Promise<Keying> {
       '--no-renames',
       ...STORE_SPEC,
     ],
-    { cwd, dir: found && cacheDir(found.commonDir) },
+    { cwd },
   )
   if (!index) void ls()
   const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')

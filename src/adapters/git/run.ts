@@ -309,29 +309,6 @@ export async function tryGitAsyncSpooled(
   }
 }
 
-/**
- * stdout of git as bytes through spool files of `dir` (runGitAsyncFiles), through pipes when there is no `dir` or it
- * takes no file; undefined when git fails or cannot start.
- */
-export async function tryGitAsyncFiles(
-  args: readonly string[],
-  o: GitRunOptions & { dir: string | undefined },
-): Promise<Buffer | undefined> {
-  let run: Promise<GitResult> | undefined
-  try {
-    run = o.dir === undefined ? undefined : runGitAsyncFiles(args, { ...o, dir: o.dir })
-  } catch {
-    run = undefined
-  }
-  if (!run) return tryGitAsync(args, o)
-  try {
-    const r = await run
-    return r.code === 0 ? r.stdout : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** stdout of git as bytes; rejects with GitCommandError (args, stderr) when git exits non-zero. */
 export async function gitAsync(args: readonly string[], o: GitRunOptions): Promise<Buffer> {
   const r = await runGitAsync(args, o)

@@ -1,6 +1,6 @@
 // The hooks' short git questions through files instead of pipes (src/adapters/git/run.ts runGitAsyncFiles): the
-// pre-commit check asks `git cat-file --batch-check` while its engine loads, and the feed key's `git status` runs while
-// the command loads; a pipe's socket cost the hook more than the overlap saved.
+// pre-commit check asks `git cat-file --batch-check` while its engine loads; a pipe's socket cost the hook more than
+// the overlap saved.
 import { execFileSync } from 'node:child_process'
 import {
   chmodSync,
@@ -14,13 +14,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test, vi } from 'vitest'
-import {
-  runGitAsync,
-  runGitAsyncFiles,
-  runGitSync,
-  spoolsOpened,
-  tryGitAsyncFiles,
-} from '../../../../src/adapters/git/run.js'
+import { runGitAsync, runGitAsyncFiles, runGitSync, spoolsOpened } from '../../../../src/adapters/git/run.js'
 import { readStagedForCheck } from '../../../../src/adapters/git/index-reader.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
 import { learningText, makeRepo } from '../../../helpers/repo.js'
@@ -55,14 +49,13 @@ describe('git with stdin, stdout and stderr in files', () => {
     const failed = await runGitAsyncFiles(['cat-file', '-p', 'no-such-object'], { cwd: repo.root, dir: spool })
     expect(failed.code).not.toBe(0)
     expect(failed.stderr).toMatch(/no-such-object/)
-    expect(await tryGitAsyncFiles(['cat-file', '-p', 'no-such-object'], { cwd: repo.root, dir: spool })).toBe(undefined)
     await expect(
       runGitAsyncFiles(['status'], { cwd: join(repo.root, 'no-such-dir'), dir: spool }),
     ).rejects.toBeInstanceOf(GitCommandError)
     expect(readdirSync(spool)).toEqual([])
   })
 
-  test('a directory that takes no file, or a link planted at a name: it throws, tryGitAsyncFiles uses pipes', async () => {
+  test('a directory that takes no file, or a link planted at a name: it throws before git starts', async () => {
     const { repo, oids, spool } = repoWithBlobs(3)
     const input = `${oids.join('\n')}\n`
     const args = ['cat-file', '--batch-check']
@@ -71,13 +64,11 @@ describe('git with stdin, stdout and stderr in files', () => {
       if (dir === spool) chmodSync(spool, 0o500)
       try {
         expect(() => runGitAsyncFiles(args, { cwd: repo.root, input, dir })).toThrow()
-        expect((await tryGitAsyncFiles(args, { cwd: repo.root, input, dir }))?.equals(piped.stdout)).toBe(true)
       } finally {
         chmodSync(spool, 0o700)
       }
     }
-    expect((await tryGitAsyncFiles(args, { cwd: repo.root, input, dir: undefined }))?.equals(piped.stdout)).toBe(true)
-    // The third file's name taken (stderr's): the two opened before it are closed and removed, the pipes answer.
+    // The third file's name taken (stderr's): the two opened before it are closed and removed, the next call answers.
     const victim = join(repo.root, 'victim.txt')
     writeFileSync(victim, 'keep me')
     const random = vi.spyOn(Math, 'random').mockReturnValue(0.5) // every name is spool-<pid>-<counter>-i.tmp
@@ -90,7 +81,7 @@ describe('git with stdin, stdout and stderr in files', () => {
       random.mockRestore()
     }
     rmSync(join(spool, readdirSync(spool)[0] as string))
-    expect((await tryGitAsyncFiles(args, { cwd: repo.root, input, dir: spool }))?.equals(piped.stdout)).toBe(true)
+    expect((await runGitAsyncFiles(args, { cwd: repo.root, input, dir: spool })).stdout.equals(piped.stdout)).toBe(true)
   })
 })
 
@@ -127,23 +118,6 @@ describe('check --staged asks the index through files while its engine loads', (
       expect.arrayContaining(['schema .learnings/pending/first-one.md', 'schema .learnings/pending/broken.md']),
     )
     expect(filed.findings.some((f) => f.path === '.learnings/pending/no-clash.md')).toBe(false)
-  })
-})
-
-describe("the feed key's git status through files", () => {
-  test('an edit in place, unstaged, is seen by the next search', async () => {
-    const { repo } = repoWithBlobs(3)
-    const search = async () => {
-      const before = spoolsOpened()
-      const r = await repo.cli(['search', '--json', '--limit', '10', 'zanzibarite'])
-      return { names: (r.json().results as { name: string }[]).map((x) => x.name), spools: spoolsOpened() - before }
-    }
-    expect((await search()).names).toEqual([])
-    const text = learningText('file-note-1').replace('## Problem\n', '## Problem\nzanzibarite broke the build.\n')
-    repo.write('.learnings/active/file-note-1.md', text)
-    const after = await search()
-    expect(after.names).toEqual(['file-note-1'])
-    expect(after.spools).toBeGreaterThanOrEqual(3) // the status's three files (the cache directory exists by now)
   })
 })
 
