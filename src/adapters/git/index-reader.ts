@@ -211,12 +211,8 @@ export async function readStagedForCheck(
     const b = readIfBlob(join(root, pathOf.get(sha) as string), sha, sizes.get(sha) as number, createHash)
     if (b) bytes.set(sha, b)
   }
-  for (const [sha, b] of readObjects(
-    root,
-    env,
-    wanted.filter((sha) => !bytes.has(sha)),
-  ))
-    bytes.set(sha, b)
+  const rest = wanted.filter((sha) => !bytes.has(sha))
+  for (const [sha, b] of readObjects(root, env, rest)) bytes.set(sha, b)
   for (const sha of small) {
     const b = bytes.get(sha)
     if (b) blobs.set(sha, decodeForCheck(b))
