@@ -10,9 +10,9 @@ import { explainBadName } from './names.js'
 import { formatSchemaErrors } from './validate.js'
 import type { SchemaValidator } from './validate.js'
 
-import { STATES, STORE_DIR } from './layout.js'
+import { STATES, STORE_DIR, learningPath, parseStorePath } from './layout.js'
 
-export { STATES, STORE_DIR, parseSections, sectionText }
+export { STATES, STORE_DIR, learningPath, parseSections, parseStorePath, sectionText }
 /** Largest learning file accepted, in bytes. */
 export const MAX_LEARNING_BYTES = 1024 * 1024
 /** YAML aliases allowed in frontmatter: enough for hand-written anchors, far too few for a billion laughs. */
@@ -36,18 +36,6 @@ export interface Learning {
   body: string
   /** 1-based line of the first body line in the file. */
   bodyLine: number
-}
-
-/** The state and name a repository-relative path stands for, or undefined outside the store's layout. */
-export function parseStorePath(path: string): { state: LearningState; name: string } | undefined {
-  const m = /^\.learnings\/(pending|active|archived)\/([^/]+)\.md$/.exec(path)
-  if (!m) return undefined
-  return { state: m[1] as LearningState, name: m[2] as string }
-}
-
-/** The repository-relative path of a learning. */
-export function learningPath(state: LearningState, name: string): string {
-  return `${STORE_DIR}/${state}/${name}.md`
 }
 
 /** The YAML engine for gray-matter: the `yaml` package (dates stay strings), aliases bounded, errors with a line. */

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { symlinkSync, truncateSync } from 'node:fs'
+import { rmSync, symlinkSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { learningText, makeRepo, PROJECT_ROOT } from '../helpers/repo.js'
@@ -220,6 +220,38 @@ describe('git learn check --staged', () => {
     ])
   })
 
+  // The name check asks the index, not the work tree or HEAD: a learning deleted from the work tree only still
+  // clashes, one added to the index only clashes too, and one removed from the index does not.
+  test('a name clash counts every learning in the index, whatever the work tree and HEAD hold', async () => {
+    const repo = await repoWithStore()
+    rmSync(join(repo.root, '.learnings/active/first-one.md')) // deleted in the work tree, not in the index
+    repo.write('.learnings/pending/first-one.md', learningText('first-one'))
+    repo.git('add', '.learnings/pending/first-one.md')
+    repo.write('.learnings/archived/second-one.md', learningText('second-one'))
+    repo.git('add', '.learnings/archived/second-one.md') // in the index only, not in HEAD
+    repo.write('.learnings/pending/second-one.md', learningText('second-one'))
+    repo.git('add', '.learnings/pending/second-one.md')
+    const clashes = async () =>
+      (
+        (await repo.cli(['check', '--staged', '--json'])).json().findings as {
+          rule: string
+          path: string
+          message: string
+        }[]
+      )
+        .filter((f) => f.message.includes('is also used by'))
+        .map((f) => `${f.path}: ${f.message.slice(0, f.message.indexOf(';'))}`)
+    expect(await clashes()).toEqual([
+      '.learnings/archived/second-one.md: the name "second-one" is also used by .learnings/pending/second-one.md',
+      '.learnings/pending/first-one.md: the name "first-one" is also used by .learnings/active/first-one.md',
+      '.learnings/pending/second-one.md: the name "second-one" is also used by .learnings/archived/second-one.md',
+    ])
+    repo.git('rm', '-q', '--cached', '.learnings/active/first-one.md') // removed from the index too: no clash
+    expect(await clashes()).toEqual([
+      '.learnings/archived/second-one.md: the name "second-one" is also used by .learnings/pending/second-one.md',
+      '.learnings/pending/second-one.md: the name "second-one" is also used by .learnings/archived/second-one.md',
+    ])
+  })
   test('a symlink and a name clash with another state fail; binary zone files are noted', async () => {
     const repo = await repoWithStore()
     repo.write(

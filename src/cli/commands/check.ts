@@ -8,6 +8,7 @@
  * Why over 300 lines: the three modes (staged, commit-msg, CI) each keep their imports lazy for the hook's speed,
  * which keeps their small readers here rather than behind a shared module every mode would load.
  */
+import { join } from 'node:path'
 import { findRoot, readStagedChanges, readStagedConfigFor, readZones } from '../../adapters/git/index-reader.js'
 import { gitSync, runGitSync } from '../../adapters/git/run.js'
 import { changedPaths } from '../../core/check-diff.js'
@@ -149,10 +150,10 @@ async function checkStaged(
   entries: readonly DiffEntry[],
   known?: { config: Buffer | undefined },
 ): Promise<CheckReport> {
-  const { engine, validator } = await loadEngine()
   const { readBlobs, readIndexPaths, readStagedForCheck, isMerging } =
     await import('../../adapters/git/index-reader.js')
-  const { parseStorePath, learningPath, STATES } = await import('../../core/learning.js')
+  // Light modules only before git starts: core/learning.js would load the YAML parser first.
+  const { parseStorePath, learningPath, STATES } = await import('../../core/layout.js')
   const { NAME_PATTERN } = await import('../../core/names.js')
   const findings: Finding[] = []
   const present = entries.filter((e) => e.status !== 'D')
@@ -162,13 +163,20 @@ async function checkStaged(
   const names = new Set(present.map((e) => parseStorePath(e.path)?.name).filter((n): n is string => n !== undefined))
   const askable = names.size <= 200 && [...names].every((n) => NAME_PATTERN.test(n))
   const specs = askable ? [...names].flatMap((name) => STATES.map((state) => learningPath(state, name))) : []
-  const staged = readStagedForCheck(
+  // git reads the index while the engine loads (readStagedForCheck), its answer spooled in the cache directory.
+  const { findGitDirs } = await import('../../adapters/git/locate.js')
+  const commonDir = findGitDirs(root, ctx.env)?.commonDir
+  const reading = readStagedForCheck(
     root,
     ctx.env,
-    present.filter((e) => readable(e) && isStorePath(e.path)).map((e) => e.newSha),
+    present.filter((e) => readable(e) && isStorePath(e.path)).map((e) => ({ sha: e.newSha, path: e.path })),
     specs,
     !known,
+    commonDir === undefined ? undefined : join(commonDir, 'learn', 'cache'),
   )
+  reading.catch(() => undefined) // awaited below; a failure is reported there
+  const { engine, validator } = await loadEngine()
+  const staged = await reading
   const config = await readConfigOrFinding({ staged: known ? known.config : staged.config }, findings)
   const inZone = buildZoneMatcher(config.zones.system)
   const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
