@@ -147,6 +147,22 @@ export function learningText(name: string, over: Record<string, string> = {}, bo
   return `---\n${yaml}\n---\n${body ?? `## Problem\nIt broke.\n\n## Trigger Conditions\nRunning the tests.\n\n## Root Cause\nWe tried A and B; the cause was C.\n\n## Solution\nDo D.\n\n## Verification\nnpx vitest run: 14 passed.\n`}`
 }
 
+/** A repository of `n` committed learnings named `<name>-<i>`, their blob ids, and an empty directory for spool files. */
+export function repoWithBlobs(n: number, name = 'spool-note'): { repo: TestRepo; oids: string[]; spool: string } {
+  const repo = makeRepo()
+  for (let i = 0; i < n; i++) repo.write(`.learnings/active/${name}-${i}.md`, learningText(`${name}-${i}`))
+  repo.git('add', '-A')
+  repo.git('commit', '-q', '-m', 'store')
+  const oids = repo
+    .git('ls-files', '-s')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' ')[1] as string)
+  const spool = join(repo.root, '.git', 'spool-test')
+  mkdirSync(spool)
+  return { repo, oids, spool }
+}
+
 /** A directory with `git-learn` (the built bin) on it, for e2e tests that run `git learn …`. */
 export function binPath(): string {
   const dir = tempDir('gl-bin-')

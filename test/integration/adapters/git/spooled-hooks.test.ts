@@ -17,27 +17,11 @@ import { describe, expect, test, vi } from 'vitest'
 import { runGitAsync, runGitAsyncFiles, runGitSync, spoolsOpened } from '../../../../src/adapters/git/run.js'
 import { readStagedForCheck } from '../../../../src/adapters/git/index-reader.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
-import { learningText, makeRepo } from '../../../helpers/repo.js'
-
-/** A repository with a few committed learnings, their blob ids, and a directory for spool files. */
-function repoWithBlobs(n: number) {
-  const repo = makeRepo()
-  for (let i = 0; i < n; i++) repo.write(`.learnings/active/file-note-${i}.md`, learningText(`file-note-${i}`))
-  repo.git('add', '-A')
-  repo.git('commit', '-q', '-m', 'store')
-  const oids = repo
-    .git('ls-files', '-s')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split(' ')[1] as string)
-  const spool = join(repo.root, '.git', 'spool-test')
-  mkdirSync(spool)
-  return { repo, oids, spool }
-}
+import { learningText, makeRepo, repoWithBlobs } from '../../../helpers/repo.js'
 
 describe('git with stdin, stdout and stderr in files', () => {
   test('answers byte for byte what git answers through pipes, with its exit code and stderr; no file is left', async () => {
-    const { repo, oids, spool } = repoWithBlobs(3)
+    const { repo, oids, spool } = repoWithBlobs(3, 'file-note')
     const input = `${[...oids, ':.learnings/active/file-note-1.md', ':.learnings/pending/none.md', 'HEAD'].join('\n')}\n`
     const args = ['cat-file', '--batch-check']
     const piped = await runGitAsync(args, { cwd: repo.root, input })
@@ -56,7 +40,7 @@ describe('git with stdin, stdout and stderr in files', () => {
   })
 
   test('a directory that takes no file, or a link planted at a name: it throws before git starts', async () => {
-    const { repo, oids, spool } = repoWithBlobs(3)
+    const { repo, oids, spool } = repoWithBlobs(3, 'file-note')
     const input = `${oids.join('\n')}\n`
     const args = ['cat-file', '--batch-check']
     const piped = await runGitAsync(args, { cwd: repo.root, input })

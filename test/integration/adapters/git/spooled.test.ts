@@ -20,23 +20,7 @@ import {
   tryGitAsyncSpooled,
 } from '../../../../src/adapters/git/run.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
-import { learningText, makeRepo } from '../../../helpers/repo.js'
-
-/** A repository of `n` committed learnings, their blob ids, and a directory for spool files. */
-function repoWithBlobs(n: number) {
-  const repo = makeRepo()
-  for (let i = 0; i < n; i++) repo.write(`.learnings/active/spool-note-${i}.md`, learningText(`spool-note-${i}`))
-  repo.git('add', '-A')
-  repo.git('commit', '-q', '-m', 'store')
-  const oids = repo
-    .git('ls-files', '-s')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split(' ')[1] as string)
-  const spool = join(repo.root, '.git', 'spool-test')
-  mkdirSync(spool)
-  return { repo, oids, spool }
-}
+import { learningText, makeRepo, repoWithBlobs } from '../../../helpers/repo.js'
 
 describe('git through spool files', () => {
   test('cat-file --batch answers byte for byte what it answers through pipes, and no spool file is left', async () => {
