@@ -136,13 +136,38 @@ function openSpool(dir: string): { fd: number; close: () => void } {
   }
 }
 
-/** Close each spool, the second also when closing the first throws (where a close also unlinks). */
-function closeSpools(a: { close: () => void }, b: { close: () => void }): void {
-  try {
-    a.close()
-  } finally {
-    b.close()
+type Spool = ReturnType<typeof openSpool>
+
+/**
+ * git's stdin as a spool file of `dir` holding `input` (written at position 0, so the file's own offset, which git
+ * inherits, stays at its start), and `outputs` more spool files for what git writes; `close` closes them all. Throws
+ * when `dir` takes no file, nothing left open.
+ */
+function openSpools(
+  dir: string,
+  input: GitRunOptions['input'],
+  outputs: number,
+): { files: Spool[]; close: () => void } {
+  const files: Spool[] = []
+  const close = () => {
+    for (const f of files.splice(0))
+      try {
+        f.close()
+      } catch {
+        // Closing an unlinked spool file has nothing to report.
+      }
   }
+  try {
+    const stdin = openSpool(dir)
+    files.push(stdin)
+    const bytes = typeof input === 'string' ? Buffer.from(input) : (input ?? Buffer.alloc(0))
+    for (let at = 0; at < bytes.length;) at += writeSync(stdin.fd, bytes, at, bytes.length - at, at)
+    for (let i = 0; i < outputs; i++) files.push(openSpool(dir))
+  } catch (err) {
+    close()
+    throw err
+  }
+  return { files: [...files], close }
 }
 
 /** How often a spooled git's output is measured against its maxBuffer while git writes it. */
@@ -156,17 +181,8 @@ const SPOOL_WATCH_MS = 50
  * may use the pipes instead).
  */
 export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & { dir: string }): Promise<GitResult> {
-  const input = openSpool(o.dir)
-  let output: ReturnType<typeof openSpool>
-  try {
-    // Written at position 0, so the file's own offset (which git inherits) stays at its start.
-    const bytes = typeof o.input === 'string' ? Buffer.from(o.input) : (o.input ?? Buffer.alloc(0))
-    for (let at = 0; at < bytes.length;) at += writeSync(input.fd, bytes, at, bytes.length - at, at)
-    output = openSpool(o.dir)
-  } catch (err) {
-    input.close()
-    throw err
-  }
+  const spools = openSpools(o.dir, o.input, 1)
+  const [input, output] = spools.files as [Spool, Spool]
   const max = o.maxBuffer ?? DEFAULT_MAX_BUFFER
   return new Promise<GitResult>((resolve, reject) => {
     let done = false
@@ -215,7 +231,7 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
         reject(e)
       }
     })
-  }).finally(() => closeSpools(input, output))
+  }).finally(spools.close)
 }
 
 /**
@@ -227,31 +243,8 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
  * no file (the caller then asks synchronously).
  */
 export function runGitAsyncFiles(args: readonly string[], o: GitRunOptions & { dir: string }): Promise<GitResult> {
-  const opened: ReturnType<typeof openSpool>[] = []
-  const closeAll = () => {
-    for (const f of opened.splice(0))
-      try {
-        f.close()
-      } catch {
-        // Closing an unlinked spool file has nothing to report.
-      }
-  }
-  try {
-    const input = openSpool(o.dir)
-    opened.push(input)
-    // Written at position 0, so the file's own offset (which git inherits) stays at its start.
-    const bytes = typeof o.input === 'string' ? Buffer.from(o.input) : (o.input ?? Buffer.alloc(0))
-    for (let at = 0; at < bytes.length;) at += writeSync(input.fd, bytes, at, bytes.length - at, at)
-    opened.push(openSpool(o.dir), openSpool(o.dir))
-  } catch (err) {
-    closeAll()
-    throw err
-  }
-  const [input, output, errors] = opened as [
-    ReturnType<typeof openSpool>,
-    ReturnType<typeof openSpool>,
-    ReturnType<typeof openSpool>,
-  ]
+  const spools = openSpools(o.dir, o.input, 2)
+  const [input, output, errors] = spools.files as [Spool, Spool, Spool]
   const max = o.maxBuffer ?? DEFAULT_MAX_BUFFER
   return new Promise<GitResult>((resolve, reject) => {
     const child = spawn('git', [...args], {
@@ -271,7 +264,7 @@ export function runGitAsyncFiles(args: readonly string[], o: GitRunOptions & { d
         reject(e)
       }
     })
-  }).finally(closeAll)
+  }).finally(spools.close)
 }
 
 /** What git wrote to a spool file. */
