@@ -2,6 +2,12 @@
 
 export type LearningState = 'pending' | 'active' | 'archived'
 
+/** What an error says, in one place: its reason (our errors and the YAML parser's), else its message. */
+export function reasonOf(err: unknown): string {
+  const e = err as { reason?: string; message?: string }
+  return e.reason ?? e.message ?? String(err)
+}
+
 export class GitLearnError extends Error {
   constructor(message: string) {
     super(message)

@@ -5,6 +5,7 @@
  * thread (parse-worker.ts) gives what this thread would.
  */
 import { scanForAgents } from '../../core/agent-safety.js'
+import { reasonOf } from '../../core/errors.js'
 import type { TextScan } from '../../core/agent-safety.js'
 import { parseLearning } from '../../core/learning.js'
 import { owned } from '../../core/owned.js'
@@ -34,12 +35,6 @@ export interface ParsedFile {
   problem?: string
   /** Why it is kept from agents (a credential, a directive: core/agent-safety.ts); listed, never fed. */
   withheld?: string
-}
-
-/** What an error says, as a file's problem. */
-export function problemOf(err: unknown): string {
-  const e = err as { reason?: string; message?: string }
-  return e.reason ?? e.message ?? String(err)
 }
 
 /** Strings shorter than this are kept once per rebuild: tags, types, states and domains say the same few words. */
@@ -116,6 +111,6 @@ export function parseProjectFile(path: string, text: string, allow: readonly str
       scan: scanForAgents(text, allow),
     }
   } catch (err) {
-    return { problem: problemOf(err) }
+    return { problem: reasonOf(err) }
   }
 }

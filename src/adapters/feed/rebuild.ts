@@ -12,7 +12,7 @@
 import { lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
-import { GitCommandError } from '../../core/errors.js'
+import { GitCommandError, reasonOf } from '../../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES } from '../../core/learning.js'
 import { readFileBounded } from '../store/read-bounded.js'
@@ -255,7 +255,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   )
   const problems: Problem[] = []
   const config = await (await import('../store/config.js')).readConfig(root, commonDir)
-  const [{ hazardsOf }, { compactor, parseProjectFile, problemOf }, { ParseQueue, PARSE_BATCH, startParseWorker }] =
+  const [{ hazardsOf }, { compactor, parseProjectFile }, { ParseQueue, PARSE_BATCH, startParseWorker }] =
     await Promise.all([import('../../core/agent-safety.js'), import('./parse-file.js'), import('./parse-pool.js')])
   const compact = compactor()
   let overrides: Set<string> | undefined
@@ -457,7 +457,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
       }
       return { text: store.decodeLearningBytes(bytes, path) }
     } catch (err) {
-      return { problem: problemOf(err) }
+      return { problem: reasonOf(err) }
     }
   }
   const allow = config.secrets.allow
@@ -480,7 +480,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
           const withheld = await screen(result.name, result.scan)
           if (withheld) result.withheld = withheld
         } catch (err) {
-          result = { problem: problemOf(err) }
+          result = { problem: reasonOf(err) }
         }
       record(slot.path, result)
     }

@@ -4,6 +4,7 @@
  * learnings loads no index code.
  */
 import { findAgentHazards } from '../../core/agent-safety.js'
+import { reasonOf } from '../../core/errors.js'
 import { parseLearning, validateLearning } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import type { SchemaValidator } from '../../core/validate.js'
@@ -23,8 +24,7 @@ export function tierSkipReason(text: string, path: string, validator: SchemaVali
     if (hazards.length)
       return `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`
   } catch (err) {
-    const e = err as { reason?: string; message?: string }
-    return `invalid learning: ${e.reason ?? e.message ?? String(err)}`
+    return `invalid learning: ${reasonOf(err)}`
   }
   return learning
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
-import { ConfigError, GitCommandError, LearningParseError, UsageError } from '../../core/errors.js'
+import { ConfigError, GitCommandError, LearningParseError, UsageError, reasonOf } from '../../core/errors.js'
 import { chunkBounds, groupBySize, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES, parseStorePath, parseYamlMapping } from '../../core/learning.js'
@@ -179,8 +179,7 @@ export async function forEachTierFile(
           if (!bytes) throw new Error(MISSING_OBJECT)
           return { path: b.path, text: decodeLearningBytes(bytes, b.path) }
         } catch (err) {
-          const e = err as { reason?: string; message?: string }
-          return { path: b.path, problem: `invalid learning: ${e.reason ?? e.message ?? String(err)}` }
+          return { path: b.path, problem: `invalid learning: ${reasonOf(err)}` }
         }
       }),
     )

@@ -1,7 +1,7 @@
 /** Learnings read from a plain folder of *.md files (an evaluation set's own learnings), not from a store. */
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { FileAccessError, RefusedError } from '../../core/errors.js'
+import { FileAccessError, RefusedError, reasonOf } from '../../core/errors.js'
 import { MAX_LEARNING_BYTES, parseLearning } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import { readFileBounded } from './read-bounded.js'
@@ -36,8 +36,7 @@ export function readLearningFolder(dir: string, max: number): FolderRead {
         throw new Error(r.over ? `larger than ${MAX_LEARNING_BYTES} bytes` : 'not a regular file')
       out.learnings.push(parseLearning(decodeLearningBytes(r.bytes, path), path))
     } catch (err) {
-      const e = err as { reason?: string; message?: string }
-      out.problems.push({ path: join(dir, f), reason: e.reason ?? e.message ?? String(err) })
+      out.problems.push({ path: join(dir, f), reason: reasonOf(err) })
     }
   }
   return out
