@@ -10,6 +10,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, test, vi } from 'vitest'
 import {
@@ -20,7 +21,7 @@ import {
   tryGitAsyncSpooled,
 } from '../../../../src/adapters/git/run.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
-import { learningText, makeRepo, repoWithBlobs } from '../../../helpers/repo.js'
+import { PROJECT_ROOT, learningText, makeRepo, repoWithBlobs } from '../../../helpers/repo.js'
 
 describe('git through spool files', () => {
   test('cat-file --batch answers byte for byte what it answers through pipes, and no spool file is left', async () => {
@@ -164,5 +165,35 @@ describe('the rebuild reads its blobs through spool files', () => {
     writeFileSync(join(cache, 'spool-2-0-new.tmp'), 'another process, mid-open')
     await repo.cli(['search', '--json', 'exploded'])
     expect(readdirSync(cache).filter((f) => f.startsWith('spool-'))).toEqual(['spool-2-0-new.tmp'])
+  })
+})
+
+// A full disk, as git meets it writing a spool file: the file size limit (ulimit -f) stops git's write past 2 blocks
+// (SIGXFSZ), as ENOSPC would fail it, while a pipe is no file and takes the same bytes.
+describe('a spooled run that fails for want of disk', () => {
+  test('is asked again through pipes (gitAsyncSpooled): the same bytes as the pipes give', async () => {
+    const { repo, oids, spool } = repoWithBlobs(10)
+    const input = `${oids.join('\n')}\n`
+    expect(input.length).toBeLessThan(1024) // node writes it to git's stdin spool under the limit
+    const piped = await runGitAsync(['cat-file', '--batch'], { cwd: repo.root, input })
+    expect(piped.stdout.length).toBeGreaterThan(4096)
+    const script = `const run = require(${JSON.stringify(join(PROJECT_ROOT, 'dist', 'adapters', 'git', 'run.js'))})
+      const [cwd, input, dir] = process.argv.slice(1)
+      const o = { cwd, input, dir }
+      ;(async () => {
+        const spooled = await run.runGitAsyncSpooled(['cat-file', '--batch'], o).then((r) => r.code, () => 'threw')
+        const out = await run.gitAsyncSpooled(['cat-file', '--batch'], o)
+        process.stdout.write(JSON.stringify({ spooled, out: out.toString('base64') }))
+      })()`
+    const r = spawnSync(
+      'sh',
+      ['-c', 'ulimit -f 2 && exec "$0" -e "$1" "$2" "$3" "$4"', process.execPath, script, repo.root, input, spool],
+      { encoding: 'utf8' },
+    )
+    expect(r.stderr).toBe('')
+    const { spooled, out } = JSON.parse(r.stdout) as { spooled: number | null | string; out: string }
+    expect(spooled).not.toBe(0) // the spooled run alone fails under the limit
+    expect(Buffer.from(out, 'base64').equals(piped.stdout)).toBe(true)
+    expect(readdirSync(spool)).toEqual([])
   })
 })
