@@ -69,6 +69,14 @@ async function start(): Promise<void> {
       // The command loads the module again and reports why it cannot.
     }
   }
+  // The pre-commit hook's first git process starts before main and the command's modules load.
+  if (argv.length === 2 && argv[0] === 'check' && argv[1] === '--staged') {
+    try {
+      ;(await import('./adapters/git/index-reader.js')).prefetchStagedChanges(process.cwd())
+    } catch {
+      // The command loads the module again and reports why it cannot.
+    }
+  }
   const { main } = await import('./cli/main.js')
   await main(argv, stdin)
 }

@@ -12,7 +12,7 @@ import { findGitDirs, readHeadCommit } from './locate.js'
 import { parseRawDiff } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { GitCommandError, NotARepositoryError } from '../../core/errors.js'
-import { gitAsync, gitSync, runGitAsyncFiles, runGitSync } from './run.js'
+import { gitAsync, gitSync, runGitAsync, runGitAsyncFiles, runGitSync } from './run.js'
 
 import type { Env, GitResult } from './run.js'
 
@@ -35,13 +35,41 @@ export function findRoot(cwd: string, env: Env): string {
 
 /** The staged changes (index against HEAD, or against the empty tree before the first commit), renames detected. */
 export function readStagedChanges(root: string, env: Env): DiffEntry[] {
-  // `git diff --cached` on an unborn branch compares with the empty tree, so the first commit works too.
-  const r = runGitSync(
-    ['diff', '--cached', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--ignore-submodules'],
-    { cwd: root, env },
-  )
+  return stagedChangesOf(runGitSync(STAGED_DIFF, { cwd: root, env }))
+}
+
+/**
+ * `git diff --cached` on an unborn branch compares with the empty tree, so the first commit works too. Its paths are
+ * the repository's whatever the directory it runs in.
+ */
+const STAGED_DIFF = ['diff', '--cached', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--ignore-submodules']
+
+function stagedChangesOf(r: GitResult): DiffEntry[] {
   if (r.code !== 0) throw new GitCommandError(['diff', '--cached', '--raw'], r.stderr)
   return parseRawDiff(r.stdout.toString('utf8'))
+}
+
+/** readStagedChanges' git process, started by bin.ts for the pre-commit hook (prefetchStagedChanges). */
+let prefetched: { cwd: string; run: Promise<GitResult | undefined> } | undefined
+
+/**
+ * Starts readStagedChanges' git process in `cwd` with this process's environment, before the hook's modules load:
+ * git reads the index (10.9 MB at 100,000 learnings) while node loads the command. Taken by stagedChanges.
+ */
+export function prefetchStagedChanges(cwd: string): void {
+  prefetched = { cwd, run: runGitAsync(STAGED_DIFF, { cwd }).catch(() => undefined) }
+}
+
+/**
+ * readStagedChanges for the repository at `root` found from `cwd`: the prefetched answer when it was asked in `cwd`
+ * with this process's environment (the hook's command line), else git is asked now. A prefetched run git could not
+ * start is asked again, so its error is the one reported.
+ */
+export async function stagedChanges(root: string, cwd: string, env: Env): Promise<DiffEntry[]> {
+  const p = prefetched
+  prefetched = undefined
+  const r = p && p.cwd === cwd && env === process.env ? await p.run : undefined
+  return r ? stagedChangesOf(r) : readStagedChanges(root, env)
 }
 
 /**

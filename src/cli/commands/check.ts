@@ -9,7 +9,7 @@
  * which keeps their small readers here rather than behind a shared module every mode would load.
  */
 import { join } from 'node:path'
-import { findRoot, readStagedChanges, readStagedConfigFor, readZones } from '../../adapters/git/index-reader.js'
+import { findRoot, readStagedConfigFor, readZones, stagedChanges } from '../../adapters/git/index-reader.js'
 import { gitSync, runGitSync } from '../../adapters/git/run.js'
 import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
@@ -65,7 +65,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
 
   if (staged) {
     const root = findRoot(ctx.cwd, ctx.env)
-    const entries = readStagedChanges(root, ctx.env)
+    const entries = await stagedChanges(root, ctx.cwd, ctx.env)
     const quiet = () => {
       if (format === 'json') ctx.stdout('{"ok":true,"findings":[]}\n')
       return ExitCode.ok
@@ -116,15 +116,18 @@ async function loadEngine() {
 
 /**
  * The config, or the defaults and a finding when it is invalid: the work tree's file (`root`), or the staged bytes
- * (`{ staged }`, undefined when the index has no config). Not through the config cache: finding it would cost the
- * hook a git process (the common dir), and the staged bytes are already cached by HEAD.
+ * (`{ staged }`, undefined when the index has no config), through the config cache when `commonDir` is known (the
+ * parsed entry of those bytes: neither the YAML parser nor the config's schema loads when it is there).
  */
-async function readConfigOrFinding(from: string | { staged: Buffer | undefined }, findings: Finding[]) {
+async function readConfigOrFinding(
+  from: string | { staged: Buffer | undefined; commonDir: string | undefined },
+  findings: Finding[],
+) {
   const { ConfigError } = await import('../../core/errors.js')
   const { DEFAULT_CONFIG } = await import('../../core/config-schema.js')
   const { configFromBytes, readConfig } = await import('../../adapters/store/config.js')
   try {
-    return typeof from === 'string' ? await readConfig(from) : await configFromBytes(from.staged)
+    return typeof from === 'string' ? await readConfig(from) : await configFromBytes(from.staged, from.commonDir)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
     for (const p of err.problems)
@@ -177,7 +180,7 @@ async function checkStaged(
   reading.catch(() => undefined) // awaited below; a failure is reported there
   const { engine, validator } = await loadEngine()
   const staged = await reading
-  const config = await readConfigOrFinding({ staged: known ? known.config : staged.config }, findings)
+  const config = await readConfigOrFinding({ staged: known ? known.config : staged.config, commonDir }, findings)
   const inZone = buildZoneMatcher(config.zones.system)
   const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
   const zoneShas = relevant

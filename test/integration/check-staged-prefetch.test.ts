@@ -1,0 +1,65 @@
+// The pre-commit hook's `git diff --cached` starts in bin.ts before the command's modules load
+// (index-reader.ts prefetchStagedChanges): through the built binary, what it answers must be what the command would
+// have asked for itself, from a subdirectory, outside a repository, and under the temporary index of a partial commit.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+
+const TOKEN = 'ghp_R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
+const secretNote = learningText('leaky-note', {}, `## Problem\nexport GH_TOKEN=${TOKEN}\n`)
+
+describe("the hook's staged changes, asked before its modules load", () => {
+  test('from a subdirectory: the staged learning is found and refused, and an unstaged one is not read', async () => {
+    const repo = makeRepo()
+    repo.write('src/deep/file.txt', 'x\n')
+    repo.write('.learnings/pending/leaky-note.md', secretNote)
+    repo.git('add', '.learnings/pending/leaky-note.md')
+    const sub = join(repo.root, 'src', 'deep')
+    const r = sh(sub, 'git', ['learn', 'check', '--staged'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('.learnings/pending/leaky-note.md')
+    expect(r.stderr).toMatch(/GitHub/i)
+    repo.git('reset', '-q')
+    expect(sh(sub, 'git', ['learn', 'check', '--staged', '--json']).stdout).toBe('{"ok":true,"findings":[]}\n')
+  })
+
+  test('outside a repository: the refusal the command gives when nothing was asked before it', () => {
+    const dir = tempDir('gl-norepo-')
+    mkdirSync(join(dir, 'x'))
+    const r = sh(join(dir, 'x'), 'git', ['learn', 'check', '--staged'])
+    // Another command line than the hook's: nothing is asked before the command runs.
+    const asked = sh(join(dir, 'x'), 'git', ['learn', 'check', '--staged', '--format', 'text'])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/not a git repository/i)
+    expect([r.code, r.stdout, r.stderr]).toEqual([asked.code, asked.stdout, asked.stderr])
+  })
+
+  test("a partial commit's hook checks git's temporary index: a secret staged but not committed does not stop it", async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/pending/clean-note.md', learningText('clean-note'))
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'store')
+    expect((await repo.cli(['hook', 'install'])).code).toBe(0)
+    repo.write('.learnings/pending/leaky-note.md', secretNote)
+    repo.git('add', '.learnings/pending/leaky-note.md')
+    repo.write(
+      '.learnings/pending/clean-note.md',
+      learningText('clean-note', {
+        description: 'Fix the clean-note failure again. Use when the build prints the clean-note error.',
+      }),
+    )
+    const partial = sh(repo.root, 'git', [
+      'commit',
+      '-q',
+      '-m',
+      'only the clean one',
+      '--',
+      '.learnings/pending/clean-note.md',
+    ])
+    expect(partial.code).toBe(0)
+    const whole = sh(repo.root, 'git', ['commit', '-q', '-m', 'the staged secret too'])
+    expect(whole.code).not.toBe(0)
+    expect(whole.stderr).toContain('.learnings/pending/leaky-note.md')
+  })
+})
