@@ -1,5 +1,5 @@
 /** The learning model: a markdown file with YAML frontmatter, parsed and checked without touching the disk. */
-import * as YAML from '../vendor/yaml.js'
+import { yaml } from '../vendor/lazy/yaml.js'
 import { parseSimpleFrontmatter } from './frontmatter-fast.js'
 import { parseSections, sectionText } from './sections.js'
 import { LearningParseError } from './errors.js'
@@ -43,7 +43,7 @@ export function parseYamlMapping(text: string): Record<string, unknown> {
   // Plain frontmatter (what add and the templates write) is read without the yaml package: ~20× faster, same result.
   const simple = parseSimpleFrontmatter(text)
   if (simple) return simple
-  const value: unknown = YAML.parse(text, { maxAliasCount: MAX_YAML_ALIASES, uniqueKeys: true, prettyErrors: true })
+  const value: unknown = yaml().parse(text, { maxAliasCount: MAX_YAML_ALIASES, uniqueKeys: true, prettyErrors: true })
   if (value === null || value === undefined) return {}
   if (typeof value !== 'object' || Array.isArray(value))
     throw new Error('the frontmatter must be a mapping of keys to values')
@@ -166,15 +166,16 @@ export function formatLearningFile(data: Frontmatter, body: string): string {
   const ordered: Record<string, unknown> = {}
   for (const k of KEY_ORDER) if (data[k] !== undefined) ordered[k] = data[k]
   for (const k of Object.keys(data)) if (!(k in ordered) && data[k] !== undefined) ordered[k] = data[k]
+  const YAML = yaml()
   const doc = new YAML.Document(ordered)
   // Dates and versions stay quoted, so YAML 1.1 readers (js-yaml, gray-matter's default) keep them strings.
   for (const key of ['created', 'version']) {
     const node = doc.get(key, true)
     if (YAML.isScalar(node) && typeof node.value === 'string') node.type = 'QUOTE_DOUBLE'
   }
-  const yaml = doc.toString({ lineWidth: 0 })
+  const matter = doc.toString({ lineWidth: 0 })
   const text = body.replace(/^\n+/, '').replace(/\s*$/, '\n')
-  return `---\n${yaml}---\n${text}`
+  return `---\n${matter}---\n${text}`
 }
 
 export { triggersOf } from './triggers.js'
