@@ -102,3 +102,33 @@ export function mergeConfig(partial: Record<string, unknown> | null | undefined)
   }
   return out as unknown as Config
 }
+
+/**
+ * True when `value` has the shape of a merged Config: every section and key of the defaults, each a value of the
+ * default's type, the lists lists of strings (the tiers, of objects with a string name and url). The config cache's
+ * entries are checked with it (adapters/store/config.ts): an entry damaged into other JSON is a miss, not a crash of
+ * every command that reads a section it lacks. The values' ranges are the schema's business, checked when the entry
+ * was built.
+ */
+export function hasConfigShape(value: unknown): value is Config {
+  return isLike(value, DEFAULT_CONFIG, '')
+}
+
+const TIER_KEYS = ['name', 'url'] as const
+
+function isLike(value: unknown, model: unknown, key: string): boolean {
+  if (Array.isArray(model)) {
+    if (!Array.isArray(value)) return false
+    if (key === 'tiers')
+      return value.every(
+        (t) =>
+          !!t && typeof t === 'object' && TIER_KEYS.every((k) => typeof (t as Record<string, unknown>)[k] === 'string'),
+      )
+    return value.every((x) => typeof x === 'string')
+  }
+  if (model && typeof model === 'object') {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return false
+    return Object.entries(model).every(([k, m]) => isLike((value as Record<string, unknown>)[k], m, k))
+  }
+  return typeof value === typeof model
+}

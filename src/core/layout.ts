@@ -1,7 +1,7 @@
 /**
  * Where learnings live: the store's folder, its state folders, a learning's path and the refs tiers are fetched into.
  * No imports, so the hook fast paths (recall, search's cache, the pre-commit check before it starts git) can name
- * them without loading the YAML parser that src/core/learning.ts brings in.
+ * them without loading the learning model of src/core/learning.ts (its schema, and its parser's modules).
  */
 import type { LearningState } from './errors.js'
 

@@ -1,6 +1,6 @@
 /**
- * Level-2 sections of a markdown body. Kept apart from learning.ts (which loads the YAML parser) so search and recall
- * can read a learning's Solution without it.
+ * Level-2 sections of a markdown body. Kept apart from learning.ts (the learning model, its schema and parser) so
+ * search and recall can read a learning's Solution without it.
  */
 
 const HEADING = /^##\s+(.+?)\s*#*\s*$/

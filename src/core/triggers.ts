@@ -1,6 +1,6 @@
 /**
  * A learning's triggers out of its frontmatter, kept apart from learning.ts so that ranking (src/core/search.ts)
- * does not load the YAML parser and the schema with it.
+ * does not load the learning model (its parser and schema) with it.
  */
 import type { Frontmatter } from './learning.js'
 

@@ -1,10 +1,11 @@
 // The pre-commit hook's `git diff --cached` starts in bin.ts before the command's modules load
 // (index-reader.ts prefetchStagedChanges): through the built binary, what it answers must be what the command would
 // have asked for itself, from a subdirectory, outside a repository, and under the temporary index of a partial commit.
-import { mkdirSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+import { PROJECT_ROOT, copyPackage, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 const TOKEN = 'ghp_R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
 const secretNote = learningText('leaky-note', {}, `## Problem\nexport GH_TOKEN=${TOKEN}\n`)
@@ -22,6 +23,52 @@ describe("the hook's staged changes, asked before its modules load", () => {
     expect(r.stderr).toMatch(/GitHub/i)
     repo.git('reset', '-q')
     expect(sh(sub, 'git', ['learn', 'check', '--staged', '--json']).stdout).toBe('{"ok":true,"findings":[]}\n')
+  })
+
+  test('with diff.relative set, from a subdirectory: the whole repository is diffed, and the prefetch is what is used', () => {
+    const repo = makeRepo()
+    repo.write('src/deep/file.txt', 'x\n')
+    repo.write('.learnings/pending/leaky-note.md', secretNote)
+    repo.git('add', '.learnings/pending/leaky-note.md')
+    repo.git('config', 'diff.relative', 'true')
+    // A git in front of the real one that logs each call and where it ran.
+    const real = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim()
+    const bin = tempDir('gl-gitlog-')
+    const log = join(bin, 'calls.log')
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$PWD $*" >> '${log}'\nexec '${real}' "$@"\n`)
+    chmodSync(join(bin, 'git'), 0o755)
+    const sub = join(repo.root, 'src', 'deep')
+    // The binary run by node, not through `git learn`: git would put its own exec path, and its git, first on PATH.
+    const run = spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'check', '--staged'], {
+      cwd: sub,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env['PATH']}` },
+    })
+    const r = { code: run.status, stderr: run.stderr }
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('.learnings/pending/leaky-note.md')
+    // One diff of the index, asked in the subdirectory before the command ran (the command itself would ask at the top).
+    const diffs = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(' diff --cached'))
+    expect(diffs).toHaveLength(1)
+    expect(diffs[0]).toMatch(new RegExp(`^${sub} diff --cached .*--no-relative`))
+  })
+
+  test('a build without its hash file still checks: the staged config is read without the cache', () => {
+    const pkg = copyPackage()
+    rmSync(join(pkg, 'dist', 'generated', 'build-hash.txt'))
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'secrets:\n  allow: []\n')
+    repo.write('.learnings/pending/leaky-note.md', secretNote)
+    repo.git('add', '-A')
+    const r = spawnSync(process.execPath, [join(pkg, 'dist', 'bin.js'), 'check', '--staged'], {
+      cwd: repo.root,
+      encoding: 'utf8',
+    })
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain('.learnings/pending/leaky-note.md')
+    expect(r.stderr).not.toMatch(/internal error/)
   })
 
   test('outside a repository: the refusal the command gives when nothing was asked before it', () => {

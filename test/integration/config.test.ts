@@ -1,6 +1,6 @@
 // src/adapters/store/config.ts: every reader of .learnings/config.yaml goes through one module and one cache entry
 // per content; observe finds that entry through its stat alias and never fails on a configuration the others refuse.
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { makeRepo } from '../helpers/repo.js'
@@ -64,5 +64,34 @@ describe('one configuration cache', () => {
     await repo.cli(['observe'], { stdin: event('Read') })
     await repo.cli(['observe'], { stdin: event('Bash') })
     expect(recorded(repo)).toEqual(['Bash'])
+  })
+})
+
+// The pre-commit hook reads the staged config.yaml through the same cache (check --staged, configFromBytes).
+describe("the hook's entry for the staged config", () => {
+  test('is kept beside the work tree entry, and one damaged into other JSON is rebuilt, not trusted', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'secrets:\n  allow: []\n')
+    repo.git('add', '.learnings/config.yaml')
+    repo.git('commit', '-q', '-m', 'config')
+    // An unstaged edit: the work tree's config is other bytes than the staged one.
+    repo.write('.learnings/config.yaml', 'context:\n  max_tokens: 900\n')
+    expect((await repo.cli(['status', '--json'])).code).toBe(0)
+    const worktree = cacheEntries(repo)
+    expect(worktree).toHaveLength(1)
+    repo.write('.learnings/pending/x.md', 'not a learning\n')
+    repo.git('add', '.learnings/pending/x.md')
+    const first = await repo.cli(['check', '--staged', '--json'])
+    expect(first.code).toBe(1)
+    const both = cacheEntries(repo)
+    expect(both).toHaveLength(2)
+    expect(both).toEqual(expect.arrayContaining(worktree))
+    const staged = join(repo.root, '.git', 'learn', 'cache', both.find((f) => !worktree.includes(f)) as string)
+    // Well-formed JSON of the entry's format that is no config: a miss, rebuilt from the bytes.
+    const entry = JSON.parse(readFileSync(staged, 'utf8')) as Record<string, unknown>
+    writeFileSync(staged, JSON.stringify({ ...entry, config: {} }))
+    const again = await repo.cli(['check', '--staged', '--json'])
+    expect([again.code, again.stdout]).toEqual([first.code, first.stdout])
+    expect(JSON.parse(readFileSync(staged, 'utf8'))).toEqual(entry)
   })
 })

@@ -39,10 +39,21 @@ export function readStagedChanges(root: string, env: Env): DiffEntry[] {
 }
 
 /**
- * `git diff --cached` on an unborn branch compares with the empty tree, so the first commit works too. Its paths are
- * the repository's whatever the directory it runs in.
+ * `git diff --cached` on an unborn branch compares with the empty tree, so the first commit works too. With
+ * `--no-relative` its paths are the whole repository's whatever the directory it runs in (`diff.relative=true` would
+ * otherwise list only what is under a subdirectory, and a staged learning elsewhere would go unchecked).
  */
-const STAGED_DIFF = ['diff', '--cached', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--ignore-submodules']
+const STAGED_DIFF = [
+  'diff',
+  '--cached',
+  '--raw',
+  '-z',
+  '-M',
+  '--no-abbrev',
+  '--no-ext-diff',
+  '--ignore-submodules',
+  '--no-relative',
+]
 
 function stagedChangesOf(r: GitResult): DiffEntry[] {
   if (r.code !== 0) throw new GitCommandError(['diff', '--cached', '--raw'], r.stderr)

@@ -110,27 +110,41 @@ async function buildEntry(bytes: Uint8Array | undefined): Promise<Entry> {
   }
 }
 
-/** The entry for these bytes: from the cache when `commonDir` is given and it holds one, else built (and kept). */
+/**
+ * The entry for these bytes: from the cache when `commonDir` is given and it holds one of the config's shape, else
+ * built (and kept). A kept entry replaces the other configs' entries unless `beside` (the pre-commit hook's entry for
+ * the staged bytes, which must not evict the work tree's that observe reads on every tool call). Without the build's
+ * hash (an incomplete build) the entry is built and not kept.
+ */
 async function entryFor(
   bytes: Uint8Array | undefined,
   commonDir: string | undefined,
+  beside = false,
 ): Promise<{ entry: Entry; file?: string }> {
   if (commonDir === undefined) return { entry: await buildEntry(bytes) }
-  const [{ createHash }, { codeStamp, cacheDir }] = await Promise.all([
+  const [{ createHash }, { codeStamp, cacheDir }, { hasConfigShape }] = await Promise.all([
     import('node:crypto'),
     import('../feed/feed-key.js'),
+    import('../../core/config-schema.js'),
   ])
+  let stamp: string
+  try {
+    stamp = codeStamp(createHash)
+  } catch {
+    return { entry: await buildEntry(bytes) }
+  }
   const key = createHash('sha1')
-    .update(`config ${FORMAT}\n${codeStamp(createHash)}\n`)
+    .update(`config ${FORMAT}\n${stamp}\n`)
     .update(bytes ?? 'no config')
     .digest('hex')
     .slice(0, 20)
   const file = join(cacheDir(commonDir), `config-${key}.json`)
   const hit = readEntry(file)
-  if (hit) return { entry: hit, file }
+  if (hit && (hit.config === null || hasConfigShape(hit.config))) return { entry: hit, file }
   const entry = await buildEntry(bytes)
-  const { writeCacheFileAlone } = await import('../state/cache-file.js')
-  writeCacheFileAlone(file, JSON.stringify(entry), 'config-')
+  const { writeCacheFile, writeCacheFileAlone } = await import('../state/cache-file.js')
+  if (beside) writeCacheFile(file, JSON.stringify(entry))
+  else writeCacheFileAlone(file, JSON.stringify(entry), 'config-')
   return { entry, file }
 }
 
@@ -142,10 +156,11 @@ async function configOf(entry: Entry): Promise<Config> {
 
 /**
  * The configuration some bytes of config.yaml hold (the staged blob for the pre-commit hook); undefined: no config,
- * the defaults. ConfigError when the YAML is malformed or breaks the schema.
+ * the defaults. ConfigError when the YAML is malformed or breaks the schema. With `commonDir`, through the cache: the
+ * staged bytes' entry is kept beside the work tree's (entryFor).
  */
 export async function configFromBytes(bytes: Uint8Array | undefined, commonDir?: string): Promise<Config> {
-  return configOf((await entryFor(bytes, commonDir)).entry)
+  return configOf((await entryFor(bytes, commonDir, true)).entry)
 }
 
 /** The work tree's configuration (the defaults without a file). ConfigError when it is unreadable or invalid. */
@@ -160,7 +175,7 @@ export async function readConfig(root: string, commonDir?: string): Promise<Conf
       throw new ConfigError(CONFIG_PATH, [`cannot read it: ${code ?? String(err)}`])
     }
   }
-  return configFromBytes(bytes, commonDir)
+  return configOf((await entryFor(bytes, commonDir)).entry)
 }
 
 /**

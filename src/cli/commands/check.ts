@@ -117,7 +117,7 @@ async function loadEngine() {
 /**
  * The config, or the defaults and a finding when it is invalid: the work tree's file (`root`), or the staged bytes
  * (`{ staged }`, undefined when the index has no config), through the config cache when `commonDir` is known (the
- * parsed entry of those bytes: neither the YAML parser nor the config's schema loads when it is there).
+ * parsed entry of those bytes: on a hit neither the YAML parser nor the config's validator loads).
  */
 async function readConfigOrFinding(
   from: string | { staged: Buffer | undefined; commonDir: string | undefined },
@@ -155,7 +155,7 @@ async function checkStaged(
 ): Promise<CheckReport> {
   const { readBlobs, readIndexPaths, readStagedForCheck, isMerging } =
     await import('../../adapters/git/index-reader.js')
-  // Light modules only before git starts: core/learning.js would load the YAML parser first.
+  // Light modules only before git starts: core/learning.js would load the engine's parser and schema first.
   const { parseStorePath, learningPath, STATES } = await import('../../core/layout.js')
   const { NAME_PATTERN } = await import('../../core/names.js')
   const findings: Finding[] = []

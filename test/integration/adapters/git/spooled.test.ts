@@ -169,7 +169,7 @@ describe('the rebuild reads its blobs through spool files', () => {
 })
 
 // A full disk, as git meets it writing a spool file: the file size limit (ulimit -f) stops git's write past 2 blocks
-// (SIGXFSZ), as ENOSPC would fail it, while a pipe is no file and takes the same bytes.
+// (SIGXFSZ; no core file: ulimit -c 0), as ENOSPC would fail it, while a pipe is no file and takes the same bytes.
 describe('a spooled run that fails for want of disk', () => {
   test('is asked again through pipes (gitAsyncSpooled): the same bytes as the pipes give', async () => {
     const { repo, oids, spool } = repoWithBlobs(10)
@@ -187,7 +187,15 @@ describe('a spooled run that fails for want of disk', () => {
       })()`
     const r = spawnSync(
       'sh',
-      ['-c', 'ulimit -f 2 && exec "$0" -e "$1" "$2" "$3" "$4"', process.execPath, script, repo.root, input, spool],
+      [
+        '-c',
+        'ulimit -c 0; ulimit -f 2 && exec "$0" -e "$1" "$2" "$3" "$4"',
+        process.execPath,
+        script,
+        repo.root,
+        input,
+        spool,
+      ],
       { encoding: 'utf8' },
     )
     expect(r.stderr).toBe('')
