@@ -298,17 +298,21 @@ function readIfBlob(
   }
 }
 
-/** `git cat-file --batch-check` of `names`: through spool files of `dir` without waiting, else synchronously. */
+/**
+ * `git cat-file --batch-check` of `names`: through spool files of `dir` without waiting, else synchronously. A spooled
+ * run that fails is asked again synchronously, through pipes: a disk that took the question but not git's answer
+ * (full, or past a file size limit) is no error of the index, and a real one is then git's own answer.
+ */
 async function batchCheck(root: string, env: Env, names: readonly string[], dir: string | undefined): Promise<string> {
   const args = ['cat-file', '--batch-check']
   const input = `${names.join('\n')}\n`
-  let run: Promise<GitResult> | undefined
+  let spooled: GitResult | undefined
   try {
-    run = dir === undefined ? undefined : runGitAsyncFiles(args, { cwd: root, env, input, dir })
+    if (dir !== undefined) spooled = await runGitAsyncFiles(args, { cwd: root, env, input, dir })
   } catch {
-    run = undefined // no spool file in `dir`: asked synchronously
+    // No spool file in `dir`, or git could not start: asked synchronously.
   }
-  const r = run ? await run : runGitSync(args, { cwd: root, env, input })
+  const r = spooled?.code === 0 ? spooled : runGitSync(args, { cwd: root, env, input })
   if (r.code !== 0) throw new GitCommandError(args, r.stderr || `(git exited with code ${r.code})`)
   return r.stdout.toString('utf8')
 }

@@ -1,7 +1,7 @@
 // The hooks' short git questions through files instead of pipes (src/adapters/git/run.ts runGitAsyncFiles): the
 // pre-commit check asks `git cat-file --batch-check` while its engine loads; a pipe's socket cost the hook more than
 // the overlap saved.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import {
   chmodSync,
   existsSync,
@@ -17,7 +17,10 @@ import { describe, expect, test, vi } from 'vitest'
 import { runGitAsync, runGitAsyncFiles, runGitSync, spoolsOpened } from '../../../../src/adapters/git/run.js'
 import { readStagedForCheck } from '../../../../src/adapters/git/index-reader.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
-import { learningText, makeRepo, repoWithBlobs } from '../../../helpers/repo.js'
+import { STATES } from '../../../../src/core/layout.js'
+import { PROJECT_ROOT, learningText, makeRepo, repoWithBlobs } from '../../../helpers/repo.js'
+
+const TOKEN = 'ghp_R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
 
 describe('git with stdin, stdout and stderr in files', () => {
   test('answers byte for byte what git answers through pipes, with its exit code and stderr; no file is left', async () => {
@@ -150,5 +153,43 @@ describe('check --staged reads a staged blob the work tree holds from the work t
     const linked = await readStagedForCheck(repo.root, env, asked.slice(0, 1), [], false, spool)
     expect(linked.blobs.get(asked[0]?.sha as string)).toEqual({ text: learningText('same') })
     expect(calls().slice(3)).toEqual(['cat-file --batch-check', 'cat-file --batch'])
+  })
+})
+
+// A disk that takes the hook's question but not git's answer (full, or past a file size limit): the spooled
+// `--batch-check` fails, and is asked again through pipes rather than failing the commit.
+describe("check --staged when git cannot write its answer's spool file", () => {
+  const prlimit = spawnSync('prlimit', ['--version']).status === 0
+  test.skipIf(!prlimit)('asks again through pipes: the same report as without the limit', () => {
+    const repo = makeRepo()
+    const names = ['note-one', 'note-two', 'note-six']
+    for (const n of names) repo.write(`.learnings/pending/${n}.md`, learningText(n))
+    repo.write('.learnings/pending/note-two.md', learningText('note-two', {}, `## Problem\nexport GH_TOKEN=${TOKEN}\n`))
+    repo.git('add', '-A')
+    const bin = join(PROJECT_ROOT, 'dist', 'bin.js')
+    const check = (limit?: number) =>
+      spawnSync(
+        limit === undefined ? process.execPath : 'prlimit',
+        [...(limit === undefined ? [] : [`--fsize=${limit}`, process.execPath]), bin, 'check', '--staged', '--json'],
+        { cwd: repo.root, encoding: 'utf8' },
+      )
+    // The first run leaves the cache directory the spool files go to.
+    const expected = check()
+    expect(expected.status).toBe(1)
+    expect(expected.stdout).toContain('note-two.md')
+    // What the check writes to git's stdin (readStagedForCheck): the config, each blob, each name in every state.
+    const shas = names.map((n) => repo.git('rev-parse', `:.learnings/pending/${n}.md`).trim())
+    const question = [
+      ':.learnings/config.yaml',
+      ...shas,
+      ...names.flatMap((n) => STATES.map((s) => `:.learnings/${s}/${n}.md`)),
+    ]
+    const limit = Buffer.byteLength(`${question.join('\n')}\n`) + 1
+    const limited = check(limit)
+    expect([limited.status, limited.stdout, limited.stderr]).toEqual([
+      expected.status,
+      expected.stdout,
+      expected.stderr,
+    ])
   })
 })
