@@ -71,6 +71,28 @@ describe("the hook's staged changes, asked before its modules load", () => {
     expect(r.stderr).not.toMatch(/internal error/)
   })
 
+  test('git not on PATH: the prefetch that could not start is asked again, and the error is the usual one', () => {
+    const repo = makeRepo()
+    repo.write('.learnings/pending/leaky-note.md', secretNote)
+    repo.git('add', '.learnings/pending/leaky-note.md')
+    const run = (...extra: string[]) =>
+      spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'check', '--staged', ...extra], {
+        cwd: repo.root,
+        encoding: 'utf8',
+        env: { ...process.env, PATH: tempDir('gl-nogit-') },
+      })
+    const prefetched = run()
+    // Another command line than the hook's: nothing is asked before the command runs.
+    const asked = run('--format', 'text')
+    expect(prefetched.status).toBe(3)
+    expect(prefetched.stderr).toMatch(/ENOENT/)
+    expect([prefetched.status, prefetched.stdout, prefetched.stderr]).toEqual([
+      asked.status,
+      asked.stdout,
+      asked.stderr,
+    ])
+  })
+
   test('outside a repository: the refusal the command gives when nothing was asked before it', () => {
     const dir = tempDir('gl-norepo-')
     mkdirSync(join(dir, 'x'))
