@@ -67,7 +67,8 @@ export function encodePostings(
  */
 export function decodePostings(bytes: Uint8Array, fieldCount: number, nextId: number): TermPostings {
   let at = 0
-  const read = (): number => {
+  // A varint of more than one byte (or none left: `bytes[at]` is undefined), as a loop over its bytes.
+  const readLong = (): number => {
     let v = 0
     let shift = 0
     for (;;) {
@@ -77,6 +78,16 @@ export function decodePostings(bytes: Uint8Array, fieldCount: number, nextId: nu
       if (b < 0x80) return v
       shift += 7
     }
+  }
+  // Most gaps and counts take one byte: read in place, without a call (at 100,000 learnings a pasted failure's ~600,000
+  // postings were ~30 ms of its search through readLong alone).
+  const read = (): number => {
+    const b = bytes[at]
+    if (b !== undefined && b < 0x80) {
+      at++
+      return b
+    }
+    return readLong()
   }
   const out: (FieldPostings | undefined)[] = []
   for (let f = 0; f < fieldCount; f++) {
@@ -90,14 +101,24 @@ export function decodePostings(bytes: Uint8Array, fieldCount: number, nextId: nu
     const counts = new Int32Array(n)
     let short = 0
     for (let i = 0; i < n; i++) {
-      const gap = read()
+      const b = bytes[at]
+      let gap: number
+      if (b !== undefined && b < 0x80) {
+        at++
+        gap = b
+      } else gap = readLong()
       if (i > 0 && gap === 0) throw new Error('the postings repeat a document')
       short += gap
       shorts[i] = short
     }
     if (short >= nextId) throw new Error('the postings name a document the index does not hold')
     for (let i = 0; i < n; i++) {
-      const c = read()
+      const b = bytes[at]
+      let c: number
+      if (b !== undefined && b < 0x80) {
+        at++
+        c = b
+      } else c = readLong()
       if (c < 1) throw new Error('the postings hold a count below 1')
       counts[i] = c
     }
