@@ -1,7 +1,9 @@
-// The two hook paths of issue 16 (`check --staged` with one staged learning, `recall` on a failure), two builds
-// against each other and `node -e 0`, at each size, on a host other sessions share:
+// The two hook paths of issue 16 (`check --staged` with one staged learning, `recall` on a failure), and with --rows
+// a warm `search` of a pasted failure (what an agent runs when it looks), two builds against each other and
+// `node -e 0`, at each size, on a host other sessions share:
 //
 //   node bench/hooks-ab.mjs --before <dist> --after <dist> [--sizes 1000,10000,100000] [--rounds 61] [--gate 3]
+//     [--rows staged,recall,search]
 //
 // Each round runs `node -e 0`, then the two builds (in alternating order), each in its own copy of the same generated
 // store (bench/lib.mjs makeStoreRepo, staged and warmed as bench/growth.bench.mjs does), and records the wall time, the
@@ -32,6 +34,8 @@ const sizes = (opt['sizes'] ?? '1000,10000,100000').split(',').map(Number)
 const rounds = Number(opt['rounds'] ?? 61)
 const gate = Number(opt['gate'] ?? 3)
 const QUIET_MS = 30
+/** The rows to measure (--rows staged,recall,search: each size's `check --staged`, recall, and warm search). */
+const rows = (opt['rows'] ?? 'staged,recall').split(',')
 
 /** @param {string} root */
 function copyRepo(root) {
@@ -153,20 +157,31 @@ for (const n of sizes) {
       execFileSync('git', ['add', '.learnings/pending/bench-staged-one.md'], { cwd: s })
     })
     const node = { argv: [process.execPath, '-e', '0'], cwd: tmpdir() }
-    measure(`check --staged, one learning (${n})`, [
-      node,
-      ...bins.map((bin, v) => ({
-        argv: [process.execPath, bin, 'check', '--staged'],
-        cwd: /** @type {string} */ (staged[v]),
-      })),
-    ])
-    measure(`recall on a failure (${n})`, [
-      node,
-      ...bins.map((bin, v) => {
-        const cwd = /** @type {string} */ (recall[v])
-        return { argv: [process.execPath, bin, 'recall'], cwd, input: failure(cwd) }
-      }),
-    ])
+    if (rows.includes('search'))
+      measure(`search, cache warm (${n})`, [
+        node,
+        ...bins.map((bin, v) => ({
+          argv: [process.execPath, bin, 'search', '--json', '-'],
+          cwd: /** @type {string} */ (recall[v]),
+          input: FAILURE,
+        })),
+      ])
+    if (rows.includes('staged'))
+      measure(`check --staged, one learning (${n})`, [
+        node,
+        ...bins.map((bin, v) => ({
+          argv: [process.execPath, bin, 'check', '--staged'],
+          cwd: /** @type {string} */ (staged[v]),
+        })),
+      ])
+    if (rows.includes('recall'))
+      measure(`recall on a failure (${n})`, [
+        node,
+        ...bins.map((bin, v) => {
+          const cwd = /** @type {string} */ (recall[v])
+          return { argv: [process.execPath, bin, 'recall'], cwd, input: failure(cwd) }
+        }),
+      ])
   } finally {
     for (const r of [...recall, ...staged]) rmSync(r, { recursive: true, force: true })
     if (!given) rmSync(root, { recursive: true, force: true })

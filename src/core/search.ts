@@ -16,6 +16,7 @@ import { matchableError } from './normalize-error.js'
 import { buildQueryTerms, processTerm, splitTerms, termsOf } from './terms.js'
 import { compareCodeUnits } from './compare.js'
 import { scoreQuery } from './search-score.js'
+import { bestFirst } from './search-top.js'
 import type { QuerySpec, ScoringIndex } from './search-score.js'
 
 export interface CatalogEntry {
@@ -310,8 +311,12 @@ export function rankLearnings(
     }
     return top
   }
-  const every = scores.order.keys()
-  const first = select(every, 1, -Infinity, () => 1)
+  // The first pass sets only the floor of the second: one below the true floor would cost time, never a result.
+  const bm25 = (seen: number) => {
+    const short = scores.order[seen] as number
+    return Math.round((scores.score[short] as number) * view.weight(index.docId(short) as number) * 1000) / 1000
+  }
+  const first = bestFirst(scores.order.length, bm25, limit, (seens) => select(seens, 1, -Infinity, () => 1))
   const floor = first.length >= limit ? (first[first.length - 1] as Ranked).score : -Infinity
   const weighted = new Float64Array(scores.order.length)
   const candidates: number[] = []

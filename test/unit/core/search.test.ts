@@ -3,13 +3,20 @@ import { parseLearning } from '../../../src/core/learning.js'
 import {
   buildCatalogEntry,
   buildSearchDoc,
+  HELD_TRIGGER,
+  FIELD_BOOSTS,
+  buildQueryTerms,
   holdsTrigger,
+  indexOptions,
   isTypedQuery,
   querySpecs,
   rankLearnings,
   summarizeFix,
 } from '../../../src/core/search.js'
 import { buildIndexParts, partsIndex } from '../../../src/core/search-parts.js'
+import { scoreQuery } from '../../../src/core/search-score.js'
+import { kthLargest } from '../../../src/core/search-top.js'
+import { compareCodeUnits } from '../../../src/core/compare.js'
 import { SEEDS, VITEST_FAILURE, seedText } from '../../helpers/feed-store.js'
 import type { Seed } from '../../helpers/feed-store.js'
 
@@ -165,5 +172,76 @@ describe('a trigger held in full', () => {
     expect(rankLearnings(index, catalog, paste, {}, 1).map((h) => h.entry.name)).toEqual([
       'ssh-host-key-verification-failed',
     ])
+  })
+})
+
+describe('the best few of many candidates', () => {
+  test('kthLargest is the k-th value of the values sorted descending, by insertion and by a sort alike', () => {
+    const values = Float64Array.from({ length: 500 }, (_, i) => ((i * 7919) % 101) / 7)
+    const sorted = [...values].sort((a, b) => b - a)
+    for (const k of [1, 2, 10, 64, 65, 200, 500]) expect(kthLargest(values, k)).toBe(sorted[k - 1])
+    expect(kthLargest(values, 501)).toBe(-Infinity)
+    expect(kthLargest(Float64Array.from([3, 3, 3]), 2)).toBe(3)
+  })
+
+  // rankLearnings selects the best `limit` while reading as few records as it can (its first pass takes the
+  // candidates at or above the limit-th best score first). Whatever the order it reads them in, its answer is every
+  // candidate scored, filtered and sorted in full, cut to `limit`: ties on the score broken by name, tier, raw score,
+  // then the order BM25 met them.
+  const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel']
+  const seeds: Seed[] = Array.from({ length: 240 }, (_, i) => ({
+    name: `twin-${String(i % 80).padStart(2, '0')}-${['a', 'b', 'c'][i % 3]}`,
+    // Many identical texts: ties on the score, broken by name.
+    trigger: `Error: ${words[i % 8]} ${words[(i >> 3) % 8]} failed`,
+    // Scores of many sizes: each word said a different number of times in a description of a different length.
+    description: `When ${`${words[i % 5]} `.repeat(1 + (i % 4))}meets ${words[i % 7]}${' and more'.repeat(i % 5)}.`,
+    tags: [words[i % 3] as string],
+    solution: 'Retry.',
+    state: (['active', 'pending', 'archived'] as const)[i % 4 === 3 ? 1 : i % 9 === 0 ? 2 : 0],
+    ...(i % 6 === 0 ? { type: 'pattern' } : {}),
+  }))
+  const learnings = seeds.map((s) => parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`))
+  const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
+  const index = partsIndex(buildIndexParts(learnings.map((l, i) => buildSearchDoc(i, l))))
+  const boosts = indexOptions().fields.map((f) => FIELD_BOOSTS[f])
+  const everyCandidate = (query: string, states?: string[], types?: string[]) => {
+    const scores = scoreQuery(index, querySpecs(buildQueryTerms(query), isTypedQuery(query)), boosts)
+    return [...scores.order]
+      .map((short, seen) => {
+        const id = index.docId(short) as number
+        const e = catalog[id] as (typeof catalog)[number]
+        const base = scores.score[short] as number
+        const held = holdsTrigger(e.triggers, (t) => scores.reaches(short, t)) ? HELD_TRIGGER : 1
+        const raw = held === 1 ? base : base * held
+        return { e, score: Math.round(raw * e.weight * 1000) / 1000, raw, seen }
+      })
+      .filter((c) => (!states || states.includes(c.e.state)) && (!types || types.includes(c.e.type)))
+      .sort(
+        (a, b) =>
+          b.score - a.score ||
+          compareCodeUnits(a.e.name, b.e.name) ||
+          compareCodeUnits(a.e.tier, b.e.tier) ||
+          b.raw - a.raw ||
+          a.seen - b.seen,
+      )
+  }
+  test.each([
+    ['alpha failed', undefined, undefined, 1],
+    ['alpha failed', undefined, undefined, 10],
+    ['Error: bravo delta failed\nWhen echo meets golf.', undefined, undefined, 10],
+    ['Error: bravo delta failed\nWhen echo meets golf.', ['active'], undefined, 3],
+    ['Error: charlie failed', ['pending'], undefined, 10],
+    ['Error: charlie failed', ['archived'], ['pattern'], 5],
+    ['hotel golf failed', undefined, ['pattern'], 100],
+    ['failed', undefined, undefined, 200],
+    ['failed', ['active', 'pending'], undefined, 70],
+  ] as const)('%j (states %j, types %j, limit %i) ranks as a full sort does', (query, states, types, limit) => {
+    const filter = { ...(states ? { states: [...states] } : {}), ...(types ? { types: [...types] } : {}) }
+    const got = rankLearnings(index, catalog, query, filter, limit).map((h) => [h.entry.name, h.score])
+    const want = everyCandidate(query, states && [...states], types && [...types])
+      .slice(0, limit)
+      .map((c) => [c.e.name, c.score])
+    expect(want.length).toBeGreaterThan(0)
+    expect(got).toEqual(want)
   })
 })
