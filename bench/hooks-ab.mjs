@@ -36,6 +36,7 @@ const gate = Number(opt['gate'] ?? 3)
 const QUIET_MS = 30
 /** The rows to measure (--rows staged,recall,search: each size's `check --staged`, recall, and warm search). */
 const rows = (opt['rows'] ?? 'staged,recall').split(',')
+for (const r of rows) if (!['staged', 'recall', 'search'].includes(r)) throw new Error(`--rows: no row "${r}"`)
 
 /** @param {string} root */
 function copyRepo(root) {

@@ -53,13 +53,18 @@ const rows = all
       pick: first?.[0],
       evidence: first?.[1] ?? -Infinity,
       top: hits[0]?.entry.name,
-      ratio: (hits[0]?.score ?? 0) / (hits[1]?.score || 1),
+      // Search's first score over its second (no second result, or one of score 0: as sure as it gets).
+      ratio: hits[1]?.score ? (hits[0]?.score ?? 0) / hits[1].score : Infinity,
     }
   })
 const expected = rows.filter((r) => r.expect.length)
 const unrelated = rows.filter((r) => !r.expect.length)
 const right = expected.filter((r) => r.named[0] !== undefined && r.expect.includes(r.named[0])).length
 const silent = unrelated.filter((r) => !r.named.length).length
+const agreeing = expected.filter((x) => !x.named.length && x.top !== undefined && x.expect.includes(x.top)).length
+console.log(
+  `recall silent on ${expected.filter((x) => !x.named.length).length} expected failures, search first on the expected learning for ${agreeing} of them`,
+)
 console.log(
   `recall as it is: right fix ${right}/${expected.length} (${(right / expected.length).toFixed(4)}), silent on unrelated ${silent}/${unrelated.length} (${(silent / unrelated.length).toFixed(4)})`,
 )

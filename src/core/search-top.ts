@@ -6,7 +6,7 @@
 /** At most this many results are picked out by insertion into a sorted list (kthLargest); more by a sort. */
 const FEW_RESULTS = 64
 
-/** The k-th largest of `values` (k ≥ 1), or -Infinity when there are fewer than k. */
+/** The k-th largest of `values` (k ≥ 1; no NaN among them: scores), or -Infinity when there are fewer than k. */
 export function kthLargest(values: Float64Array, k: number): number {
   if (values.length < k) return -Infinity
   if (k > FEW_RESULTS) return values.slice().sort()[values.length - k] as number
@@ -31,7 +31,7 @@ export function kthLargest(values: Float64Array, k: number): number {
  * it keeps scores below that bound, it is given every candidate. The answer is the same either way: a candidate
  * outside those scores below the last place they give. rankLearnings' first pass met its candidates in the order BM25
  * met them, and a pasted failure's entered and left the top ~100 times at 100,000 learnings, each a block of the
- * catalog inflated for its record (~70 ms of a 0.35 s search).
+ * catalog inflated for its record (the pass took 65–100 ms of a 0.33–0.43 s search).
  */
 export function bestFirst<R extends { score: number }>(
   n: number,

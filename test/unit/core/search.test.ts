@@ -15,7 +15,7 @@ import {
 } from '../../../src/core/search.js'
 import { buildIndexParts, partsIndex } from '../../../src/core/search-parts.js'
 import { scoreQuery } from '../../../src/core/search-score.js'
-import { kthLargest } from '../../../src/core/search-top.js'
+import { bestFirst, kthLargest } from '../../../src/core/search-top.js'
 import { compareCodeUnits } from '../../../src/core/compare.js'
 import { SEEDS, VITEST_FAILURE, seedText } from '../../helpers/feed-store.js'
 import type { Seed } from '../../helpers/feed-store.js'
@@ -184,10 +184,46 @@ describe('the best few of many candidates', () => {
     expect(kthLargest(Float64Array.from([3, 3, 3]), 2)).toBe(3)
   })
 
+  // What bestFirst hands its selector: the candidates at or above the limit-th best bound, best first (ties in their
+  // own order), and every candidate only when the selector keeps too few of those or the last it keeps scores below.
+  test('bestFirst gives the selector its best candidates first, and all of them only when it keeps too few', () => {
+    const bounds = [5, 1, 9, 5, 3, 9, 0, 5]
+    const given: number[][] = []
+    const keepAll = (limit: number) => (candidates: Iterable<number>) => {
+      const list = [...candidates]
+      given.push(list)
+      return list.slice(0, limit).map((i) => ({ i, score: bounds[i] as number }))
+    }
+    expect(bestFirst(bounds.length, (i) => bounds[i] as number, 3, keepAll(3)).map((r) => r.i)).toEqual([2, 5, 0])
+    // The third best bound is 5, held by three candidates: all of them come, and nothing below.
+    expect(given).toEqual([[2, 5, 0, 3, 7]])
+    given.length = 0
+    // A selector whose filter keeps only the odd candidates keeps too few of those: it is given every candidate.
+    const odd = (candidates: Iterable<number>) => {
+      const list = [...candidates]
+      given.push(list)
+      return list
+        .filter((i) => i % 2 === 1)
+        .map((i) => ({ i, score: bounds[i] as number }))
+        .sort((a, b) => b.score - a.score || a.i - b.i)
+        .slice(0, 2)
+    }
+    expect(bestFirst(bounds.length, (i) => bounds[i] as number, 2, odd).map((r) => r.i)).toEqual([5, 3])
+    expect(given).toEqual([
+      [2, 5],
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    ])
+    given.length = 0
+    // More asked for than there are candidates: every one, at once.
+    bestFirst(bounds.length, (i) => bounds[i] as number, 20, keepAll(20))
+    expect(given).toEqual([[0, 1, 2, 3, 4, 5, 6, 7]])
+  })
+
   // rankLearnings selects the best `limit` while reading as few records as it can (its first pass takes the
   // candidates at or above the limit-th best score first). Whatever the order it reads them in, its answer is every
   // candidate scored, filtered and sorted in full, cut to `limit`: ties on the score broken by name, tier, raw score,
-  // then the order BM25 met them.
+  // then the order BM25 met them (the last two decide only between copies of one name in one tier, which no store
+  // holds: the cases reach name and tier).
   const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel']
   const seeds: Seed[] = Array.from({ length: 240 }, (_, i) => ({
     name: `twin-${String(i % 80).padStart(2, '0')}-${['a', 'b', 'c'][i % 3]}`,
@@ -201,8 +237,18 @@ describe('the best few of many candidates', () => {
     ...(i % 6 === 0 ? { type: 'pattern' } : {}),
   }))
   const learnings = seeds.map((s) => parseLearning(seedText(s), `.learnings/${s.state ?? 'active'}/${s.name}.md`))
-  const catalog = learnings.map((l) => buildCatalogEntry(l, 'project', 1))
-  const index = partsIndex(buildIndexParts(learnings.map((l, i) => buildSearchDoc(i, l))))
+  // A third of them again in two tiers, the same names and texts: ties on the score broken by tier and by the raw
+  // score (a weight of 0.5 against 1), and weights that round scores differently.
+  const tiers = learnings.flatMap((l, i) =>
+    i % 3 ? [] : [{ l, tier: i % 2 ? 'org' : 'team', weight: i % 2 ? 1 : 0.5 }],
+  )
+  const catalog = [
+    ...learnings.map((l) => buildCatalogEntry(l, 'project', 1)),
+    ...tiers.map((t) => buildCatalogEntry(t.l, t.tier, t.weight)),
+  ]
+  const index = partsIndex(
+    buildIndexParts([...learnings, ...tiers.map((t) => t.l)].map((l, i) => buildSearchDoc(i, l))),
+  )
   const boosts = indexOptions().fields.map((f) => FIELD_BOOSTS[f])
   const everyCandidate = (query: string, states?: string[], types?: string[]) => {
     const scores = scoreQuery(index, querySpecs(buildQueryTerms(query), isTypedQuery(query)), boosts)
@@ -237,10 +283,10 @@ describe('the best few of many candidates', () => {
     ['failed', ['active', 'pending'], undefined, 70],
   ] as const)('%j (states %j, types %j, limit %i) ranks as a full sort does', (query, states, types, limit) => {
     const filter = { ...(states ? { states: [...states] } : {}), ...(types ? { types: [...types] } : {}) }
-    const got = rankLearnings(index, catalog, query, filter, limit).map((h) => [h.entry.name, h.score])
+    const got = rankLearnings(index, catalog, query, filter, limit).map((h) => [h.entry.name, h.entry.tier, h.score])
     const want = everyCandidate(query, states && [...states], types && [...types])
       .slice(0, limit)
-      .map((c) => [c.e.name, c.score])
+      .map((c) => [c.e.name, c.e.tier, c.score])
     expect(want.length).toBeGreaterThan(0)
     expect(got).toEqual(want)
   })
