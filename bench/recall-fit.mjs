@@ -52,7 +52,7 @@ const { RECALL_FEATURES, RECALL_RULES, buildRecallIndex, invertRecall, recallEvi
 /** The model's features (--features a,b,c tries others). */
 const given = process.argv.indexOf('--features')
 export const FEATURES = given >= 0 ? (process.argv[given + 1] ?? '').split(',') : ['coverage', 'matched', 'missing']
-const FOLDS = 10
+export const FOLDS = 10
 const RIDGE = 1
 const THRESHOLD = 0.6
 const THRESHOLD_GRID = [0.5, 0.55, 0.6, 0.65, 0.7]
@@ -92,7 +92,7 @@ export function loadCases(rules = RECALL_RULES, keep = (/** @type {string} */ _n
       }
     })
     return {
-      group: expect.length ? `learning:${[...expect].sort()[0]}` : `thread:${e.source}`,
+      group: groupOf(expect, e.source),
       expect,
       candidates: [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1)),
     }
@@ -217,6 +217,17 @@ const hash = (s) => {
   return h
 }
 
+/**
+ * A failure's group for the folds: its expected learning (every failure of a learning held out together), or for an
+ * unrelated failure the thread it came from.
+ * @param {string[]} expect
+ * @param {string} source
+ */
+export const groupOf = (expect, source) => (expect.length ? `learning:${[...expect].sort()[0]}` : `thread:${source}`)
+
+/** The fold (0 … FOLDS-1) of a group. */
+export const foldOf = (/** @type {string} */ group) => hash(group) % FOLDS
+
 /** Grouped k-fold: each group's cases held out together, the model fitted on the others' and scored on them. */
 export function crossValidate(cases, features = FEATURES, ridge = RIDGE, threshold = THRESHOLD, skip = -1) {
   return /** @type {Score} */ (crossValidateForms(cases, [cases], features, ridge, threshold, skip)[0])
@@ -225,11 +236,11 @@ export function crossValidate(cases, features = FEATURES, ridge = RIDGE, thresho
 /** @typedef {{ right: number, expected: number, silent: number, unrelated: number }} Score */
 
 /** Adds to each variant's total the model's score on that variant's cases of `fold`. */
-function addFold(totals, model, tests, foldOf, fold) {
+function addFold(totals, model, tests, folds, fold) {
   tests.forEach((variant, v) => {
     const s = score(
       model,
-      variant.filter((_, i) => foldOf[i] === fold),
+      variant.filter((_, i) => folds[i] === fold),
     )
     const total = /** @type {Score} */ (totals[v])
     for (const k of Object.keys(s)) total[k] += s[k]
@@ -244,12 +255,12 @@ function addFold(totals, model, tests, foldOf, fold) {
  */
 export function crossValidateForms(cases, tests, features = FEATURES, ridge = RIDGE, threshold = THRESHOLD, skip = -1) {
   const totals = tests.map(() => ({ right: 0, expected: 0, silent: 0, unrelated: 0 }))
-  const foldOf = cases.map((c) => hash(c.group) % FOLDS)
+  const folds = cases.map((c) => foldOf(c.group))
   for (let fold = 0; fold < FOLDS; fold++) {
     if (fold === skip) continue
-    const train = cases.filter((_, i) => foldOf[i] !== fold && foldOf[i] !== skip)
+    const train = cases.filter((_, i) => folds[i] !== fold && folds[i] !== skip)
     const model = { ...fit(train, features, ridge), threshold }
-    addFold(totals, model, tests, foldOf, fold)
+    addFold(totals, model, tests, folds, fold)
   }
   return totals
 }
@@ -265,7 +276,7 @@ const value = (totals) => totals.reduce((sum, s) => sum + s.right / s.expected +
 export function nestedThreshold(cases, tests = [cases]) {
   const totals = tests.map(() => ({ right: 0, expected: 0, silent: 0, unrelated: 0 }))
   const chosen = []
-  const foldOf = cases.map((c) => hash(c.group) % FOLDS)
+  const folds = cases.map((c) => foldOf(c.group))
   for (let fold = 0; fold < FOLDS; fold++) {
     let best = { t: THRESHOLD, v: -Infinity }
     for (const t of THRESHOLD_GRID) {
@@ -273,8 +284,8 @@ export function nestedThreshold(cases, tests = [cases]) {
       if (v > best.v + 1e-12) best = { t, v }
     }
     chosen.push(best.t)
-    const model = { ...fit(cases.filter((_, i) => foldOf[i] !== fold)), threshold: best.t }
-    addFold(totals, model, tests, foldOf, fold)
+    const model = { ...fit(cases.filter((_, i) => folds[i] !== fold)), threshold: best.t }
+    addFold(totals, model, tests, folds, fold)
   }
   return { chosen, totals }
 }

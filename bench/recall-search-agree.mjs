@@ -21,6 +21,8 @@ const SET = join(ROOT, 'test', 'fixtures', 'eval', 'real-world')
 const { readLearningFolder } = await import(join(ROOT, 'dist', 'adapters', 'store', 'folder.js'))
 const { buildFeed } = await import(join(ROOT, 'dist', 'core', 'search-parts.js'))
 const { rankLearnings } = await import(join(ROOT, 'dist', 'core', 'search.js'))
+// The folds of bench/recall-fit.mjs (importing it runs nothing: its work is behind a check that it is the script run).
+const { FOLDS, foldOf, groupOf } = await import('./recall-fit.mjs')
 const { buildRecallIndex, evidenceOf, invertRecall, rankRecall, recallEvidence, recallQueryTerms } = await import(
   join(ROOT, 'dist', 'core', 'recall-rank.js')
 )
@@ -34,7 +36,7 @@ const rows = all
   .filter((e) => e.form === 'pasted' || e.form === 'unrelated')
   .map((e) => {
     const expect = [e.expect].flat().filter((x) => x !== 'none')
-    const group = expect.length ? `learning:${[...expect].sort()[0]}` : `thread:${e.source}`
+    const group = groupOf(expect, e.source)
     const terms = recallQueryTerms(e.query)
     const { docs, features } = recallEvidence(postings, terms)
     /** @type {Map<string, number>} */
@@ -110,16 +112,10 @@ for (const point of GRID) {
   )
 }
 
-// FNV-1a of the group: its fold, the same on every run (as bench/recall-fit.mjs).
-const foldOf = (/** @type {string} */ group) => {
-  let h = 2166136261
-  for (let i = 0; i < group.length; i++) h = Math.imul(h ^ group.charCodeAt(i), 16777619) >>> 0
-  return h % 10
-}
 const total = { right: 0, expected: 0, silent: 0, unrelated: 0 }
 /** @type {string[]} */
 const chosen = []
-for (let fold = 0; fold < 10; fold++) {
+for (let fold = 0; fold < FOLDS; fold++) {
   const train = rows.filter((x) => foldOf(x.group) !== fold)
   const test = rows.filter((x) => foldOf(x.group) === fold)
   const criterion = (/** @type {{ e: number, r: number } | undefined} */ p) => {
