@@ -274,6 +274,9 @@ export function rankLearnings(
     a.seen - b.seen
   const keep = (m: DocMeta | undefined): m is DocMeta =>
     !!m && (!filter.states || filter.states.includes(m.state)) && (!filter.types || filter.types.includes(m.type))
+  // The tier weight of each candidate (by the order met), read once: both passes and the candidates' order use it.
+  const weights = new Float64Array(scores.order.length)
+  scores.order.forEach((short, seen) => (weights[seen] = view.weight(index.docId(short) as number)))
   // Two passes. The first keeps the best `limit` by BM25 alone, as minisearch ranks them: the last of them is a floor
   // under the final last place (a held trigger only raises a score). The second scores, with their held triggers,
   // the candidates that reach that floor when held, best first, so that most of them fall below the last place before
@@ -289,7 +292,7 @@ export function rankLearnings(
       const short = scores.order[seen] as number
       const id = index.docId(short) as number
       const base = scores.score[short] as number
-      const weight = view.weight(id)
+      const weight = weights[seen] as number
       // Most candidates score below the last place even when held: they are left before their record is read.
       const last = top.length >= limit ? top[top.length - 1] : undefined
       // Multiplied in the score's order ((base × factor) × weight): a float on a rounding edge is not pruned.
@@ -312,17 +315,15 @@ export function rankLearnings(
     return top
   }
   // The first pass sets only the floor of the second: one below the true floor would cost time, never a result.
-  const bm25 = (seen: number) => {
-    const short = scores.order[seen] as number
-    return Math.round((scores.score[short] as number) * view.weight(index.docId(short) as number) * 1000) / 1000
-  }
+  const bm25 = (seen: number) =>
+    Math.round((scores.score[scores.order[seen] as number] as number) * (weights[seen] as number) * 1000) / 1000
   const first = bestFirst(scores.order.length, bm25, limit, (seens) => select(seens, 1, -Infinity, () => 1))
   const floor = first.length >= limit ? (first[first.length - 1] as Ranked).score : -Infinity
   const weighted = new Float64Array(scores.order.length)
   const candidates: number[] = []
   scores.order.forEach((short, seen) => {
     const base = scores.score[short] as number
-    const weight = view.weight(index.docId(short) as number)
+    const weight = weights[seen] as number
     weighted[seen] = base * weight
     if (Math.round(base * HELD_TRIGGER * weight * 1000) / 1000 >= floor) candidates.push(seen)
   })
