@@ -40,6 +40,7 @@ export type StatusEntry = Pick<
   /** Read-only: the cache reader shares one frozen empty list among the entries that have none. */
   supersedes: readonly string[]
   evidencePaths: readonly string[]
+  tags: readonly string[]
 }
 
 /**

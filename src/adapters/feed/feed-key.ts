@@ -23,7 +23,7 @@ import { findGitDirs } from '../git/locate.js'
 import { readConfigBytes } from '../store/config.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
-export const CACHE_FORMAT = 9
+export const CACHE_FORMAT = 10
 
 export function cacheDir(commonDir: string): string {
   return join(commonDir, 'learn', 'cache')

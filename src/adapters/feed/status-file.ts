@@ -1,5 +1,6 @@
 /**
- * status-<key>.json.deflate: the few columns `status` reads of every learning, written with the rest of the feed cache.
+ * status-<key>.json.deflate: the few columns `status` and `context` read of every learning, written with the rest of the
+ * feed cache.
  */
 import { STATES } from '../../core/layout.js'
 import type { CatalogEntry } from '../../core/search.js'
@@ -9,8 +10,10 @@ import type { Problem } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
 /**
- * status-<key>.json.deflate (deflated JSON): what `status` reads of every learning, by column, with the rare fields
- * kept sparse (by row): at 10,000 learnings about a tenth of the catalog, which status would otherwise read whole.
+ * status-<key>.json.deflate (deflated JSON): what `status` and `context` read of every learning, by column, with the
+ * rare fields kept sparse (by row): at 10,000 learnings about a tenth of the catalog, which they would otherwise read
+ * whole. A column whose values repeat (tier, state, domain, date, set of tags) holds each row's position in a table of
+ * its values, so a row is a few small numbers and the entries read back share their strings and lists.
  */
 interface StatusFile {
   format: number
@@ -21,17 +24,43 @@ interface StatusFile {
   /** Position in `tiers`, and in STATES. */
   tier: number[]
   state: number[]
-  domain: (string | null)[]
+  /** Position in `domains`. */
+  domain: number[]
+  domains: (string | null)[]
   confidence: (number | null)[]
-  created: (string | null)[]
+  /** Position in `dates`. */
+  created: number[]
+  dates: (string | null)[]
   supersedes: Record<string, string[]>
   evidence: Record<string, [string | null, string[]]>
   /** Pending learnings only (the others' are not shown). */
   description: Record<string, string>
+  /** Position in `tagSets`, each a list of positions in `tagNames` (context ranks by tags). */
+  tags: number[]
+  tagSets: number[][]
+  tagNames: string[]
+}
+
+/** Each value's position in `values`, added when first met. */
+function table<T>(): { values: T[]; at(v: T, key?: string): number } {
+  const values: T[] = []
+  const seen = new Map<unknown, number>()
+  return {
+    values,
+    at(v, key) {
+      let at = seen.get(key ?? v)
+      if (at === undefined) seen.set(key ?? v, (at = values.push(v) - 1))
+      return at
+    },
+  }
 }
 
 export function statusFile(key: string, catalog: readonly CatalogEntry[], problems: Problem[]): StatusFile {
   const tiers = [...new Set(catalog.map((e) => e.tier))]
+  const domains = table<string | null>()
+  const dates = table<string | null>()
+  const tagNames = table<string>()
+  const tagSets = table<number[]>()
   const f: StatusFile = {
     format: CACHE_FORMAT,
     key,
@@ -41,19 +70,26 @@ export function statusFile(key: string, catalog: readonly CatalogEntry[], proble
     tier: [],
     state: [],
     domain: [],
+    domains: domains.values,
     confidence: [],
     created: [],
+    dates: dates.values,
     supersedes: {},
     evidence: {},
     description: {},
+    tags: [],
+    tagSets: tagSets.values,
+    tagNames: tagNames.values,
   }
   catalog.forEach((e, i) => {
     f.name.push(e.name)
     f.tier.push(tiers.indexOf(e.tier))
     f.state.push(STATES.indexOf(e.state))
-    f.domain.push(e.domain)
+    f.domain.push(domains.at(e.domain))
     f.confidence.push(e.confidence)
-    f.created.push(e.created)
+    f.created.push(dates.at(e.created))
+    const set = e.tags.map((t) => tagNames.at(t))
+    f.tags.push(tagSets.at(set, set.join(',')))
     if (e.supersedes.length) f.supersedes[i] = e.supersedes
     if (e.evidenceCommit || e.evidencePaths.length) f.evidence[i] = [e.evidenceCommit, e.evidencePaths]
     if (e.state === 'pending') f.description[i] = e.description
@@ -69,31 +105,38 @@ export function readStatusFile(dir: string, key: string): { entries: StatusEntry
   if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key) return undefined
   const s = f as unknown as StatusFile
   const n = Array.isArray(s.name) ? s.name.length : -1
-  const columns = [s.tier, s.state, s.domain, s.confidence, s.created]
-  if (
-    !columns.every((c) => Array.isArray(c) && c.length === n) ||
-    !Array.isArray(s.tiers) ||
-    !Array.isArray(s.problems)
-  )
-    return undefined
+  const columns = [s.tier, s.state, s.domain, s.confidence, s.created, s.tags]
+  const tables = [s.tiers, s.problems, s.domains, s.dates, s.tagSets, s.tagNames]
+  if (!columns.every((c) => Array.isArray(c) && c.length === n) || !tables.every(Array.isArray)) return undefined
   if (![s.supersedes, s.evidence, s.description].every(isObject)) return undefined
-  // The rare fields are set from their sparse maps afterwards; the rest share one empty list (nothing mutates them).
+  // Each set of tags read once, shared (frozen) by its rows, as the empty list is by the entries without supersedes.
+  const tagSets: (readonly string[])[] = []
+  for (const set of s.tagSets) {
+    const tags = Array.isArray(set) ? set.map((at) => s.tagNames[at]) : undefined
+    if (!tags?.every((t) => typeof t === 'string')) return undefined
+    tagSets.push(tags.length ? Object.freeze(tags as string[]) : NONE)
+  }
   const entries: StatusEntry[] = []
   for (let i = 0; i < n; i++) {
     const state = STATES[s.state[i] as number]
     const tier = s.tiers[s.tier[i] as number]
-    if (state === undefined || tier === undefined) return undefined
+    const domain = s.domains[s.domain[i] as number]
+    const created = s.dates[s.created[i] as number]
+    const tags = tagSets[s.tags[i] as number]
+    if (state === undefined || tier === undefined || domain === undefined || created === undefined || !tags)
+      return undefined
     entries.push({
       name: s.name[i] as string,
       tier,
       state,
-      domain: s.domain[i] ?? null,
+      domain,
       confidence: s.confidence[i] ?? null,
-      created: s.created[i] ?? null,
+      created,
       supersedes: NONE,
       description: '',
       evidenceCommit: null,
       evidencePaths: NONE,
+      tags,
     })
   }
   for (const [i, v] of Object.entries(s.supersedes)) {

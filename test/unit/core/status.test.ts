@@ -101,6 +101,7 @@ function world(seed: number) {
       description: `about ${i}`,
       evidenceCommit: null,
       evidencePaths: [],
+      tags: [],
     })
   }
   if (r() < 0.5) catalog.sort((a, b) => compareCodeUnits(a.name, b.name))
