@@ -221,15 +221,18 @@ export async function bench(ctx) {
           join(hosts[v] ?? host.root, '.learnings', 'active', 'bench-edited.md'),
           learningText(2_000_000 + edits++).text.replace(/^name: .*$/m, 'name: bench-edited'),
         )
-      /** @type {[string, { runs: number, prepare?: (v: number) => void, warm?: boolean }][]} */
+      const search = ['search', '--json', '-']
+      /** @type {[string, string[], { runs: number, prepare?: (v: number) => void, warm?: boolean }][]} */
       const cases = [
-        [`${label}, cache gone`, { runs: 2, prepare: clear, warm: false }],
-        [`${label}, cache warm`, { runs: 5 }],
-        [`${label}, after a project edit`, { runs: 3, prepare: edit }],
+        [`${label}, cache gone`, search, { runs: 2, prepare: clear, warm: false }],
+        [`${label}, cache warm`, search, { runs: 5 }],
+        [`${label}, after a project edit`, search, { runs: 3, prepare: edit }],
+        // The SessionStart hook of every agent session in such a project.
+        [`context, project + a tier of ${largest}, cache warm`, ['context'], { runs: 5 }],
       ]
-      for (const [what, opts] of cases) {
+      for (const [what, argv, opts] of cases) {
         ctx.log(`growth: ${what}`)
-        const res = measure(bins, ['search', '--json', '-'], { cwds: hosts, input: () => FAILURE, ...opts })
+        const res = measure(bins, argv, { cwds: hosts, input: () => FAILURE, ...opts })
         record(what, largest, res)
         for (const [v, r] of res.entries())
           rows.push({

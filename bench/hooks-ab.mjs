@@ -1,9 +1,10 @@
 // The two hook paths of issue 16 (`check --staged` with one staged learning, `recall` on a failure), and with --rows
-// a warm `search` of a pasted failure (what an agent runs when it looks), two builds against each other and
+// a warm `search` of a pasted failure (what an agent runs when it looks) and the warm SessionStart `context` and
+// `status`, two builds against each other and
 // `node -e 0`, at each size, on a host other sessions share:
 //
 //   node bench/hooks-ab.mjs --before <dist> --after <dist> [--sizes 1000,10000,100000] [--rounds 61] [--gate 3]
-//     [--rows staged,recall,search]
+//     [--rows staged,recall,search,context,status]
 //
 // Each round runs `node -e 0`, then the two builds (in alternating order), each in its own copy of the same generated
 // store (bench/lib.mjs makeStoreRepo, staged and warmed as bench/growth.bench.mjs does), and records the wall time, the
@@ -34,9 +35,10 @@ const sizes = (opt['sizes'] ?? '1000,10000,100000').split(',').map(Number)
 const rounds = Number(opt['rounds'] ?? 61)
 const gate = Number(opt['gate'] ?? 3)
 const QUIET_MS = 30
-/** The rows to measure (--rows staged,recall,search: each size's `check --staged`, recall, and warm search). */
+/** The rows to measure (--rows: each size's `check --staged`, recall, and warm search, context and status). */
 const rows = (opt['rows'] ?? 'staged,recall').split(',')
-for (const r of rows) if (!['staged', 'recall', 'search'].includes(r)) throw new Error(`--rows: no row "${r}"`)
+for (const r of rows)
+  if (!['staged', 'recall', 'search', 'context', 'status'].includes(r)) throw new Error(`--rows: no row "${r}"`)
 
 /** @param {string} root */
 function copyRepo(root) {
@@ -167,6 +169,20 @@ for (const n of sizes) {
           input: FAILURE,
         })),
       ])
+    /** @type {[string, string[]][]} */
+    const warmRows = [
+      ['context', ['context']],
+      ['status', ['status', '--json']],
+    ]
+    for (const [row, argv] of warmRows)
+      if (rows.includes(row))
+        measure(`${row}, cache warm (${n})`, [
+          node,
+          ...bins.map((bin, v) => ({
+            argv: [process.execPath, bin, ...argv],
+            cwd: /** @type {string} */ (recall[v]),
+          })),
+        ])
     if (rows.includes('staged'))
       measure(`check --staged, one learning (${n})`, [
         node,

@@ -9,15 +9,30 @@ import type { CatalogEntry } from './search.js'
 import type { UsageSummary } from './usage.js'
 import { EMPTY_USAGE } from './usage.js'
 import { compareCodeUnits } from './compare.js'
+import { inOrder } from './lazy-order.js'
 
 /** Estimated tokens of a text: ceil(characters / 4). */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4)
 }
 
-export interface ContextInput {
+/** What ranks a learning in the context (a status row of the cache carries it, without the rest of the entry). */
+export type ContextEntry = Pick<CatalogEntry, 'name' | 'tier' | 'confidence' | 'created'> & {
+  tags: readonly string[]
+  evidencePaths: readonly string[]
+}
+
+/** What a line of the context shows of a learning besides its name. */
+export type ContextDetail = Pick<CatalogEntry, 'type' | 'trigger' | 'fix' | 'description'>
+
+export interface ContextInput<E extends ContextEntry = CatalogEntry> {
   /** Active learnings (any tier). */
-  entries: readonly CatalogEntry[]
+  entries: readonly E[]
+  /**
+   * The rest of entries[i], read only for the lines that can fit the budget (at 100,000 learnings, the catalog blocks
+   * of the ~40 lines shown rather than every block). Entries that are whole catalog entries need none.
+   */
+  detail?: (i: number) => ContextDetail
   usage: ReadonlyMap<string, UsageSummary>
   /** Files changed on the current branch (best effort; may be empty). */
   changedFiles: readonly string[]
@@ -39,27 +54,37 @@ const one = (t: string, n: number) => {
   return x.length > n ? `${x.slice(0, n - 1)}…` : x
 }
 
-/** Whether a learning's evidence paths or tags touch one of the changed files. */
-export function touchesChanged(e: CatalogEntry, changed: readonly string[]): boolean {
-  if (!changed.length) return false
-  for (const file of changed) {
+/**
+ * Whether a learning's evidence paths or tags touch one of the changed files: a file of its evidence paths, or under
+ * one of their folders (a glob's fixed part), or a tag equal to a part of a changed file's path (case aside). The
+ * changed files are cut into parts once, not once per learning.
+ */
+export function touchesChanged(changed: readonly string[]): (e: ContextEntry) => boolean {
+  if (!changed.length) return () => false
+  const parts = new Set(changed.flatMap((file) => file.toLowerCase().split(/[/.]/)))
+  return (e) => {
     for (const p of e.evidencePaths) {
       const dir = p.replace(/\/?\*\*?.*$/, '').replace(/\/$/, '')
-      if (file === p || (dir && (file === dir || file.startsWith(`${dir}/`)))) return true
+      if (changed.some((file) => file === p || (dir && (file === dir || file.startsWith(`${dir}/`))))) return true
     }
-    const parts = file.toLowerCase().split(/[/.]/)
-    if (e.tags.some((t) => parts.includes(t.toLowerCase()))) return true
+    return e.tags.some((t) => parts.has(t.toLowerCase()))
   }
-  return false
 }
+
+const TIER_NOTE = ': reviewed in that repository, not here]'
 
 /** How a learning is named to an agent: a tier's learnings carry their tier, never pass for this project's. */
 export function formatLabel(e: Pick<CatalogEntry, 'name' | 'tier'>): string {
-  return e.tier === 'project' ? e.name : `${e.name} [tier ${e.tier}: reviewed in that repository, not here]`
+  return e.tier === 'project' ? e.name : `${e.name} [tier ${e.tier}${TIER_NOTE}`
+}
+
+/** formatLabel(e).length, without making the string. */
+export function labelLength(e: Pick<CatalogEntry, 'name' | 'tier'>): number {
+  return e.tier === 'project' ? e.name.length : e.name.length + ' [tier '.length + e.tier.length + TIER_NOTE.length
 }
 
 /** The directive line of a learning to apply. */
-export function formatDirective(e: CatalogEntry): string {
+export function formatDirective(e: Pick<CatalogEntry, 'name' | 'tier'> & ContextDetail): string {
   const what = e.fix || e.description
   const name = formatLabel(e)
   if (e.type === 'error-solution' && e.trigger)
@@ -68,28 +93,44 @@ export function formatDirective(e: CatalogEntry): string {
   return `- ${name}: ${one(what, 200)}`
 }
 
-/** The context text within config.context.max_tokens. */
-export function buildContext(input: ContextInput): BuiltContext {
+/**
+ * The context text within config.context.max_tokens. The learnings to apply come most relevant first (touching a
+ * changed file, then by effective confidence, then by name and tier), every directive that fits taken, also after
+ * one that did not; then the others, the same way and then by recall matches, until one does not fit. Only as many
+ * as are shown are put in order (lazy-order.ts), and only the lines that can fit read their entry's detail.
+ */
+export function buildContext<E extends ContextEntry>(input: ContextInput<E>): BuiltContext {
   const { confidence: cc, context } = input.config
-  const scored = input.entries.map((e) => {
+  const { entries } = input
+  const detail = input.detail ?? ((i: number) => entries[i] as unknown as ContextDetail)
+  const touches = touchesChanged(input.changedFiles)
+  const n = entries.length
+  const conf = new Float64Array(n)
+  const near = new Uint8Array(n)
+  const matches = new Float64Array(n)
+  const apply: number[] = []
+  const rest: number[] = []
+  entries.forEach((e, i) => {
     const u = input.usage.get(e.name) ?? EMPTY_USAGE
-    return {
-      e,
-      u,
-      conf: effectiveConfidence(baseConfidence(e.confidence), u, input.now, cc, e.created),
-      near: touchesChanged(e, input.changedFiles),
-    }
+    conf[i] = effectiveConfidence(baseConfidence(e.confidence), u, input.now, cc, e.created)
+    near[i] = touches(e) ? 1 : 0
+    matches[i] = u.matches
+    ;((conf[i] as number) >= cc.apply ? apply : rest).push(i)
   })
-  const byName = (a: { e: CatalogEntry }, b: { e: CatalogEntry }) =>
-    compareCodeUnits(a.e.name, b.e.name) || compareCodeUnits(a.e.tier, b.e.tier)
-  const apply = scored
-    .filter((s) => s.conf >= cc.apply)
-    .sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || byName(a, b))
-  const rest = scored
-    .filter((s) => s.conf < cc.apply)
-    .sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || b.u.matches - a.u.matches || byName(a, b))
+  const byName = (a: number, b: number) => {
+    const x = entries[a] as E
+    const y = entries[b] as E
+    return compareCodeUnits(x.name, y.name) || compareCodeUnits(x.tier, y.tier) || a - b
+  }
+  const first = (a: number, b: number) =>
+    (near[b] as number) - (near[a] as number) || (conf[b] as number) - (conf[a] as number)
+  const applyOrder = inOrder(apply, (a, b) => (first(a, b) || byName(a, b)) < 0)
+  const restOrder = inOrder(
+    rest,
+    (a, b) => (first(a, b) || (matches[b] as number) - (matches[a] as number) || byName(a, b)) < 0,
+  )
 
-  const tiers = [...new Set(input.entries.map((e) => e.tier).filter((t) => t !== 'project'))]
+  const tiers = [...new Set(entries.map((e) => e.tier).filter((t) => t !== 'project'))]
   const header = tiers.length
     ? `git-learn: learnings reviewed in this project (.learnings/active/), and learnings of the tier${tiers.length === 1 ? '' : 's'} ${tiers.join(', ')} (reviewed in their own repositories; marked [tier …]).`
     : 'git-learn: learnings reviewed in this project (.learnings/active/).'
@@ -100,26 +141,48 @@ export function buildContext(input: ContextInput): BuiltContext {
   let used = header.length + 1 + footer.length + 1
   const applied: string[] = []
   const indexed: string[] = []
+  const fits = (length: number) => used + length + 1 <= budget - 80
   const take = (line: string): boolean => {
-    if (used + line.length + 1 > budget - 80) return false
+    if (!fits(line.length)) return false
     lines.push(line)
     used += line.length + 1
     return true
   }
-  if (apply.length && take('Apply these:'))
-    for (const s of apply) if (take(formatDirective(s.e))) applied.push(s.e.name)
-  const notApplied = [...apply.filter((s) => !applied.includes(s.e.name)), ...rest]
-  if (notApplied.length && take(applied.length ? 'Also available:' : 'Available:'))
-    for (const s of notApplied) {
-      if (!take(`- ${formatLabel(s.e)}: ${one(s.e.description, 140)}`)) break
-      indexed.push(s.e.name)
+  /** The learnings to apply read and not applied, in their order. */
+  const passed: number[] = []
+  if (apply.length && take('Apply these:')) {
+    // A directive is at least its label and four characters ("- ", ": "): one whose label cannot fit is passed over
+    // unread, and once the shortest label cannot, no directive can.
+    let shortest = Infinity
+    for (const i of apply) shortest = Math.min(shortest, labelLength(entries[i] as E))
+    // Read by hand: a for-of that breaks would close the iterator, which the index goes on with.
+    for (let next = applyOrder.next(); !next.done; next = applyOrder.next()) {
+      const i = next.value
+      const e = entries[i] as E
+      if (fits(labelLength(e) + 4) && take(formatDirective({ ...detail(i), name: e.name, tier: e.tier })))
+        applied.push(e.name)
+      else passed.push(i)
+      if (!fits(shortest + 4)) break
     }
-  const omitted = input.entries.length - applied.length - indexed.length
+  }
+  const notApplied = (function* () {
+    yield* passed
+    yield* applyOrder
+    yield* restOrder
+  })()
+  if (apply.length > applied.length || rest.length)
+    if (take(applied.length ? 'Also available:' : 'Available:'))
+      for (const i of notApplied) {
+        const e = entries[i] as E
+        if (!take(`- ${formatLabel(e)}: ${one(detail(i).description, 140)}`)) break
+        indexed.push(e.name)
+      }
+  const omitted = n - applied.length - indexed.length
   if (omitted > 0) {
     const more = `(+${omitted} more: \`git learn list --state active\`)`
     if (used + more.length + 1 <= budget) lines.push(more)
   }
-  if (!input.entries.length) lines.push('No active learnings yet; propose one with `git learn add`.')
+  if (!n) lines.push('No active learnings yet; propose one with `git learn add`.')
   lines.push(footer)
   const text = lines.join('\n')
   return { text, tokens: estimateTokens(text), applied, indexed, omitted }

@@ -154,6 +154,8 @@ describe('git learn context', () => {
     const text: string = (await repo.cli(['context', '--format', 'text'])).stdout
     const index = text.split('Also available:')[1] ?? text.split('Available:')[1] ?? ''
     expect(index.trim().split('\n')[0]).toMatch(/^- kafka-config-fix:/)
+    // The first run built the cache; the second ranks by its status rows (their tags), with the same answer.
+    expect((await repo.cli(['context', '--format', 'text'])).stdout).toBe(text)
   })
 
   test('a broken environment still gives a minimal context and exit 0, logged', async () => {

@@ -13,7 +13,7 @@
  * The files of one key, written by a rebuild (feed-<key>.json last: it marks the set complete):
  * - `feed-<key>.json`: problems (unreadable learnings), tiers, the number of catalog entries and the catalog's size;
  * - `catalog-<key>.deflate`: every catalog entry as a positional row, in blocks of 64 rows each deflated alone
- *   (catalog-blocks.ts: context inflates them all; search the blocks of the candidates that can enter its top);
+ *   (catalog-blocks.ts: search reads the blocks of the candidates that can enter its top, context those of its lines);
  * - `rows-<key>.bin`: where each catalog block starts, and each entry's tier, uint32 little-endian;
  * - `terms-<key>.json`, `postings-<key>.bin` and `docs-<key>.bin`: the index cut by term (src/core/search-parts.ts):
  *   the header and sorted terms with the byte offset of each term's postings, the postings in binary
@@ -21,7 +21,7 @@
  *   uint32 records; a query reads the postings of the terms it reaches, not the whole index, and ranks exactly as
  *   the whole index would;
  * - `project-<key>.json.deflate`: every readable file of the project store, unfolded, as a listing row (list,
- *   prune), and the project's problems, as deflated JSON; `status-<key>.json.deflate` what status reads, likewise.
+ *   prune), and the project's problems, as deflated JSON; `status-<key>.json.deflate` what status and context rank by, likewise.
  *
  * A rebuild reads the clean files of the store in bulk from git's object store (one `git cat-file --batch` per
  * 10,000 blob ids of the index) and the others from the work tree, parsing, folding and indexing each file as it
@@ -33,8 +33,8 @@
  */
 import type { CatalogEntry, SearchFilter, SearchHit } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
-import { lastKey, readFeedFile, readProjectFile } from './cache-files.js'
-import { readCatalogFile } from './catalog-blocks.js'
+import { files, lastKey, readFeedFile, readProjectFile } from './cache-files.js'
+import { CatalogBlocks, readCatalogFile, readRowTable } from './catalog-blocks.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { readCachedIndex } from './cached-index.js'
 import { cacheDir, keyingFor } from './feed-key.js'
@@ -94,6 +94,61 @@ export async function readStatusFeed(cwd: string): Promise<StatusFeed> {
   if (hit) return { root, commonDir, entries: hit.entries, problems: hit.problems, cached: true }
   const built = await rebuild(root, commonDir, state)
   return { root, commonDir, entries: built.catalog, problems: built.problems, cached: false }
+}
+
+export interface ContextFeed extends FeedBase {
+  /** What ranks each learning (its status row), in catalog order. */
+  entries: StatusEntry[]
+  /** The whole catalog entry of a row: from the cache, its block read when first asked. */
+  entry(row: number): CatalogEntry | undefined
+  close(): void
+}
+
+/**
+ * What context ranks every learning by (status-<key>.json.deflate), and the catalog entries of the few it shows, from
+ * the cache when it is current: at 100,000 learnings the catalog's ~1,500 blocks were most of the SessionStart
+ * hook's time, for the ~40 lines that fit its budget.
+ */
+export async function readContextFeed(cwd: string): Promise<ContextFeed> {
+  const k = await keyingFor(cwd)
+  const { root, commonDir } = k
+  const { state, hit } = await readWhileKeying(k, (dir, key) => {
+    const feed = readFeedFile(dir, key)
+    const status = feed && readStatusFile(dir, key)
+    if (!feed || !status || status.entries.length !== feed.count) return undefined
+    const f = files(dir, key)
+    const rows = readRowTable(f.rows, feed)
+    if (!rows) return undefined
+    const blocks = new CatalogBlocks(f.catalog, feed.count, (b) => {
+      const at = rows.readUInt32LE(b * 4)
+      if (at > feed.catalogBytes) throw new Error('the block offsets do not match the catalog')
+      return at
+    })
+    return { feed, status, blocks }
+  })
+  if (hit) {
+    const { feed, status, blocks } = hit
+    return {
+      root,
+      commonDir,
+      problems: feed.problems,
+      cached: true,
+      entries: status.entries,
+      entry: (row) => blocks.entry(row),
+      close: () => blocks.close(),
+    }
+  }
+  const built = await rebuild(root, commonDir, state)
+  const catalog = built.catalog
+  return {
+    root,
+    commonDir,
+    problems: built.problems,
+    cached: false,
+    entries: catalog,
+    entry: (row) => catalog[row],
+    close() {},
+  }
 }
 
 /** The catalog of every learning in every source and state, from the cache when it is current. */

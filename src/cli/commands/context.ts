@@ -3,6 +3,11 @@ import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
+import type { Problem } from '../../adapters/feed/search-index.js'
+import type { Config } from '../../core/config-schema.js'
+import type { BuiltContext } from '../../core/context.js'
+import type { StatusEntry } from '../../core/status.js'
+import type { UsageSummary } from '../../core/usage.js'
 
 export const spec: CommandSpec = {
   name: 'context',
@@ -35,25 +40,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     throw new UsageError(`--format must be json or text, not "${format}"`, 'context')
   let text = MINIMAL
   try {
-    const [{ readFeed }, { readConfig }, { readUsageSummary }, { readBranchChanges }, { buildContext }] =
-      await Promise.all([
-        import('../../adapters/feed/search-index.js'),
-        import('../../adapters/store/config.js'),
-        import('../../adapters/state/events.js'),
-        import('../../adapters/git/fast.js'),
-        import('../../core/context.js'),
-      ])
-    const feed = await readFeed(ctx.cwd)
-    const config = await readConfig(feed.root, feed.commonDir)
-    const built = buildContext({
-      entries: feed.catalog.filter((e) => e.state === 'active'),
-      usage: readUsageSummary(feed.commonDir),
-      changedFiles: readBranchChanges(feed.root),
-      now: ctx.now(),
-      config,
-    })
+    const [{ readUsageSummary }, { readConfig }] = await Promise.all([
+      import('../../adapters/state/events.js'),
+      import('../../adapters/store/config.js'),
+    ])
+    const { built, problems } = await contextAt(ctx.cwd, ctx.now(), readUsageSummary, readConfig)
     // A tier that could not be read is said, never silently left out.
-    const missing = feed.problems.filter((p) => p.path.startsWith('refs/learn/tiers/'))
+    const missing = problems.filter((p) => p.path.startsWith('refs/learn/tiers/'))
     text =
       built.text +
       missing
@@ -72,4 +65,52 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } })}\n`,
     )
   return ExitCode.ok
+}
+
+/**
+ * The context of the store at `cwd`. Its active learnings are ranked by their status rows, and only the catalog
+ * entries of the lines that can fit are read (`readContextFeed`); a catalog block that does not read back (a torn
+ * cache) sends it to the whole catalog, which rebuilds what is damaged.
+ */
+export async function contextAt(
+  cwd: string,
+  now: Date,
+  usageOf: (commonDir: string) => ReadonlyMap<string, UsageSummary>,
+  configOf: (root: string, commonDir: string) => Promise<Config>,
+): Promise<{ built: BuiltContext; problems: Problem[] }> {
+  const [{ readContextFeed, readFeed }, { readBranchChanges }, { buildContext }] = await Promise.all([
+    import('../../adapters/feed/search-index.js'),
+    import('../../adapters/git/fast.js'),
+    import('../../core/context.js'),
+  ])
+  const feed = await readContextFeed(cwd)
+  const config = await configOf(feed.root, feed.commonDir)
+  const usage = usageOf(feed.commonDir)
+  const changedFiles = readBranchChanges(feed.root)
+  try {
+    const rows: number[] = []
+    feed.entries.forEach((e, row) => {
+      if (e.state === 'active') rows.push(row)
+    })
+    const built = buildContext({
+      entries: rows.map((row) => feed.entries[row] as StatusEntry),
+      detail: (i) => {
+        const e = feed.entry(rows[i] as number)
+        if (!e) throw new Error('a catalog entry is missing')
+        return e
+      },
+      usage,
+      changedFiles,
+      now,
+      config,
+    })
+    return { built, problems: feed.problems }
+  } catch (err) {
+    if (!feed.cached) throw err
+    const whole = await readFeed(cwd)
+    const entries = whole.catalog.filter((e) => e.state === 'active')
+    return { built: buildContext({ entries, usage, changedFiles, now, config }), problems: whole.problems }
+  } finally {
+    feed.close()
+  }
 }

@@ -1,8 +1,7 @@
 import { isAbsolute, join } from 'node:path'
 import { readEventsSync } from '../../adapters/state/events.js'
-import { readBranchChanges } from '../../adapters/git/fast.js'
 import { readFileBounded } from '../../adapters/store/read-bounded.js'
-import { readFeed, readSearchFeed } from '../../adapters/feed/search-index.js'
+import { readSearchFeed } from '../../adapters/feed/search-index.js'
 import { readRecallFeed } from '../../adapters/feed/recall.js'
 import { readConfig } from '../../adapters/store/config.js'
 import { readLearningFolder } from '../../adapters/store/folder.js'
@@ -128,14 +127,15 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       })
     recall?.close()
     const config = await readConfig(feed.root, feed.commonDir)
-    const { catalog } = await readFeed(ctx.cwd)
-    contextTokens = buildContext({
-      entries: catalog.filter((e) => e.state === 'active'),
-      usage: summarizeUsage(readEventsSync(feed.commonDir)),
-      changedFiles: readBranchChanges(feed.root),
-      now: ctx.now(),
-      config,
-    }).tokens
+    const { contextAt } = await import('./context.js')
+    contextTokens = (
+      await contextAt(
+        ctx.cwd,
+        ctx.now(),
+        (commonDir) => summarizeUsage(readEventsSync(commonDir)),
+        async () => config,
+      )
+    ).built.tokens
   }
   const out = { ...scoreEval(outcomes, k), contextTokens }
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(out)}\n`)

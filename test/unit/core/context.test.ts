@@ -5,6 +5,13 @@ import { parseLearning } from '../../../src/core/learning.js'
 import { buildCatalogEntry } from '../../../src/core/search.js'
 import { SEEDS, seedText } from '../../helpers/feed-store.js'
 import { EMPTY_USAGE } from '../../../src/core/usage.js'
+import type { UsageSummary } from '../../../src/core/usage.js'
+import type { ContextInput } from '../../../src/core/context.js'
+import { baseConfidence, effectiveConfidence } from '../../../src/core/confidence.js'
+import { compareCodeUnits } from '../../../src/core/compare.js'
+import type { CatalogEntry } from '../../../src/core/search.js'
+import { mulberry32 } from '../../helpers/random.js'
+import { formatLabel, labelLength } from '../../../src/core/context.js'
 
 const cfg = DEFAULT_CONFIG.confidence
 const now = new Date('2026-11-20T00:00:00Z')
@@ -97,4 +104,137 @@ describe('directives to apply', () => {
     }
     throw new Error('no fix length gave a whole number of tokens')
   })
+})
+
+// buildContext puts in order only the learnings it shows (a heap, read lazily) and reads an entry's detail only for a
+// line whose label can fit. The plain version it replaced (sort everything, format every directive) is kept here as
+// the reference: on random stores, budgets and changed files the two give the same text and lists.
+function plainContext(input: ContextInput<CatalogEntry>) {
+  const { confidence: cc, context } = input.config
+  const near = (e: CatalogEntry) =>
+    input.changedFiles.some(
+      (file) =>
+        e.evidencePaths.some((p) => {
+          const dir = p.replace(/\/?\*\*?.*$/, '').replace(/\/$/, '')
+          return file === p || (dir && (file === dir || file.startsWith(`${dir}/`)))
+        }) || e.tags.some((t) => file.toLowerCase().split(/[/.]/).includes(t.toLowerCase())),
+    )
+  const scored = input.entries.map((e) => {
+    const u = input.usage.get(e.name) ?? EMPTY_USAGE
+    return { e, u, conf: effectiveConfidence(baseConfidence(e.confidence), u, input.now, cc, e.created), near: near(e) }
+  })
+  type S = (typeof scored)[number]
+  const byName = (a: S, b: S) => compareCodeUnits(a.e.name, b.e.name) || compareCodeUnits(a.e.tier, b.e.tier)
+  const apply = scored
+    .filter((s) => s.conf >= cc.apply)
+    .sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || byName(a, b))
+  const rest = scored
+    .filter((s) => s.conf < cc.apply)
+    .sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || b.u.matches - a.u.matches || byName(a, b))
+  const tiers = [...new Set(input.entries.map((e) => e.tier).filter((t) => t !== 'project'))]
+  const header = tiers.length
+    ? `git-learn: learnings reviewed in this project (.learnings/active/), and learnings of the tier${tiers.length === 1 ? '' : 's'} ${tiers.join(', ')} (reviewed in their own repositories; marked [tier …]).`
+    : 'git-learn: learnings reviewed in this project (.learnings/active/).'
+  const footer =
+    'Read one in full with `git learn show <name>`; look an error up with `git learn search "<error text>"`.'
+  const budget = context.max_tokens * 4
+  const lines = [header]
+  let used = header.length + 1 + footer.length + 1
+  const applied = new Set<S>()
+  const indexed: string[] = []
+  const take = (line: string) => {
+    if (used + line.length + 1 > budget - 80) return false
+    lines.push(line)
+    used += line.length + 1
+    return true
+  }
+  if (apply.length && take('Apply these:')) for (const s of apply) if (take(formatDirective(s.e))) applied.add(s)
+  const notApplied = [...apply.filter((s) => !applied.has(s)), ...rest]
+  const one = (t: string, n: number) => {
+    const x = t.replace(/\s+/g, ' ').trim()
+    return x.length > n ? `${x.slice(0, n - 1)}…` : x
+  }
+  if (notApplied.length && take(applied.size ? 'Also available:' : 'Available:'))
+    for (const s of notApplied) {
+      if (!take(`- ${formatLabel(s.e)}: ${one(s.e.description, 140)}`)) break
+      indexed.push(s.e.name)
+    }
+  const omitted = input.entries.length - applied.size - indexed.length
+  if (omitted > 0) {
+    const more = `(+${omitted} more: \`git learn list --state active\`)`
+    if (used + more.length + 1 <= budget) lines.push(more)
+  }
+  if (!input.entries.length) lines.push('No active learnings yet; propose one with `git learn add`.')
+  lines.push(footer)
+  return { text: lines.join('\n'), applied: [...applied].map((s) => s.e.name), indexed, omitted }
+}
+
+describe('context over many learnings', () => {
+  const base = buildCatalogEntry(parseLearning(seedText(SEEDS[0]!), '.learnings/active/x.md'), 'project', 1)
+  function world(seed: number) {
+    const r = mulberry32(seed)
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T
+    const words = (n: number) =>
+      Array.from({ length: Math.floor(r() * n) }, () => pick(['fix', 'the', 'kafka', 'x'.repeat(30), 'retry'])).join(
+        ' ',
+      )
+    const n = Math.floor(r() * 300)
+    const entries: CatalogEntry[] = Array.from({ length: n }, () => ({
+      ...base,
+      name: pick(['a', 'b', 'kafka-retry', 'vitest-esm', 'x'.repeat(60), `n-${Math.floor(r() * 50)}`]),
+      tier: pick(['project', 'project', 'org', 'team']),
+      type: pick(['error-solution', 'anti-pattern', 'pattern', 'convention']),
+      trigger: pick([null, 'Error: boom', words(40)]),
+      fix: pick(['', 'short', words(60)]),
+      description: pick(['', words(50)]),
+      confidence: pick([null, 0.2, 0.5, 0.7, 0.8, 0.95, 1]),
+      created: pick([null, '2026-01-01', '2026-11-01']),
+      tags: r() < 0.5 ? [pick(['kafka', 'Vitest', 'docker'])] : [],
+      evidencePaths: r() < 0.3 ? [pick(['src/kafka/**', 'src/a.ts', 'docs'])] : [],
+    }))
+    const usage = new Map<string, UsageSummary>(
+      entries
+        .filter(() => r() < 0.2)
+        .map((e) => [e.name, { ...EMPTY_USAGE, matches: Math.floor(r() * 3), helpful: Math.floor(r() * 2) }]),
+    )
+    const changedFiles =
+      r() < 0.5 ? [] : [pick(['src/kafka/consumer.ts', 'src/a.ts', 'test/vitest.config.ts', 'docs/x.md'])]
+    const max_tokens = pick([60, 100, 200, 400, 1500])
+    return { entries, usage, changedFiles, now, config: { confidence: cfg, context: { max_tokens } } }
+  }
+
+  test("gives the plain version's text on 400 random stores, reading the detail only of lines that can fit", () => {
+    let reads = 0
+    let shown = 0
+    for (let seed = 1; seed <= 400; seed++) {
+      const input = world(seed)
+      const plain = plainContext(input)
+      const read = new Set<number>()
+      const got = buildContext({
+        ...input,
+        detail: (i) => {
+          read.add(i)
+          return input.entries[i] as CatalogEntry
+        },
+      })
+      expect(
+        { text: got.text, applied: got.applied, indexed: got.indexed, omitted: got.omitted },
+        `seed ${seed}`,
+      ).toEqual(plain)
+      reads += read.size
+      shown += got.applied.length + got.indexed.length
+    }
+    // Lines tried and not taken read theirs too, but far fewer than every learning.
+    expect(shown).toBeGreaterThan(1000)
+    expect(reads).toBeLessThan(shown * 3)
+  })
+})
+
+test('labelLength is the length of the label, in the project and in a tier', () => {
+  for (const e of [
+    { name: 'kafka-retry', tier: 'project' },
+    { name: 'kafka-retry', tier: 'org' },
+    { name: 'x', tier: 'platform-team' },
+  ])
+    expect(labelLength(e)).toBe(formatLabel(e).length)
 })
