@@ -9,7 +9,7 @@ import type { CatalogEntry } from './search.js'
 import type { UsageSummary } from './usage.js'
 import { EMPTY_USAGE } from './usage.js'
 import { compareCodeUnits } from './compare.js'
-import { inOrder } from './lazy-order.js'
+import { LazyOrder } from './lazy-order.js'
 
 /** Estimated tokens of a text: ceil(characters / 4). */
 export function estimateTokens(text: string): number {
@@ -29,10 +29,16 @@ export interface ContextInput<E extends ContextEntry = CatalogEntry> {
   /** Active learnings (any tier). */
   entries: readonly E[]
   /**
-   * The rest of entries[i], read only for the lines that can fit the budget (at 100,000 learnings, the catalog blocks
-   * of the ~40 lines shown rather than every block). Entries that are whole catalog entries need none.
+   * The rest of entries[i], read only for the lines shown when `lengths` is given (at 100,000 learnings, the catalog
+   * blocks of the ~40 lines shown rather than every block). Entries that are whole catalog entries need none.
    */
   detail?: (i: number) => ContextDetail
+  /**
+   * The lengths of entries[i]'s directive and index line (formatDirective, formatIndexLine), when known without its
+   * detail (the status rows hold them): a line that cannot fit is then passed over unread. Computed from the detail
+   * when absent.
+   */
+  lengths?: (i: number) => readonly [directive: number, indexLine: number]
   usage: ReadonlyMap<string, UsageSummary>
   /** Files changed on the current branch (best effort; may be empty). */
   changedFiles: readonly string[]
@@ -71,16 +77,9 @@ export function touchesChanged(changed: readonly string[]): (e: ContextEntry) =>
   }
 }
 
-const TIER_NOTE = ': reviewed in that repository, not here]'
-
 /** How a learning is named to an agent: a tier's learnings carry their tier, never pass for this project's. */
 export function formatLabel(e: Pick<CatalogEntry, 'name' | 'tier'>): string {
-  return e.tier === 'project' ? e.name : `${e.name} [tier ${e.tier}${TIER_NOTE}`
-}
-
-/** formatLabel(e).length, without making the string. */
-export function labelLength(e: Pick<CatalogEntry, 'name' | 'tier'>): number {
-  return e.tier === 'project' ? e.name.length : e.name.length + ' [tier '.length + e.tier.length + TIER_NOTE.length
+  return e.tier === 'project' ? e.name : `${e.name} [tier ${e.tier}: reviewed in that repository, not here]`
 }
 
 /** The directive line of a learning to apply. */
@@ -93,11 +92,16 @@ export function formatDirective(e: Pick<CatalogEntry, 'name' | 'tier'> & Context
   return `- ${name}: ${one(what, 200)}`
 }
 
+/** The index line of a learning not applied. */
+export function formatIndexLine(e: Pick<CatalogEntry, 'name' | 'tier' | 'description'>): string {
+  return `- ${formatLabel(e)}: ${one(e.description, 140)}`
+}
+
 /**
  * The context text within config.context.max_tokens. The learnings to apply come most relevant first (touching a
  * changed file, then by effective confidence, then by name and tier), every directive that fits taken, also after
  * one that did not; then the others, the same way and then by recall matches, until one does not fit. Only as many
- * as are shown are put in order (lazy-order.ts), and only the lines that can fit read their entry's detail.
+ * as are shown are put in order (lazy-order.ts), and with `lengths` only the lines shown read their entry's detail.
  */
 export function buildContext<E extends ContextEntry>(input: ContextInput<E>): BuiltContext {
   const { confidence: cc, context } = input.config
@@ -124,11 +128,15 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
   }
   const first = (a: number, b: number) =>
     (near[b] as number) - (near[a] as number) || (conf[b] as number) - (conf[a] as number)
-  const applyOrder = inOrder(apply, (a, b) => (first(a, b) || byName(a, b)) < 0)
-  const restOrder = inOrder(
-    rest,
-    (a, b) => (first(a, b) || (matches[b] as number) - (matches[a] as number) || byName(a, b)) < 0,
-  )
+  const applyFirst = (a: number, b: number) => (first(a, b) || byName(a, b)) < 0
+  const restFirst = (a: number, b: number) =>
+    (first(a, b) || (matches[b] as number) - (matches[a] as number) || byName(a, b)) < 0
+  const line = (i: number) => {
+    const e = entries[i] as E
+    return { ...detail(i), name: e.name, tier: e.tier }
+  }
+  const lengths =
+    input.lengths ?? ((i: number) => [formatDirective(line(i)).length, formatIndexLine(line(i)).length] as const)
 
   const tiers = [...new Set(entries.map((e) => e.tier).filter((t) => t !== 'project'))]
   const header = tiers.length
@@ -148,34 +156,34 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
     used += line.length + 1
     return true
   }
-  /** The learnings to apply read and not applied, in their order. */
-  const passed: number[] = []
+  const taken = new Set<number>()
   if (apply.length && take('Apply these:')) {
-    // A directive is at least its label and four characters ("- ", ": "): one whose label cannot fit is passed over
-    // unread, and once the shortest label cannot, no directive can.
-    let shortest = Infinity
-    for (const i of apply) shortest = Math.min(shortest, labelLength(entries[i] as E))
-    // Read by hand: a for-of that breaks would close the iterator, which the index goes on with.
-    for (let next = applyOrder.next(); !next.done; next = applyOrder.next()) {
-      const i = next.value
-      const e = entries[i] as E
-      if (fits(labelLength(e) + 4) && take(formatDirective({ ...detail(i), name: e.name, tier: e.tier })))
-        applied.push(e.name)
-      else passed.push(i)
-      if (!fits(shortest + 4)) break
+    // Every directive that fits is taken, also after one that did not; the room only shrinks, so after one does not
+    // fit only those no longer than the room left are still tried (at 100,000 learnings, few or none).
+    let order = new LazyOrder(apply, applyFirst)
+    for (let i = order.next(); i !== undefined; i = order.next()) {
+      const length = lengths(i)[0]
+      if (fits(length)) {
+        if (take(formatDirective(line(i)))) taken.add(i)
+        continue
+      }
+      const room = budget - 80 - used - 1
+      order = new LazyOrder(
+        order.unread().filter((j) => lengths(j)[0] <= room),
+        applyFirst,
+      )
     }
   }
-  const notApplied = (function* () {
-    yield* passed
-    yield* applyOrder
-    yield* restOrder
-  })()
-  if (apply.length > applied.length || rest.length)
+  for (const i of taken) applied.push((entries[i] as E).name)
+  const notApplied = taken.size ? apply.filter((i) => !taken.has(i)) : apply
+  if (notApplied.length || rest.length)
     if (take(applied.length ? 'Also available:' : 'Available:'))
-      for (const i of notApplied) {
-        const e = entries[i] as E
-        if (!take(`- ${formatLabel(e)}: ${one(detail(i).description, 140)}`)) break
-        indexed.push(e.name)
+      for (const orderOf of [() => new LazyOrder(notApplied, applyFirst), () => new LazyOrder(rest, restFirst)]) {
+        const order = orderOf()
+        let i = order.next()
+        for (; i !== undefined && fits(lengths(i)[1]) && take(formatIndexLine(line(i))); i = order.next())
+          indexed.push((entries[i] as E).name)
+        if (i !== undefined) break
       }
   const omitted = n - applied.length - indexed.length
   if (omitted > 0) {

@@ -5,15 +5,37 @@
  *
  * Hand-written (a heap is thirty lines, and the hook loads nothing it does not need): CONTRIBUTING.md.
  */
+export class LazyOrder {
+  private readonly heap: Int32Array
+  private size: number
 
-/**
- * The positions `items` in the order `before` gives (a strict total order: `before(a, b)` when a comes first), each
- * sifted out of the heap when the iteration asks for it.
- */
-export function* inOrder(items: readonly number[], before: (a: number, b: number) => boolean): Generator<number> {
-  const heap = Int32Array.from(items)
-  let size = heap.length
-  const down = (from: number) => {
+  /** The positions `items` in the order `before` gives (a strict total order: `before(a, b)` when a comes first). */
+  constructor(
+    items: readonly number[],
+    private readonly before: (a: number, b: number) => boolean,
+  ) {
+    this.heap = Int32Array.from(items)
+    this.size = this.heap.length
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i)
+  }
+
+  /** The first item not yet read, or undefined when every item has been. */
+  next(): number | undefined {
+    if (!this.size) return undefined
+    const heap = this.heap
+    const first = heap[0] as number
+    heap[0] = heap[--this.size] as number
+    if (this.size) this.down(0)
+    return first
+  }
+
+  /** The items not yet read, in no order. */
+  unread(): number[] {
+    return Array.from(this.heap.subarray(0, this.size))
+  }
+
+  private down(from: number): void {
+    const { heap, size, before } = this
     let at = from
     const item = heap[at] as number
     for (;;) {
@@ -26,12 +48,5 @@ export function* inOrder(items: readonly number[], before: (a: number, b: number
       at = child
     }
     heap[at] = item
-  }
-  for (let i = (size >> 1) - 1; i >= 0; i--) down(i)
-  while (size > 0) {
-    const first = heap[0] as number
-    heap[0] = heap[--size] as number
-    if (size > 0) down(0)
-    yield first
   }
 }

@@ -41,6 +41,7 @@ import { cacheDir, keyingFor } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
 import type { Built } from './rebuild.js'
 import { readStatusFile } from './status-file.js'
+import type { LineLengths } from './status-file.js'
 
 export type { Problem, ProjectRow } from './cache-files.js'
 
@@ -90,7 +91,10 @@ export interface StatusFeed extends FeedBase {
 export async function readStatusFeed(cwd: string): Promise<StatusFeed> {
   const k = await keyingFor(cwd)
   const { root, commonDir } = k
-  const { state, hit } = await readWhileKeying(k, readStatusFile)
+  // The feed file first: it marks the set complete, and a set read while a tier was missing is not kept (volatile).
+  const { state, hit } = await readWhileKeying(k, (dir, key) =>
+    readFeedFile(dir, key) ? readStatusFile(dir, key) : undefined,
+  )
   if (hit) return { root, commonDir, entries: hit.entries, problems: hit.problems, cached: true }
   const built = await rebuild(root, commonDir, state)
   return { root, commonDir, entries: built.catalog, problems: built.problems, cached: false }
@@ -101,6 +105,8 @@ export interface ContextFeed extends FeedBase {
   entries: StatusEntry[]
   /** The whole catalog entry of a row: from the cache, its block read when first asked. */
   entry(row: number): CatalogEntry | undefined
+  /** The lengths of an active row's context lines, from the cache (computed from the entry after a rebuild). */
+  lengths?: LineLengths
   close(): void
 }
 
@@ -135,6 +141,7 @@ export async function readContextFeed(cwd: string): Promise<ContextFeed> {
       cached: true,
       entries: status.entries,
       entry: (row) => blocks.entry(row),
+      lengths: status.lengths,
       close: () => blocks.close(),
     }
   }

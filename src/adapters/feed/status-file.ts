@@ -3,6 +3,7 @@
  * feed cache.
  */
 import { STATES } from '../../core/layout.js'
+import { formatDirective, formatIndexLine } from '../../core/context.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
 import { files, isObject, readDeflatedJson } from './cache-files.js'
@@ -39,6 +40,18 @@ interface StatusFile {
   tags: number[]
   tagSets: number[][]
   tagNames: string[]
+  /**
+   * An active learning's context lines, as lengths: its directive and its index line (0 for the others). context
+   * decides what fits by them and reads the catalog entries of the lines it takes only.
+   */
+  directive: number[]
+  indexLine: number[]
+}
+
+/** The lengths of each row's context lines (directive, index line), by row. */
+export interface LineLengths {
+  directive: readonly number[]
+  indexLine: readonly number[]
 }
 
 /** Each value's position in `values`, added when first met. */
@@ -80,6 +93,8 @@ export function statusFile(key: string, catalog: readonly CatalogEntry[], proble
     tags: [],
     tagSets: tagSets.values,
     tagNames: tagNames.values,
+    directive: [],
+    indexLine: [],
   }
   catalog.forEach((e, i) => {
     f.name.push(e.name)
@@ -90,6 +105,9 @@ export function statusFile(key: string, catalog: readonly CatalogEntry[], proble
     f.created.push(dates.at(e.created))
     const set = e.tags.map((t) => tagNames.at(t))
     f.tags.push(tagSets.at(set, set.join(',')))
+    const active = e.state === 'active'
+    f.directive.push(active ? formatDirective(e).length : 0)
+    f.indexLine.push(active ? formatIndexLine(e).length : 0)
     if (e.supersedes.length) f.supersedes[i] = e.supersedes
     if (e.evidenceCommit || e.evidencePaths.length) f.evidence[i] = [e.evidenceCommit, e.evidencePaths]
     if (e.state === 'pending') f.description[i] = e.description
@@ -100,15 +118,20 @@ export function statusFile(key: string, catalog: readonly CatalogEntry[], proble
 /** The empty list every entry without supersedes or evidence paths shares. */
 const NONE: readonly string[] = Object.freeze([])
 
-export function readStatusFile(dir: string, key: string): { entries: StatusEntry[]; problems: Problem[] } | undefined {
+export function readStatusFile(
+  dir: string,
+  key: string,
+): { entries: StatusEntry[]; problems: Problem[]; lengths: LineLengths } | undefined {
   const f = readDeflatedJson(files(dir, key).status)
   if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key) return undefined
   const s = f as unknown as StatusFile
   const n = Array.isArray(s.name) ? s.name.length : -1
-  const columns = [s.tier, s.state, s.domain, s.confidence, s.created, s.tags]
+  const columns = [s.tier, s.state, s.domain, s.confidence, s.created, s.tags, s.directive, s.indexLine]
   const tables = [s.tiers, s.problems, s.domains, s.dates, s.tagSets, s.tagNames]
   if (!columns.every((c) => Array.isArray(c) && c.length === n) || !tables.every(Array.isArray)) return undefined
   if (![s.supersedes, s.evidence, s.description].every(isObject)) return undefined
+  const isLength = (v: unknown) => Number.isInteger(v) && (v as number) >= 0
+  if (!s.directive.every(isLength) || !s.indexLine.every(isLength)) return undefined
   // Each set of tags read once, shared (frozen) by its rows, as the empty list is by the entries without supersedes.
   const tagSets: (readonly string[])[] = []
   for (const set of s.tagSets) {
@@ -155,5 +178,5 @@ export function readStatusFile(dir: string, key: string): { entries: StatusEntry
     if (!e || typeof v !== 'string') return undefined
     e.description = v
   }
-  return { entries, problems: s.problems }
+  return { entries, problems: s.problems, lengths: { directive: s.directive, indexLine: s.indexLine } }
 }

@@ -3,9 +3,10 @@
  * load). A failure is an answer here (undefined, or nothing stale); callers treat git's answers as best effort.
  */
 import { evidenceQuery } from '../../core/evidence.js'
+import { STORE_DIR } from '../../core/layout.js'
 import type { EvidencePin } from '../../core/evidence.js'
 import { findGitDirs } from './locate.js'
-import { tryGitSync } from './run.js'
+import { tryGitAsync, tryGitSync } from './run.js'
 import type { Env } from './run.js'
 
 export interface Located {
@@ -26,21 +27,31 @@ export function locateRepo(cwd: string, env: Env = process.env): Located | undef
 }
 
 /** The default branch: origin's HEAD, else main or master when they exist; undefined otherwise. */
-export function readDefaultBranch(root: string): string | undefined {
-  const remote = tryGitSync(['symbolic-ref', '-q', '--short', 'refs/remotes/origin/HEAD'], { cwd: root })?.trim()
+export async function readDefaultBranch(root: string): Promise<string | undefined> {
+  const remote = (await tryGitAsync(['symbolic-ref', '-q', '--short', 'refs/remotes/origin/HEAD'], { cwd: root }))
+    ?.toString('utf8')
+    .trim()
   if (remote) return remote
   for (const b of ['main', 'master'])
-    if (tryGitSync(['rev-parse', '-q', '--verify', `refs/heads/${b}`], { cwd: root }) !== undefined) return b
+    if ((await tryGitAsync(['rev-parse', '-q', '--verify', `refs/heads/${b}`], { cwd: root })) !== undefined) return b
   return undefined
 }
 
-/** Files changed on this branch since it left the default branch, work tree included (best effort: [] on any failure). */
-export function readBranchChanges(root: string): string[] {
-  const def = readDefaultBranch(root)
+/**
+ * Files changed on this branch since it left the default branch, work tree included, the store's aside (best effort:
+ * [] on any failure).
+ * Asynchronous, so that the SessionStart context reads its cache while git stats the work tree.
+ */
+export async function readBranchChanges(root: string): Promise<string[]> {
+  const def = await readDefaultBranch(root)
   if (!def) return []
-  const base = tryGitSync(['merge-base', 'HEAD', def], { cwd: root })?.trim()
+  const base = (await tryGitAsync(['merge-base', 'HEAD', def], { cwd: root }))?.toString('utf8').trim()
   if (!base) return []
-  const out = tryGitSync(['diff', '--name-only', '-z', base], { cwd: root })
+  // The store's own files are not work on the code (an evidence path never names one); left out, git does not stat
+  // them either (at 100,000 learnings 0.14 → 0.03 s).
+  const out = (
+    await tryGitAsync(['diff', '--name-only', '-z', base, '--', '.', `:(exclude)${STORE_DIR}`], { cwd: root })
+  )?.toString('utf8')
   return out ? out.split('\0').filter(Boolean) : []
 }
 

@@ -78,16 +78,20 @@ export async function contextAt(
   usageOf: (commonDir: string) => ReadonlyMap<string, UsageSummary>,
   configOf: (root: string, commonDir: string) => Promise<Config>,
 ): Promise<{ built: BuiltContext; problems: Problem[] }> {
-  const [{ readContextFeed, readFeed }, { readBranchChanges }, { buildContext }] = await Promise.all([
+  const [{ readContextFeed, readFeed }, { locateRepo, readBranchChanges }, { buildContext }] = await Promise.all([
     import('../../adapters/feed/search-index.js'),
     import('../../adapters/git/fast.js'),
     import('../../core/context.js'),
   ])
+  // git diffs the branch (a stat of every tracked file) while the cache is read.
+  const located = locateRepo(cwd)
+  const branch = located ? readBranchChanges(located.root) : Promise.resolve([])
   const feed = await readContextFeed(cwd)
   const config = await configOf(feed.root, feed.commonDir)
   const usage = usageOf(feed.commonDir)
-  const changedFiles = readBranchChanges(feed.root)
+  const changedFiles = await branch
   try {
+    const { lengths } = feed
     const rows: number[] = []
     feed.entries.forEach((e, row) => {
       if (e.state === 'active') rows.push(row)
@@ -99,6 +103,14 @@ export async function contextAt(
         if (!e) throw new Error('a catalog entry is missing')
         return e
       },
+      ...(lengths
+        ? {
+            lengths: (i: number) => {
+              const row = rows[i] as number
+              return [lengths.directive[row] as number, lengths.indexLine[row] as number] as const
+            },
+          }
+        : {}),
       usage,
       changedFiles,
       now,

@@ -1,5 +1,5 @@
 import { appendEvent, readEvents } from '../../adapters/state/events.js'
-import { readFeed } from '../../adapters/feed/search-index.js'
+import { readStatusFeed } from '../../adapters/feed/search-index.js'
 import { readConfig } from '../../adapters/store/config.js'
 import { baseConfidence, effectiveConfidence } from '../../core/confidence.js'
 import { storeExists } from '../../adapters/store/exists.js'
@@ -39,9 +39,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     throw new UsageError('say either --helpful or --harmful (exactly one)', 'feedback')
   const kind = helpful ? 'helpful' : 'harmful'
 
-  const feed = await readFeed(ctx.cwd)
+  // The status rows hold what the confidence needs (name, tier, confidence, date): no catalog block is read.
+  const feed = await readStatusFeed(ctx.cwd)
   const entry =
-    feed.catalog.find((e) => e.name === name && e.tier === 'project') ?? feed.catalog.find((e) => e.name === name)
+    feed.entries.find((e) => e.name === name && e.tier === 'project') ?? feed.entries.find((e) => e.name === name)
   if (!entry) throw new LearningNotFoundError(name, !storeExists(feed.root))
   const config = (await readConfig(feed.root, feed.commonDir)).confidence
   const mine: UsageEvent[] = []

@@ -11,7 +11,7 @@ import { baseConfidence, effectiveConfidence } from '../../../src/core/confidenc
 import { compareCodeUnits } from '../../../src/core/compare.js'
 import type { CatalogEntry } from '../../../src/core/search.js'
 import { mulberry32 } from '../../helpers/random.js'
-import { formatLabel, labelLength } from '../../../src/core/context.js'
+import { formatIndexLine, formatLabel } from '../../../src/core/context.js'
 
 const cfg = DEFAULT_CONFIG.confidence
 const now = new Date('2026-11-20T00:00:00Z')
@@ -203,38 +203,41 @@ describe('context over many learnings', () => {
     return { entries, usage, changedFiles, now, config: { confidence: cfg, context: { max_tokens } } }
   }
 
-  test("gives the plain version's text on 400 random stores, reading the detail only of lines that can fit", () => {
-    let reads = 0
+  test("gives the plain version's text on 400 random stores; with the lines' lengths, reads only the lines shown", () => {
     let shown = 0
+    let readWithout = 0
     for (let seed = 1; seed <= 400; seed++) {
       const input = world(seed)
       const plain = plainContext(input)
-      const read = new Set<number>()
-      const got = buildContext({
-        ...input,
-        detail: (i) => {
-          read.add(i)
-          return input.entries[i] as CatalogEntry
-        },
-      })
-      expect(
-        { text: got.text, applied: got.applied, indexed: got.indexed, omitted: got.omitted },
-        `seed ${seed}`,
-      ).toEqual(plain)
-      reads += read.size
-      shown += got.applied.length + got.indexed.length
+      for (const withLengths of [false, true]) {
+        const read = new Set<number>()
+        const got = buildContext({
+          ...input,
+          detail: (i) => {
+            read.add(i)
+            return input.entries[i] as CatalogEntry
+          },
+          ...(withLengths
+            ? {
+                lengths: (i: number) => {
+                  const e = input.entries[i] as CatalogEntry
+                  return [formatDirective(e).length, formatIndexLine(e).length] as const
+                },
+              }
+            : {}),
+        })
+        expect(
+          { text: got.text, applied: got.applied, indexed: got.indexed, omitted: got.omitted },
+          `seed ${seed}`,
+        ).toEqual(plain)
+        if (withLengths) expect(read.size, `seed ${seed}`).toBe(got.applied.length + got.indexed.length)
+        else {
+          readWithout += read.size
+          shown += got.applied.length + got.indexed.length
+        }
+      }
     }
-    // Lines tried and not taken read theirs too, but far fewer than every learning.
     expect(shown).toBeGreaterThan(1000)
-    expect(reads).toBeLessThan(shown * 3)
+    expect(readWithout).toBeGreaterThan(shown)
   })
-})
-
-test('labelLength is the length of the label, in the project and in a tier', () => {
-  for (const e of [
-    { name: 'kafka-retry', tier: 'project' },
-    { name: 'kafka-retry', tier: 'org' },
-    { name: 'x', tier: 'platform-team' },
-  ])
-    expect(labelLength(e)).toBe(formatLabel(e).length)
 })
