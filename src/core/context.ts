@@ -35,8 +35,8 @@ export interface ContextInput<E extends ContextEntry = CatalogEntry> {
   detail?: (i: number) => ContextDetail
   /**
    * The lengths of entries[i]'s directive and index line (formatDirective, formatIndexLine), when known without its
-   * detail (the status rows hold them): a line that cannot fit is then passed over unread. Computed from the detail
-   * when absent.
+   * detail (the cache holds them): a line that cannot fit is then passed over unread. Each must be exact (65,535 for
+   * any longer line): a line read whose length differs throws. Computed from the detail when absent.
    */
   lengths?: (i: number) => readonly [directive: number, indexLine: number]
   usage: ReadonlyMap<string, UsageSummary>
@@ -137,6 +137,12 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
   }
   const lengths =
     input.lengths ?? ((i: number) => [formatDirective(line(i)).length, formatIndexLine(line(i)).length] as const)
+  /** A line, held to the length given for it (a stored length is exact, or 65,535 for any longer line). */
+  const checked = (text: string, length: number) => {
+    if (input.lengths && text.length !== length && !(length === 0xffff && text.length > length))
+      throw new Error('a stored context line length does not match its line')
+    return text
+  }
 
   const tiers = [...new Set(entries.map((e) => e.tier).filter((t) => t !== 'project'))]
   const header = tiers.length
@@ -164,7 +170,7 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
     for (let i = order.next(); i !== undefined; i = order.next()) {
       const length = lengths(i)[0]
       if (fits(length)) {
-        if (take(formatDirective(line(i)))) taken.add(i)
+        if (take(checked(formatDirective(line(i)), length))) taken.add(i)
         continue
       }
       const room = budget - 80 - used - 1
@@ -181,8 +187,12 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
       for (const orderOf of [() => new LazyOrder(notApplied, applyFirst), () => new LazyOrder(rest, restFirst)]) {
         const order = orderOf()
         let i = order.next()
-        for (; i !== undefined && fits(lengths(i)[1]) && take(formatIndexLine(line(i))); i = order.next())
+        while (i !== undefined) {
+          const length = lengths(i)[1]
+          if (!fits(length) || !take(checked(formatIndexLine(line(i)), length))) break
           indexed.push((entries[i] as E).name)
+          i = order.next()
+        }
         if (i !== undefined) break
       }
   const omitted = n - applied.length - indexed.length

@@ -1,8 +1,10 @@
-import { readFileSync, existsSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { makeRepo } from '../helpers/repo.js'
 import { SEEDS, VITEST_FAILURE, seedStore } from '../helpers/feed-store.js'
+
+const NOW = new Date('2026-11-20T12:00:00Z')
 
 const events = (root: string) => {
   const f = join(root, '.git', 'learn', 'events.jsonl')
@@ -142,6 +144,29 @@ describe('git learn context', () => {
     const text: string = (await repo.cli(['context'])).json().hookSpecificOutput.additionalContext
     expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(1500)
     expect(text).toMatch(/\(\+\d+ more: `git learn list --state active`\)/)
+  })
+
+  // The cached road decides what fits by the line lengths stored with the cache (lines-<key>.bin) and reads the catalog
+  // only for the lines it takes; at a small budget, where most lines do not fit, it must print what the rebuild does.
+  test.each([250, 400, 700])('at a budget of %i tokens, the cached context is the rebuilt one', async (max) => {
+    const repo = makeRepo()
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      ...SEEDS[i % SEEDS.length]!,
+      name: `varied-learning-${i}`,
+      description: `Varied learning ${i}${' with more words'.repeat(i % 6)}.`,
+      state: 'active' as const,
+    }))
+    seedStore(repo, [...SEEDS, ...many])
+    repo.write('.learnings/config.yaml', `context:\n  max_tokens: ${max}\n`)
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'budget')
+    const context = async () => (await repo.cli(['context', '--format', 'text'], { now: NOW })).stdout
+    const rebuilt = await context()
+    expect(await context()).toBe(rebuilt)
+    rmSync(join(repo.root, '.git', 'learn', 'cache'), { recursive: true, force: true })
+    expect(await context()).toBe(rebuilt)
+    expect(rebuilt).toMatch(/Apply these:\n- /)
+    expect(rebuilt).toMatch(/\(\+\d+ more: /)
   })
 
   test('learnings touching files changed on the branch come first in the index', async () => {

@@ -99,6 +99,7 @@ export const files = (dir: string, key: string) => ({
   recall: join(dir, `recall-${key}.bin`),
   project: join(dir, `project-${key}.json.deflate`),
   status: join(dir, `status-${key}.json.deflate`),
+  lines: join(dir, `lines-${key}.bin`),
 })
 
 export function readFeedFile(dir: string, key: string): FeedFile | undefined {

@@ -1,8 +1,8 @@
 /**
  * catalog-<key>.deflate: the catalog rows (catalog-rows.ts) in blocks of BLOCK_ROWS consecutive entries, each block
  * its rows joined by ",\n" and compressed alone (raw deflate). A search inflates only the blocks of the hits it ranks,
- * recall those of the learnings it prints, context those of the lines it shows (feedback and a damaged cache's
- * context every block); rows-<key>.bin holds where each block starts. At 100,000 learnings the rows were 32 MB of
+ * recall those of the learnings it prints, context those of the lines it shows (a damaged cache's context every
+ * block); rows-<key>.bin holds where each block starts. At 100,000 learnings the rows were 32 MB of
  * JSON, the largest file of the local state.
  *
  * A block that does not inflate or parse, or holds another number of rows than its place says (a torn or foreign

@@ -21,7 +21,8 @@
  *   uint32 records; a query reads the postings of the terms it reaches, not the whole index, and ranks exactly as
  *   the whole index would;
  * - `project-<key>.json.deflate`: every readable file of the project store, unfolded, as a listing row (list,
- *   prune), and the project's problems, as deflated JSON; `status-<key>.json.deflate` what status and context rank by, likewise.
+ *   prune), and the project's problems, as deflated JSON; `status-<key>.json.deflate` what status and context rank by,
+ *   likewise; `lines-<key>.bin` the lengths of each active learning's two context lines (status-file.ts).
  *
  * A rebuild reads the clean files of the store in bulk from git's object store (one `git cat-file --batch` per
  * 10,000 blob ids of the index) and the others from the work tree, parsing, folding and indexing each file as it
@@ -40,7 +41,7 @@ import { readCachedIndex } from './cached-index.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import type { Keying, StoreState } from './feed-key.js'
 import type { Built } from './rebuild.js'
-import { readStatusFile } from './status-file.js'
+import { readLineLengths, readStatusFile } from './status-file.js'
 import type { LineLengths } from './status-file.js'
 
 export type { Problem, ProjectRow } from './cache-files.js'
@@ -105,7 +106,7 @@ export interface ContextFeed extends FeedBase {
   entries: StatusEntry[]
   /** The whole catalog entry of a row: from the cache, its block read when first asked. */
   entry(row: number): CatalogEntry | undefined
-  /** The lengths of an active row's context lines, from the cache (computed from the entry after a rebuild). */
+  /** The lengths of an active row's context lines, from the cache (none after a rebuild: computed from the entry). */
   lengths?: LineLengths
   close(): void
 }
@@ -130,10 +131,10 @@ export async function readContextFeed(cwd: string): Promise<ContextFeed> {
       if (at > feed.catalogBytes) throw new Error('the block offsets do not match the catalog')
       return at
     })
-    return { feed, status, blocks }
+    return { feed, status, blocks, lengths: readLineLengths(f.lines, feed.count) }
   })
   if (hit) {
-    const { feed, status, blocks } = hit
+    const { feed, status, blocks, lengths } = hit
     return {
       root,
       commonDir,
@@ -141,7 +142,7 @@ export async function readContextFeed(cwd: string): Promise<ContextFeed> {
       cached: true,
       entries: status.entries,
       entry: (row) => blocks.entry(row),
-      lengths: status.lengths,
+      ...(lengths ? { lengths } : {}),
       close: () => blocks.close(),
     }
   }

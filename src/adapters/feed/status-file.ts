@@ -2,6 +2,7 @@
  * status-<key>.json.deflate: the few columns `status` and `context` read of every learning, written with the rest of the
  * feed cache.
  */
+import { readFileSync } from 'node:fs'
 import { STATES } from '../../core/layout.js'
 import { formatDirective, formatIndexLine } from '../../core/context.js'
 import type { CatalogEntry } from '../../core/search.js'
@@ -40,18 +41,6 @@ interface StatusFile {
   tags: number[]
   tagSets: number[][]
   tagNames: string[]
-  /**
-   * An active learning's context lines, as lengths: its directive and its index line (0 for the others). context
-   * decides what fits by them and reads the catalog entries of the lines it takes only.
-   */
-  directive: number[]
-  indexLine: number[]
-}
-
-/** The lengths of each row's context lines (directive, index line), by row. */
-export interface LineLengths {
-  directive: readonly number[]
-  indexLine: readonly number[]
 }
 
 /** Each value's position in `values`, added when first met. */
@@ -93,8 +82,6 @@ export function statusFile(key: string, catalog: readonly CatalogEntry[], proble
     tags: [],
     tagSets: tagSets.values,
     tagNames: tagNames.values,
-    directive: [],
-    indexLine: [],
   }
   catalog.forEach((e, i) => {
     f.name.push(e.name)
@@ -105,9 +92,6 @@ export function statusFile(key: string, catalog: readonly CatalogEntry[], proble
     f.created.push(dates.at(e.created))
     const set = e.tags.map((t) => tagNames.at(t))
     f.tags.push(tagSets.at(set, set.join(',')))
-    const active = e.state === 'active'
-    f.directive.push(active ? formatDirective(e).length : 0)
-    f.indexLine.push(active ? formatIndexLine(e).length : 0)
     if (e.supersedes.length) f.supersedes[i] = e.supersedes
     if (e.evidenceCommit || e.evidencePaths.length) f.evidence[i] = [e.evidenceCommit, e.evidencePaths]
     if (e.state === 'pending') f.description[i] = e.description
@@ -118,42 +102,59 @@ export function statusFile(key: string, catalog: readonly CatalogEntry[], proble
 /** The empty list every entry without supersedes or evidence paths shares. */
 const NONE: readonly string[] = Object.freeze([])
 
-export function readStatusFile(
-  dir: string,
-  key: string,
-): { entries: StatusEntry[]; problems: Problem[]; lengths: LineLengths } | undefined {
+export function readStatusFile(dir: string, key: string): { entries: StatusEntry[]; problems: Problem[] } | undefined {
   const f = readDeflatedJson(files(dir, key).status)
   if (!isObject(f) || f['format'] !== CACHE_FORMAT || f['key'] !== key) return undefined
   const s = f as unknown as StatusFile
   const n = Array.isArray(s.name) ? s.name.length : -1
-  const columns = [s.tier, s.state, s.domain, s.confidence, s.created, s.tags, s.directive, s.indexLine]
+  const columns = [s.tier, s.state, s.domain, s.confidence, s.created, s.tags]
   const tables = [s.tiers, s.problems, s.domains, s.dates, s.tagSets, s.tagNames]
   if (!columns.every((c) => Array.isArray(c) && c.length === n) || !tables.every(Array.isArray)) return undefined
   if (![s.supersedes, s.evidence, s.description].every(isObject)) return undefined
-  const isLength = (v: unknown) => Number.isInteger(v) && (v as number) >= 0
-  if (!s.directive.every(isLength) || !s.indexLine.every(isLength)) return undefined
+  const isText = (v: unknown) => typeof v === 'string'
+  const isTexts = (v: unknown) => Array.isArray(v) && v.every(isText)
+  const textOrNull = (v: unknown) => v === null || typeof v === 'string'
+  if (
+    !s.name.every(isText) ||
+    !s.tiers.every(isText) ||
+    !s.tagNames.every(isText) ||
+    !s.domains.every(textOrNull) ||
+    !s.dates.every(textOrNull)
+  )
+    return undefined
+  // A position names an entry of its table, nothing else (not "length", not "__proto__").
+  const at = <T>(table: readonly T[], pos: unknown): T | undefined =>
+    Number.isInteger(pos) && (pos as number) >= 0 && (pos as number) < table.length ? table[pos as number] : undefined
   // Each set of tags read once, shared (frozen) by its rows, as the empty list is by the entries without supersedes.
   const tagSets: (readonly string[])[] = []
   for (const set of s.tagSets) {
-    const tags = Array.isArray(set) ? set.map((at) => s.tagNames[at]) : undefined
-    if (!tags?.every((t) => typeof t === 'string')) return undefined
+    const tags = Array.isArray(set) ? set.map((pos) => at(s.tagNames, pos)) : undefined
+    if (!tags?.every(isText)) return undefined
     tagSets.push(tags.length ? Object.freeze(tags as string[]) : NONE)
   }
   const entries: StatusEntry[] = []
   for (let i = 0; i < n; i++) {
-    const state = STATES[s.state[i] as number]
-    const tier = s.tiers[s.tier[i] as number]
-    const domain = s.domains[s.domain[i] as number]
-    const created = s.dates[s.created[i] as number]
-    const tags = tagSets[s.tags[i] as number]
-    if (state === undefined || tier === undefined || domain === undefined || created === undefined || !tags)
+    const state = at(STATES, s.state[i])
+    const tier = at(s.tiers, s.tier[i])
+    const domain = at(s.domains, s.domain[i])
+    const created = at(s.dates, s.created[i])
+    const tags = at(tagSets, s.tags[i])
+    const confidence = s.confidence[i]
+    if (
+      state === undefined ||
+      tier === undefined ||
+      domain === undefined ||
+      created === undefined ||
+      !tags ||
+      (confidence !== null && typeof confidence !== 'number')
+    )
       return undefined
     entries.push({
       name: s.name[i] as string,
       tier,
       state,
       domain,
-      confidence: s.confidence[i] ?? null,
+      confidence: confidence ?? null,
       created,
       supersedes: NONE,
       description: '',
@@ -163,20 +164,51 @@ export function readStatusFile(
     })
   }
   for (const [i, v] of Object.entries(s.supersedes)) {
-    const e = entries[Number(i)]
-    if (!e || !Array.isArray(v)) return undefined
+    const e = at(entries, Number(i))
+    if (!e || !isTexts(v)) return undefined
     e.supersedes = v
   }
   for (const [i, v] of Object.entries(s.evidence)) {
-    const e = entries[Number(i)]
-    if (!e || !Array.isArray(v) || !Array.isArray(v[1])) return undefined
+    const e = at(entries, Number(i))
+    if (!e || !Array.isArray(v) || !textOrNull(v[0]) || !isTexts(v[1])) return undefined
     e.evidenceCommit = v[0] ?? null
     e.evidencePaths = v[1]
   }
   for (const [i, v] of Object.entries(s.description)) {
-    const e = entries[Number(i)]
-    if (!e || typeof v !== 'string') return undefined
+    const e = at(entries, Number(i))
+    if (!e || !isText(v)) return undefined
     e.description = v
   }
-  return { entries, problems: s.problems, lengths: { directive: s.directive, indexLine: s.indexLine } }
+  return { entries, problems: s.problems }
+}
+
+/**
+ * lines-<key>.bin: the lengths of each active learning's two context lines (formatDirective, formatIndexLine), uint16
+ * little-endian pairs by row (0 for the others; a longer line is said to be 65,535, which only makes context read
+ * its entry to find it does not fit). context decides what fits by them and reads the catalog entries of the lines it
+ * takes only. Kept apart from the status rows, which status reads too: they are numbers that do not compress.
+ */
+export function lineLengths(catalog: readonly CatalogEntry[]): Buffer {
+  const out = Buffer.alloc(catalog.length * 4)
+  catalog.forEach((e, i) => {
+    if (e.state !== 'active') return
+    out.writeUInt16LE(Math.min(0xffff, formatDirective(e).length), i * 4)
+    out.writeUInt16LE(Math.min(0xffff, formatIndexLine(e).length), i * 4 + 2)
+  })
+  return out
+}
+
+/** A row's line lengths: [directive, index line]. */
+export type LineLengths = (row: number) => readonly [number, number]
+
+/** The line lengths of a key's `count` rows, or undefined when the file is missing or not their size. */
+export function readLineLengths(path: string, count: number): LineLengths | undefined {
+  let buf: Buffer
+  try {
+    buf = readFileSync(path)
+  } catch {
+    return undefined
+  }
+  if (buf.length !== count * 4) return undefined
+  return (row) => [buf.readUInt16LE(row * 4), buf.readUInt16LE(row * 4 + 2)]
 }

@@ -14,7 +14,7 @@ import { writeIndexFiles } from './index-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 import { writeRecallFile } from './recall-file.js'
 import type { Built } from './rebuild.js'
-import { statusFile } from './status-file.js'
+import { lineLengths, statusFile } from './status-file.js'
 
 export async function writeCache(
   dir: string,
@@ -34,7 +34,10 @@ export async function writeCache(
     mkdirSync(dir, { recursive: true })
     const f = files(dir, key)
     for (const name of readdirSync(dir))
-      if (/^(feed|catalog|terms|postings|docs|rows|search|project|recall|status)-/.test(name) && !name.includes(key))
+      if (
+        /^(feed|catalog|terms|postings|docs|rows|search|project|recall|status|lines)-/.test(name) &&
+        !name.includes(key)
+      )
         unlinkSync(join(dir, name))
       else if (name.startsWith('spool-')) sweepSpool(join(dir, name))
     // Written piece by piece: at 100,000 learnings the postings and the catalog are tens of megabytes each.
@@ -69,6 +72,7 @@ export async function writeCache(
     if (!projectBytes || !statusBytes) return
     writeAtomic(f.project, projectBytes)
     writeAtomic(f.status, statusBytes)
+    writeAtomic(f.lines, lineLengths(b.catalog))
     writeAtomic(
       f.feed,
       JSON.stringify({

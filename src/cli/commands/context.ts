@@ -99,18 +99,14 @@ export async function contextAt(
     const built = buildContext({
       entries: rows.map((row) => feed.entries[row] as StatusEntry),
       detail: (i) => {
-        const e = feed.entry(rows[i] as number)
-        if (!e) throw new Error('a catalog entry is missing')
+        const row = rows[i] as number
+        const e = feed.entry(row)
+        const ranked = feed.entries[row] as StatusEntry
+        if (!e || e.name !== ranked.name || e.tier !== ranked.tier)
+          throw new Error('a catalog entry does not match its status row')
         return e
       },
-      ...(lengths
-        ? {
-            lengths: (i: number) => {
-              const row = rows[i] as number
-              return [lengths.directive[row] as number, lengths.indexLine[row] as number] as const
-            },
-          }
-        : {}),
+      ...(lengths ? { lengths: (i: number) => lengths(rows[i] as number) } : {}),
       usage,
       changedFiles,
       now,

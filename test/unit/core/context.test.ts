@@ -77,8 +77,8 @@ describe('directives to apply', () => {
   })
 
   // Each directive is tried in turn, most confident first: one that does not fit is passed over, and a shorter one
-  // after it is still taken, up to the last character of the budget (a line is not even formatted when its label
-  // alone cannot fit, and that shortcut must never pass over one that fits).
+  // after it is still taken, up to the last character of the budget (after one does not fit, only those no longer
+  // than the room left are tried again, and that shortcut must never pass over one that fits).
   test('a shorter directive after one that does not fit is taken, to the last character of the budget', () => {
     const a = entry('first-long', 0.95, 'x'.repeat(150))
     const b = entry('second-longer', 0.9, 'y'.repeat(190), 'org')
@@ -106,9 +106,11 @@ describe('directives to apply', () => {
   })
 })
 
-// buildContext puts in order only the learnings it shows (a heap, read lazily) and reads an entry's detail only for a
-// line whose label can fit. The plain version it replaced (sort everything, format every directive) is kept here as
-// the reference: on random stores, budgets and changed files the two give the same text and lists.
+// buildContext puts in order only the learnings it shows (a heap, read lazily) and, given the lines' lengths, reads an
+// entry's detail only for a line it takes. The plain version it replaced (sort everything, format every directive) is
+// kept here as the reference, with the one change made on purpose (a learning left out of the index because it was
+// applied is that entry, not every entry of its name: see 'two learnings of one name' below): on random stores,
+// budgets and changed files the two give the same text and lists.
 function plainContext(input: ContextInput<CatalogEntry>) {
   const { confidence: cc, context } = input.config
   const near = (e: CatalogEntry) =>
@@ -239,5 +241,44 @@ describe('context over many learnings', () => {
     }
     expect(shown).toBeGreaterThan(1000)
     expect(readWithout).toBeGreaterThan(shown)
+  })
+})
+
+describe('context, two learnings of one name', () => {
+  const l = parseLearning(seedText(SEEDS[0]!), '.learnings/active/x.md')
+  const entry = (tier: string, confidence: number) => ({
+    ...buildCatalogEntry(l, tier, 1),
+    name: 'same-name',
+    tier,
+    confidence,
+  })
+  // Before, a tier's learning that shared its name with an applied project learning was left out of the index and
+  // counted as omitted; it is another learning (labelled with its tier), so it is indexed.
+  test("a tier's learning is indexed beside the project's applied one of the same name", () => {
+    const got = buildContext({
+      entries: [entry('project', 0.95), entry('org', 0.3)],
+      usage: new Map(),
+      changedFiles: [],
+      now,
+      config: { confidence: cfg, context: { max_tokens: 1500 } },
+    })
+    expect(got.applied).toEqual(['same-name'])
+    expect(got.indexed).toEqual(['same-name'])
+    expect(got.omitted).toBe(0)
+    expect(got.text).toContain('- same-name [tier org: reviewed in that repository, not here]: ')
+  })
+
+  test('a stored line length that does not match its line throws (the caller reads the whole catalog)', () => {
+    const entries = [entry('project', 0.95)]
+    const input = {
+      entries,
+      usage: new Map(),
+      changedFiles: [],
+      now,
+      config: { confidence: cfg, context: { max_tokens: 1500 } },
+    }
+    const exact = formatDirective(entries[0]!).length
+    expect(() => buildContext({ ...input, lengths: () => [exact - 1, 10] as const })).toThrow(/does not match/)
+    expect(buildContext({ ...input, lengths: () => [exact, 10] as const }).applied).toEqual(['same-name'])
   })
 })
