@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { makeRepo } from '../helpers/repo.js'
+import { binPath, makeRepo } from '../helpers/repo.js'
 import { SEEDS, VITEST_FAILURE, seedStore } from '../helpers/feed-store.js'
 
 const NOW = new Date('2026-11-20T12:00:00Z')
@@ -181,6 +182,13 @@ describe('git learn context', () => {
     expect(index.trim().split('\n')[0]).toMatch(/^- kafka-config-fix:/)
     // The first run built the cache; the second ranks by its status rows (their tags), with the same answer.
     expect((await repo.cli(['context', '--format', 'text'])).stdout).toBe(text)
+    // With GIT_DIR set the repository is not found by walking up: the built binary asks git, and diffs the branch after.
+    const viaGitDir = spawnSync(process.execPath, [join(binPath(), 'git-learn'), 'context', '--format', 'text'], {
+      cwd: repo.root,
+      env: { ...process.env, GIT_DIR: join(repo.root, '.git'), GIT_WORK_TREE: repo.root },
+      encoding: 'utf8',
+    })
+    expect(viaGitDir.stdout).toBe(text)
   })
 
   test('a broken environment still gives a minimal context and exit 0, logged', async () => {
