@@ -3,7 +3,7 @@
  * and the readers that check one is whole and of this format before anything trusts it: a torn, foreign or older
  * file reads as undefined (a miss), never as an error.
  */
-import { readFileSync, readSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
 import type { LearningSummary } from '../../core/query.js'
@@ -115,6 +115,26 @@ export function readFeedFile(dir: string, key: string): FeedFile | undefined {
   )
     return undefined
   return f as unknown as FeedFile
+}
+
+/**
+ * A cache file's bytes when it is exactly `size` bytes long, else undefined (missing, torn, or another key's): sized
+ * from its descriptor first, so a file of the wrong size is never read.
+ */
+export function readSized(path: string, size: number): Buffer | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch {
+    return undefined
+  }
+  try {
+    return fstatSync(fd).size === size ? readBytes(fd, 0, size) : undefined
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** Bytes [start, start + length) of an open file; a short read throws (the file is torn or not what its offsets say). */

@@ -11,7 +11,7 @@
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { inflateRawSync } from 'node:zlib'
 import type { CatalogEntry } from '../../core/search.js'
-import { MAX_INFLATED, deflateOffThread, files, readBytes } from './cache-files.js'
+import { MAX_INFLATED, deflateOffThread, files, readBytes, readSized } from './cache-files.js'
 import type { FeedFile } from './cache-files.js'
 import { packCatalogEntry, unpackCatalogEntry } from './catalog-rows.js'
 
@@ -134,13 +134,7 @@ export function readCatalogBlocks(
  * undefined when it is missing or not the size the feed file's count gives.
  */
 export function readRowTable(path: string, feed: FeedFile): Buffer | undefined {
-  let rows: Buffer
-  try {
-    rows = readFileSync(path)
-  } catch {
-    return undefined
-  }
-  return rows.length === (blockCount(feed.count) + 1 + feed.count) * 4 ? rows : undefined
+  return readSized(path, (blockCount(feed.count) + 1 + feed.count) * 4)
 }
 
 /** The catalog rows of the cache (every entry), or undefined when a file is missing or does not match. */

@@ -2,12 +2,11 @@
  * status-<key>.json.deflate: the few columns `status` and `context` read of every learning, written with the rest of the
  * feed cache.
  */
-import { readFileSync } from 'node:fs'
 import { STATES } from '../../core/layout.js'
 import { formatDirective, formatIndexLine } from '../../core/context.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
-import { files, isObject, readDeflatedJson } from './cache-files.js'
+import { files, isObject, readDeflatedJson, readSized } from './cache-files.js'
 import type { Problem } from './cache-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 
@@ -203,12 +202,6 @@ export type LineLengths = (row: number) => readonly [number, number]
 
 /** The line lengths of a key's `count` rows, or undefined when the file is missing or not their size. */
 export function readLineLengths(path: string, count: number): LineLengths | undefined {
-  let buf: Buffer
-  try {
-    buf = readFileSync(path)
-  } catch {
-    return undefined
-  }
-  if (buf.length !== count * 4) return undefined
-  return (row) => [buf.readUInt16LE(row * 4), buf.readUInt16LE(row * 4 + 2)]
+  const buf = readSized(path, count * 4)
+  return buf && ((row) => [buf.readUInt16LE(row * 4), buf.readUInt16LE(row * 4 + 2)])
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { deflateRawSync } from 'node:zlib'
 import { afterEach, describe, expect, test } from 'vitest'
-import { files } from '../../../../src/adapters/feed/cache-files.js'
+import { files, readSized } from '../../../../src/adapters/feed/cache-files.js'
 import { lineLengths, readLineLengths, readStatusFile, statusFile } from '../../../../src/adapters/feed/status-file.js'
 import { formatDirective, formatIndexLine } from '../../../../src/core/context.js'
 import type { CatalogEntry } from '../../../../src/core/search.js'
@@ -108,4 +108,14 @@ describe('lines-<key>.bin', () => {
     expect(readLineLengths(path, entries.length + 1)).toBeUndefined()
     expect(readLineLengths(join(dir, 'missing.bin'), 0)).toBeUndefined()
   })
+})
+
+test('readSized reads a file of exactly its size, and no other', () => {
+  const dir = written({})
+  const path = join(dir, 'sized.bin')
+  writeFileSync(path, Buffer.from([1, 2, 3, 4]))
+  expect(readSized(path, 4)).toEqual(Buffer.from([1, 2, 3, 4]))
+  expect(readSized(path, 3)).toBeUndefined()
+  expect(readSized(path, 5)).toBeUndefined()
+  expect(readSized(join(dir, 'missing.bin'), 0)).toBeUndefined()
 })
