@@ -60,6 +60,59 @@ const one = (t: string, n: number) => {
   return x.length > n ? `${x.slice(0, n - 1)}…` : x
 }
 
+/** Whether a UTF-16 code unit is whitespace as `\s` and `trim` see it (WhiteSpace and LineTerminator). */
+const isSpace = (c: number) =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff
+
+/** one(t, n).length, counted without making the string: a rebuild measures every active learning's lines. */
+const oneLength = (t: string, n: number) => {
+  let length = 0
+  let gap = false
+  for (let i = 0; i < t.length; i++) {
+    if (isSpace(t.charCodeAt(i))) gap = length > 0
+    else {
+      if (gap) length++
+      gap = false
+      // Past the cut the line is `n` long, whatever follows.
+      if (++length > n) return n
+    }
+  }
+  return length
+}
+
+/** A context line as its parts: fixed text, and texts cut to one line of at most so many characters. */
+type Parts = (string | readonly [text: string, max: number])[]
+
+function directiveParts(e: Pick<CatalogEntry, 'name' | 'tier'> & ContextDetail): Parts {
+  const what = e.fix || e.description
+  const name = formatLabel(e)
+  if (e.type === 'error-solution' && e.trigger)
+    return ['- ', name, ': when you see "', [e.trigger, 90], '": ', [what, 160]]
+  if (e.type === 'anti-pattern') return ['- ', name, ': avoid — ', [what, 200]]
+  return ['- ', name, ': ', [what, 200]]
+}
+
+const indexParts = (e: Pick<CatalogEntry, 'name' | 'tier' | 'description'>): Parts => [
+  '- ',
+  formatLabel(e),
+  ': ',
+  [e.description, 140],
+]
+
+const joined = (parts: Parts) => parts.map((p) => (typeof p === 'string' ? p : one(p[0], p[1]))).join('')
+const measured = (parts: Parts) =>
+  parts.reduce((n, p) => n + (typeof p === 'string' ? p.length : oneLength(p[0], p[1])), 0)
+
 /**
  * Whether a learning's evidence paths or tags touch one of the changed files: a file of its evidence paths, or under
  * one of their folders (a glob's fixed part), or a tag equal to a part of a changed file's path (case aside). The
@@ -84,17 +137,19 @@ export function formatLabel(e: Pick<CatalogEntry, 'name' | 'tier'>): string {
 
 /** The directive line of a learning to apply. */
 export function formatDirective(e: Pick<CatalogEntry, 'name' | 'tier'> & ContextDetail): string {
-  const what = e.fix || e.description
-  const name = formatLabel(e)
-  if (e.type === 'error-solution' && e.trigger)
-    return `- ${name}: when you see "${one(e.trigger, 90)}": ${one(what, 160)}`
-  if (e.type === 'anti-pattern') return `- ${name}: avoid — ${one(what, 200)}`
-  return `- ${name}: ${one(what, 200)}`
+  return joined(directiveParts(e))
 }
 
 /** The index line of a learning not applied. */
 export function formatIndexLine(e: Pick<CatalogEntry, 'name' | 'tier' | 'description'>): string {
-  return `- ${formatLabel(e)}: ${one(e.description, 140)}`
+  return joined(indexParts(e))
+}
+
+/** formatDirective(e).length and formatIndexLine(e).length, without making the lines. */
+export function lineLengths(
+  e: Pick<CatalogEntry, 'name' | 'tier'> & ContextDetail,
+): [directive: number, index: number] {
+  return [measured(directiveParts(e)), measured(indexParts(e))]
 }
 
 /**
@@ -135,8 +190,7 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
     const e = entries[i] as E
     return { ...detail(i), name: e.name, tier: e.tier }
   }
-  const lengths =
-    input.lengths ?? ((i: number) => [formatDirective(line(i)).length, formatIndexLine(line(i)).length] as const)
+  const lengths = input.lengths ?? ((i: number) => lineLengths(line(i)))
   /** A line, held to the length given for it (a stored length is exact, or 65,535 for any longer line). */
   const checked = (text: string, length: number) => {
     if (input.lengths && text.length !== length && !(length === 0xffff && text.length > length))

@@ -3,7 +3,7 @@
  * feed cache.
  */
 import { STATES } from '../../core/layout.js'
-import { formatDirective, formatIndexLine } from '../../core/context.js'
+import { lineLengths as lengthsOf } from '../../core/context.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
 import { files, isObject, readDeflatedJson, readSized } from './cache-files.js'
@@ -191,8 +191,9 @@ export function lineLengths(catalog: readonly CatalogEntry[]): Buffer {
   const out = Buffer.alloc(catalog.length * 4)
   catalog.forEach((e, i) => {
     if (e.state !== 'active') return
-    out.writeUInt16LE(Math.min(0xffff, formatDirective(e).length), i * 4)
-    out.writeUInt16LE(Math.min(0xffff, formatIndexLine(e).length), i * 4 + 2)
+    const [directive, index] = lengthsOf(e)
+    out.writeUInt16LE(Math.min(0xffff, directive), i * 4)
+    out.writeUInt16LE(Math.min(0xffff, index), i * 4 + 2)
   })
   return out
 }

@@ -11,7 +11,7 @@ import { baseConfidence, effectiveConfidence } from '../../../src/core/confidenc
 import { compareCodeUnits } from '../../../src/core/compare.js'
 import type { CatalogEntry } from '../../../src/core/search.js'
 import { mulberry32 } from '../../helpers/random.js'
-import { formatIndexLine, formatLabel } from '../../../src/core/context.js'
+import { formatIndexLine, formatLabel, lineLengths } from '../../../src/core/context.js'
 
 const cfg = DEFAULT_CONFIG.confidence
 const now = new Date('2026-11-20T00:00:00Z')
@@ -281,4 +281,42 @@ describe('context, two learnings of one name', () => {
     expect(() => buildContext({ ...input, lengths: () => [exact - 1, 10] as const })).toThrow(/does not match/)
     expect(buildContext({ ...input, lengths: () => [exact, 10] as const }).applied).toEqual(['same-name'])
   })
+})
+
+// lineLengths counts the lines without making them (a rebuild measures every active learning): it must agree with the
+// lines on any text, whitespace of every kind \s knows (and one it does not, U+180E), surrogate pairs, and texts
+// longer than their cut.
+test('lineLengths is the length of the lines, on random texts', () => {
+  const r = mulberry32(7)
+  const pieces = [
+    'a',
+    'word',
+    '  ',
+    '\t',
+    '\n',
+    '\r\n',
+    '\u00a0',
+    '\u2028',
+    '\u3000',
+    '\ufeff',
+    '\u180e',
+    '😀',
+    'é',
+    'x'.repeat(90),
+  ]
+  const text = () =>
+    Array.from({ length: Math.floor(r() * 40) }, () => pieces[Math.floor(r() * pieces.length)]).join('')
+  const base = buildCatalogEntry(parseLearning(seedText(SEEDS[0]!), '.learnings/active/x.md'), 'project', 1)
+  for (let k = 0; k < 3000; k++) {
+    const e = {
+      ...base,
+      name: `n-${k}`,
+      tier: r() < 0.5 ? 'project' : 'org',
+      type: ['error-solution', 'anti-pattern', 'pattern'][k % 3] as string,
+      trigger: r() < 0.2 ? null : text(),
+      fix: r() < 0.3 ? '' : text(),
+      description: text(),
+    }
+    expect(lineLengths(e), JSON.stringify(e)).toEqual([formatDirective(e).length, formatIndexLine(e).length])
+  }
 })
