@@ -34,6 +34,7 @@ import { cacheDir, storeFiles } from './feed-key.js'
 import type { StoreState } from './feed-key.js'
 import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
 import { readTierItems, writeTierItems } from './tier-items.js'
+import { lineLengths as contextLineLengths } from '../../core/context.js'
 import type { TierItem } from './tier-items.js'
 import { writeCache } from './write-cache.js'
 
@@ -55,6 +56,8 @@ export interface Built {
   recall: RecallIndex
   /** The catalog position of each recall entry. */
   recallIds: number[]
+  /** The context lines' lengths of the tiers' entries, by catalog id (counted once per pinned commit). */
+  tierLines: ([number, number] | undefined)[]
   /** Every readable project file, unfolded, in store order, and the project's problems. */
   project: ProjectFile
 }
@@ -328,7 +331,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
         try {
           warnings = await readTier(repo.git, pin, await loadLearningValidator(), compact, (f) => {
             builder.addCounted(items.length, f.counted)
-            items.push({ entry: f.entry, hash: f.hash, recall: f.recall })
+            items.push({ entry: f.entry, hash: f.hash, recall: f.recall, lines: contextLineLengths(f.entry) })
           })
         } catch (err) {
           // Skipped with a warning (tiers.ts unreadableTier), nothing of it cached: read again at the next rebuild.
@@ -536,6 +539,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   for (const g of order.slice(projectAt + 1)) claim(g)
   // Each tier's entries after the project's; a tier's index maps its documents to them (-1: folded away).
   const tierIndexes: Built['tierIndexes'] = []
+  const tierLines: Built['tierLines'] = []
   groups.forEach((g, gi) => {
     const ti = groupIndexes[gi]
     if (!ti) return
@@ -545,13 +549,15 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
       if (!kept[j]) return
       map[j] = catalog.length
       recallTerms[catalog.length] = it.recall
+      // A tier named "project" would be labelled as the project's: its lines are counted afresh.
+      if (g.tier !== 'project') tierLines[catalog.length] = [it.lines[0] + g.tier.length, it.lines[1] + g.tier.length]
       push(gi, it.entry)
     })
     tierIndexes.push({ ...ti, map })
   })
   const parts = index.finish()
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog, (id) => recallTerms[id])
-  const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, project: projectFile }
+  const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, tierLines, project: projectFile }
   await writeCache(dir, state.key, {
     ...built,
     tierOf,

@@ -185,13 +185,17 @@ export function readStatusFile(dir: string, key: string): { entries: StatusEntry
  * lines-<key>.bin: the lengths of each active learning's two context lines (formatDirective, formatIndexLine), uint16
  * little-endian pairs by row (0 for the others; a longer line is said to be 65,535, which only makes context read
  * its entry to find it does not fit). context decides what fits by them and reads the catalog entries of the lines it
- * takes only. Kept apart from the status rows, which status reads too: they are numbers that do not compress.
+ * takes only. Kept apart from the status rows, which status reads too: they are numbers that do not compress. `known`
+ * gives those counted before (a tier's, once per pinned commit, with its name's length added), by row.
  */
-export function lineLengths(catalog: readonly CatalogEntry[]): Buffer {
+export function lineLengths(
+  catalog: readonly CatalogEntry[],
+  known: readonly (readonly [number, number] | undefined)[] = [],
+): Buffer {
   const out = Buffer.alloc(catalog.length * 4)
   catalog.forEach((e, i) => {
     if (e.state !== 'active') return
-    const [directive, index] = lengthsOf(e)
+    const [directive, index] = known[i] ?? lengthsOf(e)
     out.writeUInt16LE(Math.min(0xffff, directive), i * 4)
     out.writeUInt16LE(Math.min(0xffff, index), i * 4 + 2)
   })

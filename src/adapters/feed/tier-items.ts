@@ -1,7 +1,7 @@
 /**
  * `tier-items-<commit>-<code>.bin` (tier-cache.ts names the tier's files): what a rebuild keeps of a pinned commit's
- * learnings — each one's catalog entry, content hash and recall terms — so that a project edit reads them back instead
- * of parsing the tier again.
+ * learnings — each one's catalog entry, content hash, recall terms and context lines' lengths — so that a project edit
+ * reads them back instead of parsing the tier again.
  *
  * One line of JSON (the format, the commit, the tier's warnings, the item count and the byte size of each segment),
  * then the segments: each a raw-deflated JSON array of up to SEGMENT_ITEMS items. Read a segment at a time, a
@@ -21,6 +21,11 @@ export interface TierItem {
   hash: string
   /** Recall terms of each trigger (src/core/recall-rank.ts entryRecallTerms); [] when recall does not look it up. */
   recall: string[][]
+  /**
+   * The lengths of its two context lines with the tier's name left empty (status-file.ts tierLineLengths adds the
+   * name's): counted once per pinned commit, not at every rebuild after a project edit.
+   */
+  lines: [directive: number, index: number]
 }
 
 export interface TierItems {
@@ -39,7 +44,10 @@ const isItem = (it: unknown): it is TierItem =>
   isObject(it['entry']) &&
   typeof it['hash'] === 'string' &&
   Array.isArray(it['recall']) &&
-  it['recall'].every(isTerms)
+  it['recall'].every(isTerms) &&
+  Array.isArray(it['lines']) &&
+  it['lines'].length === 2 &&
+  it['lines'].every((n) => Number.isSafeInteger(n) && (n as number) >= 0)
 
 /** The items of `commit` from `file`, or undefined when it is missing, torn, of another format or commit. */
 export function readTierItems(file: string, commit: string): TierItems | undefined {

@@ -72,7 +72,7 @@ export async function writeCache(
     if (!projectBytes || !statusBytes) return
     writeAtomic(f.project, projectBytes)
     writeAtomic(f.status, statusBytes)
-    writeAtomic(f.lines, lineLengths(b.catalog))
+    writeAtomic(f.lines, lineLengths(b.catalog, b.tierLines))
     writeAtomic(
       f.feed,
       JSON.stringify({

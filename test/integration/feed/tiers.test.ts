@@ -1,8 +1,12 @@
 import { execFileSync } from 'node:child_process'
-import { renameSync } from 'node:fs'
+import { readFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { cliAt, learningText, makeRepo, tempDir } from '../../helpers/repo.js'
+import { readFeedFile } from '../../../src/adapters/feed/cache-files.js'
+import { readCatalogFile } from '../../../src/adapters/feed/catalog-blocks.js'
+import { readLineLengths } from '../../../src/adapters/feed/status-file.js'
+import { formatDirective, formatIndexLine } from '../../../src/core/context.js'
 
 // Tier pins travel with a clone: a fresh clone (or CI) fetches the pinned commit on first use, or says what to run;
 // context never silently drops a tier.
@@ -97,4 +101,28 @@ test("recall names a tier's learning from a cold cache and again after a project
   project.write('.learnings/active/project-fix.md', learningText('project-fix', { confidence: '0.7' }))
   expect({ org: await names(org), shared: await names(shared2) }).toEqual(cold)
   expect(await names('Error: something else entirely broke in the parser')).toEqual([])
+})
+
+// lines-<key>.bin: the lengths context decides by. A tier's are counted once per pinned commit (with its name left
+// out, added per rebuild), the project's at each rebuild: both must be the lengths of the lines, also after a project
+// edit reads the tier's back from its cache.
+test("the context lines' lengths of a tier's learnings and the project's are the lines' lengths", async () => {
+  const { bare, project } = setUp()
+  expect((await project.cli(['tier', 'add', 'platform-team', bare])).code).toBe(0)
+  project.write('.learnings/active/project-fix.md', learningText('project-fix', { confidence: '0.9' }))
+  project.git('add', '.')
+  project.git('commit', '-qm', 'a project learning')
+  const dir = join(project.root, '.git', 'learn', 'cache')
+  const check = async () => {
+    expect((await project.cli(['search', 'fix'])).code).toBe(0)
+    const key = readFileSync(join(dir, 'last-key'), 'utf8').trim()
+    const feed = readFeedFile(dir, key)!
+    const catalog = readCatalogFile(dir, key, feed)!
+    const lengths = readLineLengths(join(dir, `lines-${key}.bin`), feed.count)!
+    expect(catalog.map((e) => e.tier).sort()).toEqual(['platform-team', 'project'])
+    catalog.forEach((e, row) => expect(lengths(row)).toEqual([formatDirective(e).length, formatIndexLine(e).length]))
+  }
+  await check()
+  project.write('.learnings/active/project-fix.md', learningText('project-fix', { confidence: '0.8' }))
+  await check()
 })

@@ -29,7 +29,7 @@ function item(i: number): TierItem {
     fix: 'Do it.',
     path: `.learnings/active/fix-${i}.md`,
   } as CatalogEntry
-  return { entry, hash: `h${i}`, recall: i % 3 ? [[`term${i}`, 'error']] : [] }
+  return { entry, hash: `h${i}`, recall: i % 3 ? [[`term${i}`, 'error']] : [], lines: [i, 2 * i] }
 }
 
 describe('tier-items file', () => {
