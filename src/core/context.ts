@@ -152,6 +152,17 @@ export function lineLengths(
   return [measured(directiveParts(e)), measured(indexParts(e))]
 }
 
+/** The context's first line (whose learnings it holds) and last (how to read one, how to look an error up). */
+export function contextFrame(entries: readonly Pick<ContextEntry, 'tier'>[]): { header: string; footer: string } {
+  const tiers = [...new Set(entries.map((e) => e.tier).filter((t) => t !== 'project'))]
+  const header = tiers.length
+    ? `git-learn: learnings reviewed in this project (.learnings/active/), and learnings of the tier${tiers.length === 1 ? '' : 's'} ${tiers.join(', ')} (reviewed in their own repositories; marked [tier …]).`
+    : 'git-learn: learnings reviewed in this project (.learnings/active/).'
+  const footer =
+    'Read one in full with `git learn show <name>`; look an error up with `git learn search "<error text>"`.'
+  return { header, footer }
+}
+
 /**
  * The context text within config.context.max_tokens. The learnings to apply come most relevant first (touching a
  * changed file, then by effective confidence, then by name and tier), every directive that fits taken, also after
@@ -198,12 +209,7 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
     return text
   }
 
-  const tiers = [...new Set(entries.map((e) => e.tier).filter((t) => t !== 'project'))]
-  const header = tiers.length
-    ? `git-learn: learnings reviewed in this project (.learnings/active/), and learnings of the tier${tiers.length === 1 ? '' : 's'} ${tiers.join(', ')} (reviewed in their own repositories; marked [tier …]).`
-    : 'git-learn: learnings reviewed in this project (.learnings/active/).'
-  const footer =
-    'Read one in full with `git learn show <name>`; look an error up with `git learn search "<error text>"`.'
+  const { header, footer } = contextFrame(entries)
   const budget = context.max_tokens * 4
   const lines: string[] = [header]
   let used = header.length + 1 + footer.length + 1

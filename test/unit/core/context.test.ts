@@ -11,7 +11,7 @@ import { baseConfidence, effectiveConfidence } from '../../../src/core/confidenc
 import { compareCodeUnits } from '../../../src/core/compare.js'
 import type { CatalogEntry } from '../../../src/core/search.js'
 import { mulberry32 } from '../../helpers/random.js'
-import { formatIndexLine, formatLabel, lineLengths } from '../../../src/core/context.js'
+import { contextFrame, formatIndexLine, formatLabel, lineLengths } from '../../../src/core/context.js'
 
 const cfg = DEFAULT_CONFIG.confidence
 const now = new Date('2026-11-20T00:00:00Z')
@@ -133,12 +133,8 @@ function plainContext(input: ContextInput<CatalogEntry>) {
   const rest = scored
     .filter((s) => s.conf < cc.apply)
     .sort((a, b) => Number(b.near) - Number(a.near) || b.conf - a.conf || b.u.matches - a.u.matches || byName(a, b))
-  const tiers = [...new Set(input.entries.map((e) => e.tier).filter((t) => t !== 'project'))]
-  const header = tiers.length
-    ? `git-learn: learnings reviewed in this project (.learnings/active/), and learnings of the tier${tiers.length === 1 ? '' : 's'} ${tiers.join(', ')} (reviewed in their own repositories; marked [tier …]).`
-    : 'git-learn: learnings reviewed in this project (.learnings/active/).'
-  const footer =
-    'Read one in full with `git learn show <name>`; look an error up with `git learn search "<error text>"`.'
+  // The frame (first and last lines) is shared; what is held to the plain version is the choice and order of lines.
+  const { header, footer } = contextFrame(input.entries)
   const budget = context.max_tokens * 4
   const lines = [header]
   let used = header.length + 1 + footer.length + 1
