@@ -70,7 +70,8 @@ export const configSchema = {
         additionalProperties: false,
         required: ['name', 'url'],
         properties: {
-          name: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' },
+          // Not "project": the name labels a tier's learnings to agents, and "project" names this repository's own.
+          name: { type: 'string', pattern: '^(?!project$)[a-z0-9]+(-[a-z0-9]+)*$' },
           url: { type: 'string', minLength: 1 },
           ref: { type: 'string' },
           commit: { type: 'string', pattern: '^[0-9a-f]{40,64}$' },

@@ -65,6 +65,16 @@ describe('one configuration cache', () => {
     await repo.cli(['observe'], { stdin: event('Bash') })
     expect(recorded(repo)).toEqual(['Bash'])
   })
+
+  // A tier's learnings are labelled to agents by its name; "project" would pass for this repository's own.
+  test('a tier named "project" makes the file invalid', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', `tiers:\n  - name: project\n    url: ../org\n    commit: ${'a'.repeat(40)}\n`)
+    const r = await repo.cli(['status'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('.learnings/config.yaml is not a valid configuration')
+    expect(r.stderr).toMatch(/tiers/)
+  })
 })
 
 // The pre-commit hook reads the staged config.yaml through the same cache (check --staged, configFromBytes).

@@ -35,6 +35,19 @@ describe('git learn tier', () => {
     return { bare, src }
   }
 
+  // A tier's learnings are labelled to agents with its name; "project" would pass for this repository's own.
+  test('tier add refuses the name "project", and changes nothing', async () => {
+    const { bare } = tierRepo({ 'kafka-rebalance-storm': good('kafka-rebalance-storm', { topic: 'kafka rebalance' }) })
+    const repo = makeRepo()
+    soloConfig(repo)
+    const before = repo.read('.learnings/config.yaml')
+    const r = await repo.cli(['tier', 'add', 'project', bare])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/not a tier name: "project" names this repository's own learnings/)
+    expect(repo.read('.learnings/config.yaml')).toBe(before)
+    expect(repo.git('for-each-ref', 'refs/learn/')).toBe('')
+  })
+
   test('tier add pins the commit, commits config.yaml alone (comments kept), and its learnings reach readSources and search with its weight', async () => {
     const { bare } = tierRepo({
       'kafka-rebalance-storm': good('kafka-rebalance-storm', {

@@ -3,7 +3,7 @@
  * and the readers that check one is whole and of this format before anything trusts it: a torn, foreign or older
  * file reads as undefined (a miss), never as an error.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
 import type { LearningSummary } from '../../core/query.js'
@@ -124,12 +124,14 @@ export function readFeedFile(dir: string, key: string): FeedFile | undefined {
 export function readSized(path: string, size: number): Buffer | undefined {
   let fd: number
   try {
-    fd = openSync(path, 'r')
+    // Never blocking on a FIFO put in its place; a directory or device is not a cache file.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch {
     return undefined
   }
   try {
-    return fstatSync(fd).size === size ? readBytes(fd, 0, size) : undefined
+    const st = fstatSync(fd)
+    return st.isFile() && st.size === size ? readBytes(fd, 0, size) : undefined
   } catch {
     return undefined
   } finally {

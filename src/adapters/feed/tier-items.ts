@@ -22,8 +22,8 @@ export interface TierItem {
   /** Recall terms of each trigger (src/core/recall-rank.ts entryRecallTerms); [] when recall does not look it up. */
   recall: string[][]
   /**
-   * The lengths of its two context lines with the tier's name left empty (status-file.ts tierLineLengths adds the
-   * name's): counted once per pinned commit, not at every rebuild after a project edit.
+   * The lengths of its two context lines with the tier's name left empty (rebuild.ts adds the name's length): counted
+   * once per pinned commit, not at every rebuild after a project edit.
    */
   lines: [directive: number, index: number]
 }

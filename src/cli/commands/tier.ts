@@ -55,7 +55,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
 
   if (sub === 'add') {
     expect(3, 'add <name> <git-url> [--ref main] [--weight 0.9]')
-    const bad = explainBadName(name as string)
+    const bad =
+      explainBadName(name as string) ??
+      // An agent is told which learnings were reviewed elsewhere by their tier's name: "project" would pass for ours.
+      (name === 'project' ? '"project" names this repository\'s own learnings; pick another name' : undefined)
     if (bad) throw new UsageError(`not a tier name: ${bad}`, 'tier')
     const weight = parseWeight(stringOpt(args, 'weight'))
     const ref = stringOpt(args, 'ref') ?? 'main'

@@ -316,3 +316,40 @@ test('lineLengths is the length of the lines, on random texts', () => {
     expect(lineLengths(e), JSON.stringify(e)).toEqual([formatDirective(e).length, formatIndexLine(e).length])
   }
 })
+
+test('contextFrame names the tiers, one or several, and none for the project alone', () => {
+  const footer =
+    'Read one in full with `git learn show <name>`; look an error up with `git learn search "<error text>"`.'
+  expect(contextFrame([{ tier: 'project' }])).toEqual({
+    header: 'git-learn: learnings reviewed in this project (.learnings/active/).',
+    footer,
+  })
+  expect(contextFrame([{ tier: 'project' }, { tier: 'org' }, { tier: 'org' }]).header).toBe(
+    'git-learn: learnings reviewed in this project (.learnings/active/), and learnings of the tier org (reviewed in their own repositories; marked [tier …]).',
+  )
+  expect(contextFrame([{ tier: 'org' }, { tier: 'platform' }]).header).toContain('of the tiers org, platform (')
+})
+
+test('the lines as agents read them, by type', () => {
+  const base = buildCatalogEntry(parseLearning(seedText(SEEDS[0]!), '.learnings/active/x.md'), 'project', 1)
+  const e = { ...base, name: 'kafka-retry', description: 'Retry  the\nconsumer.', fix: 'Set   retries.' }
+  expect(formatDirective({ ...e, type: 'error-solution', trigger: 'Error:  boom' })).toBe(
+    '- kafka-retry: when you see "Error: boom": Set retries.',
+  )
+  expect(formatDirective({ ...e, type: 'anti-pattern', tier: 'org' })).toBe(
+    '- kafka-retry [tier org: reviewed in that repository, not here]: avoid — Set retries.',
+  )
+  expect(formatDirective({ ...e, type: 'pattern', fix: '' })).toBe('- kafka-retry: Retry the consumer.')
+  expect(formatIndexLine({ ...e, description: 'x'.repeat(200) })).toBe(`- kafka-retry: ${'x'.repeat(139)}…`)
+})
+
+test('lineLengths agrees with the lines around every UTF-16 code unit', () => {
+  const base = buildCatalogEntry(parseLearning(seedText(SEEDS[0]!), '.learnings/active/x.md'), 'project', 1)
+  for (let c = 0; c < 0x10000; c++) {
+    const ch = String.fromCharCode(c)
+    const e = { ...base, type: 'error-solution', trigger: `${ch}a${ch}${ch}b${ch}`, fix: ch, description: `x${ch}` }
+    const got = lineLengths(e)
+    if (got[0] !== formatDirective(e).length || got[1] !== formatIndexLine(e).length)
+      throw new Error(`U+${c.toString(16)}: ${got} against ${formatDirective(e).length},${formatIndexLine(e).length}`)
+  }
+})

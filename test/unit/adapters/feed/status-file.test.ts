@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { deflateRawSync } from 'node:zlib'
@@ -118,4 +119,14 @@ test('readSized reads a file of exactly its size, and no other', () => {
   expect(readSized(path, 3)).toBeUndefined()
   expect(readSized(path, 5)).toBeUndefined()
   expect(readSized(join(dir, 'missing.bin'), 0)).toBeUndefined()
+})
+
+test('readSized reads regular files only: a directory or a FIFO of the right size is not a cache file', () => {
+  const dir = written({})
+  const sub = join(dir, 'a-directory')
+  mkdirSync(sub)
+  expect(readSized(sub, statSync(sub).size)).toBeUndefined()
+  const fifo = join(dir, 'a-fifo')
+  execFileSync('mkfifo', [fifo])
+  expect(readSized(fifo, 0)).toBeUndefined()
 })

@@ -75,4 +75,18 @@ describe('tier-items file', () => {
     }
     expect(readTierItems(join(dir, 'missing.bin'), COMMIT)).toBeUndefined()
   })
+
+  // An item's line lengths decide what context shows of the tier: anything but two non-negative integers is a miss.
+  test.each([
+    ['missing', undefined],
+    ['three numbers', [1, 2, 3]],
+    ['negative', [-1, 2]],
+    ['fractional', [1.5, 2]],
+    ['text', ['1', '2']],
+  ])('an item whose lines are %s reads as a miss', (_what, lines) => {
+    const file = join(tempDir('gl-tier-items-'), 'tier-items.bin')
+    const bad = items.slice(0, 3).map((it, i) => (i === 1 ? { ...it, lines } : it)) as TierItem[]
+    writeTierItems(file, COMMIT, { items: bad, warnings })
+    expect(readTierItems(file, COMMIT)).toBeUndefined()
+  })
 })
