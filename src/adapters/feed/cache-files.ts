@@ -3,9 +3,10 @@
  * and the readers that check one is whole and of this format before anything trusts it: a torn, foreign or older
  * file reads as undefined (a miss), never as an error.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
+import { readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
+import { readFileBounded } from '../store/read-bounded.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { IndexHeader } from '../../core/search.js'
 import { unpackProjectRow } from './catalog-rows.js'
@@ -118,24 +119,15 @@ export function readFeedFile(dir: string, key: string): FeedFile | undefined {
 }
 
 /**
- * A cache file's bytes when it is exactly `size` bytes long, else undefined (missing, torn, or another key's): sized
- * from its descriptor first, so a file of the wrong size is never read.
+ * A cache file's bytes when it is a regular file of exactly `size` bytes, else undefined (missing, torn, another key's,
+ * or a FIFO or directory put at its name): read through readFileBounded, never more than `size` + 1 bytes.
  */
 export function readSized(path: string, size: number): Buffer | undefined {
-  let fd: number
   try {
-    // Never blocking on a FIFO put in its place; a directory or device is not a cache file.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    const r = readFileBounded(path, size, { regularOnly: true })
+    return r.regular && !r.over && r.bytes.length === size ? r.bytes : undefined
   } catch {
     return undefined
-  }
-  try {
-    const st = fstatSync(fd)
-    return st.isFile() && st.size === size ? readBytes(fd, 0, size) : undefined
-  } catch {
-    return undefined
-  } finally {
-    closeSync(fd)
   }
 }
 
