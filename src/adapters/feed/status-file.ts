@@ -3,7 +3,7 @@
  * feed cache.
  */
 import { STATES } from '../../core/layout.js'
-import { lineLengths as lengthsOf } from '../../core/context.js'
+import { lineLengths } from '../../core/context.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
 import { files, isObject, readDeflatedJson, readSized } from './cache-files.js'
@@ -188,14 +188,14 @@ export function readStatusFile(dir: string, key: string): { entries: StatusEntry
  * takes only. Kept apart from the status rows, which status reads too: they are numbers that do not compress. `known`
  * gives those counted before (a tier's, once per pinned commit, with its name's length added), by row.
  */
-export function lineLengths(
+export function packLineLengths(
   catalog: readonly CatalogEntry[],
   known: readonly (readonly [number, number] | undefined)[] = [],
 ): Buffer {
   const out = Buffer.alloc(catalog.length * 4)
   catalog.forEach((e, i) => {
     if (e.state !== 'active') return
-    const [directive, index] = known[i] ?? lengthsOf(e)
+    const [directive, index] = known[i] ?? lineLengths(e)
     out.writeUInt16LE(Math.min(0xffff, directive), i * 4)
     out.writeUInt16LE(Math.min(0xffff, index), i * 4 + 2)
   })

@@ -14,7 +14,7 @@ import { writeIndexFiles } from './index-files.js'
 import { CACHE_FORMAT } from './feed-key.js'
 import { writeRecallFile } from './recall-file.js'
 import type { Built } from './rebuild.js'
-import { lineLengths, statusFile } from './status-file.js'
+import { packLineLengths, statusFile } from './status-file.js'
 
 export async function writeCache(
   dir: string,
@@ -72,7 +72,7 @@ export async function writeCache(
     if (!projectBytes || !statusBytes) return
     writeAtomic(f.project, projectBytes)
     writeAtomic(f.status, statusBytes)
-    writeAtomic(f.lines, lineLengths(b.catalog, b.tierLines))
+    writeAtomic(f.lines, packLineLengths(b.catalog, b.tierLines))
     writeAtomic(
       f.feed,
       JSON.stringify({

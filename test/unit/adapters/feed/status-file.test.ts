@@ -5,7 +5,12 @@ import { join } from 'node:path'
 import { deflateRawSync } from 'node:zlib'
 import { afterEach, describe, expect, test } from 'vitest'
 import { files, readSized } from '../../../../src/adapters/feed/cache-files.js'
-import { lineLengths, readLineLengths, readStatusFile, statusFile } from '../../../../src/adapters/feed/status-file.js'
+import {
+  packLineLengths,
+  readLineLengths,
+  readStatusFile,
+  statusFile,
+} from '../../../../src/adapters/feed/status-file.js'
 import { formatDirective, formatIndexLine } from '../../../../src/core/context.js'
 import type { CatalogEntry } from '../../../../src/core/search.js'
 
@@ -98,7 +103,7 @@ describe('lines-<key>.bin', () => {
     const entries = catalog(30)
     const dir = written({})
     const path = files(dir, KEY).lines
-    writeFileSync(path, lineLengths(entries))
+    writeFileSync(path, packLineLengths(entries))
     const lengths = readLineLengths(path, entries.length)
     expect(lengths).toBeDefined()
     entries.forEach((e, i) =>
