@@ -114,11 +114,13 @@ export interface ContextFeed extends FeedBase {
 /**
  * What context ranks every learning by (status-<key>.json.deflate), and the catalog entries of the few it shows, from
  * the cache when it is current: at 100,000 learnings the catalog's ~1,500 blocks were most of the SessionStart
- * hook's time, for the ~40 lines that fit its budget.
+ * hook's time, for the ~40 lines that fit its budget. `located` is given the work tree's root as soon as it is known.
  */
-export async function readContextFeed(cwd: string): Promise<ContextFeed> {
+export async function readContextFeed(cwd: string, located?: (root: string) => void): Promise<ContextFeed> {
   const k = await keyingFor(cwd)
   const { root, commonDir } = k
+  // The work tree is known before git has answered for the key: the caller may start its own git work beside it.
+  located?.(root)
   const { state, hit } = await readWhileKeying(k, (dir, key) => {
     const feed = readFeedFile(dir, key)
     const status = feed && readStatusFile(dir, key)

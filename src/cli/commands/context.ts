@@ -78,20 +78,18 @@ export async function contextAt(
   usageOf: (commonDir: string) => ReadonlyMap<string, UsageSummary>,
   configOf: (root: string, commonDir: string) => Promise<Config>,
 ): Promise<{ built: BuiltContext; problems: Problem[] }> {
-  const [{ readContextFeed, readFeed }, { readBranchChanges }, { findGitDirs }, { buildContext }] = await Promise.all([
+  const [{ readContextFeed, readFeed }, { readBranchChanges }, { buildContext }] = await Promise.all([
     import('../../adapters/feed/search-index.js'),
     import('../../adapters/git/fast.js'),
-    import('../../adapters/git/locate.js'),
     import('../../core/context.js'),
   ])
-  // git diffs the branch while the cache is read, when walking up to .git finds the work tree (else, with GIT_DIR and
-  // the like, after the feed has asked git where it is).
-  const walked = findGitDirs(cwd, process.env)
-  const early = walked && readBranchChanges(walked.root)
-  const feed = await readContextFeed(cwd)
+  // git diffs the branch while the cache is read, from the root the feed's key found (walking up to .git, or git
+  // itself under GIT_DIR and the like).
+  let branch: Promise<string[]> = Promise.resolve([])
+  const feed = await readContextFeed(cwd, (root) => void (branch = readBranchChanges(root)))
   const config = await configOf(feed.root, feed.commonDir)
   const usage = usageOf(feed.commonDir)
-  const changedFiles = await (early || readBranchChanges(feed.root))
+  const changedFiles = await branch
   try {
     const { lengths } = feed
     const rows: number[] = []
