@@ -126,3 +126,20 @@ test("the context lines' lengths of a tier's learnings and the project's are the
   project.write('.learnings/active/project-fix.md', learningText('project-fix', { confidence: '0.8' }))
   await check()
 })
+
+// A cache written while a tier could not be read is kept for nothing (its feed file says so): once the tier can be
+// fetched, status and feedback see its learnings at once, though the key (store, config) has not changed.
+test('status and feedback see a tier that could not be fetched as soon as it can be', async () => {
+  const { bare, project } = setUp()
+  expect((await project.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+  const clone = cloneOf(project.root)
+  renameSync(bare, `${bare}.gone`)
+  const tiersOf = async () => JSON.parse((await cliAt(clone, ['status', '--json'])).stdout).tiers
+  const missing = await tiersOf()
+  expect((await cliAt(clone, ['feedback', 'org-wide-fix', '--helpful'])).code).toBe(2)
+  renameSync(`${bare}.gone`, bare)
+  const found = await tiersOf()
+  expect(found).not.toEqual(missing)
+  expect(JSON.stringify(found)).toContain('org')
+  expect((await cliAt(clone, ['feedback', 'org-wide-fix', '--helpful'])).code).toBe(0)
+})
