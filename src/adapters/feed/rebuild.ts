@@ -549,8 +549,8 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
       if (!kept[j]) return
       map[j] = catalog.length
       recallTerms[catalog.length] = it.recall
-      // A tier named "project" would be labelled as the project's: its lines are counted afresh.
-      if (g.tier !== 'project') tierLines[catalog.length] = [it.lines[0] + g.tier.length, it.lines[1] + g.tier.length]
+      // Counted with the name left empty: the label holds it once (config.yaml refuses a tier named "project").
+      tierLines[catalog.length] = [it.lines[0] + g.tier.length, it.lines[1] + g.tier.length]
       push(gi, it.entry)
     })
     tierIndexes.push({ ...ti, map })
