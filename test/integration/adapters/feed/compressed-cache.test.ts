@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { describe, expect, test } from 'vitest'
@@ -88,5 +88,24 @@ describe('the compressed feed cache files', () => {
     writeFileSync(path, Buffer.from(bytes.map((b, i) => (i > 8 ? b ^ 0x5a : b))))
     expect(await context()).toBe(good)
     expect(good).toMatch(/Apply these:\n- /)
+  })
+
+  // Without the line lengths (missing, or not the size its rows need) context decides what fits from the entries
+  // themselves: slower, the same text.
+  test('context without a readable lines file gives the same context', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write('.learnings/config.yaml', 'context:\n  max_tokens: 300\n')
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'budget')
+    const context = async () => (await repo.cli(['context', '--format', 'text'], { now: NOW })).stdout
+    const good = await context()
+    const [file] = named(repo, /^lines-/)
+    const path = join(cacheDir(repo), file!)
+    for (const damage of [() => rmSync(path), () => writeFileSync(path, Buffer.alloc(6))]) {
+      damage()
+      expect(await context()).toBe(good)
+    }
+    expect(good).toMatch(/\(\+\d+ more: /)
   })
 })
