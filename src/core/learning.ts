@@ -82,6 +82,13 @@ export function parseLearning(
   if (text.length > MAX_LEARNING_BYTES)
     throw new LearningParseError(path, `the file is larger than ${MAX_LEARNING_BYTES} bytes`)
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  const conflict = conflictLine(text)
+  if (conflict !== undefined)
+    throw new LearningParseError(
+      path,
+      'holds an unresolved merge conflict (a "<<<<<<<" line and its ">>>>>>>"): keep the right text, remove the marker lines, then `git add` the file',
+      conflict,
+    )
   if (!/^---\r?\n/.test(text))
     throw new LearningParseError(path, 'no YAML frontmatter: the file must start with a line "---"', 1)
   const parsed = splitFrontmatter(text)
@@ -112,6 +119,21 @@ export function parseLearning(
     body: parsed.content.replace(/^\r?\n/, ''),
     bodyLine,
   }
+}
+
+/**
+ * The 1-based line of the first conflict marker git leaves in a file it could not merge: a line of exactly seven "<"
+ * (alone or before a space and a label) with a line of seven ">" after it. Either alone is text (a quoted quote, an
+ * arrow); "=======" alone is a heading's underline in markdown, so it decides nothing.
+ */
+export function conflictLine(text: string): number | undefined {
+  if (!text.includes('<<<<<<<')) return undefined
+  const open = /^<{7}(?:[ \t][^\n]*)?\r?$/m.exec(text)
+  if (!open) return undefined
+  if (!/^>{7}(?:[ \t][^\n]*)?\r?$/m.test(text.slice(open.index + open[0].length))) return undefined
+  let line = 1
+  for (let at = text.indexOf('\n'); at !== -1 && at < open.index; at = text.indexOf('\n', at + 1)) line++
+  return line
 }
 
 /** True when `text` starts with an ASCII letter. */

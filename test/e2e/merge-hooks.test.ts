@@ -35,3 +35,42 @@ test('a clean merge that brings an invalid learning is refused; merges and check
   g('checkout', '-q', 'feat')
   expect(repo.exists('.claude')).toBe(false)
 })
+
+// A conflicted learning: while unresolved, `check --staged` says so; resolved by `git add` with the markers left in,
+// the commit is refused, and a work-tree check, search and context do not carry the markers to an agent.
+test('a learning left with conflict markers is refused by the commit, check and the feed', () => {
+  const repo = makeRepo()
+  expect(sh(repo.root, 'git', ['learn', 'init', '--hooks']).code).toBe(0)
+  repo.write('.learnings/pending/fix-x.md', learningText('fix-x'))
+  const ok = (...args: string[]) => expect(sh(repo.root, 'git', args).code).toBe(0)
+  repo.git('add', '.')
+  ok('commit', '-qm', 'learn: init')
+  const edit = (branch: string, fix: string) => {
+    repo.git('checkout', '-qb', branch, 'main')
+    const text = repo.read('.learnings/pending/fix-x.md').replace(/^## Solution\n.*$/m, `## Solution\n${fix}`)
+    repo.write('.learnings/pending/fix-x.md', text)
+    ok('commit', '-qam', branch)
+  }
+  edit('a', 'Run the A fix.')
+  edit('b', 'Run the B fix.')
+  expect(sh(repo.root, 'git', ['merge', 'a']).code).not.toBe(0) // CONFLICT
+  const during = sh(repo.root, 'git', ['learn', 'check', '--staged'])
+  expect(during.code).toBe(1)
+  expect(during.stdout + during.stderr).toMatch(/fix-x\.md has an unresolved merge conflict.*`git add/)
+  expect(during.stdout + during.stderr).not.toMatch(/not a blob/)
+
+  repo.git('add', '.learnings')
+  const commit = sh(repo.root, 'git', ['commit', '--no-edit'])
+  expect(commit.code).not.toBe(0)
+  expect(commit.stderr).toMatch(/fix-x\.md:\d+.*unresolved merge conflict/)
+  expect(repo.git('log', '-1', '--format=%s').trim()).toBe('b')
+
+  const tree = sh(repo.root, 'git', ['learn', 'check'])
+  expect(tree.code).toBe(1)
+  expect(tree.stdout + tree.stderr).toMatch(/unresolved merge conflict/)
+  const search = sh(repo.root, 'git', ['learn', 'search', '--json', 'fix'])
+  expect(search.stdout).not.toMatch(/<<<<<<<|>>>>>>>/)
+  const show = sh(repo.root, 'git', ['learn', 'show', 'fix-x'])
+  expect(show.code).not.toBe(0)
+  expect(show.stderr).toMatch(/unresolved merge conflict/)
+})

@@ -159,6 +159,9 @@ async function checkStaged(
   const { parseStorePath, learningPath, STATES } = await import('../../core/layout.js')
   const { NAME_PATTERN } = await import('../../core/names.js')
   const findings: Finding[] = []
+  // An unmerged path (a merge or cherry-pick that stopped on a conflict) has no staged blob: said as what it is below.
+  const unmerged = entries.filter((e) => e.status === 'U')
+  entries = entries.filter((e) => e.status !== 'U')
   const present = entries.filter((e) => e.status !== 'D')
   const readable = (e: DiffEntry) => e.newMode !== '120000' && e.newMode !== '160000'
   // Only the staged names can clash: ask the index for those names in every state, not for every path of a store of
@@ -196,6 +199,16 @@ async function checkStaged(
     }))
   const result = engine.checkFiles(files, { validator, inZone, secretsAllow: config.secrets.allow, directives: false })
   findings.push(...result.findings)
+  for (const e of unmerged)
+    if (isGuardedPath(e.path, inZone))
+      findings.push(
+        engine.finding(
+          'schema',
+          e.path,
+          1,
+          `${e.path} has an unresolved merge conflict: keep the right text, remove the marker lines, then \`git add ${e.path}\``,
+        ),
+      )
   const stagedStore = new Set(files.map((f) => f.path).filter((p) => parseStorePath(p)))
   if (stagedStore.size)
     findings.push(

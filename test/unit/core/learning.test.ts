@@ -109,6 +109,41 @@ describe('parse errors', () => {
   })
 })
 
+describe('an unresolved merge conflict', () => {
+  const conflicted = (b: string) => file(base, b)
+  test.each([
+    ['in the body, with labels', `## Solution\n<<<<<<< HEAD\nRun A.\n=======\nRun B.\n>>>>>>> a\n`, 9],
+    [
+      'diff3 style, CRLF',
+      '## Solution\r\n<<<<<<< ours\r\nA\r\n||||||| base\r\nO\r\n=======\r\nB\r\n>>>>>>> theirs\r\n',
+      9,
+    ],
+    ['bare markers', '<<<<<<<\nA\n=======\nB\n>>>>>>>\n', 8],
+  ])('%s: refused with the line and the fix', (_l, b, line) => {
+    try {
+      parseLearning(conflicted(b), '.learnings/pending/x-y.md')
+      expect.unreachable()
+    } catch (e) {
+      expect(e).toBeInstanceOf(LearningParseError)
+      expect((e as LearningParseError).reason).toMatch(/unresolved merge conflict.*`git add`/)
+      expect((e as LearningParseError).line).toBe(line)
+    }
+  })
+  test('in the frontmatter: named as a conflict, not as bad YAML', () => {
+    const text = '---\n<<<<<<< HEAD\nname: x-y\n=======\nname: x-z\n>>>>>>> b\n---\nbody\n'
+    expect(() => parseLearning(text, '.learnings/pending/x-y.md')).toThrow(/unresolved merge conflict/)
+  })
+  test.each([
+    ['an opening line alone', '<<<<<<< HEAD\nA\n'],
+    ['a closing line alone', '>>>>>>> a\n'],
+    ['a setext heading', 'Title\n=======\n'],
+    ['markers not at the start of a line', 'x <<<<<<< HEAD\nA\n x >>>>>>> a\n'],
+    ['eight of them', '<<<<<<<< HEAD\nA\n>>>>>>>> a\n'],
+  ])('not a conflict: %s', (_l, extra) => {
+    expect(() => parseLearning(conflicted(body + extra), '.learnings/pending/x-y.md')).not.toThrow()
+  })
+})
+
 test('sections ignore headings inside code fences', () => {
   expect(parseSections('## A\n```md\n## Not\n```\n## B ##\n### C\n')).toEqual(['A', 'B'])
   expect(sectionText('## Solution\nDo D.\n\n## Verification\nok', 'solution')).toBe('Do D.')
