@@ -230,6 +230,20 @@ export class ConcurrentChangeError extends GitLearnError {
   }
 }
 
+/**
+ * A path a transition would create (a move's destination, a new file) is already taken in the user's work tree or
+ * index by a file not committed there; nothing changed. Exit 3.
+ */
+export class PathTakenError extends GitLearnError {
+  constructor(
+    readonly subject: string,
+    readonly path: string,
+    readonly where: 'staged' | 'untracked',
+  ) {
+    super(`${subject}: ${path} is already there (${where})`)
+  }
+}
+
 /** The transition's commit landed, but the user's index or work tree could not be brought in line for its paths. */
 export class TransitionIncompleteError extends GitLearnError {
   constructor(

@@ -15,7 +15,7 @@
  * A kill before step 3 leaves everything as before (a journal whose commit never landed, ignored and removed); a kill
  * after it leaves the commit made and a journal that `git learn doctor --continue` finishes from.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import {
   buildCommit,
@@ -32,7 +32,8 @@ import type { Git } from '../adapters/git/simple.js'
 import { removeJournal, scratchDir, writeJournal } from '../adapters/state/journal.js'
 import type { JournalPath } from '../adapters/state/journal.js'
 import { isTemporaryBeside, writeFileNoClobber } from '../adapters/store/write-file.js'
-import { ConcurrentChangeError, GitCommandError, TransitionIncompleteError } from '../core/errors.js'
+import { ConcurrentChangeError, GitCommandError, PathTakenError, TransitionIncompleteError } from '../core/errors.js'
+import { STORE_DIR } from '../core/layout.js'
 import { assertNoSecretInMessage } from '../core/trailers.js'
 
 /** One path a transition changes: a new file, a tracked file replaced, or a file moved between state directories. */
@@ -77,6 +78,11 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
   }
   for (const [p, want] of expect)
     if (want === null && base.has(p)) throw new ConcurrentChangeError(subject, `${p} is already committed`)
+  await assertFree(
+    root,
+    subject,
+    [...expect].filter(([, want]) => want === null).map(([p]) => p),
+  )
 
   const written = changes.filter((c): c is Extract<Change, { text: string }> => c.kind !== 'move')
   const blobs = await writeBlobs(
@@ -185,6 +191,22 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
     )
   removeJournal(journal)
   return commit
+}
+
+/**
+ * Refuse, before anything is written, a transition whose new paths (a move's destination, a created file) the user
+ * already has: a file in the work tree (untracked, ignored, a draft) or an entry in the index. Found after the commit,
+ * it would leave the transition half done (bringInLine never clobbers a file), its commit landed.
+ */
+async function assertFree(root: string, subject: string, paths: readonly string[]): Promise<void> {
+  if (!paths.length) return
+  // A few paths are asked of git by name; an import's thousands, as the store's whole listing (one argument).
+  const many = paths.length > 64
+  const staged = await readUserIndex(root, many ? [STORE_DIR] : paths)
+  for (const p of paths) {
+    if (staged.has(p)) throw new PathTakenError(subject, p, 'staged')
+    if (lstatSync(join(root, p), { throwIfNoEntry: false })) throw new PathTakenError(subject, p, 'untracked')
+  }
 }
 
 /**

@@ -309,6 +309,43 @@ describe('approve', () => {
     expect(repo.snapshot()).toBe(snap)
   })
 
+  test('refuses, before any commit, a move onto a file the user has at the destination', async () => {
+    const repo = await withPending()
+    repo.write('.learnings/pending/other-one.md', learningText('other-one'))
+    repo.git('add', '.learnings/pending/other-one.md')
+    repo.git('-c', 'user.name=Ada Author', '-c', 'user.email=ada@example.com', 'commit', '-qm', 'other one')
+    // An untracked leftover at the first one's destination; a staged new file at the second one's.
+    repo.write(P('vitest-esm-hoist', 'active'), 'my notes\n')
+    const snap = repo.snapshot()
+    const head = repo.git('rev-parse', 'HEAD')
+    const r = await repo.cli(['approve', 'vitest-esm-hoist', '--json'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(
+      /\.learnings\/active\/vitest-esm-hoist\.md is already there \(not committed\).*nothing was changed/,
+    )
+    expect(r.stderr).toMatch(/Move that file out of \.learnings\/active\//)
+    expect(r.json()).toMatchObject({ ok: false, error: { kind: 'PathTakenError', where: 'untracked' } })
+    expect(repo.git('rev-parse', 'HEAD')).toBe(head)
+    expect(repo.snapshot()).toBe(snap)
+    expect(repo.read(P('vitest-esm-hoist', 'active'))).toBe('my notes\n')
+
+    // Several names: the second one's destination is taken (staged): the first is committed, the second refused
+    // before its commit, so nothing of it is half done.
+    rmSync(join(repo.root, P('vitest-esm-hoist', 'active')))
+    repo.write(P('other-one', 'active'), 'staged notes\n')
+    repo.git('add', P('other-one', 'active'))
+    const two = await repo.cli(['approve', 'vitest-esm-hoist', 'other-one'])
+    expect(two.code).toBe(1)
+    expect(two.stderr).toMatch(
+      /vitest-esm-hoist \(commit [0-9a-f]{7}\) was committed; other-one failed and was put back as it was/,
+    )
+    expect(two.stderr).toMatch(/other-one\.md is already there \(staged, not committed\)/)
+    expect(repo.exists(P('other-one'))).toBe(true)
+    expect(repo.git('status', '--porcelain', '--', '.learnings').trim()).toBe(`A  ${P('other-one', 'active')}`)
+    // Nothing of ours is left half done (doctor lists only the user's own staged file).
+    expect((await repo.cli(['doctor'])).stdout + '').not.toMatch(/unfinished|was committed/)
+  })
+
   test('refuses an invalid learning', async () => {
     const repo = await withPending()
     repo.write(

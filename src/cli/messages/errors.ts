@@ -22,10 +22,11 @@ import {
   SecretInMessageError,
   RefusedError,
   SelfApprovalError,
+  PathTakenError,
   UncommittedLearningError,
   UsageError,
 } from '../../core/errors.js'
-import { join, relative, isAbsolute } from 'node:path'
+import { dirname, join, relative, isAbsolute } from 'node:path'
 import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
 import { partialMove, secretInMessage } from './lifecycle.js'
@@ -106,6 +107,12 @@ export function describeError(err: unknown, command?: string): DescribedError {
       `${err.identity} proposed "${err.learningName}" and cannot approve it too: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`,
       { name: err.learningName, identity: err.identity },
     )
+  if (err instanceof PathTakenError)
+    return d(
+      ExitCode.refused,
+      `${err.path} is already there (${err.where === 'staged' ? 'staged, not committed' : 'not committed'}), and "${err.subject}" would put a file at that path; nothing was changed.\nMove that file out of ${dirname(err.path)}/ (or commit it under another name), then run the command again.`,
+      { subject: err.subject, path: err.path, where: err.where },
+    )
   if (err instanceof UncommittedLearningError)
     return d(
       ExitCode.refused,
@@ -120,11 +127,18 @@ export function describeError(err: unknown, command?: string): DescribedError {
     )
   if (err instanceof PartialMoveError) {
     const inner = describeError(err.cause, command)
-    return d(inner.code, partialMove(err.action, err.done, err.failed, err.notAttempted, inner.message), {
-      done: err.done,
-      failed: err.failed,
-      notAttempted: err.notAttempted,
-    })
+    const unfinished = err.cause instanceof TransitionIncompleteError ? err.cause.commit : undefined
+    return d(
+      inner.code,
+      partialMove(err.action, err.done, err.failed, err.notAttempted, inner.message, unfinished !== undefined),
+      {
+        done: err.done,
+        failed: err.failed,
+        notAttempted: err.notAttempted,
+        // The failed one's commit when it landed unfinished (`git learn doctor` finishes or undoes it).
+        ...(unfinished !== undefined ? { unfinished } : {}),
+      },
+    )
   }
   if (err instanceof BaseUnreachableError)
     return d(

@@ -98,9 +98,14 @@ export function partialMove(
   failed: string,
   notAttempted: readonly string[],
   cause: string,
+  /** The failed one's commit landed, but its files were not brought in line (TransitionIncompleteError). */
+  committedAnyway = false,
 ): string {
   const list = done.map((d) => `${d.name} (commit ${(d.commit ?? '').slice(0, 7)})`).join(', ')
-  return `${action} stopped part way: ${list} ${done.length === 1 ? 'was' : 'were'} committed; ${failed} failed and was put back as it was${notAttempted.length ? `; not attempted: ${notAttempted.join(', ')}` : ''}.\nWhy ${failed} failed: ${cause}\nFix that, then run \`git learn ${action} ${[failed, ...notAttempted].join(' ')}\`.`
+  const rest = notAttempted.length ? `; not attempted: ${notAttempted.join(', ')}` : ''
+  if (committedAnyway)
+    return `${action} stopped part way: ${list} ${done.length === 1 ? 'was' : 'were'} committed; ${failed} was committed but not finished${rest}.\n${cause}${notAttempted.length ? `\nThen run \`git learn ${action} ${notAttempted.join(' ')}\`.` : ''}`
+  return `${action} stopped part way: ${list} ${done.length === 1 ? 'was' : 'were'} committed; ${failed} failed and was put back as it was${rest}.\nWhy ${failed} failed: ${cause}\nFix that, then run \`git learn ${action} ${[failed, ...notAttempted].join(' ')}\`.`
 }
 
 export const noStore = () => 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'

@@ -19,6 +19,8 @@ import {
   NoCommitsError,
   NoIdentityError,
   PartialMoveError,
+  PathTakenError,
+  TransitionIncompleteError,
   RefusedError,
   SecretInMessageError,
   SelfApprovalError,
@@ -63,6 +65,23 @@ test.each([
     new PartialMoveError('approve', [{ name: 'a', commit: 'abcdef123' }], 'b', ['c'], new RefusedError('hook said no')),
     1,
     /approve stopped part way: a \(commit abcdef1\) was committed; b failed[\s\S]*not attempted: c[\s\S]*git learn approve b c/,
+  ],
+  [
+    // b's commit landed unfinished: not "put back", and not to be approved again (doctor finishes it).
+    new PartialMoveError(
+      'approve',
+      [{ name: 'a', commit: 'abcdef123' }],
+      'b',
+      ['c'],
+      new TransitionIncompleteError('learn: approve b', '1234567abc', ['.learnings/active/b.md'], 'a file appeared'),
+    ),
+    3,
+    /^approve stopped part way: a \(commit abcdef1\) was committed; b was committed but not finished; not attempted: c\.\n"learn: approve b" was committed \(1234567abc\)[\s\S]*git learn doctor --continue[\s\S]*Then run `git learn approve c`\.$/,
+  ],
+  [
+    new PathTakenError('learn: approve x', '.learnings/active/x.md', 'untracked'),
+    1,
+    /\.learnings\/active\/x\.md is already there \(not committed\), and "learn: approve x" would put a file at that path; nothing was changed\.\nMove that file out of \.learnings\/active\//,
   ],
 ])('%s → exit %i', (err, code, message) => {
   const d = describeError(err)
