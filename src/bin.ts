@@ -32,7 +32,7 @@ async function observeFastPath(name: 'observe' | 'capture'): Promise<boolean> {
 /**
  * `git learn recall` runs after every Bash call (PostToolUse) and every failed tool call. A call that passed has
  * nothing to look up: the payload's raw text says so (src/core/recall-gate.ts) and the process ends before any other
- * module loads. Otherwise, for a failure, the feed key's git processes start (in the payload's directory, as the
+ * module loads. Otherwise, for a failure, the feed key's git processes start (in the hook's own directory, as the
  * command would start them) before main and the command's modules load, and the payload already read goes to main.
  */
 async function recallFastPath(): Promise<Buffer | undefined> {
@@ -45,8 +45,7 @@ async function recallFastPath(): Promise<Buffer | undefined> {
     if (payloadLooksPassed(text)) process.exit(0)
     try {
       const failure = (await import('./core/search-recall.js')).detectToolFailure(JSON.parse(text))
-      if (failure?.text.trim())
-        (await import('./adapters/feed/feed-key.js')).prefetchKeying(failure.cwd ?? process.cwd())
+      if (failure?.text.trim()) (await import('./adapters/feed/feed-key.js')).prefetchKeying(process.cwd())
     } catch {
       // Not JSON, or no repository: the command says so as usual.
     }

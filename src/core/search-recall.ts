@@ -18,7 +18,6 @@ export interface HookPayload {
 export interface ToolFailure {
   event: string
   session: string | null
-  cwd: string | null
   tool: string | null
   /** The failed call's id (its outcome is the next run of the same call: src/core/fix-outcomes.ts). */
   tool_use_id: string | null
@@ -51,7 +50,8 @@ export function detectToolFailure(payload: unknown): ToolFailure | undefined {
   if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined
   const p = payload as HookPayload
   const event = s(p.hook_event_name) ?? 'PostToolUse'
-  const base = { event, session: s(p.session_id), cwd: s(p.cwd), tool: s(p.tool_name), tool_use_id: s(p.tool_use_id) }
+  // The payload's cwd is not kept: recall reads the hook's own repository (adapters/feed/recall.ts).
+  const base = { event, session: s(p.session_id), tool: s(p.tool_name), tool_use_id: s(p.tool_use_id) }
   const cut = (t: string) => (t.length > MAX_ERROR_TEXT ? t.slice(-MAX_ERROR_TEXT) : t)
   const error = textOf(p.error)
   const r =

@@ -1,7 +1,7 @@
 // The recall hook after a Bash call that passed ends right after Node's start: no module beyond the bin, stdin's
 // reader and the gate is loaded. A run that printed a failing test summary still gets recall.
 import { spawnSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { expect, test } from 'vitest'
 import { PROJECT_ROOT, learningText, makeRepo, tempDir } from '../helpers/repo.js'
@@ -49,4 +49,34 @@ test('a Bash call that "passed" with a failing test summary still gets recall', 
   )
   expect(r.stdout).toContain('git-learn: widget-frobnicate')
   expect(r.loaded.length).toBeGreaterThan(3)
+})
+
+// The payload's cwd is the agent's word: git is never run there (a repository's core.fsmonitor, like other config,
+// is a command git runs), nor its learnings read; the hook's own repository answers.
+test('a payload whose cwd names another repository: nothing runs there, the hook repository answers', () => {
+  const repo = makeRepo()
+  const trigger = 'AssertionError: expected widget to be frobnicated'
+  repo.write('.learnings/active/widget-frobnicate.md', learningText('widget-frobnicate', { trigger }))
+  repo.git('add', '-A')
+  repo.git('commit', '-q', '-m', 'learning')
+  const other = makeRepo()
+  other.write('.learnings/active/other-fix.md', learningText('other-fix', { trigger }))
+  other.git('add', '-A')
+  other.git('commit', '-q', '-m', 'learning')
+  const ran = join(tempDir('gl-ran-'), 'fsmonitor-ran')
+  other.git('config', 'core.fsmonitor', `touch ${ran}; false`)
+  const failing = payload(` FAIL  test/widget.test.ts > frobnicates\n${trigger}\n Tests  1 failed (1)\n`)
+  {
+    const bin = BIN
+    const r = spawnSync(process.execPath, [bin, 'recall'], {
+      cwd: repo.root,
+      input: failing.replace('"cwd":"/r"', `"cwd":${JSON.stringify(other.root)}`),
+      encoding: 'utf8',
+    })
+    expect(r.status).toBe(0)
+    expect(r.stdout).toContain('git-learn: widget-frobnicate')
+    expect(r.stdout).not.toContain('other-fix')
+  }
+  expect(existsSync(ran)).toBe(false)
+  expect(existsSync(join(other.root, '.git', 'learn'))).toBe(false)
 })

@@ -121,10 +121,13 @@ export async function readRecallFeed(
   }
 }
 
-/** The learnings a failure matches (best first, at most RECALL_MAX_ITEMS), each recorded as a match; [] for none. */
+/**
+ * The learnings a failure matches (best first, at most RECALL_MAX_ITEMS), each recorded as a match; [] for none. The
+ * repository is the one at `cwd`, the hook's own directory: a payload's `cwd` is the agent's word and is not followed.
+ */
 export async function recallFailure(failure: ToolFailure, cwd: string, now: Date): Promise<RecalledLearning[]> {
   const terms = recallQueryTerms(failure.text)
-  const feed = await readRecallFeed(failure.cwd ?? cwd, { terms, limit: RECALL_MAX_ITEMS })
+  const feed = await readRecallFeed(cwd, { terms, limit: RECALL_MAX_ITEMS })
   const chosen: { entry: CatalogEntry; score: number }[] = []
   try {
     for (const c of await feed.rank(terms, RECALL_MAX_ITEMS)) {

@@ -43,7 +43,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (!failure || !failure.text.trim()) return answer(false, [])
   try {
     // The feed's git processes start before the rest of the failure path is loaded.
-    ;(await import('../../adapters/feed/feed-key.js')).prefetchKeying(failure.cwd ?? ctx.cwd)
+    // In the hook's own directory, never the payload's `cwd`: git run in a directory a payload names would run that
+    // repository's configured commands (core.fsmonitor, a credential helper…), and its learnings are not this one's.
+    ;(await import('../../adapters/feed/feed-key.js')).prefetchKeying(ctx.cwd)
     const [{ recallFailure }, { recallContext }] = await Promise.all([
       import('../../adapters/feed/recall.js'),
       import('../messages/feed.js'),
@@ -56,7 +58,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       )
   } catch (err) {
     const { logHookError } = await import('../../adapters/state/hooks-log.js')
-    logHookError(failure.cwd ?? ctx.cwd, 'recall', err, ctx.now())
+    logHookError(ctx.cwd, 'recall', err, ctx.now())
     if (json) return answer(true, [])
   }
   return ExitCode.ok
