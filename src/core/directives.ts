@@ -144,9 +144,13 @@ export function scanDirectives(text: string): DirectiveFinding[] {
   // A rule that matches no part of the whole text matches none of its lines: no rule is anchored or looks around, so
   // a match in a line is one in the text. Except in a line cut at LINE_CHARS, whose cut end may close a match (`\b`)
   // that the whole line continues: a text with such a line is read line by line with every rule.
-  const rules = hasLongLine(text) ? DIRECTIVE_RULES : DIRECTIVE_RULES.filter((r) => r.re.test(text))
+  // What a reader joins: markdown renders a line break inside a paragraph as a space, a shell joins a line ending in
+  // a backslash to the next. Same length as the text (each break becomes spaces), so an offset is one of the text.
+  const joined = text.replace(JOINED_BREAK, (m) => ' '.repeat(m.length))
+  const rules = hasLongLine(text) ? DIRECTIVE_RULES : DIRECTIVE_RULES.filter((r) => r.re.test(joined))
   if (!rules.length) return out
   const lines = text.split('\n')
+  const found = new Set<(typeof DIRECTIVE_RULES)[number]>()
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).slice(0, LINE_CHARS)
     const seen = new Set<DirectiveKind>()
@@ -154,12 +158,34 @@ export function scanDirectives(text: string): DirectiveFinding[] {
       if (seen.has(r.kind)) continue
       if (!r.re.test(line)) continue
       seen.add(r.kind)
+      found.add(r)
       // The excerpt is cut from the redacted line, so a token inside a command is never shown whole.
       const shown = r.re.exec(redactSecrets(line))?.[0] ?? redactSecrets(line)
       out.push({ kind: r.kind, description: r.description, line: i + 1, excerpt: shown.slice(0, 120) })
     }
   }
-  return out
+  // A rule no single line holds may still hold across a break ("Ignore all previous⏎instructions", a `curl … \⏎ | sh`):
+  // found in the joined text, it is reported at the line where it starts.
+  for (const r of rules) {
+    if (found.has(r)) continue
+    const m = r.re.exec(joined)
+    if (!m) continue
+    const line = lineAt(text, m.index)
+    if (out.some((f) => f.kind === r.kind && f.line === line)) continue
+    const shown = r.re.exec(redactSecrets(joined.slice(m.index, m.index + m[0].length)))?.[0] ?? m[0]
+    out.push({ kind: r.kind, description: r.description, line, excerpt: redactSecrets(shown).slice(0, 120) })
+  }
+  return out.sort((a, b) => a.line - b.line)
+}
+
+/** A line break inside a paragraph (the next line is not blank), and a shell's backslash before a line break. */
+const JOINED_BREAK = /\\\r?\n|\r?\n(?![ \t]*(?:\r?\n|$))/g
+
+/** The 1-based line of `offset` in `text`. */
+function lineAt(text: string, offset: number): number {
+  let line = 1
+  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) line++
+  return line
 }
 
 /** The trailer `add --allow-directives` records, with the learning's name as its value. */
