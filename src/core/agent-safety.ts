@@ -29,12 +29,74 @@ export interface TextScan {
   directives: DirectiveFinding[]
 }
 
+/** A frontmatter value as YAML decodes it, where that differs from the file's text, and the line of its key. */
+export interface DecodedValue {
+  line: number
+  value: string
+}
+
+/** Where a finding in a decoded value is said to be. */
+export const DECODED = 'in the value as YAML reads it'
+
+/** Bounds the walk of a hostile frontmatter (the parser bounds its aliases and size already). */
+const MAX_VALUES = 2000
+
 /**
- * Both scans of `text`: secrets (without the fingerprints in `allow`) and directives. Pure, so it can run in a worker
- * thread (src/adapters/feed/parse-worker.ts) and give what the scans run here would.
+ * The strings of a learning's frontmatter (keys and values, at any depth) that do not occur as written in its text:
+ * what a double-quoted scalar's escapes (`\x41`, `\u0041`, a backslash before a line break) or a folded scalar's
+ * joined lines decode to. The scans read the file; an agent reads these, so they are scanned too. Each comes with the
+ * line of its top-level key in `text` (1 when not found).
  */
-export function scanForAgents(text: string, allow: readonly string[] = []): TextScan {
-  return { secrets: scanSecrets(text, { allow }), directives: scanDirectives(text) }
+export function decodedValues(text: string, data: Record<string, unknown>): DecodedValue[] {
+  const out: DecodedValue[] = []
+  let budget = MAX_VALUES
+  const walk = (v: unknown, line: number, depth: number): void => {
+    if (budget <= 0 || depth > 20) return
+    if (typeof v === 'string') {
+      budget--
+      if (v && !text.includes(v)) out.push({ line, value: v })
+    } else if (Array.isArray(v)) for (const x of v) walk(x, line, depth + 1)
+    else if (v !== null && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) {
+        walk(k, line, depth + 1)
+        walk(x, line, depth + 1)
+      }
+  }
+  for (const [key, value] of Object.entries(data)) {
+    walk(key, keyLine(text, key), 0)
+    walk(value, keyLine(text, key), 0)
+  }
+  return out
+}
+
+/** The 1-based line of a top-level `key:` in a learning's text; 1 when it is not written plainly. */
+function keyLine(text: string, key: string): number {
+  const at = text.indexOf(`\n${key}:`)
+  if (at === -1) return 1
+  let line = 2
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++
+  return line
+}
+
+/**
+ * Both scans of `text`: secrets (without the fingerprints in `allow`) and directives; with its parsed frontmatter
+ * `data`, also each value as YAML decodes it (decodedValues), its findings at its key's line. Pure, so it can run in a
+ * worker thread (src/adapters/feed/parse-worker.ts) and give what the scans run here would.
+ */
+export function scanForAgents(text: string, allow: readonly string[] = [], data?: Record<string, unknown>): TextScan {
+  const scan = { secrets: scanSecrets(text, { allow }), directives: scanDirectives(text) }
+  if (data) for (const d of decodedValues(text, data)) addDecoded(scan, d, allow)
+  return scan
+}
+
+/** The findings in one decoded value, at its line, but a secret or directive the text showed already. */
+function addDecoded(scan: TextScan, d: DecodedValue, allow: readonly string[]): void {
+  for (const s of scanSecrets(d.value, { allow }))
+    if (!scan.secrets.some((x) => x.fingerprint === s.fingerprint))
+      scan.secrets.push({ ...s, line: d.line, column: 1, start: 0, end: 0, decoded: true })
+  for (const x of scanDirectives(d.value))
+    if (!scan.directives.some((y) => y.kind === x.kind && y.line === d.line))
+      scan.directives.push({ ...x, line: d.line, decoded: true })
 }
 
 /** The hazards in a text already scanned; directives are left out when a person accepted them. */
@@ -42,16 +104,28 @@ export function hazardsOf(scan: TextScan, directivesAllowed = false): AgentHazar
   const out: AgentHazard[] = scan.secrets.map((s) => ({
     kind: 'secret',
     line: s.line,
-    detail: `line ${s.line}, column ${s.column}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`,
+    detail: `line ${s.line}${s.decoded ? ` (${DECODED})` : `, column ${s.column}`}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`,
   }))
   if (!directivesAllowed)
     for (const d of scan.directives)
-      out.push({ kind: 'directive', line: d.line, detail: `line ${d.line}: ${d.description}: "${d.excerpt}"` })
+      out.push({
+        kind: 'directive',
+        line: d.line,
+        detail: `line ${d.line}${d.decoded ? ` (${DECODED})` : ''}: ${d.description}: "${d.excerpt}"`,
+      })
   return out
 }
 
-/** Secrets and agent directives in `text`, in that order; empty when it may reach an agent. */
-export function findAgentHazards(text: string, opts: HazardOptions = {}): AgentHazard[] {
-  const secrets = scanSecrets(text, { allow: opts.allow ?? [] })
-  return hazardsOf({ secrets, directives: opts.directivesAllowed ? [] : scanDirectives(text) }, opts.directivesAllowed)
+/**
+ * Secrets and agent directives in `text` (and, with `data`, in its frontmatter's decoded values), in that order; empty
+ * when it may reach an agent.
+ */
+export function findAgentHazards(
+  text: string,
+  opts: HazardOptions & { data?: Record<string, unknown> } = {},
+): AgentHazard[] {
+  const allow = opts.allow ?? []
+  const scan = { secrets: scanSecrets(text, { allow }), directives: opts.directivesAllowed ? [] : scanDirectives(text) }
+  if (opts.data) for (const d of decodedValues(text, opts.data)) addDecoded(scan, d, allow)
+  return hazardsOf(scan, opts.directivesAllowed)
 }

@@ -10,13 +10,12 @@ import type { DiffEntry } from './check-diff.js'
 import { isCommitId } from './git-args.js'
 import { SYMLINK_MODE } from './check-diff.js'
 import { isLearningShaped, isLocalStateFile, isRendered, isStoreSupportFile } from './check-zones.js'
-import { scanDirectives } from './directives.js'
+import { DECODED, scanForAgents } from './agent-safety.js'
 import { LearningParseError } from './errors.js'
 import type { LearningState } from './errors.js'
 import { parseLearning, parseStorePath, validateLearning } from './learning.js'
 import type { Learning } from './learning.js'
 import { MOVES, isAllowedMove } from './lifecycle.js'
-import { scanSecrets } from './secrets.js'
 import type { AuditEvent } from './trailers.js'
 import { parseAuditTrail, parseLearningTrailers } from './trailers.js'
 import type { SchemaValidator } from './validate.js'
@@ -179,7 +178,7 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
       const { errors, warnings } = validateLearning(learning, opts.validator)
       for (const e of errors) findings.push(finding('schema', f.path, 1, e))
       for (const w of warnings) findings.push(finding('schema', f.path, 1, w, 'warning'))
-      scanText(f, findings, opts, learning.name)
+      scanText(f, findings, opts, learning.name, learning.data)
       continue
     }
     if (opts.inZone(f.path)) {
@@ -202,25 +201,35 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
   return { findings, learnings }
 }
 
-function scanText(f: CheckFile, findings: Finding[], opts: ContentOptions, name?: string): void {
-  const text = f.text ?? ''
-  for (const s of scanSecrets(text, { allow: opts.secretsAllow ?? [] }))
+/**
+ * The secrets and (with `opts.directives`) directives of a file's text; of a learning (`data`, its frontmatter), also
+ * of each value as YAML decodes it (core/agent-safety.ts): a `\x41KIA…` escape is what an agent reads.
+ */
+function scanText(
+  f: CheckFile,
+  findings: Finding[],
+  opts: ContentOptions,
+  name?: string,
+  data?: Record<string, unknown>,
+): void {
+  const scan = scanForAgents(f.text ?? '', opts.secretsAllow ?? [], data)
+  for (const s of scan.secrets)
     findings.push(
       finding(
         'secrets',
         f.path,
         s.line,
-        `${s.description} (${s.rule}) at column ${s.column}: ${s.masked}; remove it and rotate the credential (a reviewed false positive goes into secrets.allow as "${s.fingerprint}")`,
+        `${s.description} (${s.rule}) ${s.decoded ? DECODED : `at column ${s.column}`}: ${s.masked}; remove it and rotate the credential (a reviewed false positive goes into secrets.allow as "${s.fingerprint}")`,
       ),
     )
   if (opts.directives && !(name && opts.directivesAllowed?.has(name)))
-    for (const d of scanDirectives(text))
+    for (const d of scan.directives)
       findings.push(
         finding(
           'directives',
           f.path,
           d.line,
-          `${d.description}: "${d.excerpt}"; agents read learnings as instructions: rewrite it as a description, or propose it with \`git learn add --allow-directives\` if it is meant`,
+          `${d.description}${d.decoded ? ` (${DECODED})` : ''}: "${d.excerpt}"; agents read learnings as instructions: rewrite it as a description, or propose it with \`git learn add --allow-directives\` if it is meant`,
         ),
       )
 }

@@ -15,6 +15,8 @@ export interface DirectiveFinding {
   line: number
   /** The matched text, cut to 120 characters. */
   excerpt: string
+  /** Found in a frontmatter value as YAML decodes it (core/agent-safety.ts decodedValues), not in the text as written. */
+  decoded?: true
 }
 
 const SHELL = String.raw`(?:sudo\s+)?(?:ba|z|da|k|fi)?sh|iex|python3?|perl|ruby|node`

@@ -164,6 +164,7 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
 
   // The same screen as every other road to an agent (core/agent-safety.ts): secrets first, then directives.
   const hazards = findAgentHazards(text, {
+    data,
     allow: config.secrets.allow,
     directivesAllowed: opts.allowDirectives === true,
   })

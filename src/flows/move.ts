@@ -70,7 +70,7 @@ export async function planMoves(
       // The file that moves is checked again: hooks are optional, so a token or a directive edited into a pending
       // file after it was proposed would otherwise reach recall and the rendered skills.
       const text = readFileSync(join(git.root, learning.path), 'utf8')
-      let hazards = findAgentHazards(text, { allow: config.secrets.allow })
+      let hazards = findAgentHazards(text, { allow: config.secrets.allow, data: learning.data })
       if (hazards.some((h) => h.kind === 'directive')) {
         overrides ??= parseDirectivesAllowed(
           await git.run([
@@ -81,7 +81,11 @@ export async function planMoves(
             '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:',
           ]),
         )
-        hazards = findAgentHazards(text, { allow: config.secrets.allow, directivesAllowed: overrides.has(name) })
+        hazards = findAgentHazards(text, {
+          allow: config.secrets.allow,
+          directivesAllowed: overrides.has(name),
+          data: learning.data,
+        })
       }
       if (hazards.length)
         throw new RefusedError(

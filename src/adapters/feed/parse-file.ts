@@ -108,7 +108,7 @@ export function parseProjectFile(path: string, text: string, allow: readonly str
       counted,
       hash: contentHash(l),
       name: l.name,
-      scan: scanForAgents(text, allow),
+      scan: scanForAgents(text, allow, l.data),
     }
   } catch (err) {
     return { problem: reasonOf(err) }

@@ -20,7 +20,7 @@ export function tierSkipReason(text: string, path: string, validator: SchemaVali
     learning = parseLearning(text, path)
     const { errors } = validateLearning(learning, validator)
     if (errors.length) throw new Error(errors.join('; '))
-    const hazards = findAgentHazards(text)
+    const hazards = findAgentHazards(text, { data: learning.data })
     if (hazards.length)
       return `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`
   } catch (err) {
