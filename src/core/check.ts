@@ -150,6 +150,9 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
               `${f.path} is not where learnings live: a learning is .learnings/{pending,active,archived}/<name>.md; propose it with \`git learn add --file ${f.path}\` and remove this copy`,
             ),
           )
+        // The store's own files are screened for credentials too: a token in config.yaml (a tier's URL) is printed by
+        // `tier list`, warnings and CI logs, and is committed for good.
+        else if (f.text !== undefined) scanText(f, findings, { ...opts, directives: false })
         continue
       }
       if (f.text === undefined) {

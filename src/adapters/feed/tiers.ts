@@ -12,6 +12,7 @@ import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
 import { ConfigError, GitCommandError, LearningParseError, UsageError, reasonOf } from '../../core/errors.js'
+import { shownUrl } from '../../core/git-args.js'
 import { chunkBounds, groupBySize, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES, parseStorePath, parseYamlMapping } from '../../core/learning.js'
@@ -20,7 +21,7 @@ import type { SchemaValidator } from '../../core/validate.js'
 import { assertPathClean } from '../git/commit.js'
 import type { Git } from '../git/simple.js'
 import type { Repo } from '../store/repo.js'
-import { gitAsync, gitAsyncSpooled } from '../git/run.js'
+import { TIMED_OUT, gitAsync, gitAsyncSpooled, runGitAsync } from '../git/run.js'
 import { CONFIG_PATH } from '../store/config.js'
 import { decodeLearningBytes, tooLargeReason } from '../store/store.js'
 import { deflateJson, readDeflatedJson } from './cache-files.js'
@@ -362,8 +363,8 @@ export function unreadableTier(tier: string, err: GitCommandError): TierWarning 
 /** What to run when a pinned commit is not here and could not be fetched. */
 export function missingPin(t: TierConfig): string {
   return (
-    `the pinned commit ${(t.commit ?? '').slice(0, 12)} is not in this repository and fetching it from ${t.url} failed; run ` +
-    `\`git fetch --no-tags ${t.url} ${t.ref ?? 'HEAD'}:${tierRef(t.name)}\` (or ask for access), then \`git learn tier verify ${t.name}\``
+    `the pinned commit ${(t.commit ?? '').slice(0, 12)} is not in this repository and fetching it from ${shownUrl(t.url)} failed; run ` +
+    `\`git fetch --no-tags ${shownUrl(t.url)} ${t.ref ?? 'HEAD'}:${tierRef(t.name)}\` (or ask for access), then \`git learn tier verify ${t.name}\``
   )
 }
 
@@ -376,15 +377,30 @@ async function fetchPinned(git: Git, t: TierConfig): Promise<boolean> {
   if (!t.commit) return false
   const env = { GIT_TERMINAL_PROMPT: '0' }
   const fetch = (spec: string) =>
-    gitAsync(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', t.url, spec], {
+    runGitAsync(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', t.url, spec], {
       cwd: git.root,
       env: { ...process.env, ...env },
+      timeoutMs: pinnedFetchMs(),
     }).then(
-      () => true,
-      () => false,
+      (r) => r.code,
+      () => 1,
     )
-  if ((await fetch(`+${t.ref ?? 'HEAD'}:${tierRef(t.name)}`)) && (await hasCommit(git, t.commit))) return true
-  return (await fetch(t.commit)) && (await hasCommit(git, t.commit))
+  const byRef = await fetch(`+${t.ref ?? 'HEAD'}:${tierRef(t.name)}`)
+  if (byRef === 0 && (await hasCommit(git, t.commit))) return true
+  // A remote that did not answer is not asked a second time: each run of a hook would wait twice.
+  return byRef !== TIMED_OUT && (await fetch(t.commit)) === 0 && (await hasCommit(git, t.commit))
+}
+
+/**
+ * How long the feed waits for a tier's pinned commit to arrive (a fresh clone's first search, context or check): the
+ * SessionStart hook has 10 s in all, and a remote that accepts and never answers held every command until killed.
+ * `git learn tier update` and `tier add` fetch without this bound. GIT_LEARN_TIER_FETCH_MS sets another (a slow link).
+ */
+export const PINNED_FETCH_MS = 8000
+
+const pinnedFetchMs = (): number => {
+  const ms = Number(process.env['GIT_LEARN_TIER_FETCH_MS'])
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : PINNED_FETCH_MS
 }
 
 /** A tier warning as the LearningParseError that readSources reports for unreadable files. */
@@ -543,7 +559,7 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
 
 /** The commit message of a tier pin change (config.yaml alone). */
 export function buildTierCommitMessage(action: 'add' | 'update' | 'remove', tier: TierConfig, from?: string): string {
-  const where = `tier ${tier.name} (${tier.url}${tier.ref ? ` ${tier.ref}` : ''})`
+  const where = `tier ${tier.name} (${shownUrl(tier.url)}${tier.ref ? ` ${tier.ref}` : ''})`
   const what = {
     add: `Pin ${where} to ${tier.commit}.`,
     update: `Move the pin of ${where}${from ? ` from ${from.slice(0, 12)}` : ''} to ${tier.commit}.`,

@@ -25,7 +25,15 @@ export interface GitRunOptions {
   input?: string | Buffer | undefined
   /** Largest stdout accepted, in bytes (1 GiB by default: a store of 100,000 learnings read in one batch). */
   maxBuffer?: number | undefined
+  /**
+   * runGitAsync only: git is stopped (SIGKILL) after this many ms and the run resolves with code TIMED_OUT, for a
+   * remote that accepts a connection and never answers.
+   */
+  timeoutMs?: number | undefined
 }
+
+/** The exit code runGitAsync gives a git it stopped at its timeoutMs (as timeout(1) does). */
+export const TIMED_OUT = 124
 
 export interface GitResult {
   code: number
@@ -78,6 +86,14 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
     const err: Buffer[] = []
     let size = 0
     let overflow = false
+    let timedOut = false
+    const timer =
+      o.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true
+            child.kill('SIGKILL')
+          }, o.timeoutMs)
     child.stdout.on('data', (b: Buffer) => {
       size += b.length
       if (size > max) {
@@ -86,9 +102,15 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       } else out.push(b)
     })
     child.stderr.on('data', (b: Buffer) => err.push(b))
-    child.on('error', (e) => reject(new GitCommandError(args, String(e.message))))
+    child.on('error', (e) => {
+      clearTimeout(timer)
+      reject(new GitCommandError(args, String(e.message)))
+    })
     child.on('close', (code) => {
+      clearTimeout(timer)
       if (overflow) reject(new GitCommandError(args, `git's output was larger than ${max} bytes`))
+      else if (timedOut)
+        resolve({ code: TIMED_OUT, stdout: Buffer.alloc(0), stderr: `git did not finish within ${o.timeoutMs} ms` })
       else resolve({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') })
     })
     // git may exit before reading all of stdin (a failing command): EPIPE is its answer, reported by its exit code.

@@ -40,21 +40,20 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     throw new UsageError(`--format must be json or text, not "${format}"`, 'context')
   let text = MINIMAL
   try {
-    const [{ readUsageSummary }, { readConfig }] = await Promise.all([
+    const [{ readUsageSummary }, { readConfig }, { tierMissing }] = await Promise.all([
       import('../../adapters/state/events.js'),
       import('../../adapters/store/config.js'),
+      import('../messages/feed.js'),
     ])
     const { built, problems } = await contextAt(ctx.cwd, ctx.now(), readUsageSummary, readConfig)
-    // A tier that could not be read is said, never silently left out.
-    const missing = problems.filter((p) => p.path.startsWith('refs/learn/tiers/'))
-    text =
-      built.text +
-      missing
-        .map(
-          (p) =>
-            `\ngit-learn: tier ${p.path.slice('refs/learn/tiers/'.length)} is missing from this context: ${p.reason}`,
-        )
-        .join('')
+    // A tier that could not be read is said, never silently left out; why (config.yaml's URL, git's words) is for a
+    // person at `tier verify`, not for the agent: a URL is a config value any commit can set, not reviewed text.
+    const missing = new Set(
+      problems
+        .filter((p) => p.path.startsWith('refs/learn/tiers/'))
+        .map((p) => p.path.slice('refs/learn/tiers/'.length)),
+    )
+    text = built.text + [...missing].map((name) => tierMissing(name)).join('')
   } catch (err) {
     const { logHookError } = await import('../../adapters/state/hooks-log.js')
     logHookError(ctx.cwd, 'context', err, ctx.now())

@@ -274,3 +274,7 @@ export const renderNoSuchSkill = (path: string, skill: string) =>
 /** A local state file could not be written (read-only or full): the command goes on without it. */
 export const stateNotWritten = (file: string, code: string) =>
   `warning: could not write ${file} (${code}): the event was not recorded. Free space or make the directory writable, then run the command again to record it.\n`
+
+/** The context's line for a tier it could not read (its name is config.yaml's, checked: lower-case words and dashes). */
+export const tierMissing = (name: string) =>
+  `\ngit-learn: tier ${name} is missing from this context; a person can see why with \`git learn tier verify ${name}\`.`

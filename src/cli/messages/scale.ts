@@ -4,6 +4,7 @@ import type { TierRow } from '../../flows/tier.js'
 import type { EvolvedCluster } from '../../flows/evolve.js'
 import type { Promoted } from '../../flows/promote.js'
 import type { MoveResult } from './lifecycle.js'
+import { shownUrl } from '../../core/git-args.js'
 
 const short = (c: string | null | undefined) => (c ? c.slice(0, 7) : '')
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
@@ -174,7 +175,7 @@ export function tierAdded(
   configCommit: string,
 ): string {
   return (
-    `added tier ${t.name}: ${t.url} ${t.ref ?? 'main'} → refs/learn/tiers/${t.name} at ${short(t.commit)} (${plural(count, 'active learning')}, weight ${t.weight ?? 0.9})\n` +
+    `added tier ${t.name}: ${shownUrl(t.url)} ${t.ref ?? 'main'} → refs/learn/tiers/${t.name} at ${short(t.commit)} (${plural(count, 'active learning')}, weight ${t.weight ?? 0.9})\n` +
     `pinned in .learnings/config.yaml (commit ${short(configCommit)}); search, context and recall now include it.\n` +
     `Check it any time with \`git learn tier verify\`; move the pin with \`git learn tier update ${t.name}\`.\n`
   )
@@ -185,7 +186,7 @@ export function tierList(rows: readonly TierRow[]): string {
   return `${rows
     .map(
       (r) =>
-        `${r.name}  ${r.url}  ${r.ref}  ${r.commit ? r.commit.slice(0, 12) : '(not pinned)'}  weight ${r.weight}  ${r.learnings === null ? 'objects missing: run `git learn tier update ' + r.name + '`' : plural(r.learnings, 'active learning')}`,
+        `${r.name}  ${shownUrl(r.url)}  ${r.ref}  ${r.commit ? r.commit.slice(0, 12) : '(not pinned)'}  weight ${r.weight}  ${r.learnings === null ? 'objects missing: run `git learn tier update ' + r.name + '`' : plural(r.learnings, 'active learning')}`,
     )
     .join('\n')}\n`
 }
@@ -257,5 +258,5 @@ export function tierVerified(
 }
 
 export const promoted = (r: Promoted) =>
-  `pushed ${r.name} to ${r.url} as branch ${r.branch} (commit ${short(r.commit)}): it adds ${r.path} on top of tier ${r.tier}'s pinned commit.\n` +
+  `pushed ${r.name} to ${shownUrl(r.url)} as branch ${r.branch} (commit ${short(r.commit)}): it adds ${r.path} on top of tier ${r.tier}'s pinned commit.\n` +
   `Next: open a pull request from ${r.branch} in the tier repository; its reviewers approve it there.\n`
