@@ -82,6 +82,14 @@ export function parseLearning(
   if (text.length > MAX_LEARNING_BYTES)
     throw new LearningParseError(path, `the file is larger than ${MAX_LEARNING_BYTES} bytes`)
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  // What check calls binary (a NUL in its first 8,000 bytes, as git decides) is refused on every road, not only there.
+  const nul = text.indexOf('\0')
+  if (nul !== -1)
+    throw new LearningParseError(
+      path,
+      'holds a NUL character: a learning is UTF-8 markdown text; remove it',
+      text.slice(0, nul).split('\n').length,
+    )
   const conflict = conflictLine(text)
   if (conflict !== undefined)
     throw new LearningParseError(

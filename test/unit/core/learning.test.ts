@@ -109,6 +109,16 @@ describe('parse errors', () => {
   })
 })
 
+test('a NUL character anywhere is refused, with its line (check calls such a file binary)', () => {
+  const text = file(base, body.replace('p\n', 'p\u0000q\n'))
+  expect(() => parseLearning(text, '.learnings/pending/x-y.md')).toThrow(/holds a NUL character/)
+  try {
+    parseLearning(text, '.learnings/pending/x-y.md')
+  } catch (e) {
+    expect((e as LearningParseError).line).toBe(9)
+  }
+})
+
 describe('an unresolved merge conflict', () => {
   const conflicted = (b: string) => file(base, b)
   test.each([
