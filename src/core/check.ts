@@ -342,15 +342,8 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
         moves.push({ name: to.name, from: c.oldPath as string, to: c.path, fromState: from.state, toState: to.state })
       else if (from) deleted.set(from.name, { ...c, path: c.oldPath as string })
       else if (to) added.set(to.name, c)
-      if (from && to && from.name !== to.name)
-        out.push(
-          finding(
-            'transition',
-            c.path,
-            1,
-            `${c.oldPath} was renamed to ${c.path}: a learning keeps its name through its life; rename it while it is pending (add a new one and reject the old), not during a move`,
-          ),
-        )
+      const renamed = renameFinding(c)
+      if (renamed) out.push(renamed)
       continue
     }
     if (!to) continue
@@ -389,7 +382,7 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
         'transition',
         d.path,
         1,
-        `${d.path} was deleted; learnings are never deleted: restore it (\`git checkout <base> -- ${d.path}\`) and archive it with \`git learn ${stateOf(d.path) === 'pending' ? 'reject <name> --reason …' : 'prune'}\``,
+        `${d.path} was deleted; learnings are never deleted: restore it (\`git checkout <base> -- ${d.path}\`) and archive it with \`git learn ${stateOf(d.path) === 'pending' ? `reject ${parseStorePath(d.path)?.name ?? '<name>'} --reason …` : 'prune'}\``,
       ),
     )
   for (const m of moves) {
@@ -422,6 +415,23 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
 }
 
 /**
+ * A rename that changes a learning's name (a `git mv` between file names, in one state or across two): the name is
+ * the learning's identity in its trail (Learning trailers, approvals, recall's records), so a new name is a new
+ * learning. Read the same way by `check --base` and the commit-msg hook.
+ */
+function renameFinding(c: DiffEntry): Finding | undefined {
+  const from = parseStorePath(c.oldPath ?? '')
+  const to = parseStorePath(c.path)
+  if (c.status !== 'R' || !from || !to || from.name === to.name) return undefined
+  return finding(
+    'transition',
+    c.path,
+    1,
+    `${c.oldPath} was renamed to ${c.path}: a learning keeps its name through its life (its trail is under it). Undo it with \`git mv ${c.path} ${c.oldPath}\`; for a new name, propose it under that name (\`git learn add --file <copy>\`) and reject the old one (\`git learn reject ${from.name} --reason "renamed to ${to.name}"\`)`,
+  )
+}
+
+/**
  * The commit-msg rule: each staged move or add into active/ or archived/ needs a trailer group naming it
  * (Learning, Learning-Action, Learning-From, Learning-To) and a `*-by` trailer of that move.
  */
@@ -436,6 +446,11 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
   )
   const out: Finding[] = []
   for (const c of staged) {
+    const renamed = renameFinding(c)
+    if (renamed) {
+      out.push(renamed)
+      continue
+    }
     const to = parseStorePath(c.path)
     if (!to || to.state === 'pending') continue
     let fromState: LearningState | undefined

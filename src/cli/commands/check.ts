@@ -222,7 +222,7 @@ async function checkStaged(
           'transition',
           e.path,
           1,
-          `${e.path} is staged for deletion; learnings are never deleted: \`git restore --staged --worktree ${e.path}\`, then archive it with \`git learn ${parseStorePath(e.path)?.state === 'pending' ? 'reject <name> --reason …' : 'prune'}\``,
+          `${e.path} is staged for deletion; learnings are never deleted: \`git restore --staged --worktree ${e.path}\`, then archive it with \`git learn ${parseStorePath(e.path)?.state === 'pending' ? `reject ${parseStorePath(e.path)?.name ?? '<name>'} --reason …` : 'prune'}\``,
         ),
       )
   return engine.buildReport(findings)

@@ -255,6 +255,7 @@ describe('transitions (--base)', () => {
       0,
     ],
     ['renamed during a move', [mv('.learnings/pending/a.md', '.learnings/archived/b.md')], [], 1],
+    ['renamed within pending', [mv('.learnings/pending/a.md', '.learnings/pending/b.md')], [], 1],
     ['proposed and approved within the range', [add('.learnings/active/a.md')], [approved('a')], 0],
     ['files outside the store are ignored', [del('README.md'), add('src/a.md')], [], 0],
   ])('%s', (_what, changes, events, count) => {
@@ -302,8 +303,23 @@ describe('commit messages (commit-msg hook)', () => {
     ['an illegal move is refused', [mv('.learnings/archived/a.md', '.learnings/active/a.md')], approve, 1],
     ['adding to pending needs nothing', [add('.learnings/pending/a.md')], 'wip\n', 0],
     ['edits in active need nothing', [{ ...add('.learnings/active/a.md'), status: 'M' }], 'typo\n', 0],
+    [
+      'a rename within pending is refused, as CI refuses it',
+      [mv('.learnings/pending/a.md', '.learnings/pending/b.md')],
+      'rename\n',
+      1,
+    ],
   ])('%s', (_what, staged, message, count) => {
     expect(checkCommitMessage(staged, message)).toHaveLength(count)
+  })
+
+  test('a rename says how to undo it and how to rename: the same sentence locally and in CI', () => {
+    const staged = [mv('.learnings/pending/a.md', '.learnings/pending/b.md')]
+    const local = checkCommitMessage(staged, 'rename\n')
+    expect(local.map((f) => f.message)).toEqual(checkTransitions(staged, []).map((f) => f.message))
+    expect(local[0]?.message).toMatch(
+      /keeps its name[\s\S]*`git mv \.learnings\/pending\/b\.md \.learnings\/pending\/a\.md`[\s\S]*`git learn reject a --reason "renamed to b"`/,
+    )
   })
 })
 
