@@ -172,7 +172,12 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
       } catch (err) {
         if (!(err instanceof LearningParseError)) throw err
         findings.push(
-          finding('schema', f.path, err.line ?? 1, `${err.reason}; fix the file (templates/ has a skeleton per type)`),
+          finding(
+            'schema',
+            f.path,
+            err.line ?? 1,
+            `${err.reason}; fix the file (\`git learn add -h\` lists a learning's fields)`,
+          ),
         )
         scanText(f, findings, opts)
         continue

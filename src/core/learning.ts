@@ -181,7 +181,7 @@ export function validateLearning(learning: Learning, validator: SchemaValidator)
     const missing = required.filter((s) => !have.has(s.toLowerCase()))
     if (missing.length)
       errors.push(
-        `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} needs the section${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"## ${s}"`).join(', ')} in its body (see templates/${type}.md)`,
+        `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} needs the section${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"## ${s}"`).join(', ')} in its body, each a heading of its own`,
       )
   }
   for (const key of Object.keys(data))

@@ -135,7 +135,8 @@ async function readConfigOrFinding(
         rule: 'schema',
         severity: 'error',
         path: err.path,
-        line: 1,
+        // The YAML parser says where ("… at line 37, column 3"); a schema problem is the file's.
+        line: Number(/\bline (\d+)/.exec(p)?.[1] ?? 1),
         message: `${p}; fix .learnings/config.yaml (every key is optional)`,
       })
     return DEFAULT_CONFIG

@@ -82,7 +82,7 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof LearningInvalidError)
     return d(
       ExitCode.refused,
-      `${err.path} is not a valid learning:\n${bullet(err.problems)}\nFix these, then run the command again (templates/ has a skeleton per type).`,
+      `${err.path} is not a valid learning:\n${bullet(err.problems)}\nFix these, then run the command again (\`git learn add -h\` lists a learning's fields).`,
       { path: err.path, problems: err.problems },
     )
   if (err instanceof NameTakenError)
