@@ -55,3 +55,11 @@ export function findAgentHazards(text: string, opts: HazardOptions = {}): AgentH
   const secrets = scanSecrets(text, { allow: opts.allow ?? [] })
   return hazardsOf({ secrets, directives: opts.directivesAllowed ? [] : scanDirectives(text) }, opts.directivesAllowed)
 }
+
+/** Why a learning is kept from agents, in one line (the feed's problem, render's and show's reason). */
+export function withheldReason(hazards: readonly Pick<AgentHazard, 'kind' | 'line'>[]): string {
+  const kinds = [
+    ...new Set(hazards.map((h) => (h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'))),
+  ].join(' and ')
+  return `withheld from agents: it holds ${kinds} (line ${hazards[0]?.line}); run \`git learn check\` for the finding`
+}
