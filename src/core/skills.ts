@@ -29,7 +29,11 @@ export function skillOf(l: Learning): string | undefined {
 }
 
 /** `references/learnings.md` of one skill: its learnings in name order, each with its description and body. */
-export function renderSkillReferences(skill: string, learnings: readonly Learning[]): string {
+export function renderSkillReferences(
+  skill: string,
+  learnings: readonly Learning[],
+  mark: (l: Learning) => string = () => '',
+): string {
   const parts = [
     `# Reviewed learnings for ${skill}`,
     RENDER_MARKER,
@@ -42,7 +46,7 @@ export function renderSkillReferences(skill: string, learnings: readonly Learnin
     const description = typeof l.data.description === 'string' ? l.data.description.replace(/\s+/g, ' ').trim() : ''
     parts.push(
       '',
-      `## ${l.name}`,
+      mark(l) ? `## ${l.name} ${mark(l)}` : `## ${l.name}`,
       '',
       description,
       '',
