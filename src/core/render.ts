@@ -10,6 +10,7 @@ import { tierMark } from './context.js'
 import { validateLearning } from './learning.js'
 import type { Learning } from './learning.js'
 import { explainBadName } from './names.js'
+import { renderSafe } from './render-safe.js'
 import { renderSkillReferences, skillLine, skillOf, skillReferencesPath } from './skills.js'
 import type { SchemaValidator } from './validate.js'
 
@@ -47,21 +48,26 @@ export interface RenderPlan {
 const yaml = (data: Record<string, unknown>) => YAML.stringify(data, { lineWidth: 0 })
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
 /** The mark of a tier's learning (as the context marks it), before its description and after its name. */
-const mark = (tier: string) => tierMark(tier)
+const mark = (tier: string) => renderSafe(tierMark(tier))
 const desc = (l: Learning, tier = PROJECT) => {
-  const d = oneLine(typeof l.data.description === 'string' ? l.data.description : '')
+  const d = renderSafe(oneLine(typeof l.data.description === 'string' ? l.data.description : ''))
   return (mark(tier) ? `${mark(tier)} ${d}` : d).slice(0, 1024)
 }
 const paths = (l: Learning): string[] => {
   const e = l.data['evidence']
   const p = e && typeof e === 'object' ? (e as Record<string, unknown>)['paths'] : undefined
-  return Array.isArray(p) ? p.filter((x): x is string => typeof x === 'string').sort() : []
+  return Array.isArray(p)
+    ? p
+        .filter((x): x is string => typeof x === 'string')
+        .map(renderSafe)
+        .sort()
+    : []
 }
-const body = (l: Learning) => `${l.body.replace(/\r\n?/g, '\n').replace(/\s+$/, '')}\n`
+const body = (l: Learning) => `${renderSafe(l.body).replace(/\s+$/, '')}\n`
 const source = (l: Learning, tier: string) =>
   tier === PROJECT
-    ? `<!-- source: ${l.path} — edit that file and run \`git learn render\`; changes here are overwritten -->`
-    : `<!-- source: ${l.path} of the tier ${tier}, reviewed in that repository; changes here are overwritten -->`
+    ? `<!-- source: ${renderSafe(l.path)} — edit that file and run \`git learn render\`; changes here are overwritten -->`
+    : `<!-- source: ${renderSafe(l.path)} of the tier ${renderSafe(tier)}, reviewed in that repository; changes here are overwritten -->`
 const title = (l: Learning, tier: string) => (mark(tier) ? `${l.name} ${mark(tier)}` : l.name)
 
 /** A path render may own: one of the files a target writes, by its shape (no `..`, no other directory). */
@@ -121,7 +127,9 @@ const TAG_GLOBS: Readonly<Record<string, readonly string[]>> = {
 export function applyToOf(l: Learning): string {
   const p = paths(l)
   if (p.length) return p.join(',')
-  const tags = Array.isArray(l.data.tags) ? l.data.tags.filter((t): t is string => typeof t === 'string') : []
+  const tags = Array.isArray(l.data.tags)
+    ? l.data.tags.filter((t): t is string => typeof t === 'string').map(renderSafe)
+    : []
   const globs = [...new Set(tags.flatMap((t) => TAG_GLOBS[t.toLowerCase()] ?? []))].sort()
   return globs.length ? globs.join(',') : '**'
 }
@@ -170,7 +178,7 @@ export function renderIndex(learnings: readonly Learning[], maxTokens: number, t
       : typeof l.data.trigger === 'string'
         ? l.data.trigger
         : ''
-    const line = `- **${l.name}** — ${desc(l, tierOf(l)).slice(0, 240)}${trigger ? ` Trigger: \`${oneLine(trigger).slice(0, 160).replace(/`/g, "'")}\`` : ''}`
+    const line = `- **${l.name}** — ${desc(l, tierOf(l)).slice(0, 240)}${trigger ? ` Trigger: \`${renderSafe(oneLine(trigger)).slice(0, 160).replace(/`/g, "'")}\`` : ''}`
     if (used + line.length + 1 > budget) {
       lines.push(`- … ${learnings.length - lines.length} more: \`git learn search <words>\``)
       break
@@ -186,23 +194,46 @@ export function renderClaudeMdSection(): string {
   return [AGENTS_BEGIN, '## Team learnings', '', `@${INDEX_FILE}`, AGENTS_END].join('\n')
 }
 
-/** Replace (or append) the marked section in AGENTS.md's text; everything outside the markers is kept byte for byte. */
-export function spliceAgentsSection(existing: string | null, section: string): string {
+/** Where the marked section is in a file: none yet, the span from its begin marker to its end marker, or neither. */
+export type SectionSpan = { kind: 'none' } | { kind: 'one'; begin: number; end: number } | { kind: 'unbalanced' }
+
+const count = (text: string, marker: string) => text.split(marker).length - 1
+
+/**
+ * The marked section of AGENTS.md or CLAUDE.md. From the begin marker to the last end marker after it: text an older
+ * version copied out of a learning could hold a marker of its own (render now escapes them), and everything up to
+ * the last end marker is ours. A second begin marker, an end marker before the begin, or a begin with no end is
+ * not a section render can replace without guessing whose text is whose: 'unbalanced', and the file is left alone.
+ */
+export function locateSection(text: string): SectionSpan {
+  const b = text.indexOf(AGENTS_BEGIN)
+  const e = text.lastIndexOf(AGENTS_END)
+  if (b < 0 && e < 0) return { kind: 'none' }
+  if (b < 0 || e < b || count(text, AGENTS_BEGIN) > 1 || text.slice(0, b).includes(AGENTS_END))
+    return { kind: 'unbalanced' }
+  return { kind: 'one', begin: b, end: e + AGENTS_END.length }
+}
+
+/**
+ * Replace (or append) the marked section in AGENTS.md's text; everything outside the markers is kept byte for byte.
+ * Undefined when the markers are out of balance (locateSection): nothing is spliced.
+ */
+export function spliceAgentsSection(existing: string | null, section: string): string | undefined {
   if (existing === null || existing === '') return `${section}\n`
-  const b = existing.indexOf(AGENTS_BEGIN)
-  const e = b < 0 ? -1 : existing.indexOf(AGENTS_END, b)
-  if (b >= 0 && e >= 0) return existing.slice(0, b) + section + existing.slice(e + AGENTS_END.length)
+  const at = locateSection(existing)
+  if (at.kind === 'unbalanced') return undefined
+  if (at.kind === 'one') return existing.slice(0, at.begin) + section + existing.slice(at.end)
   return `${existing.replace(/\n*$/, '')}\n\n${section}\n`
 }
 
-/** Remove the marked section (when the agents target is dropped); undefined when the file had none. */
+/** Remove the marked section (when the agents target is dropped); undefined when the file has none, or unbalanced. */
 export function removeAgentsSection(existing: string): string | undefined {
-  const b = existing.indexOf(AGENTS_BEGIN)
-  const e = b < 0 ? -1 : existing.indexOf(AGENTS_END, b)
-  if (b < 0 || e < 0) return undefined
-  return (
-    existing.slice(0, b).replace(/\n+$/, '\n') + existing.slice(e + AGENTS_END.length).replace(/^\n+/, '')
-  ).replace(/^\n+$/, '')
+  const at = locateSection(existing)
+  if (at.kind !== 'one') return undefined
+  return (existing.slice(0, at.begin).replace(/\n+$/, '\n') + existing.slice(at.end).replace(/^\n+/, '')).replace(
+    /^\n+$/,
+    '',
+  )
 }
 
 /** A learning render leaves out, and why. */

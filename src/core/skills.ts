@@ -7,6 +7,7 @@
 import { RENDER_MARKER } from './check-zones.js'
 import { comparableText, cosine, termVector } from './dedupe.js'
 import type { Learning } from './learning.js'
+import { renderSafe } from './render-safe.js'
 
 export interface HandSkill {
   /** The directory name under .claude/skills/. */
@@ -43,15 +44,16 @@ export function renderSkillReferences(
       '`); edit those files, not this one.',
   ]
   for (const l of learnings) {
-    const description = typeof l.data.description === 'string' ? l.data.description.replace(/\s+/g, ' ').trim() : ''
+    // Learning text is hostile: written through renderSafe, as every rendered file's (core/render-safe.ts).
+    const description =
+      typeof l.data.description === 'string' ? renderSafe(l.data.description.replace(/\s+/g, ' ').trim()) : ''
     parts.push(
       '',
       mark(l) ? `## ${l.name} ${mark(l)}` : `## ${l.name}`,
       '',
       description,
       '',
-      l.body
-        .replace(/\r\n?/g, '\n')
+      renderSafe(l.body)
         .replace(/^(#+) /gm, '#$1 ')
         .trim(),
     )

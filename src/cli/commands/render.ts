@@ -15,7 +15,7 @@ import type { RenderTarget } from '../../core/render.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { renderLeftAlone, renderOverBudget, renderReport, warnProblems } from '../messages/feed.js'
-import { renderNoSuchSkill, renderSkippedInvalid, renderWithheld } from '../messages/feed.js'
+import { renderNoSuchSkill, renderSkippedInvalid, renderUnbalanced, renderWithheld } from '../messages/feed.js'
 import { skillOf } from '../../core/skills.js'
 import { warning } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
@@ -86,7 +86,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     handSkills,
     tierOf: (l) => tierOf.get(l) ?? PROJECT_TIER,
   })
-  const result = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
+  const { unbalanced, ...result } = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
   const warnings: string[] = rejected.map((r) =>
     r.hazards
       ? renderWithheld(
@@ -101,7 +101,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       const skill = skillOf(l)
       if (skill !== undefined && !handSkills.has(skill)) warnings.push(renderNoSuchSkill(l.path, skill))
     }
-  warnings.push(...result.skipped.map(renderLeftAlone))
+  warnings.push(...result.skipped.filter((p) => !unbalanced.includes(p)).map(renderLeftAlone))
+  warnings.push(...unbalanced.map(renderUnbalanced))
   if (plan.descriptionChars > LISTING_BUDGET_CHARS)
     warnings.push(renderOverBudget(plan.descriptionChars, LISTING_BUDGET_CHARS))
   for (const w of warnings) ctx.stderr(warning(w))
