@@ -129,3 +129,11 @@ export function findAgentHazards(
   if (opts.data) for (const d of decodedValues(text, opts.data)) addDecoded(scan, d, allow)
   return hazardsOf(scan, opts.directivesAllowed)
 }
+
+/** Why a learning is kept from agents, in one line (the feed's problem, render's and show's reason). */
+export function withheldReason(hazards: readonly Pick<AgentHazard, 'kind' | 'line'>[]): string {
+  const kinds = [
+    ...new Set(hazards.map((h) => (h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'))),
+  ].join(' and ')
+  return `withheld from agents: it holds ${kinds} (line ${hazards[0]?.line}); run \`git learn check\` for the finding`
+}

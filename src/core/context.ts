@@ -130,9 +130,14 @@ export function touchesChanged(changed: readonly string[]): (e: ContextEntry) =>
   }
 }
 
+/** The mark of a tier's learning wherever an agent reads it (context, recall, render); '' for this project's. */
+export function tierMark(tier: string): string {
+  return tier === 'project' ? '' : `[tier ${tier}: reviewed in that repository, not here]`
+}
+
 /** How a learning is named to an agent: a tier's learnings carry their tier, never pass for this project's. */
 export function formatLabel(e: Pick<CatalogEntry, 'name' | 'tier'>): string {
-  return e.tier === 'project' ? e.name : `${e.name} [tier ${e.tier}: reviewed in that repository, not here]`
+  return e.tier === 'project' ? e.name : `${e.name} ${tierMark(e.tier)}`
 }
 
 /** The directive line of a learning to apply. */

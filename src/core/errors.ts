@@ -100,6 +100,21 @@ export class RefusedError extends GitLearnError {
   }
 }
 
+/**
+ * `show` of a learning the feed withholds from agents (a credential, an unaccepted directive): its text is not
+ * printed, since agents are told to run `git learn show`. `hazards` are check's findings, secrets masked. Exit 1.
+ */
+export class WithheldError extends GitLearnError {
+  constructor(
+    readonly learningName: string,
+    readonly path: string,
+    readonly state: LearningState,
+    readonly hazards: readonly string[],
+  ) {
+    super(`${path} is withheld from agents`)
+  }
+}
+
 /** The configuration file is malformed or breaks its schema. */
 export class ConfigError extends GitLearnError {
   constructor(

@@ -3,10 +3,14 @@
  * section. Deterministic: sorted by name, no timestamps, YAML written by one stringifier with fixed options.
  */
 import * as YAML from '../vendor/yaml.js'
+import { withheldReason } from './agent-safety.js'
+import type { AgentHazard } from './agent-safety.js'
 import { RENDER_MARKER } from './check-zones.js'
+import { tierMark } from './context.js'
 import { validateLearning } from './learning.js'
 import type { Learning } from './learning.js'
 import { explainBadName } from './names.js'
+import { renderSafe } from './render-safe.js'
 import { renderSkillReferences, skillLine, skillOf, skillReferencesPath } from './skills.js'
 import type { SchemaValidator } from './validate.js'
 
@@ -19,6 +23,9 @@ export const AGENTS_END = '<!-- git-learn:end -->'
 /** The `claude-md` target: an index of the active learnings, imported into CLAUDE.md's marked section with `@`. */
 export const CLAUDE_MD_FILE = 'CLAUDE.md'
 export const INDEX_FILE = '.learnings/INDEX.md'
+const PROJECT = 'project'
+/** The tier each learning came from ('project' for this store's). */
+export type TierOf = (l: Learning) => string
 
 export interface RenderedFile {
   path: string
@@ -40,15 +47,28 @@ export interface RenderPlan {
 
 const yaml = (data: Record<string, unknown>) => YAML.stringify(data, { lineWidth: 0 })
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
-const desc = (l: Learning) => oneLine(typeof l.data.description === 'string' ? l.data.description : '').slice(0, 1024)
+/** The mark of a tier's learning (as the context marks it), before its description and after its name. */
+const mark = (tier: string) => renderSafe(tierMark(tier))
+const desc = (l: Learning, tier = PROJECT) => {
+  const d = renderSafe(oneLine(typeof l.data.description === 'string' ? l.data.description : ''))
+  return (mark(tier) ? `${mark(tier)} ${d}` : d).slice(0, 1024)
+}
 const paths = (l: Learning): string[] => {
   const e = l.data['evidence']
   const p = e && typeof e === 'object' ? (e as Record<string, unknown>)['paths'] : undefined
-  return Array.isArray(p) ? p.filter((x): x is string => typeof x === 'string').sort() : []
+  return Array.isArray(p)
+    ? p
+        .filter((x): x is string => typeof x === 'string')
+        .map(renderSafe)
+        .sort()
+    : []
 }
-const body = (l: Learning) => `${l.body.replace(/\r\n?/g, '\n').replace(/\s+$/, '')}\n`
-const source = (l: Learning) =>
-  `<!-- source: ${l.path} — edit that file and run \`git learn render\`; changes here are overwritten -->`
+const body = (l: Learning) => `${renderSafe(l.body).replace(/\s+$/, '')}\n`
+const source = (l: Learning, tier: string) =>
+  tier === PROJECT
+    ? `<!-- source: ${renderSafe(l.path)} — edit that file and run \`git learn render\`; changes here are overwritten -->`
+    : `<!-- source: ${renderSafe(l.path)} of the tier ${renderSafe(tier)}, reviewed in that repository; changes here are overwritten -->`
+const title = (l: Learning, tier: string) => (mark(tier) ? `${l.name} ${mark(tier)}` : l.name)
 
 /** A path render may own: one of the files a target writes, by its shape (no `..`, no other directory). */
 export function isRenderPath(path: string): boolean {
@@ -58,21 +78,21 @@ export function isRenderPath(path: string): boolean {
 }
 
 /** The SKILL.md of a learning (Agent Skills: name = directory name, description ≤ 1024, metadata a string map). */
-export function renderSkill(l: Learning): RenderedFile {
-  const fm = yaml({ name: l.name, description: desc(l), metadata: { 'generated-by': 'git-learn' } })
+export function renderSkill(l: Learning, tier = PROJECT): RenderedFile {
+  const fm = yaml({ name: l.name, description: desc(l, tier), metadata: { 'generated-by': 'git-learn' } })
   return {
     path: `.claude/skills/${l.name}/SKILL.md`,
-    content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l)}\n\n${body(l)}`,
+    content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l, tier)}\n\n${body(l)}`,
   }
 }
 
 /** The Cursor rule of a learning (`alwaysApply: false`; globs from evidence.paths when present). */
-export function renderCursorRule(l: Learning): RenderedFile {
+export function renderCursorRule(l: Learning, tier = PROJECT): RenderedFile {
   const p = paths(l)
-  const fm = yaml({ description: desc(l), ...(p.length ? { globs: p.join(',') } : {}), alwaysApply: false })
+  const fm = yaml({ description: desc(l, tier), ...(p.length ? { globs: p.join(',') } : {}), alwaysApply: false })
   return {
     path: `.cursor/rules/${l.name}.mdc`,
-    content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l)}\n\n# ${l.name}\n\n${body(l)}`,
+    content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l, tier)}\n\n# ${title(l, tier)}\n\n${body(l)}`,
   }
 }
 
@@ -107,23 +127,25 @@ const TAG_GLOBS: Readonly<Record<string, readonly string[]>> = {
 export function applyToOf(l: Learning): string {
   const p = paths(l)
   if (p.length) return p.join(',')
-  const tags = Array.isArray(l.data.tags) ? l.data.tags.filter((t): t is string => typeof t === 'string') : []
+  const tags = Array.isArray(l.data.tags)
+    ? l.data.tags.filter((t): t is string => typeof t === 'string').map(renderSafe)
+    : []
   const globs = [...new Set(tags.flatMap((t) => TAG_GLOBS[t.toLowerCase()] ?? []))].sort()
   return globs.length ? globs.join(',') : '**'
 }
 
 /** The Copilot instructions file of a learning (`applyTo` from evidence.paths or the tags, else every file). */
-export function renderCopilot(l: Learning): RenderedFile {
+export function renderCopilot(l: Learning, tier = PROJECT): RenderedFile {
   const fm = yaml({ applyTo: applyToOf(l) })
   return {
     path: `.github/instructions/${l.name}.instructions.md`,
-    content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l)}\n\n# ${l.name}\n\n${desc(l)}\n\n${body(l)}`,
+    content: `---\n${fm}---\n${RENDER_MARKER}\n${source(l, tier)}\n\n# ${title(l, tier)}\n\n${desc(l, tier)}\n\n${body(l)}`,
   }
 }
 
-/** The marked AGENTS.md section: one line per learning. */
-export function renderAgentsSection(learnings: readonly Learning[]): string {
-  const rows = learnings.map((l) => `- **${l.name}** — ${desc(l)} (\`git learn show ${l.name}\`)`)
+/** The marked AGENTS.md section: one line per learning (a tier's marked as its tier). */
+export function renderAgentsSection(learnings: readonly Learning[], tierOf: TierOf = () => PROJECT): string {
+  const rows = learnings.map((l) => `- **${l.name}** — ${desc(l, tierOf(l))} (\`git learn show ${l.name}\`)`)
   return [
     AGENTS_BEGIN,
     '## Team learnings',
@@ -139,7 +161,7 @@ export function renderAgentsSection(learnings: readonly Learning[]): string {
  * `.learnings/INDEX.md`: one line per active learning (name, one-line description, trigger), best-known first,
  * within `maxTokens` (characters / 4) — what a session without hooks reads through CLAUDE.md's `@` import.
  */
-export function renderIndex(learnings: readonly Learning[], maxTokens: number): string {
+export function renderIndex(learnings: readonly Learning[], maxTokens: number, tierOf: TierOf = () => PROJECT): string {
   const head = [
     RENDER_MARKER,
     '# Team learnings',
@@ -156,7 +178,7 @@ export function renderIndex(learnings: readonly Learning[], maxTokens: number): 
       : typeof l.data.trigger === 'string'
         ? l.data.trigger
         : ''
-    const line = `- **${l.name}** — ${desc(l).slice(0, 240)}${trigger ? ` Trigger: \`${oneLine(trigger).slice(0, 160).replace(/`/g, "'")}\`` : ''}`
+    const line = `- **${l.name}** — ${desc(l, tierOf(l)).slice(0, 240)}${trigger ? ` Trigger: \`${renderSafe(oneLine(trigger)).slice(0, 160).replace(/`/g, "'")}\`` : ''}`
     if (used + line.length + 1 > budget) {
       lines.push(`- … ${learnings.length - lines.length} more: \`git learn search <words>\``)
       break
@@ -172,56 +194,89 @@ export function renderClaudeMdSection(): string {
   return [AGENTS_BEGIN, '## Team learnings', '', `@${INDEX_FILE}`, AGENTS_END].join('\n')
 }
 
-/** Replace (or append) the marked section in AGENTS.md's text; everything outside the markers is kept byte for byte. */
-export function spliceAgentsSection(existing: string | null, section: string): string {
+/** Where the marked section is in a file: none yet, the span from its begin marker to its end marker, or neither. */
+export type SectionSpan = { kind: 'none' } | { kind: 'one'; begin: number; end: number } | { kind: 'unbalanced' }
+
+const count = (text: string, marker: string) => text.split(marker).length - 1
+
+/**
+ * The marked section of AGENTS.md or CLAUDE.md. From the begin marker to the last end marker after it: text an older
+ * version copied out of a learning could hold a marker of its own (render now escapes them), and everything up to
+ * the last end marker is ours. A second begin marker, an end marker before the begin, or a begin with no end is
+ * not a section render can replace without guessing whose text is whose: 'unbalanced', and the file is left alone.
+ */
+export function locateSection(text: string): SectionSpan {
+  const b = text.indexOf(AGENTS_BEGIN)
+  const e = text.lastIndexOf(AGENTS_END)
+  if (b < 0 && e < 0) return { kind: 'none' }
+  if (b < 0 || e < b || count(text, AGENTS_BEGIN) > 1 || text.slice(0, b).includes(AGENTS_END))
+    return { kind: 'unbalanced' }
+  return { kind: 'one', begin: b, end: e + AGENTS_END.length }
+}
+
+/**
+ * Replace (or append) the marked section in AGENTS.md's text; everything outside the markers is kept byte for byte.
+ * Undefined when the markers are out of balance (locateSection): nothing is spliced.
+ */
+export function spliceAgentsSection(existing: string | null, section: string): string | undefined {
   if (existing === null || existing === '') return `${section}\n`
-  const b = existing.indexOf(AGENTS_BEGIN)
-  const e = b < 0 ? -1 : existing.indexOf(AGENTS_END, b)
-  if (b >= 0 && e >= 0) return existing.slice(0, b) + section + existing.slice(e + AGENTS_END.length)
+  const at = locateSection(existing)
+  if (at.kind === 'unbalanced') return undefined
+  if (at.kind === 'one') return existing.slice(0, at.begin) + section + existing.slice(at.end)
   return `${existing.replace(/\n*$/, '')}\n\n${section}\n`
 }
 
-/** Remove the marked section (when the agents target is dropped); undefined when the file had none. */
+/** Remove the marked section (when the agents target is dropped); undefined when the file has none, or unbalanced. */
 export function removeAgentsSection(existing: string): string | undefined {
-  const b = existing.indexOf(AGENTS_BEGIN)
-  const e = b < 0 ? -1 : existing.indexOf(AGENTS_END, b)
-  if (b < 0 || e < 0) return undefined
-  return (
-    existing.slice(0, b).replace(/\n+$/, '\n') + existing.slice(e + AGENTS_END.length).replace(/^\n+/, '')
-  ).replace(/^\n+$/, '')
+  const at = locateSection(existing)
+  if (at.kind !== 'one') return undefined
+  return (existing.slice(0, at.begin).replace(/\n+$/, '\n') + existing.slice(at.end).replace(/^\n+/, '')).replace(
+    /^\n+$/,
+    '',
+  )
 }
 
 /** A learning render leaves out, and why. */
 export interface RenderRejected {
   path: string
   reason: string
+  /** What keeps it from agents (masked), when that is why: the feed withholds it too. */
+  hazards?: readonly AgentHazard[]
 }
 
 /**
- * The learnings render may turn into files: a valid name (it becomes a path) and a schema-valid learning. The
- * others come back with their first error, to be reported, never rendered.
+ * The learnings render may turn into files: a valid name (it becomes a path), a schema-valid learning, and nothing
+ * the feed withholds from agents (`hazards`: core/agent-safety.ts, with secrets.allow and accepted directives applied
+ * by the caller, as the feed's rebuild does). The others come back with their reason, to be reported, never rendered.
  */
 export function selectRenderable(
   active: readonly Learning[],
   validator: SchemaValidator,
+  hazards: (l: Learning) => readonly AgentHazard[] = () => [],
 ): { learnings: Learning[]; rejected: RenderRejected[] } {
   const learnings: Learning[] = []
   const rejected: RenderRejected[] = []
   for (const l of active) {
     const bad = explainBadName(l.name)
     const reason = bad ? `its name is not valid: ${bad}` : validateLearning(l, validator).errors[0]
+    const found = reason ? [] : hazards(l)
     if (reason) rejected.push({ path: l.path, reason })
+    else if (found.length) rejected.push({ path: l.path, reason: withheldReason(found), hazards: found })
     else learnings.push(l)
   }
   return { learnings, rejected }
 }
 
-/** The plan for the active learnings (first occurrence of a name wins; a name that is not kebab-case is never a path) and the targets. */
+/**
+ * The plan for the active learnings (first occurrence of a name wins; a name that is not kebab-case is never a path)
+ * and the targets; `tierOf` names the tier of each learning (a tier's are marked as the context marks them).
+ */
 export function planRender(
   active: readonly Learning[],
   targets: readonly RenderTarget[],
-  opts: { indexTokens?: number; handSkills?: ReadonlySet<string> } = {},
+  opts: { indexTokens?: number; handSkills?: ReadonlySet<string>; tierOf?: TierOf } = {},
 ): RenderPlan {
+  const tierOf = opts.tierOf ?? (() => PROJECT)
   const seen = new Set<string>()
   const learnings = active
     .filter((l) => explainBadName(l.name) === undefined)
@@ -237,22 +292,26 @@ export function planRender(
       folded.set(skill, [...(folded.get(skill) ?? []), l])
       continue
     }
-    if (on.has('claude')) files.push(renderSkill(l))
-    if (on.has('cursor')) files.push(renderCursorRule(l))
-    if (on.has('copilot')) files.push(renderCopilot(l))
+    if (on.has('claude')) files.push(renderSkill(l, tierOf(l)))
+    if (on.has('cursor')) files.push(renderCursorRule(l, tierOf(l)))
+    if (on.has('copilot')) files.push(renderCopilot(l, tierOf(l)))
   }
   const skillLines: Record<string, string> = {}
   for (const [skill, ls] of [...folded].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    files.push({ path: skillReferencesPath(skill), content: renderSkillReferences(skill, ls) })
+    files.push({
+      path: skillReferencesPath(skill),
+      content: renderSkillReferences(skill, ls, (l) => mark(tierOf(l))),
+    })
     skillLines[skill] = skillLine(ls.length)
   }
-  if (on.has('claude-md')) files.push({ path: INDEX_FILE, content: renderIndex(learnings, opts.indexTokens ?? 1500) })
+  if (on.has('claude-md'))
+    files.push({ path: INDEX_FILE, content: renderIndex(learnings, opts.indexTokens ?? 1500, tierOf) })
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   return {
     files,
-    agentsSection: on.has('agents') ? renderAgentsSection(learnings) : null,
+    agentsSection: on.has('agents') ? renderAgentsSection(learnings, tierOf) : null,
     claudeMdSection: on.has('claude-md') ? renderClaudeMdSection() : null,
     skillLines,
-    descriptionChars: on.has('claude') ? learnings.reduce((n, l) => n + desc(l).length, 0) : 0,
+    descriptionChars: on.has('claude') ? learnings.reduce((n, l) => n + desc(l, tierOf(l)).length, 0) : 0,
   }
 }

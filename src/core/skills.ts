@@ -7,6 +7,7 @@
 import { RENDER_MARKER } from './check-zones.js'
 import { comparableText, cosine, termVector } from './dedupe.js'
 import type { Learning } from './learning.js'
+import { renderSafe } from './render-safe.js'
 
 export interface HandSkill {
   /** The directory name under .claude/skills/. */
@@ -29,7 +30,11 @@ export function skillOf(l: Learning): string | undefined {
 }
 
 /** `references/learnings.md` of one skill: its learnings in name order, each with its description and body. */
-export function renderSkillReferences(skill: string, learnings: readonly Learning[]): string {
+export function renderSkillReferences(
+  skill: string,
+  learnings: readonly Learning[],
+  mark: (l: Learning) => string = () => '',
+): string {
   const parts = [
     `# Reviewed learnings for ${skill}`,
     RENDER_MARKER,
@@ -39,15 +44,16 @@ export function renderSkillReferences(skill: string, learnings: readonly Learnin
       '`); edit those files, not this one.',
   ]
   for (const l of learnings) {
-    const description = typeof l.data.description === 'string' ? l.data.description.replace(/\s+/g, ' ').trim() : ''
+    // Learning text is hostile: written through renderSafe, as every rendered file's (core/render-safe.ts).
+    const description =
+      typeof l.data.description === 'string' ? renderSafe(l.data.description.replace(/\s+/g, ' ').trim()) : ''
     parts.push(
       '',
-      `## ${l.name}`,
+      mark(l) ? `## ${l.name} ${mark(l)}` : `## ${l.name}`,
       '',
       description,
       '',
-      l.body
-        .replace(/\r\n?/g, '\n')
+      renderSafe(l.body)
         .replace(/^(#+) /gm, '#$1 ')
         .trim(),
     )

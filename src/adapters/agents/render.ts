@@ -15,6 +15,7 @@ import {
   CLAUDE_MD_FILE,
   RENDER_TARGETS,
   isRenderPath,
+  locateSection,
   removeAgentsSection,
   spliceAgentsSection,
 } from '../../core/render.js'
@@ -29,6 +30,8 @@ export interface RenderResult {
   removed: string[]
   /** Target paths holding a file git learn did not write (or that was edited since): left alone. */
   skipped: string[]
+  /** AGENTS.md or CLAUDE.md whose git-learn markers are out of balance (core/render.ts locateSection): left alone. */
+  unbalanced: string[]
 }
 
 export const MANIFEST_FILE = 'render-manifest.json'
@@ -125,7 +128,7 @@ export function applyRender(
   const manifest = readRenderManifest(commonDir)
   // Files are written whole through a scratch directory: a kill leaves each old or new, never a truncated CLAUDE.md.
   const scratch = dryRun ? undefined : scratchDir(commonDir)
-  const result: RenderResult = { written: [], unchanged: [], removed: [], skipped: [] }
+  const result: RenderResult = { written: [], unchanged: [], removed: [], skipped: [], unbalanced: [] }
   const owns = (rel: string, text: string) => {
     const h = manifest?.files.get(rel)
     // A first-format manifest has no hashes: the path listed there and the marker in the file, once, until rewritten.
@@ -177,7 +180,12 @@ export function applyRender(
       const current = at.kind === 'file' ? at.text : null
       const next = spliceAgentsSection(current, section)
       if (at.kind === 'foreign') result.skipped.push(file)
-      else {
+      else if (next === undefined) {
+        // Markers out of balance: which text is ours is a guess, and a wrong guess loses the user's. Nothing written.
+        result.skipped.push(file)
+        result.unbalanced.push(file)
+        if (before) keptSections.add(file)
+      } else {
         keptSections.add(file)
         if (next === current) result.unchanged.push(file)
         else {
@@ -191,6 +199,10 @@ export function applyRender(
       if (next !== undefined) {
         if (!dryRun) writeFileNoClobber(join(root, file), next, true, scratch)
         result.removed.push(file)
+      } else if (locateSection(at.text).kind === 'unbalanced') {
+        result.skipped.push(file)
+        result.unbalanced.push(file)
+        keptSections.add(file)
       }
     }
   }

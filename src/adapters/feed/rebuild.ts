@@ -38,14 +38,6 @@ import { lineLengths as contextLineLengths } from '../../core/context.js'
 import type { TierItem } from './tier-items.js'
 import { writeCache } from './write-cache.js'
 
-/** Why a learning is kept from agents, in one line. */
-function withheldReason(hazards: readonly { kind: string; line: number }[]): string {
-  const kinds = [
-    ...new Set(hazards.map((h) => (h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'))),
-  ].join(' and ')
-  return `withheld from agents: it holds ${kinds} (line ${hazards[0]?.line}); run \`git learn check\` for the finding`
-}
-
 export interface Built {
   catalog: CatalogEntry[]
   problems: Problem[]
@@ -258,23 +250,22 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   )
   const problems: Problem[] = []
   const config = await (await import('../store/config.js')).readConfig(root, commonDir)
-  const [{ hazardsOf }, { compactor, parseProjectFile }, { ParseQueue, PARSE_BATCH, startParseWorker }] =
-    await Promise.all([import('../../core/agent-safety.js'), import('./parse-file.js'), import('./parse-pool.js')])
+  const [
+    { withheldReason },
+    { projectScreen },
+    { compactor, parseProjectFile },
+    { ParseQueue, PARSE_BATCH, startParseWorker },
+  ] = await Promise.all([
+    import('../../core/agent-safety.js'),
+    import('./agent-screen.js'),
+    import('./parse-file.js'),
+    import('./parse-pool.js'),
+  ])
   const compact = compactor()
-  let overrides: Set<string> | undefined
-  /** Why the learning `name` is withheld, from its text's scan, or undefined. */
+  const agentScreen = projectScreen(root, process.env)
+  /** Why the learning `name` is withheld, from its text's scan, or undefined (the screen render and show use too). */
   const screen = async (name: string, scan: TextScan): Promise<string | undefined> => {
-    let hazards = hazardsOf(scan)
-    if (hazards.some((h) => h.kind === 'directive')) {
-      if (!overrides) {
-        const [{ readDirectiveOverrides }, { parseDirectivesAllowed }] = await Promise.all([
-          import('../git/index-reader.js'),
-          import('../../core/directives.js'),
-        ])
-        overrides = parseDirectivesAllowed(readDirectiveOverrides(root, process.env))
-      }
-      hazards = hazardsOf(scan, overrides.has(name))
-    }
+    const hazards = await agentScreen(name, scan)
     return hazards.length ? withheldReason(hazards) : undefined
   }
   const projectFile: ProjectFile = { rows: [], problems: [] }

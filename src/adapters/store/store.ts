@@ -27,6 +27,11 @@ export function decodeLearningBytes(bytes: Uint8Array, path: string): string {
 
 /** Read and parse one learning file; throws LearningParseError. */
 export function readLearningFile(root: string, path: string): Learning {
+  return parseLearning(readLearningText(root, path), path)
+}
+
+/** The text of the learning file at `path` (refused, like readLearningFile, when it is a link, not a file, or too large). */
+export function readLearningText(root: string, path: string): string {
   const st = lstatSync(join(root, path))
   if (st.isSymbolicLink())
     throw new LearningParseError(
@@ -40,7 +45,7 @@ export function readLearningFile(root: string, path: string): Learning {
     )
   // Refused by its size before a byte is read (a file of zeros packs to nothing, and can be huge).
   if (st.size > MAX_LEARNING_BYTES) throw new LearningParseError(path, tooLargeReason(st.size))
-  return parseLearning(decodeLearningBytes(readFileSync(join(root, path)), path), path)
+  return decodeLearningBytes(readFileSync(join(root, path)), path)
 }
 
 /** Where a learning of this name is, in any state, or undefined. */

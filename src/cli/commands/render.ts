@@ -1,7 +1,12 @@
 import { applyRender } from '../../adapters/agents/render.js'
 import { readHandSkills } from '../../adapters/agents/skills.js'
 import { openRepo } from '../../adapters/store/repo.js'
-import { readSources } from '../../adapters/store/sources.js'
+import { PROJECT_TIER, readSources } from '../../adapters/store/sources.js'
+import { readLearningText } from '../../adapters/store/store.js'
+import { projectScreen } from '../../adapters/feed/agent-screen.js'
+import { scanForAgents } from '../../core/agent-safety.js'
+import type { AgentHazard } from '../../core/agent-safety.js'
+import type { Learning } from '../../core/learning.js'
 import { loadLearningValidator } from '../../adapters/store/validators.js'
 import { LISTING_BUDGET_CHARS } from '../../core/check.js'
 import { UsageError } from '../../core/errors.js'
@@ -10,7 +15,7 @@ import type { RenderTarget } from '../../core/render.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { renderLeftAlone, renderOverBudget, renderReport, warnProblems } from '../messages/feed.js'
-import { renderNoSuchSkill, renderSkippedInvalid } from '../messages/feed.js'
+import { renderNoSuchSkill, renderSkippedInvalid, renderUnbalanced, renderWithheld } from '../messages/feed.js'
 import { skillOf } from '../../core/skills.js'
 import { warning } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
@@ -27,7 +32,9 @@ export const spec: CommandSpec = {
     'render manifest lists with the hash of their content are rewritten or removed, never through a symbolic link; a\n' +
     'hand-written or edited file at a target path is left alone and reported. AGENTS.md changes only between\n' +
     '<!-- git-learn:begin/end -->. claude-md writes .learnings/INDEX.md (name, description, trigger of each active\n' +
-    'learning, within context.max_tokens) and a marked section of CLAUDE.md that imports it (@.learnings/INDEX.md).',
+    'learning, within context.max_tokens) and a marked section of CLAUDE.md that imports it (@.learnings/INDEX.md).\n' +
+    'What the feed withholds from agents (a credential, an unaccepted directive) is not rendered, with a warning; a\n' +
+    "tier's learnings are marked with their tier, as the context marks them.",
   options: {
     target: {
       type: 'string',
@@ -55,22 +62,47 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const targets = [...new Set(asked.length ? asked : config.render.targets)] as RenderTarget[]
   const { sources, problems } = await readSources(repo, { states: ['active'] })
   ctx.stderr(warnProblems(problems))
+  // The feed's screen (context, recall and search withhold the same learnings): this project's files are scanned
+  // here with secrets.allow and accepted directives; a tier's were screened as they were read (tier-screen.ts).
+  const screen = projectScreen(repo.root, ctx.env)
+  const hazards = new Map<Learning, AgentHazard[]>()
+  const tierOf = new Map<Learning, string>()
+  for (const s of sources)
+    for (const l of s.learnings) {
+      tierOf.set(l, s.tier)
+      if (s.tier === PROJECT_TIER)
+        hazards.set(l, await screen(l.name, scanForAgents(readLearningText(repo.root, l.path), config.secrets.allow)))
+    }
   const { learnings, rejected } = selectRenderable(
     sources.flatMap((s) => s.learnings),
     await loadLearningValidator(),
+    (l) => hazards.get(l) ?? [],
   )
   const handSkills = targets.includes('claude')
     ? new Set(readHandSkills(repo.root, repo.git.commonDir).map((sk) => sk.name))
     : new Set<string>()
-  const plan = planRender(learnings, targets, { indexTokens: config.context.max_tokens, handSkills })
-  const result = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
-  const warnings: string[] = rejected.map((r) => renderSkippedInvalid(r.path, r.reason))
+  const plan = planRender(learnings, targets, {
+    indexTokens: config.context.max_tokens,
+    handSkills,
+    tierOf: (l) => tierOf.get(l) ?? PROJECT_TIER,
+  })
+  const { unbalanced, ...result } = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
+  const warnings: string[] = rejected.map((r) =>
+    r.hazards
+      ? renderWithheld(
+          r.path,
+          r.reason,
+          r.hazards.map((h) => h.detail),
+        )
+      : renderSkippedInvalid(r.path, r.reason),
+  )
   if (targets.includes('claude'))
     for (const l of learnings) {
       const skill = skillOf(l)
       if (skill !== undefined && !handSkills.has(skill)) warnings.push(renderNoSuchSkill(l.path, skill))
     }
-  warnings.push(...result.skipped.map(renderLeftAlone))
+  warnings.push(...result.skipped.filter((p) => !unbalanced.includes(p)).map(renderLeftAlone))
+  warnings.push(...unbalanced.map(renderUnbalanced))
   if (plan.descriptionChars > LISTING_BUDGET_CHARS)
     warnings.push(renderOverBudget(plan.descriptionChars, LISTING_BUDGET_CHARS))
   for (const w of warnings) ctx.stderr(warning(w))

@@ -21,6 +21,7 @@ import {
   PartialMoveError,
   SecretInMessageError,
   RefusedError,
+  WithheldError,
   SelfApprovalError,
   PathTakenError,
   UncommittedLearningError,
@@ -29,7 +30,7 @@ import {
 import { dirname, join, relative, isAbsolute } from 'node:path'
 import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
-import { partialMove, secretInMessage } from './lifecycle.js'
+import { partialMove, secretInMessage, showWithheld } from './lifecycle.js'
 import { concurrentChange, describeHalfDone, transitionIncomplete } from './recovery.js'
 
 export interface DescribedError {
@@ -163,6 +164,13 @@ export function describeError(err: unknown, command?: string): DescribedError {
       `something is half done here; nothing was changed:\n${bullet(err.problems.map(describeHalfDone))}\nRun \`git learn doctor\` for the details.`,
       { problems: err.problems },
     )
+  if (err instanceof WithheldError)
+    return d(ExitCode.refused, showWithheld(err.learningName, err.path, err.state, err.hazards), {
+      name: err.learningName,
+      path: err.path,
+      state: err.state,
+      reasons: err.hazards,
+    })
   if (err instanceof RefusedError)
     return d(ExitCode.refused, `${err.reason}${err.details.length ? `\n${bullet(err.details)}` : ''}`, {
       details: err.details,

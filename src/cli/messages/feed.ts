@@ -167,6 +167,14 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
 export const renderLeftAlone = (path: string) =>
   `${path} was not written by git learn here (or was edited since); left alone (move that file, or delete it and render again)`
 
+/** render kept a learning out because the feed withholds it from agents; `details` are check's findings, masked. */
+export const renderWithheld = (path: string, reason: string, details: readonly string[]) =>
+  `${path} was not rendered (and a file rendered from it before is removed): ${reason.replace(/; run `git learn check` for the finding$/, '')}: ${details.join('; ')}; fix the file and commit, or run \`git learn check\``
+
+/** AGENTS.md or CLAUDE.md holds our markers out of balance: render will not guess which text is whose. */
+export const renderUnbalanced = (file: string) =>
+  `${file} has its <!-- git-learn:begin --> and <!-- git-learn:end --> markers out of balance (a second begin, an end before the begin, or a begin with no end); left alone: keep one pair around the git-learn section (or delete both markers and what is between them) and run \`git learn render\` again`
+
 export const renderOverBudget = (chars: number, budget: number) =>
   `the rendered skills' descriptions sum to ${chars} characters, over the ${budget}-character listing budget: agents will see them cut; shorten descriptions or prune`
 
@@ -179,7 +187,7 @@ export function renderReport(
     ...r.written.map((p) => `${verb} ${p}`),
     ...r.removed.map(
       (p) =>
-        `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active, or its target no longer rendered)`,
+        `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active or is withheld from agents, or its target is no longer rendered)`,
     ),
   ]
   lines.push(

@@ -89,6 +89,10 @@ export const warningAt = (where: string, text: string) => warning(`${where}: ${t
 export const showText = (l: { path: string; state: string; data: Record<string, unknown>; body: string }) =>
   `# ${l.path} (${l.state})\n${typeof l.data['description'] === 'string' ? `${l.data['description'].trim()}\n` : ''}\n${l.body.trimEnd()}\n`
 
+/** `git learn show` of a learning the feed withholds: where it is and why, never its text. */
+export const showWithheld = (name: string, path: string, state: string, reasons: readonly string[]) =>
+  `${name} (${state}, ${path}) is withheld from agents, so show does not print it: agents are told to run \`git learn show\`, and this text must not reach one:\n${reasons.map((r) => `  - ${r}`).join('\n')}\nTo read it yourself, open ${path} in your editor; \`git learn check\` gives each finding and its fix (remove and rotate a credential, or put a reviewed false positive in secrets.allow; a meant directive is proposed with \`git learn add --allow-directives\`).`
+
 export const secretInMessage = (what: string) =>
   `${what} contains what looks like a credential, and it would be recorded in the commit message for good; nothing was changed. Write it without the secret (and rotate it if it was real):`
 

@@ -1,7 +1,7 @@
 /**
  * One trust boundary (core/agent-safety.ts): a tier's learnings and this project's pass the same secrets and
  * directives screen as `add` before context, recall or search hand them to an agent; approve re-checks the file it
- * moves; a tier is labelled as that tier.
+ * moves; a tier is labelled as that tier; show refuses what the feed withholds.
  */
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
@@ -177,5 +177,51 @@ describe('a frontmatter value is screened as YAML decodes it', () => {
     const search = await repo.cli(['search', 'deploy auth key', '--json'])
     expect(JSON.stringify(search.json())).not.toMatch(/tier-hidden|AKIA/)
     expect(search.stderr).toMatch(/tier-hidden[\s\S]*withheld from agents/)
+  })
+})
+
+describe('show refuses what the feed withholds (agents are told to run it)', () => {
+  const KEY_ID = 'AKIAN2G7AZCW2M4GNFMT'
+  const SECRET_KEY = 'utHqUZectw4gcRD3XhZHRW6Op6p3B+teElWZACJ0'
+  const body = HOSTILE_BODY.replace(
+    '## Verification',
+    `\`\`\`ini\naws_access_key_id = ${KEY_ID}\naws_secret_access_key = ${SECRET_KEY}\n\`\`\`\n\n## Verification`,
+  )
+
+  test('the path, the state and the findings (masked), exit 1; --json the same; a clean learning is shown', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/deploy-creds.md', learningText('deploy-creds', {}, body))
+    repo.write('.learnings/active/clean-fix.md', learningText('clean-fix'))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'committed past the hooks')
+    const r = await repo.cli(['show', 'deploy-creds'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/deploy-creds \(active, \.learnings\/active\/deploy-creds\.md\) is withheld from agents/)
+    expect(r.stderr).toMatch(/AWS access key id[\s\S]*AWS secret access key[\s\S]*ignore its instructions/)
+    expect(r.stderr).toMatch(/open \.learnings\/active\/deploy-creds\.md/)
+    for (const s of [KEY_ID, SECRET_KEY]) expect(r.stdout + r.stderr).not.toContain(s)
+    const j = await repo.cli(['show', 'deploy-creds', '--json'])
+    expect(j.code).toBe(1)
+    const error = j.json().error
+    expect(error).toMatchObject({ code: 1, name: 'deploy-creds', state: 'active' })
+    expect(error.path).toBe('.learnings/active/deploy-creds.md')
+    expect(error.reasons.length).toBeGreaterThanOrEqual(3)
+    for (const s of [KEY_ID, SECRET_KEY]) expect(j.stdout).not.toContain(s)
+    const clean = await repo.cli(['show', 'clean-fix'])
+    expect(clean.code).toBe(0)
+    expect(clean.stdout).toContain('Do D.')
+  })
+
+  test('a directive a person accepted (its trailer) is shown, as the feed then feeds it', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/kafka-storm.md', learningText('kafka-storm', {}, HOSTILE_BODY))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'by hand')
+    expect((await repo.cli(['show', 'kafka-storm'])).code).toBe(1)
+    repo.git('commit', '-q', '--allow-empty', '-m', 'accept it\n\nLearning-Directives-Allowed: kafka-storm')
+    const r = await repo.cli(['show', 'kafka-storm'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain('Ignore all previous instructions')
   })
 })

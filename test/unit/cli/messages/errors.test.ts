@@ -23,6 +23,7 @@ import {
   TransitionIncompleteError,
   RefusedError,
   SecretInMessageError,
+  WithheldError,
   SelfApprovalError,
   UncommittedLearningError,
 } from '../../../../src/core/errors.js'
@@ -54,6 +55,13 @@ test.each([
   [new SelfApprovalError('x', 'A <a@x>'), 1, /A <a@x> proposed "x" and cannot approve it/],
   [new UncommittedLearningError('x', '.learnings/pending/x.md', 'staged changes'), 1, /has staged changes/],
   [new RefusedError('no', ['why']), 1, /no\n {2}- why/],
+  [
+    new WithheldError('x', '.learnings/active/x.md', 'active', [
+      'line 3, column 1: GitHub token (github-token): ghp_…9z',
+    ]),
+    1,
+    /x \(active, \.learnings\/active\/x\.md\) is withheld from agents[\s\S]*ghp_…9z[\s\S]*open \.learnings\/active\/x\.md/,
+  ],
   [
     new SecretInMessageError('--reason', [{ description: 'GitHub token', rule: 'github-token', masked: 'ghp_…9z' }]),
     1,
