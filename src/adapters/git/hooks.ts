@@ -18,6 +18,8 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
+import { planHookLine } from '../../core/hook-script.js'
+import type { HookScriptConcern } from '../../core/hook-script.js'
 import { writeFileNoClobber } from '../store/write-file.js'
 import type { Git } from './simple.js'
 
@@ -55,13 +57,25 @@ export const HUSKY_LINES: Record<
 }
 
 export type HookAction =
-  'created' | 'appended' | 'replaced' | 'updated' | 'unchanged' | 'skipped' | 'removed' | 'restored' | 'absent'
+  | 'created'
+  | 'appended'
+  | 'inserted'
+  | 'moved'
+  | 'replaced'
+  | 'updated'
+  | 'unchanged'
+  | 'skipped'
+  | 'removed'
+  | 'restored'
+  | 'absent'
 
 export interface HookChange {
   /** Repository-relative when inside the work tree, else absolute. */
   file: string
   action: HookAction
   note?: string
+  /** What in the hook may keep our line from running (src/core/hook-script.ts): said as a warning with file:line. */
+  concerns?: HookScriptConcern[]
 }
 
 const SHIMS = join(__dirname, '..', '..', '..', 'githooks')
@@ -135,20 +149,27 @@ export async function installHooks(
         changes.push({ file: rel, action: 'created' })
         continue
       }
+      // After a top-level `exit 0` our line would never run: it goes in front of it (and one already behind it
+      // moves there); the end of the file otherwise, after lint-staged (docs/guards.md).
       const text = readFileSync(file, 'utf8')
-      const lines = text.split('\n')
-      const at = lines.findIndex(isOurHuskyLine)
-      if (at >= 0) {
-        if (lines[at] === line) changes.push({ file: rel, action: 'unchanged' })
-        else {
-          lines[at] = line
-          writeFileNoClobber(file, lines.join('\n'), true)
-          changes.push({ file: rel, action: 'updated' })
-        }
-        continue
-      }
-      writeFileNoClobber(file, `${text}${text.endsWith('\n') || !text ? '' : '\n'}${line}\n`, true)
-      changes.push({ file: rel, action: 'appended' })
+      const plan = planHookLine(text, line, isOurHuskyLine)
+      const concerns = plan.concerns.length ? { concerns: plan.concerns } : {}
+      const before = plan.before
+        ? ` (before \`${plan.before.text}\` on line ${plan.before.line}, after which nothing runs)`
+        : ''
+      if (plan.text !== text) writeFileNoClobber(file, plan.text, true)
+      if (plan.movedFrom !== undefined)
+        changes.push({
+          file: rel,
+          action: 'moved',
+          note: `line ${plan.movedFrom} sat after \`${plan.before?.text ?? 'exit'}\` and never ran: now line ${plan.line}${before}`,
+          ...concerns,
+        })
+      else if (plan.existed)
+        changes.push({ file: rel, action: plan.text === text ? 'unchanged' : 'updated', ...concerns })
+      else if (plan.before)
+        changes.push({ file: rel, action: 'inserted', note: `line ${plan.line}${before}`, ...concerns })
+      else changes.push({ file: rel, action: 'appended', ...concerns })
     }
     return { layout, changes }
   }

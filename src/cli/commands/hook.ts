@@ -46,12 +46,14 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       if (file) throw new UsageError(`unexpected argument "${file}"`, 'hook')
       const { openGit } = await import('../../adapters/git/simple.js')
       const { installHooks, uninstallHooks } = await import('../../adapters/git/hooks.js')
-      const { hookReport } = await import('../messages/guards.js')
+      const { hookReport, hookWarnings } = await import('../messages/guards.js')
       const git = await openGit(ctx.cwd)
       const { layout, changes } =
         sub === 'install' ? await installHooks(git, { force: flag(args, 'force') }) : await uninstallHooks(git)
       if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ kind: layout.kind, dir: layout.dir, changes })}\n`)
       else ctx.stdout(hookReport(layout.kind, changes, sub === 'uninstall'))
+      const warnings = hookWarnings(changes)
+      if (warnings) ctx.stderr(warnings)
       return ExitCode.ok
     }
     default:

@@ -4,6 +4,20 @@ export interface HookChangeLine {
   file: string
   action: string
   note?: string
+  concerns?: readonly { kind: 'may-exit' | 'unparsed'; line: number; text: string }[]
+}
+
+/** What may keep a guard line from running, one `warning: file:line:` each (stderr; install still exits 0). */
+export function hookWarnings(changes: readonly HookChangeLine[]): string {
+  return changes
+    .flatMap((c) =>
+      (c.concerns ?? []).map((k) =>
+        k.kind === 'may-exit'
+          ? `warning: ${c.file}:${k.line}: \`${k.text}\` can end the hook before the git learn line, which then does not run: make sure it cannot skip the check, or move the git learn line above it\n`
+          : `warning: ${c.file}:${k.line}: git learn could not follow the if/case/loop nesting of this hook, so it cannot tell whether its line (line ${k.line}) runs: check it by hand\n`,
+      ),
+    )
+    .join('')
 }
 
 export function hookReport(
