@@ -93,11 +93,14 @@ function splitCommands(line: string): Segment[] {
   return segments.filter((s) => s.words.length)
 }
 
-/** The command word of a segment, past `then`, `do`, `else`, `!` and a case pattern (`*)`). */
+/** Words before a segment's command: `then`, `do`, `else`, `!`, a case pattern (`*)`), and openers (`{ if …`). */
+const isPrefix = (w: string) =>
+  LEADING.has(w) || (/\)$/.test(w) && !/\(\)$/.test(w)) || w === '{' || w === 'if' || w === 'while' || w === 'until'
+
+/** The command words of a segment, past its prefix words. */
 function commandWords(s: Segment): string[] {
   let i = 0
-  const skip = (w: string) => LEADING.has(w) || (/\)$/.test(w) && !/\(\)$/.test(w))
-  while (i < s.words.length - 1 && skip(s.words[i] as string)) i++
+  while (i < s.words.length - 1 && isPrefix(s.words[i] as string)) i++
   return s.words.slice(i)
 }
 
@@ -114,11 +117,18 @@ function scanScript(lines: readonly string[]): { scanned: ScannedLine[]; ok: boo
     scanned.push({ index, segments })
     for (const s of segments) {
       s.depth = depth
+      let opened = false
+      for (const w of s.words) {
+        if (!isPrefix(w) && !OPEN.has(w)) break
+        if (OPEN.has(w)) {
+          depth++
+          opened = true
+        }
+      }
       const words = commandWords(s)
       const first = words[0] as string
-      if (OPEN.has(first)) depth++
-      else if (CLOSE.has(first)) depth--
-      else if (words[words.length - 1] === '{') depth++ // name() {
+      if (CLOSE.has(first)) depth--
+      else if (!opened && s.words.length > 1 && s.words[s.words.length - 1] === '{') depth++ // name() {
       if (depth < 0) ok = false
     }
     const heredoc = /<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?/.exec(text)

@@ -55,6 +55,7 @@ describe('planHookLine', () => {
     ['if [ -n "$CI" ]; then exit 0; fi\n', 1],
     ['case "$1" in\n  *) exit 0 ;;\nesac\n', 2],
     ['npx lint-staged || exit 0\n', 1],
+    ['{ if [ -n "$CI" ]; then exit 0; fi; }\nnpx x\n', 1],
     ['if true; then\n  exec npx other\nfi\n', 2],
   ])('an exit or exec that may end the script first is reported: %j', (text, line) => {
     const plan = planHookLine(text, OURS, isOurs)
