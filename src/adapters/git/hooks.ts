@@ -118,6 +118,27 @@ export async function readHookLayout(git: Git): Promise<HookLayout> {
   return { kind: 'hooks-dir', dir }
 }
 
+export interface MissingHooksPath {
+  /** core.hooksPath as configured. */
+  hooksPath: string
+  /** Where it points from this work tree. */
+  dir: string
+  husky: boolean
+}
+
+/**
+ * A core.hooksPath that does not exist in this work tree: git then runs no hook at all, silently. The common case is
+ * husky in a new `git worktree`: core.hooksPath is `.husky/_` in the shared config, relative to each work tree's
+ * root (githooks(5)), and husky gitignores that folder, so only the checkout where `npx husky` ran has it.
+ */
+export async function readMissingHooksPath(git: Git): Promise<MissingHooksPath | undefined> {
+  const hooksPath = (await git.tryRun(['config', 'core.hooksPath']))?.trim()
+  if (!hooksPath) return undefined
+  const dir = isAbsolute(hooksPath) ? hooksPath : join(git.root, hooksPath)
+  if (existsSync(dir)) return undefined
+  return { hooksPath, dir, husky: /(^|[\\/])\.husky[\\/]_[\\/]?$/.test(hooksPath) }
+}
+
 /** The sha256 of every shim earlier versions shipped: an install from one of them is ours, and is updated. */
 const EARLIER_SHIMS = new Set([
   '1348d1da62b083c7663cef33935d2ae5ae10d0ab425dca5ccde0135eb0a79471',

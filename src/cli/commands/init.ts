@@ -82,12 +82,13 @@ async function setUpGuards(
   const json: Record<string, unknown> = {}
   if (!flag(args, 'hooks') && !flag(args, 'ci')) return { text, json }
   const hooks = await import('../../adapters/git/hooks.js')
-  const { ciReport, hookReport, hookWarnings } = await import('../messages/guards.js')
+  const { ciReport, hookReport, hookWarnings, hooksPathMissing } = await import('../messages/guards.js')
   if (flag(args, 'hooks')) {
     const { layout, changes } = await hooks.installHooks(git)
     json['hooks'] = changes
     text += hookReport(layout.kind, changes, false)
-    const warnings = hookWarnings(changes)
+    const missing = await hooks.readMissingHooksPath(git)
+    const warnings = hookWarnings(changes) + (missing ? hooksPathMissing(missing) : '')
     if (warnings) warn(warnings)
   }
   if (flag(args, 'ci')) {

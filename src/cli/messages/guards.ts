@@ -7,6 +7,14 @@ export interface HookChangeLine {
   concerns?: readonly { kind: 'may-exit' | 'unparsed'; line: number; text: string }[]
 }
 
+/** core.hooksPath points at a folder this work tree lacks: git runs no hook here (a warning; exit code unchanged). */
+export function hooksPathMissing(m: { hooksPath: string; dir: string; husky: boolean }): string {
+  const fix = m.husky
+    ? 'husky makes that folder and gitignores it, so a new `git worktree` lacks it: run `npx husky` in this worktree (`npm install` does when package.json has "prepare": "husky")'
+    : 'run `git learn hook install` in this worktree to write the guards there'
+  return `warning: core.hooksPath is "${m.hooksPath}", which does not exist in this worktree (${m.dir}): git runs no hook here, so no git learn guard runs; ${fix}.\n`
+}
+
 /** What may keep a guard line from running, one `warning: file:line:` each (stderr; install still exits 0). */
 export function hookWarnings(changes: readonly HookChangeLine[]): string {
   return changes
