@@ -61,7 +61,9 @@ test('with husky: the guard goes before a final exit 0, an install behind one is
   repo.write('.husky/pre-commit', '[ -n "$SKIP_HOOKS" ] && exit 0\nnpx lint-staged\n')
   const init = sh(repo.root, 'git', ['learn', 'init', '--hooks'])
   expect(init.code).toBe(0)
-  expect(init.stdout).toMatch(/inserted\s+\.husky\/commit-msg \(line 2 \(before `exit 0` on line 3/)
+  expect(init.stdout).toMatch(
+    /inserted\s+\.husky\/commit-msg \(line 2, before `exit 0` \(line 3\): nothing after it runs\)\n/,
+  )
   expect(repo.read('.husky/commit-msg')).toBe(`echo "commitlint ran"\n${HUSKY_LINES['commit-msg']}\nexit 0\n`)
   expect(init.stderr).toBe(
     'warning: .husky/pre-commit:1: `[ -n "$SKIP_HOOKS" ] && exit 0` can end the hook before the git learn line, which then does not run: make sure it cannot skip the check, or move the git learn line above it\n',
@@ -90,7 +92,9 @@ test('with husky: the guard goes before a final exit 0, an install behind one is
   repo.write('.husky/commit-msg', `echo "commitlint ran"\nexit 0\n${HUSKY_LINES['commit-msg']}\n`)
   const repair = sh(repo.root, 'git', ['learn', 'hook', 'install'])
   expect(repair.code).toBe(0)
-  expect(repair.stdout).toMatch(/moved\s+\.husky\/commit-msg \(line 3 sat after `exit 0` and never ran: now line 2/)
+  expect(repair.stdout).toMatch(
+    /moved\s+\.husky\/commit-msg \(it was line 3, after `exit 0`, and never ran: now line 2, before `exit 0` \(line 3\)\)\n/,
+  )
   expect(repo.read('.husky/commit-msg')).toBe(`echo "commitlint ran"\n${HUSKY_LINES['commit-msg']}\nexit 0\n`)
   expect(sh(repo.root, 'git', ['learn', 'hook', 'install']).stdout).toMatch(/unchanged\s+\.husky\/commit-msg\n/)
   expect(handMove().code).not.toBe(0)

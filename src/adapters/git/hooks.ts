@@ -54,10 +54,11 @@ export const MERGE_NOT_CHECKED =
  */
 const MERGING = '[ -f "$(git rev-parse --git-path MERGE_HEAD)" ]'
 // No `exit 0` on the merge road: the husky line is one line of the user's hook, whose later lines must still run.
-const orSay = (command: string, merge: 'always' | 'if-merging') =>
+// commit-msg passes a merge quietly: pre-merge-commit (or pre-commit, for a conflicted merge) already said it.
+const orSay = (command: string, merge: 'always' | 'if-merging' | 'quietly-if-merging') =>
   merge === 'always'
     ? `{ if command -v git-learn >/dev/null 2>&1; then ${command}; else echo "${MERGE_NOT_CHECKED}" >&2; fi; }`
-    : `{ if command -v git-learn >/dev/null 2>&1; then ${command}; elif ${MERGING}; then echo "${MERGE_NOT_CHECKED}" >&2; else echo "${NOT_INSTALLED}" >&2; exit 1; fi; }`
+    : `{ if command -v git-learn >/dev/null 2>&1; then ${command}; elif ${MERGING}; then ${merge === 'if-merging' ? `echo "${MERGE_NOT_CHECKED}" >&2` : ':'}; else echo "${NOT_INSTALLED}" >&2; exit 1; fi; }`
 
 /** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
 export const HUSKY_LINES: Record<
@@ -66,7 +67,7 @@ export const HUSKY_LINES: Record<
 > = {
   'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged', 'if-merging')} ${HOOK_MARKER}`,
   'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged', 'always')} ${HOOK_MARKER}`,
-  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"', 'if-merging')} ${HOOK_MARKER}`,
+  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"', 'quietly-if-merging')} ${HOOK_MARKER}`,
   // The refresh of what render wrote: never fails, silent without git-learn or where render never ran.
   'post-merge': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
   'post-checkout': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || [ "$3" != 1 ] || git diff --quiet "$1" "$2" -- .learnings 2>/dev/null || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
@@ -194,21 +195,24 @@ export async function installHooks(
       const text = readFileSync(file, 'utf8')
       const plan = planHookLine(text, line, isOurHuskyLine)
       const concerns = plan.concerns.length ? { concerns: plan.concerns } : {}
-      const before = plan.before
-        ? ` (before \`${plan.before.text}\` on line ${plan.before.line}, after which nothing runs)`
-        : ''
+      const exit = plan.before ? `\`${plan.before.text}\` (line ${plan.before.line})` : ''
       if (plan.text !== text) writeFileNoClobber(file, plan.text, true)
       if (plan.movedFrom !== undefined)
         changes.push({
           file: rel,
           action: 'moved',
-          note: `line ${plan.movedFrom} sat after \`${plan.before?.text ?? 'exit'}\` and never ran: now line ${plan.line}${before}`,
+          note: `it was line ${plan.movedFrom}, after ${plan.before ? `\`${plan.before.text}\`` : 'an exit'}, and never ran: now line ${plan.line}, before ${exit || 'it'}`,
           ...concerns,
         })
       else if (plan.existed)
         changes.push({ file: rel, action: plan.text === text ? 'unchanged' : 'updated', ...concerns })
       else if (plan.before)
-        changes.push({ file: rel, action: 'inserted', note: `line ${plan.line}${before}`, ...concerns })
+        changes.push({
+          file: rel,
+          action: 'inserted',
+          note: `line ${plan.line}, before ${exit}: nothing after it runs`,
+          ...concerns,
+        })
       else changes.push({ file: rel, action: 'appended', ...concerns })
     }
     return { layout, changes }
