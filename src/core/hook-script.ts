@@ -111,8 +111,9 @@ function scanScript(lines: readonly string[]): { scanned: ScannedLine[]; ok: boo
   let ok = true
   for (let i = 0; i < lines.length; i++) {
     const index = i
-    let text = lines[i] as string
-    while (/(^|[^\\])\\$/.test(text) && i + 1 < lines.length) text = text.slice(0, -1) + (lines[++i] as string)
+    let text = (lines[i] as string).replace(/\r$/, '') // a hook saved with CRLF
+    while (/(^|[^\\])\\$/.test(text) && i + 1 < lines.length)
+      text = text.slice(0, -1) + (lines[++i] as string).replace(/\r$/, '')
     const segments = splitCommands(text)
     scanned.push({ index, segments })
     for (const s of segments) {

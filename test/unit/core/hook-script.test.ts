@@ -67,6 +67,12 @@ describe('planHookLine', () => {
     (text) => expect(planHookLine(text, OURS, isOurs).concerns).toEqual([]),
   )
 
+  test('a hook saved with CRLF is read the same', () => {
+    const plan = planHookLine('if [ -n "$CI" ]; then\r\n  exit 0\r\nfi\r\nnpx x\r\nexit 0\r\n', OURS, isOurs)
+    expect(plan.line).toBe(5)
+    expect(plan.concerns).toEqual([{ kind: 'may-exit', line: 2, text: 'exit 0' }])
+  })
+
   test('nesting that does not add up is reported, with our line', () => {
     const plan = planHookLine('if true; then\nnpx x\n', OURS, isOurs)
     expect(plan.concerns).toEqual([{ kind: 'unparsed', line: 3, text: OURS }])
