@@ -191,6 +191,14 @@ export function validateLearning(learning: Learning, validator: SchemaValidator)
 
 const KEY_ORDER = Object.keys(learningSchema.properties)
 
+/**
+ * A learning's text as git learn writes it: LF line endings. A CRLF blob in a repository with `* text eol=lf` (or
+ * `core.autocrlf`) reads as modified in a clean checkout, and approve then refuses it for good (CONTRIBUTING.md).
+ */
+export function toLfLineEndings(text: string): string {
+  return text.includes('\r\n') ? text.replace(/\r\n/g, '\n') : text
+}
+
 /** The file text of a learning: frontmatter in the canonical key order (unknown keys last), then the body. */
 export function formatLearningFile(data: Frontmatter, body: string): string {
   const ordered: Record<string, unknown> = {}
@@ -204,7 +212,7 @@ export function formatLearningFile(data: Frontmatter, body: string): string {
     if (YAML.isScalar(node) && typeof node.value === 'string') node.type = 'QUOTE_DOUBLE'
   }
   const matter = doc.toString({ lineWidth: 0 })
-  const text = body.replace(/^\n+/, '').replace(/\s*$/, '\n')
+  const text = toLfLineEndings(body).replace(/^\n+/, '').replace(/\s*$/, '\n')
   return `---\n${matter}---\n${text}`
 }
 

@@ -18,7 +18,7 @@ import { DIRECTIVES_ALLOWED_TRAILER } from '../core/directives.js'
 import { LearningInvalidError, RefusedError } from '../core/errors.js'
 import { evaluateGates, failedGates, formatGatesTrailer } from '../core/gates.js'
 import type { GateResult } from '../core/gates.js'
-import { formatLearningFile, validateLearning } from '../core/learning.js'
+import { formatLearningFile, toLfLineEndings, validateLearning } from '../core/learning.js'
 import type { Frontmatter, Learning } from '../core/learning.js'
 import { rewriteAbsolutePaths, rewritePathsInData } from '../core/paths.js'
 import type { Trailer } from '../core/trailers.js'
@@ -157,9 +157,10 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
       ])
   }
 
+  // LF whatever the input had (a file saved on Windows): what is checked below is what gets committed.
   let text =
     data === learning.data && opts.text !== undefined
-      ? rewriteAbsolutePaths(opts.text, repo.root)
+      ? toLfLineEndings(rewriteAbsolutePaths(opts.text, repo.root))
       : formatLearningFile(data, body)
 
   // The same screen as every other road to an agent (core/agent-safety.ts): secrets first, then directives.

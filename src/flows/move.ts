@@ -62,9 +62,20 @@ export async function planMoves(
       if (errors.length) throw new LearningInvalidError(learning.path, errors)
       // Everyone who ever put it into pending/ (a restore too) counts as a proposer: a restore must not launder it.
       // By the record: the Proposed-by trailers (through squash bodies too), not whoever pressed merge.
+      // --full-history: a simplified log follows one side of a merge that equals both and misses the other's restore;
+      // merge commits show no diff here, so --diff-filter=A never lists one (its author would count as a proposer).
       const proposers = proposersOf(
         name,
-        parseRawLog(await git.run(['log', '--diff-filter=A', `--format=${RAW_LOG_FORMAT}`, '--', learning.path])),
+        parseRawLog(
+          await git.run([
+            'log',
+            '--full-history',
+            '--diff-filter=A',
+            `--format=${RAW_LOG_FORMAT}`,
+            '--',
+            learning.path,
+          ]),
+        ),
       )
       assertDistinctApprover(name, identity, proposers, config.approval.distinct_approver)
       // The file that moves is checked again: hooks are optional, so a token or a directive edited into a pending

@@ -55,7 +55,8 @@ export interface PruneOutcome {
 
 /** The date each learning last entered active/, from the audit trail (newest first, so the first one wins). */
 async function readApprovalDates(git: Git): Promise<Map<string, string>> {
-  const out = await git.run(['log', `--format=${RAW_LOG_FORMAT}`, '--', '.learnings/active'])
+  // --full-history: without it a merge whose active/ equals its first parent's hides a re-approval on the other side.
+  const out = await git.run(['log', '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', '.learnings/active'])
   const dates = new Map<string, string>()
   for (const e of parseAuditTrail(parseRawLog(out)))
     if (e.to === 'active' && !dates.has(e.name)) dates.set(e.name, e.date)

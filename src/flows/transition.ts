@@ -33,7 +33,8 @@ import { removeJournal, scratchDir, writeJournal } from '../adapters/state/journ
 import type { JournalPath } from '../adapters/state/journal.js'
 import { isTemporaryBeside, writeFileNoClobber } from '../adapters/store/write-file.js'
 import { ConcurrentChangeError, GitCommandError, PathTakenError, TransitionIncompleteError } from '../core/errors.js'
-import { STORE_DIR } from '../core/layout.js'
+import { STORE_DIR, parseStorePath } from '../core/layout.js'
+import { toLfLineEndings } from '../core/learning.js'
 import { assertNoSecretInMessage } from '../core/trailers.js'
 
 /** One path a transition changes: a new file, a tracked file replaced, or a file moved between state directories. */
@@ -61,8 +62,12 @@ type Expect = Map<string, string | null>
  * ConcurrentChangeError (nothing changed), GitCommandError from building the commit (nothing changed), or
  * TransitionIncompleteError (the commit landed; `git learn doctor --continue` finishes the index and work tree).
  */
-export async function commitTransition(git: Git, changes: readonly Change[], message: string): Promise<string> {
+export async function commitTransition(git: Git, given: readonly Change[], message: string): Promise<string> {
   assertNoSecretInMessage(message, 'the commit message')
+  // A learning is written with LF line endings, whoever built its text (CONTRIBUTING.md, "Line endings").
+  const changes = given.map((c) =>
+    c.kind !== 'move' && parseStorePath(c.path) ? { ...c, text: toLfLineEndings(c.text) } : c,
+  )
   const subject = message.split('\n')[0] ?? ''
   const root = git.root
   const first = await readHeadState(root)

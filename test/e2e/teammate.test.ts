@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync, mkdirS
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { CLAUDE_HOOKS } from '../../src/adapters/agents/claude-settings.js'
-import { HUSKY_LINES, NOT_INSTALLED } from '../../src/adapters/git/hooks.js'
+import { HUSKY_LINES, MERGE_NOT_CHECKED, NOT_INSTALLED } from '../../src/adapters/git/hooks.js'
 import { PROJECT_ROOT, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
@@ -92,6 +92,55 @@ describe('hooks for a teammate without git-learn', () => {
     expect(ok.stderr).toBe('')
     expect(ok.code).toBe(0)
   })
+
+  test.each(['shims', 'husky'])(
+    '%s: a teammate without git-learn finishes a merge of main that brings learnings, conflicted or not',
+    (setup) => {
+      const repo = makeRepo()
+      if (setup === 'husky')
+        expect(sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')]).code).toBe(0)
+      expect(sh(repo.root, 'git', ['learn', 'init', '--hooks']).code).toBe(0)
+      repo.write('src/app.js', 'one\n')
+      repo.git('add', '.')
+      expect(sh(repo.root, 'git', ['commit', '-qm', 'learn: init']).code).toBe(0)
+      repo.git('branch', 'feature')
+      repo.git('branch', 'other')
+      // main gets a learning (with git-learn) and a change to src/app.js.
+      repo.write('draft.md', learningText('from-main'))
+      expect(sh(repo.root, 'git', ['learn', 'add', '--file', 'draft.md']).code).toBe(0)
+      repo.write('src/app.js', 'main\n')
+      repo.git('commit', '-qam', 'main edits app')
+
+      const none = teammateEnv()
+      // A merge without conflicts: pre-merge-commit and commit-msg let it through with one line.
+      repo.git('checkout', '-q', 'other')
+      expect(commitCode(repo, none, 'src/b.js').code).toBe(0)
+      const clean = run(repo, 'git', ['merge', '-q', '--no-edit', 'main'], none)
+      expect(clean.stderr).toBe(`${MERGE_NOT_CHECKED}\n`)
+      expect(clean.code).toBe(0)
+      expect(repo.exists('.learnings/pending/from-main.md')).toBe(true)
+      expect(repo.git('rev-list', '--parents', '-1', 'HEAD').trim().split(' ')).toHaveLength(3)
+
+      // A conflicted merge, concluded with git commit: pre-commit runs (MERGE_HEAD) and lets it through too.
+      repo.git('checkout', '-q', 'feature')
+      repo.write('src/app.js', 'feature\n')
+      repo.git('commit', '-qam', 'feature edits app')
+      const conflicted = run(repo, 'git', ['merge', '-q', '--no-edit', 'main'], none)
+      expect(conflicted.code).not.toBe(0)
+      repo.write('src/app.js', 'both\n')
+      repo.git('add', 'src/app.js')
+      const concluded = run(repo, 'git', ['commit', '-q', '--no-edit'], none)
+      expect(concluded.stderr).toBe(`${MERGE_NOT_CHECKED}\n`)
+      expect(concluded.code).toBe(0)
+      expect(repo.git('status', '--porcelain', '--untracked-files=no')).toBe('')
+
+      // A plain commit that stages a learning is still refused.
+      stageLearning(repo)
+      const refused = run(repo, 'git', ['commit', '-q', '-m', 'add a learning'], none)
+      expect(refused.stderr).toContain(NOT_INSTALLED)
+      expect(refused.code).toBe(1)
+    },
+  )
 
   test('agent hooks run the project binary when there is one and nothing, quietly, when there is none', () => {
     const repo = makeRepo()

@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { HUSKY_LINES } from '../../src/adapters/git/hooks.js'
-import { PROJECT_ROOT, makeRepo } from '../helpers/repo.js'
+import { PROJECT_ROOT, cliAt, makeRepo, tempDir } from '../helpers/repo.js'
 
 describe('git learn hook install|uninstall', () => {
   test('writes the shims where no hook exists, leaves a foreign hook alone, and uninstall removes only ours', async () => {
@@ -134,5 +135,46 @@ describe('git learn hook install|uninstall', () => {
       pinned: false,
     })
     expect(repo.read('.github/CODEOWNERS')).toMatch(/^\* @someone\n\n# git-learn/)
+  })
+  test("a new git worktree where husky's .husky/_ does not exist: install and doctor warn with the fix, exit 0", async () => {
+    const repo = makeRepo()
+    const husky = join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')
+    expect(spawnSync(process.execPath, [husky], { cwd: repo.root }).status).toBe(0)
+    expect((await repo.cli(['init', '--hooks'])).code).toBe(0)
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'hooks', '--no-verify')
+    const wt = join(tempDir('gl-wt-'), 'second')
+    repo.git('worktree', 'add', '-q', '-b', 'second', wt)
+    expect(existsSync(join(wt, '.husky', '_'))).toBe(false)
+
+    const warning = `warning: core.hooksPath is ".husky/_", which does not exist in this worktree (${join(wt, '.husky', '_')}): git runs no hook here, so no git learn guard runs; husky makes that folder and gitignores it, so a new \`git worktree\` lacks it: run \`npx husky\` in this worktree (\`npm install\` does when package.json has "prepare": "husky").\n`
+    const install = await cliAt(wt, ['hook', 'install'])
+    expect(install.stderr).toBe(warning)
+    expect(install.code).toBe(0)
+    const json = await cliAt(wt, ['hook', 'install', '--json'])
+    expect(json.json().missingHooksPath).toMatchObject({ hooksPath: '.husky/_', husky: true })
+    const doctor = await cliAt(wt, ['doctor'])
+    expect(doctor.stderr).toBe(warning)
+    expect(doctor.stdout).toMatch(/^Nothing half done/)
+    expect(doctor.code).toBe(0)
+    // The checkout where husky ran has it: no warning there; and none in the worktree once husky ran in it.
+    expect((await repo.cli(['doctor'])).stderr).toBe('')
+    expect((await repo.cli(['hook', 'install'])).stderr).toBe('')
+    expect(spawnSync(process.execPath, [husky], { cwd: wt }).status).toBe(0)
+    expect((await cliAt(wt, ['doctor'])).stderr).toBe('')
+  })
+
+  test('another configured hooks path missing here: doctor warns, and hook install writes the guards there', async () => {
+    const repo = makeRepo()
+    repo.git('config', 'core.hooksPath', '.githooks')
+    const doctor = await repo.cli(['doctor'])
+    expect(doctor.stderr).toMatch(
+      /^warning: core.hooksPath is ".githooks", which does not exist in this worktree .*run `git learn hook install` in this worktree/,
+    )
+    expect(doctor.code).toBe(0)
+    const install = await repo.cli(['hook', 'install'])
+    expect(install.stderr).toBe('')
+    expect(repo.exists('.githooks/pre-commit')).toBe(true)
+    expect((await repo.cli(['doctor'])).stderr).toBe('')
   })
 })

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { chmodSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -508,6 +509,28 @@ describe('list, show, log', () => {
       /^\S+ {2}edit\s+vitest-esm-hoist {2}in place {2}by /,
     )
   })
+  test('log keeps the events of both sides of a merge, and a merge commit without trailers is no event', async () => {
+    // rej rejects x, appr approves it, and the merge of appr into rej keeps active/: the result is TREESAME to appr,
+    // so a history-simplified `git log -- .learnings` would drop the reject and its reason.
+    const repo = await withPending('side-x')
+    repo.git('checkout', '-q', '-b', 'appr')
+    expect((await repo.cli(['approve', 'side-x'])).code).toBe(0)
+    repo.git('checkout', '-q', '-b', 'rej', 'main')
+    expect((await repo.cli(['reject', 'side-x', '--reason', 'not reproducible here'])).code).toBe(0)
+    const merge = spawnSync('git', ['merge', '--no-edit', 'appr'], { cwd: repo.root, encoding: 'utf8' })
+    expect(merge.status).not.toBe(0)
+    repo.git('rm', '-q', '--cached', '--ignore-unmatch', P('side-x', 'archived'), P('side-x'))
+    rmSync(join(repo.root, P('side-x', 'archived')), { force: true })
+    repo.git('add', P('side-x', 'active'))
+    repo.git('commit', '-q', '--no-edit')
+    expect(repo.git('rev-list', '--parents', '-1', 'HEAD').trim().split(' ')).toHaveLength(3)
+    const events = (await repo.cli(['log', 'side-x', '--json'])).json().events
+    expect(events.map((e: { action: string }) => e.action).sort()).toEqual(['add', 'approve', 'reject'])
+    expect(events.find((e: { action: string }) => e.action === 'reject').reason).toBe('not reproducible here')
+    const all = (await repo.cli(['log', '--json'])).json().events
+    expect(all.map((e: { commit: string }) => e.commit)).not.toContain(repo.git('rev-parse', 'HEAD').trim())
+    expect(all).toHaveLength(3)
+  })
   test('log on an unborn branch is empty, not an error', async () => {
     const repo = makeRepo({ commit: false })
     const r = await repo.cli(['log'])
@@ -543,6 +566,28 @@ describe('review fixes', () => {
     const r = await repo.cli(['approve', 'vitest-esm-hoist'])
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/Ada Author <ada@example.com> proposed "vitest-esm-hoist"/)
+  })
+
+  test('a restore on the side of a merge still counts as proposing (full history, not the simplified one)', async () => {
+    const repo = await withPending()
+    expect((await repo.cli(['reject', 'vitest-esm-hoist', '--reason', 'rework'])).code).toBe(0)
+    // Carl restores it on a branch, Bo on main: the same bytes at the same path, so the merge equals both sides and
+    // a history-simplified log of the pending path follows main only and never sees Carl's restore.
+    repo.git('checkout', '-q', '-b', 'carl')
+    repo.setIdentity('Carl Coder', 'carl@example.com')
+    expect((await repo.cli(['restore', 'vitest-esm-hoist'])).code).toBe(0)
+    repo.git('checkout', '-q', 'main')
+    repo.setIdentity('Bo Builder', 'bo@example.com')
+    expect((await repo.cli(['restore', 'vitest-esm-hoist'])).code).toBe(0)
+    repo.setIdentity('Dee Merger', 'dee@example.com')
+    repo.git('merge', '-q', '--no-ff', '--no-edit', 'carl')
+    repo.setIdentity('Carl Coder', 'carl@example.com')
+    const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(r.stderr).toMatch(/Carl Coder <carl@example.com> proposed "vitest-esm-hoist"/)
+    expect(r.code).toBe(1)
+    // Whoever merged proposed nothing.
+    repo.setIdentity('Dee Merger', 'dee@example.com')
+    expect((await repo.cli(['approve', 'vitest-esm-hoist'])).code).toBe(0)
   })
 
   test('a reason with a credential is refused before anything moves, and never printed whole', async () => {

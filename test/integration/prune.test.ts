@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { makeRepo, tempDir } from '../helpers/repo.js'
@@ -110,5 +111,34 @@ describe('git learn prune', () => {
     expect(r.stderr).toMatch(/shallow clone/)
     // Approved on 2026-11-15 (not prunable), but the clone only knows `created: 2026-01-01`.
     expect(r.stdout).toMatch(/old-one {2}— unused for 323 days \(last created 2026-01-01\)/)
+  })
+  test('a re-approval on the side of a merge counts: the approval date is read through every parent', async () => {
+    const repo = makeRepo()
+    seedActive(repo, { 'came-back': good('came-back') })
+    // On a branch: pruned, restored and approved again (recently); active/ ends as it began, so the merge's
+    // active/ equals main's and a history-simplified log would only see the approval of 2026-01-01.
+    repo.git('checkout', '-q', '-b', 'review')
+    const move = (from: string, to: string, action: string, date: string) => {
+      mkdirSync(join(repo.root, '.learnings', to), { recursive: true })
+      repo.git('mv', `.learnings/${from}/came-back.md`, `.learnings/${to}/came-back.md`)
+      execFileSync(
+        'git',
+        [
+          'commit',
+          '-q',
+          '-m',
+          `learn: ${action} came-back\n\nLearning: came-back\nLearning-Action: ${action}\nLearning-From: ${from}\nLearning-To: ${to}\nApproved-by: Bo <bo@example.com>`,
+        ],
+        { cwd: repo.root, env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } },
+      )
+    }
+    move('active', 'archived', 'prune', '2026-11-10T00:00:00Z')
+    move('archived', 'pending', 'restore', '2026-11-12T00:00:00Z')
+    move('pending', 'active', 'approve', '2026-11-15T00:00:00Z')
+    repo.git('checkout', '-q', 'main')
+    repo.git('merge', '-q', '--no-ff', '--no-edit', 'review')
+    const r = await repo.cli(['prune', '--json'], { now: NOW })
+    expect(r.code).toBe(0)
+    expect(r.json().candidates).toEqual([])
   })
 })

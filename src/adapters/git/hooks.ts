@@ -18,6 +18,8 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
+import { planHookLine } from '../../core/hook-script.js'
+import type { HookScriptConcern } from '../../core/hook-script.js'
 import { writeFileNoClobber } from '../store/write-file.js'
 import type { Git } from './simple.js'
 
@@ -38,30 +40,59 @@ const NOTHING_STAGED = `git diff --cached --quiet -- .learnings .claude && { ! g
 /** What a guard says when relevant files are staged and git-learn is not installed (instead of sh's exit 127). */
 export const NOT_INSTALLED =
   'git-learn is not installed here, so the staged learnings cannot be checked: run npm install (git-learn is in the devDependencies), or skip once with GIT_LEARN_HOOKS=0.'
-const orSay = (command: string) =>
-  `{ command -v git-learn >/dev/null 2>&1 || { echo "${NOT_INSTALLED}" >&2; exit 1; }; ${command}; }`
+/**
+ * What a guard says when it lets a merge through without git-learn: a teammate who never installed it must be able
+ * to finish `git pull` or `git merge main` once main has new learnings; the other side was checked where it was made,
+ * and CI's `check --base` checks what the merge brings.
+ */
+export const MERGE_NOT_CHECKED =
+  'git-learn is not installed here: the learnings this merge brings are not checked locally; CI (git learn check --base) checks what was merged.'
+/**
+ * True in sh while a merge is being concluded: git writes MERGE_HEAD before commit-msg, and a conflicted merge leaves
+ * it for the `git commit` (pre-commit) that concludes it; pre-merge-commit runs before it is written, and only for a
+ * merge, so it needs no test.
+ */
+const MERGING = '[ -f "$(git rev-parse --git-path MERGE_HEAD)" ]'
+// No `exit 0` on the merge road: the husky line is one line of the user's hook, whose later lines must still run.
+// commit-msg passes a merge quietly: pre-merge-commit (or pre-commit, for a conflicted merge) already said it.
+const orSay = (command: string, merge: 'always' | 'if-merging' | 'quietly-if-merging') =>
+  merge === 'always'
+    ? `{ if command -v git-learn >/dev/null 2>&1; then ${command}; else echo "${MERGE_NOT_CHECKED}" >&2; fi; }`
+    : `{ if command -v git-learn >/dev/null 2>&1; then ${command}; elif ${MERGING}; then ${merge === 'if-merging' ? `echo "${MERGE_NOT_CHECKED}" >&2` : ':'}; else echo "${NOT_INSTALLED}" >&2; exit 1; fi; }`
 
 /** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
 export const HUSKY_LINES: Record<
   'pre-commit' | 'pre-merge-commit' | 'commit-msg' | 'post-merge' | 'post-checkout',
   string
 > = {
-  'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
-  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged')} ${HOOK_MARKER}`,
-  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"')} ${HOOK_MARKER}`,
+  'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged', 'if-merging')} ${HOOK_MARKER}`,
+  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged', 'always')} ${HOOK_MARKER}`,
+  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"', 'quietly-if-merging')} ${HOOK_MARKER}`,
   // The refresh of what render wrote: never fails, silent without git-learn or where render never ran.
   'post-merge': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
   'post-checkout': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || [ "$3" != 1 ] || git diff --quiet "$1" "$2" -- .learnings 2>/dev/null || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
 }
 
 export type HookAction =
-  'created' | 'appended' | 'replaced' | 'updated' | 'unchanged' | 'skipped' | 'removed' | 'restored' | 'absent'
+  | 'created'
+  | 'appended'
+  | 'inserted'
+  | 'moved'
+  | 'replaced'
+  | 'updated'
+  | 'unchanged'
+  | 'skipped'
+  | 'removed'
+  | 'restored'
+  | 'absent'
 
 export interface HookChange {
   /** Repository-relative when inside the work tree, else absolute. */
   file: string
   action: HookAction
   note?: string
+  /** What in the hook may keep our line from running (src/core/hook-script.ts): said as a warning with file:line. */
+  concerns?: HookScriptConcern[]
 }
 
 const SHIMS = join(__dirname, '..', '..', '..', 'githooks')
@@ -88,14 +119,38 @@ export async function readHookLayout(git: Git): Promise<HookLayout> {
   return { kind: 'hooks-dir', dir }
 }
 
+export interface MissingHooksPath {
+  /** core.hooksPath as configured. */
+  hooksPath: string
+  /** Where it points from this work tree. */
+  dir: string
+  husky: boolean
+}
+
+/**
+ * A core.hooksPath that does not exist in this work tree: git then runs no hook at all, silently. The common case is
+ * husky in a new `git worktree`: core.hooksPath is `.husky/_` in the shared config, relative to each work tree's
+ * root (githooks(5)), and husky gitignores that folder, so only the checkout where `npx husky` ran has it.
+ */
+export async function readMissingHooksPath(git: Git): Promise<MissingHooksPath | undefined> {
+  const hooksPath = (await git.tryRun(['config', 'core.hooksPath']))?.trim()
+  if (!hooksPath) return undefined
+  const dir = isAbsolute(hooksPath) ? hooksPath : join(git.root, hooksPath)
+  if (existsSync(dir)) return undefined
+  return { hooksPath, dir, husky: /(^|[\\/])\.husky[\\/]_[\\/]?$/.test(hooksPath) }
+}
+
 /** The sha256 of every shim earlier versions shipped: an install from one of them is ours, and is updated. */
 const EARLIER_SHIMS = new Set([
   '1348d1da62b083c7663cef33935d2ae5ae10d0ab425dca5ccde0135eb0a79471',
   '1af4aef650e1711921c23795a6f077f76e2b54925bb0907eab5d9f5d56269b80',
   '20f363d77ee47a0b2fdd4f34c5bcec571e3405febe8f15c937b28fe9cd252c27',
+  '28a235ef0ac57262577521997ce2cc96a118db121532593bb91d69f834c13300',
   '3cb138393376044b8d22432000388c6bd1ef341f94d398ae5c32f3e0c9308a22',
+  '704ca2092fa7dff58ff9d858d5cb52cd2c56c9ca821f1fa7b343f1df498e5ec4',
   '723599320cc53ba68db729f6db2941957984ca7e7eaf33c61bee4719051152cf',
   '8b0881a0e4a5f3bff314dae0415ce020c4d85c5ab5d4f2fb2c774e0098cdba75',
+  '93659c6eeba6a3b25222f1a3f4f909fca857587247b5d4508448fef08bd4f7d2',
   'f57855a9fa7d5b0d8f074d8a1b2360b3939e3ecdf7550ad547c1b48032baf64a',
   'f6c6803984081faad82640cf7ed39cfd19d7619aaa78b270c031e4f91e9a2e44',
   'f92e437743e519e3d8baa45ef594a6ad5526402c3d88a908218b3d398ed636f8',
@@ -135,20 +190,30 @@ export async function installHooks(
         changes.push({ file: rel, action: 'created' })
         continue
       }
+      // After a top-level `exit 0` our line would never run: it goes in front of it (and one already behind it
+      // moves there); the end of the file otherwise, after lint-staged (docs/guards.md).
       const text = readFileSync(file, 'utf8')
-      const lines = text.split('\n')
-      const at = lines.findIndex(isOurHuskyLine)
-      if (at >= 0) {
-        if (lines[at] === line) changes.push({ file: rel, action: 'unchanged' })
-        else {
-          lines[at] = line
-          writeFileNoClobber(file, lines.join('\n'), true)
-          changes.push({ file: rel, action: 'updated' })
-        }
-        continue
-      }
-      writeFileNoClobber(file, `${text}${text.endsWith('\n') || !text ? '' : '\n'}${line}\n`, true)
-      changes.push({ file: rel, action: 'appended' })
+      const plan = planHookLine(text, line, isOurHuskyLine)
+      const concerns = plan.concerns.length ? { concerns: plan.concerns } : {}
+      const exit = plan.before ? `\`${plan.before.text}\` (line ${plan.before.line})` : ''
+      if (plan.text !== text) writeFileNoClobber(file, plan.text, true)
+      if (plan.movedFrom !== undefined)
+        changes.push({
+          file: rel,
+          action: 'moved',
+          note: `it was line ${plan.movedFrom}, after ${plan.before ? `\`${plan.before.text}\`` : 'an exit'}, and never ran: now line ${plan.line}, before ${exit || 'it'}`,
+          ...concerns,
+        })
+      else if (plan.existed)
+        changes.push({ file: rel, action: plan.text === text ? 'unchanged' : 'updated', ...concerns })
+      else if (plan.before)
+        changes.push({
+          file: rel,
+          action: 'inserted',
+          note: `line ${plan.line}, before ${exit}: nothing after it runs`,
+          ...concerns,
+        })
+      else changes.push({ file: rel, action: 'appended', ...concerns })
     }
     return { layout, changes }
   }

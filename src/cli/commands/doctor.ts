@@ -1,9 +1,11 @@
+import { readMissingHooksPath } from '../../adapters/git/hooks.js'
 import { openRepo } from '../../adapters/store/repo.js'
 import { UsageError } from '../../core/errors.js'
 import { abortRecovery, continueRecovery, inspectRecovery, toHalfDone } from '../../flows/recovery.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { doctorDone, doctorReport } from '../messages/recovery.js'
+import { hooksPathMissing } from '../messages/guards.js'
 import { flag } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -18,7 +20,9 @@ export const spec: CommandSpec = {
     'staged but never committed, and learnings staged as new but not committed. Without options it only reports\n' +
     '(exit 1 when something is half done). --continue brings the index and work tree in line with a landed commit;\n' +
     '--abort moves the branch back (only while it still points at that commit) and puts the files back, moves a\n' +
-    'staged move back and unstages it, unstages a staged new learning (its file is kept). Nothing else is touched.',
+    'staged move back and unstages it, unstages a staged new learning (its file is kept). Nothing else is touched.\n' +
+    'It also warns (exit code unchanged) when core.hooksPath names a folder this worktree lacks (husky in a new\n' +
+    '`git worktree`): git then runs no hook, so no guard.',
   options: {
     continue: {
       type: 'boolean',
@@ -38,6 +42,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (cont && abort) throw new UsageError('choose one of --continue and --abort', 'doctor')
   const repo = await openRepo(ctx.cwd)
   const problems = await inspectRecovery(repo.git, { staged: true })
+  // Not half done, but nothing guards this work tree: said as a warning, the exit code stays what recovery gives.
+  const missingHooks = await readMissingHooksPath(repo.git)
+  if (missingHooks) ctx.stderr(hooksPathMissing(missingHooks))
   const json = flag(args, 'json')
   if (!cont && !abort) {
     const shown = problems.map(toHalfDone)

@@ -25,6 +25,8 @@ export const spec: CommandSpec = {
     'prune write them); staged learnings with agent directives need a Learning-Directives-Allowed trailer.\n' +
     'post-merge (also run by the post-checkout shim when a checkout changed .learnings/): refresh the files\n' +
     '`git learn render` wrote, only if it has been run in this repository.\n' +
+    'A husky line goes before a final top-level exit/exec (after it nothing runs); what may still end a hook first is\n' +
+    'a warning with file:line, as is a core.hooksPath this worktree lacks (run `npx husky` there). Warnings exit 0.\n' +
     'HUSKY=0 or GIT_LEARN_HOOKS=0 skips the hooks.',
   options: {
     force: { type: 'boolean', description: 'install: replace hooks that are not ours (a backup is kept)' },
@@ -45,13 +47,20 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     case 'uninstall': {
       if (file) throw new UsageError(`unexpected argument "${file}"`, 'hook')
       const { openGit } = await import('../../adapters/git/simple.js')
-      const { installHooks, uninstallHooks } = await import('../../adapters/git/hooks.js')
-      const { hookReport } = await import('../messages/guards.js')
+      const { installHooks, readMissingHooksPath, uninstallHooks } = await import('../../adapters/git/hooks.js')
+      const { hookReport, hookWarnings, hooksPathMissing } = await import('../messages/guards.js')
       const git = await openGit(ctx.cwd)
       const { layout, changes } =
         sub === 'install' ? await installHooks(git, { force: flag(args, 'force') }) : await uninstallHooks(git)
-      if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ kind: layout.kind, dir: layout.dir, changes })}\n`)
+      // After install: a hooks dir install wrote into exists now; husky's `.husky/_` is husky's to make.
+      const missing = sub === 'install' ? await readMissingHooksPath(git) : undefined
+      if (flag(args, 'json'))
+        ctx.stdout(
+          `${JSON.stringify({ kind: layout.kind, dir: layout.dir, changes, ...(missing ? { missingHooksPath: missing } : {}) })}\n`,
+        )
       else ctx.stdout(hookReport(layout.kind, changes, sub === 'uninstall'))
+      const warnings = hookWarnings(changes) + (missing ? hooksPathMissing(missing) : '')
+      if (warnings) ctx.stderr(warnings)
       return ExitCode.ok
     }
     default:

@@ -64,7 +64,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const prettier = ignoreStoreInPrettier(git.root)
   if (prettier === 'created') created.push(PRETTIER_IGNORE)
   const updated = prettier === 'updated' ? [PRETTIER_IGNORE] : []
-  const guards = await setUpGuards(args, git)
+  const guards = await setUpGuards(args, git, ctx.stderr)
   const agent = await setUpAgent(args, git.root)
   if (flag(args, 'json'))
     ctx.stdout(`${JSON.stringify({ root: git.root, created, updated, ...guards.json, ...agent.json })}\n`)
@@ -76,16 +76,20 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
 async function setUpGuards(
   args: ParsedArgs,
   git: Awaited<ReturnType<typeof openGit>>,
+  warn: (text: string) => void,
 ): Promise<{ text: string; json: Record<string, unknown> }> {
   let text = ''
   const json: Record<string, unknown> = {}
   if (!flag(args, 'hooks') && !flag(args, 'ci')) return { text, json }
   const hooks = await import('../../adapters/git/hooks.js')
-  const { ciReport, hookReport } = await import('../messages/guards.js')
+  const { ciReport, hookReport, hookWarnings, hooksPathMissing } = await import('../messages/guards.js')
   if (flag(args, 'hooks')) {
     const { layout, changes } = await hooks.installHooks(git)
     json['hooks'] = changes
     text += hookReport(layout.kind, changes, false)
+    const missing = await hooks.readMissingHooksPath(git)
+    const warnings = hookWarnings(changes) + (missing ? hooksPathMissing(missing) : '')
+    if (warnings) warn(warnings)
   }
   if (flag(args, 'ci')) {
     const ci = await hooks.writeCiFiles(git, readTemplate)

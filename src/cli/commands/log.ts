@@ -37,7 +37,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const repo = await openRepo(ctx.cwd)
   let events: ReturnType<typeof parseAuditTrail> = []
   if (await readHead(repo.git)) {
-    const out = await repo.git.run(['log', `--format=${RAW_LOG_FORMAT}`, '--', STORE_DIR])
+    // --full-history: a path-limited log otherwise simplifies history and follows only the side of a merge whose
+    // tree the result equals, dropping the other side's lifecycle commits (a reject merged away by an approve).
+    // Merge commits it then lists carry no trailers and give no event.
+    const out = await repo.git.run(['log', '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', STORE_DIR])
     events = parseAuditTrail(parseRawLog(out), name)
   }
   // A name that no commit and no state directory knows is a learning not found, as in every command that takes one.

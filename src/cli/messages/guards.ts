@@ -4,6 +4,28 @@ export interface HookChangeLine {
   file: string
   action: string
   note?: string
+  concerns?: readonly { kind: 'may-exit' | 'unparsed'; line: number; text: string }[]
+}
+
+/** core.hooksPath points at a folder this work tree lacks: git runs no hook here (a warning; exit code unchanged). */
+export function hooksPathMissing(m: { hooksPath: string; dir: string; husky: boolean }): string {
+  const fix = m.husky
+    ? 'husky makes that folder and gitignores it, so a new `git worktree` lacks it: run `npx husky` in this worktree (`npm install` does when package.json has "prepare": "husky")'
+    : 'run `git learn hook install` in this worktree to write the guards there'
+  return `warning: core.hooksPath is "${m.hooksPath}", which does not exist in this worktree (${m.dir}): git runs no hook here, so no git learn guard runs; ${fix}.\n`
+}
+
+/** What may keep a guard line from running, one `warning: file:line:` each (stderr; install still exits 0). */
+export function hookWarnings(changes: readonly HookChangeLine[]): string {
+  return changes
+    .flatMap((c) =>
+      (c.concerns ?? []).map((k) =>
+        k.kind === 'may-exit'
+          ? `warning: ${c.file}:${k.line}: \`${k.text}\` can end the hook before the git learn line, which then does not run: make sure it cannot skip the check, or move the git learn line above it\n`
+          : `warning: ${c.file}:${k.line}: git learn could not follow the if/case/loop nesting of this hook, so it cannot tell whether its line (line ${k.line}) runs: check it by hand\n`,
+      ),
+    )
+    .join('')
 }
 
 export function hookReport(

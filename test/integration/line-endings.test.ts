@@ -1,0 +1,43 @@
+import { describe, expect, test } from 'vitest'
+import { learningText, makeRepo } from '../helpers/repo.js'
+
+// A learning file saved on Windows (CRLF) goes in as LF: in a repository that normalises line endings, a CRLF blob
+// reads as modified in a clean checkout, and approve would refuse "has unstaged changes" for good.
+describe('line endings of what git learn writes', () => {
+  test.each([
+    [
+      '`* text eol=lf` in .gitattributes',
+      (repo: ReturnType<typeof makeRepo>) => {
+        repo.write('.gitattributes', '* text eol=lf\n')
+        repo.git('add', '.gitattributes')
+        repo.git('commit', '-qm', 'attributes')
+      },
+    ],
+    ['core.autocrlf=true', (repo: ReturnType<typeof makeRepo>) => repo.git('config', 'core.autocrlf', 'true')],
+    ['no attributes', () => {}],
+  ])('add --file with CRLF, then approve: %s', async (_, setUp) => {
+    const repo = makeRepo()
+    setUp(repo)
+    repo.write('draft.md', learningText('windows-saved').replace(/\n/g, '\r\n'))
+    const add = await repo.cli(['add', '--file', 'draft.md'])
+    expect(add.stderr).toBe('')
+    expect(add.code).toBe(0)
+    expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/pending/windows-saved.md')).toBe(learningText('windows-saved'))
+    expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('')
+    repo.setIdentity('Rita Reviewer', 'rita@example.com')
+    const approve = await repo.cli(['approve', 'windows-saved'])
+    expect(approve.stderr).toBe('')
+    expect(approve.code).toBe(0)
+    expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('')
+  })
+
+  test('add --no-commit writes and stages LF too (git add alone would keep CRLF here: no attributes)', async () => {
+    const repo = makeRepo()
+    const r = await repo.cli(['add', '--no-commit', '--file', '-'], {
+      stdin: learningText('staged-crlf').replace(/\n/g, '\r\n'),
+    })
+    expect(r.code).toBe(0)
+    expect(repo.git('cat-file', 'blob', ':.learnings/pending/staged-crlf.md')).toBe(learningText('staged-crlf'))
+    expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('A  .learnings/pending/staged-crlf.md\n')
+  })
+})
