@@ -282,6 +282,25 @@ describe('git learn capture', () => {
     expect(Math.max(...text.split('\n').map((l) => Buffer.byteLength(l)))).toBeLessThan(16 * 1024)
   })
 
+  test("a call's input with an env object: values known by their names and keys that are credentials are redacted", async () => {
+    const s = setup()
+    const secrets = ['AKIAZ3MXP7Q2LN4TB6WD', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8aBv3Lk2', 'Tr0ub4dor&3xQz9']
+    write(s.transcript, [
+      call('t1', 'mcp__vault__set', {
+        [secrets[0] as string]: 'x',
+        env: { AWS_SECRET_ACCESS_KEY: secrets[1], DB_PASSWORD: secrets[2] },
+      }),
+      result('t1', 'stored'),
+    ])
+    await s.capture()
+    const text = readFileSync(join(s.repo.root, '.git', 'learn', 'observations.jsonl'), 'utf8')
+    for (const secret of secrets) expect(text).not.toContain(secret)
+    expect(s.recs().find((r) => r.tool_use_id === 't1')?.input).toEqual({
+      '[REDACTED:aws-access-key-id]': 'x',
+      env: { AWS_SECRET_ACCESS_KEY: '[REDACTED:aws-secret-access-key]', DB_PASSWORD: '[REDACTED:generic-assignment]' },
+    })
+  })
+
   test('observe.enabled: false records nothing; ignore_tools is honoured', async () => {
     const s = setup()
     write(s.transcript, [
