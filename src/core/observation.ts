@@ -284,19 +284,29 @@ export function boundJsonValue(
   redact: Redact,
 ): { value: unknown; truncated: boolean } {
   if (value === undefined) return { value: undefined, truncated: false }
-  for (let limit = maxBytes; limit >= 32; limit = Math.floor(limit / 2)) {
+  const fitsIn = (json: string) => json.length <= maxBytes && utf8Length(json) <= maxBytes
+  const fits = (v: unknown) => fitsIn(JSON.stringify(v) ?? 'null')
+  const whole = JSON.stringify(value) ?? 'null'
+  let limit = maxBytes
+  // A value that must be cut has its limit sought first without redaction, then is redacted at it (and cut further if
+  // the markers made it grow): scanning is the cost, and a payload of many strings would otherwise be scanned whole at
+  // every halving only to keep a few of them.
+  if (!fitsIn(whole))
+    while (limit >= 32 && !fits(shrink(value, limit, keepAsIs, 0).value)) limit = Math.floor(limit / 2)
+  for (; limit >= 32; limit = Math.floor(limit / 2)) {
     const s = shrink(value, limit, redact, 0)
-    if (utf8Length(JSON.stringify(s.value) ?? 'null') <= maxBytes) return { value: s.value, truncated: s.cut }
+    if (fits(s.value)) return { value: s.value, truncated: s.cut }
   }
   // Too many small leaves to fit at any per-string limit: keep an excerpt of the whole as one string.
   const marker = truncationMarker(0).length + 12
-  const whole = JSON.stringify(value) ?? 'null'
   const head = cutToBytes(
     redact(whole.slice(0, maxBytes + REDACT_OVERLAP)),
     Math.max(0, Math.floor((maxBytes - marker) / 2)),
   )
   return { value: `${head}${truncationMarker(utf8Length(whole) - utf8Length(head))}`, truncated: true }
 }
+
+const keepAsIs: Redact = (s) => s
 
 function shortString(v: unknown, redact: Redact): string | null {
   if (v === null || v === undefined) return null

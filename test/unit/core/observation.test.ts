@@ -250,6 +250,27 @@ describe('secrets under keys, and one field beside another', () => {
     expect(rec.error).toBe(error)
   })
 
+  test('a payload of many strings is scanned at the size it is kept at, not at every halving', () => {
+    const big = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [
+        `k${i}`,
+        Object.fromEntries(Array.from({ length: 300 }, (_, j) => [`n${j}`, `v${i}-${j}`])),
+      ]),
+    )
+    let scans = 0
+    const rec = buildObservationRecord(event({ input: big }), {
+      ts: 't',
+      maxFieldBytes: 5120,
+      scan: (s) => {
+        scans++
+        return scanSecrets(s)
+      },
+    })
+    expect(rec.truncated).toBe(true)
+    expect(size(rec.input)).toBeLessThanOrEqual(5120)
+    expect(scans).toBeLessThan(2000)
+  })
+
   test('every string of a record is what scanning it alone (with its key) gives', () => {
     const fields = [`echo wallet private key ${HEX}`, 'transaction hash block', `GITHUB_TOKEN=${TOKEN}`, 'a', '']
     const rec = record(event({ session: fields[1] ?? null, input: fields, output: fields.join(' '), error: 'block' }))
