@@ -1,8 +1,17 @@
 // `git learn capture` (src/flows/capture.ts) on real repositories: the transcript read from where the last read
 // stopped, in order, redacted; missing, rotated, truncated, torn and foreign transcripts handled without duplicates.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { appendFileSync, existsSync, readFileSync, readdirSync, renameSync, truncateSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { PROJECT_ROOT, makeRepo, tempDir } from '../../helpers/repo.js'
@@ -218,6 +227,31 @@ describe('git learn capture', () => {
     expect(s.recs().map((r) => r.event)).toEqual(['Stop'])
     expect(s.log()).toMatch(/capture: transcript .*\.jsonl does not exist/)
   })
+
+  test.each(['a FIFO', 'a symlink to a FIFO'])(
+    'a transcript_path naming %s: refused at once (the built binary, a 10 s guard), no lock left, the event recorded',
+    (what) => {
+      const s = setup()
+      const fifo = join(tempDir('gl-fifo-'), 'pipe.jsonl')
+      execFileSync('mkfifo', [fifo])
+      const path = what === 'a FIFO' ? fifo : join(tempDir('gl-fifo-link-'), 'x.jsonl')
+      if (path !== fifo) symlinkSync(fifo, path)
+      const payload = { session_id: SESSION, transcript_path: path, cwd: s.repo.root, hook_event_name: 'Stop' }
+      const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'capture'], {
+        cwd: s.repo.root,
+        input: JSON.stringify(payload),
+        encoding: 'utf8',
+        timeout: 10_000,
+        killSignal: 'SIGKILL',
+      })
+      expect({ signal: r.signal, status: r.status, stdout: r.stdout }).toEqual({ signal: null, status: 0, stdout: '' })
+      expect(s.log()).toContain(`transcript ${path} could not be read: ${path} is not a regular file`)
+      expect(readdirSync(join(s.repo.root, '.git', 'learn', 'transcripts')).filter((f) => f.includes('.lock'))).toEqual(
+        [],
+      )
+      expect(s.recs().map((rec) => rec.event)).toEqual(['Stop'])
+    },
+  )
 
   test('a rotated transcript (a new file in its place) is read from its start without recording anything twice', async () => {
     const s = setup()
