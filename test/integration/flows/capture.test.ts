@@ -366,6 +366,20 @@ describe('git learn capture', () => {
     expect(s.log()).toMatch(/not an absolute path to a \.jsonl transcript; not read/)
   })
 
+  test('a token in a transcript_path (a file name: the token, then ".txt") is redacted in hooks.log', async () => {
+    const s = setup()
+    const token = 'ghp_' + 'R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
+    const payload = {
+      session_id: SESSION,
+      transcript_path: `/tmp/${token}.txt`,
+      cwd: s.repo.root,
+      hook_event_name: 'Stop',
+    }
+    expect(await s.repo.cli(['capture'], { stdin: JSON.stringify(payload) })).toMatchObject({ code: 0, stdout: '' })
+    expect(s.log()).toMatch(/names \/tmp\/\[REDACTED:github-token\]\.txt, not an absolute path/)
+    expect(s.log()).not.toContain(token.slice(4, 20))
+  })
+
   test('a payload that is not JSON: logged, exit 0, nothing recorded', async () => {
     const s = setup()
     const r = await s.repo.cli(['capture'], { stdin: '{"hook_event_name": "Stop", ' })
