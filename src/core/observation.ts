@@ -6,6 +6,8 @@
  * Why over 300 lines: bounding, redaction and salvage of a record are one contract, tested as one; the settings
  * parser is the rest.
  */
+import { redactRanges } from './secrets.js'
+import type { SecretRange } from './secrets.js'
 
 /** An agent hook event mapped to the common shape, before bounding and redaction. */
 export interface ObservedEvent {
@@ -103,13 +105,115 @@ interface Shrunk {
   cut: boolean
 }
 
-function shrink(value: unknown, limit: number, redact: (s: string) => string, depth: number): Shrunk {
+/** Where the secrets of one text are: the scanner of add and check (`scanSecrets` with secrets.allow). */
+export type SecretScan = (text: string) => readonly SecretRange[]
+
+/**
+ * Redacts one string of a record. With `key`, the string is the value of that key (an object's, or of each string of
+ * an array under it): the rules that know a secret by its name (an AWS secret access key, a password assigned) see
+ * the name too.
+ */
+export type Redact = (s: string, key?: string) => string
+
+/**
+ * The redaction of a record's strings. Each string is scanned on its own, never joined with others: some rules weigh
+ * the words around a value (a hex key beside "wallet" but not "transaction"), and another field's words must not
+ * change the verdict. A value under a key is scanned alone and also, as an assignment reads, with its key on its
+ * line: `"key": "<the value's first line>"`; what either scan finds in the value is redacted.
+ */
+export function buildRedactor(scan: SecretScan): Redact {
+  // A record repeats short strings (the keys of an array of objects, a tool result's text in two of its fields, every
+  // string again when a field is bounded at a smaller limit): each distinct one is scanned once. Same text, same scan.
+  const seen = new Map<string, readonly SecretRange[]>()
+  const scanOnce: SecretScan = (text) => {
+    if (text.length > MEMO_CHARS) return scan(text)
+    let found = seen.get(text)
+    if (found === undefined) seen.set(text, (found = scan(text)))
+    return found
+  }
+  return (s, key) => {
+    const alone = scanOnce(s)
+    if (key === undefined) return redactRanges(s, alone)
+    const paired = rangesWithKey(scanOnce, key, s)
+    return redactRanges(s, paired.length ? [...alone, ...paired] : alone)
+  }
+}
+
+/** Texts up to this many characters have their scans remembered for the rest of the record. */
+const MEMO_CHARS = 4096
+
+/**
+ * What a scan of `"key": "<first line of value>"` finds in that line, as ranges of `value`. Only the first line:
+ * an assignment names the value on its own line, and a tool's output or a file's text under a key (most of what a
+ * record holds) is then scanned a second time for one line only. `"` and `\` are escaped, so the line reads as one
+ * quoted string whatever it holds.
+ */
+function rangesWithKey(scan: SecretScan, key: string, value: string): SecretRange[] {
+  const eol = value.search(/[\r\n]/)
+  const line = eol === -1 ? value : value.slice(0, eol)
+  const k = escapeQuoted((key.length > MAX_KEY ? key.slice(0, MAX_KEY) : key).replace(/\s+/g, ' ').trim()).body
+  const v = escapeQuoted(line)
+  const from = k.length + 5 // "key": "
+  const to = from + v.body.length
+  const out: SecretRange[] = []
+  for (const r of scan(`"${k}": "${v.body}"`)) {
+    const start = Math.max(r.start, from) - from
+    const end = Math.min(r.end, to) - from
+    if (start >= end) continue
+    out.push(
+      v.at
+        ? { rule: r.rule, start: lastAtOrBefore(v.at, start), end: firstAtOrAfter(v.at, end) }
+        : { rule: r.rule, start, end },
+    )
+  }
+  return out
+}
+
+/** `s` with `"` and `\` escaped, and for each of its characters its offset in the result when one was escaped. */
+function escapeQuoted(s: string): { body: string; at: Int32Array | undefined } {
+  if (!/["\\]/.test(s)) return { body: s, at: undefined }
+  const at = new Int32Array(s.length + 1)
+  let body = ''
+  for (let i = 0; i < s.length; i++) {
+    at[i] = body.length
+    const c = s.charAt(i)
+    body += c === '"' || c === '\\' ? `\\${c}` : c
+  }
+  at[s.length] = body.length
+  return { body, at }
+}
+
+/** The largest i with at[i] <= offset (at is ascending, at[0] = 0). */
+function lastAtOrBefore(at: Int32Array, offset: number): number {
+  let lo = 0
+  let hi = at.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if ((at[mid] as number) <= offset) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
+/** The smallest i with at[i] >= offset (offset at most the last entry). */
+function firstAtOrAfter(at: Int32Array, offset: number): number {
+  let lo = 0
+  let hi = at.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if ((at[mid] as number) >= offset) hi = mid
+    else lo = mid + 1
+  }
+  return lo
+}
+
+function shrink(value: unknown, limit: number, redact: Redact, depth: number, key?: string): Shrunk {
   if (typeof value === 'string') {
     if (value.length <= limit / 3 || (value.length <= limit && utf8Length(value) <= limit)) {
-      const r = redact(value)
+      const r = redact(value, key)
       return utf8Length(r) <= limit ? { value: r, cut: false } : cutString(r, limit, utf8Length(value))
     }
-    return cutString(redact(value.slice(0, limit + REDACT_OVERLAP)), limit, utf8Length(value))
+    return cutString(redact(value.slice(0, limit + REDACT_OVERLAP), key), limit, utf8Length(value))
   }
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return { value, cut: false }
   if (typeof value !== 'object') return { value: null, cut: true }
@@ -119,7 +223,7 @@ function shrink(value: unknown, limit: number, redact: (s: string) => string, de
     const out: unknown[] = []
     let cut = false
     for (let i = 0; i < value.length && i < maxItems; i++) {
-      const s = shrink(value[i], limit, redact, depth + 1)
+      const s = shrink(value[i], limit, redact, depth + 1, key)
       out.push(s.value)
       cut ||= s.cut
     }
@@ -133,18 +237,35 @@ function shrink(value: unknown, limit: number, redact: (s: string) => string, de
   let cut = false
   let i = 0
   const keys = Object.keys(value)
-  for (const key of keys) {
+  for (const name of keys) {
     if (i++ >= maxItems) {
       out['…'] = `[truncated ${keys.length - maxItems} keys]`
       cut = true
       break
     }
-    const k = key.length > MAX_KEY ? `${key.slice(0, MAX_KEY)}…` : key
-    const s = shrink((value as Record<string, unknown>)[key], limit, redact, depth + 1)
-    out[k] = s.value
-    cut ||= s.cut || k !== key
+    const k = boundKey(name, redact, out)
+    const s = shrink((value as Record<string, unknown>)[name], limit, redact, depth + 1, name)
+    out[k.key] = s.value
+    cut ||= s.cut || k.cut
   }
   return { value: out, cut }
+}
+
+/**
+ * An object's key as the record keeps it: redacted (a payload can name a credential by itself, `{"AKIA…": "x"}`),
+ * cut to MAX_KEY characters, and told apart from a key already kept (two keys redacted alike stay two).
+ */
+function boundKey(name: string, redact: Redact, kept: Record<string, unknown>): { key: string; cut: boolean } {
+  const head = name.length > MAX_KEY + REDACT_OVERLAP ? name.slice(0, MAX_KEY + REDACT_OVERLAP) : name
+  const r = redact(head)
+  const cut = head !== name || r.length > MAX_KEY
+  let key = cut ? `${r.slice(0, MAX_KEY)}…` : r
+  if (key !== name && Object.hasOwn(kept, key)) {
+    let n = 2
+    while (Object.hasOwn(kept, `${key} (${n})`)) n++
+    key = `${key} (${n})`
+  }
+  return { key, cut }
 }
 
 function cutString(redacted: string, limit: number, originalBytes: number): Shrunk {
@@ -160,16 +281,24 @@ function cutString(redacted: string, limit: number, originalBytes: number): Shru
 export function boundJsonValue(
   value: unknown,
   maxBytes: number,
-  redact: (s: string) => string,
+  redact: Redact,
 ): { value: unknown; truncated: boolean } {
   if (value === undefined) return { value: undefined, truncated: false }
-  for (let limit = maxBytes; limit >= 32; limit = Math.floor(limit / 2)) {
+  const fitsIn = (json: string) => json.length <= maxBytes && utf8Length(json) <= maxBytes
+  const fits = (v: unknown) => fitsIn(JSON.stringify(v) ?? 'null')
+  const whole = JSON.stringify(value) ?? 'null'
+  let limit = maxBytes
+  // A value that must be cut has its limit sought first without redaction, then is redacted at it (and cut further if
+  // the markers made it grow): scanning is the cost, and a payload of many strings would otherwise be scanned whole at
+  // every halving only to keep a few of them.
+  if (!fitsIn(whole))
+    while (limit >= 32 && !fits(shrink(value, limit, keepAsIs, 0).value)) limit = Math.floor(limit / 2)
+  for (; limit >= 32; limit = Math.floor(limit / 2)) {
     const s = shrink(value, limit, redact, 0)
-    if (utf8Length(JSON.stringify(s.value) ?? 'null') <= maxBytes) return { value: s.value, truncated: s.cut }
+    if (fits(s.value)) return { value: s.value, truncated: s.cut }
   }
   // Too many small leaves to fit at any per-string limit: keep an excerpt of the whole as one string.
   const marker = truncationMarker(0).length + 12
-  const whole = JSON.stringify(value) ?? 'null'
   const head = cutToBytes(
     redact(whole.slice(0, maxBytes + REDACT_OVERLAP)),
     Math.max(0, Math.floor((maxBytes - marker) / 2)),
@@ -177,63 +306,21 @@ export function boundJsonValue(
   return { value: `${head}${truncationMarker(utf8Length(whole) - utf8Length(head))}`, truncated: true }
 }
 
-function shortString(v: unknown, redact: (s: string) => string): string | null {
+const keepAsIs: Redact = (s) => s
+
+function shortString(v: unknown, redact: Redact): string | null {
   if (v === null || v === undefined) return null
   const s = redact(typeof v === 'string' ? v : String(v))
   return s.length > MAX_SHORT ? `${s.slice(0, MAX_SHORT)}…` : s
 }
 
-/** Joined text larger than this is not scanned in one go: each string is redacted on its own. */
-const MAX_BATCH_CHARS = 1024 * 1024
-
-function collectStrings(v: unknown, window: number, out: string[], depth: number, total: { n: number }): void {
-  if (total.n > MAX_BATCH_CHARS) return
-  if (typeof v === 'string') {
-    const s = v.slice(0, window)
-    out.push(s)
-    total.n += s.length
-  } else if (v && typeof v === 'object' && depth < MAX_DEPTH) {
-    for (const x of Array.isArray(v) ? v : Object.values(v)) collectStrings(x, window, out, depth + 1, total)
-  }
-}
-
-/**
- * A redactor for one event. Scanning costs per call, and almost every event holds no secret: every string the
- * record can keep is scanned once, joined; when nothing is found the strings are kept as they are, else each
- * string is redacted on its own.
- */
-export function batchRedactor(
-  ev: ObservedEvent,
-  maxFieldBytes: number,
-  redact: (s: string) => string,
-): (s: string) => string {
-  const strings: string[] = []
-  const total = { n: 0 }
-  for (const v of [
-    ev.agent,
-    ev.session,
-    ev.event,
-    ev.tool,
-    ev.tool_use_id,
-    ev.cwd,
-    ev.subagent,
-    ev.input,
-    ev.output,
-    ev.error,
-  ])
-    collectStrings(v, maxFieldBytes + REDACT_OVERLAP, strings, 0, total)
-  if (total.n > MAX_BATCH_CHARS) return redact
-  const joined = strings.join('\n\u0000\n')
-  return redact(joined) === joined ? (s) => s : redact
-}
-
-/** The record of one event: every field bounded to `maxFieldBytes`, every string redacted. */
+/** The record of one event: every field bounded to `maxFieldBytes`, every string (and key) redacted. */
 export function buildObservationRecord(
   ev: ObservedEvent,
-  opts: { ts: string; maxFieldBytes: number; redact: (s: string) => string; parseError?: string },
+  opts: { ts: string; maxFieldBytes: number; scan: SecretScan; parseError?: string },
 ): ObservationRecord {
   const { maxFieldBytes } = opts
-  const redact = batchRedactor(ev, maxFieldBytes, opts.redact)
+  const redact = buildRedactor(opts.scan)
   const rec: ObservationRecord = {
     v: 1,
     ts: opts.ts,
@@ -255,7 +342,7 @@ export function buildObservationRecord(
   if (ev.subagent) rec.subagent = shortString(ev.subagent, redact) ?? ''
   if (truncated) rec.truncated = true
   // A JSON parser's message quotes the payload: it is redacted like every other string that reaches the file.
-  if (opts.parseError) rec.parse_error = opts.redact(opts.parseError)
+  if (opts.parseError) rec.parse_error = redact(opts.parseError)
   return rec
 }
 
@@ -359,8 +446,8 @@ export function describeJsonError(message: string): string {
 export interface ObservationPlanning {
   /** The agent's payload mapped to the common shape (src/adapters/agents/agent-payloads.ts). */
   mapPayload: (payload: unknown) => ObservedEvent
-  /** Redacts the secrets in one string (the scanner of add and check, with secrets.allow). */
-  redact: (s: string) => string
+  /** Finds the secrets in one string (the scanner of add and check, with secrets.allow). */
+  scan: SecretScan
   /** Bytes of a payload that are read; a longer one is treated as cut. */
   maxBytes: number
 }
@@ -375,7 +462,7 @@ export function planObservation(
   ts: string,
   p: ObservationPlanning,
 ): ObservationRecord | undefined {
-  const opts = { ts, maxFieldBytes: settings.max_field_bytes, redact: p.redact }
+  const opts = { ts, maxFieldBytes: settings.max_field_bytes, scan: p.scan }
   const cut = bytes.length > p.maxBytes
   const text = bytes.subarray(0, p.maxBytes).toString('utf8')
   let payload: unknown

@@ -7,7 +7,9 @@
  *
  * Every regex is written to stay linear on hostile input: quantifiers are bounded, a pattern that starts with a
  * character class has a lookbehind so that only the first character of a run can start a match attempt, and tokens
- * whose distinctive literal sits in the middle are found from that literal (`lead`). Every rule that has one names
+ * whose distinctive literal sits in the middle are found from that literal (`lead`). A token ends where its own
+ * charset ends: a body of letters and digits is ended by `.`, `-` or `/` (`ghp_….txt`, `….com`, `…-x`), and a format
+ * with several shapes gives each alternative its own end, never the union of their charsets. Every rule that has one names
  * the literals a match must contain (`keywords`): the scanner runs a rule only when one occurs in the text, so a
  * hook scanning a small payload compiles only the few regexes that could match (V8 compiles each on first use).
  *
@@ -526,7 +528,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     'github-token',
     'GitHub token',
     ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'],
-    /(?<![A-Za-z0-9_])gh[pousr]_(?:[A-Za-z0-9]{36,251}|\d{1,12}_eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_.-]{20,4000})(?![A-Za-z0-9_-]|\.[A-Za-z0-9_-])/g,
+    /(?<![A-Za-z0-9_])gh[pousr]_(?:[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])|\d{1,12}_eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_.-]{20,4000}(?![A-Za-z0-9_-]|\.[A-Za-z0-9_-]))/g,
   ),
   prefixRule(
     'github-fine-grained-pat',
@@ -755,7 +757,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     'databricks-token',
     'Databricks token',
     ['dapi'],
-    /(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9-])/g,
+    /(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])/g,
     hasDigitAndLetter,
   ),
   prefixRule(
@@ -781,13 +783,13 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     'atlassian-api-token',
     'Atlassian API token',
     ['atatt3', 'atctt3', 'atbb'],
-    /(?<![A-Za-z0-9_-])(?:AT[AC]TT3[A-Za-z0-9_=-]{100,300}|ATBB[A-Za-z0-9]{28,40})(?![A-Za-z0-9_=-])/g,
+    /(?<![A-Za-z0-9_-])(?:AT[AC]TT3[A-Za-z0-9_=-]{100,300}(?![A-Za-z0-9_=-])|ATBB[A-Za-z0-9]{28,40}(?![A-Za-z0-9_]))/g,
   ),
   prefixRule(
     'sentry-token',
     'Sentry auth token',
     ['sntry'],
-    /(?<![A-Za-z0-9_])(?:sntrys_eyJ[A-Za-z0-9+/=]{20,400}_[A-Za-z0-9+/]{43}|sntryu_[a-f0-9]{64})(?![A-Za-z0-9+/=_-])/g,
+    /(?<![A-Za-z0-9_])(?:sntrys_eyJ[A-Za-z0-9+/=]{20,400}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/=_-])|sntryu_[a-f0-9]{64}(?![A-Za-z0-9_]))/g,
   ),
   regexRule({
     id: 'sentry-dsn',
@@ -833,7 +835,7 @@ const PROVIDER_RULES: readonly SecretRule[] = [
     'supabase-token',
     'Supabase token',
     ['sbp_', 'sb_secret_'],
-    /(?<![A-Za-z0-9_])(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,80})(?![A-Za-z0-9_-])/g,
+    /(?<![A-Za-z0-9_])(?:sbp_[a-f0-9]{40}(?![A-Za-z0-9_])|sb_secret_[A-Za-z0-9_-]{20,80}(?![A-Za-z0-9_-]))/g,
   ),
   prefixRule(
     'docker-hub-token',

@@ -80,13 +80,33 @@ export function scanSecrets(text: string, options: ScanOptions = {}): SecretFind
 
 /** Replaces each finding's value with `[REDACTED:<rule>]`. */
 export function redactSecrets(text: string, options: ScanOptions = {}): string {
-  const findings = scanSecrets(text, options)
-  if (findings.length === 0) return text
+  return redactRanges(text, scanSecrets(text, options))
+}
+
+/** A secret's place in a text: what `redactRanges` needs of a finding. */
+export interface SecretRange {
+  rule: string
+  start: number
+  end: number
+}
+
+/**
+ * Replaces each range with `[REDACTED:<rule>]`. Ranges may come from several scans of one text and overlap: ranges
+ * that overlap are redacted as one, named by the rule of the one that starts first.
+ */
+export function redactRanges(text: string, ranges: readonly SecretRange[]): string {
+  if (ranges.length === 0) return text
+  const sorted = ranges.length === 1 ? ranges : [...ranges].sort((a, b) => a.start - b.start || b.end - a.end)
   let out = ''
   let cursor = 0
-  for (const finding of findings) {
-    out += text.slice(cursor, finding.start) + `[REDACTED:${finding.rule}]`
-    cursor = finding.end
+  for (const range of sorted) {
+    if (range.start < cursor) {
+      // Overlaps the range just redacted: whatever of it runs past that one goes with it.
+      cursor = Math.max(cursor, range.end)
+      continue
+    }
+    out += text.slice(cursor, range.start) + `[REDACTED:${range.rule}]`
+    cursor = range.end
   }
   return out + text.slice(cursor)
 }

@@ -17,7 +17,7 @@ import {
 } from '../adapters/state/transcripts.js'
 import { buildObservationRecord, formatObservationLine, isIgnoredTool } from '../core/observation.js'
 import type { ObservedEvent, ObserveSettings } from '../core/observation.js'
-import { redactSecrets } from '../core/secrets.js'
+import { scanSecrets } from '../core/secrets.js'
 import { readTranscriptLine } from '../core/transcript.js'
 import type { TranscriptCursor } from '../core/transcript.js'
 import { resolveRecallOutcomes } from './fix-outcomes.js'
@@ -38,8 +38,8 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : nul
 function recordLine(ev: ObservedEvent, ts: string, settings: ObserveSettings): string | undefined {
   if (isIgnoredTool(ev.tool, settings.ignore_tools)) return undefined
   if (settings.skip_subagents && ev.subagent) return undefined
-  const redact = (s: string) => redactSecrets(s, { allow: settings.secrets_allow })
-  return formatObservationLine(buildObservationRecord(ev, { ts, maxFieldBytes: settings.max_field_bytes, redact }))
+  const scan = (s: string) => scanSecrets(s, { allow: settings.secrets_allow })
+  return formatObservationLine(buildObservationRecord(ev, { ts, maxFieldBytes: settings.max_field_bytes, scan }))
 }
 
 /** Read one transcript's new lines into records; warnings for what could not be read. */

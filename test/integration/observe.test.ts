@@ -76,6 +76,42 @@ describe('git learn observe', () => {
     expect(text).toContain('[REDACTED:')
   })
 
+  test('a credential used as a key, or known only by its key (an env object), never reaches observations.jsonl', async () => {
+    const repo = makeRepo()
+    const secrets = ['AKIAZ3MXP7Q2LN4TB6WD', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8aBv3Lk2', 'Tr0ub4dor&3xQz9']
+    await observe(
+      repo,
+      payload({
+        tool_name: 'mcp__vault__set',
+        tool_input: {
+          [secrets[0] as string]: 'x',
+          env: { AWS_SECRET_ACCESS_KEY: secrets[1], DB_PASSWORD: secrets[2] },
+        },
+      }),
+    )
+    const text = readFileSync(live(repo), 'utf8')
+    for (const secret of secrets) expect(text).not.toContain(secret)
+    expect(records(repo)[0].input).toEqual({
+      '[REDACTED:aws-access-key-id]': 'x',
+      env: { AWS_SECRET_ACCESS_KEY: '[REDACTED:aws-secret-access-key]', DB_PASSWORD: '[REDACTED:generic-assignment]' },
+    })
+  })
+
+  test("the words of a tool's output do not decide whether a key in its input is redacted", async () => {
+    const repo = makeRepo()
+    const key = '0x3f9a1c7e5b2d8046e1f3a9c7b5d2e8f4a6c1b3d5e7f9a2c4b6d8e0f1a3c5b7d9'
+    for (const stdout of ['transaction hash block', 'ok'])
+      await observe(
+        repo,
+        payload({ tool_input: { command: `echo wallet private key ${key}` }, tool_response: { stdout } }),
+      )
+    expect(readFileSync(live(repo), 'utf8')).not.toContain(key.slice(2, 20))
+    expect(records(repo).map((r) => r.input.command)).toEqual([
+      'echo wallet private key [REDACTED:hex-private-key]',
+      'echo wallet private key [REDACTED:hex-private-key]',
+    ])
+  })
+
   test('a huge tool response is cut to observe.max_field_bytes, the line still parses', async () => {
     const repo = makeRepo()
     await observe(repo, payload({ tool_response: { stdout: 'x'.repeat(3_000_000), stderr: '' } }))

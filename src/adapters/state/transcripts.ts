@@ -9,7 +9,6 @@
 import { createHash } from 'node:crypto'
 import {
   closeSync,
-  fstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -21,6 +20,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
+import { openWithoutWaiting } from '../store/read-bounded.js'
 import { EMPTY_CURSOR } from '../../core/transcript.js'
 import type { OpenCall, TranscriptCursor } from '../../core/transcript.js'
 
@@ -145,9 +145,9 @@ export function writeTranscriptState(stateDir: string, state: TranscriptState): 
  * being written). Throws ENOENT and the like: the caller logs them.
  */
 export function readTranscriptLines(path: string, saved: TranscriptState | undefined): TranscriptRead {
-  const fd = openSync(path, 'r')
+  // A payload can name a FIFO (or a symlink to one) `….jsonl`: opened so that it cannot wait for a writer.
+  const { fd, st } = openWithoutWaiting(path)
   try {
-    const st = fstatSync(fd)
     if (!st.isFile()) throw new Error(`${path} is not a regular file`)
     const same =
       saved !== undefined &&

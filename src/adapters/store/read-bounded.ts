@@ -3,6 +3,7 @@
  * read from the descriptor, so /dev/zero, a FIFO fed forever or a huge file end the read instead of filling memory.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+import type { Stats } from 'node:fs'
 
 export interface BoundedRead {
   /** The bytes read: the whole file when `over` is false, at most `limit` bytes otherwise. */
@@ -22,13 +23,11 @@ const CHUNK = 64 * 1024
  * a directory, device or FIFO is reported (`regular: false`) without being read.
  */
 export function readFileBounded(path: string, limit: number, opts: { regularOnly?: boolean } = {}): BoundedRead {
-  // Opening a FIFO for reading blocks until a writer comes: with regularOnly it is opened non-blocking, found to be no
-  // regular file by fstat, and refused at once (O_NONBLOCK changes nothing for a regular file's reads).
-  const fd = openSync(path, opts.regularOnly ? constants.O_RDONLY | constants.O_NONBLOCK : 'r')
+  const { fd, st } = opts.regularOnly ? openWithoutWaiting(path) : { fd: openSync(path, 'r'), st: undefined }
   try {
-    const st = fstatSync(fd)
-    const regular = st.isFile()
-    const size = regular ? st.size : undefined
+    const stat = st ?? fstatSync(fd)
+    const regular = stat.isFile()
+    const size = regular ? stat.size : undefined
     if (!regular && opts.regularOnly) return { bytes: Buffer.alloc(0), over: false, size, regular }
     const chunks: Buffer[] = []
     let total = 0
@@ -46,5 +45,21 @@ export function readFileBounded(path: string, limit: number, opts: { regularOnly
       : { bytes: all, over: false, size, regular }
   } finally {
     closeSync(fd)
+  }
+}
+
+/**
+ * Open `path` for reading without waiting and fstat it (the caller closes `fd`; open errors are thrown). Opening a
+ * FIFO for reading blocks until a writer comes, and a path can name one (or a symlink to one) where a regular file is
+ * expected: it is opened non-blocking, so the stat says what it is at once. O_NONBLOCK changes nothing for a regular
+ * file's reads.
+ */
+export function openWithoutWaiting(path: string): { fd: number; st: Stats } {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    return { fd, st: fstatSync(fd) }
+  } catch (err) {
+    closeSync(fd)
+    throw err
   }
 }

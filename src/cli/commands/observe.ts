@@ -2,7 +2,7 @@ import { mapAgentPayload } from '../../adapters/agents/agent-payloads.js'
 import { appendObservation, locateRepo, logObserveError } from '../../adapters/state/observations.js'
 import { readObserveSettings } from '../../adapters/store/config.js'
 import { formatObservationLine, planObservation } from '../../core/observation.js'
-import { redactSecrets } from '../../core/secrets.js'
+import { scanSecrets } from '../../core/secrets.js'
 import { ExitCode, MAX_STDIN_BYTES } from '../context.js'
 import type { Ctx } from '../context.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
@@ -35,10 +35,9 @@ export async function run(_args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       logObserveError(stateDir, 'empty payload on stdin; nothing recorded', now)
       return ExitCode.ok
     }
-    const redact = (s: string) => redactSecrets(s, { allow: settings.secrets_allow })
     const record = planObservation(bytes, settings, now.toISOString(), {
       mapPayload: mapAgentPayload,
-      redact,
+      scan: (s) => scanSecrets(s, { allow: settings.secrets_allow }),
       maxBytes: MAX_STDIN_BYTES,
     })
     if (!record) return ExitCode.ok

@@ -15,6 +15,15 @@ describe('escaping', () => {
     expect(JSON.parse(`"${escapeControl('x\u009by')}"`)).toBe('x\u009by')
   })
 
+  test.each([
+    ['LRM', '\u200e', '\\u200e'],
+    ['RLM', '\u200f', '\\u200f'],
+    ['ALM', '\u061c', '\\u061c'],
+  ])('escapeControl escapes the bidi mark %s as it does the overrides', (_name, mark, escaped) => {
+    expect(escapeControl(`admin${mark}txt.exe`)).toBe(`admin${escaped}txt.exe`)
+    expect(JSON.parse(`"${escapeControl(`a${mark}b`)}"`)).toBe(`a${mark}b`)
+  })
+
   test('list, show, log and status print no raw escape sequence from a description, a reason or a body', async () => {
     const repo = makeRepo()
     repo.write('.learnings/config.yaml', 'gates: {min_contexts: 1}\n')

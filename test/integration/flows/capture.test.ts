@@ -1,8 +1,17 @@
 // `git learn capture` (src/flows/capture.ts) on real repositories: the transcript read from where the last read
 // stopped, in order, redacted; missing, rotated, truncated, torn and foreign transcripts handled without duplicates.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { appendFileSync, existsSync, readFileSync, readdirSync, renameSync, truncateSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { PROJECT_ROOT, makeRepo, tempDir } from '../../helpers/repo.js'
@@ -219,6 +228,31 @@ describe('git learn capture', () => {
     expect(s.log()).toMatch(/capture: transcript .*\.jsonl does not exist/)
   })
 
+  test.each(['a FIFO', 'a symlink to a FIFO'])(
+    'a transcript_path naming %s: refused at once (the built binary, a 10 s guard), no lock left, the event recorded',
+    (what) => {
+      const s = setup()
+      const fifo = join(tempDir('gl-fifo-'), 'pipe.jsonl')
+      execFileSync('mkfifo', [fifo])
+      const path = what === 'a FIFO' ? fifo : join(tempDir('gl-fifo-link-'), 'x.jsonl')
+      if (path !== fifo) symlinkSync(fifo, path)
+      const payload = { session_id: SESSION, transcript_path: path, cwd: s.repo.root, hook_event_name: 'Stop' }
+      const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'capture'], {
+        cwd: s.repo.root,
+        input: JSON.stringify(payload),
+        encoding: 'utf8',
+        timeout: 10_000,
+        killSignal: 'SIGKILL',
+      })
+      expect({ signal: r.signal, status: r.status, stdout: r.stdout }).toEqual({ signal: null, status: 0, stdout: '' })
+      expect(s.log()).toContain(`transcript ${path} could not be read: ${path} is not a regular file`)
+      expect(readdirSync(join(s.repo.root, '.git', 'learn', 'transcripts')).filter((f) => f.includes('.lock'))).toEqual(
+        [],
+      )
+      expect(s.recs().map((rec) => rec.event)).toEqual(['Stop'])
+    },
+  )
+
   test('a rotated transcript (a new file in its place) is read from its start without recording anything twice', async () => {
     const s = setup()
     const first = [prompt('one'), ...bash('t1', 'echo 1', { stdout: '1' })]
@@ -282,6 +316,25 @@ describe('git learn capture', () => {
     expect(Math.max(...text.split('\n').map((l) => Buffer.byteLength(l)))).toBeLessThan(16 * 1024)
   })
 
+  test("a call's input with an env object: values known by their names and keys that are credentials are redacted", async () => {
+    const s = setup()
+    const secrets = ['AKIAZ3MXP7Q2LN4TB6WD', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8aBv3Lk2', 'Tr0ub4dor&3xQz9']
+    write(s.transcript, [
+      call('t1', 'mcp__vault__set', {
+        [secrets[0] as string]: 'x',
+        env: { AWS_SECRET_ACCESS_KEY: secrets[1], DB_PASSWORD: secrets[2] },
+      }),
+      result('t1', 'stored'),
+    ])
+    await s.capture()
+    const text = readFileSync(join(s.repo.root, '.git', 'learn', 'observations.jsonl'), 'utf8')
+    for (const secret of secrets) expect(text).not.toContain(secret)
+    expect(s.recs().find((r) => r.tool_use_id === 't1')?.input).toEqual({
+      '[REDACTED:aws-access-key-id]': 'x',
+      env: { AWS_SECRET_ACCESS_KEY: '[REDACTED:aws-secret-access-key]', DB_PASSWORD: '[REDACTED:generic-assignment]' },
+    })
+  })
+
   test('observe.enabled: false records nothing; ignore_tools is honoured', async () => {
     const s = setup()
     write(s.transcript, [
@@ -311,6 +364,20 @@ describe('git learn capture', () => {
     expect(await s.repo.cli(['capture'], { stdin: JSON.stringify(payload) })).toMatchObject({ code: 0, stdout: '' })
     expect(s.recs().map((r) => r.event)).toEqual(['Stop'])
     expect(s.log()).toMatch(/not an absolute path to a \.jsonl transcript; not read/)
+  })
+
+  test('a token in a transcript_path (a file name: the token, then ".txt") is redacted in hooks.log', async () => {
+    const s = setup()
+    const token = 'ghp_' + 'R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
+    const payload = {
+      session_id: SESSION,
+      transcript_path: `/tmp/${token}.txt`,
+      cwd: s.repo.root,
+      hook_event_name: 'Stop',
+    }
+    expect(await s.repo.cli(['capture'], { stdin: JSON.stringify(payload) })).toMatchObject({ code: 0, stdout: '' })
+    expect(s.log()).toMatch(/names \/tmp\/\[REDACTED:github-token\]\.txt, not an absolute path/)
+    expect(s.log()).not.toContain(token.slice(4, 20))
   })
 
   test('a payload that is not JSON: logged, exit 0, nothing recorded', async () => {

@@ -9,7 +9,8 @@ import {
   salvagePayload,
   utf8Length,
 } from '../../../src/core/observation.js'
-import { redactSecrets } from '../../../src/core/secrets.js'
+import type { ObservedEvent } from '../../../src/core/observation.js'
+import { redactSecrets, scanSecrets } from '../../../src/core/secrets.js'
 
 const noRedact = (s: string) => s
 const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v))
@@ -73,7 +74,7 @@ describe('buildObservationRecord', () => {
         ok: true,
         cwd: '/r',
       },
-      { ts: '2026-11-20T12:00:00.000Z', maxFieldBytes: 5120, redact: (s) => redactSecrets(s) },
+      { ts: '2026-11-20T12:00:00.000Z', maxFieldBytes: 5120, scan: (s) => scanSecrets(s) },
     )
     const line = formatObservationLine(rec)
     expect(line).not.toContain(TOKEN)
@@ -95,7 +96,7 @@ describe('buildObservationRecord', () => {
         ok: true,
         cwd: null,
       },
-      { ts: 't', maxFieldBytes: 512, redact: noRedact },
+      { ts: 't', maxFieldBytes: 512, scan: () => [] },
     )
     expect(rec.truncated).toBe(true)
     expect(size(rec.output)).toBeLessThanOrEqual(512)
@@ -165,29 +166,116 @@ test('utf8Length counts bytes as Buffer does', () => {
   for (const s of ['', 'abc', 'é', '€', '😀', 'a😀b€é', '\ud800x']) expect(utf8Length(s)).toBe(Buffer.byteLength(s))
 })
 
-test('an event without secrets is scanned once; one with a secret is redacted string by string', () => {
-  let calls = 0
-  const counting = (s: string) => {
-    calls++
-    return redactSecrets(s)
-  }
-  const ev = {
+describe('secrets under keys, and one field beside another', () => {
+  const AWS_ID = 'AKIAZ3MXP7Q2LN4TB6WD'
+  const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8aBv3Lk2'
+  const PASSWORD = 'Tr0ub4dor&3xQz9'
+  const HEX = '0x3f9a1c7e5b2d8046e1f3a9c7b5d2e8f4a6c1b3d5e7f9a2c4b6d8e0f1a3c5b7d9'
+  const event = (over: Partial<ObservedEvent>): ObservedEvent => ({
     agent: 'claude-code',
-    session: 's',
+    session: 's1',
     event: 'PostToolUse',
     tool: 'Bash',
-    tool_use_id: 't',
-    input: { command: 'ls' },
-    output: { stdout: 'a', stderr: '' },
+    tool_use_id: null,
     ok: true,
-    cwd: '/r',
-  }
-  buildObservationRecord(ev, { ts: 't', maxFieldBytes: 5120, redact: counting })
-  expect(calls).toBe(1)
-  const rec = buildObservationRecord(
-    { ...ev, output: { stdout: TOKEN } },
-    { ts: 't', maxFieldBytes: 5120, redact: counting },
-  )
-  expect(calls).toBeGreaterThan(2)
-  expect(JSON.stringify(rec)).not.toContain(TOKEN)
+    cwd: null,
+    ...over,
+  })
+  const record = (ev: ObservedEvent) =>
+    buildObservationRecord(ev, { ts: 't', maxFieldBytes: 5120, scan: (s) => scanSecrets(s) })
+
+  test('a key that is a credential is redacted; a value is scanned with its key, so rules that need the name fire', () => {
+    const rec = record(
+      event({
+        tool: 'mcp__vault__set',
+        input: { [AWS_ID]: 'x', env: { AWS_SECRET_ACCESS_KEY: AWS_SECRET, DB_PASSWORD: PASSWORD, NODE_ENV: 'test' } },
+      }),
+    )
+    const line = formatObservationLine(rec)
+    for (const secret of [AWS_ID, AWS_SECRET, PASSWORD]) expect(line).not.toContain(secret)
+    expect(rec.input).toEqual({
+      '[REDACTED:aws-access-key-id]': 'x',
+      env: {
+        AWS_SECRET_ACCESS_KEY: '[REDACTED:aws-secret-access-key]',
+        DB_PASSWORD: '[REDACTED:generic-assignment]',
+        NODE_ENV: 'test',
+      },
+    })
+    expect(rec.truncated).toBeUndefined()
+  })
+
+  test('strings of an array under a key are scanned with that key', () => {
+    const rec = record(event({ input: { password: [PASSWORD, 'ok'] } }))
+    expect(rec.input).toEqual({ password: ['[REDACTED:generic-assignment]', 'ok'] })
+  })
+
+  test('a value with quotes and line breaks: only the secret the key reveals is redacted, in place', () => {
+    const rec = record(
+      event({
+        input: {
+          wallet: `"note" \\ key ${HEX} ok\nsecond line`,
+          secret: 'quote"d\\Zq9#kLm2Vp7wXy',
+          'DB_PASSWORD\n': `${PASSWORD}\n${PASSWORD}`,
+        },
+      }),
+    )
+    expect(rec.input).toEqual({
+      wallet: '"note" \\ key [REDACTED:hex-private-key] ok\nsecond line',
+      secret: '[REDACTED:generic-assignment]',
+      // The key names the value on its line: the first line.
+      'DB_PASSWORD\n': `[REDACTED:generic-assignment]\n${PASSWORD}`,
+    })
+  })
+
+  test('two keys redacted alike stay two keys', () => {
+    const rec = record(event({ input: { [AWS_ID]: 'a', AKIAQ4NV2XW7RT5KM3LB: 'b' } }))
+    expect(rec.input).toEqual({ '[REDACTED:aws-access-key-id]': 'a', '[REDACTED:aws-access-key-id] (2)': 'b' })
+  })
+
+  test('a long key is redacted before it is cut, and the record says it was cut', () => {
+    const rec = record(event({ input: { [`${'k'.repeat(190)} ${AWS_ID}`]: 'v' } }))
+    const key = Object.keys(rec.input as object)[0] as string
+    expect(key).not.toContain(AWS_ID.slice(0, 10))
+    expect(key).toBe(`${'k'.repeat(190)} [REDACTED…`)
+    expect(rec.truncated).toBe(true)
+  })
+
+  test.each([
+    ['transaction hash block', 'ok'],
+    ['ok', 'transaction hash block'],
+  ])('words in another field change no verdict (output %j, error %j)', (stdout, error) => {
+    const rec = record(event({ input: { command: `echo wallet private key ${HEX}` }, output: { stdout }, error }))
+    expect(rec.input).toEqual({ command: 'echo wallet private key [REDACTED:hex-private-key]' })
+    expect(rec.output).toEqual({ stdout })
+    expect(rec.error).toBe(error)
+  })
+
+  test('a payload of many strings is scanned at the size it is kept at, not at every halving', () => {
+    const big = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [
+        `k${i}`,
+        Object.fromEntries(Array.from({ length: 300 }, (_, j) => [`n${j}`, `v${i}-${j}`])),
+      ]),
+    )
+    let scans = 0
+    const rec = buildObservationRecord(event({ input: big }), {
+      ts: 't',
+      maxFieldBytes: 5120,
+      scan: (s) => {
+        scans++
+        return scanSecrets(s)
+      },
+    })
+    expect(rec.truncated).toBe(true)
+    expect(size(rec.input)).toBeLessThanOrEqual(5120)
+    expect(scans).toBeLessThan(2000)
+  })
+
+  test('every string of a record is what scanning it alone (with its key) gives', () => {
+    const fields = [`echo wallet private key ${HEX}`, 'transaction hash block', `GITHUB_TOKEN=${TOKEN}`, 'a', '']
+    const rec = record(event({ session: fields[1] ?? null, input: fields, output: fields.join(' '), error: 'block' }))
+    expect(rec.input).toEqual(fields.map((f) => redactSecrets(f)))
+    expect(rec.output).toBe(redactSecrets(fields.join(' ')))
+    expect(rec.session).toBe(fields[1])
+  })
 })

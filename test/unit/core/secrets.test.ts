@@ -286,3 +286,41 @@ describe('a token at the end of a sentence', () => {
       ).toContain(rule)
   })
 })
+
+describe('a token followed by punctuation', () => {
+  // A token's body ends where its charset ends: a file name, a domain or a flag after it does not hide it.
+  test.each([
+    ['github-token', 'ghp_' + 'R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'],
+    ['github-token', 'ghs_' + 'K2vN8qLw3XbT7mZpR4sYc9NdJ1fHa6Ue5Gi0'],
+    ['databricks-token', 'dapi' + '3f9a1c7e5b2d8046e1f3a9c7b5d2e8f4'],
+    ['atlassian-api-token', 'ATBB' + 'q7Kx2Lw9XbT4mZpV8sYc3NdJ6fHa1Ue5'],
+    ['sentry-token', 'sntryu_' + '3f9a1c7e5b2d8046e1f3a9c7b5d2e8f4a6c1b3d5e7f9a2c4b6d8e0f1a3c5b7d9'],
+    ['supabase-token', 'sbp_' + '3f9a1c7e5b2d8046e1f3a9c7b5d2e8f4a6c1b3d5'],
+  ])('%s %s', (rule, token) => {
+    for (const text of [
+      `/tmp/${token}.txt`,
+      `${token}.com`,
+      `${token}-x`,
+      `--token=${token}-x --verbose`,
+      `"transcript_path":"/tmp/${token}.jsonl"`,
+    ]) {
+      const found = scanSecrets(text).filter((f) => f.rule === rule)
+      expect(
+        found.map((f) => text.slice(f.start, f.end)),
+        text,
+      ).toEqual([token])
+    }
+  })
+
+  test.each([
+    ['a longer word', (t: string) => `${t}Z`],
+    ['an identifier going on', (t: string) => `${t}_backup`],
+  ])('a token run on by %s is not cut out of it', (_what, wrap) => {
+    const token = 'ghp_' + 'R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
+    const text = wrap(token)
+    expect(
+      scanSecrets(text).filter((f) => f.rule === 'github-token' && f.end === token.length),
+      text,
+    ).toEqual([])
+  })
+})
