@@ -457,7 +457,7 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
       continue
     }
     const to = parseStorePath(c.path)
-    if (!to || to.state === 'pending') continue
+    if (!to) continue
     let fromState: LearningState | undefined
     if (c.status === 'R') fromState = stateOf(c.oldPath ?? '')
     else if (c.status === 'A' || c.status === 'C') {
@@ -465,7 +465,9 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
       fromState = deletedTwin ? stateOf(deletedTwin.path) : undefined
     } else continue
     if (fromState === to.state) continue
-    const fix = `commit lifecycle moves with git learn (\`git learn ${to.state === 'active' ? 'approve' : 'reject|prune'} ${to.name}\`); undo this one with \`git restore --staged ${c.path}${c.oldPath ? ` ${c.oldPath}` : ''}\` and move the file back`
+    // A new proposal needs nothing; a move back into pending/ (a restore, or a `git revert` of an approval) is a move.
+    if (!fromState && to.state === 'pending') continue
+    const fix = `commit lifecycle moves with git learn (\`git learn ${to.state === 'active' ? 'approve' : to.state === 'pending' ? 'restore' : 'reject|prune'} ${to.name}\`); undo this one with \`git restore --staged ${c.path}${c.oldPath ? ` ${c.oldPath}` : ''}\` and move the file back`
     // A squash merge (a forge's, or `git merge --squash`) lands a branch that proposed and approved a learning as one
     // add into active/: its message carries the branch's trailers, and they are the review, as \`check --base\` reads them.
     if (!fromState && reviewedIn(events, to.name, to.state)) continue

@@ -302,6 +302,30 @@ describe('commit messages (commit-msg hook)', () => {
     ["another learning's approval does not cover an add into active", [add('.learnings/active/b.md')], approve, 1],
     ['an illegal move is refused', [mv('.learnings/archived/a.md', '.learnings/active/a.md')], approve, 1],
     ['adding to pending needs nothing', [add('.learnings/pending/a.md')], 'wip\n', 0],
+    [
+      'a revert of an approval (active → pending) is refused here, not only in CI',
+      [mv('.learnings/active/a.md', '.learnings/pending/a.md')],
+      'Revert "learn: approve a"\n',
+      1,
+    ],
+    [
+      'a restore by hand, without trailers, is refused',
+      [mv('.learnings/archived/a.md', '.learnings/pending/a.md')],
+      'x\n',
+      1,
+    ],
+    [
+      'git learn restore passes',
+      [mv('.learnings/archived/a.md', '.learnings/pending/a.md')],
+      buildCommitMessage({
+        action: 'restore',
+        names: ['a'],
+        from: 'archived',
+        to: 'pending',
+        by: { token: 'Restored-by', value: 'Rev <r@x>' },
+      }),
+      0,
+    ],
     ['edits in active need nothing', [{ ...add('.learnings/active/a.md'), status: 'M' }], 'typo\n', 0],
     [
       'a rename within pending is refused, as CI refuses it',
