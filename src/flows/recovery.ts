@@ -175,7 +175,8 @@ export async function continueRecovery(
 
 /**
  * Undo: an unfinished transition's branch moves back to where it was (only if it still points at our commit: a
- * commit made on top of it is never thrown away) and its paths go back in the work tree and index; a staged move is
+ * commit made on top of it is never thrown away) and its paths go back in the work tree and index (a moved file to
+ * where it was, a replaced file to its old content, a created file removed; a path edited since is left); a staged move is
  * moved back and unstaged; a staged new learning is unstaged (its file is kept); a staged removal is unstaged and
  * its file restored.
  */
@@ -199,8 +200,10 @@ export async function abortRecovery(
         refused.push({ problem: p, why: 'the branch moved while undoing it; run `git learn doctor` again' })
         continue
       }
-      // The work tree back: a moved file goes back to where it came from; a file the commit created is removed
-      // only when it still holds exactly what was committed.
+      // The work tree back, only where a path still holds exactly what was committed: a moved file goes back to
+      // where it came from, a replaced file gets its old content back (below, from the index once it is reset), a
+      // file the commit created is removed.
+      const replaced: string[] = []
       for (const e of j.paths) {
         if (!e.entry) continue
         const abs = join(root, e.path)
@@ -209,10 +212,12 @@ export async function abortRecovery(
         if (!existsSync(abs)) continue
         const same = readFileSync(abs).equals(await committed())
         if (!same) continue
-        if (e.from && !existsSync(join(root, e.from))) {
+        if (e.from) {
+          if (existsSync(join(root, e.from))) continue
           mkdirSync(dirname(join(root, e.from)), { recursive: true })
           renameSync(abs, join(root, e.from))
-        } else if (!e.from) unlinkSync(abs)
+        } else if (e.was) replaced.push(e.path)
+        else unlinkSync(abs)
       }
       if (j.old)
         await gitAsync(['reset', '-q', j.old, '--', ...j.paths.map((e) => `:(top,literal)${e.path}`)], { cwd: root })
@@ -222,6 +227,10 @@ export async function abortRecovery(
           j.paths.map((e) => ({ path: e.path, entry: null })),
           zero,
         )
+      // The index now holds the old blob of a replaced file: checked out from there, as git writes it (its
+      // attributes and line endings), with the index's stat data recorded.
+      if (replaced.length)
+        await gitAsync(['checkout', '-q', '--', ...replaced.map((p) => `:(top,literal)${p}`)], { cwd: root })
       removeJournal(p.file)
       settled.push(p)
     } else if (p.kind === 'staged-move') {

@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { expect, test } from 'vitest'
-import { learningText, makeRepo } from '../../helpers/repo.js'
+import { describe, expect, test } from 'vitest'
+import { learningText, makeRepo, tempDir } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
 /** A process id that no process holds any more. */
@@ -67,4 +67,63 @@ test('a journal whose commit can no longer land is dropped: too old, or the bran
   moved.git('commit', '-qm', 'someone else committed')
   await moved.cli(['status'])
   expect(existsSync(young)).toBe(false)
+})
+
+/**
+ * Another git process beside ours, right after the branch moved: a reference-transaction hook that takes the index
+ * lock once the branch ref is committed, so the transition's commit lands and the user's index cannot follow (the
+ * window `git learn doctor` settles). `clearRace` is that process ending.
+ */
+function raceAfterBranchMoves(repo: TestRepo): void {
+  repo.write(
+    '.git/hooks/reference-transaction',
+    '#!/bin/sh\nif [ "$1" = committed ] && grep -q "refs/heads/"; then touch "$(git rev-parse --git-dir)/index.lock"; fi\nexit 0\n',
+  )
+  chmodSync(join(repo.root, '.git/hooks/reference-transaction'), 0o755)
+}
+
+function clearRace(repo: TestRepo): void {
+  rmSync(join(repo.root, '.git/hooks/reference-transaction'))
+  rmSync(join(repo.root, '.git/index.lock'), { force: true })
+}
+
+/** A bare tier repository with one active learning. */
+function tierRepo(): string {
+  const bare = join(tempDir('gl-tier-'), 'org.git')
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
+  const src = makeRepo()
+  src.write('.learnings/active/org-note.md', learningText('org-note'))
+  src.git('add', '.')
+  src.git('commit', '-q', '-m', 'org learnings')
+  src.git('push', '-q', bare, 'main')
+  return bare
+}
+
+/** A repository whose committed config.yaml the tier commit replaces. */
+function withConfig(): TestRepo {
+  const repo = makeRepo()
+  repo.write('.learnings/config.yaml', '# my config comment\napproval:\n  distinct_approver: false\n')
+  repo.write('.learnings/pending/.gitkeep', '')
+  repo.git('add', '.learnings')
+  repo.git('commit', '-qm', 'store')
+  return repo
+}
+
+describe('the window between the branch move and the index', () => {
+  test('doctor --abort puts a replaced file back as it was (content and index), not deleted', async () => {
+    const repo = withConfig()
+    const before = repo.read('.learnings/config.yaml')
+    const head = repo.git('rev-parse', 'HEAD').trim()
+    raceAfterBranchMoves(repo)
+    const r = await repo.cli(['tier', 'add', 'org', tierRepo()])
+    expect(r.code, r.stderr).toBe(3)
+    expect(r.stderr).toMatch(/was committed[\s\S]*doctor --continue/)
+    clearRace(repo)
+    const undo = await repo.cli(['doctor', '--abort'])
+    expect(undo.code, undo.stdout + undo.stderr).toBe(0)
+    expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head)
+    expect(repo.read('.learnings/config.yaml')).toBe(before)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect((await repo.cli(['doctor'])).code).toBe(0)
+  }, 30_000)
 })
