@@ -126,4 +126,18 @@ describe('the window between the branch move and the index', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
     expect((await repo.cli(['doctor'])).code).toBe(0)
   }, 30_000)
+
+  test('tier add keeps refs/learn/tiers/<name> when its pin commit landed; doctor --continue leaves a tier that verifies', async () => {
+    const repo = withConfig()
+    raceAfterBranchMoves(repo)
+    const r = await repo.cli(['tier', 'add', 'org', tierRepo()])
+    expect(r.code, r.stderr).toBe(3)
+    expect(repo.git('for-each-ref', '--format=%(refname)', 'refs/learn/')).toBe('refs/learn/tiers/org\n')
+    clearRace(repo)
+    const fixed = await repo.cli(['doctor', '--continue'])
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    const verify = await repo.cli(['tier', 'verify'])
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0)
+  }, 30_000)
 })
