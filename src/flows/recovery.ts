@@ -9,7 +9,7 @@
  * - a move between state directories staged in the index but never committed (git-learn before atomic commits,
  *   or by hand), and learnings staged as new but not committed: `--abort` unstages them (a staged move is moved back).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { readUserIndex, swapRef, updateUserIndex } from '../adapters/git/commit.js'
 import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
@@ -20,7 +20,7 @@ import type { Journal } from '../adapters/state/journal.js'
 import { RecoveryNeededError } from '../core/errors.js'
 import type { HalfDone } from '../core/errors.js'
 import { STATES, STORE_DIR } from '../core/layout.js'
-import { bringInLine, removeOwnTemporaries } from './transition.js'
+import { bringInLine, holdsBlob, removeOwnTemporaries } from './transition.js'
 
 /** A half-done state, and for an unfinished transition the journal it was found from. */
 export type RecoveryProblem =
@@ -203,15 +203,14 @@ export async function abortRecovery(
       // The work tree back, only where a path still holds exactly what was committed: a moved file goes back to
       // where it came from, a replaced file gets its old content back (below, from the index once it is reset), a
       // file the commit created is removed.
+      const content = (oid: string) => gitAsync(['cat-file', 'blob', oid], { cwd: root })
       const replaced: string[] = []
       for (const e of j.paths) {
         if (!e.entry) continue
         const abs = join(root, e.path)
-        const committed = () => gitAsync(['cat-file', 'blob', (e.entry as { oid: string }).oid], { cwd: root })
-        await removeOwnTemporaries(abs, committed)
+        await removeOwnTemporaries(abs, () => content((e.entry as { oid: string }).oid))
         if (!existsSync(abs)) continue
-        const same = readFileSync(abs).equals(await committed())
-        if (!same) continue
+        if (!(await holdsBlob(root, e.path, e.entry.oid, content))) continue
         if (e.from) {
           if (existsSync(join(root, e.from))) continue
           mkdirSync(dirname(join(root, e.from)), { recursive: true })

@@ -19,6 +19,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync
 import { dirname, join } from 'node:path'
 import {
   buildCommit,
+  hashFileAs,
   readHeadState,
   readTreeEntries,
   readUserIndex,
@@ -231,16 +232,20 @@ export async function bringInLine(
     const abs = join(root, p.path)
     if (!fresh) await removeOwnTemporaries(abs, () => content((p.entry as { oid: string }).oid))
     if (existsSync(abs)) {
-      const now = readFileSync(abs)
-      if (now.equals(await content(p.entry.oid))) continue
-      if (p.was && (fresh || now.equals(await content(p.was))))
+      if (
+        fresh
+          ? readFileSync(abs).equals(await content(p.entry.oid))
+          : await holdsBlob(root, p.path, p.entry.oid, content)
+      )
+        continue
+      if (p.was && (fresh || (await holdsBlob(root, p.path, p.was, content))))
         writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), true, scratch)
       else left.push(p.path)
       continue
     }
     mkdirSync(dirname(abs), { recursive: true })
     const from = p.from ? join(root, p.from) : undefined
-    if (from && existsSync(from) && (fresh || readFileSync(from).equals(await content(p.entry.oid))))
+    if (from && existsSync(from) && (fresh || (await holdsBlob(root, p.from as string, p.entry.oid, content))))
       renameSync(from, abs)
     else writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), false, scratch)
   }
@@ -275,7 +280,26 @@ export async function bringInLine(
   return left
 }
 
-/** Remove the temporary copies a killed write left beside `abs` that hold exactly `committed` (anything else stays). */
+/**
+ * Whether the work-tree file at `path` holds blob `oid` as git sees it (what `git status` calls unchanged): the same
+ * bytes, or bytes that `git add` turns into that blob (line endings converted by .gitattributes `eol=crlf` or
+ * core.autocrlf, a clean filter). git runs only when the bytes differ.
+ */
+export async function holdsBlob(
+  root: string,
+  path: string,
+  oid: string,
+  content: (oid: string) => Promise<Buffer>,
+): Promise<boolean> {
+  const file = join(root, path)
+  if (readFileSync(file).equals(await content(oid))) return true
+  return (await hashFileAs(root, path, file)) === oid
+}
+
+/**
+ * Remove the temporary copies a killed write left beside `abs` that hold exactly `committed` (anything else stays).
+ * Compared byte for byte, not as git sees them: such a copy was written from the blob itself, never converted.
+ */
 export async function removeOwnTemporaries(abs: string, committed: () => Promise<Buffer>): Promise<void> {
   let names: string[]
   try {

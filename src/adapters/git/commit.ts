@@ -174,6 +174,14 @@ export async function swapRef(
   throw new GitCommandError(args, r.stderr || `(git exited with code ${r.code})`)
 }
 
+/**
+ * The blob id `git add` would give the file `file` at `path` (relative to the root): `git hash-object --path`, which
+ * applies that path's attributes and core.autocrlf (line endings, clean filters) as git does, and writes nothing.
+ */
+export async function hashFileAs(root: string, path: string, file: string): Promise<string> {
+  return (await gitAsync(['hash-object', `--path=${path}`, '--', file], { cwd: root })).toString('utf8').trim()
+}
+
 /** Set the user's index entries for exactly these paths (`update-index --index-info`), then refresh their stat data. */
 export async function updateUserIndex(root: string, changes: readonly IndexChange[], zeroOid: string): Promise<void> {
   await gitAsync(['update-index', '-z', '--index-info'], { cwd: root, input: formatIndexInfo(changes, zeroOid) })

@@ -141,3 +141,61 @@ describe('the window between the branch move and the index', () => {
     expect(verify.code, verify.stdout + verify.stderr).toBe(0)
   }, 30_000)
 })
+
+describe('recovery when git converts line endings', () => {
+  /** A pending learning committed and checked out as git writes it under `setup` (CRLF in the work tree). */
+  async function pendingWith(setup: (repo: TestRepo) => void): Promise<TestRepo> {
+    const repo = makeRepo()
+    setup(repo)
+    repo.write('.learnings/config.yaml', 'approval:\n  distinct_approver: false\n')
+    repo.write('.learnings/pending/crlf-note.md', learningText('crlf-note'))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'store')
+    rmSync(join(repo.root, '.learnings/pending/crlf-note.md'))
+    repo.git('checkout', '--', '.learnings/pending/crlf-note.md')
+    expect(repo.read('.learnings/pending/crlf-note.md')).toMatch(/\r\n/)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    return repo
+  }
+  const setups: [string, (repo: TestRepo) => void][] = [
+    ['.gitattributes eol=crlf', (repo) => repo.write('.gitattributes', '*.md text eol=crlf\n')],
+    ['core.autocrlf=true', (repo) => void repo.git('config', 'core.autocrlf', 'true')],
+  ]
+
+  test.each(setups)(
+    '%s: doctor --continue finishes an interrupted approve',
+    async (_name, setup) => {
+      const repo = await pendingWith(setup)
+      raceAfterBranchMoves(repo)
+      const r = await repo.cli(['approve', 'crlf-note'])
+      expect(r.code, r.stderr).toBe(3)
+      clearRace(repo)
+      const fixed = await repo.cli(['doctor', '--continue'])
+      expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0)
+      expect(repo.git('status', '--porcelain')).toBe('')
+      expect(repo.exists('.learnings/active/crlf-note.md')).toBe(true)
+      expect((await repo.cli(['doctor'])).code).toBe(0)
+    },
+    30_000,
+  )
+
+  test.each(setups)(
+    '%s: doctor --abort moves the file back and leaves nothing staged',
+    async (_name, setup) => {
+      const repo = await pendingWith(setup)
+      const head = repo.git('rev-parse', 'HEAD').trim()
+      const bytes = repo.read('.learnings/pending/crlf-note.md')
+      raceAfterBranchMoves(repo)
+      const r = await repo.cli(['approve', 'crlf-note'])
+      expect(r.code, r.stderr).toBe(3)
+      clearRace(repo)
+      const undo = await repo.cli(['doctor', '--abort'])
+      expect(undo.code, undo.stdout + undo.stderr).toBe(0)
+      expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head)
+      expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+      expect(repo.read('.learnings/pending/crlf-note.md')).toBe(bytes)
+      expect((await repo.cli(['doctor'])).code).toBe(0)
+    },
+    30_000,
+  )
+})
