@@ -145,6 +145,20 @@ export class GitCommandError extends GitLearnError {
   }
 }
 
+/**
+ * A ref cannot be moved because its lock file exists (`refs/heads/main.lock`): another git process is updating it, or
+ * one was killed while it held the lock. Not a lost compare-and-swap: trying again cannot help until it is gone. Exit 3.
+ */
+export class RefLockedError extends GitLearnError {
+  constructor(
+    readonly ref: string,
+    /** The lock file's path, as git named it. */
+    readonly lock: string,
+  ) {
+    super(`${ref} is locked: ${lock} exists`)
+  }
+}
+
 /** A merge, rebase, cherry-pick or revert is in progress. Exit 3. */
 export class OperationInProgressError extends GitLearnError {
   constructor(readonly operation: string) {
@@ -259,6 +273,7 @@ export class TransitionIncompleteError extends GitLearnError {
 /** Something half done that `git learn doctor` reports (flows/recovery.ts finds them; messages/recovery.ts says them). */
 export type HalfDone =
   | { kind: 'index-lock'; path: string }
+  | { kind: 'ref-lock'; ref: string; path: string }
   | { kind: 'running'; pid: number; subject: string }
   | { kind: 'unfinished'; subject: string; commit: string; paths: string[] }
   | { kind: 'staged-move'; from: string; to: string }

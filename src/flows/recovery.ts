@@ -2,7 +2,8 @@
  * Recovery that tells the truth: what a crash, a kill or an older version left half done, found from the journal of
  * our transitions (adapters/state/journal.ts) and from what git shows, and the one command that settles it.
  *
- * - a left `index.lock`: git's own; removed by the user once no git runs (we cannot know that);
+ * - a left `index.lock`, or the current branch's lock (`refs/heads/<b>.lock`): git's own; removed by the user once no
+ *   git runs (we cannot know that);
  * - a transition whose commit landed but whose index and work tree were not brought in line: `--continue` finishes
  *   it, `--abort` moves the branch back (only while it still points at that commit) and puts the paths back;
  * - a journal whose commit never landed: nothing changed; the note is removed without a word;
@@ -15,7 +16,7 @@ import { readUserIndex, swapRef, updateUserIndex } from '../adapters/git/commit.
 import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
 import { findGitDirs } from '../adapters/git/locate.js'
-import { isProcessAlive, readJournals, removeJournal, scratchDir } from '../adapters/state/journal.js'
+import { isProcessAlive, readBranchLock, readJournals, removeJournal, scratchDir } from '../adapters/state/journal.js'
 import type { Journal } from '../adapters/state/journal.js'
 import { RecoveryNeededError } from '../core/errors.js'
 import type { HalfDone } from '../core/errors.js'
@@ -28,7 +29,11 @@ export type RecoveryProblem =
   | (Extract<HalfDone, { kind: 'unfinished' }> & { file: string; journal: Journal })
 
 const blocking = (p: RecoveryProblem) =>
-  p.kind === 'index-lock' || p.kind === 'unfinished' || p.kind === 'staged-move' || p.kind === 'staged-removal'
+  p.kind === 'index-lock' ||
+  p.kind === 'ref-lock' ||
+  p.kind === 'unfinished' ||
+  p.kind === 'staged-move' ||
+  p.kind === 'staged-removal'
 
 async function landed(root: string, j: Journal): Promise<boolean> {
   return (await tryGitAsync(['merge-base', '--is-ancestor', j.commit, j.ref], { cwd: root })) !== undefined
@@ -66,6 +71,8 @@ export async function inspectRecovery(git: Git, opts: { staged: boolean }): Prom
   const problems: RecoveryProblem[] = []
   const lock = join(git.gitDir, 'index.lock')
   if (existsSync(lock)) problems.push({ kind: 'index-lock', path: lock })
+  const branchLock = readBranchLock(git.gitDir, git.commonDir)
+  if (branchLock) problems.push({ kind: 'ref-lock', ...branchLock })
   for (const { file, journal } of readJournals(git.commonDir)) {
     if (journal.gitDir !== git.gitDir) continue
     if (isProcessAlive(journal.pid)) {

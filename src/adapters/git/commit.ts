@@ -151,7 +151,9 @@ export async function buildCommit(
 
 /**
  * Move `ref` from `old` to `next` only if it still points at `old` (undefined: only if it does not exist yet).
- * False when another process moved it first (git says "cannot lock ref … but expected …"); other failures throw.
+ * False when another process moved it first (git says "cannot lock ref … but expected …"). A lock file that exists
+ * ("cannot lock ref 'refs/heads/main': Unable to create '/r/.git/refs/heads/main.lock': File exists.", after git
+ * waited core.filesRefLockTimeout for it) throws RefLockedError: no retry helps while it is there. Other failures throw.
  */
 export async function swapRef(
   root: string,
@@ -164,13 +166,16 @@ export async function swapRef(
   const args = ['update-ref', '-m', reflog, ...(ref === 'HEAD' ? ['--no-deref'] : []), ref, next, old ?? zeroOid]
   const r = await runGitAsync(args, { cwd: root })
   if (r.code === 0) return true
+  const { GitCommandError, RefLockedError } = await import('../../core/errors.js')
+  // The lock's path is quoted in git's message whatever the language of the sentence around it.
+  const lock = /'([^'\n]+\.lock)'/.exec(r.stderr)?.[1]
+  if (lock) throw new RefLockedError(ref, lock)
   if (
     /but expected|is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(
       r.stderr,
     )
   )
     return false
-  const { GitCommandError } = await import('../../core/errors.js')
   throw new GitCommandError(args, r.stderr || `(git exited with code ${r.code})`)
 }
 

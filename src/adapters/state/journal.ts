@@ -120,9 +120,28 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** Whether anything half done may be here (a left index.lock, a journal): file checks only, for every command. */
+/**
+ * The lock file of the branch this work tree is on (`<git-common-dir>/refs/heads/<b>.lock`) when it exists: left by a
+ * git process killed while it moved the branch, or held by one running. Read from the HEAD file: files only.
+ */
+export function readBranchLock(gitDir: string, commonDir: string): { ref: string; path: string } | undefined {
+  let head: string
+  try {
+    head = readFileSync(join(gitDir, 'HEAD'), 'utf8')
+  } catch {
+    return undefined
+  }
+  // Sample of .git/HEAD on a branch: "ref: refs/heads/main\n" (a commit id when detached).
+  const ref = /^ref: (refs\/heads\/\S+)\s*$/.exec(head)?.[1]
+  if (!ref) return undefined
+  const path = join(commonDir, `${ref}.lock`)
+  return existsSync(path) ? { ref, path } : undefined
+}
+
+/** Whether anything half done may be here (a left index.lock or branch lock, a journal): file checks only, for every command. */
 export function mayBeHalfDone(gitDir: string, commonDir: string): boolean {
   if (existsSync(join(gitDir, 'index.lock'))) return true
+  if (readBranchLock(gitDir, commonDir)) return true
   try {
     return readdirSync(journalDir(commonDir)).some((n) => n.endsWith('.json'))
   } catch {

@@ -3,6 +3,7 @@ import {
   BaseUnreachableError,
   BundleRefusedError,
   ConcurrentChangeError,
+  RefLockedError,
   RecoveryNeededError,
   TransitionIncompleteError,
   BundleUnreachableError,
@@ -30,7 +31,7 @@ import { dirname, join, relative, isAbsolute } from 'node:path'
 import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
 import { partialMove, secretInMessage } from './lifecycle.js'
-import { concurrentChange, describeHalfDone, transitionIncomplete } from './recovery.js'
+import { concurrentChange, describeHalfDone, refLocked, transitionIncomplete } from './recovery.js'
 
 export interface DescribedError {
   code: ExitCode
@@ -150,6 +151,8 @@ export function describeError(err: unknown, command?: string): DescribedError {
           : `${err.base} and HEAD have no commit in common.${err.stderr ? `\ngit said: ${err.stderr}` : ''}`,
       { base: err.base, shallow: err.shallow },
     )
+  if (err instanceof RefLockedError)
+    return d(ExitCode.environment, refLocked(err.ref, err.lock), { ref: err.ref, lock: err.lock })
   if (err instanceof ConcurrentChangeError)
     return d(ExitCode.refused, concurrentChange(err.subject, err.reason), { subject: err.subject })
   if (err instanceof TransitionIncompleteError)

@@ -3,7 +3,7 @@
  * the user has staged or edited never enters them, none of the user's commit hooks runs for them, approve is a pure
  * rename byte for byte, and what a crash leaves is found and settled by `git learn doctor`.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { learningText, makeRepo } from '../../helpers/repo.js'
@@ -154,6 +154,26 @@ describe('recovery that tells the truth', () => {
     const approve = await repo.cli(['approve', 'pend-one'])
     expect(approve.code).toBe(3)
     expect(approve.stderr).toMatch(/index is locked/)
+  })
+
+  test('a lock left on the branch (a git killed inside update-ref) is named with what to do, never taken for a moving branch', async () => {
+    const repo = await withPending()
+    const lock = join(repo.root, '.git/refs/heads/main.lock')
+    writeFileSync(lock, '')
+    const snap = repo.snapshot()
+    const approve = await repo.cli(['approve', 'pend-one'])
+    expect(approve.code).toBe(3)
+    expect(approve.stderr).toContain(`refs/heads/main is locked (${lock} exists)`)
+    expect(approve.stderr).toMatch(/a git process is moving it, or one was killed[\s\S]*rm /)
+    expect(approve.stderr).not.toMatch(/kept moving/)
+    expect(repo.snapshot()).toBe(snap)
+    expect((await repo.cli(['list'])).stderr).toContain(`rm ${lock}`)
+    const doctor = await repo.cli(['doctor', '--json'])
+    expect(doctor.code).toBe(1)
+    expect(doctor.json().problems).toEqual([{ kind: 'ref-lock', ref: 'refs/heads/main', path: lock }])
+    rmSync(lock)
+    expect((await repo.cli(['doctor'])).code).toBe(0)
+    expect((await repo.cli(['approve', 'pend-one'])).code).toBe(0)
   })
 
   test('an interrupted transition (committed, index not followed) is reported and finished by doctor --continue', async () => {
