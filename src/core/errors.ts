@@ -130,6 +130,8 @@ export class FileAccessError extends GitLearnError {
     /** The errno code: ENOENT, EISDIR, ENOTDIR, EACCES, ENOSPC, … */
     readonly code: string,
     readonly what?: string,
+    /** Known to have failed before anything was changed (the message says so). */
+    readonly nothingChanged = false,
   ) {
     super(`${what ? `${what} ` : ''}${path}: ${code}`)
   }

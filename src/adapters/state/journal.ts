@@ -3,10 +3,11 @@
  * commit is built and before the branch moves, removed once the user's index and work tree are in line. A journal
  * whose process is gone says exactly what a crash left: the commit never landed (nothing changed), or it landed and
  * the index or work tree of some paths still wait (`git learn doctor --continue` finishes them). Imports node:fs and
- * node:path only: every command looks for journals before it starts.
+ * node:path (and the errors of core) only: every command looks for journals before it starts.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
+import { FileAccessError } from '../../core/errors.js'
 
 /** One path of a transition as the commit has it: the blob (and mode) or null when the commit removes it. */
 export interface JournalPath {
@@ -38,8 +39,11 @@ export function journalDir(commonDir: string): string {
   return join(commonDir, 'learn', 'transitions')
 }
 
-/** Write a journal (this process's id filled in); its file path, or undefined when the state directory cannot be written. */
-export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): string | undefined {
+/**
+ * Write a journal (this process's id filled in); its file path. Throws FileAccessError (nothing changed) when it
+ * cannot be written: a transition without its journal could land a commit that no `doctor --continue` finds.
+ */
+export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): string {
   const j: Journal = { ...entry, pid: process.pid }
   const dir = journalDir(commonDir)
   const file = join(dir, `${j.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 8)}.json`)
@@ -48,13 +52,14 @@ export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): st
     writeFileSync(`${file}.tmp`, JSON.stringify(j))
     renameSync(`${file}.tmp`, file)
     return file
-  } catch {
+  } catch (err) {
     try {
       unlinkSync(`${file}.tmp`)
     } catch {
       // Nothing was written.
     }
-    return undefined
+    const e = err as NodeJS.ErrnoException
+    throw new FileAccessError(e.path ?? dir, e.code ?? 'EIO', 'the transition journal', true)
   }
 }
 

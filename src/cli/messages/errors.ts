@@ -212,7 +212,7 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof FileAccessError)
     return d(
       ExitCode.environment,
-      `cannot use ${err.what ? `${err.what} "${err.path}"` : err.path}: ${FS_REASONS[err.code] ?? err.code}.\nCheck that path, then run the command again.`,
+      `cannot use ${err.what ? `${err.what} "${err.path}"` : err.path}: ${FS_REASONS[err.code] ?? err.code}.${err.nothingChanged ? ' Nothing changed.' : ''}\nCheck that path, then run the command again.`,
       { path: err.path, errno: err.code },
     )
   // A file the system refused outside git-learn's own package is the environment's doing, as with FileAccessError;

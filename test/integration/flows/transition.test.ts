@@ -176,6 +176,19 @@ describe('recovery that tells the truth', () => {
     expect((await repo.cli(['approve', 'pend-one'])).code).toBe(0)
   })
 
+  test('a journal that cannot be written stops the transition before the branch moves: nothing changed, the path named', async () => {
+    const repo = await withPending()
+    rmSync(join(repo.root, '.git/learn/transitions'), { recursive: true, force: true })
+    writeFileSync(join(repo.root, '.git/learn/transitions'), 'x\n')
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'pend-one'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toContain(`cannot use the transition journal "${join(repo.root, '.git/learn/transitions')}"`)
+    expect(r.stderr).toMatch(/Nothing changed/)
+    expect(r.stderr).not.toMatch(/doctor/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
   test('an interrupted transition (committed, index not followed) is reported and finished by doctor --continue', async () => {
     const repo = await withPending()
     // What a kill right after the branch moved leaves: the commit made, a journal, the index and work tree behind.
