@@ -99,16 +99,22 @@ export async function inspectRecovery(git: Git, opts: { staged: boolean }): Prom
       journal,
     })
   }
-  if (opts.staged) problems.push(...(await readStagedStore(git.root, problems)))
+  if (opts.staged)
+    problems.push(
+      ...(await readStagedStore(
+        git.root,
+        problems.flatMap((p) => (p.kind === 'unfinished' ? p.paths : [])),
+      )),
+    )
   return problems
 }
 
-/** Learnings staged in the index but not committed: moves between state directories, new files, removals. */
-export async function readStagedStore(
-  root: string,
-  known: readonly RecoveryProblem[] = [],
-): Promise<RecoveryProblem[]> {
-  const mine = new Set(known.flatMap((p) => (p.kind === 'unfinished' ? p.paths : [])))
+/**
+ * Learnings staged in the index but not committed: moves between state directories, new files, removals. `mine`:
+ * the paths of our unfinished transitions, whose index entries wait for `doctor --continue` (not a staged move).
+ */
+export async function readStagedStore(root: string, mine: Iterable<string> = []): Promise<RecoveryProblem[]> {
+  const ours = new Set(mine)
   // Sample: "R100\0.learnings/pending/x.md\0.learnings/active/x.md\0A\0.learnings/pending/y.md\0"; fails on an unborn branch.
   const raw = await tryGitAsync(
     ['diff', '--cached', '--name-status', '-z', '-M', 'HEAD', '--', ...STATES.map((s) => `:(top)${STORE_DIR}/${s}`)],
@@ -122,12 +128,23 @@ export async function readStagedStore(
     const a = out[i++] as string
     if (status.startsWith('R') || status.startsWith('C')) {
       const b = out[i++] as string
-      if (!mine.has(a) && !mine.has(b) && status.startsWith('R')) found.push({ kind: 'staged-move', from: a, to: b })
-    } else if (mine.has(a)) continue
+      if (!ours.has(a) && !ours.has(b) && status.startsWith('R')) found.push({ kind: 'staged-move', from: a, to: b })
+    } else if (ours.has(a)) continue
     else if (status === 'A') found.push({ kind: 'staged-new', path: a })
     else if (status === 'D') found.push({ kind: 'staged-removal', path: a })
   }
   return found
+}
+
+/**
+ * The paths of the transitions journaled for this work tree (files only, for read-only commands): while one is left,
+ * its paths differ between HEAD and the index because the index has not followed its commit yet. Every journal of
+ * the common dir when `gitDir` is unknown.
+ */
+export function readJournaledPaths(commonDir: string, gitDir: string | undefined): string[] {
+  return readJournals(commonDir)
+    .filter(({ journal }) => gitDir === undefined || journal.gitDir === gitDir)
+    .flatMap(({ journal }) => journal.paths.map((p) => p.path))
 }
 
 /** Refuse to start a lifecycle commit over a half-done state (the problems and `git learn doctor` in the error). */

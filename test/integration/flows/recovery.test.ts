@@ -142,6 +142,25 @@ describe('the window between the branch move and the index', () => {
   }, 30_000)
 })
 
+describe('read-only commands beside an unfinished transition', () => {
+  test('list and status name it as the unfinished commit it is, never as a staged move not committed', async () => {
+    const repo = withConfig()
+    repo.write('.learnings/pending/win-note.md', learningText('win-note'))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'pending')
+    raceAfterBranchMoves(repo)
+    expect((await repo.cli(['approve', 'win-note'])).code).toBe(3)
+    clearRace(repo)
+    const list = await repo.cli(['list'])
+    expect(list.stderr).toMatch(/"learn: approve win-note" was committed[\s\S]*doctor --continue/)
+    expect(list.stderr + list.stdout).not.toMatch(/staged move|never committed|not committed/)
+    const status = await repo.cli(['status', '--json'])
+    expect(status.stderr).toMatch(/doctor --continue/)
+    expect(status.stderr).not.toMatch(/never committed/)
+    expect(status.json().uncommitted).toBeUndefined()
+  }, 30_000)
+})
+
 describe('recovery when git converts line endings', () => {
   /** A pending learning committed and checked out as git writes it under `setup` (CRLF in the work tree). */
   async function pendingWith(setup: (repo: TestRepo) => void): Promise<TestRepo> {
