@@ -33,7 +33,13 @@ import type { Git } from '../adapters/git/simple.js'
 import { removeJournal, scratchDir, writeJournal } from '../adapters/state/journal.js'
 import type { JournalPath } from '../adapters/state/journal.js'
 import { isTemporaryBeside, writeFileNoClobber } from '../adapters/store/write-file.js'
-import { ConcurrentChangeError, GitCommandError, PathTakenError, TransitionIncompleteError } from '../core/errors.js'
+import {
+  ConcurrentChangeError,
+  GitCommandError,
+  PathTakenError,
+  RefLockedError,
+  TransitionIncompleteError,
+} from '../core/errors.js'
 import { STORE_DIR } from '../core/layout.js'
 import { assertNoSecretInMessage } from '../core/trailers.js'
 
@@ -117,6 +123,7 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
   let head = first
   let commit: string | undefined
   let journal: string | undefined
+  let locked: RefLockedError | undefined
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt > 0) {
       await sleep(10 + Math.floor(Math.random() * 40 * attempt))
@@ -150,9 +157,14 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
     let swapped: boolean
     try {
       swapped = await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
+      locked = undefined
     } catch (err) {
       removeJournal(journal) // refused (a reference-transaction hook, a broken ref): the commit never landed
-      throw err
+      // A lock on the branch (git waited core.filesRefLockTimeout for it): a git beside us may still be moving it, so
+      // it is tried again like a lost swap; one left for good is reported as the lock it is, never as a moving branch.
+      if (!(err instanceof RefLockedError)) throw err
+      locked = err
+      swapped = false
     }
     if (swapped) {
       commit = built.commit
@@ -162,7 +174,9 @@ export async function commitTransition(git: Git, changes: readonly Change[], mes
     journal = undefined
   }
   if (!commit)
-    throw new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
+    throw (
+      locked ?? new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
+    )
 
   let left: string[]
   try {

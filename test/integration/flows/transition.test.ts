@@ -6,6 +6,9 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { openRepo } from '../../../src/adapters/store/repo.js'
+import { RefLockedError } from '../../../src/core/errors.js'
+import { commitTransition } from '../../../src/flows/transition.js'
 import { learningText, makeRepo } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
@@ -174,6 +177,23 @@ describe('recovery that tells the truth', () => {
     rmSync(lock)
     expect((await repo.cli(['doctor'])).code).toBe(0)
     expect((await repo.cli(['approve', 'pend-one'])).code).toBe(0)
+  })
+
+  test('a branch lock that appears after the checks (held by a git beside us, or left) is reported as the lock, nothing changed', async () => {
+    const repo = withStore()
+    const lock = join(repo.root, '.git/refs/heads/main.lock')
+    writeFileSync(lock, '')
+    const snap = repo.snapshot()
+    const { git } = await openRepo(repo.root)
+    const err = await commitTransition(
+      git,
+      [{ kind: 'create', path: P('new-one'), text: learningText('new-one') }],
+      'learn: add new-one',
+    ).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(RefLockedError)
+    expect(err).toMatchObject({ ref: 'refs/heads/main', lock })
+    expect(repo.snapshot()).toBe(snap)
+    expect(readdirSync(join(repo.root, '.git/learn/transitions'))).toEqual([])
   })
 
   test('a journal that cannot be written stops the transition before the branch moves: nothing changed, the path named', async () => {
