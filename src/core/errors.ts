@@ -145,6 +145,8 @@ export class FileAccessError extends GitLearnError {
     /** The errno code: ENOENT, EISDIR, ENOTDIR, EACCES, ENOSPC, … */
     readonly code: string,
     readonly what?: string,
+    /** Known to have failed before anything was changed (the message says so). */
+    readonly nothingChanged = false,
   ) {
     super(`${what ? `${what} ` : ''}${path}: ${code}`)
   }
@@ -157,6 +159,20 @@ export class GitCommandError extends GitLearnError {
     readonly stderr: string,
   ) {
     super(`git ${args.join(' ')} failed: ${stderr.trim()}`)
+  }
+}
+
+/**
+ * A ref cannot be moved because its lock file exists (`refs/heads/main.lock`): another git process is updating it, or
+ * one was killed while it held the lock. Not a lost compare-and-swap: trying again cannot help until it is gone. Exit 3.
+ */
+export class RefLockedError extends GitLearnError {
+  constructor(
+    readonly ref: string,
+    /** The lock file's path, as git named it. */
+    readonly lock: string,
+  ) {
+    super(`${ref} is locked: ${lock} exists`)
   }
 }
 
@@ -274,6 +290,7 @@ export class TransitionIncompleteError extends GitLearnError {
 /** Something half done that `git learn doctor` reports (flows/recovery.ts finds them; messages/recovery.ts says them). */
 export type HalfDone =
   | { kind: 'index-lock'; path: string }
+  | { kind: 'ref-lock'; ref: string; path: string }
   | { kind: 'running'; pid: number; subject: string }
   | { kind: 'unfinished'; subject: string; commit: string; paths: string[] }
   | { kind: 'staged-move'; from: string; to: string }

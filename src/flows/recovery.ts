@@ -2,25 +2,26 @@
  * Recovery that tells the truth: what a crash, a kill or an older version left half done, found from the journal of
  * our transitions (adapters/state/journal.ts) and from what git shows, and the one command that settles it.
  *
- * - a left `index.lock`: git's own; removed by the user once no git runs (we cannot know that);
+ * - a left `index.lock`, or the current branch's lock (`refs/heads/<b>.lock`): git's own; removed by the user once no
+ *   git runs (we cannot know that);
  * - a transition whose commit landed but whose index and work tree were not brought in line: `--continue` finishes
  *   it, `--abort` moves the branch back (only while it still points at that commit) and puts the paths back;
  * - a journal whose commit never landed: nothing changed; the note is removed without a word;
  * - a move between state directories staged in the index but never committed (git-learn before atomic commits,
  *   or by hand), and learnings staged as new but not committed: `--abort` unstages them (a staged move is moved back).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { readUserIndex, swapRef, updateUserIndex } from '../adapters/git/commit.js'
 import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
 import { findGitDirs } from '../adapters/git/locate.js'
-import { isProcessAlive, readJournals, removeJournal, scratchDir } from '../adapters/state/journal.js'
+import { isProcessAlive, readBranchLock, readJournals, removeJournal, scratchDir } from '../adapters/state/journal.js'
 import type { Journal } from '../adapters/state/journal.js'
 import { RecoveryNeededError } from '../core/errors.js'
 import type { HalfDone } from '../core/errors.js'
 import { STATES, STORE_DIR } from '../core/layout.js'
-import { bringInLine, removeOwnTemporaries } from './transition.js'
+import { bringInLine, holdsBlob, removeOwnTemporaries } from './transition.js'
 
 /** A half-done state, and for an unfinished transition the journal it was found from. */
 export type RecoveryProblem =
@@ -28,7 +29,11 @@ export type RecoveryProblem =
   | (Extract<HalfDone, { kind: 'unfinished' }> & { file: string; journal: Journal })
 
 const blocking = (p: RecoveryProblem) =>
-  p.kind === 'index-lock' || p.kind === 'unfinished' || p.kind === 'staged-move' || p.kind === 'staged-removal'
+  p.kind === 'index-lock' ||
+  p.kind === 'ref-lock' ||
+  p.kind === 'unfinished' ||
+  p.kind === 'staged-move' ||
+  p.kind === 'staged-removal'
 
 async function landed(root: string, j: Journal): Promise<boolean> {
   return (await tryGitAsync(['merge-base', '--is-ancestor', j.commit, j.ref], { cwd: root })) !== undefined
@@ -66,6 +71,8 @@ export async function inspectRecovery(git: Git, opts: { staged: boolean }): Prom
   const problems: RecoveryProblem[] = []
   const lock = join(git.gitDir, 'index.lock')
   if (existsSync(lock)) problems.push({ kind: 'index-lock', path: lock })
+  const branchLock = readBranchLock(git.gitDir, git.commonDir)
+  if (branchLock) problems.push({ kind: 'ref-lock', ...branchLock })
   for (const { file, journal } of readJournals(git.commonDir)) {
     if (journal.gitDir !== git.gitDir) continue
     if (isProcessAlive(journal.pid)) {
@@ -92,16 +99,22 @@ export async function inspectRecovery(git: Git, opts: { staged: boolean }): Prom
       journal,
     })
   }
-  if (opts.staged) problems.push(...(await readStagedStore(git.root, problems)))
+  if (opts.staged)
+    problems.push(
+      ...(await readStagedStore(
+        git.root,
+        problems.flatMap((p) => (p.kind === 'unfinished' ? p.paths : [])),
+      )),
+    )
   return problems
 }
 
-/** Learnings staged in the index but not committed: moves between state directories, new files, removals. */
-export async function readStagedStore(
-  root: string,
-  known: readonly RecoveryProblem[] = [],
-): Promise<RecoveryProblem[]> {
-  const mine = new Set(known.flatMap((p) => (p.kind === 'unfinished' ? p.paths : [])))
+/**
+ * Learnings staged in the index but not committed: moves between state directories, new files, removals. `mine`:
+ * the paths of our unfinished transitions, whose index entries wait for `doctor --continue` (not a staged move).
+ */
+export async function readStagedStore(root: string, mine: Iterable<string> = []): Promise<RecoveryProblem[]> {
+  const ours = new Set(mine)
   // Sample: "R100\0.learnings/pending/x.md\0.learnings/active/x.md\0A\0.learnings/pending/y.md\0"; fails on an unborn branch.
   const raw = await tryGitAsync(
     ['diff', '--cached', '--name-status', '-z', '-M', 'HEAD', '--', ...STATES.map((s) => `:(top)${STORE_DIR}/${s}`)],
@@ -115,12 +128,23 @@ export async function readStagedStore(
     const a = out[i++] as string
     if (status.startsWith('R') || status.startsWith('C')) {
       const b = out[i++] as string
-      if (!mine.has(a) && !mine.has(b) && status.startsWith('R')) found.push({ kind: 'staged-move', from: a, to: b })
-    } else if (mine.has(a)) continue
+      if (!ours.has(a) && !ours.has(b) && status.startsWith('R')) found.push({ kind: 'staged-move', from: a, to: b })
+    } else if (ours.has(a)) continue
     else if (status === 'A') found.push({ kind: 'staged-new', path: a })
     else if (status === 'D') found.push({ kind: 'staged-removal', path: a })
   }
   return found
+}
+
+/**
+ * The paths of the transitions journaled for this work tree (files only, for read-only commands): while one is left,
+ * its paths differ between HEAD and the index because the index has not followed its commit yet. Every journal of
+ * the common dir when `gitDir` is unknown.
+ */
+export function readJournaledPaths(commonDir: string, gitDir: string | undefined): string[] {
+  return readJournals(commonDir)
+    .filter(({ journal }) => gitDir === undefined || journal.gitDir === gitDir)
+    .flatMap(({ journal }) => journal.paths.map((p) => p.path))
 }
 
 /** Refuse to start a lifecycle commit over a half-done state (the problems and `git learn doctor` in the error). */
@@ -175,7 +199,8 @@ export async function continueRecovery(
 
 /**
  * Undo: an unfinished transition's branch moves back to where it was (only if it still points at our commit: a
- * commit made on top of it is never thrown away) and its paths go back in the work tree and index; a staged move is
+ * commit made on top of it is never thrown away) and its paths go back in the work tree and index (a moved file to
+ * where it was, a replaced file to its old content, a created file removed; a path edited since is left); a staged move is
  * moved back and unstaged; a staged new learning is unstaged (its file is kept); a staged removal is unstaged and
  * its file restored.
  */
@@ -199,20 +224,23 @@ export async function abortRecovery(
         refused.push({ problem: p, why: 'the branch moved while undoing it; run `git learn doctor` again' })
         continue
       }
-      // The work tree back: a moved file goes back to where it came from; a file the commit created is removed
-      // only when it still holds exactly what was committed.
+      // The work tree back, only where a path still holds exactly what was committed: a moved file goes back to
+      // where it came from, a replaced file gets its old content back (below, from the index once it is reset), a
+      // file the commit created is removed.
+      const content = (oid: string) => gitAsync(['cat-file', 'blob', oid], { cwd: root })
+      const replaced: string[] = []
       for (const e of j.paths) {
         if (!e.entry) continue
         const abs = join(root, e.path)
-        const committed = () => gitAsync(['cat-file', 'blob', (e.entry as { oid: string }).oid], { cwd: root })
-        await removeOwnTemporaries(abs, committed)
+        await removeOwnTemporaries(abs, () => content((e.entry as { oid: string }).oid))
         if (!existsSync(abs)) continue
-        const same = readFileSync(abs).equals(await committed())
-        if (!same) continue
-        if (e.from && !existsSync(join(root, e.from))) {
+        if (!(await holdsBlob(root, e.path, e.entry.oid, content))) continue
+        if (e.from) {
+          if (existsSync(join(root, e.from))) continue
           mkdirSync(dirname(join(root, e.from)), { recursive: true })
           renameSync(abs, join(root, e.from))
-        } else if (!e.from) unlinkSync(abs)
+        } else if (e.was) replaced.push(e.path)
+        else unlinkSync(abs)
       }
       if (j.old)
         await gitAsync(['reset', '-q', j.old, '--', ...j.paths.map((e) => `:(top,literal)${e.path}`)], { cwd: root })
@@ -222,6 +250,10 @@ export async function abortRecovery(
           j.paths.map((e) => ({ path: e.path, entry: null })),
           zero,
         )
+      // The index now holds the old blob of a replaced file: checked out from there, as git writes it (its
+      // attributes and line endings), with the index's stat data recorded.
+      if (replaced.length)
+        await gitAsync(['checkout', '-q', '--', ...replaced.map((p) => `:(top,literal)${p}`)], { cwd: root })
       removeJournal(p.file)
       settled.push(p)
     } else if (p.kind === 'staged-move') {

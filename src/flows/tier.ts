@@ -21,7 +21,7 @@ import {
   verifyTier,
 } from '../adapters/feed/tiers.js'
 import type { TierConfig, TierDiff } from '../adapters/feed/tiers.js'
-import { RefusedError, UsageError } from '../core/errors.js'
+import { RefusedError, TransitionIncompleteError, UsageError } from '../core/errors.js'
 
 /** The configured tier of that name, or a usage error that lists the tiers there are. */
 function findTier(tiers: readonly TierConfig[], name: string): TierConfig {
@@ -34,7 +34,11 @@ function findTier(tiers: readonly TierConfig[], name: string): TierConfig {
   return t
 }
 
-/** Commit the new pin; when that fails, put refs/learn/tiers/<name> back where it was. */
+/**
+ * Commit the new pin; when that fails, put refs/learn/tiers/<name> back where it was. Not when the commit landed and
+ * only the index and work tree did not follow (TransitionIncompleteError): the pin in config.yaml names that ref's
+ * commit, and `doctor --continue` finishes it (`--abort` puts config.yaml back; the ref then names a fetch unpinned).
+ */
 async function commitPin(git: Git, tier: TierConfig, message: string, before: string | undefined): Promise<string> {
   try {
     await assertNothingHalfDone(git)
@@ -45,6 +49,7 @@ async function commitPin(git: Git, tier: TierConfig, message: string, before: st
       message,
     )
   } catch (err) {
+    if (err instanceof TransitionIncompleteError) throw err
     await git.tryRun(before ? ['update-ref', tierRef(tier.name), before] : ['update-ref', '-d', tierRef(tier.name)])
     throw err
   }

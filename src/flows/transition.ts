@@ -19,6 +19,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync
 import { dirname, join } from 'node:path'
 import {
   buildCommit,
+  hashFileAs,
   readHeadState,
   readTreeEntries,
   readUserIndex,
@@ -32,7 +33,13 @@ import type { Git } from '../adapters/git/simple.js'
 import { removeJournal, scratchDir, writeJournal } from '../adapters/state/journal.js'
 import type { JournalPath } from '../adapters/state/journal.js'
 import { isTemporaryBeside, writeFileNoClobber } from '../adapters/store/write-file.js'
-import { ConcurrentChangeError, GitCommandError, PathTakenError, TransitionIncompleteError } from '../core/errors.js'
+import {
+  ConcurrentChangeError,
+  GitCommandError,
+  PathTakenError,
+  RefLockedError,
+  TransitionIncompleteError,
+} from '../core/errors.js'
 import { STORE_DIR, parseStorePath } from '../core/layout.js'
 import { toLfLineEndings } from '../core/learning.js'
 import { assertNoSecretInMessage } from '../core/trailers.js'
@@ -121,6 +128,7 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
   let head = first
   let commit: string | undefined
   let journal: string | undefined
+  let locked: RefLockedError | undefined
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt > 0) {
       await sleep(10 + Math.floor(Math.random() * 40 * attempt))
@@ -154,9 +162,14 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
     let swapped: boolean
     try {
       swapped = await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
+      locked = undefined
     } catch (err) {
       removeJournal(journal) // refused (a reference-transaction hook, a broken ref): the commit never landed
-      throw err
+      // A lock on the branch (git waited core.filesRefLockTimeout for it): a git beside us may still be moving it, so
+      // it is tried again like a lost swap; one left for good is reported as the lock it is, never as a moving branch.
+      if (!(err instanceof RefLockedError)) throw err
+      locked = err
+      swapped = false
     }
     if (swapped) {
       commit = built.commit
@@ -166,7 +179,9 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
     journal = undefined
   }
   if (!commit)
-    throw new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
+    throw (
+      locked ?? new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
+    )
 
   let left: string[]
   try {
@@ -236,16 +251,20 @@ export async function bringInLine(
     const abs = join(root, p.path)
     if (!fresh) await removeOwnTemporaries(abs, () => content((p.entry as { oid: string }).oid))
     if (existsSync(abs)) {
-      const now = readFileSync(abs)
-      if (now.equals(await content(p.entry.oid))) continue
-      if (p.was && (fresh || now.equals(await content(p.was))))
+      if (
+        fresh
+          ? readFileSync(abs).equals(await content(p.entry.oid))
+          : await holdsBlob(root, p.path, p.entry.oid, content)
+      )
+        continue
+      if (p.was && (fresh || (await holdsBlob(root, p.path, p.was, content))))
         writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), true, scratch)
       else left.push(p.path)
       continue
     }
     mkdirSync(dirname(abs), { recursive: true })
     const from = p.from ? join(root, p.from) : undefined
-    if (from && existsSync(from) && (fresh || readFileSync(from).equals(await content(p.entry.oid))))
+    if (from && existsSync(from) && (fresh || (await holdsBlob(root, p.from as string, p.entry.oid, content))))
       renameSync(from, abs)
     else writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), false, scratch)
   }
@@ -280,7 +299,26 @@ export async function bringInLine(
   return left
 }
 
-/** Remove the temporary copies a killed write left beside `abs` that hold exactly `committed` (anything else stays). */
+/**
+ * Whether the work-tree file at `path` holds blob `oid` as git sees it (what `git status` calls unchanged): the same
+ * bytes, or bytes that `git add` turns into that blob (line endings converted by .gitattributes `eol=crlf` or
+ * core.autocrlf, a clean filter). git runs only when the bytes differ.
+ */
+export async function holdsBlob(
+  root: string,
+  path: string,
+  oid: string,
+  content: (oid: string) => Promise<Buffer>,
+): Promise<boolean> {
+  const file = join(root, path)
+  if (readFileSync(file).equals(await content(oid))) return true
+  return (await hashFileAs(root, path, file)) === oid
+}
+
+/**
+ * Remove the temporary copies a killed write left beside `abs` that hold exactly `committed` (anything else stays).
+ * Compared byte for byte, not as git sees them: such a copy was written from the blob itself, never converted.
+ */
 export async function removeOwnTemporaries(abs: string, committed: () => Promise<Buffer>): Promise<void> {
   let names: string[]
   try {

@@ -7,8 +7,8 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { UncommittedLearningError } from '../../core/errors.js'
+import { join, resolve } from 'node:path'
+import { GitCommandError, RefLockedError, UncommittedLearningError } from '../../core/errors.js'
 import { gitAsync, runGitAsync, tryGitAsync } from './run.js'
 import type { Env } from './run.js'
 import type { Git } from './simple.js'
@@ -82,7 +82,9 @@ export async function writeBlobs(root: string, texts: readonly string[]): Promis
       const b = Buffer.from(t, 'utf8')
       parts.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${b.length}\n`), b, Buffer.from('\n'))
     })
-    await gitAsync(['fast-import', '--quiet', `--export-marks=${marks}`], { cwd: root, input: Buffer.concat(parts) })
+    const args = ['fast-import', '--quiet', `--export-marks=${marks}`]
+    const r = await runGitAsync(args, { cwd: root, input: Buffer.concat(parts) })
+    if (r.code !== 0) throw removeCrashReport(root, args, r.stderr || `(git exited with code ${r.code})`)
     const { readFileSync } = await import('node:fs')
     // Sample of the marks file: ":1 3f2c…e1\n:2 9a0b…77\n"
     const ids = new Map<number, string>()
@@ -98,6 +100,18 @@ export async function writeBlobs(root: string, texts: readonly string[]): Promis
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
+}
+
+/**
+ * A fast-import that dies (a full disk) leaves a crash report in the git dir and says where: "fast-import: dumping
+ * crash report to .git/fast_import_crash_3390" (relative to its cwd). Ours, for a failure reported whole: removed, and
+ * the error to throw returned without that line.
+ */
+function removeCrashReport(root: string, args: readonly string[], stderr: string): Error {
+  const said = /^fast-import: dumping crash report to (.+)$/m.exec(stderr)
+  const report = said?.[1]?.trim()
+  if (report && /(^|[\\/])fast_import_crash_\d+$/.test(report)) rmSync(resolve(root, report), { force: true })
+  return new GitCommandError(args, report ? stderr.replace(/^fast-import: dumping crash report to .+\n?/m, '') : stderr)
 }
 
 /** A path's new content in the commit: a blob with its mode, or null to remove it. */
@@ -151,7 +165,9 @@ export async function buildCommit(
 
 /**
  * Move `ref` from `old` to `next` only if it still points at `old` (undefined: only if it does not exist yet).
- * False when another process moved it first (git says "cannot lock ref … but expected …"); other failures throw.
+ * False when another process moved it first (git says "cannot lock ref … but expected …"). A lock file that exists
+ * ("cannot lock ref 'refs/heads/main': Unable to create '/r/.git/refs/heads/main.lock': File exists.", after git
+ * waited core.filesRefLockTimeout for it) throws RefLockedError: no retry helps while it is there. Other failures throw.
  */
 export async function swapRef(
   root: string,
@@ -164,14 +180,24 @@ export async function swapRef(
   const args = ['update-ref', '-m', reflog, ...(ref === 'HEAD' ? ['--no-deref'] : []), ref, next, old ?? zeroOid]
   const r = await runGitAsync(args, { cwd: root })
   if (r.code === 0) return true
+  // The lock's path is quoted in git's message whatever the language of the sentence around it.
+  const lock = /'([^'\n]+\.lock)'/.exec(r.stderr)?.[1]
+  if (lock) throw new RefLockedError(ref, lock)
   if (
     /but expected|is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(
       r.stderr,
     )
   )
     return false
-  const { GitCommandError } = await import('../../core/errors.js')
   throw new GitCommandError(args, r.stderr || `(git exited with code ${r.code})`)
+}
+
+/**
+ * The blob id `git add` would give the file `file` at `path` (relative to the root): `git hash-object --path`, which
+ * applies that path's attributes and core.autocrlf (line endings, clean filters) as git does, and writes nothing.
+ */
+export async function hashFileAs(root: string, path: string, file: string): Promise<string> {
+  return (await gitAsync(['hash-object', `--path=${path}`, '--', file], { cwd: root })).toString('utf8').trim()
 }
 
 /** Set the user's index entries for exactly these paths (`update-index --index-info`), then refresh their stat data. */

@@ -3,10 +3,11 @@
  * commit is built and before the branch moves, removed once the user's index and work tree are in line. A journal
  * whose process is gone says exactly what a crash left: the commit never landed (nothing changed), or it landed and
  * the index or work tree of some paths still wait (`git learn doctor --continue` finishes them). Imports node:fs and
- * node:path only: every command looks for journals before it starts.
+ * node:path (and the errors of core) only: every command looks for journals before it starts.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
+import { FileAccessError } from '../../core/errors.js'
 
 /** One path of a transition as the commit has it: the blob (and mode) or null when the commit removes it. */
 export interface JournalPath {
@@ -38,8 +39,11 @@ export function journalDir(commonDir: string): string {
   return join(commonDir, 'learn', 'transitions')
 }
 
-/** Write a journal (this process's id filled in); its file path, or undefined when the state directory cannot be written. */
-export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): string | undefined {
+/**
+ * Write a journal (this process's id filled in); its file path. Throws FileAccessError (nothing changed) when it
+ * cannot be written: a transition without its journal could land a commit that no `doctor --continue` finds.
+ */
+export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): string {
   const j: Journal = { ...entry, pid: process.pid }
   const dir = journalDir(commonDir)
   const file = join(dir, `${j.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 8)}.json`)
@@ -48,13 +52,14 @@ export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): st
     writeFileSync(`${file}.tmp`, JSON.stringify(j))
     renameSync(`${file}.tmp`, file)
     return file
-  } catch {
+  } catch (err) {
     try {
       unlinkSync(`${file}.tmp`)
     } catch {
       // Nothing was written.
     }
-    return undefined
+    const e = err as NodeJS.ErrnoException
+    throw new FileAccessError(e.path ?? dir, e.code ?? 'EIO', 'the transition journal', true)
   }
 }
 
@@ -120,9 +125,28 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** Whether anything half done may be here (a left index.lock, a journal): file checks only, for every command. */
+/**
+ * The lock file of the branch this work tree is on (`<git-common-dir>/refs/heads/<b>.lock`) when it exists: left by a
+ * git process killed while it moved the branch, or held by one running. Read from the HEAD file: files only.
+ */
+export function readBranchLock(gitDir: string, commonDir: string): { ref: string; path: string } | undefined {
+  let head: string
+  try {
+    head = readFileSync(join(gitDir, 'HEAD'), 'utf8')
+  } catch {
+    return undefined
+  }
+  // Sample of .git/HEAD on a branch: "ref: refs/heads/main\n" (a commit id when detached).
+  const ref = /^ref: (refs\/heads\/\S+)\s*$/.exec(head)?.[1]
+  if (!ref) return undefined
+  const path = join(commonDir, `${ref}.lock`)
+  return existsSync(path) ? { ref, path } : undefined
+}
+
+/** Whether anything half done may be here (a left index.lock or branch lock, a journal): file checks only, for every command. */
 export function mayBeHalfDone(gitDir: string, commonDir: string): boolean {
   if (existsSync(join(gitDir, 'index.lock'))) return true
+  if (readBranchLock(gitDir, commonDir)) return true
   try {
     return readdirSync(journalDir(commonDir)).some((n) => n.endsWith('.json'))
   } catch {

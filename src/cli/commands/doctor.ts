@@ -15,8 +15,9 @@ export const spec: CommandSpec = {
     'Find what a crash, a kill or an older git-learn left half done, and finish (--continue) or undo (--abort) it.',
   usage: 'git learn doctor [--continue | --abort] [--json]',
   details:
-    'Looks for: a left .git/index.lock; a lifecycle commit that landed while the process stopped before your index\n' +
-    'and work tree followed (its journal under <git-common-dir>/learn/transitions/); a move between state directories\n' +
+    'Looks for: a left .git/index.lock or lock of the current branch (refs/heads/<b>.lock); a lifecycle commit that\n' +
+    'landed while the process stopped before your index and work tree followed (its journal under\n' +
+    '<git-common-dir>/learn/transitions/); a move between state directories\n' +
     'staged but never committed, and learnings staged as new but not committed. Without options it only reports\n' +
     '(exit 1 when something is half done). --continue brings the index and work tree in line with a landed commit;\n' +
     '--abort moves the branch back (only while it still points at that commit) and puts the files back, moves a\n' +
@@ -66,7 +67,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       : []),
     ...('refused' in r ? r.refused.map((l) => ({ problem: toHalfDone(l.problem), why: l.why })) : []),
     ...problems
-      .filter((p) => p.kind === 'index-lock')
+      .filter((p) => p.kind === 'index-lock' || p.kind === 'ref-lock')
       .map((p) => ({ problem: toHalfDone(p), why: "git's own lock: remove it by hand once no git process runs" })),
   ]
   if (json) ctx.stdout(`${JSON.stringify({ ok: !left.length, problems: problems.map(toHalfDone), settled, left })}\n`)

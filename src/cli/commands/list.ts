@@ -8,7 +8,8 @@ import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { listTable, noStore, warnUnreadable } from '../messages/lifecycle.js'
 import { flag, stringOpt, typeOpt } from '../spec.js'
-import { readStagedStore, toHalfDone } from '../../flows/recovery.js'
+import { findGitDirs } from '../../adapters/git/locate.js'
+import { readJournaledPaths, readStagedStore, toHalfDone } from '../../flows/recovery.js'
 import { halfDoneNote } from '../messages/recovery.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -35,7 +36,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   // The rows come from the feed cache (src/adapters/search-index.ts): at 10,000 learnings, one file instead of 10,000.
   const feed = await readProjectFeed(ctx.cwd)
   // A move or a new learning staged but never committed is not done: its row says so (and `git learn doctor` settles it).
-  const staged = await readStagedStore(feed.root).catch(() => [])
+  // Not the paths of an unfinished transition of ours: the note before the command names it and `doctor --continue`.
+  const staged = await readStagedStore(
+    feed.root,
+    readJournaledPaths(feed.commonDir, findGitDirs(ctx.cwd, ctx.env)?.gitDir),
+  ).catch(() => [])
   const uncommitted = new Map<string, string>()
   for (const p of staged) {
     if (p.kind === 'staged-move') uncommitted.set(p.to, `staged move from ${p.from.split('/')[1]}, not committed`)

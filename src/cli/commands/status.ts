@@ -9,7 +9,8 @@ import type { Ctx } from '../context.js'
 import { statusText, warnProblems } from '../messages/feed.js'
 import { noStore } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
-import { readStagedStore, toHalfDone } from '../../flows/recovery.js'
+import { findGitDirs } from '../../adapters/git/locate.js'
+import { readJournaledPaths, readStagedStore, toHalfDone } from '../../flows/recovery.js'
 import { halfDoneNote } from '../messages/recovery.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -36,7 +37,9 @@ export function isUtf8Locale(env: Readonly<Record<string, string | undefined>>):
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readStatusFeed(ctx.cwd)
   // Staged and never committed is not done: said before the counts (which follow the work tree).
-  const staged = (await readStagedStore(feed.root).catch(() => [])).map(toHalfDone)
+  // Not the paths of an unfinished transition of ours: the note before the command names it and `doctor --continue`.
+  const journaled = readJournaledPaths(feed.commonDir, findGitDirs(ctx.cwd, ctx.env)?.gitDir)
+  const staged = (await readStagedStore(feed.root, journaled).catch(() => [])).map(toHalfDone)
   if (staged.length) ctx.stderr(halfDoneNote(staged))
   ctx.stderr(warnProblems(feed.problems))
   if (!storeExists(feed.root)) ctx.stderr(noStore())

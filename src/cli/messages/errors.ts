@@ -3,6 +3,7 @@ import {
   BaseUnreachableError,
   BundleRefusedError,
   ConcurrentChangeError,
+  RefLockedError,
   RecoveryNeededError,
   TransitionIncompleteError,
   BundleUnreachableError,
@@ -31,7 +32,7 @@ import { dirname, join, relative, isAbsolute } from 'node:path'
 import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
 import { partialMove, secretInMessage, showWithheld } from './lifecycle.js'
-import { concurrentChange, describeHalfDone, transitionIncomplete } from './recovery.js'
+import { concurrentChange, describeHalfDone, refLocked, transitionIncomplete } from './recovery.js'
 
 export interface DescribedError {
   code: ExitCode
@@ -151,6 +152,8 @@ export function describeError(err: unknown, command?: string): DescribedError {
           : `${err.base} and HEAD have no commit in common.${err.stderr ? `\ngit said: ${err.stderr}` : ''}`,
       { base: err.base, shallow: err.shallow },
     )
+  if (err instanceof RefLockedError)
+    return d(ExitCode.environment, refLocked(err.ref, err.lock), { ref: err.ref, lock: err.lock })
   if (err instanceof ConcurrentChangeError)
     return d(ExitCode.refused, concurrentChange(err.subject, err.reason), { subject: err.subject })
   if (err instanceof TransitionIncompleteError)
@@ -217,7 +220,7 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof FileAccessError)
     return d(
       ExitCode.environment,
-      `cannot use ${err.what ? `${err.what} "${err.path}"` : err.path}: ${FS_REASONS[err.code] ?? err.code}.\nCheck that path, then run the command again.`,
+      `cannot use ${err.what ? `${err.what} "${err.path}"` : err.path}: ${FS_REASONS[err.code] ?? err.code}.${err.nothingChanged ? ' Nothing changed.' : ''}\nCheck that path, then run the command again.`,
       { path: err.path, errno: err.code },
     )
   // A file the system refused outside git-learn's own package is the environment's doing, as with FileAccessError;

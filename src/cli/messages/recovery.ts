@@ -8,6 +8,8 @@ export function describeHalfDone(p: HalfDone): string {
   switch (p.kind) {
     case 'index-lock':
       return `git's index is locked (${p.path} exists): a git process is running, or one was killed. If none is running, remove the lock: \`rm ${p.path}\``
+    case 'ref-lock':
+      return `the branch ${p.ref} is locked (${p.path} exists): a git process is moving it, or one was killed while it did. If none is running, remove the lock: \`rm ${p.path}\``
     case 'running':
       return `another git learn (process ${p.pid}) is committing "${p.subject}" right now`
     case 'unfinished':
@@ -59,6 +61,10 @@ export function doctorDone(
 /** Another process moved the branch or the learning's paths: nothing changed. */
 export const concurrentChange = (subject: string, reason: string) =>
   `"${subject}" was not committed: ${reason}. Nothing changed; look at \`git log -1\` and run the command again.`
+
+/** The branch's lock file exists: no commit can move it; a retry cannot help while it is there. */
+export const refLocked = (ref: string, lock: string) =>
+  `${ref} is locked: ${lock} exists. Another git process may be running (or one was killed while it moved the branch). Nothing changed.\nIf no git process is running, remove the lock (\`rm ${lock}\`), then run the command again.`
 
 /** The commit landed, the index or work tree did not follow. */
 export const transitionIncomplete = (subject: string, commit: string, paths: readonly string[], reason: string) =>

@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { expect, test } from 'vitest'
-import { learningText, makeRepo } from '../../helpers/repo.js'
+import { describe, expect, test } from 'vitest'
+import { learningText, makeRepo, tempDir } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
 /** A process id that no process holds any more. */
@@ -67,4 +67,154 @@ test('a journal whose commit can no longer land is dropped: too old, or the bran
   moved.git('commit', '-qm', 'someone else committed')
   await moved.cli(['status'])
   expect(existsSync(young)).toBe(false)
+})
+
+/**
+ * Another git process beside ours, right after the branch moved: a reference-transaction hook that takes the index
+ * lock once the branch ref is committed, so the transition's commit lands and the user's index cannot follow (the
+ * window `git learn doctor` settles). `clearRace` is that process ending.
+ */
+function raceAfterBranchMoves(repo: TestRepo): void {
+  repo.write(
+    '.git/hooks/reference-transaction',
+    '#!/bin/sh\nif [ "$1" = committed ] && grep -q "refs/heads/"; then touch "$(git rev-parse --git-dir)/index.lock"; fi\nexit 0\n',
+  )
+  chmodSync(join(repo.root, '.git/hooks/reference-transaction'), 0o755)
+}
+
+function clearRace(repo: TestRepo): void {
+  rmSync(join(repo.root, '.git/hooks/reference-transaction'))
+  rmSync(join(repo.root, '.git/index.lock'), { force: true })
+}
+
+/** A bare tier repository with one active learning. */
+function tierRepo(): string {
+  const bare = join(tempDir('gl-tier-'), 'org.git')
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
+  const src = makeRepo()
+  src.write('.learnings/active/org-note.md', learningText('org-note'))
+  src.git('add', '.')
+  src.git('commit', '-q', '-m', 'org learnings')
+  src.git('push', '-q', bare, 'main')
+  return bare
+}
+
+/** A repository whose committed config.yaml the tier commit replaces. */
+function withConfig(): TestRepo {
+  const repo = makeRepo()
+  repo.write('.learnings/config.yaml', '# my config comment\napproval:\n  distinct_approver: false\n')
+  repo.write('.learnings/pending/.gitkeep', '')
+  repo.git('add', '.learnings')
+  repo.git('commit', '-qm', 'store')
+  return repo
+}
+
+describe('the window between the branch move and the index', () => {
+  test('doctor --abort puts a replaced file back as it was (content and index), not deleted', async () => {
+    const repo = withConfig()
+    const before = repo.read('.learnings/config.yaml')
+    const head = repo.git('rev-parse', 'HEAD').trim()
+    raceAfterBranchMoves(repo)
+    const r = await repo.cli(['tier', 'add', 'org', tierRepo()])
+    expect(r.code, r.stderr).toBe(3)
+    expect(r.stderr).toMatch(/was committed[\s\S]*doctor --continue/)
+    clearRace(repo)
+    const undo = await repo.cli(['doctor', '--abort'])
+    expect(undo.code, undo.stdout + undo.stderr).toBe(0)
+    expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head)
+    expect(repo.read('.learnings/config.yaml')).toBe(before)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect((await repo.cli(['doctor'])).code).toBe(0)
+  }, 30_000)
+
+  test('tier add keeps refs/learn/tiers/<name> when its pin commit landed; doctor --continue leaves a tier that verifies', async () => {
+    const repo = withConfig()
+    raceAfterBranchMoves(repo)
+    const r = await repo.cli(['tier', 'add', 'org', tierRepo()])
+    expect(r.code, r.stderr).toBe(3)
+    expect(repo.git('for-each-ref', '--format=%(refname)', 'refs/learn/')).toBe('refs/learn/tiers/org\n')
+    clearRace(repo)
+    const fixed = await repo.cli(['doctor', '--continue'])
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    const verify = await repo.cli(['tier', 'verify'])
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0)
+  }, 30_000)
+})
+
+describe('read-only commands beside an unfinished transition', () => {
+  test('list and status name it as the unfinished commit it is, never as a staged move not committed', async () => {
+    const repo = withConfig()
+    repo.write('.learnings/pending/win-note.md', learningText('win-note'))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'pending')
+    raceAfterBranchMoves(repo)
+    expect((await repo.cli(['approve', 'win-note'])).code).toBe(3)
+    clearRace(repo)
+    const list = await repo.cli(['list'])
+    expect(list.stderr).toMatch(/"learn: approve win-note" was committed[\s\S]*doctor --continue/)
+    expect(list.stderr + list.stdout).not.toMatch(/staged move|never committed|not committed/)
+    const status = await repo.cli(['status', '--json'])
+    expect(status.stderr).toMatch(/doctor --continue/)
+    expect(status.stderr).not.toMatch(/never committed/)
+    expect(status.json().uncommitted).toBeUndefined()
+  }, 30_000)
+})
+
+describe('recovery when git converts line endings', () => {
+  /** A pending learning committed and checked out as git writes it under `setup` (CRLF in the work tree). */
+  async function pendingWith(setup: (repo: TestRepo) => void): Promise<TestRepo> {
+    const repo = makeRepo()
+    setup(repo)
+    repo.write('.learnings/config.yaml', 'approval:\n  distinct_approver: false\n')
+    repo.write('.learnings/pending/crlf-note.md', learningText('crlf-note'))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'store')
+    rmSync(join(repo.root, '.learnings/pending/crlf-note.md'))
+    repo.git('checkout', '--', '.learnings/pending/crlf-note.md')
+    expect(repo.read('.learnings/pending/crlf-note.md')).toMatch(/\r\n/)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    return repo
+  }
+  const setups: [string, (repo: TestRepo) => void][] = [
+    ['.gitattributes eol=crlf', (repo) => repo.write('.gitattributes', '*.md text eol=crlf\n')],
+    ['core.autocrlf=true', (repo) => void repo.git('config', 'core.autocrlf', 'true')],
+  ]
+
+  test.each(setups)(
+    '%s: doctor --continue finishes an interrupted approve',
+    async (_name, setup) => {
+      const repo = await pendingWith(setup)
+      raceAfterBranchMoves(repo)
+      const r = await repo.cli(['approve', 'crlf-note'])
+      expect(r.code, r.stderr).toBe(3)
+      clearRace(repo)
+      const fixed = await repo.cli(['doctor', '--continue'])
+      expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0)
+      expect(repo.git('status', '--porcelain')).toBe('')
+      expect(repo.exists('.learnings/active/crlf-note.md')).toBe(true)
+      expect((await repo.cli(['doctor'])).code).toBe(0)
+    },
+    30_000,
+  )
+
+  test.each(setups)(
+    '%s: doctor --abort moves the file back and leaves nothing staged',
+    async (_name, setup) => {
+      const repo = await pendingWith(setup)
+      const head = repo.git('rev-parse', 'HEAD').trim()
+      const bytes = repo.read('.learnings/pending/crlf-note.md')
+      raceAfterBranchMoves(repo)
+      const r = await repo.cli(['approve', 'crlf-note'])
+      expect(r.code, r.stderr).toBe(3)
+      clearRace(repo)
+      const undo = await repo.cli(['doctor', '--abort'])
+      expect(undo.code, undo.stdout + undo.stderr).toBe(0)
+      expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head)
+      expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+      expect(repo.read('.learnings/pending/crlf-note.md')).toBe(bytes)
+      expect((await repo.cli(['doctor'])).code).toBe(0)
+    },
+    30_000,
+  )
 })

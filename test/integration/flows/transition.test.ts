@@ -3,9 +3,12 @@
  * the user has staged or edited never enters them, none of the user's commit hooks runs for them, approve is a pure
  * rename byte for byte, and what a crash leaves is found and settled by `git learn doctor`.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { openRepo } from '../../../src/adapters/store/repo.js'
+import { RefLockedError } from '../../../src/core/errors.js'
+import { commitTransition } from '../../../src/flows/transition.js'
 import { learningText, makeRepo } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
@@ -154,6 +157,56 @@ describe('recovery that tells the truth', () => {
     const approve = await repo.cli(['approve', 'pend-one'])
     expect(approve.code).toBe(3)
     expect(approve.stderr).toMatch(/index is locked/)
+  })
+
+  test('a lock left on the branch (a git killed inside update-ref) is named with what to do, never taken for a moving branch', async () => {
+    const repo = await withPending()
+    const lock = join(repo.root, '.git/refs/heads/main.lock')
+    writeFileSync(lock, '')
+    const snap = repo.snapshot()
+    const approve = await repo.cli(['approve', 'pend-one'])
+    expect(approve.code).toBe(3)
+    expect(approve.stderr).toContain(`refs/heads/main is locked (${lock} exists)`)
+    expect(approve.stderr).toMatch(/a git process is moving it, or one was killed[\s\S]*rm /)
+    expect(approve.stderr).not.toMatch(/kept moving/)
+    expect(repo.snapshot()).toBe(snap)
+    expect((await repo.cli(['list'])).stderr).toContain(`rm ${lock}`)
+    const doctor = await repo.cli(['doctor', '--json'])
+    expect(doctor.code).toBe(1)
+    expect(doctor.json().problems).toEqual([{ kind: 'ref-lock', ref: 'refs/heads/main', path: lock }])
+    rmSync(lock)
+    expect((await repo.cli(['doctor'])).code).toBe(0)
+    expect((await repo.cli(['approve', 'pend-one'])).code).toBe(0)
+  })
+
+  test('a branch lock that appears after the checks (held by a git beside us, or left) is reported as the lock, nothing changed', async () => {
+    const repo = withStore()
+    const lock = join(repo.root, '.git/refs/heads/main.lock')
+    writeFileSync(lock, '')
+    const snap = repo.snapshot()
+    const { git } = await openRepo(repo.root)
+    const err = await commitTransition(
+      git,
+      [{ kind: 'create', path: P('new-one'), text: learningText('new-one') }],
+      'learn: add new-one',
+    ).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(RefLockedError)
+    expect(err).toMatchObject({ ref: 'refs/heads/main', lock })
+    expect(repo.snapshot()).toBe(snap)
+    expect(readdirSync(join(repo.root, '.git/learn/transitions'))).toEqual([])
+  })
+
+  test('a journal that cannot be written stops the transition before the branch moves: nothing changed, the path named', async () => {
+    const repo = await withPending()
+    rmSync(join(repo.root, '.git/learn/transitions'), { recursive: true, force: true })
+    writeFileSync(join(repo.root, '.git/learn/transitions'), 'x\n')
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'pend-one'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toContain(`cannot use the transition journal "${join(repo.root, '.git/learn/transitions')}"`)
+    expect(r.stderr).toMatch(/Nothing changed/)
+    expect(r.stderr).not.toMatch(/doctor/)
+    expect(repo.snapshot()).toBe(snap)
   })
 
   test('an interrupted transition (committed, index not followed) is reported and finished by doctor --continue', async () => {
