@@ -14,6 +14,11 @@ export interface AgentHazard {
   line: number
   /** One line for a message: the rule and the masked value (secrets) or the excerpt (directives). */
   detail: string
+  /**
+   * The same without the directive's own words, for what an agent may read (show's refusal): a directive quoted in a
+   * refusal is still a directive in front of the agent.
+   */
+  brief: string
 }
 
 export interface HazardOptions {
@@ -83,7 +88,12 @@ function keyLine(text: string, key: string): number {
  * `data`, also each value as YAML decodes it (decodedValues), its findings at its key's line. Pure, so it can run in a
  * worker thread (src/adapters/feed/parse-worker.ts) and give what the scans run here would.
  */
-export function scanForAgents(text: string, allow: readonly string[] = [], data?: Record<string, unknown>): TextScan {
+export function scanForAgents(
+  text: string,
+  allow: readonly string[],
+  // Required, undefined only for a text that is no learning (a zone file): a road that forgot it read less than agents do.
+  data: Record<string, unknown> | undefined,
+): TextScan {
   const scan = { secrets: scanSecrets(text, { allow }), directives: scanDirectives(text) }
   if (data) for (const d of decodedValues(text, data)) addDecoded(scan, d, allow)
   return scan
@@ -101,18 +111,15 @@ function addDecoded(scan: TextScan, d: DecodedValue, allow: readonly string[]): 
 
 /** The hazards in a text already scanned; directives are left out when a person accepted them. */
 export function hazardsOf(scan: TextScan, directivesAllowed = false): AgentHazard[] {
-  const out: AgentHazard[] = scan.secrets.map((s) => ({
-    kind: 'secret',
-    line: s.line,
-    detail: `line ${s.line}${s.decoded ? ` (${DECODED})` : `, column ${s.column}`}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`,
-  }))
+  const out: AgentHazard[] = scan.secrets.map((s) => {
+    const detail = `line ${s.line}${s.decoded ? ` (${DECODED})` : `, column ${s.column}`}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`
+    return { kind: 'secret', line: s.line, detail, brief: detail }
+  })
   if (!directivesAllowed)
-    for (const d of scan.directives)
-      out.push({
-        kind: 'directive',
-        line: d.line,
-        detail: `line ${d.line}${d.decoded ? ` (${DECODED})` : ''}: ${d.description}: "${d.excerpt}"`,
-      })
+    for (const d of scan.directives) {
+      const brief = `line ${d.line}${d.decoded ? ` (${DECODED})` : ''}: ${d.description}`
+      out.push({ kind: 'directive', line: d.line, detail: `${brief}: "${d.excerpt}"`, brief })
+    }
   return out
 }
 

@@ -71,7 +71,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     for (const l of s.learnings) {
       tierOf.set(l, s.tier)
       if (s.tier === PROJECT_TIER)
-        hazards.set(l, await screen(l.name, scanForAgents(readLearningText(repo.root, l.path), config.secrets.allow)))
+        hazards.set(
+          l,
+          await screen(l.name, scanForAgents(readLearningText(repo.root, l.path), config.secrets.allow, l.data)),
+        )
     }
   const { learnings, rejected } = selectRenderable(
     sources.flatMap((s) => s.learnings),

@@ -35,13 +35,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     (c) => c.secrets.allow,
     () => [],
   )
-  const hazards = await projectScreen(repo.root, ctx.env)(l.name, scanForAgents(text, allow))
+  const hazards = await projectScreen(repo.root, ctx.env)(l.name, scanForAgents(text, allow, l.data))
   if (hazards.length)
     throw new WithheldError(
       l.name,
       l.path,
       l.state,
-      hazards.map((h) => h.detail),
+      hazards.map((h) => h.brief),
     )
   if (flag(args, 'json'))
     ctx.stdout(`${JSON.stringify({ name: l.name, state: l.state, path: l.path, frontmatter: l.data, body: l.body })}\n`)

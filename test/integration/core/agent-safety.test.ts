@@ -165,6 +165,18 @@ describe('a frontmatter value is screened as YAML decodes it', () => {
       }),
     })
     expect(recall.stdout).not.toMatch(/split-key|AKIA/)
+    // show and render read the same screen (agents are told to run show; render writes where agents look).
+    for (const name of ['hidden-key', 'split-key', 'hidden-directive']) {
+      const show = await repo.cli(['show', name])
+      expect(show.code, name).toBe(1)
+      expect(show.stdout + show.stderr, name).not.toMatch(/Z3MXP7Q2LN4TB6WD|evil\.example/)
+    }
+    const render = await repo.cli(['render', '--target', 'claude,agents'])
+    expect(render.code, render.stderr).toBe(0)
+    expect(repo.exists('.claude/skills/clean-deploy/SKILL.md')).toBe(true)
+    for (const name of ['hidden-key', 'split-key', 'hidden-directive'])
+      expect(repo.exists(`.claude/skills/${name}/SKILL.md`), name).toBe(false)
+    expect(repo.read('AGENTS.md')).not.toMatch(/AKIA|evil|hidden-key|split-key|hidden-directive/)
   })
 
   test('a tier learning with an escaped key is withheld from agents', async () => {

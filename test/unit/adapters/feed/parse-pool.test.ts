@@ -49,7 +49,7 @@ const texts = files.map(([, t]) => t)
 
 describe('startParseWorker', () => {
   test('the worker parses and scans each file as parseProjectFile does here, in order', async () => {
-    const allowed = scanForAgents(secret).secrets.map((s) => s.fingerprint)
+    const allowed = scanForAgents(secret, [], undefined).secrets.map((s) => s.fingerprint)
     expect(allowed.length).toBeGreaterThan(0)
     for (const allow of [[], allowed]) {
       const worker = built.startParseWorker(allow, files.length, 0)
