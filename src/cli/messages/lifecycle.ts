@@ -89,6 +89,9 @@ export const warningAt = (where: string, text: string) => warning(`${where}: ${t
 export const showText = (l: { path: string; state: string; data: Record<string, unknown>; body: string }) =>
   `# ${l.path} (${l.state})\n${typeof l.data['description'] === 'string' ? `${l.data['description'].trim()}\n` : ''}\n${l.body.trimEnd()}\n`
 
+/** What show prints as a tier learning's state (as the context labels a tier's learnings). */
+export const tierState = (tier: string) => `active in tier ${tier}: reviewed in that repository, not here`
+
 /** `git learn show` of a learning the feed withholds: where it is and why, never its text. */
 export const showWithheld = (name: string, path: string, state: string, reasons: readonly string[]) =>
   `${name} (${state}, ${path}) is withheld from agents, so show does not print it: agents are told to run \`git learn show\`, and this text must not reach one:\n${reasons.map((r) => `  - ${r}`).join('\n')}\nTo read it yourself, open ${path} in your editor; \`git learn check\` gives each finding and its fix (remove and rotate a credential, or put a reviewed false positive in secrets.allow; a meant directive is proposed with \`git learn add --allow-directives\`).`

@@ -62,6 +62,19 @@ describe('tiers reach agents only through the screen, labelled as tiers', () => 
       }),
     })
     expect(recallClean.stdout).toMatch(/clean-fix \[tier org/)
+    // Context and recall point at `git learn show <name>` for a tier's learning too.
+    const show = await repo.cli(['show', 'clean-fix'])
+    expect(show.code, show.stderr).toBe(0)
+    expect(show.stdout).toMatch(
+      /^# org:\.learnings\/active\/clean-fix\.md \(active in tier org: reviewed in that repository, not here\)/,
+    )
+    expect(show.stdout).toContain('## Solution')
+    expect((await repo.cli(['show', 'clean-fix', '--json'])).json()).toMatchObject({ name: 'clean-fix', tier: 'org' })
+    const hostile = await repo.cli(['show', 'kafka-storm'])
+    expect(hostile.code).toBe(1)
+    expect(hostile.stdout + hostile.stderr).toMatch(/withheld from agents/)
+    expect(hostile.stdout + hostile.stderr).not.toMatch(/evil|Ignore all previous|ghp_/)
+    expect((await repo.cli(['show', 'no-such-one'])).code).toBe(2)
   })
 })
 
