@@ -16,6 +16,7 @@ import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
 import { UsageError } from '../../core/errors.js'
 import type { CheckReport, Finding } from '../../core/check.js'
+import type { Learning } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { flag, stringOpt } from '../spec.js'
@@ -279,17 +280,25 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   findings.push(...content)
   findings.push(...engine.checkUniqueNames(files.map((f) => f.path)))
   findings.push(...engine.checkBudget(result.learnings))
-  findings.push(...(await import('../../core/check-rendered.js')).checkRendered(files, result.learnings))
+  const { checkRendered, renderedSkillNames } = await import('../../core/check-rendered.js')
+  const tierLearnings: { tier: string; learning: Learning }[] = []
   if (config.tiers.length) {
     // A fresh clone or CI fetches pinned tiers on first use; one that cannot be had is named with what to run.
-    const [{ openRepo }, { readTierPins }] = await Promise.all([
+    const [{ openRepo }, { readTierPins, readTierSources }] = await Promise.all([
       import('../../adapters/store/repo.js'),
       import('../../adapters/feed/tiers.js'),
     ])
-    await readTierPins(await openRepo(root), (w) =>
+    const repo = await openRepo(root)
+    await readTierPins(repo, (w) =>
       findings.push(engine.finding('tier', '.learnings/config.yaml', 1, `${w.path}: ${w.reason}`)),
     )
+    // A skill render wrote from a tier's learning is compared with that learning; the tiers are read only then.
+    const active = new Set(result.learnings.filter((l) => l.state === 'active').map((l) => l.name))
+    if (renderedSkillNames(files).some((n) => !active.has(n)))
+      for (const s of await readTierSources(repo))
+        for (const l of s.learnings) tierLearnings.push({ tier: s.tier, learning: l })
   }
+  findings.push(...checkRendered(files, result.learnings, tierLearnings))
 
   const pinned = result.learnings
     .filter((l) => l.state === 'active')

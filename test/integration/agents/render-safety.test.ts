@@ -247,5 +247,20 @@ describe("a tier's learnings in rendered files", () => {
     expect(repo.read('.claude/skills/clean-fix/SKILL.md')).not.toContain('[tier')
     expect(repo.exists('.claude/skills/org-bad/SKILL.md')).toBe(false)
     expect(r.stderr).toMatch(/org:.*org-bad\.md: withheld from agents/)
+    // check reads a tier's rendered skill against its tier's learning, not as one whose learning left active/.
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'rendered')
+    const check = await repo.cli(['check', '--json'])
+    const rendered = check.json().findings.filter((f: { rule: string }) => f.rule === 'rendered')
+    expect(rendered).toEqual([])
+    repo.write(
+      '.claude/skills/org-fix/SKILL.md',
+      repo.read('.claude/skills/org-fix/SKILL.md').replace('Fix the org-fix failure.', 'Fix it another way.'),
+    )
+    const stale = (await repo.cli(['check', '--json']))
+      .json()
+      .findings.filter((f: { rule: string }) => f.rule === 'rendered')
+    expect(stale).toHaveLength(1)
+    expect(stale[0].message).toMatch(/out of date: org:\.learnings\/active\/org-fix\.md changed/)
   })
 })
