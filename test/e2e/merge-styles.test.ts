@@ -148,7 +148,9 @@ describe('the approver is not the proposer, by the record', () => {
     repo.setIdentity(...ADA)
     const self = run('git', 'learn', 'approve', 'squashed-proposal')
     expect(self.code).toBe(1)
-    expect(self.stderr).toMatch(/Ada Author <ada@example\.com> proposed "squashed-proposal" and cannot approve it/)
+    expect(self.stderr).toMatch(
+      /Ada Author <ada@example\.com> proposed "squashed-proposal" \(or restored it[^)]*\) and cannot approve it/,
+    )
     repo.setIdentity(...BOB)
     const ok = run('git', 'learn', 'approve', 'squashed-proposal')
     expect(ok.code, ok.stderr).toBe(0)

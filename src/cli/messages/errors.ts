@@ -106,7 +106,7 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof SelfApprovalError)
     return d(
       ExitCode.refused,
-      `${err.identity} proposed "${err.learningName}" and cannot approve it too: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`,
+      `${err.identity} proposed "${err.learningName}" (or restored it to pending/, which counts as proposing it) and cannot approve it too: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`,
       { name: err.learningName, identity: err.identity },
     )
   if (err instanceof PathTakenError)

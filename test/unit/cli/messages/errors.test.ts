@@ -52,7 +52,11 @@ test.each([
     /config\.yaml is not a valid configuration:\n {2}- unknown key "x"/,
   ],
   [new NameTakenError('x', '.learnings/active/x.md'), 1, /"x" already exists: \.learnings\/active\/x\.md/],
-  [new SelfApprovalError('x', 'A <a@x>'), 1, /A <a@x> proposed "x" and cannot approve it/],
+  [
+    new SelfApprovalError('x', 'A <a@x>'),
+    1,
+    /A <a@x> proposed "x" \(or restored it to pending\/, which counts as proposing it\) and cannot approve it/,
+  ],
   [new UncommittedLearningError('x', '.learnings/pending/x.md', 'staged changes'), 1, /has staged changes/],
   [new RefusedError('no', ['why']), 1, /no\n {2}- why/],
   [
