@@ -99,6 +99,17 @@ export function scanForAgents(
   return scan
 }
 
+/** The directives of a learning's text and of its frontmatter as YAML decodes it (the commit-msg hook's part). */
+export function learningDirectives(text: string, data: Record<string, unknown> | undefined): DirectiveFinding[] {
+  const scan: TextScan = { secrets: [], directives: scanDirectives(text) }
+  if (data)
+    for (const d of decodedValues(text, data))
+      for (const x of scanDirectives(d.value))
+        if (!scan.directives.some((y) => y.kind === x.kind && y.line === d.line))
+          scan.directives.push({ ...x, line: d.line, decoded: true })
+  return scan.directives
+}
+
 /** The findings in one decoded value, at its line, but a secret or directive the text showed already. */
 function addDecoded(scan: TextScan, d: DecodedValue, allow: readonly string[]): void {
   for (const s of scanSecrets(d.value, { allow }))

@@ -121,6 +121,19 @@ describe('every merge style', () => {
     expect(ci.code).toBe(1)
     expect(ci.stdout + ci.stderr).toMatch(/sneaky-thing\.md.*added straight into active/)
   })
+
+  test('git merge --squash, then git commit -m: refused, and told that -m dropped the trailers SQUASH_MSG held', () => {
+    const { repo, run } = setUp()
+    proposeOnBranch(repo, run, 'squashed-away')
+    repo.setIdentity(...BOB)
+    expect(run('git', 'merge', '--squash', '-q', 'learn/squashed-away').code).toBe(0)
+    const dropped = run('git', 'commit', '-qm', 'squash')
+    expect(dropped.code).toBe(1)
+    expect(dropped.stderr).toMatch(/This is a squash merge: the message git prepared \(\.git\/SQUASH_MSG\)/)
+    const kept = run('git', 'commit', '-q', '--no-edit')
+    expect(kept.code, kept.stderr).toBe(0)
+    expect(story(run, 'squashed-away')).toEqual(STORY)
+  })
 })
 
 function forgeSquash(repo: TestRepo, run: ReturnType<typeof setUp>['run'], branch: string, indent: string) {

@@ -3,6 +3,7 @@
  * removing the hooks. commit-msg runs on every commit, so like `check --staged` it answers after one
  * `git diff --cached` when nothing under .learnings/ is staged.
  */
+import { existsSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { findRoot, readStagedChanges } from '../../adapters/git/index-reader.js'
 import { FileAccessError, RefusedError, UsageError } from '../../core/errors.js'
@@ -85,8 +86,9 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   const reader = await import('../../adapters/git/index-reader.js')
   if (reader.isMerging(root, ctx.env)) return ExitCode.ok // the other side's moves were checked where they were made
   const engine = await import('../../core/check.js')
-  const { parseDirectivesAllowed, scanDirectives } = await import('../../core/directives.js')
-  const { parseStorePath } = await import('../../core/learning.js')
+  const { parseDirectivesAllowed } = await import('../../core/directives.js')
+  const { DECODED, learningDirectives } = await import('../../core/agent-safety.js')
+  const { parseLearning, parseStorePath } = await import('../../core/learning.js')
   const { readFileBounded } = await import('../../adapters/store/read-bounded.js')
   let read: { bytes: Buffer; over: boolean; size: number | undefined }
   try {
@@ -115,7 +117,14 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   )
   const hits = added.flatMap((e) => {
     const text = blobs.get(e.newSha)?.text
-    return text ? scanDirectives(text).map((d) => ({ e, d })) : []
+    if (!text) return []
+    let data: Record<string, unknown> | undefined
+    try {
+      data = parseLearning(text, e.path).data
+    } catch {
+      data = undefined // not a learning: the pre-commit check says why; its text as written is still read
+    }
+    return learningDirectives(text, data).map((d) => ({ e, d }))
   })
   if (hits.length) {
     const allowed = parseDirectivesAllowed(message)
@@ -131,7 +140,7 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
           'directives',
           e.path,
           d.line,
-          `${d.description}: "${d.excerpt}"; agents read learnings as instructions: rewrite it, or propose it with \`git learn add --allow-directives\` (which records "Learning-Directives-Allowed: ${name}")`,
+          `${d.description}${d.decoded ? ` (${DECODED})` : ''}: "${d.excerpt}"; agents read learnings as instructions: rewrite it, or propose it with \`git learn add --allow-directives\` (which records "Learning-Directives-Allowed: ${name}")`,
         ),
       )
     }
@@ -140,7 +149,16 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   if (json) ctx.stdout(`${JSON.stringify(report)}\n`)
   else if (report.findings.length) {
     ctx.stderr(engine.formatText(report))
-    if (!report.ok) ctx.stderr((await import('../messages/guards.js')).commitMsgStopped)
+    if (!report.ok) {
+      const { commitMsgStopped, squashMessageDropped } = await import('../messages/guards.js')
+      ctx.stderr(commitMsgStopped)
+      // `git merge --squash` then `git commit -m …`: the message git prepared (.git/SQUASH_MSG) held the branch's
+      // trailers, which are the review, and -m replaced it.
+      const { findGitDirs } = await import('../../adapters/git/locate.js')
+      const gitDir = findGitDirs(root, ctx.env)?.gitDir
+      if (gitDir && existsSync(join(gitDir, 'SQUASH_MSG')) && report.findings.some((f) => f.rule === 'transition'))
+        ctx.stderr(squashMessageDropped)
+    }
   }
   return report.ok ? ExitCode.ok : ExitCode.refused
 }

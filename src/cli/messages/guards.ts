@@ -68,5 +68,8 @@ A learning then reaches active/ only through a reviewed pull request whose check
 export const commitMsgStopped =
   'The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n'
 
+export const squashMessageDropped =
+  'This is a squash merge: the message git prepared (.git/SQUASH_MSG) carries the branch\'s trailers, which are the review. Commit with it (`git commit` without -m, or keep its "Learning…" and "…-by" lines in yours).\n'
+
 export const refreshRenderFailed = (who: string, reason: string) =>
   `git learn ${who}: refreshing the rendered files failed (${reason}); run \`git learn render\` yourself.\n`
