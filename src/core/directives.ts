@@ -146,12 +146,12 @@ export function scanDirectives(text: string): DirectiveFinding[] {
   // A rule that matches no part of the whole text matches none of its lines: no rule is anchored or looks around, so
   // a match in a line is one in the text. Except in a line cut at LINE_CHARS, whose cut end may close a match (`\b`)
   // that the whole line continues: a text with such a line is read line by line with every rule.
-  // What a reader joins: markdown renders a line break inside a paragraph as a space, a shell joins a line ending in
-  // a backslash to the next. Same length as the text (each break becomes spaces), so an offset is one of the text.
-  const joined = text.replace(JOINED_BREAK, (m) => ' '.repeat(m.length))
-  const rules = hasLongLine(text) ? DIRECTIVE_RULES : DIRECTIVE_RULES.filter((r) => r.re.test(joined))
-  if (!rules.length) return out
   const lines = text.split('\n')
+  const joined = joinedLines(lines)
+  const rules = hasLongLine(text)
+    ? DIRECTIVE_RULES
+    : DIRECTIVE_RULES.filter((r) => r.re.test(text) || joined.some((j) => r.re.test(j.text)))
+  if (!rules.length) return out
   const found = new Set<(typeof DIRECTIVE_RULES)[number]>()
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).slice(0, LINE_CHARS)
@@ -166,28 +166,78 @@ export function scanDirectives(text: string): DirectiveFinding[] {
       out.push({ kind: r.kind, description: r.description, line: i + 1, excerpt: shown.slice(0, 120) })
     }
   }
-  // A rule no single line holds may still hold across a break ("Ignore all previous⏎instructions", a `curl … \⏎ | sh`):
-  // found in the joined text, it is reported at the line where it starts.
+  // A rule no single line holds may still hold across a break a reader does not see ("Ignore all previous⏎instructions"
+  // inside a paragraph, a `curl … \⏎ | sh`): read in the lines as joined, reported at the line where the match starts.
   for (const r of rules) {
     if (found.has(r)) continue
-    const m = r.re.exec(joined)
-    if (!m) continue
-    const line = lineAt(text, m.index)
-    if (out.some((f) => f.kind === r.kind && f.line === line)) continue
-    const shown = r.re.exec(redactSecrets(joined.slice(m.index, m.index + m[0].length)))?.[0] ?? m[0]
-    out.push({ kind: r.kind, description: r.description, line, excerpt: redactSecrets(shown).slice(0, 120) })
+    for (const j of joined) {
+      const m = r.re.exec(j.text)
+      if (!m) continue
+      let line = j.first
+      while (line - j.first + 1 < j.starts.length && (j.starts[line - j.first + 1] as number) <= m.index) line++
+      if (!out.some((f) => f.kind === r.kind && f.line === line + 1)) {
+        const shown = r.re.exec(redactSecrets(m[0]))?.[0] ?? m[0]
+        out.push({
+          kind: r.kind,
+          description: r.description,
+          line: line + 1,
+          excerpt: redactSecrets(shown).slice(0, 120),
+        })
+      }
+      break
+    }
   }
   return out.sort((a, b) => a.line - b.line)
 }
 
-/** A line break inside a paragraph (the next line is not blank), and a shell's backslash before a line break. */
-const JOINED_BREAK = /\\\r?\n|\r?\n(?![ \t]*(?:\r?\n|$))/g
+/** A run of lines a reader reads as one: its text, its first line (0-based) and where each line starts in the text. */
+interface JoinedLine {
+  text: string
+  first: number
+  starts: number[]
+}
 
-/** The 1-based line of `offset` in `text`. */
-function lineAt(text: string, offset: number): number {
-  let line = 1
-  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) line++
-  return line
+/** A line that starts a block of its own in markdown (a heading, a list item, a quote, a table row, a fence). */
+const BLOCK_START = /^ {0,3}(?:#|[-*+] |\d{1,9}[.)] |>|\||```|~~~)/
+const FENCE = /^ {0,3}(?:```|~~~)/
+
+/**
+ * The runs of two or more lines that read as one line: a paragraph's lines (markdown shows each break as a space;
+ * never across a blank line, a heading, a list item, a quote, a table row or a code fence, nor inside a fence), and a
+ * shell command continued by a backslash at a line's end (in code too). Each run is cut at LINE_CHARS, as one line is,
+ * so that no rule reads more at once than it did a line at a time.
+ */
+function joinedLines(lines: readonly string[]): JoinedLine[] {
+  const out: JoinedLine[] = []
+  let fenced = false
+  let run: JoinedLine | undefined
+  const close = () => {
+    if (run && run.starts.length > 1) out.push(run)
+    run = undefined
+  }
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] as string).replace(/\r$/, '')
+    const prev = i > 0 ? (lines[i - 1] as string).replace(/\r$/, '') : ''
+    const continued = /\\$/.test(prev)
+    const isFence = FENCE.test(line)
+    const joins =
+      run !== undefined &&
+      (continued || (!fenced && !isFence && line.trim() !== '' && !BLOCK_START.test(line))) &&
+      run.text.length + 1 + line.length <= LINE_CHARS
+    if (joins && run) {
+      run.text = `${continued ? run.text.replace(/\\$/, '') : run.text} ${line.trim()}`
+      run.starts.push(run.text.length - line.trim().length)
+    } else {
+      close()
+      if (line.trim() !== '' && !isFence) run = { text: line.slice(0, LINE_CHARS), first: i, starts: [0] }
+    }
+    if (isFence) {
+      fenced = !fenced
+      close()
+    } else if (line.trim() === '' || (!fenced && /^ {0,3}#/.test(line) && !/\\$/.test(line))) close()
+  }
+  close()
+  return out
 }
 
 /** The trailer `add --allow-directives` records, with the learning's name as its value. */

@@ -123,16 +123,55 @@ describe('the directive scan’s first look', () => {
         out.push({ kind: r.kind, description: r.description, line: i + 1, excerpt: shown.slice(0, 120) })
       }
     })
-    // Then, each rule no line holds, in the text with its paragraphs' line breaks and shell continuations as spaces.
-    const joined = text.replace(/\\\r?\n|\r?\n(?![ \t]*(?:\r?\n|$))/g, (m) => ' '.repeat(m.length))
+    // Then each rule no line holds, in each run of lines a reader joins (a paragraph's, a shell continuation's), written
+    // plainly here: a run ends at a blank line, a heading, list item, quote, table row or fence; fences join only by `\`.
+    const runs: { first: number; parts: string[] }[] = []
+    let fenced = false
+    let run: { first: number; parts: string[] } | undefined
+    const lines = text.split('\n').map((l) => l.replace(/\r$/, ''))
+    lines.forEach((line, i) => {
+      const fence = /^ {0,3}(```|~~~)/.test(line)
+      const continued = i > 0 && (lines[i - 1] as string).endsWith('\\')
+      const block = /^ {0,3}(#|[-*+] |\d{1,9}[.)] |>|\||```|~~~)/.test(line)
+      const size = run ? run.parts.join(' ').length + 1 + line.length : 0
+      if (run && (continued || (!fenced && !fence && line.trim() && !block)) && size <= 4000)
+        run.parts.push(line.trim())
+      else {
+        if (run && run.parts.length > 1) runs.push(run)
+        run = line.trim() && !fence ? { first: i, parts: [line.slice(0, 4000)] } : undefined
+      }
+      if (fence) fenced = !fenced
+      if (fence || !line.trim() || (!fenced && /^ {0,3}#/.test(line) && !line.endsWith('\\'))) {
+        if (run && run.parts.length > 1) runs.push(run)
+        run = undefined
+      }
+    })
+    if (run && run.parts.length > 1) runs.push(run)
     for (const r of DIRECTIVE_RULES) {
-      if (text.split('\n').some((l) => r.re.test(l.slice(0, 4000)))) continue
-      const m = r.re.exec(joined)
-      if (!m) continue
-      const line = text.slice(0, m.index).split('\n').length
-      if (out.some((f) => f.kind === r.kind && f.line === line)) continue
-      const shown = r.re.exec(redactSecrets(m[0]))?.[0] ?? m[0]
-      out.push({ kind: r.kind, description: r.description, line, excerpt: redactSecrets(shown).slice(0, 120) })
+      if (lines.some((l) => r.re.test(l.slice(0, 4000)))) continue
+      for (const { first, parts } of runs) {
+        const joinedText = parts.reduce((t, p, k) => (k ? `${t.replace(/\\$/, '')} ${p}` : p), '')
+        const m = r.re.exec(joinedText)
+        if (!m) continue
+        let line = first
+        const starts: number[] = [0]
+        let t = parts[0] as string
+        for (const p of parts.slice(1)) {
+          t = `${t.replace(/\\$/, '')} ${p}`
+          starts.push(t.length - p.length)
+        }
+        while (line - first + 1 < starts.length && (starts[line - first + 1] as number) <= m.index) line++
+        if (!out.some((f) => f.kind === r.kind && f.line === line + 1)) {
+          const shown = r.re.exec(redactSecrets(m[0]))?.[0] ?? m[0]
+          out.push({
+            kind: r.kind,
+            description: r.description,
+            line: line + 1,
+            excerpt: redactSecrets(shown).slice(0, 120),
+          })
+        }
+        break
+      }
     }
     return out.sort((a, b) => a.line - b.line)
   }
