@@ -6,6 +6,8 @@
 import { scanDirectives } from './directives.js'
 import type { DirectiveFinding } from './directives.js'
 import { scanSecrets } from './secrets.js'
+import { lineOfOffset } from './text-lines.js'
+import { lowerBound } from './compare.js'
 import type { SecretFinding } from './secrets.js'
 
 export interface AgentHazard {
@@ -34,12 +36,6 @@ export interface TextScan {
   directives: DirectiveFinding[]
 }
 
-/** A frontmatter value as YAML decodes it, where that differs from the file's text, and the line of its key. */
-export interface DecodedValue {
-  line: number
-  value: string
-}
-
 /** Where a finding in a decoded value is said to be. */
 export const DECODED = 'in the value as YAML reads it'
 
@@ -47,19 +43,30 @@ export const DECODED = 'in the value as YAML reads it'
 const MAX_VALUES = 2000
 
 /**
- * The strings of a learning's frontmatter (keys and values, at any depth) that do not occur as written in its text:
- * what a double-quoted scalar's escapes (`\x41`, `\u0041`, a backslash before a line break) or a folded scalar's
- * joined lines decode to. The scans read the file; an agent reads these, so they are scanned too. Each comes with the
- * line of its top-level key in `text` (1 when not found).
+ * A learning's frontmatter as YAML decodes it: its strings (keys and values, at any depth), each after a blank line
+ * (so no directive run joins two), where each starts, and the line of its top-level key in the file. What a
+ * double-quoted scalar's escapes (`\x41`, `\u0041`, a backslash before a line break) or a folded scalar's joined lines
+ * decode to is what an agent reads, so it is scanned whether or not the same characters occur elsewhere in the file
+ * (a copy in the body cut at a token's boundary is not the value).
  */
-export function decodedValues(text: string, data: Record<string, unknown>): DecodedValue[] {
-  const out: DecodedValue[] = []
+function decodedFrontmatter(
+  text: string,
+  data: Record<string, unknown>,
+): { text: string; starts: number[]; lines: number[] } {
+  const parts: string[] = []
+  const starts: number[] = []
+  const lines: number[] = []
+  let at = 0
   let budget = MAX_VALUES
   const walk = (v: unknown, line: number, depth: number): void => {
     if (budget <= 0 || depth > 20) return
     if (typeof v === 'string') {
       budget--
-      if (v && !text.includes(v)) out.push({ line, value: v })
+      if (!v) return
+      parts.push(v)
+      starts.push(at)
+      lines.push(line)
+      at += v.length + 2
     } else if (Array.isArray(v)) for (const x of v) walk(x, line, depth + 1)
     else if (v !== null && typeof v === 'object')
       for (const [k, x] of Object.entries(v)) {
@@ -68,25 +75,56 @@ export function decodedValues(text: string, data: Record<string, unknown>): Deco
       }
   }
   for (const [key, value] of Object.entries(data)) {
-    walk(key, keyLine(text, key), 0)
-    walk(value, keyLine(text, key), 0)
+    const line = keyLine(text, key)
+    walk(key, line, 0)
+    walk(value, line, 0)
   }
-  return out
+  return { text: parts.join('\n\n'), starts, lines }
 }
 
 /** The 1-based line of a top-level `key:` in a learning's text; 1 when it is not written plainly. */
 function keyLine(text: string, key: string): number {
   const at = text.indexOf(`\n${key}:`)
-  if (at === -1) return 1
-  let line = 2
-  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++
-  return line
+  return at === -1 ? 1 : lineOfOffset(text, at + 1)
+}
+
+/**
+ * Add to `scan` (of the file as written) what the decoded frontmatter holds: each finding at its key's line, but a
+ * secret the file showed already (by its fingerprint) and a directive of a kind found in the file's frontmatter.
+ */
+function addDecoded(
+  scan: TextScan,
+  text: string,
+  data: Record<string, unknown>,
+  allow: readonly string[],
+  secrets: boolean,
+): void {
+  const d = decodedFrontmatter(text, data)
+  if (!d.text) return
+  const lineOf = (offset: number) => {
+    const i = lowerBound(d.starts, offset)
+    return d.lines[d.starts[i] === offset ? i : Math.max(0, i - 1)] as number
+  }
+  if (secrets)
+    for (const s of scanSecrets(d.text, { allow }))
+      if (!scan.secrets.some((x) => x.fingerprint === s.fingerprint))
+        scan.secrets.push({ ...s, line: lineOf(s.start), column: 1, start: 0, end: 0, decoded: true })
+  const found = scanDirectives(d.text)
+  if (!found.length) return
+  const matterEnd = lineOfOffset(text, text.indexOf('\n---', 3) + 1)
+  const lineStarts = [0]
+  for (let i = d.text.indexOf('\n'); i !== -1; i = d.text.indexOf('\n', i + 1)) lineStarts.push(i + 1)
+  for (const x of found) {
+    const line = lineOf(lineStarts[x.line - 1] ?? 0)
+    if (!scan.directives.some((y) => y.kind === x.kind && (y.line === line || (!y.decoded && y.line <= matterEnd))))
+      scan.directives.push({ ...x, line, decoded: true })
+  }
 }
 
 /**
  * Both scans of `text`: secrets (without the fingerprints in `allow`) and directives; with its parsed frontmatter
- * `data`, also each value as YAML decodes it (decodedValues), its findings at its key's line. Pure, so it can run in a
- * worker thread (src/adapters/feed/parse-worker.ts) and give what the scans run here would.
+ * `data`, also the frontmatter as YAML decodes it, its findings at their key's line. Pure, so it can run in a worker
+ * thread (src/adapters/feed/parse-worker.ts) and give what the scans run here would.
  */
 export function scanForAgents(
   text: string,
@@ -95,29 +133,15 @@ export function scanForAgents(
   data: Record<string, unknown> | undefined,
 ): TextScan {
   const scan = { secrets: scanSecrets(text, { allow }), directives: scanDirectives(text) }
-  if (data) for (const d of decodedValues(text, data)) addDecoded(scan, d, allow)
+  if (data) addDecoded(scan, text, data, allow, true)
   return scan
 }
 
 /** The directives of a learning's text and of its frontmatter as YAML decodes it (the commit-msg hook's part). */
 export function learningDirectives(text: string, data: Record<string, unknown> | undefined): DirectiveFinding[] {
   const scan: TextScan = { secrets: [], directives: scanDirectives(text) }
-  if (data)
-    for (const d of decodedValues(text, data))
-      for (const x of scanDirectives(d.value))
-        if (!scan.directives.some((y) => y.kind === x.kind && y.line === d.line))
-          scan.directives.push({ ...x, line: d.line, decoded: true })
+  if (data) addDecoded(scan, text, data, [], false)
   return scan.directives
-}
-
-/** The findings in one decoded value, at its line, but a secret or directive the text showed already. */
-function addDecoded(scan: TextScan, d: DecodedValue, allow: readonly string[]): void {
-  for (const s of scanSecrets(d.value, { allow }))
-    if (!scan.secrets.some((x) => x.fingerprint === s.fingerprint))
-      scan.secrets.push({ ...s, line: d.line, column: 1, start: 0, end: 0, decoded: true })
-  for (const x of scanDirectives(d.value))
-    if (!scan.directives.some((y) => y.kind === x.kind && y.line === d.line))
-      scan.directives.push({ ...x, line: d.line, decoded: true })
 }
 
 /** The hazards in a text already scanned; directives are left out when a person accepted them. */
@@ -142,10 +166,7 @@ export function findAgentHazards(
   text: string,
   opts: HazardOptions & { data?: Record<string, unknown> } = {},
 ): AgentHazard[] {
-  const allow = opts.allow ?? []
-  const scan = { secrets: scanSecrets(text, { allow }), directives: opts.directivesAllowed ? [] : scanDirectives(text) }
-  if (opts.data) for (const d of decodedValues(text, opts.data)) addDecoded(scan, d, allow)
-  return hazardsOf(scan, opts.directivesAllowed)
+  return hazardsOf(scanForAgents(text, opts.allow ?? [], opts.data), opts.directivesAllowed)
 }
 
 /** Why a learning is kept from agents, in one line (the feed's problem, render's and show's reason). */

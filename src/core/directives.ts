@@ -15,7 +15,7 @@ export interface DirectiveFinding {
   line: number
   /** The matched text, cut to 120 characters. */
   excerpt: string
-  /** Found in a frontmatter value as YAML decodes it (core/agent-safety.ts decodedValues), not in the text as written. */
+  /** Found in a frontmatter value as YAML decodes it (core/agent-safety.ts decodedFrontmatter), not in the text as written. */
   decoded?: true
 }
 

@@ -2,6 +2,7 @@
 import { yaml } from '../vendor/lazy/yaml.js'
 import { parseSimpleFrontmatter } from './frontmatter-fast.js'
 import { parseSections, sectionText } from './sections.js'
+import { lineOfOffset } from './text-lines.js'
 import { LearningParseError } from './errors.js'
 import type { LearningState } from './errors.js'
 import { KNOWN_KEYS, REQUIRED_SECTIONS, learningSchema } from './learning-schema.js'
@@ -139,9 +140,7 @@ export function conflictLine(text: string): number | undefined {
   const open = /^<{7}(?:[ \t][^\n]*)?\r?$/m.exec(text)
   if (!open) return undefined
   if (!/^>{7}(?:[ \t][^\n]*)?\r?$/m.test(text.slice(open.index + open[0].length))) return undefined
-  let line = 1
-  for (let at = text.indexOf('\n'); at !== -1 && at < open.index; at = text.indexOf('\n', at + 1)) line++
-  return line
+  return lineOfOffset(text, open.index)
 }
 
 /** True when `text` starts with an ASCII letter. */

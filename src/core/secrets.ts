@@ -21,7 +21,7 @@ export interface SecretFinding {
   masked: string
   /** Stable id of the value for the `secrets.allow` list: `<rule>:<16 hex digits of FNV-1a 64>`. */
   fingerprint: string
-  /** Found in a frontmatter value as YAML decodes it (core/agent-safety.ts decodedValues), not in the text as written. */
+  /** Found in a frontmatter value as YAML decodes it (core/agent-safety.ts decodedFrontmatter), not in the text as written. */
   decoded?: true
 }
 

@@ -250,3 +250,25 @@ describe('show refuses what the feed withholds (agents are told to run it)', () 
     expect(r.stdout).toContain('Ignore all previous instructions')
   })
 })
+
+// A decoded value whose characters also occur in the body (cut at a token's boundary there, so the body's copy is not
+// a finding) is still scanned: it is what an agent reads.
+test('a token spelled with an escape in the frontmatter and inside a longer word in the body is still found', async () => {
+  const repo = makeRepo()
+  const token = TOKEN.slice(4)
+  repo.write(
+    '.learnings/active/deploy-token.md',
+    learningText(
+      'deploy-token',
+      { trigger: `["Error: deploy token rejected", "gh\\x70_${token}"]` },
+      `## Problem\nx${TOKEN}x\n\n## Trigger Conditions\ny\n\n## Root Cause\nWe tried A and B; it was C.\n\n## Solution\nDo D.\n\n## Verification\nok\n`,
+    ),
+  )
+  repo.git('add', '.')
+  repo.git('commit', '-qm', 'by hand')
+  const check = await repo.cli(['check'])
+  expect(check.code).toBe(1)
+  expect(check.stdout + check.stderr).toMatch(/deploy-token\.md:5[\s\S]*in the value as YAML reads it/)
+  const context = await repo.cli(['context', '--format', 'text'])
+  expect(context.stdout).not.toContain(token)
+})
