@@ -2,7 +2,6 @@
 import { yaml } from '../vendor/lazy/yaml.js'
 import { parseSimpleFrontmatter } from './frontmatter-fast.js'
 import { parseSections, sectionText } from './sections.js'
-import { lineOfOffset } from './text-lines.js'
 import { LearningParseError } from './errors.js'
 import type { LearningState } from './errors.js'
 import { KNOWN_KEYS, REQUIRED_SECTIONS, learningSchema } from './learning-schema.js'
@@ -132,15 +131,35 @@ export function parseLearning(
 
 /**
  * The 1-based line of the first conflict marker git leaves in a file it could not merge: a line of exactly seven "<"
- * (alone or before a space and a label) with a line of seven ">" after it. Either alone is text (a quoted quote, an
- * arrow); "=======" alone is a heading's underline in markdown, so it decides nothing.
+ * (alone or before a space and a label), then a line of seven "=", then one of seven ">", none of them inside a fenced
+ * code block (a learning about merge conflicts quotes them there) or indented as code. Any one of them alone is text
+ * ("=======" underlines a heading in markdown).
  */
 export function conflictLine(text: string): number | undefined {
   if (!text.includes('<<<<<<<')) return undefined
-  const open = /^<{7}(?:[ \t][^\n]*)?\r?$/m.exec(text)
-  if (!open) return undefined
-  if (!/^>{7}(?:[ \t][^\n]*)?\r?$/m.test(text.slice(open.index + open[0].length))) return undefined
-  return lineOfOffset(text, open.index)
+  const lines = text.split('\n')
+  let fence: string | undefined
+  let open: number | undefined
+  let middle = false
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] as string).replace(/\r$/, '')
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1]
+    if (
+      f &&
+      (fence === undefined ||
+        (f[0] === fence[0] && f.length >= fence.length && !/\S/.test(line.trim().slice(f.length))))
+    ) {
+      fence = fence === undefined ? f : undefined
+      continue
+    }
+    if (fence !== undefined) continue
+    if (/^<{7}(?:[ \t].*)?$/.test(line)) {
+      open = i + 1
+      middle = false
+    } else if (open !== undefined && /^={7}$/.test(line)) middle = true
+    else if (open !== undefined && middle && /^>{7}(?:[ \t].*)?$/.test(line)) return open
+  }
+  return undefined
 }
 
 /** True when `text` starts with an ASCII letter. */

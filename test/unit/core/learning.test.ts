@@ -149,6 +149,9 @@ describe('an unresolved merge conflict', () => {
     ['a setext heading', 'Title\n=======\n'],
     ['markers not at the start of a line', 'x <<<<<<< HEAD\nA\n x >>>>>>> a\n'],
     ['eight of them', '<<<<<<<< HEAD\nA\n>>>>>>>> a\n'],
+    ['no "=======" between them', '<<<<<<< HEAD\nA\n>>>>>>> a\n'],
+    ['quoted in a fenced block', '```text\n<<<<<<< HEAD\nA\n=======\nB\n>>>>>>> feature\n```\n'],
+    ['quoted in a tilde fence', '~~~\n<<<<<<< HEAD\nA\n=======\nB\n>>>>>>> feature\n~~~\n'],
   ])('not a conflict: %s', (_l, extra) => {
     expect(() => parseLearning(conflicted(body + extra), '.learnings/pending/x-y.md')).not.toThrow()
   })
