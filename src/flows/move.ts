@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { assertPathClean } from '../adapters/git/commit.js'
+import { DIRECTIVE_OVERRIDES_LOG } from '../adapters/git/index-reader.js'
 import { readIdentity } from '../adapters/git/simple.js'
 import type { Repo } from '../adapters/store/repo.js'
 import { findLearningPath, readLearning } from '../adapters/store/store.js'
@@ -83,15 +84,8 @@ export async function planMoves(
       const text = readFileSync(join(git.root, learning.path), 'utf8')
       let hazards = findAgentHazards(text, { allow: config.secrets.allow, data: learning.data })
       if (hazards.some((h) => h.kind === 'directive')) {
-        overrides ??= parseDirectivesAllowed(
-          await git.run([
-            'log',
-            '--all',
-            '--format=%B%x00',
-            '-E',
-            '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:',
-          ]),
-        )
+        // An unborn branch has no history to accept anything.
+        overrides ??= parseDirectivesAllowed((await git.tryRun([...DIRECTIVE_OVERRIDES_LOG])) ?? '')
         hazards = findAgentHazards(text, {
           allow: config.secrets.allow,
           directivesAllowed: overrides.has(name),

@@ -408,11 +408,24 @@ export function readTreeFiles(root: string, paths: readonly string[]): TreeFile[
 /** The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included). */
 export function readDirectiveOverrides(root: string, env: Env): string {
   const r = runGitSync(
-    ['log', '--all', '--format=%B%x00', '-E', '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:'],
+    [...DIRECTIVE_OVERRIDES_LOG],
     { cwd: root, env },
   )
   return r.code === 0 ? r.stdout.toString('utf8') : ''
 }
+
+/**
+ * The history an accepted directive is read from: HEAD's, never `--all`, which takes in every fetched ref (a tier's
+ * `refs/learn/tiers/*`, another repository's text; a pushed branch nobody reviewed) and would let any of them accept a
+ * directive for a project learning of the same name. A squash merge keeps the trailer in its message, on HEAD.
+ */
+export const DIRECTIVE_OVERRIDES_LOG = [
+  'log',
+  'HEAD',
+  '--format=%B%x00',
+  '-E',
+  '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:',
+] as const
 
 /** True while a merge is being concluded (MERGE_HEAD exists): its diff against HEAD carries the other side's work. */
 export function isMerging(root: string, env: Env): boolean {
