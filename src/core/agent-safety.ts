@@ -98,6 +98,7 @@ function addDecoded(
   data: Record<string, unknown>,
   allow: readonly string[],
   secrets: boolean,
+  directives = true,
 ): void {
   const d = decodedFrontmatter(text, data)
   if (!d.text) return
@@ -109,7 +110,7 @@ function addDecoded(
     for (const s of scanSecrets(d.text, { allow }))
       if (!scan.secrets.some((x) => x.fingerprint === s.fingerprint))
         scan.secrets.push({ ...s, line: lineOf(s.start), column: 1, start: 0, end: 0, decoded: true })
-  const found = scanDirectives(d.text)
+  const found = directives ? scanDirectives(d.text) : []
   if (!found.length) return
   const matterEnd = lineOfOffset(text, text.indexOf('\n---', 3) + 1)
   const lineStarts = [0]
@@ -131,9 +132,11 @@ export function scanForAgents(
   allow: readonly string[],
   // Required, undefined only for a text that is no learning (a zone file): a road that forgot it read less than agents do.
   data: Record<string, unknown> | undefined,
+  /** False where directives are not reported (the pre-commit hook, zone files): their scan is not run. */
+  directives = true,
 ): TextScan {
-  const scan = { secrets: scanSecrets(text, { allow }), directives: scanDirectives(text) }
-  if (data) addDecoded(scan, text, data, allow, true)
+  const scan = { secrets: scanSecrets(text, { allow }), directives: directives ? scanDirectives(text) : [] }
+  if (data) addDecoded(scan, text, data, allow, true, directives)
   return scan
 }
 

@@ -220,7 +220,8 @@ function scanText(
   name?: string,
   data?: Record<string, unknown>,
 ): void {
-  const scan = scanForAgents(f.text ?? '', opts.secretsAllow ?? [], data)
+  const wanted = opts.directives && !(name && opts.directivesAllowed?.has(name))
+  const scan = scanForAgents(f.text ?? '', opts.secretsAllow ?? [], data, wanted)
   for (const s of scan.secrets)
     findings.push(
       finding(
@@ -230,7 +231,7 @@ function scanText(
         `${s.description} (${s.rule}) ${s.decoded ? DECODED : `at column ${s.column}`}: ${s.masked}; remove it and rotate the credential (a reviewed false positive goes into secrets.allow as "${s.fingerprint}")`,
       ),
     )
-  if (opts.directives && !(name && opts.directivesAllowed?.has(name)))
+  if (wanted)
     for (const d of scan.directives)
       findings.push(
         finding(
@@ -467,7 +468,13 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
     if (fromState === to.state) continue
     // A new proposal needs nothing; a move back into pending/ (a restore, or a `git revert` of an approval) is a move.
     if (!fromState && to.state === 'pending') continue
-    const fix = `commit lifecycle moves with git learn (\`git learn ${to.state === 'active' ? 'approve' : to.state === 'pending' ? 'restore' : 'reject|prune'} ${to.name}\`); undo this one with \`git restore --staged ${c.path}${c.oldPath ? ` ${c.oldPath}` : ''}\` and move the file back`
+    // What would do it: a command that makes this move, or, for one the lifecycle has no command for (active →
+    // pending, a revert of an approval), what to do instead.
+    const how =
+      fromState === 'active' && to.state === 'pending'
+        ? `an active learning does not go back to pending/: archive it with \`git learn prune ${to.name} --reason "…" --yes\` and propose a new version`
+        : `commit lifecycle moves with git learn (\`git learn ${to.state === 'active' ? 'approve' : to.state === 'pending' ? 'restore' : 'reject|prune'} ${to.name}\`)`
+    const fix = `${how}; undo this one with \`git restore --staged ${c.path}${c.oldPath ? ` ${c.oldPath}` : ''}\` and move the file back`
     // A squash merge (a forge's, or `git merge --squash`) lands a branch that proposed and approved a learning as one
     // add into active/: its message carries the branch's trailers, and they are the review, as \`check --base\` reads them.
     if (!fromState && reviewedIn(events, to.name, to.state)) continue

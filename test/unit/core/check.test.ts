@@ -337,6 +337,14 @@ describe('commit messages (commit-msg hook)', () => {
     expect(checkCommitMessage(staged, message)).toHaveLength(count)
   })
 
+  test('a revert of an approval is told what to do instead: there is no command that moves active → pending', () => {
+    const [f] = checkCommitMessage([mv('.learnings/active/a.md', '.learnings/pending/a.md')], 'Revert\n')
+    expect(f?.message).toMatch(
+      /an active learning does not go back to pending\/: archive it with `git learn prune a --reason "…" --yes`/,
+    )
+    expect(f?.message).not.toMatch(/git learn restore/)
+  })
+
   test('a rename says how to undo it and how to rename: the same sentence locally and in CI', () => {
     const staged = [mv('.learnings/pending/a.md', '.learnings/pending/b.md')]
     const local = checkCommitMessage(staged, 'rename\n')
