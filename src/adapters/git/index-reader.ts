@@ -427,6 +427,12 @@ export const DIRECTIVE_OVERRIDES_LOG = [
   '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:',
 ] as const
 
+/** True while a `git merge --squash` is being committed: git's prepared message, SQUASH_MSG, is in the git dir. */
+export function isSquashing(root: string, env: Env): boolean {
+  const r = runGitSync(['rev-parse', '--path-format=absolute', '--git-path', 'SQUASH_MSG'], { cwd: root, env })
+  return r.code === 0 && existsSync(r.stdout.toString('utf8').trim())
+}
+
 /** True while a merge is being concluded (MERGE_HEAD exists): its diff against HEAD carries the other side's work. */
 export function isMerging(root: string, env: Env): boolean {
   return runGitSync(['rev-parse', '-q', '--verify', 'MERGE_HEAD'], { cwd: root, env }).code === 0

@@ -3,7 +3,6 @@
  * removing the hooks. commit-msg runs on every commit, so like `check --staged` it answers after one
  * `git diff --cached` when nothing under .learnings/ is staged.
  */
-import { existsSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { findRoot, readStagedChanges } from '../../adapters/git/index-reader.js'
 import { FileAccessError, RefusedError, UsageError } from '../../core/errors.js'
@@ -154,9 +153,7 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
       ctx.stderr(commitMsgStopped)
       // `git merge --squash` then `git commit -m …`: the message git prepared (.git/SQUASH_MSG) held the branch's
       // trailers, which are the review, and -m replaced it.
-      const { findGitDirs } = await import('../../adapters/git/locate.js')
-      const gitDir = findGitDirs(root, ctx.env)?.gitDir
-      if (gitDir && existsSync(join(gitDir, 'SQUASH_MSG')) && report.findings.some((f) => f.rule === 'transition'))
+      if (report.findings.some((f) => f.rule === 'transition') && reader.isSquashing(root, ctx.env))
         ctx.stderr(squashMessageDropped)
     }
   }
