@@ -50,6 +50,51 @@ describe('git learn tier', () => {
     expect(repo.git('for-each-ref', 'refs/learn/')).toBe('')
   })
 
+  // config.yaml is committed and shared: a token in a tier's URL would be in the history (and `check` would fail CI
+  // for good). Refused before anything is fetched or written; a credential helper or an SSH key carries it instead.
+  test('tier add and tier update refuse a URL with a credential: exit 1, nothing fetched or changed; remove still works', async () => {
+    const token = 'ghp_R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i'
+    const { bare } = tierRepo({ 'kafka-lag': good('kafka-lag') })
+    const repo = makeRepo()
+    soloConfig(repo)
+    const before = repo.snapshot()
+    for (const url of [`https://x-access-token:${token}@127.0.0.1:9/org.git`, `https://${token}@127.0.0.1:9/org.git`]) {
+      const r = await repo.cli(['tier', 'add', 'org', url])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(/the URL of tier org \(https:\/\/\*\*\*@127\.0\.0\.1:9\/org\.git\) carries a credential/)
+      expect(r.stderr).toMatch(/nothing was fetched or changed/)
+      expect(r.stderr).toMatch(/credential helper[\s\S]*SSH key/)
+      expect(r.stderr).not.toContain(token)
+      expect(repo.snapshot()).toBe(before)
+      expect(repo.git('for-each-ref', 'refs/learn/')).toBe('')
+    }
+    // A tier put in config.yaml by hand with a token: update refuses to commit it again; remove takes it out, the
+    // token masked in its message.
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    const pinned = repo.read('.learnings/config.yaml')
+    repo.write(
+      '.learnings/config.yaml',
+      pinned.replace(`url: ${bare}`, `url: https://x-access-token:${token}@127.0.0.1:9/org.git`),
+    )
+    repo.git('commit', '-qam', 'a token by hand')
+    const head = repo.git('rev-parse', 'HEAD').trim()
+    const config = repo.read('.learnings/config.yaml')
+    const u = await repo.cli(['tier', 'update', 'org'])
+    expect(u.code).toBe(1)
+    expect(u.stderr).toMatch(/carries a credential[\s\S]*Take it out of the tier's url in \.learnings\/config\.yaml/)
+    expect(u.stderr).not.toContain(token)
+    expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head)
+    expect(repo.read('.learnings/config.yaml')).toBe(config)
+    const rm = await repo.cli(['tier', 'remove', 'org'])
+    expect(rm.stderr).toBe('')
+    expect(rm.code).toBe(0)
+    expect(lastMessage(repo)).toContain('(https://***@127.0.0.1:9/org.git main)')
+    expect(lastMessage(repo)).not.toContain(token)
+    // The commit message of a clean URL names it as it is: `tier add` brings a removed tier back from it.
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    expect(lastMessage(repo)).toContain(`(${bare} main)`)
+  })
+
   test('tier add pins the commit, commits config.yaml alone (comments kept), and its learnings reach readSources and search with its weight', async () => {
     const { bare } = tierRepo({
       'kafka-rebalance-storm': good('kafka-rebalance-storm', {

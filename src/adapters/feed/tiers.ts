@@ -12,7 +12,7 @@ import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
 import { ConfigError, GitCommandError, LearningParseError, UsageError, reasonOf } from '../../core/errors.js'
-import { shownUrl } from '../../core/git-args.js'
+import { findUrlCredentials, shownUrl } from '../../core/git-args.js'
 import { chunkBounds, groupBySize, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES, parseStorePath, parseYamlMapping } from '../../core/learning.js'
@@ -557,9 +557,14 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
   return problems
 }
 
-/** The commit message of a tier pin change (config.yaml alone). */
+/**
+ * The commit message of a tier pin change (config.yaml alone). It names the URL as it is (`tier add` can bring a
+ * removed tier back from it): add and update refuse a URL with a credential; a tier that came into config.yaml with
+ * one by hand is removed with its URL masked, as commitTransition refuses a credential in a message.
+ */
 export function buildTierCommitMessage(action: 'add' | 'update' | 'remove', tier: TierConfig, from?: string): string {
-  const where = `tier ${tier.name} (${shownUrl(tier.url)}${tier.ref ? ` ${tier.ref}` : ''})`
+  const url = findUrlCredentials(tier.url).length ? shownUrl(tier.url) : tier.url
+  const where = `tier ${tier.name} (${url}${tier.ref ? ` ${tier.ref}` : ''})`
   const what = {
     add: `Pin ${where} to ${tier.commit}.`,
     update: `Move the pin of ${where}${from ? ` from ${from.slice(0, 12)}` : ''} to ${tier.commit}.`,
