@@ -243,7 +243,7 @@ export function tierVerifyProblem(name: string, p: TierProblem): string {
     case 'ref-moved':
       return `${p.ref} points at ${p.at.slice(0, 12)}, not the pinned ${p.pin.slice(0, 12)}: the ref was moved outside \`git learn tier update\``
     case 'pin-missing':
-      return `the pinned commit ${p.pin.slice(0, 12)} is missing from this repository`
+      return `the pinned commit ${p.pin.slice(0, 12)} is missing from this repository; fetching it from ${p.url} failed: ${p.fetch}`
     case 'object-missing':
       return `object ${p.oid.slice(0, 12)} (${p.path}) is missing`
     case 'object-tampered':
