@@ -80,7 +80,9 @@ export function tryGitSync(args: readonly string[], o: GitRunOptions): string | 
  * With timeoutMs, git runs in a process group of its own (`detached`: setsid(2)) and the whole group is killed at the
  * bound. Killing git alone is not enough: `git fetch` over http(s) or ssh runs git-remote-http or ssh, which inherit
  * git's pipes, outlive it blocked on the silent socket, and hold the pipes open, so 'close' never came (over 100 s
- * measured). The run settles on git's 'exit' once its streams are destroyed, never on 'close'. The cost of the group:
+ * measured). The run settles on git's 'exit' once its streams are destroyed, never on 'close'; and once git has
+ * exited, a pipe still held by a process it left running (an ssh ControlMaster) is let go after EXIT_GRACE_MS, git's
+ * own exit code the answer. The cost of the group:
  * a Ctrl-C in the terminal reaches this process, not git's group, which then ends at the bound or with its helper.
  */
 export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<GitResult> {
@@ -105,23 +107,30 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       clearTimeout(timer)
       f()
     }
+    const answer = (code: number | null) =>
+      settle(() => {
+        if (overflow) reject(new GitCommandError(args, `git's output was larger than ${max} bytes`))
+        else if (timedOut)
+          resolve({ code: TIMED_OUT, stdout: Buffer.alloc(0), stderr: `git did not finish within ${o.timeoutMs} ms` })
+        else resolve({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') })
+      })
+    /** Stop reading: a helper's end of the pipes (a daemonized ssh ControlMaster, an orphan) may outlive git. */
+    const letGo = () => {
+      child.stdin.destroy()
+      child.stdout.destroy()
+      child.stderr.destroy()
+    }
     const timer =
       o.timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
-            timedOut = true
+            const exited = child.exitCode !== null || child.signalCode !== null
+            timedOut = !exited
             killGroup(child)
-            // The helpers' ends of the pipes may outlive git by a moment: nothing more is read from them.
-            child.stdin.destroy()
-            child.stdout.destroy()
-            child.stderr.destroy()
-            // git already gone (its 'exit' came while the pipes were held): settle now.
-            if (child.exitCode !== null || child.signalCode !== null) settleTimedOut()
+            letGo()
+            // git already gone, its pipes held by another: its own answer, as read so far.
+            if (exited) answer(child.exitCode)
           }, o.timeoutMs)
-    const settleTimedOut = () =>
-      settle(() =>
-        resolve({ code: TIMED_OUT, stdout: Buffer.alloc(0), stderr: `git did not finish within ${o.timeoutMs} ms` }),
-      )
     child.stdout.on('data', (b: Buffer) => {
       size += b.length
       if (size > max) {
@@ -133,20 +142,25 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
     child.stdout.on('error', () => undefined)
     child.stderr.on('error', () => undefined)
     child.on('error', (e) => settle(() => reject(new GitCommandError(args, String(e.message)))))
-    child.on('exit', () => {
-      if (timedOut) settleTimedOut()
+    child.on('exit', (code) => {
+      if (timedOut) answer(code)
+      // Bounded: what git wrote before it exited is read within EXIT_GRACE_MS; a pipe still held after that (by a
+      // process git started and left running) is not waited for.
+      else if (bounded)
+        setTimeout(() => {
+          letGo()
+          answer(code)
+        }, EXIT_GRACE_MS)
     })
-    child.on('close', (code) =>
-      settle(() => {
-        if (overflow) reject(new GitCommandError(args, `git's output was larger than ${max} bytes`))
-        else resolve({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') })
-      }),
-    )
+    child.on('close', (code) => answer(code))
     // git may exit before reading all of stdin (a failing command): EPIPE is its answer, reported by its exit code.
     child.stdin.on('error', () => undefined)
     child.stdin.end(o.input ?? '')
   })
 }
+
+/** How long a bounded run waits, once git has exited, for the rest of its output (runGitAsync). */
+const EXIT_GRACE_MS = 200
 
 /** SIGKILL to git's process group (runGitAsync's timeoutMs made it a group's leader), or to git alone where none. */
 function killGroup(child: ReturnType<typeof spawn>): void {
