@@ -384,7 +384,7 @@ export function missingPin(t: TierConfig, retryAt: number): string {
 }
 
 /** How long a pinned commit whose fetch failed is not fetched again by the feed (`tier verify` tries at once). */
-export const PINNED_RETRY_MS = 10 * 60 * 1000
+const PINNED_RETRY_MS = 10 * 60 * 1000
 
 /**
  * The marker of a failed fetch of a tier's pinned commit, under <common dir>/learn/cache/ (shared by worktrees): its
@@ -430,9 +430,9 @@ function markUnfetched(git: Git, t: TierConfig): number {
 /**
  * A fresh clone (or CI) has the pin in config.yaml but not the tier's objects: fetch the tier's ref once into its
  * ref (and, when the pin is no longer in that ref's history, the pinned commit itself), then keep the tier only when
- * the pinned commit is here; the tier's ref is then set to the pin (what \`tier verify\` holds it to). The pin is the
+ * the pinned commit is here; the tier's ref is then set to the pin (what `tier verify` holds it to). The pin is the
  * commit id, so what is read from it is what was reviewed. Never prompts; gives up at `deadline` (ms since the
- * epoch). Returns undefined when the commit is here, else what went wrong (git's last line, its URL masked).
+ * epoch). Returns undefined when the commit is here, else what went wrong (git's lines of failure, URLs masked).
  */
 async function fetchPinned(git: Git, t: TierConfig, deadline: number): Promise<string | undefined> {
   if (!t.commit) return 'no pinned commit'
