@@ -251,6 +251,22 @@ export class SecretInMessageError extends GitLearnError {
   }
 }
 
+/**
+ * A tier URL carrying a credential, refused before anything is fetched or written: config.yaml is committed and
+ * shared, so the credential would be in the history. `url` is the URL as shown (credentials masked). Exit 1.
+ */
+export class TierUrlCredentialError extends GitLearnError {
+  constructor(
+    readonly tier: string,
+    readonly url: string,
+    readonly findings: readonly { description: string; rule: string; masked: string }[],
+    /** Read from config.yaml (`tier update`), not given on the command line (`tier add`). */
+    readonly inConfig: boolean,
+  ) {
+    super(`the URL of tier ${tier} contains a credential`)
+  }
+}
+
 /** Another process moved the branch or the learning's own paths while a transition was being committed; nothing changed. */
 export class ConcurrentChangeError extends GitLearnError {
   constructor(

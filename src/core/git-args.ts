@@ -3,6 +3,7 @@
  * argument starting with "-" as an option (`--output=<file>` writes a file), so such values are checked first and
  * revisions are passed after `--end-of-options` as well.
  */
+import { maskSecret, scanSecrets } from './secrets.js'
 
 /**
  * A remote's URL as it may be shown: the user-information part (`https://x-access-token:ghp_…@host/…`) as `***`. A
@@ -10,6 +11,29 @@
  */
 export function shownUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@')
+}
+
+/** A credential found in a remote's URL: what it is and the value masked. */
+export interface UrlCredential {
+  rule: string
+  description: string
+  masked: string
+}
+
+/**
+ * The credentials in a remote's URL: a password or token after `user:` in its user-information part
+ * (`https://x-access-token:ghp_…@host/…`; a user name alone, as ssh's `git@`, is none), and whatever the secret
+ * scanner finds in it (a token given as the user name). A URL written to config.yaml is committed and shared: a
+ * credential belongs in a credential helper or an SSH key.
+ */
+export function findUrlCredentials(url: string): UrlCredential[] {
+  const found: UrlCredential[] = []
+  const password = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:([^/?#@]+)@/i.exec(url)?.[1]
+  if (password) found.push({ rule: 'url-credentials', description: 'Password in a URL', masked: maskSecret(password) })
+  for (const f of scanSecrets(url))
+    if (!found.some((x) => x.rule === f.rule))
+      found.push({ rule: f.rule, description: f.description, masked: f.masked })
+  return found
 }
 
 /** An abbreviated or full object id, as evidence.commit holds (the learning schema's pattern). */

@@ -21,7 +21,8 @@ import {
   verifyTier,
 } from '../adapters/feed/tiers.js'
 import type { TierConfig, TierDiff } from '../adapters/feed/tiers.js'
-import { RefusedError, TransitionIncompleteError, UsageError } from '../core/errors.js'
+import { RefusedError, TierUrlCredentialError, TransitionIncompleteError, UsageError } from '../core/errors.js'
+import { findUrlCredentials, shownUrl } from '../core/git-args.js'
 
 /** The configured tier of that name, or a usage error that lists the tiers there are. */
 function findTier(tiers: readonly TierConfig[], name: string): TierConfig {
@@ -32,6 +33,15 @@ function findTier(tiers: readonly TierConfig[], name: string): TierConfig {
       'tier',
     )
   return t
+}
+
+/**
+ * Refuse a tier URL with a credential in it before anything is fetched or written: config.yaml is committed, and
+ * the commit message names the URL as it is.
+ */
+function assertNoUrlCredential(name: string, url: string, inConfig: boolean): void {
+  const found = findUrlCredentials(url)
+  if (found.length) throw new TierUrlCredentialError(name, shownUrl(url), found, inConfig)
 }
 
 /**
@@ -75,6 +85,7 @@ export async function addTier(
     throw new RefusedError(`a tier named "${name}" is already configured`, [
       `run \`git learn tier update ${name}\` to move its pin, or pick another name`,
     ])
+  assertNoUrlCredential(name, url, false)
   assertNoOperationInProgress(git)
   const before = await readTierRef(git, name)
   const commit = await fetchTier(git, name, url, ref)
@@ -125,6 +136,7 @@ export async function updateTier(cwd: string, name: string): Promise<TierUpdated
   const repo = await openRepo(cwd)
   const { git } = repo
   const tier = findTier((await repo.config()).tiers, name)
+  assertNoUrlCredential(tier.name, tier.url, true)
   assertNoOperationInProgress(git)
   const before = await readTierRef(git, tier.name)
   const commit = await fetchTier(git, tier.name, tier.url, tier.ref ?? 'main')

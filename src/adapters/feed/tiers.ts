@@ -6,13 +6,13 @@
  * feed/rebuild.ts.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
 import { ConfigError, GitCommandError, LearningParseError, UsageError, reasonOf } from '../../core/errors.js'
-import { shownUrl } from '../../core/git-args.js'
+import { findUrlCredentials, shownUrl } from '../../core/git-args.js'
 import { chunkBounds, groupBySize, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES, parseStorePath, parseYamlMapping } from '../../core/learning.js'
@@ -319,28 +319,38 @@ export interface TierPin {
 
 /**
  * The configured tiers whose pinned commit is in this repository, in config order; a tier with no pin or a
- * missing commit is skipped with a warning to `onWarning`.
+ * missing commit is skipped with a warning to `onWarning`. The missing commits are fetched at once, in parallel,
+ * within one bound (pinnedFetchMs); a commit whose fetch failed is not fetched again for PINNED_RETRY_MS (a marker
+ * file): every hook run would otherwise wait for the same dead remote, and a missing tier rebuilds the feed at each.
  */
 export async function readTierPins(
   repo: Repo,
   onWarning: (w: TierWarning) => void = () => undefined,
 ): Promise<TierPin[]> {
-  const config = await repo.config()
+  const { tiers } = await repo.config()
+  const git = repo.git
+  const present = await Promise.all(tiers.map((t) => (t.commit ? hasCommit(git, t.commit) : false)))
+  const deadline = Date.now() + pinnedFetchMs()
+  // For each tier whose commit is still missing: when it may be fetched again.
+  const retryAt = await Promise.all(
+    tiers.map(async (t, i): Promise<number | undefined> => {
+      if (!t.commit || present[i]) return undefined
+      const until = unfetchedUntil(git, t)
+      if (until !== undefined) return until
+      return (await fetchPinned(git, t, deadline)) === undefined ? undefined : markUnfetched(git, t)
+    }),
+  )
   const out: TierPin[] = []
-  for (const t of config.tiers) {
-    if (!t.commit) {
+  tiers.forEach((t, i) => {
+    const until = retryAt[i]
+    if (!t.commit)
       onWarning({
         path: tierRef(t.name),
         reason: `no pinned commit in ${CONFIG_PATH}; run \`git learn tier update ${t.name}\``,
       })
-      continue
-    }
-    if (!(await hasCommit(repo.git, t.commit)) && !(await fetchPinned(repo.git, t))) {
-      onWarning({ path: tierRef(t.name), reason: missingPin(t) })
-      continue
-    }
-    out.push({ tier: t.name, weight: t.weight ?? DEFAULT_TIER_WEIGHT, commit: t.commit })
-  }
+    else if (until !== undefined) onWarning({ path: tierRef(t.name), reason: missingPin(t, until) })
+    else out.push({ tier: t.name, weight: t.weight ?? DEFAULT_TIER_WEIGHT, commit: t.commit })
+  })
   return out
 }
 
@@ -360,41 +370,120 @@ export function unreadableTier(tier: string, err: GitCommandError): TierWarning 
   }
 }
 
-/** What to run when a pinned commit is not here and could not be fetched. */
-export function missingPin(t: TierConfig): string {
+/**
+ * Why a pinned commit is not here and what to do, `retryAt` being when the feed fetches it again. The URL is shown
+ * masked, so it is never put in a command to run: a masked URL cannot be fetched from.
+ */
+export function missingPin(t: TierConfig, retryAt: number): string {
+  const at = new Date(retryAt).toTimeString().slice(0, 5)
   return (
-    `the pinned commit ${(t.commit ?? '').slice(0, 12)} is not in this repository and fetching it from ${shownUrl(t.url)} failed; run ` +
-    `\`git fetch --no-tags ${shownUrl(t.url)} ${t.ref ?? 'HEAD'}:${tierRef(t.name)}\` (or ask for access), then \`git learn tier verify ${t.name}\``
+    `the pinned commit ${(t.commit ?? '').slice(0, 12)} is not in this repository and fetching it from ${shownUrl(t.url)} failed; ` +
+    `not fetched again before ${at}; \`git learn tier verify ${t.name}\` tries now (or fetch it yourself with the ` +
+    `tier's URL in ${CONFIG_PATH}: \`git fetch --no-tags <url> ${t.ref ?? 'HEAD'}:${tierRef(t.name)}\`, or ask for access)`
   )
+}
+
+/** How long a pinned commit whose fetch failed is not fetched again by the feed (`tier verify` tries at once). */
+const PINNED_RETRY_MS = 10 * 60 * 1000
+
+/**
+ * The marker of a failed fetch of a tier's pinned commit, under <common dir>/learn/cache/ (shared by worktrees): its
+ * mtime is when the fetch failed. Named by the commit and a hash of the URL and ref, so a URL put right in
+ * config.yaml is tried at once; not a `tier-` name, which pruneTierCache would take for a stale cache file.
+ */
+function unfetchedFile(git: Git, t: TierConfig): string {
+  const where = createHash('sha1')
+    .update(`${t.url}\0${t.ref ?? ''}`)
+    .digest('hex')
+    .slice(0, 12)
+  return join(cacheDir(git.commonDir), `unfetched-${t.commit ?? ''}-${where}`)
+}
+
+/** When the pinned commit of `t` may be fetched again, if a fetch of it failed within PINNED_RETRY_MS. */
+function unfetchedUntil(git: Git, t: TierConfig, now = Date.now()): number | undefined {
+  const file = unfetchedFile(git, t)
+  try {
+    const until = statSync(file).mtimeMs + PINNED_RETRY_MS
+    if (until > now && until - now <= PINNED_RETRY_MS) return until
+    unlinkSync(file) // past its time (or from a clock set back): tried now
+  } catch {
+    // No marker: the usual case.
+  }
+  return undefined
+}
+
+/** Forget a failed fetch of the pinned commit of `t` (it came, or verify is trying it now). */
+function clearUnfetched(git: Git, t: TierConfig): void {
+  try {
+    unlinkSync(unfetchedFile(git, t))
+  } catch {
+    // None.
+  }
+}
+
+/** Record that the fetch of the pinned commit of `t` failed now; returns when it may be tried again. */
+function markUnfetched(git: Git, t: TierConfig): number {
+  writeCacheFile(unfetchedFile(git, t), '')
+  return Date.now() + PINNED_RETRY_MS
 }
 
 /**
  * A fresh clone (or CI) has the pin in config.yaml but not the tier's objects: fetch the tier's ref once into its
  * ref (and, when the pin is no longer in that ref's history, the pinned commit itself), then keep the tier only when
- * the pinned commit is here. The pin is the commit id, so what is read from it is what was reviewed. Never prompts.
+ * the pinned commit is here; the tier's ref is then set to the pin (what `tier verify` holds it to). The pin is the
+ * commit id, so what is read from it is what was reviewed. Never prompts; gives up at `deadline` (ms since the
+ * epoch). Returns undefined when the commit is here, else what went wrong (git's lines of failure, URLs masked).
  */
-async function fetchPinned(git: Git, t: TierConfig): Promise<boolean> {
-  if (!t.commit) return false
-  const env = { GIT_TERMINAL_PROMPT: '0' }
-  const fetch = (spec: string) =>
-    runGitAsync(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', t.url, spec], {
-      cwd: git.root,
-      env: { ...process.env, ...env },
-      timeoutMs: pinnedFetchMs(),
-    }).then(
-      (r) => r.code,
-      () => 1,
-    )
+async function fetchPinned(git: Git, t: TierConfig, deadline: number): Promise<string | undefined> {
+  if (!t.commit) return 'no pinned commit'
+  const commit = t.commit
+  // A silent http(s) remote is also left by curl itself, should git outlive its bound (run.ts kills its group).
+  const lowSpeedTime = Math.max(1, Math.ceil((deadline - Date.now()) / 1000))
+  const fetch = async (spec: string): Promise<{ code: number; said: string }> => {
+    const ms = deadline - Date.now()
+    if (ms <= 0) return { code: TIMED_OUT, said: '' }
+    const r = await runGitAsync(
+      [
+        ...['-c', 'http.lowSpeedLimit=1000', '-c', `http.lowSpeedTime=${lowSpeedTime}`],
+        ...['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', t.url, spec],
+      ],
+      { cwd: git.root, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, timeoutMs: ms },
+    ).catch((err: unknown) => ({ code: 1, stderr: reasonOf(err) }))
+    return { code: r.code, said: r.stderr }
+  }
   const byRef = await fetch(`+${t.ref ?? 'HEAD'}:${tierRef(t.name)}`)
-  if (byRef === 0 && (await hasCommit(git, t.commit))) return true
+  let last = byRef
+  if (byRef.code === 0 && (await hasCommit(git, commit))) return settlePin(git, t.name, commit)
   // A remote that did not answer is not asked a second time: each run of a hook would wait twice.
-  return byRef !== TIMED_OUT && (await fetch(t.commit)) === 0 && (await hasCommit(git, t.commit))
+  if (byRef.code !== TIMED_OUT) {
+    last = await fetch(commit)
+    if (last.code === 0 && (await hasCommit(git, commit))) return settlePin(git, t.name, commit)
+  }
+  if (last.code === TIMED_OUT)
+    return `the remote did not answer within ${pinnedFetchMs()} ms (GIT_LEARN_TIER_FETCH_MS sets another bound)`
+  if (last.code === 0) return `the remote does not have it under ${t.ref ?? 'HEAD'}, nor by its id`
+  // git's own lines of failure ("fatal: …", "error: …"), not its advice after them ("Please make sure you have …").
+  const lines = last.said.split('\n').map((l) => l.trim())
+  const failures = lines.filter((l) => /^(fatal|error):/.test(l))
+  const said =
+    (failures.length ? failures : lines.filter(Boolean)).slice(0, 3).join(' / ') || `git exited with code ${last.code}`
+  return said
+    .split(t.url)
+    .join(shownUrl(t.url))
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/gi, '$1***@')
+}
+
+/** The tier's ref at its pinned commit, once that commit is here; undefined (the commit is here). */
+async function settlePin(git: Git, name: string, commit: string): Promise<undefined> {
+  await git.tryRun(['update-ref', tierRef(name), commit])
+  return undefined
 }
 
 /**
- * How long the feed waits for a tier's pinned commit to arrive (a fresh clone's first search, context or check): the
- * SessionStart hook has 10 s in all, and a remote that accepts and never answers held every command until killed.
- * `git learn tier update` and `tier add` fetch without this bound. GIT_LEARN_TIER_FETCH_MS sets another (a slow link).
+ * How long the feed waits for tiers' pinned commits to arrive (a fresh clone's first search, context or check), all
+ * fetched at once: the SessionStart hook has 10 s in all, and a remote that accepts and never answers held every
+ * command until killed. `git learn tier update` and `tier add` fetch without this bound. GIT_LEARN_TIER_FETCH_MS sets
+ * another (a slow link).
  */
 export const PINNED_FETCH_MS = 8000
 
@@ -515,20 +604,30 @@ export type TierProblem =
   | { kind: 'no-pin' }
   | { kind: 'no-ref'; ref: string }
   | { kind: 'ref-moved'; ref: string; at: string; pin: string }
-  | { kind: 'pin-missing'; pin: string }
+  | { kind: 'pin-missing'; pin: string; url: string; fetch: string }
   | { kind: 'object-missing'; oid: string; path: string }
   | { kind: 'object-tampered'; oid: string; path: string }
   | { kind: 'fsck'; detail: string }
 
-/** Problems that make a tier untrustworthy: the ref moved off the pin, objects missing or corrupt. */
+/**
+ * Problems that make a tier untrustworthy: the ref moved off the pin, objects missing or corrupt. A pinned commit not
+ * here is fetched first (fetchPinned, at once: the feed's marker of a failed fetch is not waited for, and is renewed
+ * or cleared by the outcome).
+ */
 export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProblem[]> {
   const problems: TierProblem[] = []
   if (!tier.commit) return [{ kind: 'no-pin' }]
+  let fetch: string | undefined
+  if (!(await hasCommit(git, tier.commit))) {
+    fetch = await fetchPinned(git, tier, Date.now() + pinnedFetchMs())
+    if (fetch === undefined) clearUnfetched(git, tier)
+    else markUnfetched(git, tier)
+  }
   const ref = await readTierRef(git, tier.name)
   if (!ref) problems.push({ kind: 'no-ref', ref: tierRef(tier.name) })
   else if (ref !== tier.commit) problems.push({ kind: 'ref-moved', ref: tierRef(tier.name), at: ref, pin: tier.commit })
   if ((await git.tryRun(['cat-file', '-e', `${tier.commit}^{commit}`])) === undefined)
-    problems.push({ kind: 'pin-missing', pin: tier.commit })
+    problems.push({ kind: 'pin-missing', pin: tier.commit, url: shownUrl(tier.url), fetch: fetch ?? 'not fetched' })
   else {
     try {
       await git.run(['fsck', '--no-progress', '--no-dangling', '--connectivity-only', tier.commit])
@@ -557,9 +656,14 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
   return problems
 }
 
-/** The commit message of a tier pin change (config.yaml alone). */
+/**
+ * The commit message of a tier pin change (config.yaml alone). It names the URL as it is (`tier add` can bring a
+ * removed tier back from it): add and update refuse a URL with a credential; a tier that came into config.yaml with
+ * one by hand is removed with its URL masked, as commitTransition refuses a credential in a message.
+ */
 export function buildTierCommitMessage(action: 'add' | 'update' | 'remove', tier: TierConfig, from?: string): string {
-  const where = `tier ${tier.name} (${shownUrl(tier.url)}${tier.ref ? ` ${tier.ref}` : ''})`
+  const url = findUrlCredentials(tier.url).length ? shownUrl(tier.url) : tier.url
+  const where = `tier ${tier.name} (${url}${tier.ref ? ` ${tier.ref}` : ''})`
   const what = {
     add: `Pin ${where} to ${tier.commit}.`,
     update: `Move the pin of ${where}${from ? ` from ${from.slice(0, 12)}` : ''} to ${tier.commit}.`,

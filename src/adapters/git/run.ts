@@ -26,8 +26,8 @@ export interface GitRunOptions {
   /** Largest stdout accepted, in bytes (1 GiB by default: a store of 100,000 learnings read in one batch). */
   maxBuffer?: number | undefined
   /**
-   * runGitAsync only: git is stopped (SIGKILL) after this many ms and the run resolves with code TIMED_OUT, for a
-   * remote that accepts a connection and never answers.
+   * runGitAsync only: after this many ms git and every process it started are stopped (SIGKILL) and the run resolves
+   * with code TIMED_OUT, for a remote that accepts a connection and never answers.
    */
   timeoutMs?: number | undefined
 }
@@ -73,13 +73,26 @@ export function tryGitSync(args: readonly string[], o: GitRunOptions): string | 
   }
 }
 
-/** Run git without blocking; resolves with code, stdout and stderr; rejects with GitCommandError only when git cannot start. */
+/**
+ * Run git without blocking; resolves with code, stdout and stderr; rejects with GitCommandError only when git cannot
+ * start.
+ *
+ * With timeoutMs, git runs in a process group of its own (`detached`: setsid(2)) and the whole group is killed at the
+ * bound. Killing git alone is not enough: `git fetch` over http(s) or ssh runs git-remote-http or ssh, which inherit
+ * git's pipes, outlive it blocked on the silent socket, and hold the pipes open, so 'close' never came (over 100 s
+ * measured). The run settles on git's 'exit' once its streams are destroyed, never on 'close'; and once git has
+ * exited, a pipe still held by a process it left running (an ssh ControlMaster) is let go after EXIT_GRACE_MS, git's
+ * own exit code the answer. The cost of the group:
+ * a Ctrl-C in the terminal reaches this process, not git's group, which then ends at the bound or with its helper.
+ */
 export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
+    const bounded = o.timeoutMs !== undefined
     const child = spawn('git', [...args], {
       cwd: o.cwd,
       env: (o.env ?? process.env) as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
+      detached: bounded && process.platform !== 'win32',
     })
     const max = o.maxBuffer ?? DEFAULT_MAX_BUFFER
     const out: Buffer[] = []
@@ -87,12 +100,36 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
     let size = 0
     let overflow = false
     let timedOut = false
+    let settled = false
+    const settle = (f: () => void) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      f()
+    }
+    const answer = (code: number | null) =>
+      settle(() => {
+        if (overflow) reject(new GitCommandError(args, `git's output was larger than ${max} bytes`))
+        else if (timedOut)
+          resolve({ code: TIMED_OUT, stdout: Buffer.alloc(0), stderr: `git did not finish within ${o.timeoutMs} ms` })
+        else resolve({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') })
+      })
+    /** Stop reading: a helper's end of the pipes (a daemonized ssh ControlMaster, an orphan) may outlive git. */
+    const letGo = () => {
+      child.stdin.destroy()
+      child.stdout.destroy()
+      child.stderr.destroy()
+    }
     const timer =
       o.timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
-            timedOut = true
-            child.kill('SIGKILL')
+            const exited = child.exitCode !== null || child.signalCode !== null
+            timedOut = !exited
+            killGroup(child)
+            letGo()
+            // git already gone, its pipes held by another: its own answer, as read so far.
+            if (exited) answer(child.exitCode)
           }, o.timeoutMs)
     child.stdout.on('data', (b: Buffer) => {
       size += b.length
@@ -102,21 +139,39 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       } else out.push(b)
     })
     child.stderr.on('data', (b: Buffer) => err.push(b))
-    child.on('error', (e) => {
-      clearTimeout(timer)
-      reject(new GitCommandError(args, String(e.message)))
+    child.stdout.on('error', () => undefined)
+    child.stderr.on('error', () => undefined)
+    child.on('error', (e) => settle(() => reject(new GitCommandError(args, String(e.message)))))
+    child.on('exit', (code) => {
+      if (timedOut) answer(code)
+      // Bounded: what git wrote before it exited is read within EXIT_GRACE_MS; a pipe still held after that (by a
+      // process git started and left running) is not waited for.
+      else if (bounded)
+        // Unref'd: once git has answered through 'close', the process need not wait out the grace.
+        setTimeout(() => {
+          letGo()
+          answer(code)
+        }, EXIT_GRACE_MS).unref()
     })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      if (overflow) reject(new GitCommandError(args, `git's output was larger than ${max} bytes`))
-      else if (timedOut)
-        resolve({ code: TIMED_OUT, stdout: Buffer.alloc(0), stderr: `git did not finish within ${o.timeoutMs} ms` })
-      else resolve({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') })
-    })
+    child.on('close', (code) => answer(code))
     // git may exit before reading all of stdin (a failing command): EPIPE is its answer, reported by its exit code.
     child.stdin.on('error', () => undefined)
     child.stdin.end(o.input ?? '')
   })
+}
+
+/** How long a bounded run waits, once git has exited, for the rest of its output (runGitAsync). */
+const EXIT_GRACE_MS = 200
+
+/** SIGKILL to git's process group (runGitAsync's timeoutMs made it a group's leader), or to git alone where none. */
+function killGroup(child: ReturnType<typeof spawn>): void {
+  try {
+    if (child.pid === undefined || process.platform === 'win32') throw new Error('no process group')
+    process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    // The group is gone already, or there is none (Windows): git itself.
+    child.kill('SIGKILL')
+  }
 }
 
 let spools = 0

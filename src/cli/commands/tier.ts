@@ -18,8 +18,8 @@ export const spec: CommandSpec = {
     'fetched commit in .learnings/config.yaml and commits that file alone. update fetches again, shows the learnings\n' +
     'added, removed and changed, and commits the new pin (a reviewed change). remove takes the tier out of config.yaml\n' +
     'in a commit of that file alone (its URL and pin stay in the history) and deletes its ref; its cached files go a\n' +
-    'day after their last use. verify checks that each tier ref still holds its pinned commit and that the objects are\n' +
-    'intact ' +
+    'day after their last use. verify fetches a pinned commit that is not here (at once), then checks that each tier\n' +
+    'ref still holds its pinned commit and that the objects are intact ' +
     "(exit 1 otherwise). search, context and recall read the tiers' active learnings straight from git objects, with\n" +
     "the tier's weight.",
   options: {

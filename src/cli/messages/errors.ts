@@ -22,6 +22,7 @@ import {
   PartialMoveError,
   SecretInMessageError,
   RefusedError,
+  TierUrlCredentialError,
   WithheldError,
   SelfApprovalError,
   PathTakenError,
@@ -33,6 +34,7 @@ import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
 import { partialMove, secretInMessage, showWithheld } from './lifecycle.js'
 import { concurrentChange, describeHalfDone, refLocked, transitionIncomplete } from './recovery.js'
+import { tierUrlCredential } from './scale.js'
 
 export interface DescribedError {
   code: ExitCode
@@ -126,6 +128,17 @@ export function describeError(err: unknown, command?: string): DescribedError {
       ExitCode.refused,
       `${secretInMessage(err.what)}\n${bullet(err.findings.map((f) => `${f.description} (${f.rule}): ${f.masked}`))}`,
       { what: err.what, findings: err.findings },
+    )
+  if (err instanceof TierUrlCredentialError)
+    return d(
+      ExitCode.refused,
+      tierUrlCredential(
+        err.tier,
+        err.url,
+        err.inConfig,
+        bullet(err.findings.map((f) => `${f.description} (${f.rule}): ${f.masked}`)),
+      ),
+      { tier: err.tier, url: err.url, findings: err.findings },
     )
   if (err instanceof PartialMoveError) {
     const inner = describeError(err.cause, command)

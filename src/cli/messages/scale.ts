@@ -222,6 +222,17 @@ export function tierUpdated(
   return `tier ${name}: ${short(from) || '(none)'} → ${short(to)}\n${changes}committed the new pin in .learnings/config.yaml (commit ${short(commit)}); it is reviewed like any change.\n`
 }
 
+/** A tier URL with a credential in it, refused by `tier add` or `tier update` before anything was fetched or written. */
+export const tierUrlCredential = (tier: string, url: string, inConfig: boolean, findings: string) =>
+  `the URL of tier ${tier} (${url}) carries a credential, and .learnings/config.yaml is committed and shared; ` +
+  `nothing was fetched or changed:\n${findings}\n` +
+  (inConfig
+    ? `Take it out of the tier's url in .learnings/config.yaml, then run \`git learn tier update ${tier}\` again. `
+    : '') +
+  `Give git the URL without it and the credential another way: a credential helper for https (your platform's, or ` +
+  `\`git config --global credential.helper store\`; in CI, the checkout's token), or an SSH key with an ssh:// or ` +
+  `git@host: URL.`
+
 /** One reason a tier fails `git learn tier verify`. */
 export function tierVerifyProblem(name: string, p: TierProblem): string {
   switch (p.kind) {
@@ -232,7 +243,7 @@ export function tierVerifyProblem(name: string, p: TierProblem): string {
     case 'ref-moved':
       return `${p.ref} points at ${p.at.slice(0, 12)}, not the pinned ${p.pin.slice(0, 12)}: the ref was moved outside \`git learn tier update\``
     case 'pin-missing':
-      return `the pinned commit ${p.pin.slice(0, 12)} is missing from this repository`
+      return `the pinned commit ${p.pin.slice(0, 12)} is missing from this repository; fetching it from ${p.url} failed: ${p.fetch}`
     case 'object-missing':
       return `object ${p.oid.slice(0, 12)} (${p.path}) is missing`
     case 'object-tampered':

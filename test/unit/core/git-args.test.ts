@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { readStale } from '../../../src/adapters/git/fast.js'
-import { isCommitId } from '../../../src/core/git-args.js'
+import { findUrlCredentials, isCommitId } from '../../../src/core/git-args.js'
 import { parseLearning } from '../../../src/core/learning.js'
 import { buildCatalogEntry } from '../../../src/core/search.js'
 import { learningText, tempDir } from '../../helpers/repo.js'
@@ -21,6 +21,25 @@ describe('git arguments from hostile files', () => {
     [42, false],
   ])('isCommitId(%j) is %s', (value, ok) => {
     expect(isCommitId(value)).toBe(ok)
+  })
+
+  // A tier URL is written to config.yaml and committed: a credential in it is refused (flows/tier.ts).
+  test.each([
+    [
+      'https://x-access-token:ghp_R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i@github.com/org/learn.git',
+      ['url-credentials', 'github-token'],
+    ],
+    ['https://oauth2:hunter2@gitlab.example.com/org/learn.git', ['url-credentials']],
+    ['https://ghp_R8fK2mXq9LsV4tYw7ZbN3cJ6hD1pGe5aUo0i@github.com/org/learn.git', ['github-token']],
+    ['https://github.com/org/learn.git', []],
+    ['ssh://git@github.com/org/learn.git', []],
+    ['git@github.com:org/learn.git', []],
+    ['/srv/git/org.git', []],
+    ['https://github.com/org/learn.git?a=b:c@d', []],
+  ])('findUrlCredentials(%s) finds %j', (url, rules) => {
+    const found = findUrlCredentials(url)
+    expect(found.map((f) => f.rule)).toEqual(rules)
+    for (const f of found) expect(url).not.toContain(f.masked.replace(/…/, '')) // masked, never the value
   })
 
   test('the catalog keeps only a hex evidence.commit', () => {
