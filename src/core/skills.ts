@@ -7,7 +7,7 @@
 import { RENDER_MARKER } from './check-zones.js'
 import { comparableText, cosine, termVector } from './dedupe.js'
 import type { Learning } from './learning.js'
-import { renderSafe } from './render-safe.js'
+import { renderSafe, renderSafeMarkdown } from './render-safe.js'
 
 export interface HandSkill {
   /** The directory name under .claude/skills/. */
@@ -44,7 +44,8 @@ export function renderSkillReferences(
       '`); edit those files, not this one.',
   ]
   for (const l of learnings) {
-    // Learning text is hostile: written through renderSafe, as every rendered file's (core/render-safe.ts).
+    // Learning text is hostile: written through renderSafe (the body, markdown blocks of its own, through
+    // renderSafeMarkdown), as every rendered file's (core/render-safe.ts).
     const description =
       typeof l.data.description === 'string' ? renderSafe(l.data.description.replace(/\s+/g, ' ').trim()) : ''
     parts.push(
@@ -53,7 +54,7 @@ export function renderSkillReferences(
       '',
       description,
       '',
-      renderSafe(l.body)
+      renderSafeMarkdown(l.body)
         .replace(/^(#+) /gm, '#$1 ')
         .trim(),
     )
