@@ -123,10 +123,10 @@ const htmlEnd = (tag: string): RegExp | undefined =>
     : tag === '![CDATA['
       ? /\]\]>/
       : tag.startsWith('?')
-      ? /\?>/
-      : tag.startsWith('!')
-        ? />/
-        : undefined
+        ? /\?>/
+        : tag.startsWith('!')
+          ? />/
+          : undefined
 const indent = (line: string) => (/^[ \t]*/.exec(line) as RegExpExecArray)[0].replace(/\t/g, '    ').length
 
 /** A markdown document's `@`s escaped as the comment on IMPORT_AT says: code left alone, nothing else trusted. */
@@ -206,9 +206,7 @@ function escapeMarkdownAts(text: string): string {
 }
 
 const neutral = (text: string) =>
-  escapeControl(text.replace(/\r\n/g, '\n'))
-    .replace(/<!--/g, '&lt;!--')
-    .replace(/-->/g, '--&gt;')
+  escapeControl(text.replace(/\r\n/g, '\n')).replace(/<!--/g, '&lt;!--').replace(/-->/g, '--&gt;')
 
 /**
  * `text` as render writes it inside a line of its own (a description, a trigger, a path; in a list item of INDEX.md
@@ -219,7 +217,8 @@ const neutral = (text: string) =>
  * (IMPORT_AT), so neither Claude Code nor Cursor takes it for an import of `.env` or `~/.aws/credentials`.
  */
 export function renderSafe(text: string): string {
-  return escapeAts(neutral(text))
+  const safe = neutral(text)
+  return safe.includes('@') ? escapeAts(safe) : safe
 }
 
 /**
@@ -227,5 +226,7 @@ export function renderSafe(text: string): string {
  * in code (a fenced block, or a code span outside list items) is left as written (IMPORT_AT says where exactly).
  */
 export function renderSafeMarkdown(text: string): string {
-  return escapeMarkdownAts(neutral(text))
+  const safe = neutral(text)
+  // Only an `@` changes: most bodies have none, and need no reading as markdown.
+  return safe.includes('@') ? escapeMarkdownAts(safe) : safe
 }

@@ -60,10 +60,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     if (!(RENDER_TARGETS as readonly string[]).includes(t))
       throw new UsageError(`unknown --target "${t}"; use ${RENDER_TARGETS.join(', ')}`, 'render')
   const targets = [...new Set(asked.length ? asked : config.render.targets)] as RenderTarget[]
-  const { sources, problems } = await readSources(repo, { states: ['active'] })
+  const texts = new Map<string, string>()
+  const { sources, problems } = await readSources(repo, { states: ['active'], texts })
   ctx.stderr(warnProblems(problems))
   // The feed's screen (context, recall and search withhold the same learnings): this project's files are scanned
-  // here with secrets.allow and accepted directives; a tier's were screened as they were read (tier-screen.ts).
+  // here, in the text they were read from, with secrets.allow and accepted directives; a tier's were screened as they
+  // were read (tier-screen.ts).
   const screen = projectScreen(repo.root, ctx.env)
   const hazards = new Map<Learning, AgentHazard[]>()
   const tierOf = new Map<Learning, string>()
@@ -73,7 +75,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       if (s.tier === PROJECT_TIER)
         hazards.set(
           l,
-          await screen(l.name, scanForAgents(readLearningText(repo.root, l.path), config.secrets.allow, l.data)),
+          await screen(
+            l.name,
+            scanForAgents(texts.get(l.path) ?? readLearningText(repo.root, l.path), config.secrets.allow, l.data),
+          ),
         )
     }
   const { learnings, rejected } = selectRenderable(
