@@ -3,7 +3,8 @@
  * secrets.allow and accepted directives honoured), marks a tier's learnings as the context does, and writes learning
  * text that cannot close our AGENTS.md section, make Claude Code import a file, or carry control characters.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -121,6 +122,41 @@ describe('render withholds what the feed withholds', () => {
     expect(repo.read('.claude/skills/deploy-creds/SKILL.md')).toContain('Rotate AKIA')
     const search = await repo.cli(['search', 'InvalidClientTokenId deploy', '--json'])
     expect(search.json().results.map((x: { name: string }) => x.name)).toContain('deploy-creds')
+  })
+})
+
+describe('render scans only what changed', () => {
+  test('a scan is kept by the text it was made from: reused unchanged, never taken from a damaged or foreign cache', async () => {
+    const repo = storeWith('deploy-creds', HOSTILE_BODY)
+    const file = join(repo.root, '.git', 'learn', 'cache', 'agent-scans-v1.json')
+    const sha = (path: string) => createHash('sha256').update(repo.read(path)).digest('hex')
+    const withheld = /deploy-creds\.md was not rendered.*withheld from agents: it holds a credential/
+    expect((await repo.cli(['render', '--target', 'claude'])).stderr).toMatch(withheld)
+    const cache = JSON.parse(readFileSync(file, 'utf8'))
+    expect(cache.scans[sha('.learnings/active/clean-fix.md')]).toBe(0)
+    expect(cache.scans[sha('.learnings/active/deploy-creds.md')].secrets.length).toBeGreaterThan(0)
+    expect(Object.keys(cache.scans)).toHaveLength(2)
+    // Unchanged: the scans are read back, and the screen withholds the same learning.
+    const again = await repo.cli(['render', '--target', 'claude'])
+    expect(again.stderr).toMatch(withheld)
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(cache)
+    // A cache of another build or allow list, or a damaged one, is scanned anew.
+    for (const text of [
+      JSON.stringify({ ...cache, key: 'other', scans: { [sha('.learnings/active/deploy-creds.md')]: 0 } }),
+      '{',
+    ]) {
+      writeFileSync(file, text)
+      expect((await repo.cli(['render', '--target', 'claude'])).stderr).toMatch(withheld)
+      expect(repo.exists('.claude/skills/deploy-creds/SKILL.md')).toBe(false)
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(cache)
+    }
+    // An edited learning is another text: scanned, and the old scan dropped.
+    repo.write('.learnings/active/clean-fix.md', learningText('clean-fix', { description: 'Fix it another way.' }))
+    expect((await repo.cli(['render', '--target', 'claude'])).code).toBe(0)
+    const edited = JSON.parse(readFileSync(file, 'utf8'))
+    expect(Object.keys(edited.scans).sort()).toEqual(
+      [sha('.learnings/active/clean-fix.md'), sha('.learnings/active/deploy-creds.md')].sort(),
+    )
   })
 })
 
