@@ -11,12 +11,13 @@ import { escapeControl } from './escape.js'
  * skipping `code` (fenced and indented blocks) and `codespan` tokens; the path must start with `./`, `~/`, `/` or a
  * letter, digit, `.`, `_` or `-`. In a list item, marked's `text` token holds the item's raw lines, so there a code
  * span is scanned like the words around it. An inline text token also starts right after another token (emphasis,
- * a link, an escape, a code span, an e-mail autolink), so an `@` after any character that is not a letter or digit
- * can start one: `**x**@.env` is an import.
+ * a link, an escape, a code span), so an `@` after any character that is not a letter or digit can start one:
+ * `**x**@.env` is an import (test/e2e/claude-code-imports.test.ts holds these against the real loader).
  *
  * So an `@` before such a character is written `\@` (a markdown escape: prose shows `@`) where it starts a word: at
- * the start of the text, after white space or punctuation, or after an e-mail address (`a@b.co@.env`: the second `@`
- * follows the autolink). An `@` inside a word stays (`ada@example.com`, `git@github.com:org/repo`): no text token
+ * the start of the text, after white space or punctuation, or after an e-mail address (`a@b.co@.env`: GFM makes the
+ * address an autolink a text token could start after; Claude Code 2.1.331 imports nothing there, and the backslash
+ * costs nothing in prose). An `@` inside a word stays (`ada@example.com`, `git@github.com:org/repo`): no text token
  * starts there. Code is left as written, where a backslash would show (`@pytest.fixture`, `npm i @types/node`):
  * - a fenced code block (``` or ~~~ at most three spaces in, closed by a run of the same character at least as long
  *   with nothing after it, or by the end of the text; a backtick fence's info string holds no backtick). A line
@@ -35,7 +36,7 @@ function startsImport(text: string, at: number, slashes: number): boolean {
   if (slashes % 2) return false
   if (slashes > 0 || at === 0) return true
   if (!WORD_CHAR.test(text[at - 1] as string)) return true
-  // Inside a word: only after an e-mail address, which GFM makes a link the next text token starts after.
+  // Inside a word: only after an e-mail address, which GFM can make a link the next text token starts after.
   for (let i = at - 1; i >= 0 && !/\s/.test(text[i] as string); i--) if (text[i] === '@') return true
   return false
 }
