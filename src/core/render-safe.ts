@@ -96,10 +96,11 @@ const outside = (text: string, spans: readonly [number, number][]) => {
 /** A paragraph where marked may pair backticks differently, or not lex them as code spans at all. */
 function spansUncertain(lines: readonly string[], text: string, spans: readonly [number, number][]): boolean {
   if (
-    lines.some(
+    lines.map(unquoted).some(
       (l) =>
         /^ {0,3}([-*_])(\s*\1){2,}\s*$/.test(l) || // a rule
         /^ {0,3}(=+|-+)\s*$/.test(l) || // a setext underline
+        /^ {0,3}(`{3,}|~{3,})/.test(l) || // a fence, in a quote (a quote's end ends it)
         (/-/.test(l) && /^[\s|:-]+$/.test(l)), // a table's delimiter row
     ) ||
     /^(\s{4}|\t)/.test(lines[0] as string) // an indented code block
@@ -115,6 +116,10 @@ function spansUncertain(lines: readonly string[], text: string, spans: readonly 
   return /[*_]/.test(rest) && /``/.test(text)
 }
 
+const QUOTE = /^(?:[ \t]*>)+/
+/** A line without its block quote markers. */
+const unquoted = (line: string) => line.replace(QUOTE, '')
+const quoteDepth = (line: string) => (QUOTE.exec(line)?.[0].match(/>/g) ?? []).length
 const LIST_ITEM = /^(?:[ \t]*>)*[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/
 const HTML_START = /^(?:[ \t]*>)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*<(!\[CDATA\[|[A-Za-z/!?][A-Za-z]*)/
 /** The end of an HTML block that a blank line does not end (CommonMark kinds 1 to 5). */
@@ -190,16 +195,24 @@ function escapeMarkdownAts(text: string): string {
       out.push(escapeAts(line))
       continue
     }
-    if (/^ {0,3}#{1,6}(\s|$)/.test(line)) {
+    if (/^ {0,3}#{1,6}(\s|$)/.test(unquoted(line))) {
       // A heading is a block of its own, even inside a paragraph.
       flush()
       out.push(escapeAts(line))
+      continue
+    }
+    if (unquoted(line).trim() === '') {
+      // An empty line of a quote ends its paragraph.
+      flush()
+      out.push(line)
       continue
     }
     if (LIST_ITEM.test(line)) {
       flush()
       list = true
     }
+    // A quote (or a deeper one) starts a block of its own; a line less deep may be a lazy continuation, and stays.
+    if (para.length && quoteDepth(line) > quoteDepth(para[para.length - 1] as string)) flush()
     para.push(line)
   }
   flush()

@@ -110,6 +110,12 @@ describe('render', () => {
     ['a URL that takes a backtick', 'see https://x.com/`a @.env `', 'see https://x.com/`a \\@.env `'],
     ['inline HTML beside a span', '<b title="`">@.env`', '<b title="`">\\@.env`'],
     ['a strikethrough across a span', '~~`a~~ @.env `', '~~`a~~ \\@.env `'],
+    ['an empty line of a quote ends its paragraph', '> a `x\n>\n> @.env ` y', '> a `x\n>\n> \\@.env ` y'],
+    ['a quote starts a block of its own', '`x\n> @.env `', '`x\n> \\@.env `'],
+    ['a heading in a quote is a block of its own', '> `a\n> # @.env `', '> `a\n> # \\@.env `'],
+    ['a fence in a quote ends with the quote', '> ```\n@.env\n> ```', '> ```\n\\@.env\n> ```'],
+    ["a lazy line continues a quote's paragraph", '> `a\nb` @.env `c`', '> `a\nb` \\@.env `c`'],
+    ["a quote's code span is code", '> run `npm i @types/node -D`', '> run `npm i @types/node -D`'],
     [
       'a heading is a block of its own: backticks pair after it',
       '# h `x\ny` @.env `z` @a',
