@@ -80,3 +80,54 @@ test.skipIf(skip)(
   },
   120_000,
 )
+
+/** Markdown where render keeps an `@` in what it reads as code, or where a near miss would not be code. */
+const EDGES = [
+  '- a\n  ```\n  @p1\n  ```',
+  '* a\n\n  ```\n  @p2\n  ```',
+  'Text `a\nb @p3 c` d',
+  '1. x\n\n   ```\n   @p4\n   ```',
+  '<details>\n\n```\n@p5\n```\n\n</details>',
+  '- a\n\n```\n@p6\n```',
+  'Text ``a ` @p7 b`` c',
+  '*a `b* @p8 c`*',
+  '~~~ `x`\n@p9\n~~~',
+  '````\n```\n@p10\n````',
+  '```\n@p11\n   ```',
+  '\\\\`a @p12`',
+  'a\n```\n@p13\n```',
+  '**a `b** @p14 c`**',
+  '> - a\n>\n> `b @p15 c`',
+  'a `b\n\n@p16 c`',
+  '- a\n- b\n\n  para `x @p17 y`\n\nafter `x @p18 y`',
+  '> a `x\n>\n> @p19 ` y',
+  '`x\n> @p20 `',
+  '> `a\n> # @p21 `',
+  '> ```\n@p22\n> ```',
+  '> `a\nb` @p23 `c`',
+  '- a\n  ```\n  @p24\n- @p25\n  ```',
+  '<div>\n```\n@p26\n```\n</div>',
+  '[x](`a) @p27 `)',
+  'see https://x.com/`a @p28 `',
+  '~~`a~~ @p29 `',
+  '**x**@p30 and a@b.co@p31',
+]
+
+test.skipIf(skip)(
+  'what renderSafeMarkdown leaves unescaped in tricky markdown, Claude Code does not import',
+  async () => {
+    const { renderSafeMarkdown } = await import('../../src/core/render-safe.js')
+    const repo = makeRepo()
+    const names = EDGES.flatMap((c) => [...c.matchAll(/@(p\d+)/g)].map((m) => m[1] as string))
+    for (const f of names) repo.write(f, `CANARY-${f}\n`)
+    repo.write('CLAUDE.md', `# x\n\n${EDGES.map(renderSafeMarkdown).join('\n\n')}\n\n@control.md\n`)
+    repo.write('control.md', 'CONTROL-READ\n')
+    stand = await startModelStandIn((step) => [{ text: 'ok' }][step])
+    const run = await runClaude(claude, repo.root, stand.url, 'say ok')
+    expect(run.code, run.stderr).toBe(0)
+    const first = requestText(stand.agentRequests()[0] as never)
+    expect(first).toContain('CONTROL-READ')
+    expect(first.match(/CANARY-p\d+/g) ?? []).toEqual([])
+  },
+  120_000,
+)
