@@ -29,6 +29,26 @@ export function skillOf(l: Learning): string | undefined {
   return typeof l.data['skill'] === 'string' ? l.data['skill'] : undefined
 }
 
+/**
+ * The body's headings one level down, under the learning's `##` title; a line in a fenced code block is code (a shell
+ * comment `# install`), and stays as written.
+ */
+function demoteHeadings(text: string): string {
+  let fence: string | undefined
+  return text
+    .split('\n')
+    .map((line) => {
+      const [, marks = '', rest = ''] = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line) ?? []
+      if (fence) {
+        if (marks[0] === fence[0] && marks.length >= fence.length && !rest.trim()) fence = undefined
+        return line
+      }
+      if (marks && !(marks[0] === '`' && rest.includes('`'))) fence = marks
+      return fence ? line : line.replace(/^(#+) /, '#$1 ')
+    })
+    .join('\n')
+}
+
 /** `references/learnings.md` of one skill: its learnings in name order, each with its description and body. */
 export function renderSkillReferences(
   skill: string,
@@ -54,9 +74,7 @@ export function renderSkillReferences(
       '',
       description,
       '',
-      renderSafeMarkdown(l.body)
-        .replace(/^(#+) /gm, '#$1 ')
-        .trim(),
+      demoteHeadings(renderSafeMarkdown(l.body)).trim(),
     )
   }
   return `${parts.join('\n')}\n`
