@@ -6,24 +6,241 @@
 import { escapeControl } from './escape.js'
 
 /**
- * Claude Code's `@path` import, as its 2.1 memory loader finds one: an `@` at the start of a text token or after
- * white space, followed by `./`, `~/`, `/` or a letter, digit, `.`, `_` or `-` (`(?:^|\s)@((?:[^\s\\]|\\ )+)` over
- * markdown text tokens; code spans and blocks are skipped, but a list item's raw text is read whole, code spans
- * included). A text token can start after emphasis, a link or an escape, so every `@` before such a character is
- * escaped, whatever precedes it; `a@b` in a word is escaped too, which changes nothing a reader sees.
+ * Claude Code's `@path` import, as its 2.1 memory loader finds one: it lexes the file with marked and runs
+ * `(?:^|\s)@((?:[^\s\\]|\\ )+)` over the text of every `text` token (and over HTML blocks less their comments),
+ * skipping `code` (fenced and indented blocks) and `codespan` tokens; the path must start with `./`, `~/`, `/` or a
+ * letter, digit, `.`, `_` or `-`. In a list item, marked's `text` token holds the item's raw lines, so there a code
+ * span is scanned like the words around it. An inline text token also starts right after another token (emphasis,
+ * a link, an escape, a code span), so an `@` after any character that is not a letter or digit can start one:
+ * `**x**@.env` is an import (test/e2e/claude-code-imports.test.ts holds these against the real loader).
+ *
+ * So an `@` before such a character is written `\@` (a markdown escape: prose shows `@`) where it starts a word: at
+ * the start of the text, after white space or punctuation, or after an e-mail address (`a@b.co@.env`: GFM makes the
+ * address an autolink a text token could start after; Claude Code 2.1.331 imports nothing there, and the backslash
+ * costs nothing in prose). An `@` inside a word stays (`ada@example.com`, `git@github.com:org/repo`): no text token
+ * starts there. Code is left as written, where a backslash would show (`@pytest.fixture`, `npm i @types/node`):
+ * - a fenced code block (``` or ~~~ at most three spaces in, closed by a run of the same character at least as long
+ *   with nothing after it, or by the end of the text; a backtick fence's info string holds no backtick). A line
+ *   less indented than its opening fence ends it (a fence in a list item ends with the item);
+ * - a code span (a run of backticks to the next run of the same length, not after a backslash) in a plain paragraph.
+ *   Not in a list item (scanned whole), a heading, an HTML block, or a paragraph where marked might not see the span
+ *   we see: one with a rule, setext or table delimiter line, inline HTML or an autolink, `~`, an escaped backtick, a
+ *   link, reference or URL that holds a backtick, or emphasis beside a span of two or more backticks.
+ * Whatever is not certainly code is escaped: a stray backslash in code is cosmetic, a missed `@` loads a file.
  */
 const IMPORT_AT = /(\\*)@(?=[a-zA-Z0-9._~/-])/g
+const WORD_CHAR = /[\p{L}\p{N}]/u
+
+/** Whether the `@` at `at` (after `slashes` backslashes) needs a backslash: it starts a word, and is not escaped. */
+function startsImport(text: string, at: number, slashes: number): boolean {
+  if (slashes % 2) return false
+  if (slashes > 0 || at === 0) return true
+  if (!WORD_CHAR.test(text[at - 1] as string)) return true
+  // Inside a word: only after an e-mail address, which GFM can make a link the next text token starts after.
+  for (let i = at - 1; i >= 0 && !/\s/.test(text[i] as string); i--) if (text[i] === '@') return true
+  return false
+}
+
+/** `text` with every `@` that could start an import escaped, but those inside the `code` ranges [start, end). */
+function escapeAts(text: string, code: readonly (readonly [number, number])[] = []): string {
+  return text.replace(IMPORT_AT, (m, slashes: string, offset: number) => {
+    const at = offset + slashes.length
+    if (code.some(([s, e]) => at >= s && at < e) || !startsImport(text, at, slashes.length)) return m
+    return `${slashes}\\@`
+  })
+}
+
+/** The code spans of a paragraph as CommonMark pairs them: [start, end) of each, backticks included. */
+function codeSpans(text: string): [number, number][] {
+  const spans: [number, number][] = []
+  const runs = [...text.matchAll(/`+/g)].map((m) => {
+    let slashes = 0
+    while (m.index - slashes > 0 && text[m.index - slashes - 1] === '\\') slashes++
+    // Outside a span (where an opening run is), a backslash escapes the first backtick of the run.
+    const start = slashes % 2 ? m.index + 1 : m.index
+    return { start, end: m.index + m[0].length, len: m[0].length }
+  })
+  // The runs of each length in order, and how far each list has been read: pairing stays linear.
+  const byLen = new Map<number, number[]>()
+  runs.forEach((r, i) => {
+    const list = byLen.get(r.len)
+    if (list) list.push(i)
+    else byLen.set(r.len, [i])
+  })
+  const read = new Map<number, number>()
+  for (let i = 0; i < runs.length; i++) {
+    const open = runs[i] as (typeof runs)[number]
+    const n = open.end - open.start
+    const same = byLen.get(n) ?? []
+    let k = read.get(n) ?? 0
+    while (k < same.length && (same[k] as number) <= i) k++
+    read.set(n, k)
+    if (n === 0 || k === same.length) continue
+    const close = same[k] as number
+    spans.push([open.start, (runs[close] as (typeof runs)[number]).end])
+    i = close
+  }
+  return spans
+}
+
+const outside = (text: string, spans: readonly [number, number][]) => {
+  let out = ''
+  let from = 0
+  for (const [s, e] of spans) {
+    out += `${text.slice(from, s)} `
+    from = e
+  }
+  return out + text.slice(from)
+}
+
+/** A paragraph where marked may pair backticks differently, or not lex them as code spans at all. */
+function spansUncertain(lines: readonly string[], text: string, spans: readonly [number, number][]): boolean {
+  if (
+    lines.map(unquoted).some(
+      (l) =>
+        /^ {0,3}([-*_])(\s*\1){2,}\s*$/.test(l) || // a rule
+        /^ {0,3}(=+|-+)\s*$/.test(l) || // a setext underline
+        /^ {0,3}(`{3,}|~{3,})/.test(l) || // a fence, in a quote (a quote's end ends it)
+        (/-/.test(l) && /^[\s|:-]+$/.test(l)), // a table's delimiter row
+    ) ||
+    /^(\s{4}|\t)/.test(lines[0] as string) // an indented code block
+  )
+    return true
+  const rest = outside(text, spans)
+  if (/<[A-Za-z/!?]|~|\\`/.test(rest)) return true // HTML, an autolink, a strikethrough, an escaped backtick
+  const free = (m: RegExpMatchArray) => !spans.some(([s, e]) => (m.index as number) >= s && (m.index as number) < e)
+  if (/\](?:\([^)`]*`|\[[^\]`]*`|:[^\n]*`)/.test(text)) return true // a link's destination or reference with a backtick
+  if ([...text.matchAll(/\[[^\]`]*`/g)].some(free)) return true // a link text or reference with a lone backtick
+  if ([...text.matchAll(/(?:https?:\/\/|ftp:\/\/|www\.)[^\s<`]*`/g)].some(free)) return true // a URL that takes one in
+  // Emphasis finds its delimiters with spans masked one backtick to the next.
+  return /[*_]/.test(rest) && /``/.test(text)
+}
+
+const QUOTE = /^(?:[ \t]*>)+/
+/** A line without its block quote markers. */
+const unquoted = (line: string) => line.replace(QUOTE, '')
+const quoteDepth = (line: string) => (QUOTE.exec(line)?.[0].match(/>/g) ?? []).length
+const LIST_ITEM = /^(?:[ \t]*>)*[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/
+const HTML_START = /^(?:[ \t]*>)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*<(!\[CDATA\[|[A-Za-z/!?][A-Za-z]*)/
+/** The end of an HTML block that a blank line does not end (CommonMark kinds 1 to 5). */
+const htmlEnd = (tag: string): RegExp | undefined =>
+  /^(script|pre|style|textarea)$/i.test(tag)
+    ? new RegExp(`</${tag}>`, 'i')
+    : tag === '![CDATA['
+      ? /\]\]>/
+      : tag.startsWith('?')
+        ? /\?>/
+        : tag.startsWith('!')
+          ? />/
+          : undefined
+const indent = (line: string) => (/^[ \t]*/.exec(line) as RegExpExecArray)[0].replace(/\t/g, '    ').length
+
+/** A markdown document's `@`s escaped as the comment on IMPORT_AT says: code left alone, nothing else trusted. */
+function escapeMarkdownAts(text: string): string {
+  const lines = text.split('\n')
+  const out: string[] = []
+  let fence: { char: string; len: number; indent: number } | undefined
+  let html: { end: RegExp | undefined } | undefined
+  let list = false
+  let para: string[] = []
+  let blank = true
+  const flush = () => {
+    if (!para.length) return
+    const joined = para.join('\n')
+    const spans = codeSpans(joined)
+    out.push(escapeAts(joined, list || spansUncertain(para, joined, spans) ? [] : spans))
+    para = []
+  }
+  for (const line of lines) {
+    const isBlank = line.trim() === ''
+    if (fence) {
+      const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1]
+      const closes = close !== undefined && close[0] === fence.char && close.length >= fence.len
+      if (closes || isBlank || indent(line) >= fence.indent) {
+        if (closes) fence = undefined
+        out.push(line)
+        blank = isBlank
+        continue
+      }
+      // Less indented than its fence: the list item holding the fence ended, and the block with it.
+      fence = undefined
+    }
+    if (html) {
+      if (html.end?.test(line)) html.end = undefined
+      else if (isBlank && !html.end) html = undefined
+      out.push(escapeAts(line))
+      blank = isBlank
+      continue
+    }
+    if (isBlank) {
+      flush()
+      out.push(line)
+      blank = true
+      continue
+    }
+    if (blank && indent(line) === 0 && !LIST_ITEM.test(line)) list = false
+    blank = false
+    const open = /^( {0,3})(`{3,}|~{3,})(.*)$/.exec(line)
+    if (open && !(open[2]?.[0] === '`' && open[3]?.includes('`'))) {
+      flush()
+      fence = { char: open[2]?.[0] as string, len: (open[2] as string).length, indent: (open[1] as string).length }
+      out.push(line)
+      continue
+    }
+    const tag = HTML_START.exec(line)
+    if (tag) {
+      flush()
+      const end = htmlEnd(tag[1] as string)
+      html = { end: end?.test(line.slice(tag.index + tag[0].length)) ? undefined : end }
+      out.push(escapeAts(line))
+      continue
+    }
+    if (/^ {0,3}#{1,6}(\s|$)/.test(unquoted(line))) {
+      // A heading is a block of its own, even inside a paragraph.
+      flush()
+      out.push(escapeAts(line))
+      continue
+    }
+    if (unquoted(line).trim() === '') {
+      // An empty line of a quote ends its paragraph.
+      flush()
+      out.push(line)
+      continue
+    }
+    if (LIST_ITEM.test(line)) {
+      flush()
+      list = true
+    }
+    // A quote (or a deeper one) starts a block of its own; a line less deep may be a lazy continuation, and stays.
+    if (para.length && quoteDepth(line) > quoteDepth(para[para.length - 1] as string)) flush()
+    para.push(line)
+  }
+  flush()
+  return out.join('\n')
+}
+
+const neutral = (text: string) =>
+  escapeControl(text.replace(/\r\n/g, '\n')).replace(/<!--/g, '&lt;!--').replace(/-->/g, '--&gt;')
 
 /**
- * `text` as render writes it: carriage returns of CRLF dropped; control characters, a stray carriage return and the
- * bidirectional overrides as `\uXXXX` (core/escape.ts, the rules of everything printed); HTML comment delimiters as
- * `&lt;!--` / `--&gt;`, so no text of a learning is a marker of ours (`<!-- git-learn:end -->`) or hidden from the
- * person reading the file; and `@` before a path as `\@` (a markdown escape: the rendered page still shows `@`), so
- * neither Claude Code nor Cursor takes it for an import of `.env` or `~/.aws/credentials`.
+ * `text` as render writes it inside a line of its own (a description, a trigger, a path; in a list item of INDEX.md
+ * or AGENTS.md, where code spans are scanned too): carriage returns of CRLF dropped; control characters, a stray
+ * carriage return and the bidirectional overrides as `\uXXXX` (core/escape.ts, the rules of everything printed); HTML
+ * comment delimiters as `&lt;!--` / `--&gt;`, so no text of a learning is a marker of ours (`<!-- git-learn:end -->`)
+ * or hidden from the person reading the file; and an `@` that could start an import as `\@` wherever it is
+ * (IMPORT_AT), so neither Claude Code nor Cursor takes it for an import of `.env` or `~/.aws/credentials`.
  */
 export function renderSafe(text: string): string {
-  return escapeControl(text.replace(/\r\n/g, '\n'))
-    .replace(/<!--/g, '&lt;!--')
-    .replace(/-->/g, '--&gt;')
-    .replace(IMPORT_AT, (_m, slashes: string) => `${slashes}${slashes.length % 2 ? '' : '\\'}@`)
+  const safe = neutral(text)
+  return safe.includes('@') ? escapeAts(safe) : safe
+}
+
+/**
+ * A learning's body as render writes it, as markdown blocks of their own: the same escapes as renderSafe, but an `@`
+ * in code (a fenced block, or a code span outside list items) is left as written (IMPORT_AT says where exactly).
+ */
+export function renderSafeMarkdown(text: string): string {
+  const safe = neutral(text)
+  // Only an `@` changes: most bodies have none, and need no reading as markdown.
+  return safe.includes('@') ? escapeMarkdownAts(safe) : safe
 }

@@ -10,7 +10,7 @@ import { tierMark } from './context.js'
 import { validateLearning } from './learning.js'
 import type { Learning } from './learning.js'
 import { explainBadName } from './names.js'
-import { renderSafe } from './render-safe.js'
+import { renderSafe, renderSafeMarkdown } from './render-safe.js'
 import { renderSkillReferences, skillLine, skillOf, skillReferencesPath } from './skills.js'
 import type { SchemaValidator } from './validate.js'
 
@@ -63,7 +63,7 @@ const paths = (l: Learning): string[] => {
         .sort()
     : []
 }
-const body = (l: Learning) => `${renderSafe(l.body).replace(/\s+$/, '')}\n`
+const body = (l: Learning) => `${renderSafeMarkdown(l.body).replace(/\s+$/, '')}\n`
 const source = (l: Learning, tier: string) =>
   tier === PROJECT
     ? `<!-- source: ${renderSafe(l.path)} — edit that file and run \`git learn render\`; changes here are overwritten -->`

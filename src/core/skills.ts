@@ -7,7 +7,7 @@
 import { RENDER_MARKER } from './check-zones.js'
 import { comparableText, cosine, termVector } from './dedupe.js'
 import type { Learning } from './learning.js'
-import { renderSafe } from './render-safe.js'
+import { renderSafe, renderSafeMarkdown } from './render-safe.js'
 
 export interface HandSkill {
   /** The directory name under .claude/skills/. */
@@ -29,6 +29,26 @@ export function skillOf(l: Learning): string | undefined {
   return typeof l.data['skill'] === 'string' ? l.data['skill'] : undefined
 }
 
+/**
+ * The body's headings one level down, under the learning's `##` title; a line in a fenced code block is code (a shell
+ * comment `# install`), and stays as written.
+ */
+function demoteHeadings(text: string): string {
+  let fence: string | undefined
+  return text
+    .split('\n')
+    .map((line) => {
+      const [, marks = '', rest = ''] = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line) ?? []
+      if (fence) {
+        if (marks[0] === fence[0] && marks.length >= fence.length && !rest.trim()) fence = undefined
+        return line
+      }
+      if (marks && !(marks[0] === '`' && rest.includes('`'))) fence = marks
+      return fence ? line : line.replace(/^(#+) /, '#$1 ')
+    })
+    .join('\n')
+}
+
 /** `references/learnings.md` of one skill: its learnings in name order, each with its description and body. */
 export function renderSkillReferences(
   skill: string,
@@ -44,7 +64,8 @@ export function renderSkillReferences(
       '`); edit those files, not this one.',
   ]
   for (const l of learnings) {
-    // Learning text is hostile: written through renderSafe, as every rendered file's (core/render-safe.ts).
+    // Learning text is hostile: written through renderSafe (the body, markdown blocks of its own, through
+    // renderSafeMarkdown), as every rendered file's (core/render-safe.ts).
     const description =
       typeof l.data.description === 'string' ? renderSafe(l.data.description.replace(/\s+/g, ' ').trim()) : ''
     parts.push(
@@ -53,9 +74,7 @@ export function renderSkillReferences(
       '',
       description,
       '',
-      renderSafe(l.body)
-        .replace(/^(#+) /gm, '#$1 ')
-        .trim(),
+      demoteHeadings(renderSafeMarkdown(l.body)).trim(),
     )
   }
   return `${parts.join('\n')}\n`

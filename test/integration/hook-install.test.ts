@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { HUSKY_LINES } from '../../src/adapters/git/hooks.js'
 import { PROJECT_ROOT, cliAt, makeRepo, tempDir } from '../helpers/repo.js'
 
@@ -176,5 +176,31 @@ describe('git learn hook install|uninstall', () => {
     expect(install.stderr).toBe('')
     expect(repo.exists('.githooks/pre-commit')).toBe(true)
     expect((await repo.cli(['doctor'])).stderr).toBe('')
+  })
+
+  test('a hooks path under ~/ is read as git reads it: no false warning, the guards go there, a missing one is named', async () => {
+    const home = tempDir('gl-home-')
+    mkdirSync(join(home, '.githooks'))
+    // git expands `~/` from HOME, which the git processes of the in-process commands inherit.
+    vi.stubEnv('HOME', home)
+    try {
+      const repo = makeRepo()
+      repo.git('config', 'core.hooksPath', '~/.githooks')
+      const doctor = await repo.cli(['doctor'])
+      expect(doctor.stderr).toBe('')
+      expect(doctor.code).toBe(0)
+      const install = await repo.cli(['hook', 'install', '--json'])
+      expect(install.stderr).toBe('')
+      expect(install.json().missingHooksPath).toBeUndefined()
+      expect(existsSync(join(home, '.githooks', 'pre-commit'))).toBe(true)
+      expect(repo.exists('~')).toBe(false)
+      expect((await repo.cli(['init', '--hooks'])).stderr).not.toMatch(/core\.hooksPath/)
+      repo.git('config', 'core.hooksPath', '~/.elsewhere')
+      expect((await repo.cli(['doctor'])).stderr).toContain(
+        `core.hooksPath is "~/.elsewhere", which does not exist in this worktree (${join(home, '.elsewhere')})`,
+      )
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 })

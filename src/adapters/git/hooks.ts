@@ -108,13 +108,22 @@ export interface HookLayout {
   dir: string
 }
 
+/**
+ * core.hooksPath as configured and where git takes it: `~/` and `~user/` expanded (`--type=path`), a relative path
+ * from the top of the work tree (githooks(5): hooks run there).
+ */
+async function readHooksPath(git: Git): Promise<{ hooksPath: string; dir: string } | undefined> {
+  const hooksPath = (await git.tryRun(['config', 'core.hooksPath']))?.trim()
+  if (!hooksPath) return undefined
+  const expanded = (await git.tryRun(['config', '--type=path', 'core.hooksPath']))?.trim() || hooksPath
+  return { hooksPath, dir: isAbsolute(expanded) ? expanded : join(git.root, expanded) }
+}
+
 /** Where hooks live here: husky's `.husky/` when core.hooksPath points at `.husky/_`, else `git rev-parse --git-path hooks`. */
 export async function readHookLayout(git: Git): Promise<HookLayout> {
-  const hooksPath = (await git.tryRun(['config', 'core.hooksPath']))?.trim()
-  if (hooksPath && /(^|[\\/])\.husky[\\/]_[\\/]?$/.test(hooksPath)) {
-    const abs = isAbsolute(hooksPath) ? hooksPath : join(git.root, hooksPath)
-    return { kind: 'husky', dir: dirname(abs.replace(/[\\/]+$/, '')) }
-  }
+  const configured = await readHooksPath(git)
+  if (configured && /(^|[\\/])\.husky[\\/]_[\\/]?$/.test(configured.hooksPath))
+    return { kind: 'husky', dir: dirname(configured.dir.replace(/[\\/]+$/, '')) }
   const dir = (await git.run(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'])).trim()
   return { kind: 'hooks-dir', dir }
 }
@@ -133,11 +142,9 @@ export interface MissingHooksPath {
  * root (githooks(5)), and husky gitignores that folder, so only the checkout where `npx husky` ran has it.
  */
 export async function readMissingHooksPath(git: Git): Promise<MissingHooksPath | undefined> {
-  const hooksPath = (await git.tryRun(['config', 'core.hooksPath']))?.trim()
-  if (!hooksPath) return undefined
-  const dir = isAbsolute(hooksPath) ? hooksPath : join(git.root, hooksPath)
-  if (existsSync(dir)) return undefined
-  return { hooksPath, dir, husky: /(^|[\\/])\.husky[\\/]_[\\/]?$/.test(hooksPath) }
+  const configured = await readHooksPath(git)
+  if (!configured || existsSync(configured.dir)) return undefined
+  return { ...configured, husky: /(^|[\\/])\.husky[\\/]_[\\/]?$/.test(configured.hooksPath) }
 }
 
 /** The sha256 of every shim earlier versions shipped: an install from one of them is ours, and is updated. */

@@ -69,12 +69,15 @@ export function foldSources(sources: readonly Source[]): Source[] {
   return sources.map((s, i) => ({ ...s, learnings: kept.get(i) ?? [] }))
 }
 
-/** Every source of learnings in the given states, folded by content; unreadable files are reported, not thrown. */
+/**
+ * Every source of learnings in the given states, folded by content; unreadable files are reported, not thrown.
+ * `texts` gets the text of each of this project's learnings by path (readStore).
+ */
 export async function readSources(
   repo: Repo,
-  opts: { states: readonly LearningState[] },
+  opts: { states: readonly LearningState[]; texts?: Map<string, string> },
 ): Promise<{ sources: Source[]; problems: LearningParseError[] }> {
-  const scan = readStore(repo.root, opts.states)
+  const scan = readStore(repo.root, opts.states, opts.texts)
   const sources: Source[] = [{ tier: PROJECT_TIER, weight: 1, learnings: scan.learnings }]
   const problems = [...scan.problems]
   // Tiers (section 9): active learnings read from each pinned commit's git objects; only active ones travel.

@@ -25,9 +25,12 @@ export function decodeLearningBytes(bytes: Uint8Array, path: string): string {
   }
 }
 
-/** Read and parse one learning file; throws LearningParseError. */
-export function readLearningFile(root: string, path: string): Learning {
-  return parseLearning(readLearningText(root, path), path)
+/** Read and parse one learning file; throws LearningParseError. `texts` gets its text when given. */
+export function readLearningFile(root: string, path: string, texts?: Map<string, string>): Learning {
+  const text = readLearningText(root, path)
+  const l = parseLearning(text, path)
+  texts?.set(path, text)
+  return l
 }
 
 /** The text of the learning file at `path` (refused, like readLearningFile, when it is a link, not a file, or too large). */
@@ -82,8 +85,15 @@ export interface StoreScan {
   problems: LearningParseError[]
 }
 
-/** Every learning file in the given states (all by default); unreadable files are reported, not thrown. */
-export function readStore(root: string, states: readonly LearningState[] = STATES): StoreScan {
+/**
+ * Every learning file in the given states (all by default); unreadable files are reported, not thrown. `texts`, when
+ * given, gets each learning's text by path (for a caller that scans it: render), so no file is read twice.
+ */
+export function readStore(
+  root: string,
+  states: readonly LearningState[] = STATES,
+  texts?: Map<string, string>,
+): StoreScan {
   const learnings: Learning[] = []
   const problems: LearningParseError[] = []
   for (const state of states) {
@@ -99,7 +109,7 @@ export function readStore(root: string, states: readonly LearningState[] = STATE
     for (const file of files) {
       const path = `${STORE_DIR}/${state}/${file}`
       try {
-        learnings.push(readLearningFile(root, path))
+        learnings.push(readLearningFile(root, path, texts))
       } catch (err) {
         if (err instanceof LearningParseError) problems.push(err)
         else throw err

@@ -4,7 +4,7 @@ import { openRepo } from '../../adapters/store/repo.js'
 import { PROJECT_TIER, readSources } from '../../adapters/store/sources.js'
 import { readLearningText } from '../../adapters/store/store.js'
 import { projectScreen } from '../../adapters/feed/agent-screen.js'
-import { scanForAgents } from '../../core/agent-safety.js'
+import { openScanCache } from '../../adapters/feed/scan-cache.js'
 import type { AgentHazard } from '../../core/agent-safety.js'
 import type { Learning } from '../../core/learning.js'
 import { loadLearningValidator } from '../../adapters/store/validators.js'
@@ -60,11 +60,15 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     if (!(RENDER_TARGETS as readonly string[]).includes(t))
       throw new UsageError(`unknown --target "${t}"; use ${RENDER_TARGETS.join(', ')}`, 'render')
   const targets = [...new Set(asked.length ? asked : config.render.targets)] as RenderTarget[]
-  const { sources, problems } = await readSources(repo, { states: ['active'] })
+  const texts = new Map<string, string>()
+  const { sources, problems } = await readSources(repo, { states: ['active'], texts })
   ctx.stderr(warnProblems(problems))
   // The feed's screen (context, recall and search withhold the same learnings): this project's files are scanned
-  // here with secrets.allow and accepted directives; a tier's were screened as they were read (tier-screen.ts).
+  // here, in the text they were read from, with secrets.allow and accepted directives; a tier's were screened as they
+  // were read (tier-screen.ts).
   const screen = projectScreen(repo.root, ctx.env)
+  // Scanned again only when its text changed since the last run (scan-cache.ts).
+  const scans = openScanCache(repo.git.commonDir, config.secrets.allow)
   const hazards = new Map<Learning, AgentHazard[]>()
   const tierOf = new Map<Learning, string>()
   for (const s of sources)
@@ -73,9 +77,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       if (s.tier === PROJECT_TIER)
         hazards.set(
           l,
-          await screen(l.name, scanForAgents(readLearningText(repo.root, l.path), config.secrets.allow, l.data)),
+          await screen(l.name, scans.scan(texts.get(l.path) ?? readLearningText(repo.root, l.path), l.data)),
         )
     }
+  scans.save()
   const { learnings, rejected } = selectRenderable(
     sources.flatMap((s) => s.learnings),
     await loadLearningValidator(),

@@ -3,7 +3,8 @@
  * secrets.allow and accepted directives honoured), marks a tier's learnings as the context does, and writes learning
  * text that cannot close our AGENTS.md section, make Claude Code import a file, or carry control characters.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -124,6 +125,41 @@ describe('render withholds what the feed withholds', () => {
   })
 })
 
+describe('render scans only what changed', () => {
+  test('a scan is kept by the text it was made from: reused unchanged, never taken from a damaged or foreign cache', async () => {
+    const repo = storeWith('deploy-creds', HOSTILE_BODY)
+    const file = join(repo.root, '.git', 'learn', 'cache', 'agent-scans-v1.json')
+    const sha = (path: string) => createHash('sha256').update(repo.read(path)).digest('hex')
+    const withheld = /deploy-creds\.md was not rendered.*withheld from agents: it holds a credential/
+    expect((await repo.cli(['render', '--target', 'claude'])).stderr).toMatch(withheld)
+    const cache = JSON.parse(readFileSync(file, 'utf8'))
+    expect(cache.scans[sha('.learnings/active/clean-fix.md')]).toBe(0)
+    expect(cache.scans[sha('.learnings/active/deploy-creds.md')].secrets.length).toBeGreaterThan(0)
+    expect(Object.keys(cache.scans)).toHaveLength(2)
+    // Unchanged: the scans are read back, and the screen withholds the same learning.
+    const again = await repo.cli(['render', '--target', 'claude'])
+    expect(again.stderr).toMatch(withheld)
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(cache)
+    // A cache of another build or allow list, or a damaged one, is scanned anew.
+    for (const text of [
+      JSON.stringify({ ...cache, key: 'other', scans: { [sha('.learnings/active/deploy-creds.md')]: 0 } }),
+      '{',
+    ]) {
+      writeFileSync(file, text)
+      expect((await repo.cli(['render', '--target', 'claude'])).stderr).toMatch(withheld)
+      expect(repo.exists('.claude/skills/deploy-creds/SKILL.md')).toBe(false)
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(cache)
+    }
+    // An edited learning is another text: scanned, and the old scan dropped.
+    repo.write('.learnings/active/clean-fix.md', learningText('clean-fix', { description: 'Fix it another way.' }))
+    expect((await repo.cli(['render', '--target', 'claude'])).code).toBe(0)
+    const edited = JSON.parse(readFileSync(file, 'utf8'))
+    expect(Object.keys(edited.scans).sort()).toEqual(
+      [sha('.learnings/active/clean-fix.md'), sha('.learnings/active/deploy-creds.md')].sort(),
+    )
+  })
+})
+
 describe('what render copies out of a learning is inert', () => {
   test('a description holding our end marker stays inside the section; renders are stable; dropping the target restores the file', async () => {
     const repo = storeWith('vitest-hang', undefined, {
@@ -173,29 +209,50 @@ describe('what render copies out of a learning is inert', () => {
     }
   })
 
-  test('no @path a Claude Code import would follow, in any rendered file', async () => {
+  test('no @path a Claude Code import would follow, in any rendered file; code and addresses stay as written', async () => {
     const repo = storeWith(
       'env-files',
-      '## Problem\nThe keys are listed in @.env and @~/.aws/credentials.\n\n## Trigger Conditions\n- see @/etc/passwd\n- and `@.env ` too\n\n## Root Cause\n**x**@.env and \\@.npmrc\n\n## Solution\nUse @scope/pkg; mail ada@example.com.\n\n## Verification\nok\n',
+      '## Problem\nThe keys are listed in @.env and @~/.aws/credentials.\n\n## Trigger Conditions\n- see @/etc/passwd\n- and `@.env ` too\n- run `npm i @types/node` first\n\n' +
+        '## Root Cause\n**x**@.env and \\@.npmrc; mail ada@example.com@.env\n\n' +
+        '## Solution\nUse @scope/pkg; mail ada@example.com; clone git@github.com:org/repo.git; run `npm i @types/node`.\n\n' +
+        '```python\n@pytest.fixture\ndef db(): ...\n```\n\n~~~\n@Override\n~~~\n\n## Verification\nok\n',
       {
-        description: 'Fix env loading. The keys are listed in @.env and @~/.aws/credentials.',
+        description: 'Fix env loading. The keys are listed in @.env and @~/.aws/credentials; run `npm i @types/node`.',
         trigger: 'Error: cannot read @.env',
       },
     )
     expect((await repo.cli(['render', '--target', ALL])).code).toBe(0)
     const files = renderedFiles(repo)
     expect(files.get('.learnings/INDEX.md')).toContain('\\@.env and \\@~/.aws/credentials')
-    // Claude Code 2.1's loader: `(?:^|\s)@((?:[^\s\\]|\\ )+)` over text (a list item's raw text included); an escaped
-    // `@` never follows white space, and an odd run of backslashes before it keeps it escaped.
+    // Claude Code 2.1's loader runs `(?:^|\s)@((?:[^\s\\]|\\ )+)` over marked's text tokens, skipping code blocks and
+    // code spans, but a list item's text token is its raw text, code spans included. An escaped `@` never follows
+    // white space, and an odd run of backslashes before it keeps it escaped.
+    const scanned = (text: string) =>
+      text
+        .replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '')
+        .split('\n')
+        .map((line) => (/^\s*(?:[-*+]|\d+[.)])\s/.test(line) ? line : line.replace(/`[^`]*`/g, '')))
+        .join('\n')
     for (const [path, text] of files) {
-      const imports = [...text.matchAll(/(?:^|\s)@((?:[^\s\\]|\\ )+)/gm)].map((m) => m[1])
+      const imports = [...scanned(text).matchAll(/(?:^|\s)@((?:[^\s\\]|\\ )+)/gm)].map((m) => m[1])
       expect(
         imports.filter((p) => p !== '.learnings/INDEX.md'),
         path,
       ).toEqual([])
-      expect(text, path).not.toMatch(/(^|[^\\])(\\\\)*@\.(env|npmrc)/)
+      // A text token also starts after emphasis or an e-mail autolink (`**x**@.env`, `a@b.co@.env`).
+      expect(scanned(text), path).not.toMatch(/(^|[^\\])(\\\\)*@\.(env|npmrc)/)
     }
-    expect(files.get('.claude/skills/env-files/SKILL.md')).toContain('mail ada\\@example.com')
+    const skill = files.get('.claude/skills/env-files/SKILL.md') as string
+    expect(skill).toContain('**x**\\@.env')
+    expect(skill).toContain('mail ada@example.com\\@.env')
+    // Code shows what the learning wrote: a backslash there would be read literally.
+    expect(skill).toContain('```python\n@pytest.fixture\n')
+    expect(skill).toContain('~~~\n@Override\n~~~')
+    expect(skill).toContain('run `npm i @types/node`.')
+    // In a list item Claude Code reads a code span's text, so there it is escaped.
+    expect(skill).toContain('- run `npm i \\@types/node` first')
+    expect(skill).toContain('mail ada@example.com; clone git@github.com:org/repo.git;')
+    for (const [path, text] of files) expect(text, path).not.toMatch(/ada\\@|git\\@/)
   })
 
   // (A NUL is not among them: a learning holding one is not a learning on any road, rendered or not.)

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { parseLearning } from '../../../src/core/learning.js'
 import { locateSection, planRender, removeAgentsSection, spliceAgentsSection } from '../../../src/core/render.js'
-import { renderSafe } from '../../../src/core/render-safe.js'
+import { renderSafe, renderSafeMarkdown } from '../../../src/core/render-safe.js'
 import { SEEDS, seedText } from '../../helpers/feed-store.js'
 
 describe('render', () => {
@@ -68,10 +68,81 @@ describe('render', () => {
       'see @.env, @~/.aws/credentials, @/etc/passwd',
       'see \\@.env, \\@~/.aws/credentials, \\@/etc/passwd',
     ],
-    ['an @ after emphasis or in a word', '**x**@.env a@b.co', '**x**\\@.env a\\@b.co'],
+    ['an @ after emphasis, after an e-mail address', '**x**@.env a@b.co@.env', '**x**\\@.env a@b.co\\@.env'],
+    [
+      'an @ inside a word is no import',
+      'ada@example.com git@github.com:org/repo.git',
+      'ada@example.com git@github.com:org/repo.git',
+    ],
+    ['a code span is escaped too (a list item is scanned whole)', '`npm i @types/node`', '`npm i \\@types/node`'],
     ['an escaped @ stays escaped; an escaped backslash gets one more', '\\@.env \\\\@.env', '\\@.env \\\\\\@.env'],
     ['an @ before a space or punctuation is not an import', 'me @ home, @!', 'me @ home, @!'],
   ])('renderSafe: %s', (_what, text, out) => {
     expect(renderSafe(text)).toBe(out)
+  })
+  const FENCE = '```python\n@pytest.fixture\ndef db(): ...\n```'
+  test.each([
+    ['a fenced block is code', `${FENCE}\nsee @.env`, `${FENCE}\nsee \\@.env`],
+    ['a ~~~ fence, closed by a longer run', '~~~ sh\n@a\n~~~~\n@b', '~~~ sh\n@a\n~~~~\n\\@b'],
+    ['a fence runs to the end when never closed', '```\n@a\n', '```\n@a\n'],
+    ['a fence that is not one (a backtick in its info string)', '``` a`b\n@x\n```', '``` a`b\n\\@x\n```'],
+    [
+      'a shorter or other closing run does not close',
+      '````\n```\n~~~~\n@a\n````\n@b',
+      '````\n```\n~~~~\n@a\n````\n\\@b',
+    ],
+    ['indented four spaces, a fence is not one', '    ```\n@a\n    ```', '    ```\n\\@a\n    ```'],
+    ['a fence in a list item ends with the item', '- a\n  ```\n  @x\n- @y\n  ```', '- a\n  ```\n  @x\n- \\@y\n  ```'],
+    ['a line less indented than its fence ends it', '1. a\n   ```\n  @.env\n   ```', '1. a\n   ```\n  \\@.env\n   ```'],
+    [
+      'a fence inside an HTML block is HTML, scanned',
+      '<div>\n```\n@.env\n```\n</div>',
+      '<div>\n```\n\\@.env\n```\n</div>',
+    ],
+    ['a code span in a paragraph is code', 'Run `npm i @types/node` and @.env', 'Run `npm i @types/node` and \\@.env'],
+    ['a code span over two lines', 'para `x\n@y` z', 'para `x\n@y` z'],
+    ['a double-backtick span', 'use ``a ` @b`` here', 'use ``a ` @b`` here'],
+    ['a code span in a list item is scanned', '- Run `npm i @types/node`', '- Run `npm i \\@types/node`'],
+    ["and in a list item's continuation", '- a\n  run `@.env x`\n\n  `b @c`', '- a\n  run `\\@.env x`\n\n  `b \\@c`'],
+    ['a paragraph after the list is a paragraph again', '- a\n\n`b @c`', '- a\n\n`b @c`'],
+    ['an escaped backtick opens no span', '\\`x @.env`', '\\`x \\@.env`'],
+    ['a link destination that takes a backtick', '[x](`a) @.env `)', '[x](`a) \\@.env `)'],
+    ['a URL that takes a backtick', 'see https://x.com/`a @.env `', 'see https://x.com/`a \\@.env `'],
+    ['inline HTML beside a span', '<b title="`">@.env`', '<b title="`">\\@.env`'],
+    ['a strikethrough across a span', '~~`a~~ @.env `', '~~`a~~ \\@.env `'],
+    ['an empty line of a quote ends its paragraph', '> a `x\n>\n> @.env ` y', '> a `x\n>\n> \\@.env ` y'],
+    ['a quote starts a block of its own', '`x\n> @.env `', '`x\n> \\@.env `'],
+    ['a heading in a quote is a block of its own', '> `a\n> # @.env `', '> `a\n> # \\@.env `'],
+    ['a fence in a quote ends with the quote', '> ```\n@.env\n> ```', '> ```\n\\@.env\n> ```'],
+    ["a lazy line continues a quote's paragraph", '> `a\nb` @.env `c`', '> `a\nb` \\@.env `c`'],
+    ["a quote's code span is code", '> run `npm i @types/node -D`', '> run `npm i @types/node -D`'],
+    [
+      'a heading is a block of its own: backticks pair after it',
+      '# h `x\ny` @.env `z` @a',
+      '# h `x\ny` @.env `z` \\@a',
+    ],
+    [
+      'a link elsewhere in the paragraph leaves spans alone',
+      'See [docs](https://x.dev) and `npm i @types/node`',
+      'See [docs](https://x.dev) and `npm i @types/node`',
+    ],
+    [
+      'e-mail addresses and git@host stay in prose',
+      'mail ada@example.com; git@github.com:o/r',
+      'mail ada@example.com; git@github.com:o/r',
+    ],
+    [
+      'control characters and markers are neutralised in code too',
+      '```\n<!-- x -->\u001b\n```',
+      '```\n&lt;!-- x --&gt;\\u001b\n```',
+    ],
+  ])('renderSafeMarkdown: %s', (_what, text, out) => {
+    expect(renderSafeMarkdown(text)).toBe(out)
+  })
+  test('renderSafeMarkdown pairs thousands of backtick runs in linear time', () => {
+    const text = Array.from({ length: 3000 }, (_, i) => '`'.repeat(i + 1)).join(' @x ')
+    const t = Date.now()
+    expect(renderSafeMarkdown(text)).toContain('\\@x')
+    expect(Date.now() - t).toBeLessThan(1000)
   })
 })
