@@ -407,10 +407,7 @@ export function readTreeFiles(root: string, paths: readonly string[]): TreeFile[
 
 /** The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included). */
 export function readDirectiveOverrides(root: string, env: Env): string {
-  const r = runGitSync(
-    [...DIRECTIVE_OVERRIDES_LOG],
-    { cwd: root, env },
-  )
+  const r = runGitSync([...DIRECTIVE_OVERRIDES_LOG], { cwd: root, env })
   return r.code === 0 ? r.stdout.toString('utf8') : ''
 }
 
