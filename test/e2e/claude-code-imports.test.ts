@@ -4,15 +4,12 @@
 // rendered files themselves do, and two control lines show the loader's rules we rely on (a list item's code span is
 // read, a paragraph's is not).
 import { afterEach, expect, test } from 'vitest'
-import { findClaudeBinary, runClaude } from '../helpers/claude-cli.js'
+import { claudeForTests, runClaude } from '../helpers/claude-cli.js'
 import { requestText, startModelStandIn } from '../helpers/model-stand-in.js'
 import type { ModelStandIn } from '../helpers/model-stand-in.js'
 import { learningText, makeRepo } from '../helpers/repo.js'
 
-const found = findClaudeBinary()
-const claude = 'path' in found ? found.path : ''
-const skip = 'skip' in found ? found.skip : undefined
-if (skip) console.warn(`Claude Code e2e skipped: ${skip}`)
+const { claude, skip } = claudeForTests()
 
 let stand: ModelStandIn | undefined
 afterEach(async () => {

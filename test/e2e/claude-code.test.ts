@@ -4,16 +4,13 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
-import { findClaudeBinary, runClaude } from '../helpers/claude-cli.js'
+import { claudeForTests, runClaude } from '../helpers/claude-cli.js'
 import { requestText, startModelStandIn } from '../helpers/model-stand-in.js'
 import type { ModelStandIn } from '../helpers/model-stand-in.js'
 import { learningText, makeRepo, sh } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
-const found = findClaudeBinary()
-const claude = 'path' in found ? found.path : ''
-const skip = 'skip' in found ? found.skip : undefined
-if (skip) console.warn(`Claude Code e2e skipped: ${skip}`)
+const { claude, skip } = claudeForTests()
 
 let stand: ModelStandIn | undefined
 afterEach(async () => {

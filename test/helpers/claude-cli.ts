@@ -10,6 +10,17 @@ import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { PROJECT_ROOT, binPath, tempDir } from './repo.js'
 
+/**
+ * The binary an e2e file runs (empty when there is none) and the reason to skip, said once on stderr: what each
+ * Claude Code e2e file sets up first.
+ */
+export function claudeForTests(): { claude: string; skip: string | undefined } {
+  const found = findClaudeBinary()
+  const skip = 'skip' in found ? found.skip : undefined
+  if (skip) console.warn(`Claude Code e2e skipped: ${skip}`)
+  return { claude: 'path' in found ? found.path : '', skip }
+}
+
 /** The native binary, or the reason there is none here (the e2e tests skip with it). */
 export function findClaudeBinary(): { path: string } | { skip: string } {
   const musl =
