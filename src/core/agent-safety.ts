@@ -39,6 +39,9 @@ export interface TextScan {
 /** Where a finding in a decoded value is said to be. */
 export const DECODED = 'in the value as YAML reads it'
 
+/** What can make a frontmatter string decode to other characters than its lines show (see addDecoded). */
+const DECODING = /[\\'&*!%]/
+
 /** Bounds the walk of a hostile frontmatter (the parser bounds its aliases and size already). */
 const MAX_VALUES = 2000
 
@@ -100,6 +103,12 @@ function addDecoded(
   secrets: boolean,
   directives = true,
 ): void {
+  // Only an escape (`\`), a single-quoted scalar's `''`, an anchor or alias, a tag or a directive makes a decoded
+  // string other than characters the file shows on its lines, as the scans of the file read them (a folded scalar's
+  // lines are joined by those scans as a paragraph's are, and folding cannot join a token: it puts a space between).
+  // Without any of them (what `add` writes, nearly every file), the decoded scan would find only what the file's did.
+  const close = text.indexOf('\n---', 3)
+  if (!DECODING.test(close === -1 ? text : text.slice(0, close))) return
   const d = decodedFrontmatter(text, data)
   if (!d.text) return
   const lineOf = (offset: number) => {
