@@ -44,6 +44,7 @@ const DECODING = /[\\'&*!%]/
 
 /** Bounds the walk of a hostile frontmatter (the parser bounds its aliases and size already). */
 const MAX_VALUES = 2000
+const MAX_DEPTH = 20
 
 /**
  * A learning's frontmatter as YAML decodes it: its strings (keys and values, at any depth), each after a blank line
@@ -55,14 +56,18 @@ const MAX_VALUES = 2000
 function decodedFrontmatter(
   text: string,
   data: Record<string, unknown>,
-): { text: string; starts: number[]; lines: number[] } {
+): { text: string; starts: number[]; lines: number[]; unscreened: boolean } {
   const parts: string[] = []
+  let unscreened = false
   const starts: number[] = []
   const lines: number[] = []
   let at = 0
   let budget = MAX_VALUES
   const walk = (v: unknown, line: number, depth: number): void => {
-    if (budget <= 0 || depth > 20) return
+    if (budget <= 0 || depth > MAX_DEPTH) {
+      unscreened = true
+      return
+    }
     if (typeof v === 'string') {
       budget--
       if (!v) return
@@ -82,7 +87,7 @@ function decodedFrontmatter(
     walk(key, line, 0)
     walk(value, line, 0)
   }
-  return { text: parts.join('\n\n'), starts, lines }
+  return { text: parts.join('\n\n'), starts, lines, unscreened }
 }
 
 /** The 1-based line of a top-level `key:` in a learning's text; 1 when it is not written plainly. */
@@ -110,6 +115,14 @@ function addDecoded(
   const close = text.indexOf('\n---', 3)
   if (!DECODING.test(close === -1 ? text : text.slice(0, close))) return
   const d = decodedFrontmatter(text, data)
+  // Past the walk's bounds the rest is not read, so the learning could hide anything there: it fails closed.
+  if (d.unscreened)
+    scan.directives.push({
+      kind: 'unscreened',
+      description: `its frontmatter holds more than ${MAX_VALUES} strings or nests deeper than ${MAX_DEPTH} levels, too much to screen`,
+      line: 1,
+      excerpt: '',
+    })
   if (!d.text) return
   const lineOf = (offset: number) => {
     const i = lowerBound(d.starts, offset)
@@ -162,11 +175,12 @@ export function hazardsOf(scan: TextScan, directivesAllowed = false): AgentHazar
     const detail = `line ${s.line}${s.decoded ? ` (${DECODED})` : `, column ${s.column}`}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`
     return { kind: 'secret', line: s.line, detail, brief: detail }
   })
-  if (!directivesAllowed)
-    for (const d of scan.directives) {
-      const brief = `line ${d.line}${d.decoded ? ` (${DECODED})` : ''}: ${d.description}`
-      out.push({ kind: 'directive', line: d.line, detail: `${brief}: "${d.excerpt}"`, brief })
-    }
+  // An accepted directive is left out; a frontmatter too large to screen is not a directive anyone accepted.
+  for (const d of scan.directives) {
+    if (directivesAllowed && d.kind !== 'unscreened') continue
+    const brief = `line ${d.line}${d.decoded ? ` (${DECODED})` : ''}: ${d.description}`
+    out.push({ kind: 'directive', line: d.line, detail: d.excerpt ? `${brief}: "${d.excerpt}"` : brief, brief })
+  }
   return out
 }
 

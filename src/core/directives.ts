@@ -6,7 +6,13 @@
 import { buildKeywordMatcher, scanKeywords } from './keyword-scan.js'
 import { redactSecrets } from './secrets.js'
 
-export type DirectiveKind = 'ignore-instructions' | 'exfiltration' | 'pipe-to-shell' | 'base64-to-shell'
+export type DirectiveKind =
+  | 'ignore-instructions'
+  | 'exfiltration'
+  | 'pipe-to-shell'
+  | 'base64-to-shell'
+  /** A frontmatter too large or too deep to screen (core/agent-safety.ts): withheld, as one that could hide anything. */
+  | 'unscreened'
 
 export interface DirectiveFinding {
   kind: DirectiveKind

@@ -143,7 +143,9 @@ export function conflictLine(text: string): number | undefined {
   let middle = false
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).replace(/\r$/, '')
-    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1]
+    // Inside a hunk (after a "<<<<<<<" outside a fence) fences are the hunk's text: two sides that change a code block's
+    // info string open a fence each.
+    const f = open === undefined ? /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1] : undefined
     if (
       f &&
       (fence === undefined ||
@@ -153,10 +155,8 @@ export function conflictLine(text: string): number | undefined {
       continue
     }
     if (fence !== undefined) continue
-    if (/^<{7}(?:[ \t].*)?$/.test(line)) {
-      open = i + 1
-      middle = false
-    } else if (open !== undefined && /^={7}$/.test(line)) middle = true
+    if (open === undefined && /^<{7}(?:[ \t].*)?$/.test(line)) open = i + 1
+    else if (open !== undefined && /^={7}$/.test(line)) middle = true
     else if (open !== undefined && middle && /^>{7}(?:[ \t].*)?$/.test(line)) return open
   }
   return undefined

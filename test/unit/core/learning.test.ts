@@ -129,6 +129,7 @@ describe('an unresolved merge conflict', () => {
       9,
     ],
     ['bare markers', '<<<<<<<\nA\n=======\nB\n>>>>>>>\n', 8],
+    ['the two sides change a fence', '<<<<<<< HEAD\n```sh\n=======\n```bash\n>>>>>>> feature\nrun it\n```\n', 8],
   ])('%s: refused with the line and the fix', (_l, b, line) => {
     try {
       parseLearning(conflicted(b), '.learnings/pending/x-y.md')
