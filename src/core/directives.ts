@@ -45,7 +45,7 @@ export const DIRECTIVE_RULES: readonly { kind: DirectiveKind; description: strin
     kind: 'exfiltration',
     description: 'uploads a credentials file with curl or wget',
     re: new RegExp(
-      String.raw`\b(?:curl|wget|http)\b[^\n|;]*?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-file)(?:\s+|=)['"]?(?:[\w.-]+=)?@?[^\s'"]*(?:${SECRET_PLACE})`,
+      String.raw`\b(?:curl|wget|http)\b[^\n|;]{0,400}?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-file)(?:\s+|=)['"]?(?:[\w.-]+=)?@?[^\s'"]{0,200}?(?:${SECRET_PLACE})`,
       'i',
     ),
   },
@@ -53,7 +53,7 @@ export const DIRECTIVE_RULES: readonly { kind: DirectiveKind; description: strin
     kind: 'exfiltration',
     description: 'pipes credentials into a network tool',
     re: new RegExp(
-      String.raw`(?:\b(?:cat|base64|tar|zip|gpg|xxd)\b[^\n|]*(?:${SECRET_PLACE})[^\n|]*|\b(?:env|printenv|set)\s*)\|\s*(?:curl|wget|nc|ncat|netcat|socat|telnet)\b`,
+      String.raw`(?:\b(?:cat|base64|tar|zip|gpg|xxd)\b[^\n|]{0,400}?(?:${SECRET_PLACE})[^\n|]{0,400}|\b(?:env|printenv|set)\s*)\|\s*(?:curl|wget|nc|ncat|netcat|socat|telnet)\b`,
       'i',
     ),
   },
@@ -61,7 +61,7 @@ export const DIRECTIVE_RULES: readonly { kind: DirectiveKind; description: strin
     kind: 'exfiltration',
     description: 'tells the agent to send credentials or private files somewhere',
     re: new RegExp(
-      String.raw`\b(?:send|upload|post|exfiltrate|transmit|forward|email|leak|copy)\b[^\n]{0,80}?(?:${SECRET_WORD})[^\n]{0,80}?\b(?:to|at|into)\b\s+[^\n]{0,40}?(?:https?:\/\/|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|sh|xyz|ru|cn|me|co|app|site|info|biz|top|tk|cc)\b|\S+@[\w-]+\.\w+|webhook)`,
+      String.raw`\b(?:send|upload|post|exfiltrate|transmit|forward|email|leak|copy)\b[^\n]{0,80}?(?:${SECRET_WORD})[^\n]{0,80}?\b(?:to|at|into)\b\s+[^\n]{0,40}?(?:https?:\/\/|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|sh|xyz|ru|cn|me|co|app|site|info|biz|top|tk|cc)\b|[^\s@]{1,64}@[\w-]{1,63}\.\w{1,24}|webhook)`,
       'i',
     ),
   },
@@ -69,7 +69,7 @@ export const DIRECTIVE_RULES: readonly { kind: DirectiveKind; description: strin
     kind: 'pipe-to-shell',
     description: 'pipes a download into a shell',
     re: new RegExp(
-      String.raw`\b(?:curl|wget|fetch|iwr|invoke-webrequest|irm|invoke-restmethod)\b[^\n|;]*\|\s*(?:${SHELL})\b`,
+      String.raw`\b(?:curl|wget|fetch|iwr|invoke-webrequest|irm|invoke-restmethod)\b[^\n|;]{0,400}\|\s*(?:${SHELL})\b`,
       'i',
     ),
   },
@@ -82,7 +82,7 @@ export const DIRECTIVE_RULES: readonly { kind: DirectiveKind; description: strin
     kind: 'base64-to-shell',
     description: 'decodes base64 into a shell',
     re: new RegExp(
-      String.raw`base64\s+(?:-d|--decode|-D)\b[^\n]*\|\s*(?:${SHELL})\b|\beval\b[^\n]*base64\s+(?:-d|--decode|-D)\b|\b(?:ba|z)?sh\s+-c\s+["']?\$\([^)\n]*base64\s+(?:-d|--decode|-D)`,
+      String.raw`base64\s+(?:-d|--decode|-D)\b[^\n]{0,400}\|\s*(?:${SHELL})\b|\beval\b[^\n]{0,400}base64\s+(?:-d|--decode|-D)\b|\b(?:ba|z)?sh\s+-c\s+["']?\$\([^)\n]{0,400}base64\s+(?:-d|--decode|-D)`,
       'i',
     ),
   },
@@ -132,8 +132,10 @@ export function mayHaveDirectives(text: string): boolean {
   )
 }
 
-/** The characters of a line the rules read. */
+/** The characters of a line the rules read at once. */
 const LINE_CHARS = 4000
+/** How much two windows of a long line share: more than any match's length, which the rules bound. */
+const WINDOW_OVERLAP = 1000
 
 /** Whether a line of `text` is longer than LINE_CHARS. */
 function hasLongLine(text: string): boolean {
@@ -145,31 +147,40 @@ function hasLongLine(text: string): boolean {
   return text.length - start > LINE_CHARS
 }
 
-/** Every directive-like passage of `text`, one finding per rule and line. */
-export function scanDirectives(text: string): DirectiveFinding[] {
+/**
+ * Every directive-like passage of `text`, one finding per rule and line. `everyRule` reads every line and run against
+ * every rule, without the first look (the test that holds the first look to losing nothing).
+ */
+export function scanDirectives(text: string, opts: { everyRule?: boolean } = {}): DirectiveFinding[] {
   const out: DirectiveFinding[] = []
-  if (!mayHaveDirectives(text)) return out
+  if (!opts.everyRule && !mayHaveDirectives(text)) return out
   // A rule that matches no part of the whole text matches none of its lines: no rule is anchored or looks around, so
   // a match in a line is one in the text. Except in a line cut at LINE_CHARS, whose cut end may close a match (`\b`)
   // that the whole line continues: a text with such a line is read line by line with every rule.
   const lines = text.split('\n')
   const joined = joinedLines(lines)
-  const rules = hasLongLine(text)
-    ? DIRECTIVE_RULES
-    : DIRECTIVE_RULES.filter((r) => r.re.test(text) || joined.some((j) => r.re.test(j.text)))
+  const rules =
+    opts.everyRule || hasLongLine(text)
+      ? DIRECTIVE_RULES
+      : DIRECTIVE_RULES.filter((r) => r.re.test(text) || joined.some((j) => r.re.test(j.text)))
   if (!rules.length) return out
   const found = new Set<(typeof DIRECTIVE_RULES)[number]>()
   for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).slice(0, LINE_CHARS)
+    const whole = lines[i] as string
     const seen = new Set<DirectiveKind>()
-    for (const r of rules) {
-      if (seen.has(r.kind)) continue
-      if (!r.re.test(line)) continue
-      seen.add(r.kind)
-      found.add(r)
-      // The excerpt is cut from the redacted line, so a token inside a command is never shown whole.
-      const shown = r.re.exec(redactSecrets(line))?.[0] ?? redactSecrets(line)
-      out.push({ kind: r.kind, description: r.description, line: i + 1, excerpt: shown.slice(0, 120) })
+    // A line is read LINE_CHARS at a time, the windows overlapping by WINDOW_OVERLAP: a longer one is read whole, never
+    // past one window at once (a rule's backtracking stays within it).
+    for (let from = 0; from === 0 || from < whole.length - WINDOW_OVERLAP; from += LINE_CHARS - WINDOW_OVERLAP) {
+      const line = whole.slice(from, from + LINE_CHARS)
+      for (const r of rules) {
+        if (seen.has(r.kind)) continue
+        if (!r.re.test(line)) continue
+        seen.add(r.kind)
+        found.add(r)
+        // The excerpt is cut from the redacted line, so a token inside a command is never shown whole.
+        const shown = r.re.exec(redactSecrets(line))?.[0] ?? redactSecrets(line)
+        out.push({ kind: r.kind, description: r.description, line: i + 1, excerpt: shown.slice(0, 120) })
+      }
     }
   }
   // A rule no single line holds may still hold across a break a reader does not see ("Ignore all previous⏎instructions"
@@ -203,44 +214,71 @@ interface JoinedLine {
   starts: number[]
 }
 
-/** A line that starts a block of its own in markdown (a heading, a list item, a quote, a table row, a fence). */
-const BLOCK_START = /^ {0,3}(?:#|[-*+] |\d{1,9}[.)] |>|\||```|~~~)/
-const FENCE = /^ {0,3}(?:```|~~~)/
+/** A line that starts a block of its own in markdown (a heading, a list item, a table row), read after its quote marks. */
+const BLOCK_START = /^ {0,3}(?:#|[-*+] |\d{1,9}[.)] |\|)/
+/** An opening fence: its run of backticks (no backtick after it) or tildes. */
+const FENCE_OPEN = /^ {0,3}(?:(`{3,})(?!.*`)|(~{3,}))/
+/** Whether `line` closes the fence opened by the run `fence` (CommonMark: its character, at least as many, then spaces). */
+function closesFence(line: string, fence: string): boolean {
+  const m = /^ {0,3}(`+|~+)[ \t]*$/.exec(line)
+  return m !== null && (m[1] as string)[0] === fence[0] && (m[1] as string).length >= fence.length
+}
+
+/** A block quote's marks at a line's start. */
+const QUOTE = /^(?: {0,3}> ?)+/
 
 /**
- * The runs of two or more lines that read as one line: a paragraph's lines (markdown shows each break as a space;
- * never across a blank line, a heading, a list item, a quote, a table row or a code fence, nor inside a fence), and a
- * shell command continued by a backslash at a line's end (in code too). Each run is cut at LINE_CHARS, as one line is,
- * so that no rule reads more at once than it did a line at a time.
+ * The runs of two or more lines that read as one line: a paragraph's lines (markdown shows each break as a space; a
+ * block quote's too, its marks left out; never across a blank line, a heading, a list item, a table row or a code
+ * fence, nor inside a fence), and a shell command continued by a backslash at a line's end (in code too). Each run
+ * is cut at LINE_CHARS, as one line is; the next run starts again at the last line of the one cut, so that no two
+ * lines a reader joins are read apart, and no rule reads more at once than it does in one line.
  */
 function joinedLines(lines: readonly string[]): JoinedLine[] {
   const out: JoinedLine[] = []
-  let fenced = false
+  let fence: string | undefined
   let run: JoinedLine | undefined
+  let last: { index: number; text: string } | undefined
   const close = () => {
     if (run && run.starts.length > 1) out.push(run)
     run = undefined
   }
+  const start = (index: number, text: string) => {
+    run = { text: text.slice(0, LINE_CHARS), first: index, starts: [0] }
+  }
   for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).replace(/\r$/, '')
+    const raw = (lines[i] as string).replace(/\r$/, '')
+    const quoted = QUOTE.test(raw)
+    const line = raw.replace(QUOTE, '')
     const prev = i > 0 ? (lines[i - 1] as string).replace(/\r$/, '') : ''
     const continued = /\\$/.test(prev)
-    const isFence = FENCE.test(line)
-    const joins =
-      run !== undefined &&
-      (continued || (!fenced && !isFence && line.trim() !== '' && !BLOCK_START.test(line))) &&
-      run.text.length + 1 + line.length <= LINE_CHARS
+    const open = fence === undefined ? FENCE_OPEN.exec(line) : null
+    // A fence closes on a run of its own character at least as long, and nothing after it but spaces.
+    const fenceLine = fence === undefined ? open !== null : closesFence(line, fence)
+    const blank = line.trim() === ''
+    const paragraph = fence === undefined && !fenceLine && !blank && !BLOCK_START.test(line)
+    const joins = run !== undefined && (continued || (paragraph && quoted === QUOTE.test(prev)))
     if (joins && run) {
-      run.text = `${continued ? run.text.replace(/\\$/, '') : run.text} ${line.trim()}`
-      run.starts.push(run.text.length - line.trim().length)
+      const part = line.trim()
+      if (run.text.length + 1 + part.length > LINE_CHARS) {
+        // Cut here: the next run begins again at the last line read, so the two lines on either side are read together.
+        close()
+        if (last) start(last.index, last.text)
+      }
+      const r = run as JoinedLine | undefined
+      if (r) {
+        r.text = `${continued ? r.text.replace(/\\$/, '') : r.text} ${part}`
+        r.starts.push(r.text.length - part.length)
+      } else start(i, line)
     } else {
       close()
-      if (line.trim() !== '' && !isFence) run = { text: line.slice(0, LINE_CHARS), first: i, starts: [0] }
+      if (!blank && !fenceLine && (fence === undefined || /\\$/.test(line))) start(i, line)
     }
-    if (isFence) {
-      fenced = !fenced
+    last = { index: i, text: line.trim() }
+    if (fenceLine) {
+      fence = fence === undefined ? (open?.[1] ?? open?.[2]) : undefined
       close()
-    } else if (line.trim() === '' || (!fenced && /^ {0,3}#/.test(line) && !/\\$/.test(line))) close()
+    } else if (blank || (fence === undefined && /^ {0,3}#/.test(line) && !/\\$/.test(line))) close()
   }
   close()
   return out
