@@ -135,6 +135,35 @@ const htmlEnd = (tag: string): RegExp | undefined =>
           : undefined
 const indent = (line: string) => (/^[ \t]*/.exec(line) as RegExpExecArray)[0].replace(/\t/g, '    ').length
 
+/**
+ * Whether `line` may close `fence`: a run of its character at least as long at the line's start, whatever follows.
+ * CommonMark wants only spaces after it; Claude Code's parser closes on more (a "```~" line), and a fence taken as
+ * closed too early only escapes an `@` of code, where taking it as open too long would leave one of prose.
+ */
+function closesFenceEagerly(line: string, fence: { char: string; len: number }): boolean {
+  const run = /^ {0,3}(`+|~+)/.exec(line)?.[1]
+  return run !== undefined && run[0] === fence.char && run.length >= fence.len
+}
+
+/**
+ * `text` with a closing fence added when it ends inside a fenced block: bodies are joined in one file (a skill's
+ * references), where the next body's opening fence would close this one and leave that body's code as prose.
+ */
+function closeOpenFence(text: string): string {
+  if (!text.includes('```') && !text.includes('~~~')) return text
+  let fence: { char: string; len: number } | undefined
+  for (const line of text.split('\n')) {
+    if (fence) {
+      if (closesFenceEagerly(line, fence)) fence = undefined
+      continue
+    }
+    const open = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line)
+    if (open && !(open[1]?.[0] === '`' && open[2]?.includes('`')))
+      fence = { char: open[1]?.[0] as string, len: (open[1] as string).length }
+  }
+  return fence ? `${text.replace(/\n?$/, '\n')}${fence.char.repeat(fence.len)}\n` : text
+}
+
 /** A markdown document's `@`s escaped as the comment on IMPORT_AT says: code left alone, nothing else trusted. */
 function escapeMarkdownAts(text: string): string {
   const lines = text.split('\n')
@@ -154,8 +183,7 @@ function escapeMarkdownAts(text: string): string {
   for (const line of lines) {
     const isBlank = line.trim() === ''
     if (fence) {
-      const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1]
-      const closes = close !== undefined && close[0] === fence.char && close.length >= fence.len
+      const closes = closesFenceEagerly(line, fence)
       if (closes || isBlank || indent(line) >= fence.indent) {
         if (closes) fence = undefined
         out.push(line)
@@ -240,7 +268,7 @@ export function renderSafe(text: string): string {
  * in code (a fenced block, or a code span outside list items) is left as written (IMPORT_AT says where exactly).
  */
 export function renderSafeMarkdown(text: string): string {
-  const safe = neutral(text)
+  const safe = closeOpenFence(neutral(text))
   // Only an `@` changes: most bodies have none, and need no reading as markdown.
   return safe.includes('@') ? escapeMarkdownAts(safe) : safe
 }

@@ -84,8 +84,14 @@ describe('render', () => {
   test.each([
     ['a fenced block is code', `${FENCE}\nsee @.env`, `${FENCE}\nsee \\@.env`],
     ['a ~~~ fence, closed by a longer run', '~~~ sh\n@a\n~~~~\n@b', '~~~ sh\n@a\n~~~~\n\\@b'],
-    ['a fence runs to the end when never closed', '```\n@a\n', '```\n@a\n'],
-    ['a fence that is not one (a backtick in its info string)', '``` a`b\n@x\n```', '``` a`b\n\\@x\n```'],
+    // Closed where it ends: joined with the next body (a skill's references), it would take that body's opening fence.
+    ['a fence never closed is closed at the end', '```\n@a\n', '```\n@a\n```\n'],
+    ['a fence that is not one (a backtick in its info string)', '``` a`b\n@x\n```', '``` a`b\n\\@x\n```\n```\n'],
+    [
+      'a fence closes on its run followed by more (as Claude Code reads it)',
+      '```\nx\n```~\n@pa',
+      '```\nx\n```~\n\\@pa',
+    ],
     [
       'a shorter or other closing run does not close',
       '````\n```\n~~~~\n@a\n````\n@b',

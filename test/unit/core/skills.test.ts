@@ -13,4 +13,19 @@ describe('renderSkillReferences', () => {
     expect(text).toContain('### Problem\nIt broke.\n\n### Solution\n```sh\n# install the hooks\nnpm i @types/node\n```')
     expect(text).toContain('~~~\n# still code\n~~~\n\n## After')
   })
+
+  // Bodies are joined in one file: one that leaves a fence open would make the next body's opening fence its close,
+  // and that body's fenced `@` prose to Claude Code. Each body's open fence is closed where it ends.
+  test("a body that leaves a fence open does not take the next body's fence", () => {
+    const a = parseLearning(
+      learningText('aaa-open', { skill: 'deploy' }, '## Problem\nx\n\n## Solution\n```sh\nnpm test\n'),
+      '.learnings/active/aaa-open.md',
+    )
+    const b = parseLearning(
+      learningText('bbb-at', { skill: 'deploy' }, '## Problem\ny\n\n## Solution\n```\nnpm i @types/node\n```\n'),
+      '.learnings/active/bbb-at.md',
+    )
+    const text = renderSkillReferences('deploy', [a, b])
+    expect(text).toMatch(/```sh\nnpm test\n```\n[\s\S]*## bbb-at[\s\S]*```\nnpm i @types\/node\n```/)
+  })
 })
