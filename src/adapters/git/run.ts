@@ -94,6 +94,7 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: bounded && process.platform !== 'win32',
     })
+    if (bounded && child.pid !== undefined && process.platform !== 'win32') ownGroup(child.pid)
     const max = o.maxBuffer ?? DEFAULT_MAX_BUFFER
     const out: Buffer[] = []
     const err: Buffer[] = []
@@ -105,6 +106,7 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       if (settled) return
       settled = true
       clearTimeout(timer)
+      if (child.pid !== undefined) releaseGroup(child.pid)
       f()
     }
     const answer = (code: number | null) =>
@@ -164,6 +166,49 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
 const EXIT_GRACE_MS = 200
 
 /** SIGKILL to git's process group (runGitAsync's timeoutMs made it a group's leader), or to git alone where none. */
+/**
+ * The process groups of bounded runs still going. Their own group takes them out of the terminal's, so a Ctrl-C, a
+ * hook runner's kill or this process's end would not reach them; while any is live, SIGINT, SIGTERM and SIGHUP kill
+ * them before the signal's default action (the signal raised again), and so does this process's exit. A SIGKILL of
+ * this process cannot be caught: git then ends at its remote's own timeout.
+ */
+const liveGroups = new Set<number>()
+const REAPED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+function killGroups(): void {
+  for (const pid of liveGroups)
+    try {
+      process.kill(-pid, 'SIGKILL')
+    } catch {
+      // Gone already.
+    }
+  liveGroups.clear()
+}
+
+function onReapedSignal(signal: NodeJS.Signals): void {
+  killGroups()
+  stopReaping()
+  process.kill(process.pid, signal)
+}
+
+function stopReaping(): void {
+  process.removeListener('exit', killGroups)
+  for (const s of REAPED_SIGNALS) process.removeListener(s, onReapedSignal)
+}
+
+function ownGroup(pid: number): void {
+  if (!liveGroups.size) {
+    process.on('exit', killGroups)
+    for (const s of REAPED_SIGNALS) process.on(s, onReapedSignal)
+  }
+  liveGroups.add(pid)
+}
+
+function releaseGroup(pid: number): void {
+  if (!liveGroups.delete(pid) || liveGroups.size) return
+  stopReaping()
+}
+
 function killGroup(child: ReturnType<typeof spawn>): void {
   try {
     if (child.pid === undefined || process.platform === 'win32') throw new Error('no process group')

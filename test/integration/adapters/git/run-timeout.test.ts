@@ -2,7 +2,7 @@
 // feed's fetch of a pinned tier must end at its bound whatever the transport. `git fetch` over http(s) or ssh runs a
 // helper (git-remote-http, ssh) that inherits git's pipes; killing git alone left it blocked on the silent socket and
 // the run waiting for the pipes to close (over 100 s).
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import type { AddressInfo, Socket } from 'node:net'
 import { describe, expect, test } from 'vitest'
@@ -103,3 +103,26 @@ describe('runGitAsync timeoutMs', () => {
     expect(bad.code).not.toBe(TIMED_OUT)
   })
 })
+
+// The run's own process group keeps a terminal's Ctrl-C from git; while a bounded run is live, this process passes
+// SIGINT, SIGTERM and SIGHUP on to the group before it ends, so an interrupted hook leaves no fetch behind.
+test.each(['SIGTERM', 'SIGINT'] as const)(
+  '%s to the process running a bounded fetch ends git and its ssh too',
+  async (signal) => {
+    const server = await silentServer()
+    const repo = makeRepo()
+    try {
+      const script = [
+        `import { runGitAsync } from ${JSON.stringify(new URL('../../../../dist/adapters/git/run.js', import.meta.url).href)}`,
+        `await runGitAsync(['fetch', '--quiet', '--no-tags', '--', 'ssh://git@127.0.0.1:${server.port}/org.git', 'main'], { cwd: ${JSON.stringify(repo.root)}, timeoutMs: 60000 })`,
+      ].join('\n')
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' })
+      expect(await waitFor(() => server.accepted() > 0, 10_000)).toBe(true)
+      child.kill(signal)
+      await new Promise((r) => child.once('exit', r))
+      expect(await waitFor(() => holders(server.port).length === 0, 5_000), holders(server.port).join('\n')).toBe(true)
+    } finally {
+      server.stop()
+    }
+  },
+)
