@@ -5,6 +5,7 @@
  */
 import { buildKeywordMatcher, scanKeywords } from './keyword-scan.js'
 import { redactSecrets } from './secrets.js'
+import { Fences } from './text-lines.js'
 
 export type DirectiveKind =
   | 'ignore-instructions'
@@ -216,14 +217,6 @@ interface JoinedLine {
 
 /** A line that starts a block of its own in markdown (a heading, a list item, a table row), read after its quote marks. */
 const BLOCK_START = /^ {0,3}(?:#|[-*+] |\d{1,9}[.)] |\|)/
-/** An opening fence: its run of backticks (no backtick after it) or tildes. */
-const FENCE_OPEN = /^ {0,3}(?:(`{3,})(?!.*`)|(~{3,}))/
-/** Whether `line` closes the fence opened by the run `fence` (CommonMark: its character, at least as many, then spaces). */
-function closesFence(line: string, fence: string): boolean {
-  const m = /^ {0,3}(`+|~+)[ \t]*$/.exec(line)
-  return m !== null && (m[1] as string)[0] === fence[0] && (m[1] as string).length >= fence.length
-}
-
 /** A block quote's marks at a line's start. */
 const QUOTE = /^(?: {0,3}> ?)+/
 
@@ -236,7 +229,7 @@ const QUOTE = /^(?: {0,3}> ?)+/
  */
 function joinedLines(lines: readonly string[]): JoinedLine[] {
   const out: JoinedLine[] = []
-  let fence: string | undefined
+  const fences = new Fences()
   let run: JoinedLine | undefined
   let last: { index: number; text: string } | undefined
   const close = () => {
@@ -252,11 +245,12 @@ function joinedLines(lines: readonly string[]): JoinedLine[] {
     const line = raw.replace(QUOTE, '')
     const prev = i > 0 ? (lines[i - 1] as string).replace(/\r$/, '') : ''
     const continued = /\\$/.test(prev)
-    const open = fence === undefined ? FENCE_OPEN.exec(line) : null
-    // A fence closes on a run of its own character at least as long, and nothing after it but spaces.
-    const fenceLine = fence === undefined ? open !== null : closesFence(line, fence)
+    const wasInside = fences.inside
+    const code = fences.read(line)
+    // A fence's own line opens or closes it; a line between is code, joined only by a shell's continuation.
+    const fenceLine = code && wasInside !== fences.inside
     const blank = line.trim() === ''
-    const paragraph = fence === undefined && !fenceLine && !blank && !BLOCK_START.test(line)
+    const paragraph = !code && !blank && !BLOCK_START.test(line)
     const joins = run !== undefined && (continued || (paragraph && quoted === QUOTE.test(prev)))
     if (joins && run) {
       const part = line.trim()
@@ -272,13 +266,10 @@ function joinedLines(lines: readonly string[]): JoinedLine[] {
       } else start(i, line)
     } else {
       close()
-      if (!blank && !fenceLine && (fence === undefined || /\\$/.test(line))) start(i, line)
+      if (!blank && !fenceLine && (!code || /\\$/.test(line))) start(i, line)
     }
     last = { index: i, text: line.trim() }
-    if (fenceLine) {
-      fence = fence === undefined ? (open?.[1] ?? open?.[2]) : undefined
-      close()
-    } else if (blank || (fence === undefined && /^ {0,3}#/.test(line) && !/\\$/.test(line))) close()
+    if (fenceLine || blank || (!code && /^ {0,3}#/.test(line) && !/\\$/.test(line))) close()
   }
   close()
   return out

@@ -2,6 +2,7 @@
 import { yaml } from '../vendor/lazy/yaml.js'
 import { parseSimpleFrontmatter } from './frontmatter-fast.js'
 import { parseSections, sectionText } from './sections.js'
+import { Fences } from './text-lines.js'
 import { LearningParseError } from './errors.js'
 import type { LearningState } from './errors.js'
 import { KNOWN_KEYS, REQUIRED_SECTIONS, learningSchema } from './learning-schema.js'
@@ -138,26 +139,18 @@ export function parseLearning(
 export function conflictLine(text: string): number | undefined {
   if (!text.includes('<<<<<<<')) return undefined
   const lines = text.split('\n')
-  let fence: string | undefined
+  const fences = new Fences()
   let open: number | undefined
   let middle = false
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).replace(/\r$/, '')
     // Inside a hunk (after a "<<<<<<<" outside a fence) fences are the hunk's text: two sides that change a code block's
     // info string open a fence each.
-    const f = open === undefined ? /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1] : undefined
-    if (
-      f &&
-      (fence === undefined ||
-        (f[0] === fence[0] && f.length >= fence.length && !/\S/.test(line.trim().slice(f.length))))
-    ) {
-      fence = fence === undefined ? f : undefined
-      continue
-    }
-    if (fence !== undefined) continue
-    if (open === undefined && /^<{7}(?:[ \t].*)?$/.test(line)) open = i + 1
-    else if (open !== undefined && /^={7}$/.test(line)) middle = true
-    else if (open !== undefined && middle && /^>{7}(?:[ \t].*)?$/.test(line)) return open
+    if (open === undefined) {
+      if (fences.read(line)) continue
+      if (/^<{7}(?:[ \t].*)?$/.test(line)) open = i + 1
+    } else if (/^={7}$/.test(line)) middle = true
+    else if (middle && /^>{7}(?:[ \t].*)?$/.test(line)) return open
   }
   return undefined
 }

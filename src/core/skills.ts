@@ -8,6 +8,7 @@ import { RENDER_MARKER } from './check-zones.js'
 import { comparableText, cosine, termVector } from './dedupe.js'
 import type { Learning } from './learning.js'
 import { renderSafe, renderSafeMarkdown } from './render-safe.js'
+import { Fences } from './text-lines.js'
 
 export interface HandSkill {
   /** The directory name under .claude/skills/. */
@@ -34,18 +35,10 @@ export function skillOf(l: Learning): string | undefined {
  * comment `# install`), and stays as written.
  */
 function demoteHeadings(text: string): string {
-  let fence: string | undefined
+  const fences = new Fences()
   return text
     .split('\n')
-    .map((line) => {
-      const [, marks = '', rest = ''] = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line) ?? []
-      if (fence) {
-        if (marks[0] === fence[0] && marks.length >= fence.length && !rest.trim()) fence = undefined
-        return line
-      }
-      if (marks && !(marks[0] === '`' && rest.includes('`'))) fence = marks
-      return fence ? line : line.replace(/^(#+) /, '#$1 ')
-    })
+    .map((line) => (fences.read(line) ? line : line.replace(/^(#+) /, '#$1 ')))
     .join('\n')
 }
 
