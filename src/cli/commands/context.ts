@@ -40,10 +40,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     throw new UsageError(`--format must be json or text, not "${format}"`, 'context')
   let text = MINIMAL
   try {
-    const [{ readUsageSummary }, { readConfig }, { tierMissing }] = await Promise.all([
+    const [{ readUsageSummary }, { readConfig }] = await Promise.all([
       import('../../adapters/state/events.js'),
       import('../../adapters/store/config.js'),
-      import('../messages/feed.js'),
     ])
     const { built, problems } = await contextAt(ctx.cwd, ctx.now(), readUsageSummary, readConfig)
     // A tier that could not be read is said, never silently left out; why (config.yaml's URL, git's words) is for a
@@ -53,7 +52,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
         .filter((p) => p.path.startsWith('refs/learn/tiers/'))
         .map((p) => p.path.slice('refs/learn/tiers/'.length)),
     )
-    text = built.text + [...missing].map((name) => tierMissing(name)).join('')
+    text = built.text
+    // The messages are loaded only when a tier is missing: this is the SessionStart hook's path.
+    if (missing.size) {
+      const { tierMissing } = await import('../messages/feed.js')
+      text += [...missing].map((name) => tierMissing(name)).join('')
+    }
   } catch (err) {
     const { logHookError } = await import('../../adapters/state/hooks-log.js')
     logHookError(ctx.cwd, 'context', err, ctx.now())
