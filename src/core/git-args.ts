@@ -6,11 +6,12 @@
 import { maskSecret, scanSecrets } from './secrets.js'
 
 /**
- * A remote's URL as it may be shown: the user-information part (`https://x-access-token:ghp_…@host/…`) as `***`. A
- * URL in config.yaml is printed in warnings, `tier list` and CI logs; a token in it would be printed with it.
+ * A remote's URL as it may be shown, or a text that holds URLs (git's words about one): each user-information part
+ * (`https://x-access-token:ghp_…@host/…`) as `***`. A URL in config.yaml is printed in warnings, `tier list` and CI
+ * logs; a token in it would be printed with it.
  */
-export function shownUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@')
+export function shownUrl(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/gi, '$1***@')
 }
 
 /** A credential found in a remote's URL: what it is and the value masked. */

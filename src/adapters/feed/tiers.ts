@@ -467,10 +467,7 @@ async function fetchPinned(git: Git, t: TierConfig, deadline: number): Promise<s
   const failures = lines.filter((l) => /^(fatal|error):/.test(l))
   const said =
     (failures.length ? failures : lines.filter(Boolean)).slice(0, 3).join(' / ') || `git exited with code ${last.code}`
-  return said
-    .split(t.url)
-    .join(shownUrl(t.url))
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/gi, '$1***@')
+  return shownUrl(said)
 }
 
 /** The tier's ref at its pinned commit, once that commit is here; undefined (the commit is here). */
