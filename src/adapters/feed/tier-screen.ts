@@ -9,6 +9,9 @@ import { parseLearning, validateLearning } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import type { SchemaValidator } from '../../core/validate.js'
 
+/** How a tier learning's skip reason begins when the screen withheld it (show reads the rest as its findings). */
+export const WITHHELD_FROM_AGENTS = 'withheld from agents: '
+
 /**
  * Why a tier learning is skipped, as its warning says: it does not parse or fails the schema ('invalid learning: …'),
  * or it holds a credential or an instruction aimed at agents ('withheld from agents: …', the same screen as `add`:
@@ -22,7 +25,7 @@ export function tierSkipReason(text: string, path: string, validator: SchemaVali
     if (errors.length) throw new Error(errors.join('; '))
     const hazards = findAgentHazards(text, { data: learning.data })
     if (hazards.length)
-      return `withheld from agents: ${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`
+      return `${WITHHELD_FROM_AGENTS}${hazards.map((h) => `${h.kind === 'secret' ? 'a credential' : 'an instruction aimed at agents'} at line ${h.line}`).join('; ')}`
   } catch (err) {
     return `invalid learning: ${reasonOf(err)}`
   }

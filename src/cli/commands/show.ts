@@ -75,7 +75,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
 async function findTierLearning(repo: Repo, name: string): Promise<{ tier: string; learning: Learning } | undefined> {
   const config = await repo.config().catch(() => undefined)
   if (!config?.tiers.length) return undefined
-  const { readTierSources } = await import('../../adapters/feed/tiers.js')
+  const [{ readTierSources }, { WITHHELD_FROM_AGENTS: WITHHELD }] = await Promise.all([
+    import('../../adapters/feed/tiers.js'),
+    import('../../adapters/feed/tier-screen.js'),
+  ])
   const warnings: { path: string; reason: string }[] = []
   for (const s of await readTierSources(repo, (w) => warnings.push(w))) {
     const learning = s.learnings.find((l) => l.name === name)
@@ -85,5 +88,3 @@ async function findTierLearning(repo: Repo, name: string): Promise<{ tier: strin
   if (withheld) throw new WithheldError(name, withheld.path, 'active', [withheld.reason.slice(WITHHELD.length)])
   return undefined
 }
-
-const WITHHELD = 'withheld from agents: '
