@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { assertPathClean } from '../adapters/git/commit.js'
 import { DIRECTIVE_OVERRIDES_LOG } from '../adapters/git/index-reader.js'
 import { readIdentity } from '../adapters/git/simple.js'
+import { PARSED_LOG } from '../adapters/git/run.js'
 import type { Repo } from '../adapters/store/repo.js'
 import { findLearningPath, readLearning } from '../adapters/store/store.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'
@@ -69,7 +70,7 @@ export async function planMoves(
         name,
         parseRawLog(
           await git.run([
-            'log',
+            ...PARSED_LOG,
             '--full-history',
             '--diff-filter=A',
             `--format=${RAW_LOG_FORMAT}`,

@@ -5,6 +5,7 @@
 import { assertNoOperationInProgress, readIdentity } from '../adapters/git/simple.js'
 import type { Git } from '../adapters/git/simple.js'
 import { assertPathClean } from '../adapters/git/commit.js'
+import { PARSED_LOG } from '../adapters/git/run.js'
 import { commitTransition } from './transition.js'
 import { assertNothingHalfDone } from './recovery.js'
 import { readEvents, readUsageLog } from '../adapters/state/events.js'
@@ -56,7 +57,7 @@ export interface PruneOutcome {
 /** The date each learning last entered active/, from the audit trail (newest first, so the first one wins). */
 async function readApprovalDates(git: Git): Promise<Map<string, string>> {
   // --full-history: without it a merge whose active/ equals its first parent's hides a re-approval on the other side.
-  const out = await git.run(['log', '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', '.learnings/active'])
+  const out = await git.run([...PARSED_LOG, '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', '.learnings/active'])
   const dates = new Map<string, string>()
   for (const e of parseAuditTrail(parseRawLog(out)))
     if (e.to === 'active' && !dates.has(e.name)) dates.set(e.name, e.date)

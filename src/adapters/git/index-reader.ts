@@ -12,7 +12,7 @@ import { findGitDirs, readHeadCommit } from './locate.js'
 import { parseRawDiff } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { GitCommandError, NotARepositoryError } from '../../core/errors.js'
-import { gitAsync, gitSync, runGitAsync, runGitAsyncFiles, runGitSync } from './run.js'
+import { PARSED_LOG, gitAsync, gitSync, runGitAsync, runGitAsyncFiles, runGitSync } from './run.js'
 
 import type { Env, GitResult } from './run.js'
 
@@ -417,7 +417,7 @@ export function readDirectiveOverrides(root: string, env: Env): string {
  * directive for a project learning of the same name. A squash merge keeps the trailer in its message, on HEAD.
  */
 export const DIRECTIVE_OVERRIDES_LOG = [
-  'log',
+  ...PARSED_LOG,
   'HEAD',
   '--format=%B%x00',
   '-E',

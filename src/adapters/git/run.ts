@@ -32,6 +32,39 @@ export interface GitRunOptions {
   timeoutMs?: number | undefined
 }
 
+/**
+ * The variables that change how git reads every pathspec: GIT_LITERAL_PATHSPECS=1 (set by some editors' git
+ * integrations) makes `:(glob).claude/skills/**` a file name that never matches, so the zone checks of `check` and
+ * `check --base` passed anything. git-learn writes its own pathspecs and never passes a user's through, so git runs
+ * without them.
+ */
+const PATHSPEC_VARIABLES = [
+  'GIT_LITERAL_PATHSPECS',
+  'GIT_GLOB_PATHSPECS',
+  'GIT_NOGLOB_PATHSPECS',
+  'GIT_ICASE_PATHSPECS',
+]
+
+/** Remove the pathspec variables (PATHSPEC_VARIABLES) from an environment. */
+export function dropPathspecVariables(env: Record<string, string | undefined>): void {
+  for (const k of PATHSPEC_VARIABLES) delete env[k]
+}
+
+/** The environment git runs with: `env` without the pathspec variables (PATHSPEC_VARIABLES). */
+function gitEnv(env: Env): NodeJS.ProcessEnv {
+  if (!PATHSPEC_VARIABLES.some((k) => env[k] !== undefined)) return env as NodeJS.ProcessEnv
+  const out: NodeJS.ProcessEnv = { ...env }
+  dropPathspecVariables(out)
+  return out
+}
+
+/**
+ * `git log` as its output is parsed: without the lines `log.showSignature` adds before each commit's format (they
+ * ended up in the commit id field), and in UTF-8 whatever `i18n.logOutputEncoding` says (latin1 garbled every reason
+ * and name read back).
+ */
+export const PARSED_LOG = ['log', '--no-show-signature', '--encoding=UTF-8'] as const
+
 /** The exit code runGitAsync gives a git it stopped at its timeoutMs (as timeout(1) does). */
 export const TIMED_OUT = 124
 
@@ -47,7 +80,7 @@ const DEFAULT_MAX_BUFFER = 1 << 30
 export function runGitSync(args: readonly string[], o: GitRunOptions): GitResult {
   const r = spawnSync('git', [...args], {
     cwd: o.cwd,
-    env: (o.env ?? process.env) as NodeJS.ProcessEnv,
+    env: gitEnv(o.env ?? process.env),
     input: o.input,
     maxBuffer: o.maxBuffer ?? DEFAULT_MAX_BUFFER,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -90,7 +123,7 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
     const bounded = o.timeoutMs !== undefined
     const child = spawn('git', [...args], {
       cwd: o.cwd,
-      env: (o.env ?? process.env) as NodeJS.ProcessEnv,
+      env: gitEnv(o.env ?? process.env),
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: bounded && process.platform !== 'win32',
     })
@@ -310,7 +343,7 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
     let done = false
     const child = spawn('git', [...args], {
       cwd: o.cwd,
-      env: (o.env ?? process.env) as NodeJS.ProcessEnv,
+      env: gitEnv(o.env ?? process.env),
       stdio: [input.fd, output.fd, 'pipe'],
     })
     const err: Buffer[] = []
@@ -371,7 +404,7 @@ export function runGitAsyncFiles(args: readonly string[], o: GitRunOptions & { d
   return new Promise<GitResult>((resolve, reject) => {
     const child = spawn('git', [...args], {
       cwd: o.cwd,
-      env: (o.env ?? process.env) as NodeJS.ProcessEnv,
+      env: gitEnv(o.env ?? process.env),
       stdio: [input.fd, output.fd, errors.fd],
     })
     child.on('error', (e) => reject(new GitCommandError(args, String(e.message))))

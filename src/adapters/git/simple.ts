@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { simpleGit } from '../../vendor/simple-git.js'
 import type { SimpleGit } from 'simple-git'
+import { dropPathspecVariables } from './run.js'
 import { GitCommandError, NoIdentityError, NotARepositoryError, OperationInProgressError } from '../../core/errors.js'
 
 export interface Git {
@@ -43,6 +44,9 @@ function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
 /** Open the repository that contains `cwd`; NotARepositoryError outside one. */
 export async function openGit(cwd: string): Promise<Git> {
   if (!existsSync(cwd)) throw new NotARepositoryError(cwd, 'the directory does not exist')
+  // simple-git starts git with this process's environment (and refuses one handed to it that holds EDITOR or
+  // PAGER), so the pathspec variables leave it here.
+  dropPathspecVariables(process.env)
   const probe = simpleGit({ baseDir: cwd, trimmed: false, errors })
   let out: string
   try {

@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path'
 import { findRoot, readStagedConfigFor, readZones, stagedChanges } from '../../adapters/git/index-reader.js'
-import { gitSync, runGitSync } from '../../adapters/git/run.js'
+import { PARSED_LOG, gitSync, runGitSync } from '../../adapters/git/run.js'
 import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
@@ -345,7 +345,9 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
       }),
     )
     const events = parseAuditTrail(
-      parseRawLog(gitSync(['log', `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`], { cwd: root, env: ctx.env })),
+      parseRawLog(
+        gitSync([...PARSED_LOG, `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`], { cwd: root, env: ctx.env }),
+      ),
     )
     findings.push(...engine.checkTransitions(changes, events))
     if (summaryFile) {

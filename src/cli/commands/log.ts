@@ -1,5 +1,6 @@
 import { openRepo } from '../../adapters/store/repo.js'
 import { readHead } from '../../adapters/git/simple.js'
+import { PARSED_LOG } from '../../adapters/git/run.js'
 import { requireLearningPath } from '../../adapters/store/store.js'
 import { UsageError } from '../../core/errors.js'
 import { STORE_DIR } from '../../core/learning.js'
@@ -40,7 +41,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     // --full-history: a path-limited log otherwise simplifies history and follows only the side of a merge whose
     // tree the result equals, dropping the other side's lifecycle commits (a reject merged away by an approve).
     // Merge commits it then lists carry no trailers and give no event.
-    const out = await repo.git.run(['log', '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', STORE_DIR])
+    const out = await repo.git.run([...PARSED_LOG, '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', STORE_DIR])
     events = parseAuditTrail(parseRawLog(out), name)
   }
   // A name that no commit and no state directory knows is a learning not found, as in every command that takes one.
