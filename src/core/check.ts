@@ -331,6 +331,28 @@ function reviewedIn(events: readonly AuditEvent[], name: string, state: Learning
 }
 
 /**
+ * Whether recorded commits moved `name` from one state to another in steps the lifecycle allows, each with its
+ * trailers and its `*-by`: a restore (archived → pending) and then an approve (pending → active) on one branch show as
+ * archived → active from the merge base, or in one squashed commit, which no single command does. The events'
+ * order is not relied on (a forge's squash message lists the branch's commits oldest first, git's SQUASH_MSG newest
+ * first); each recorded step is used once.
+ */
+function movedInSteps(events: readonly AuditEvent[], name: string, from: LearningState, to: LearningState): boolean {
+  const steps = events.filter((e) => e.name === name && e.from && e.to && e.by)
+  const used = new Set<number>()
+  let state: LearningState = from
+  while (state !== to) {
+    const at = steps.findIndex(
+      (e, k) => !used.has(k) && e.from === state && isAllowedMove(state, e.to as LearningState),
+    )
+    if (at < 0) return false
+    used.add(at)
+    state = (steps[at] as AuditEvent).to as LearningState
+  }
+  return true
+}
+
+/**
  * The transition rule over the changes from the merge base to HEAD: added only to pending/, moves only as the
  * lifecycle allows (a delete and an add of the same name count as a move when git's rename detection missed it),
  * no deletions, and every move into active/ approved by a commit in the range (`events`, from its trailers).
@@ -393,7 +415,7 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
     )
   for (const m of moves) {
     if (m.fromState === m.toState) continue
-    if (!isAllowedMove(m.fromState, m.toState)) {
+    if (!isAllowedMove(m.fromState, m.toState) && !movedInSteps(events, m.name, m.fromState, m.toState)) {
       out.push(
         finding(
           'transition',
@@ -489,6 +511,8 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
       )
       continue
     }
+    // A squash of a branch that restored and then approved it: each step is in the message with its trailers.
+    if (!isAllowedMove(fromState, to.state) && movedInSteps(events, to.name, fromState, to.state)) continue
     if (!isAllowedMove(fromState, to.state)) {
       out.push(
         finding(

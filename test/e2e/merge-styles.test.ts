@@ -145,6 +145,52 @@ function forgeSquash(repo: TestRepo, run: ReturnType<typeof setUp>['run'], branc
   return run('git', 'commit', '-q', '-F', file)
 }
 
+describe('a restore and an approval on one branch', () => {
+  // From the merge base the learning moved archived → active, which no single command does; the branch's commits
+  // show the two steps the lifecycle allows, each with its trailers.
+  for (const style of ['merge commit', 'forge squash']) {
+    test(`land together: ${style}`, () => {
+      const { repo, run } = setUp()
+      repo.setIdentity(...ADA)
+      expect(sh(repo.root, 'git', ['learn', 'add', '--file', '-'], { input: learningText('came-back') }).code).toBe(0)
+      repo.setIdentity(...BOB)
+      expect(run('git', 'learn', 'reject', 'came-back', '--reason', 'not yet').code).toBe(0)
+      const base = repo.git('rev-parse', 'main').trim()
+      repo.git('checkout', '-q', '-b', 'learn/came-back')
+      repo.setIdentity(...ADA)
+      const restored = run('git', 'learn', 'restore', 'came-back', '--reason', 'the cause is confirmed')
+      expect(restored.code, restored.stderr).toBe(0)
+      repo.setIdentity(...BOB)
+      const approved = run('git', 'learn', 'approve', 'came-back')
+      expect(approved.code, approved.stderr).toBe(0)
+      repo.git('checkout', '-q', 'main')
+      const landed =
+        style === 'merge commit'
+          ? run('git', 'merge', '--no-ff', '-m', 'Merge learn/came-back', 'learn/came-back')
+          : forgeSquash(repo, run, 'learn/came-back', '')
+      expect(landed.code, landed.stderr).toBe(0)
+      expect(repo.exists('.learnings/active/came-back.md')).toBe(true)
+      const ci = run('git', 'learn', 'check', '--base', base)
+      expect(ci.code, ci.stdout + ci.stderr).toBe(0)
+    })
+  }
+
+  test('a restore, then a hand move into active/, is still refused', () => {
+    const { repo, run } = setUp()
+    repo.setIdentity(...ADA)
+    expect(sh(repo.root, 'git', ['learn', 'add', '--file', '-'], { input: learningText('came-back') }).code).toBe(0)
+    repo.setIdentity(...BOB)
+    expect(run('git', 'learn', 'reject', 'came-back', '--reason', 'not yet').code).toBe(0)
+    const base = repo.git('rev-parse', 'main').trim()
+    expect(run('git', 'learn', 'restore', 'came-back').code).toBe(0)
+    repo.git('mv', '.learnings/pending/came-back.md', '.learnings/active/came-back.md')
+    repo.git('commit', '-q', '--no-verify', '-m', 'by hand')
+    const ci = run('git', 'learn', 'check', '--base', base)
+    expect(ci.code).toBe(1)
+    expect(ci.stdout + ci.stderr).toMatch(/came-back moved archived → active, which the lifecycle does not allow/)
+  })
+})
+
 describe('the approver is not the proposer, by the record', () => {
   test('after a squash merge done by the reviewer, the reviewer can approve and the proposer cannot', () => {
     const { repo, run } = setUp()
