@@ -43,6 +43,12 @@ step git log --oneline -3
 # The proposer cannot approve: a second person reviews and approves the proposals.
 git config user.name "Rita Reviewer" && git config user.email rita@example.com
 names=$(git diff --name-only HEAD~1 HEAD -- .learnings/pending | sed 's#.*/##; s#\.md$##')
+# retro cannot know why the fix worked: a draft's Root Cause is left for the reviewer, and approve refuses it until
+# it is written. The reviewer writes it (here, for the recorded session's vi.mock failure) and commits the edit.
+for f in $(grep -l '^To be filled in by the reviewer' .learnings/pending/*.md); do
+  sed -i 's/^To be filled in by the reviewer.*/vi.mock is hoisted above the imports, so its factory read a variable before its declaration ran (the temporal dead zone); the variable moved into vi.hoisted()./' "$f"
+done
+step git commit -qam "Write the root cause of the retro drafts"
 # shellcheck disable=SC2086
 step git learn approve $names
 step git learn list --state active

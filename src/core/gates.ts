@@ -74,6 +74,20 @@ const CONCRETE = [
   /\b[a-z]+[A-Z]\w*\b|\b[A-Za-z]+_[A-Za-z_]+\b|\b[\w.]+\(\)/, // identifiers and calls: useEffect, __dirname, vi.mock()
   /(?:^|\n)\s*at\s+\S+\s+\(|\bline \d+\b/, // a stack frame
 ]
+/**
+ * How a section left for the reviewer begins (retro's drafts write it where a machine cannot know the answer, the
+ * root cause): such a section counts as unwritten for the gates, and `approve` refuses a learning that still holds one.
+ */
+export const FOR_THE_REVIEWER = 'To be filled in by the reviewer'
+
+/** The sections of a body that still begin with FOR_THE_REVIEWER, in order. */
+export function sectionsForTheReviewer(body: string): string[] {
+  const out: string[] = []
+  for (const m of body.matchAll(/^##[ \t]+(.+?)[ \t]*\r?\n\s*(.*)$/gm))
+    if ((m[2] as string).startsWith(FOR_THE_REVIEWER)) out.push((m[1] as string).trim())
+  return out
+}
+
 function placeholderOf(template: string | undefined, heading: string): string | undefined {
   return template === undefined ? undefined : sectionText(template, heading)
 }
@@ -81,7 +95,7 @@ function placeholderOf(template: string | undefined, heading: string): string | 
 /** The normalized text of a section, or '' when it is missing, empty or still the template's placeholder. */
 function writtenSection(learning: Learning, heading: string, template: string | undefined): string {
   const text = sectionText(learning.body, heading)?.trim() ?? ''
-  if (!text) return ''
+  if (!text || text.startsWith(FOR_THE_REVIEWER)) return ''
   const placeholder = placeholderOf(template, heading)
   const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase()
   return placeholder !== undefined && norm(placeholder) === norm(text) ? '' : text

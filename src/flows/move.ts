@@ -14,6 +14,7 @@ import { findLearningPath, readLearning } from '../adapters/store/store.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'
 import { findAgentHazards } from '../core/agent-safety.js'
 import { parseDirectivesAllowed } from '../core/directives.js'
+import { FOR_THE_REVIEWER, sectionsForTheReviewer } from '../core/gates.js'
 import { LearningInvalidError, RefusedError } from '../core/errors.js'
 import type { LearningState } from '../core/errors.js'
 import { learningPath, validateLearning } from '../core/learning.js'
@@ -62,6 +63,16 @@ export async function planMoves(
     if (action === 'approve') {
       const { errors } = validateLearning(learning, validator)
       if (errors.length) throw new LearningInvalidError(learning.path, errors)
+      // A draft's section left for the reviewer (retro cannot know a root cause) is written before agents read it.
+      const unwritten = sectionsForTheReviewer(learning.body)
+      if (unwritten.length)
+        throw new LearningInvalidError(
+          learning.path,
+          unwritten.map(
+            (h) =>
+              `"## ${h}" still says "${FOR_THE_REVIEWER}…": write it in ${learning.path}, commit the edit, then run \`git learn approve ${name}\` again`,
+          ),
+        )
       // Everyone who ever put it into pending/ (a restore too) counts as a proposer: a restore must not launder it.
       // By the record: the Proposed-by trailers (through squash bodies too), not whoever pressed merge.
       // --full-history: a simplified log follows one side of a merge that equals both and misses the other's restore;

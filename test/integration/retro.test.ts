@@ -205,4 +205,46 @@ describe('retro --write compares the candidates with each other', () => {
         new RegExp(`Learning: ${w.name}\nLearning-Action: add\nLearning-To: pending\nLearning-Gates: [^\n]+\n`),
       )
   })
+
+  test("a draft's root cause is left for the reviewer: approve refuses it until it is written", async () => {
+    const repo = makeRepo()
+    expect((await repo.cli(['init'])).code).toBe(0)
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'init')
+    for (const p of fixed(
+      repo.root,
+      'npm run build',
+      "Error: ENOSPC: no space left on device, write '/var/cache/build.tar'",
+      'scripts/build.mjs',
+    ))
+      expect((await repo.cli(['observe'], { stdin: p })).code).toBe(0)
+    const out = (await repo.cli(['retro', '--write', '--json'])).json()
+    expect(out.written).toHaveLength(1)
+    const { name, path } = out.written[0]
+    const text = repo.read(path)
+    // What was observed, nothing claimed: no declared depth, and the root cause is the reviewer's to write.
+    expect(text).not.toMatch(/discovery_depth/)
+    expect(text).toMatch(/## Root Cause\nTo be filled in by the reviewer/)
+    expect(text).toMatch(/## Evidence\n`npm run build` failed/)
+    repo.setIdentity('Bob Reviewer', 'bob@example.com')
+    const before = repo.snapshot()
+    const refused = await repo.cli(['approve', name])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(
+      `"## Root Cause" still says "To be filled in by the reviewer…": write it in ${path}`,
+    )
+    expect(refused.stderr).toContain(`git learn approve ${name}`)
+    expect(repo.snapshot()).toBe(before)
+    repo.write(
+      path,
+      text.replace(
+        /To be filled in by the reviewer[^\n]*/,
+        'The build cache lived on a 1 GB tmpfs that the tarball outgrew; it now goes under the workspace.',
+      ),
+    )
+    repo.git('commit', '-q', '-am', 'root cause written')
+    const approved = await repo.cli(['approve', name])
+    expect(approved.stderr).toBe('')
+    expect(approved.code).toBe(0)
+  })
 })

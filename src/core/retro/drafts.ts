@@ -1,5 +1,6 @@
 /** A retrospective candidate written out as a learning draft for `pending/`: low confidence, evidence attached. */
 import { formatDate } from '../draft.js'
+import { FOR_THE_REVIEWER } from '../gates.js'
 import { formatLearningFile } from '../learning.js'
 import type { Frontmatter } from '../learning.js'
 import type { RetroCandidate } from './detectors.js'
@@ -35,15 +36,18 @@ ${code(e['command'])} failed with:
 Running ${code(e['command'])} prints "${c.trigger}".
 
 ## Root Cause
-To be filled in by the reviewer: the edits below made it pass; say why.
+${FOR_THE_REVIEWER}: the edits below made it pass; say why.
 
 ## Solution
 These files were edited before the command passed:
 
 ${list(strings(e['edited_paths']))}
 
+## Evidence
+${code(e['command'])} failed with the error above; after the edits to the files listed under Solution, ${code(e['verification'])} passed. ${seen(c)}
+
 ## Verification
-${code(e['verification'])} passed afterwards. ${seen(c)}
+${code(e['verification'])} passed afterwards.
 
 ## Changelog
 - 1.0.0: proposed by git learn retro.
@@ -145,9 +149,10 @@ export function formatCandidateLearning(
     domain: DOMAIN[c.kind],
     tags: tags(c),
     confidence: RETRO_CONFIDENCE,
+    // What was observed, nothing more: no depth is declared (the gate reads the Evidence section written below), and
+    // the contexts it applies in are the sessions it was seen in.
     gates: {
-      discovery_depth: 2,
-      reusability: [...new Set([c.kind, ...e.sessions.slice(0, 3).map((s) => `session ${s}`)])],
+      reusability: [...new Set(e.sessions.slice(0, 3).map((s) => `session ${s}`))],
       verification: c.kind === 'error-solution' ? `${String(e['verification'])} passed after the edits` : seen(c),
     },
     ...(opts.commit || paths.length
