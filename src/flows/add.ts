@@ -32,6 +32,8 @@ export interface AddResult {
   to: 'pending'
   path: string
   commit: string | null
+  /** With `commit: false`: the commit message the staged file should be committed with (its audit trailers). */
+  message?: string
 }
 
 export async function addLearning(cwd: string, name: string, text: string, opts: AddOptions): Promise<AddResult> {
@@ -73,6 +75,9 @@ export async function addLearning(cwd: string, name: string, text: string, opts:
   let sha: string | null = null
   if (!opts.dryRun && opts.commit)
     sha = await commitTransition(git, [{ kind: 'create', path, text: admission.text }], message)
-  else if (!opts.dryRun) await stageNewFile(git, path, admission.text)
+  else if (!opts.dryRun) {
+    await stageNewFile(git, path, admission.text)
+    return { name, from: null, to: 'pending', path, commit: null, message }
+  }
   return { name, from: null, to: 'pending', path, commit: sha }
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { spawnSync } from 'node:child_process'
 import { chmodSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -122,6 +123,25 @@ describe('add', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/would add dry/)
     expect(repo.snapshot()).toBe(snap)
+  })
+
+  test('--no-commit prints the git commit that records the audit trail, and it does', async () => {
+    const repo = makeRepo()
+    repo.write('d.md', learningText('its-staged'))
+    const r = await repo.cli(['add', '--file', 'd.md', '--no-commit'])
+    expect(r.code).toBe(0)
+    const line = r.stdout.split('\n').find((l) => l.startsWith('  git commit '))
+    expect(line).toMatch(/--trailer 'Proposed-by: Ada Author <ada@example.com>'/)
+    expect(line).toMatch(/--trailer 'Learning-Action: add'/)
+    // What a user does: paste the printed command into a shell.
+    execFileSync('sh', ['-c', (line as string).trim()], { cwd: repo.root, stdio: 'pipe' })
+    const log = await repo.cli(['log', 'its-staged', '--json'])
+    expect(log.code).toBe(0)
+    expect(log.json().events).toMatchObject([
+      { action: 'add', to: 'pending', by: 'Ada Author <ada@example.com>', name: 'its-staged' },
+    ])
+    const json = await repo.cli(['add', '--file', '-', '--no-commit', '--json'], { stdin: learningText('json-staged') })
+    expect(json.json().message).toMatch(/^learn: add json-staged\n[\s\S]*\nProposed-by: Ada Author <ada@example.com>/)
   })
 
   test('works on an unborn branch (the first commit)', async () => {

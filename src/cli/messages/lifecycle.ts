@@ -13,8 +13,20 @@ const short = (c: string | null) => (c ? c.slice(0, 7) : '')
 
 export function added(r: MoveResult, opts: { dryRun: boolean; committed: boolean }): string {
   if (opts.dryRun) return `would add ${r.name} as ${r.path} and commit it alone (dry run: nothing written)\n`
-  if (!opts.committed) return `added ${r.path} and staged it (not committed)\nCommit it with: git commit -- ${r.path}\n`
+  if (!opts.committed) return `added ${r.path} and staged it (not committed)\n${commitWithTrailers(r)}`
   return `added ${r.name} → ${r.path} (commit ${short(r.commit)})\nNext: open a pull request; a reviewer approves it with \`git learn approve ${r.name}\`.\n`
+}
+
+/**
+ * The `git commit` that records a staged proposal with its audit trail (`Proposed-by`, `Learning-Gates` …): without
+ * them `git learn log` and approve's proposer check know nothing of it. `--trailer` (git 2.32) keeps it one line.
+ */
+function commitWithTrailers(r: MoveResult & { message?: string }): string {
+  const lines = (r.message ?? '').split('\n')
+  const trailers = lines.filter((l) => /^[A-Za-z][A-Za-z0-9-]*: \S/.test(l))
+  if (!trailers.length) return `Commit it with: git commit -- ${r.path}\n`
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+  return `Commit it with its audit trailers (\`git learn log\` and approve read them):\n  git commit -m ${q(lines[0] as string)} ${trailers.map((t) => `--trailer ${q(t)}`).join(' ')} -- ${r.path}\n`
 }
 
 export function moved(action: string, r: MoveResult, dryRun: boolean): string {
