@@ -384,6 +384,26 @@ describe('approve', () => {
     expect(repo.snapshot()).toBe(snap)
   })
 
+  test('refuses during a `git am` stopped on a conflict (exit 3), naming git am, not rebase; changes nothing', async () => {
+    const repo = await withPending()
+    repo.git('checkout', '-q', '-b', 'side')
+    repo.write('README.md', 'side\n')
+    repo.git('commit', '-qam', 'side')
+    const patch = repo.git('format-patch', '-1', '--stdout')
+    repo.git('checkout', '-q', 'main')
+    repo.write('README.md', 'main\n')
+    repo.git('commit', '-qam', 'main')
+    repo.write('.git/side.patch', patch)
+    expect(spawnSync('git', ['am', '.git/side.patch'], { cwd: repo.root }).status).not.toBe(0)
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'vitest-esm-hoist', '--json'])
+    expect(r.code).toBe(3)
+    expect(r.json().error).toMatchObject({ operation: 'am' })
+    const text = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(text.stderr).toMatch(/`git am` is in progress[\s\S]*`git am --continue`[\s\S]*`git am --abort`/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
   test('a commit refused by a reference-transaction hook changes nothing', async () => {
     const repo = await withPending()
     repo.write('.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] || exit 0\nexit 1\n')
