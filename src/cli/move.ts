@@ -6,6 +6,7 @@ import type { MoveAction } from '../core/lifecycle.js'
 import { commitPlannedMove, planMoves } from '../flows/move.js'
 import { assertNothingHalfDone } from '../flows/recovery.js'
 import { ExitCode } from './context.js'
+import { noteDetached } from './detached.js'
 import type { Ctx } from './context.js'
 import { approveHazard, moved } from './messages/lifecycle.js'
 import { supersededNote } from './messages/scale.js'
@@ -60,8 +61,15 @@ export async function runMoves(
     if (!opts.json)
       ctx.stdout(moved(action, result, opts.dryRun) + (old.length ? supersededNote(plan.name, old, opts.dryRun) : ''))
   }
+  const detached = await noteDetached(
+    ctx,
+    results.map((r) => r.commit),
+  )
   if (opts.json) {
-    const out = results.length === 1 ? { ...results[0], dryRun: opts.dryRun } : { results, dryRun: opts.dryRun }
+    const out =
+      results.length === 1
+        ? { ...results[0], dryRun: opts.dryRun, ...detached }
+        : { results, dryRun: opts.dryRun, ...detached }
     ctx.stdout(`${JSON.stringify(out)}\n`)
   }
   // What agents read follows the store: an approval adds to active/, a superseded learning leaves it.

@@ -26,6 +26,11 @@ import { escapeControl } from './escape.js'
  *   Not in a list item (scanned whole), a heading, an HTML block, or a paragraph where marked might not see the span
  *   we see: one with a rule, setext or table delimiter line, inline HTML or an autolink, `~`, an escaped backtick, a
  *   link, reference or URL that holds a backtick, or emphasis beside a span of two or more backticks.
+ * - an indented code block (four columns of spaces or a tab) where one certainly starts: at the start of the text,
+ *   after a blank line, after a heading or a closing fence outside quotes, and not in a list (where an item's
+ *   content starts is marked's to decide; Claude Code 2.1.331 reads indented code there as code too, and in quotes,
+ *   but a wrong guess there leaves prose unescaped). Blank lines and lines indented four columns or more go on with
+ *   it. An indented line right after a line of a paragraph continues that paragraph (lazily), and is escaped.
  * Whatever is not certainly code is escaped: a stray backslash in code is cosmetic, a missed `@` loads a file.
  */
 const IMPORT_AT = /(\\*)@(?=[a-zA-Z0-9._~/-])/g
@@ -173,6 +178,9 @@ function escapeMarkdownAts(text: string): string {
   let list = false
   let para: string[] = []
   let blank = true
+  // An indented code block: open, or may open on this line (at the start, after a blank line, a heading or a fence).
+  let code = false
+  let codeMayStart = true
   const flush = () => {
     if (!para.length) return
     const joined = para.join('\n')
@@ -182,10 +190,22 @@ function escapeMarkdownAts(text: string): string {
   }
   for (const line of lines) {
     const isBlank = line.trim() === ''
+    const mayStartCode = codeMayStart
+    codeMayStart = false
+    if (code) {
+      // Blank lines and lines indented four columns or more go on with it; the first line less indented ends it.
+      if (isBlank || indent(line) >= 4) {
+        out.push(line)
+        blank = isBlank
+        continue
+      }
+      code = false
+    }
     if (fence) {
       const closes = closesFenceEagerly(line, fence)
       if (closes || isBlank || indent(line) >= fence.indent) {
         if (closes) fence = undefined
+        codeMayStart = closes
         out.push(line)
         blank = isBlank
         continue
@@ -196,6 +216,7 @@ function escapeMarkdownAts(text: string): string {
     if (html) {
       if (html.end?.test(line)) html.end = undefined
       else if (isBlank && !html.end) html = undefined
+      codeMayStart = !html
       out.push(escapeAts(line))
       blank = isBlank
       continue
@@ -204,6 +225,14 @@ function escapeMarkdownAts(text: string): string {
       flush()
       out.push(line)
       blank = true
+      codeMayStart = true
+      continue
+    }
+    if (mayStartCode && !list && indent(line) >= 4) {
+      // An indented code block, outside lists (whose items Claude Code reads whole) and quotes: left as written.
+      code = true
+      out.push(line)
+      blank = false
       continue
     }
     if (blank && indent(line) === 0 && !LIST_ITEM.test(line)) list = false
@@ -227,6 +256,7 @@ function escapeMarkdownAts(text: string): string {
       // A heading is a block of its own, even inside a paragraph.
       flush()
       out.push(escapeAts(line))
+      codeMayStart = quoteDepth(line) === 0
       continue
     }
     if (unquoted(line).trim() === '') {

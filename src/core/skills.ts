@@ -67,7 +67,10 @@ export function renderSkillReferences(
       '',
       description,
       '',
-      demoteHeadings(renderSafeMarkdown(l.body)).trim(),
+      // Blank lines trimmed, not the first line's indentation: an indented code block keeps its `@` (render-safe.ts).
+      demoteHeadings(renderSafeMarkdown(l.body))
+        .replace(/^(?:[ \t]*\n)+/, '')
+        .trimEnd(),
     )
   }
   return `${parts.join('\n')}\n`

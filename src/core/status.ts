@@ -7,6 +7,8 @@ import type { CatalogEntry } from './search.js'
 import type { UsageSummary } from './usage.js'
 import { EMPTY_USAGE } from './usage.js'
 import { compareCodeUnits } from './compare.js'
+import type { LearningState } from './errors.js'
+import { parseStorePath } from './layout.js'
 
 export interface StatusLearning {
   name: string
@@ -41,6 +43,38 @@ export type StatusEntry = Pick<
   supersedes: readonly string[]
   evidencePaths: readonly string[]
   tags: readonly string[]
+}
+
+/** A move between state folders staged in the index and never committed (`git mv` by hand, not `git learn approve`). */
+export interface StagedMove {
+  from: string
+  to: string
+}
+
+/**
+ * The project's entries where their commits have them: a learning moved between state folders and staged, never
+ * committed, is still in the state HEAD has it in (nothing approved, rejected or archived it), so it counts there, as
+ * the warning about the move says. `describe` gives the description of one that counts as pending again (the status
+ * cache keeps the pending ones' only). A move out of or into anything but a state folder is left as it is.
+ */
+export function asCommitted(
+  entries: readonly StatusEntry[],
+  moves: readonly StagedMove[],
+  describe: (path: string) => string,
+): StatusEntry[] {
+  const back = new Map<string, { state: LearningState; path: string }>()
+  for (const m of moves) {
+    const from = parseStorePath(m.from)
+    const to = parseStorePath(m.to)
+    if (from && to && from.state !== to.state) back.set(`${to.state}/${to.name}`, { state: from.state, path: m.to })
+  }
+  if (!back.size) return entries as StatusEntry[]
+  return entries.map((e) => {
+    const was = e.tier === 'project' ? back.get(`${e.state}/${e.name}`) : undefined
+    if (!was) return e
+    const description = was.state === 'pending' && !e.description ? describe(was.path) : e.description
+    return { ...e, state: was.state, description }
+  })
 }
 
 /**

@@ -2,7 +2,7 @@
 // (render's own section), AGENTS.md and a rendered SKILL.md; files named like every `@` the learning holds, beside
 // each of them, carry a canary. What Claude Code imports reaches the model's first request: no canary of the learning's may, while the
 // rendered files themselves do, and two control lines show the loader's rules we rely on (a list item's code span is
-// read, a paragraph's is not).
+// read, a paragraph's is not). The second test holds renderSafeMarkdown's code (fenced, spans, indented blocks) to it.
 import { afterEach, expect, test } from 'vitest'
 import { claudeForTests, runClaude } from '../helpers/claude-cli.js'
 import { requestText, startModelStandIn } from '../helpers/model-stand-in.js'
@@ -22,6 +22,7 @@ const BODY =
   '## Trigger Conditions\n- run `npm i @types/node -D` first\n- see @.env\n\n' +
   '## Root Cause\nWe tried A and B; a@example.com@.env was it.\n\n' +
   '## Solution\nRun `npm i @types/node -D` and `cat @.env-code now`.\n\n```python\n@pytest.fixture\ndef db(): ...\n```\n\n' +
+  'Or indented:\n\n    source @.env-indented\n\n' +
   '~~~\n@Override\n~~~\n\n## Verification\nThe SKILL-BODY-REACHED check passed.\n'
 
 test.skipIf(skip)(
@@ -42,6 +43,7 @@ test.skipIf(skip)(
     const canaries: Record<string, string> = {
       '.env': 'CANARY-DOTENV',
       '.env-code': 'CANARY-ENV-CODE',
+      '.env-indented': 'CANARY-ENV-INDENTED',
       '.npmrc': 'CANARY-NPMRC',
       'types/node': 'CANARY-TYPES-NODE',
       'pytest.fixture': 'CANARY-PYTEST',
@@ -59,6 +61,7 @@ test.skipIf(skip)(
     const r = await repo.cli(['render', '--target', 'claude,agents,claude-md'])
     expect(r.code, r.stderr).toBe(0)
     expect(repo.read('.claude/skills/env-files/SKILL.md')).toContain('```python\n@pytest.fixture\n')
+    expect(repo.read('.claude/skills/env-files/SKILL.md')).toContain('\n\n    source @.env-indented\n')
     repo.write(
       'CLAUDE.md',
       `${repo.read('CLAUDE.md')}\n@AGENTS.md\n@.claude/skills/env-files/SKILL.md\n\n- \`x @control-list.md y\`\n\n\`x @control-para.md y\`\n`,
@@ -77,6 +80,17 @@ test.skipIf(skip)(
   },
   120_000,
 )
+
+/** Indented code blocks renderSafeMarkdown keeps as written, `@` and all. */
+const INDENTED = [
+  '    @p32\n    x @p33',
+  '\t@p34\n  \t@p35',
+  '# h\n    @p36',
+  '```\nx\n```\n    @p37',
+  '    @p38\n\n    y',
+  '<div>\n\n    z @p44\n\n</div>',
+  '    <div> @p45',
+]
 
 /** Markdown where render keeps an `@` in what it reads as code, or where a near miss would not be code. */
 const EDGES = [
@@ -108,22 +122,35 @@ const EDGES = [
   'see https://x.com/`a @p28 `',
   '~~`a~~ @p29 `',
   '**x**@p30 and a@b.co@p31',
+  // Indented code: left as written where a block certainly starts (INDENTED), escaped where it is a guess.
+  ...INDENTED,
+  '    @p39\n@p40',
+  'para\n    @p41',
+  '- a\n\n      @p42',
+  '>     @p43',
 ]
 
 test.skipIf(skip)(
   'what renderSafeMarkdown leaves unescaped in tricky markdown, Claude Code does not import',
   async () => {
     const { renderSafeMarkdown } = await import('../../src/core/render-safe.js')
+    for (const c of INDENTED) expect(renderSafeMarkdown(c)).toBe(c)
     const repo = makeRepo()
     const names = EDGES.flatMap((c) => [...c.matchAll(/@(p\d+)/g)].map((m) => m[1] as string))
     for (const f of names) repo.write(f, `CANARY-${f}\n`)
-    repo.write('CLAUDE.md', `# x\n\n${EDGES.map(renderSafeMarkdown).join('\n\n')}\n\n@control.md\n`)
+    // Controls: a line import, and one indented four spaces that continues a paragraph (so indentation alone is no code).
+    repo.write(
+      'CLAUDE.md',
+      `# x\n\n${EDGES.map(renderSafeMarkdown).join('\n\n')}\n\n@control.md\n\npara\n    @control-lazy.md\n`,
+    )
     repo.write('control.md', 'CONTROL-READ\n')
+    repo.write('control-lazy.md', 'CONTROL-LAZY-READ\n')
     stand = await startModelStandIn((step) => [{ text: 'ok' }][step])
     const run = await runClaude(claude, repo.root, stand.url, 'say ok')
     expect(run.code, run.stderr).toBe(0)
     const first = requestText(stand.agentRequests()[0] as never)
     expect(first).toContain('CONTROL-READ')
+    expect(first).toContain('CONTROL-LAZY-READ')
     expect(first.match(/CANARY-p\d+/g) ?? []).toEqual([])
   },
   120_000,

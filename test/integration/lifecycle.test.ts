@@ -404,6 +404,26 @@ describe('approve', () => {
     expect(repo.snapshot()).toBe(snap)
   })
 
+  test('refuses during a `git am` stopped on a conflict (exit 3), naming git am, not rebase; changes nothing', async () => {
+    const repo = await withPending()
+    repo.git('checkout', '-q', '-b', 'side')
+    repo.write('README.md', 'side\n')
+    repo.git('commit', '-qam', 'side')
+    const patch = repo.git('format-patch', '-1', '--stdout')
+    repo.git('checkout', '-q', 'main')
+    repo.write('README.md', 'main\n')
+    repo.git('commit', '-qam', 'main')
+    repo.write('.git/side.patch', patch)
+    expect(spawnSync('git', ['am', '.git/side.patch'], { cwd: repo.root }).status).not.toBe(0)
+    const snap = repo.snapshot()
+    const r = await repo.cli(['approve', 'vitest-esm-hoist', '--json'])
+    expect(r.code).toBe(3)
+    expect(r.json().error).toMatchObject({ operation: 'am' })
+    const text = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(text.stderr).toMatch(/`git am` is in progress[\s\S]*`git am --continue`[\s\S]*`git am --abort`/)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
   test('a commit refused by a reference-transaction hook changes nothing', async () => {
     const repo = await withPending()
     repo.write('.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] || exit 0\nexit 1\n')
@@ -423,6 +443,34 @@ describe('approve', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/would approve vitest-esm-hoist/)
     expect(repo.snapshot()).toBe(snap)
+  })
+
+  test('on a detached HEAD the commit is made and the command says it is on no branch, and how to keep it', async () => {
+    const repo = await withPending()
+    repo.git('checkout', '-q', '--detach')
+    const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+    expect(r.code, r.stderr).toBe(0)
+    const commit = repo.git('rev-parse', 'HEAD').trim()
+    expect(repo.git('log', '-1', '--format=%s')).toBe('learn: approve vitest-esm-hoist\n')
+    expect(r.stderr).toBe(
+      `warning: HEAD is detached: the commit ${commit.slice(0, 7)} is on no branch, and switching away leaves it behind.\n` +
+        'Keep it on a new branch: `git switch -c <branch>` ' +
+        `(or, once you have switched away, \`git branch <branch> ${commit.slice(0, 7)}\`).\n`,
+    )
+    // Every command that commits says it, and its --json carries it; on a branch, neither.
+    const pruned = await repo.cli(['prune', 'vitest-esm-hoist', '--reason', 'x', '--yes', '--json'])
+    expect(pruned.code, pruned.stderr).toBe(0)
+    expect(pruned.json()).toMatchObject({ pruned: [{ to: 'archived' }], detached: true })
+    expect(pruned.stderr).toContain('HEAD is detached')
+    repo.write('draft.md', learningText('detached-draft'))
+    const added = await repo.cli(['add', '--file', 'draft.md', '--json'])
+    expect(added.json()).toMatchObject({ name: 'detached-draft', detached: true })
+    expect(added.stderr).toContain(`the commit ${added.json().commit.slice(0, 7)} is on no branch`)
+    repo.git('switch', '-q', '-c', 'kept')
+    const restored = await repo.cli(['restore', 'vitest-esm-hoist', '--json'])
+    expect(restored.code).toBe(0)
+    expect(restored.json().detached).toBeUndefined()
+    expect(restored.stderr).toBe('')
   })
 })
 

@@ -102,6 +102,7 @@ export async function forEachTierFile(
   },
   chunk = TIER_CHUNK,
   bytes = TIER_READ_BYTES,
+  spool = true,
 ): Promise<TierWarning[]> {
   const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
   const warnings: TierWarning[] = []
@@ -124,21 +125,21 @@ export async function forEachTierFile(
   const cwd = git.root
   // git's output through files in the cache directory, not pipes (run.ts runGitAsyncSpooled): through a pipe git waits
   // at every 64 KiB for this thread's event loop, which parses between its turns, and the next chunk came late; a
-  // directory that takes no file (read-only) leaves the pipes.
-  const dir = cacheDir(git.commonDir)
+  // directory that takes no file (read-only) leaves the pipes, as does a dry run (`spool` false: it writes nothing).
+  const dir = spool ? cacheDir(git.commonDir) : undefined
   try {
-    mkdirSync(dir, { recursive: true })
+    if (dir) mkdirSync(dir, { recursive: true })
   } catch {
     // The pipes, then.
   }
+  const run = (args: string[], o: { input: string; maxBuffer?: number }) =>
+    dir ? gitAsyncSpooled(args, { cwd, dir, ...o }) : gitAsync(args, { cwd, ...o })
   /** The readable blobs, a group at a time: a chunk's sizes asked, then its blobs cut where they pass `bytes`. */
   async function* groups(): AsyncGenerator<{ items: TreeEntry[]; bytes: number }> {
     for (const [from, to] of chunkBounds(blobs.length, Math.min(TIER_FIRST_CHUNK, chunk), chunk)) {
       const part = blobs.slice(from, to)
       const input = `${part.map((b) => b.oid).join('\n')}\n`
-      const sizes = parseCatFileBatchCheck(
-        (await gitAsyncSpooled(['cat-file', '--batch-check'], { cwd, input, dir })).toString('utf8'),
-      )
+      const sizes = parseCatFileBatchCheck((await run(['cat-file', '--batch-check'], { input })).toString('utf8'))
       const readable: { b: TreeEntry; size: number }[] = []
       for (const [i, b] of part.entries()) {
         const info = sizes[i]
@@ -159,7 +160,7 @@ export async function forEachTierFile(
     const input = `${items.map((b) => b.oid).join('\n')}\n`
     // Bounded by the sizes git gave: each blob, its header line (`<oid> blob <size>`, a SHA-256 id is 64) and newline.
     const maxBuffer = size + items.length * 128
-    const out = await gitAsyncSpooled(['cat-file', '--batch'], { cwd, input, dir, maxBuffer })
+    const out = await run(['cat-file', '--batch'], { input, maxBuffer })
     return { readable: items, contents: parseCatFileBatch(out) }
   }
   // The next group is read while this one is parsed. Its failure is raised where it is awaited, and handled meanwhile:
@@ -203,6 +204,7 @@ export async function forEachTierLearning(
   onLearning: (learning: Learning) => void,
   chunk = TIER_CHUNK,
   bytes = TIER_READ_BYTES,
+  spool = true,
 ): Promise<TierWarning[]> {
   const parseWarnings: TierWarning[] = []
   const warnings = await forEachTierFile(
@@ -225,21 +227,35 @@ export async function forEachTierLearning(
     },
     chunk,
     bytes,
+    spool,
   )
   return [...warnings, ...parseWarnings]
 }
 
 const MISSING_OBJECT = 'its object is missing from this repository (run `git learn tier update`)'
 
-/** The valid active learnings of a tier commit, read from git objects; invalid ones are skipped with one warning each. */
+/**
+ * The valid active learnings of a tier commit, read from git objects; invalid ones are skipped with one warning each.
+ * `spool` false: git's output through pipes only, no file written (forEachTierFile).
+ */
 export async function readTierLearnings(
   git: Git,
   tier: string,
   commit: string,
   validator: SchemaValidator,
+  spool = true,
 ): Promise<TierScan> {
   const learnings: Learning[] = []
-  const warnings = await forEachTierLearning(git, tier, commit, validator, (l) => learnings.push(l))
+  const warnings = await forEachTierLearning(
+    git,
+    tier,
+    commit,
+    validator,
+    (l) => learnings.push(l),
+    TIER_CHUNK,
+    TIER_READ_BYTES,
+    spool,
+  )
   return { learnings, warnings }
 }
 
@@ -252,25 +268,27 @@ interface CachedTier {
 
 /**
  * readTierLearnings, cached per commit and build under <common dir>/learn/cache/ (tier-cache.ts): a commit never
- * changes, and the build part re-screens its learnings when the rules of core/agent-safety.ts change.
+ * changes, and the build part re-screens its learnings when the rules of core/agent-safety.ts change. `readOnly` (a
+ * dry run): the cache is read, never written nor marked used.
  */
 export async function readTierLearningsCached(
   git: Git,
   tier: string,
   commit: string,
   validator: () => Promise<SchemaValidator>,
+  readOnly = false,
 ): Promise<TierScan> {
   const file = join(cacheDir(git.commonDir), `tier-learnings-${commit}-${tierCacheStamp()}.json.deflate`)
   const c = readDeflatedJson(file) as Partial<CachedTier> | undefined
   if (c?.commit === commit && Array.isArray(c.learnings) && Array.isArray(c.warnings)) {
-    markTierCacheUsed([file])
+    if (!readOnly) markTierCacheUsed([file])
     return {
       learnings: c.learnings,
       warnings: c.warnings.map((w) => ({ ...w, path: w.path.replace(/^[^:]*:/, `${tier}:`) })),
     }
   }
-  const scan = await readTierLearnings(git, tier, commit, await validator())
-  writeCacheFile(file, deflateJson({ commit, ...scan } satisfies CachedTier))
+  const scan = await readTierLearnings(git, tier, commit, await validator(), !readOnly)
+  if (!readOnly) writeCacheFile(file, deflateJson({ commit, ...scan } satisfies CachedTier))
   return scan
 }
 
@@ -289,17 +307,18 @@ export async function readTierSources(
   onWarning: (w: TierWarning) => void = () => undefined,
 ): Promise<TierSource[]> {
   const pins = await readTierPins(repo, onWarning)
-  pruneTierCache(
-    cacheDir(repo.git.commonDir),
-    pins.map((p) => p.commit),
-  )
+  if (!repo.readOnly)
+    pruneTierCache(
+      cacheDir(repo.git.commonDir),
+      pins.map((p) => p.commit),
+    )
   if (!pins.length) return []
   const { loadLearningValidator } = await import('../store/validators.js')
   const out: TierSource[] = []
   for (const t of pins) {
     let scan: TierScan
     try {
-      scan = await readTierLearningsCached(repo.git, t.tier, t.commit, loadLearningValidator)
+      scan = await readTierLearningsCached(repo.git, t.tier, t.commit, loadLearningValidator, repo.readOnly)
     } catch (err) {
       if (!(err instanceof GitCommandError)) throw err
       onWarning(unreadableTier(t.tier, err))
@@ -335,6 +354,8 @@ export async function readTierPins(
   const retryAt = await Promise.all(
     tiers.map(async (t, i): Promise<number | undefined> => {
       if (!t.commit || present[i]) return undefined
+      // A dry run fetches nothing (objects, a ref, a marker of a failed fetch): the tier is left out, and said so.
+      if (repo.readOnly) return NOT_FETCHED
       const until = unfetchedUntil(git, t)
       if (until !== undefined) return until
       return (await fetchPinned(git, t, deadline)) === undefined ? undefined : markUnfetched(git, t)
@@ -348,6 +369,7 @@ export async function readTierPins(
         path: tierRef(t.name),
         reason: `no pinned commit in ${CONFIG_PATH}; run \`git learn tier update ${t.name}\``,
       })
+    else if (until === NOT_FETCHED) onWarning({ path: tierRef(t.name), reason: unfetchedInDryRun(t) })
     else if (until !== undefined) onWarning({ path: tierRef(t.name), reason: missingPin(t, until) })
     else out.push({ tier: t.name, weight: t.weight ?? DEFAULT_TIER_WEIGHT, commit: t.commit })
   })
@@ -380,6 +402,17 @@ export function missingPin(t: TierConfig, retryAt: number): string {
     `the pinned commit ${(t.commit ?? '').slice(0, 12)} is not in this repository and fetching it from ${shownUrl(t.url)} failed; ` +
     `not fetched again before ${at}; \`git learn tier verify ${t.name}\` tries now (or fetch it yourself with the ` +
     `tier's URL in ${CONFIG_PATH}: \`git fetch --no-tags <url> ${t.ref ?? 'HEAD'}:${tierRef(t.name)}\`, or ask for access)`
+  )
+}
+
+/** readTierPins: a missing pinned commit a dry run did not fetch. */
+const NOT_FETCHED = -1
+
+/** Why a dry run left out a tier whose pinned commit is not here yet. */
+function unfetchedInDryRun(t: TierConfig): string {
+  return (
+    `the pinned commit ${(t.commit ?? '').slice(0, 12)} is not in this repository yet, and a dry run fetches nothing: ` +
+    `its learnings are left out here; \`git learn tier verify ${t.name}\` fetches it`
   )
 }
 

@@ -70,6 +70,8 @@ export async function openGit(cwd: string): Promise<Git> {
 export function readOperationInProgress(git: Git): string | undefined {
   const markers: [string, string][] = [
     ['MERGE_HEAD', 'merge'],
+    // `git am` keeps its state in rebase-apply/ too; `applying` marks it as am's (`git rebase --continue` refuses it).
+    ['rebase-apply/applying', 'am'],
     ['rebase-merge', 'rebase'],
     ['rebase-apply', 'rebase'],
     ['CHERRY_PICK_HEAD', 'cherry-pick'],

@@ -10,6 +10,7 @@ import { MAX_LEARNING_BYTES, formatLearningFile, parseLearning } from '../../cor
 import { explainBadName } from '../../core/names.js'
 import { addLearning } from '../../flows/add.js'
 import { ExitCode } from '../context.js'
+import { noteDetached } from '../detached.js'
 import type { Ctx } from '../context.js'
 import { tooLarge } from '../messages/errors.js'
 import { added, warningAt } from '../messages/lifecycle.js'
@@ -160,7 +161,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     commit,
     warn: (path, w) => ctx.stderr(warningAt(path, w)),
   })
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ ...result, dryRun })}\n`)
+  const detached = await noteDetached(ctx, [result.commit])
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ ...result, dryRun, ...detached })}\n`)
   else ctx.stdout(added(result, { dryRun, committed: commit }))
   return ExitCode.ok
 }

@@ -1,5 +1,6 @@
 import { evolve } from '../../flows/evolve.js'
 import { ExitCode } from '../context.js'
+import { noteDetached } from '../detached.js'
 import type { Ctx } from '../context.js'
 import { describeError } from '../messages/errors.js'
 import { warnUnreadable, warningAt } from '../messages/lifecycle.js'
@@ -45,7 +46,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     ...c,
     refused: c.refused ? describeError(c.refused).message : null,
   }))
-  if (json) ctx.stdout(`${JSON.stringify({ clusters: rows, dryRun: !write })}\n`)
+  const detached = await noteDetached(
+    ctx,
+    rows.map((r) => r.commit),
+  )
+  if (json) ctx.stdout(`${JSON.stringify({ clusters: rows, dryRun: !write, ...detached })}\n`)
   else ctx.stdout(evolveReport(rows, { write, active }))
   return rows.some((r) => r.refused !== null) ? ExitCode.refused : ExitCode.ok
 }

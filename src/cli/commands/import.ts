@@ -7,6 +7,7 @@ import { planBundleImport } from '../../flows/import.js'
 import { assertNothingHalfDone } from '../../flows/recovery.js'
 import { commitTransition } from '../../flows/transition.js'
 import { ExitCode } from '../context.js'
+import { noteDetached } from '../detached.js'
 import type { Ctx } from '../context.js'
 import { describeError } from '../messages/errors.js'
 import { importProgress, importReport, importWarnings } from '../messages/scale.js'
@@ -80,7 +81,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   })
   const commit = !dryRun && plan.message ? await commitTransition(git, plan.changes, plan.message) : null
   const summary = [...warnings].map(([kind, w]) => ({ kind, count: w.count, example: w.example }))
-  if (json) ctx.stdout(`${JSON.stringify({ origin, commit, entries: plan.rows, warnings: summary, dryRun })}\n`)
+  const detached = await noteDetached(ctx, [commit])
+  if (json)
+    ctx.stdout(`${JSON.stringify({ origin, commit, entries: plan.rows, warnings: summary, dryRun, ...detached })}\n`)
   else {
     ctx.stderr(importWarnings(summary))
     ctx.stdout(importReport(origin, plan.rows, commit, dryRun))

@@ -2,7 +2,7 @@ import { storeExists } from '../../adapters/store/exists.js'
 import { readProjectFeed } from '../../adapters/feed/search-index.js'
 import { UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
-import { STATES, STORE_DIR } from '../../core/layout.js'
+import { STATES, STORE_DIR, parseStorePath } from '../../core/layout.js'
 import { filterSummaries } from '../../core/query.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
@@ -41,10 +41,20 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     feed.root,
     readJournaledPaths(feed.commonDir, findGitDirs(ctx.cwd, ctx.env)?.gitDir),
   ).catch(() => [])
-  const uncommitted = new Map<string, string>()
+  // A move between state folders is listed in the state HEAD has it in (nothing approved, rejected or archived it), as
+  // `status` counts it: `--state` filters by that state, the row names the folder it was moved to and its path.
+  const uncommitted = new Map<string, { state?: string; note: string }>()
   for (const p of staged) {
-    if (p.kind === 'staged-move') uncommitted.set(p.to, `staged move from ${p.from.split('/')[1]}, not committed`)
-    else if (p.kind === 'staged-new') uncommitted.set(p.path, 'staged, not committed')
+    const from = p.kind === 'staged-move' ? parseStorePath(p.from) : undefined
+    const to = p.kind === 'staged-move' ? parseStorePath(p.to) : undefined
+    if (p.kind === 'staged-move')
+      uncommitted.set(
+        p.to,
+        from && to
+          ? { state: from.state, note: `staged move to ${to.state}, not committed` }
+          : { note: `staged move from ${p.from}, not committed` },
+      )
+    else if (p.kind === 'staged-new') uncommitted.set(p.path, { note: 'staged, not committed' })
   }
   if (staged.some((p) => p.kind !== 'staged-new'))
     ctx.stderr(halfDoneNote(staged.filter((p) => p.kind !== 'staged-new').map(toHalfDone)))
@@ -52,11 +62,17 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   for (const p of feed.problems) if (inState(p.path)) ctx.stderr(warnUnreadable(p.path, p.reason))
   if (!storeExists(feed.root)) ctx.stderr(noStore())
   const rows = filterSummaries(
-    feed.rows.map((r) => r.row).filter((r) => inState(r.path)),
+    feed.rows
+      .map(({ row }) => {
+        const was = uncommitted.get(row.path)?.state
+        return was ? { ...row, state: was } : row
+      })
+      .filter((r) => state === 'all' || r.state === state),
     { type: typeOpt(args, 'list'), tag: stringOpt(args, 'tag') },
-  ).map((r) =>
-    uncommitted.has(r.path) ? { ...r, state: `${r.state} (${uncommitted.get(r.path)})`, committed: false } : r,
-  )
+  ).map((r) => {
+    const u = uncommitted.get(r.path)
+    return u ? { ...r, state: `${r.state} (${u.note})`, committed: false } : r
+  })
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ learnings: rows })}\n`)
   else ctx.stdout(listTable(rows))
   return ExitCode.ok

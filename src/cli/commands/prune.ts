@@ -2,6 +2,7 @@ import { UsageError } from '../../core/errors.js'
 import { learningPath } from '../../core/learning.js'
 import { prune } from '../../flows/prune.js'
 import { ExitCode } from '../context.js'
+import { noteDetached } from '../detached.js'
 import type { Ctx } from '../context.js'
 import { warnUnreadable } from '../messages/lifecycle.js'
 import { pruneReport, shallowWarning } from '../messages/scale.js'
@@ -53,7 +54,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     reasons: c.reasons,
     path: learningPath('active', c.name),
   }))
-  if (json) ctx.stdout(`${JSON.stringify({ candidates: rows, pruned, shallow, dryRun: !yes })}\n`)
+  const detached = await noteDetached(
+    ctx,
+    pruned.map((p) => p.commit),
+  )
+  if (json) ctx.stdout(`${JSON.stringify({ candidates: rows, pruned, shallow, dryRun: !yes, ...detached })}\n`)
   else ctx.stdout(pruneReport(rows, pruned, { yes, named: args.positionals.length > 0, settings }))
   if (pruned.length) await (await import('../refresh.js')).refreshRendered(ctx, 'prune')
   return ExitCode.ok

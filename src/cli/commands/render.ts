@@ -50,7 +50,9 @@ export const spec: CommandSpec = {
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const raw = args.values['target']
-  const repo = await openRepo(ctx.cwd)
+  const dryRun = flag(args, 'dry-run')
+  // A dry run writes nothing at all: no rendered file, no manifest, and no cache or fetch of what it reads.
+  const repo = await openRepo(ctx.cwd, { readOnly: dryRun })
   const config = await repo.config()
   const asked = (Array.isArray(raw) ? raw : [])
     .flatMap((t) => t.split(','))
@@ -80,7 +82,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
           await screen(l.name, scans.scan(texts.get(l.path) ?? readLearningText(repo.root, l.path), l.data)),
         )
     }
-  scans.save()
+  if (!dryRun) scans.save()
   const { learnings, rejected } = selectRenderable(
     sources.flatMap((s) => s.learnings),
     await loadLearningValidator(),
@@ -94,7 +96,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     handSkills,
     tierOf: (l) => tierOf.get(l) ?? PROJECT_TIER,
   })
-  const { unbalanced, ...result } = applyRender(repo.root, repo.git.commonDir, plan, targets, flag(args, 'dry-run'))
+  const { unbalanced, ...result } = applyRender(repo.root, repo.git.commonDir, plan, targets, dryRun)
   const warnings: string[] = rejected.map((r) =>
     r.hazards
       ? renderWithheld(
@@ -114,8 +116,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (plan.descriptionChars > LISTING_BUDGET_CHARS)
     warnings.push(renderOverBudget(plan.descriptionChars, LISTING_BUDGET_CHARS))
   for (const w of warnings) ctx.stderr(warning(w))
-  if (flag(args, 'json'))
-    ctx.stdout(`${JSON.stringify({ targets, ...result, warnings, dryRun: flag(args, 'dry-run') })}\n`)
-  else if (!flag(args, 'quiet')) ctx.stdout(renderReport(result, flag(args, 'dry-run')))
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ targets, ...result, warnings, dryRun })}\n`)
+  else if (!flag(args, 'quiet')) ctx.stdout(renderReport(result, dryRun))
   return ExitCode.ok
 }

@@ -2,6 +2,7 @@ import { UsageError } from '../../core/errors.js'
 import { parseSince } from '../../core/retro/analyze.js'
 import { retro } from '../../flows/retro.js'
 import { ExitCode } from '../context.js'
+import { noteDetached } from '../detached.js'
 import type { Ctx } from '../context.js'
 import { describeError } from '../messages/errors.js'
 import { warningAt } from '../messages/lifecycle.js'
@@ -77,7 +78,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     name: t.name,
     reason: t.kind === 'same-name' ? retroSameName(t.name) : retroNearTwin(t.of, t.similarity),
   }))
-  const out = { written: write.written, refused, skipped, commit: write.commit }
+  const out = {
+    written: write.written,
+    refused,
+    skipped,
+    commit: write.commit,
+    ...(await noteDetached(ctx, [write.commit])),
+  }
   if (json)
     ctx.stdout(
       `${JSON.stringify({ candidates: result.candidates, records: result.records, skipped_lines: result.skipped_lines, ...out })}\n`,

@@ -3,7 +3,9 @@ import { readUsageSummary } from '../../adapters/state/events.js'
 import { readStale } from '../../adapters/git/fast.js'
 import { readStatusFeed } from '../../adapters/feed/search-index.js'
 import { readConfig } from '../../adapters/store/config.js'
-import { buildStatus, formatBar } from '../../core/status.js'
+import { asCommitted, buildStatus, formatBar } from '../../core/status.js'
+import type { StagedMove } from '../../core/status.js'
+import { readLearningFile } from '../../adapters/store/store.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
 import { statusText, warnProblems } from '../messages/feed.js'
@@ -36,24 +38,37 @@ export function isUtf8Locale(env: Readonly<Record<string, string | undefined>>):
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const feed = await readStatusFeed(ctx.cwd)
-  // Staged and never committed is not done: said before the counts (which follow the work tree).
+  // Staged and never committed is not done: said before the counts, which follow the work tree except for a move
+  // between state folders, counted where HEAD has it (a `git mv` to active/ approved nothing; the note says so).
   // Not the paths of an unfinished transition of ours: the note before the command names it and `doctor --continue`.
   const journaled = readJournaledPaths(feed.commonDir, findGitDirs(ctx.cwd, ctx.env)?.gitDir)
   const staged = (await readStagedStore(feed.root, journaled).catch(() => [])).map(toHalfDone)
   if (staged.length) ctx.stderr(halfDoneNote(staged))
   ctx.stderr(warnProblems(feed.problems))
   if (!storeExists(feed.root)) ctx.stderr(noStore())
+  const moves = staged.filter((p): p is StagedMove & { kind: 'staged-move' } => p.kind === 'staged-move')
+  const entries = asCommitted(feed.entries, moves, (path) => describeFile(feed.root, path))
   const config = await readConfig(feed.root, feed.commonDir)
-  const active = feed.entries.filter((e) => e.state === 'active' && e.tier === 'project')
+  const active = entries.filter((e) => e.state === 'active' && e.tier === 'project')
   const stale = readStale(
     feed.root,
     active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })),
   )
-  const report = buildStatus(feed.entries, readUsageSummary(feed.commonDir), stale, ctx.now(), config)
+  const report = buildStatus(entries, readUsageSummary(feed.commonDir), stale, ctx.now(), config)
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(staged.length ? { ...report, uncommitted: staged } : report)}\n`)
   else {
     const utf8 = isUtf8Locale(ctx.env)
     ctx.stdout(statusText(report, { all: flag(args, 'all'), bar: (v) => formatBar(v, utf8) }))
   }
   return ExitCode.ok
+}
+
+/** The description of the learning file at `path`, or '' when it cannot be read (its problem is warned of already). */
+function describeFile(root: string, path: string): string {
+  try {
+    const d = readLearningFile(root, path).data.description
+    return typeof d === 'string' ? d : ''
+  } catch {
+    return ''
+  }
 }

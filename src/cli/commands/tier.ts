@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors.js'
 import { explainBadName } from '../../core/names.js'
 import { addTier, listTiers, removeTier, updateTier, verifyTiers } from '../../flows/tier.js'
 import { ExitCode } from '../context.js'
+import { noteDetached } from '../detached.js'
 import type { Ctx } from '../context.js'
 import { tierAdded, tierList, tierRemoved, tierUpdated, tierVerified, tierVerifyProblem } from '../messages/scale.js'
 import { flag, jsonOption, stringOpt } from '../spec.js'
@@ -70,7 +71,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       learnings,
       configCommit,
     }
-    if (json) ctx.stdout(`${JSON.stringify({ ...result, tracked: ref })}\n`)
+    const detached = await noteDetached(ctx, [configCommit])
+    if (json) ctx.stdout(`${JSON.stringify({ ...result, tracked: ref, ...detached })}\n`)
     else ctx.stdout(tierAdded(tier, learnings, configCommit))
     return ExitCode.ok
   }
@@ -87,6 +89,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     expect(2, 'update <name>')
     const u = await updateTier(ctx.cwd, name as string)
     const changed = u.configCommit !== null
+    const detached = await noteDetached(ctx, [u.configCommit])
     if (json)
       ctx.stdout(
         `${JSON.stringify(
@@ -100,6 +103,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
                 removed: u.diff?.removed ?? null,
                 updated: u.diff?.changed ?? null,
                 commit: u.configCommit,
+                ...detached,
               }
             : { name: u.name, from: u.from, to: u.to, changed, added: [], removed: [], updated: [], commit: null },
         )}\n`,
@@ -111,9 +115,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (sub === 'remove') {
     expect(2, 'remove <name>')
     const r = await removeTier(ctx.cwd, name as string)
+    const detached = await noteDetached(ctx, [r.configCommit])
     if (json)
       ctx.stdout(
-        `${JSON.stringify({ name: r.name, pin: r.pin, commit: r.configCommit, ref: tierRef(r.name), refDeleted: r.refDeleted })}\n`,
+        `${JSON.stringify({ name: r.name, pin: r.pin, commit: r.configCommit, ref: tierRef(r.name), refDeleted: r.refDeleted, ...detached })}\n`,
       )
     else ctx.stdout(tierRemoved(r))
     return ExitCode.ok

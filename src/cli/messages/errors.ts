@@ -206,7 +206,7 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof OperationInProgressError)
     return d(
       ExitCode.environment,
-      `a ${err.operation} is in progress; git learn will not commit in the middle of it.\nFinish it (\`git ${err.operation} --continue\`) or abort it (\`git ${err.operation} --abort\`), then run the command again.`,
+      `${err.operation === 'am' ? '`git am`' : `a ${err.operation}`} is in progress; git learn will not commit in the middle of it.\nFinish it (\`git ${err.operation} --continue\`) or abort it (\`git ${err.operation} --abort\`), then run the command again.`,
       { operation: err.operation },
     )
   if (err instanceof NoCommitsError)

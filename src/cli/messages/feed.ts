@@ -190,8 +190,11 @@ export function renderReport(
         `${dryRun ? 'would remove' : 'removed'} ${p} (its learning is no longer active or is withheld from agents, or its target is no longer rendered)`,
     ),
   ]
+  const alone = r.skipped.length ? `, ${r.skipped.length} left alone` : ''
   lines.push(
-    `${r.written.length} written, ${r.removed.length} removed, ${r.unchanged.length} unchanged${r.skipped.length ? `, ${r.skipped.length} left alone` : ''}.`,
+    dryRun
+      ? `${r.written.length} to write, ${r.removed.length} to remove, ${r.unchanged.length} unchanged${alone} (dry run: nothing written).`
+      : `${r.written.length} written, ${r.removed.length} removed, ${r.unchanged.length} unchanged${alone}.`,
   )
   if (!dryRun && (r.written.length || r.removed.length))
     lines.push('Commit them with the learnings, or add them to .gitignore if each clone renders its own.')

@@ -42,6 +42,17 @@ export function moved(action: string, r: MoveResult, dryRun: boolean): string {
   return `${pastTense(action)} ${r.name}: ${from} → ${r.path} (commit ${short(r.commit)})\n${next}\n`
 }
 
+/** Commits made on a detached HEAD: on no branch, left behind by the next switch unless a branch keeps them. */
+export function detachedCommits(commits: readonly string[]): string {
+  const one = commits.length === 1
+  const ids = commits.map(short).join(', ')
+  return (
+    `warning: HEAD is detached: the commit${one ? '' : 's'} ${ids} ${one ? 'is' : 'are'} on no branch, and switching ` +
+    `away leaves ${one ? 'it' : 'them'} behind.\nKeep ${one ? 'it' : 'them'} on a new branch: \`git switch -c <branch>\` ` +
+    `(or, once you have switched away, \`git branch <branch> ${short(commits[commits.length - 1] ?? null)}\`).\n`
+  )
+}
+
 function pastTense(action: string): string {
   return { approve: 'approved', reject: 'rejected', restore: 'restored', prune: 'pruned' }[action] ?? `${action}d`
 }

@@ -1,7 +1,16 @@
 /** Sentences of recovery: what a crash or an older version left half done, and the one command that settles it. */
 import type { HalfDone } from '../../core/errors.js'
+import { parseStorePath } from '../../core/layout.js'
 
 const short = (oid: string) => oid.slice(0, 12)
+
+/** The command that makes each legal move between state folders, with its review trailers. */
+const MOVE_COMMANDS: Readonly<Record<string, string>> = {
+  'pending>active': 'git learn approve <name>',
+  'pending>archived': 'git learn reject <name> --reason "…"',
+  'active>archived': 'git learn prune <name> --reason "…"',
+  'archived>pending': 'git learn restore <name>',
+}
 
 /** One half-done state as a sentence that ends with what to run. */
 export function describeHalfDone(p: HalfDone): string {
@@ -14,8 +23,17 @@ export function describeHalfDone(p: HalfDone): string {
       return `another git learn (process ${p.pid}) is committing "${p.subject}" right now`
     case 'unfinished':
       return `"${p.subject}" was committed (${short(p.commit)}), but the process stopped before your index and work tree were brought in line for ${p.paths.join(', ')}. Finish it: \`git learn doctor --continue\` (or undo it: \`git learn doctor --abort\`)`
-    case 'staged-move':
-      return `${p.from} → ${p.to} is staged but was never committed (an interrupted move of an older git-learn, or a move by hand): nothing was approved, rejected or archived. Undo it: \`git learn doctor --abort\`, then run the command again`
+    case 'staged-move': {
+      const from = parseStorePath(p.from)
+      const to = parseStorePath(p.to)
+      const still = from ? `: it is still ${from.state}` : ''
+      const command =
+        from && to && from.name === to.name
+          ? MOVE_COMMANDS[`${from.state}>${to.state}`]?.replace('<name>', to.name)
+          : undefined
+      const then = command ? `make the move with \`${command}\`` : 'run the command again'
+      return `${p.from} → ${p.to} is staged but was never committed (an interrupted move of an older git-learn, or a move by hand): nothing was approved, rejected or archived${still}. Undo it: \`git learn doctor --abort\` (or \`git mv ${p.to} ${p.from}\`), then ${then}`
+    }
     case 'staged-new':
       return `${p.path} is staged but not committed (\`git learn add --no-commit\`, or an interrupted import of an older git-learn): commit it with \`git commit\`, or unstage it with \`git learn doctor --abort\` (the file is kept)`
     case 'staged-removal':

@@ -1,8 +1,19 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { RENDER_MARKER } from '../../../src/core/check-zones.js'
-import { PROJECT_ROOT, makeRepo, sh, tempDir } from '../../helpers/repo.js'
+import { PROJECT_ROOT, cliAt, makeRepo, sh, tempDir } from '../../helpers/repo.js'
 import { seedStore } from '../../helpers/feed-store.js'
 import { learningText } from '../../helpers/repo.js'
 
@@ -232,5 +243,92 @@ describe('render never builds a path from an invalid learning', () => {
       r.stderr.match(/^warning: .learnings\/active\/\.\.md was not rendered: its name is not valid/gm),
     ).toHaveLength(1)
     expect(r.stderr.match(/^warning: .learnings\/active\/no-description\.md was not rendered: /gm)).toHaveLength(1)
+  })
+})
+
+describe('render --dry-run writes nothing at all', () => {
+  /** Every file and folder under `root` (.git included, but git's own index): type, size, mtime and content hash. */
+  function tree(root: string): string[] {
+    const out: string[] = []
+    const walk = (rel: string) => {
+      for (const name of readdirSync(join(root, rel)).sort()) {
+        const path = rel ? `${rel}/${name}` : name
+        if (path === '.git/index') continue // git's own stat refresh, not ours
+        const st = lstatSync(join(root, path))
+        if (st.isDirectory()) {
+          out.push(`${path}/`)
+          walk(path)
+        } else
+          out.push(
+            `${path} ${st.size} ${st.mtimeMs} ${createHash('sha256')
+              .update(readFileSync(join(root, path)))
+              .digest('hex')}`,
+          )
+      }
+    }
+    walk('')
+    return out
+  }
+
+  /** Set every file under .git/learn to an old mtime, so that a touch (a cache marked used) shows. */
+  function age(root: string): void {
+    const old = new Date('2026-01-01T00:00:00Z')
+    const walk = (dir: string) => {
+      if (!existsSync(dir)) return
+      for (const name of readdirSync(dir)) {
+        const p = join(dir, name)
+        if (lstatSync(p).isDirectory()) walk(p)
+        else utimesSync(p, old, old)
+      }
+    }
+    walk(join(root, '.git', 'learn'))
+  }
+
+  test('no rendered file, manifest, cache (scans, config, tier) or fetch: cold, warm and with a learning changed', async () => {
+    // A tier pinned in config.yaml, as a fresh clone has it: the pin without the tier's objects.
+    const bare = join(tempDir('gl-tier-'), 'org.git')
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
+    const src = makeRepo()
+    src.write('.learnings/active/org-wide-note.md', learningText('org-wide-note'))
+    src.git('add', '.')
+    src.git('commit', '-q', '-m', 'org learnings')
+    src.git('push', '-q', bare, 'main')
+    const origin = makeRepo()
+    seedStore(origin)
+    expect((await origin.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    const clone = join(tempDir('gl-clone-'), 'clone')
+    execFileSync('git', ['clone', '-q', '--no-local', origin.root, clone])
+    const at = (argv: string[]) => cliAt(clone, argv)
+
+    const before = tree(clone)
+    const cold = await at(['render', '--dry-run', '--json'])
+    expect(cold.code, cold.stderr).toBe(0)
+    expect(cold.json()).toMatchObject({ dryRun: true, written: expect.arrayContaining([SKILL('docker-enospc')]) })
+    expect(cold.stderr).toMatch(
+      /refs\/learn\/tiers\/org: the pinned commit \w+ is not in this repository yet, and a dry run fetches nothing/,
+    )
+    expect(tree(clone)).toEqual(before)
+
+    // Rendered for real (the tier fetched, every cache written), then a learning changed: the dry run still writes nothing.
+    const real = await at(['render'])
+    expect(real.code, real.stderr).toBe(0)
+    expect(existsSync(join(clone, SKILL('org-wide-note')))).toBe(true)
+    writeFileSync(
+      join(clone, '.learnings/active/docker-enospc.md'),
+      readFileSync(join(clone, '.learnings/active/docker-enospc.md'), 'utf8').replace(
+        '## Solution',
+        '## Solution\nAlso this.',
+      ),
+    )
+    writeFileSync(
+      join(clone, '.learnings/config.yaml'),
+      `${readFileSync(join(clone, '.learnings/config.yaml'), 'utf8')}\n# edited\n`,
+    )
+    age(clone)
+    const warm = tree(clone)
+    const dry = await at(['render', '--dry-run', '--json'])
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.json().written).toEqual([SKILL('docker-enospc')])
+    expect(tree(clone)).toEqual(warm)
   })
 })

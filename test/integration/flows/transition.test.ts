@@ -149,6 +149,38 @@ describe('recovery that tells the truth', () => {
     expect((await repo.cli(['doctor'])).code).toBe(0)
   })
 
+  test('a move made by hand and staged counts where HEAD has it in status and list, as the warning says', async () => {
+    const repo = await withPending()
+    repo.write('.learnings/active/.gitkeep', '')
+    repo.git('add', '.learnings/active/.gitkeep')
+    repo.git('commit', '-qm', 'keep')
+    repo.git('mv', P('pend-one'), P('pend-one', 'active'))
+    const warning =
+      `${P('pend-one')} → ${P('pend-one', 'active')} is staged but was never committed ` +
+      '(an interrupted move of an older git-learn, or a move by hand): nothing was approved, rejected or archived: ' +
+      `it is still pending. Undo it: \`git learn doctor --abort\` (or \`git mv ${P('pend-one', 'active')} ` +
+      `${P('pend-one')}\`), then make the move with \`git learn approve pend-one\``
+
+    const status = await repo.cli(['status', '--json'])
+    expect(status.stderr).toContain(warning)
+    const report = status.json()
+    expect(report.counts).toEqual({ pending: 1, active: 0, archived: 0 })
+    expect(report.tiers).toEqual({ project: { pending: 1, active: 0, archived: 0 } })
+    expect(report.domains).toEqual([])
+    expect(report.pending).toEqual([{ name: 'pend-one', description: expect.stringContaining('pend-one failure') }])
+    const text = await repo.cli(['status'])
+    expect(text.stdout).toMatch(/learnings: 0 active · 1 pending · 0 archived/)
+    expect(text.stdout).toMatch(/pending review[^\n]*\n {2}pend-one: Fix the pend-one failure/)
+
+    const active = await repo.cli(['list', '--state', 'active', '--json'])
+    expect(active.json().learnings).toEqual([])
+    expect(active.stderr).toContain(warning)
+    const pending = await repo.cli(['list', '--state', 'pending', '--json'])
+    expect(pending.json().learnings).toMatchObject([
+      { name: 'pend-one', state: 'pending (staged move to active, not committed)', path: P('pend-one', 'active') },
+    ])
+  })
+
   test('a left index.lock is named by every command, with what to do', async () => {
     const repo = await withPending()
     writeFileSync(join(repo.root, '.git/index.lock'), '')

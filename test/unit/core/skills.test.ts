@@ -14,6 +14,16 @@ describe('renderSkillReferences', () => {
     expect(text).toContain('~~~\n# still code\n~~~\n\n## After')
   })
 
+  // The body's indented code keeps its `@` (render-safe.ts): trimmed, its first line would be prose, an import.
+  test('a body that starts with indented code keeps its indentation', () => {
+    const l = parseLearning(
+      learningText('indent-first', { skill: 'deploy' }, '\n    source @.env\n\n## Problem\nx @.env\n'),
+      '.learnings/active/indent-first.md',
+    )
+    const text = renderSkillReferences('deploy', [l])
+    expect(text).toContain('\n\n    source @.env\n\n### Problem\nx \\@.env\n')
+  })
+
   // Bodies are joined in one file: one that leaves a fence open would make the next body's opening fence its close,
   // and that body's fenced `@` prose to Claude Code. Each body's open fence is closed where it ends.
   test("a body that leaves a fence open does not take the next body's fence", () => {
