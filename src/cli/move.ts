@@ -27,7 +27,7 @@ export async function runMoves(
   action: MoveAction,
   opts: MoveOptions,
 ): Promise<ExitCode> {
-  const repo = await openRepo(ctx.cwd)
+  const repo = await openRepo(ctx.cwd, { readOnly: opts.dryRun })
   assertNoOperationInProgress(repo.git)
   await assertNothingHalfDone(repo.git)
   const plans = await planMoves(repo, names, action, { reason: opts.reason, hazardReason: approveHazard })

@@ -37,7 +37,7 @@ export interface AddResult {
 }
 
 export async function addLearning(cwd: string, name: string, text: string, opts: AddOptions): Promise<AddResult> {
-  const repo = await openRepo(cwd)
+  const repo = await openRepo(cwd, { readOnly: opts.dryRun })
   const { git } = repo
   assertNoOperationInProgress(git)
   await assertNothingHalfDone(git)

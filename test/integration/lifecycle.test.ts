@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process'
-import { spawnSync } from 'node:child_process'
-import { chmodSync, readdirSync, rmSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { cliAt, learningText, makeRepo, tempDir } from '../helpers/repo.js'
@@ -142,6 +141,29 @@ describe('add', () => {
     ])
     const json = await repo.cli(['add', '--file', '-', '--no-commit', '--json'], { stdin: learningText('json-staged') })
     expect(json.json().message).toMatch(/^learn: add json-staged\n[\s\S]*\nProposed-by: Ada Author <ada@example.com>/)
+  })
+
+  test('add, approve, reject and restore --dry-run write no local state either', async () => {
+    const repo = makeRepo()
+    expect((await repo.cli(['init'])).code).toBe(0)
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'init')
+    repo.write('.learnings/pending/dry-pending.md', learningText('dry-pending'))
+    repo.write('.learnings/archived/dry-archived.md', learningText('dry-archived'))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'seed')
+    rmSync(join(repo.root, '.git', 'learn'), { recursive: true, force: true })
+    repo.setIdentity('Bob Reviewer', 'bob@example.com')
+    for (const argv of [
+      ['add', '--file', '-', '--dry-run'],
+      ['approve', 'dry-pending', '--dry-run'],
+      ['reject', 'dry-pending', '--reason', 'no', '--dry-run'],
+      ['restore', 'dry-archived', '--dry-run'],
+    ]) {
+      const r = await repo.cli(argv, { stdin: learningText('dry-new') })
+      expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0)
+      expect(existsSync(join(repo.root, '.git', 'learn')), argv.join(' ')).toBe(false)
+    }
   })
 
   test('works on an unborn branch (the first commit)', async () => {

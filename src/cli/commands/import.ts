@@ -49,7 +49,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const origin = args.positionals[0] as string
   const json = flag(args, 'json')
   const dryRun = flag(args, 'dry-run')
-  const repo = await openRepo(ctx.cwd)
+  const repo = await openRepo(ctx.cwd, { readOnly: dryRun })
   const { git } = repo
   if (!dryRun) {
     assertNoOperationInProgress(git)
