@@ -199,6 +199,24 @@ describe('add', () => {
     expect(missing.stderr).toMatch(/cannot use the learning file "missing.md": it does not exist/)
   })
 
+  // docs/design.md: a bad value is a usage error (exit 2) like --type bogus; what the file says stays refused content.
+  test.each([
+    ['--confidence abc', ['--confidence', 'abc'], /--confidence must be a number; it is "abc"/],
+    ['--confidence 2', ['--confidence', '2'], /--confidence must be ≤ 1; it is 2/],
+    ['--domain nope', ['--domain', 'nope'], /--domain must be one of testing, .*; it is "nope"/],
+    ['a long --description', ['--description', 'd'.repeat(1025)], /--description must be at most 1024 characters/],
+    ['no --trigger for its type', ['--type', 'error-solution'], /--trigger is required for this type/],
+  ])('a bad flag value (%s): exit 2 with the usage hint, nothing written', async (_, flags, message) => {
+    const repo = makeRepo()
+    const snap = repo.snapshot()
+    const argv = ['add', '--name', 'ok-name', '--type', 'decision', '--description', 'd', '--tags', 'a,b']
+    const r = await repo.cli([...argv, ...flags])
+    expect(r.stderr).toMatch(message)
+    expect(r.stderr).toMatch(/Run `git learn add -h` for usage/)
+    expect(r.code).toBe(2)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
   test("a reference-transaction hook that refuses leaves everything as it was (git's own veto on every ref update)", async () => {
     const repo = makeRepo()
     repo.write(

@@ -80,6 +80,10 @@ export function logLines(events: readonly AuditEvent[]): string {
     .join('\n')}\n`
 }
 
+/** The schema's sentences about fields a flag of `add` gave, said of the flags (`field "confidence"` → `--confidence`). */
+export const badFlagValues = (problems: readonly string[]) =>
+  problems.map((p) => p.replace(/^field "([a-z_]+)(\[\d+\])?"/, (_, f: string, i = '') => `--${f}${i}`)).join('; ')
+
 export const warnUnreadable = (path: string, reason: string) => `warning: skipped ${path}: ${reason}\n`
 /** A warning line on stderr; `warningAt` names the file or learning it is about. */
 export const warning = (text: string) => `warning: ${text}\n`
