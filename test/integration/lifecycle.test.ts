@@ -284,6 +284,14 @@ describe('approve', () => {
     )
     expect(r.stderr).toMatch(/distinct_approver: false/)
     expect(repo.snapshot()).toBe(snap)
+    // The same e-mail under another name (case aside): the proposer as recorded, and who is approving.
+    repo.setIdentity('Someone Else', 'ADA@example.com')
+    const other = await repo.cli(['approve', 'vitest-esm-hoist', '--json'])
+    expect(other.code).toBe(1)
+    expect(other.stderr).toMatch(
+      /Ada Author <ada@example.com> proposed "vitest-esm-hoist" \(or restored it[^)]*\) and cannot approve it too \(you are approving as Someone Else <ADA@example.com>, the same e-mail\)/,
+    )
+    expect(repo.snapshot()).toBe(snap)
     repo.write('.learnings/config.yaml', 'approval:\n  distinct_approver: false\n')
     repo.git('commit', '-qam', 'solo')
     expect((await repo.cli(['approve', 'vitest-esm-hoist'])).code).toBe(0)

@@ -108,8 +108,8 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof SelfApprovalError)
     return d(
       ExitCode.refused,
-      `${err.identity} proposed "${err.learningName}" (or restored it to pending/, which counts as proposing it) and cannot approve it too: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`,
-      { name: err.learningName, identity: err.identity },
+      `${err.proposer} proposed "${err.learningName}" (or restored it to pending/, which counts as proposing it) and cannot approve it too${err.proposer === err.identity ? '' : ` (you are approving as ${err.identity}, the same e-mail)`}: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`,
+      { name: err.learningName, identity: err.identity, proposer: err.proposer },
     )
   if (err instanceof PathTakenError)
     return d(
