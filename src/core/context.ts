@@ -168,13 +168,6 @@ export function contextFrame(entries: readonly Pick<ContextEntry, 'tier'>[]): { 
   return { header, footer }
 }
 
-/** How many of the entries are a tier's. */
-function tierCount(entries: readonly Pick<ContextEntry, 'tier'>[]): number {
-  let count = 0
-  for (const e of entries) if (e.tier !== 'project') count++
-  return count
-}
-
 /**
  * The line that says how many learnings were left out and where to see them: this project's with `list` (which shows
  * no tier's), a tier's with `search` (which reads every tier).
@@ -205,12 +198,14 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
   const matches = new Float64Array(n)
   const apply: number[] = []
   const rest: number[] = []
+  let fromTiers = 0
   entries.forEach((e, i) => {
     const u = input.usage.get(e.name) ?? EMPTY_USAGE
     conf[i] = effectiveConfidence(baseConfidence(e.confidence), u, input.now, cc, e.created)
     near[i] = touches(e) ? 1 : 0
     matches[i] = u.matches
     ;((conf[i] as number) >= cc.apply ? apply : rest).push(i)
+    if (e.tier !== 'project') fromTiers++
   })
   const byName = (a: number, b: number) => {
     const x = entries[a] as E
@@ -289,7 +284,7 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
   heading = ''
   const omitted = n - applied.length - indexed.length
   if (omitted > 0) {
-    const more = moreLine(omitted, tierCount(entries) - shownFromTiers)
+    const more = moreLine(omitted, fromTiers - shownFromTiers)
     if (used + more.length + 1 <= budget) lines.push(more)
   }
   if (!n) lines.push('No active learnings yet; propose one with `git learn add`.')
