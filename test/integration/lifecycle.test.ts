@@ -428,6 +428,8 @@ describe('approve', () => {
     const r = await repo.cli(['approve', 'vitest-esm-hoist', '--dry-run'])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/would approve vitest-esm-hoist/)
+    // Not `git mv` + commit: the commit is built aside from the index (docs/lifecycle.md).
+    expect(r.stdout).not.toMatch(/git mv/)
     expect(repo.snapshot()).toBe(snap)
   })
 })

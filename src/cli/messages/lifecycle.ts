@@ -20,7 +20,7 @@ export function added(r: MoveResult, opts: { dryRun: boolean; committed: boolean
 export function moved(action: string, r: MoveResult, dryRun: boolean): string {
   const from = `.learnings/${r.from}/${r.name}.md`
   if (dryRun)
-    return `would ${action} ${r.name}: git mv ${from} ${r.path}, then commit only those paths (dry run: nothing changed)\n`
+    return `would ${action} ${r.name}: move ${from} to ${r.path} in a commit of those paths alone (dry run: nothing changed)\n`
   const next =
     action === 'approve'
       ? 'It now reaches agents (search, context, recall).'
