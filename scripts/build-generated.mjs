@@ -40,7 +40,7 @@ const out = [
   '[options]',
   '.SH DESCRIPTION',
   esc(
-    'Agents and people propose learnings (markdown files with YAML frontmatter) under .learnings/pending/. A person approves them and they move to .learnings/active/ with git mv and a commit whose trailers are the audit trail. Rejected learnings go to .learnings/archived/; nothing is deleted.',
+    'Agents and people propose learnings (markdown files with YAML frontmatter) under .learnings/pending/. A person approves them and they move to .learnings/active/ in a commit of their own whose trailers are the audit trail. Rejected learnings go to .learnings/archived/; nothing is deleted.',
   ),
   '.SH COMMANDS',
 ]

@@ -28,7 +28,8 @@ export interface Bundle {
 }
 
 export type StripKind = 'codeBlocks' | 'absolutePaths' | 'sessionIds' | 'emails' | 'timestamps' | 'secrets'
-export type StripCounts = Partial<Record<StripKind, number>>
+/** How many of each kind were stripped: every kind, 0 included (export --json lists them all). */
+export type StripCounts = Record<StripKind, number>
 
 export interface StripOptions {
   keepCode: boolean
@@ -54,7 +55,7 @@ export const CODE_PLACEHOLDER = '_(code block removed on export)_'
 export const SESSION_PLACEHOLDER = '<session>'
 
 function bump(counts: StripCounts, kind: StripKind, n = 1): void {
-  if (n > 0) counts[kind] = (counts[kind] ?? 0) + n
+  if (n > 0) counts[kind] += n
 }
 
 /** Fenced code blocks replaced by one placeholder line each (an unclosed fence runs to the end). */
@@ -134,7 +135,7 @@ export function stripLearning(
   learning: { name: string; data: Frontmatter; body: string },
   opts: StripOptions,
 ): { entry: BundleEntry; stripped: StripCounts } {
-  const counts: StripCounts = {}
+  const counts: StripCounts = { codeBlocks: 0, absolutePaths: 0, sessionIds: 0, emails: 0, timestamps: 0, secrets: 0 }
   const frontmatter: Frontmatter = {}
   const source = learning.data['source']
   const session =

@@ -1,7 +1,9 @@
 /**
  * Where things may live: the store's layout, the guarded system zones (globs from `zones.system`) and the
- * local state dir's files. Imports nothing, because the pre-commit fast path uses it before anything is loaded.
+ * local state dir's files. Imports only layout.ts (which imports nothing), because the pre-commit fast path uses it
+ * before anything is loaded.
  */
+import { STATE_FILES } from './layout.js'
 
 export const DEFAULT_SYSTEM_ZONES: readonly string[] = ['.claude/skills/**', '.claude/commands/**', '.claude/agents/**']
 
@@ -30,12 +32,42 @@ export function buildZoneMatcher(globs: readonly string[]): (path: string) => bo
   return (path) => res.some((r) => r.test(path))
 }
 
+const { observations, observationsArchive, observeLog, ...others } = STATE_FILES
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const observationsStem = observations.replace(/\.jsonl$/, '')
+/** The state dir's names that nothing else uses, matched anywhere: the observation logs, live, renamed or rotated. */
+const OWN_STATE = new RegExp(
+  `(^|/)(${escape(observationsStem)}([.-][^/]*)?\\.jsonl|${escape(observationsArchive)}/.+)$`,
+)
+/** Its other files, under names a project may use too: at the root, under `.learnings/`, or in a copy of `learn/`. */
+const PLACED_STATE_NAMES = [...Object.values(others), observeLog, `${observeLog}.1`]
+const PLACED_STATE = new RegExp(`^(\\.learnings/(.+/)?|(.+/)?learn/)?(${PLACED_STATE_NAMES.map(escape).join('|')})$`)
+
 /**
- * Files of the local state dir (`<git-common-dir>/learn/`) that must never be committed, by their names:
- * observation logs and their archive, usage events. They can only reach the tree by being copied there.
+ * A copy of a file of the local state dir (`<git-common-dir>/learn/`, STATE_FILES), which must never be committed:
+ * the observation logs (`observations.jsonl`, `observations.<x>.jsonl`, `observations-<x>.jsonl`, anything in an
+ * `observations.archive/` folder) wherever they are; the usage events, the logs, observe's and render's records
+ * (`events.jsonl`, `hooks.log`, `observe.log`, `observe.log.1`, `observe-config.json`, `render-manifest.json`,
+ * `rotate.lock`) at the root of the work tree, anywhere under `.learnings/`, or in a folder named `learn` (the state
+ * dir copied whole). They can only reach the tree by being copied there.
  */
 export function isLocalStateFile(path: string): boolean {
-  return /(^|\/)(observations(\.[\w-]+)?\.jsonl|observations\.archive\/.*|usage(-events)?\.jsonl)$/.test(path)
+  return OWN_STATE.test(path) || PLACED_STATE.test(path)
+}
+
+/**
+ * The pathspecs of `git ls-files` that find those copies for the work tree's check (`.learnings/` is listed whole
+ * anyway): `atRoot`, tracked or not; `tracked`, the rest, in the index only (an untracked copy deep in the tree would
+ * cost a walk of the whole work tree to find; the pre-commit hook sees it once it is staged).
+ */
+export const LOCAL_STATE_PATHSPECS: { atRoot: readonly string[]; tracked: readonly string[] } = {
+  atRoot: [observations, observationsArchive, ...PLACED_STATE_NAMES].map((n) => `:(literal)${n}`),
+  tracked: [
+    `:(glob)**/${observationsStem}.jsonl`,
+    `:(glob)**/${observationsStem}[.-]*.jsonl`,
+    `:(glob)**/${observationsArchive}/**`,
+    ...PLACED_STATE_NAMES.map((n) => `:(glob)**/learn/${n}`),
+  ],
 }
 
 /** True when a path concerns the guards at all: the store, a system zone or a state file (the fast path's test). */

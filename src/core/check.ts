@@ -123,7 +123,7 @@ export function checkFiles(files: readonly CheckFile[], opts: ContentOptions): C
           'zone',
           f.path,
           1,
-          `${f.path} looks like git learn's local state (observations, usage events), which never leaves the machine: remove it from the commit (git rm --cached ${f.path}) and delete the copy`,
+          `${f.path} looks like a copy of git learn's local state (observations, usage events, its logs), which never leaves the machine: delete it (git rm --cached ${f.path} first if git has it)`,
         ),
       )
       continue

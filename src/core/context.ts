@@ -169,6 +169,19 @@ export function contextFrame(entries: readonly Pick<ContextEntry, 'tier'>[]): { 
 }
 
 /**
+ * The line that says how many learnings were left out and where to see them: this project's with `list` (which shows
+ * no tier's), a tier's with `search` (which reads every tier).
+ */
+function moreLine(omitted: number, fromTiers: number): string {
+  const own = omitted - fromTiers
+  const parts = [
+    ...(own ? [`+${own} more: \`git learn list --state active\``] : []),
+    ...(fromTiers ? [`+${fromTiers} more from tiers: \`git learn search "<words>"\``] : []),
+  ]
+  return `(${parts.join('; ')})`
+}
+
+/**
  * The context text within config.context.max_tokens. The learnings to apply come most relevant first (touching a
  * changed file, then by effective confidence, then by name and tier), every directive that fits taken, also after
  * one that did not; then the others, the same way and then by recall matches, until one does not fit. Only as many
@@ -185,12 +198,14 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
   const matches = new Float64Array(n)
   const apply: number[] = []
   const rest: number[] = []
+  let fromTiers = 0
   entries.forEach((e, i) => {
     const u = input.usage.get(e.name) ?? EMPTY_USAGE
     conf[i] = effectiveConfidence(baseConfidence(e.confidence), u, input.now, cc, e.created)
     near[i] = touches(e) ? 1 : 0
     matches[i] = u.matches
     ;((conf[i] as number) >= cc.apply ? apply : rest).push(i)
+    if (e.tier !== 'project') fromTiers++
   })
   const byName = (a: number, b: number) => {
     const x = entries[a] as E
@@ -220,15 +235,20 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
   let used = header.length + 1 + footer.length + 1
   const applied: string[] = []
   const indexed: string[] = []
-  const fits = (length: number) => used + length + 1 <= budget - 80
+  /** A section's heading, written with its first line: a section with no line that fits has none. */
+  let heading = ''
+  const fits = (length: number) => used + (heading ? heading.length + 1 : 0) + length + 1 <= budget - 80
   const take = (line: string): boolean => {
     if (!fits(line.length)) return false
+    if (heading) lines.push(heading)
     lines.push(line)
-    used += line.length + 1
+    used += (heading ? heading.length + 1 : 0) + line.length + 1
+    heading = ''
     return true
   }
   const taken = new Set<number>()
-  if (apply.length && take('Apply these:')) {
+  heading = 'Apply these:'
+  if (apply.length) {
     // Every directive that fits is taken, also after one that did not; the room only shrinks, so after one does not
     // fit only those no longer than the room left are still tried (at 100,000 learnings, few or none).
     let order = new LazyOrder(apply, applyFirst)
@@ -238,7 +258,7 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
         if (take(checked(formatDirective(line(i)), length))) taken.add(i)
         continue
       }
-      const room = budget - 80 - used - 1
+      const room = budget - 80 - used - 1 - (heading ? heading.length + 1 : 0)
       order = new LazyOrder(
         order.unread().filter((j) => lengths(j)[0] <= room),
         applyFirst,
@@ -247,22 +267,24 @@ export function buildContext<E extends ContextEntry>(input: ContextInput<E>): Bu
   }
   for (const i of taken) applied.push((entries[i] as E).name)
   const notApplied = taken.size ? apply.filter((i) => !taken.has(i)) : apply
-  if (notApplied.length || rest.length)
-    if (take(applied.length ? 'Also available:' : 'Available:'))
-      for (const orderOf of [() => new LazyOrder(notApplied, applyFirst), () => new LazyOrder(rest, restFirst)]) {
-        const order = orderOf()
-        let i = order.next()
-        while (i !== undefined) {
-          const length = lengths(i)[1]
-          if (!fits(length) || !take(checked(formatIndexLine(line(i)), length))) break
-          indexed.push((entries[i] as E).name)
-          i = order.next()
-        }
-        if (i !== undefined) break
-      }
+  heading = applied.length ? 'Also available:' : 'Available:'
+  let shownFromTiers = taken.size ? [...taken].filter((i) => (entries[i] as E).tier !== 'project').length : 0
+  for (const orderOf of [() => new LazyOrder(notApplied, applyFirst), () => new LazyOrder(rest, restFirst)]) {
+    const order = orderOf()
+    let i = order.next()
+    while (i !== undefined) {
+      const length = lengths(i)[1]
+      if (!fits(length) || !take(checked(formatIndexLine(line(i)), length))) break
+      indexed.push((entries[i] as E).name)
+      if ((entries[i] as E).tier !== 'project') shownFromTiers++
+      i = order.next()
+    }
+    if (i !== undefined) break
+  }
+  heading = ''
   const omitted = n - applied.length - indexed.length
   if (omitted > 0) {
-    const more = `(+${omitted} more: \`git learn list --state active\`)`
+    const more = moreLine(omitted, fromTiers - shownFromTiers)
     if (used + more.length + 1 <= budget) lines.push(more)
   }
   if (!n) lines.push('No active learnings yet; propose one with `git learn add`.')

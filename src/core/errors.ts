@@ -84,9 +84,12 @@ export class IllegalTransitionError extends GitLearnError {
 export class SelfApprovalError extends GitLearnError {
   constructor(
     readonly learningName: string,
+    /** Who is approving (git's identity now). */
     readonly identity: string,
+    /** Who proposed it, as recorded (a Proposed-by or Restored-by trailer): the same e-mail, maybe another name. */
+    readonly proposer: string = identity,
   ) {
-    super(`${identity} proposed ${learningName} and cannot approve it`)
+    super(`${proposer} proposed ${learningName} and cannot approve it`)
   }
 }
 

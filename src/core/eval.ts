@@ -62,22 +62,23 @@ export interface EvalOutcome {
   recalled?: string[]
 }
 
+/** The figures are shares of their queries; null when there are none (a share of nothing is no figure). */
 export interface SearchFigures {
   /** Queries that expect a learning (those that expect none are not in search's figures). */
   queries: number
-  top1: number
-  precisionAtK: number
-  hitAtK: number
-  mrr: number
+  top1: number | null
+  precisionAtK: number | null
+  hitAtK: number | null
+  mrr: number | null
 }
 
 export interface RecallFigures {
   /** Queries that expect a learning, and the share of them whose expected learning recall names first. */
   failures: number
-  rightFix: number
+  rightFix: number | null
   /** Queries that expect none, and the share of them recall stays silent on. */
   unrelated: number
-  silence: number
+  silence: number | null
 }
 
 export interface EvalReport extends SearchFigures {
@@ -110,14 +111,9 @@ function searchFigures(outcomes: readonly EvalOutcome[], k: number): SearchFigur
     if (inK) hit++
     if (idx >= 0) rr += 1 / (idx + 1)
   }
-  const n = scored.length || 1
-  return {
-    queries: scored.length,
-    top1: r4(top1 / n),
-    precisionAtK: r4(prec / n),
-    hitAtK: r4(hit / n),
-    mrr: r4(rr / n),
-  }
+  const n = scored.length
+  const share = (x: number) => (n ? r4(x / n) : null)
+  return { queries: n, top1: share(top1), precisionAtK: share(prec), hitAtK: share(hit), mrr: share(rr) }
 }
 
 /** Whether recall named the right fix (the expected learning first) or, for a query that expects none, stayed silent. */
@@ -131,7 +127,7 @@ function recallFigures(outcomes: readonly EvalOutcome[]): RecallFigures | undefi
   if (!measured.length) return undefined
   const failures = measured.filter((o) => o.expect.length)
   const unrelated = measured.filter((o) => !o.expect.length)
-  const share = (xs: EvalOutcome[]) => (xs.length ? r4(xs.filter(recallRight).length / xs.length) : 1)
+  const share = (xs: EvalOutcome[]) => (xs.length ? r4(xs.filter(recallRight).length / xs.length) : null)
   return {
     failures: failures.length,
     rightFix: share(failures),

@@ -20,3 +20,26 @@ export function parseStorePath(path: string): { state: LearningState; name: stri
 export function learningPath(state: LearningState, name: string): string {
   return `${STORE_DIR}/${state}/${name}.md`
 }
+
+/**
+ * The files git learn writes in its local state dir, `<git common dir>/learn/`, named here for their writers and for
+ * check's zone rule, which refuses a copy of one in the work tree (src/core/check-zones.ts: isLocalStateFile). The
+ * folders of derived data beside them (`cache/`, `recalls/`, `transcripts/`, `transitions/`, `tmp/`) are not named.
+ */
+export const STATE_FILES = {
+  /** One line per agent hook event (observe, capture). */
+  observations: 'observations.jsonl',
+  /** The rotated observation logs, `observations-<time>-….jsonl` each. */
+  observationsArchive: 'observations.archive',
+  observationsLock: 'rotate.lock',
+  /** What observe could not do; moved to `observe.log.1` past 1 MB. */
+  observeLog: 'observe.log',
+  /** The usage events (matches, feedback, applied). */
+  events: 'events.jsonl',
+  /** What the agent hooks (context, recall, capture) could not do. */
+  hooksLog: 'hooks.log',
+  /** Which config cache entry observe reads. */
+  observeConfig: 'observe-config.json',
+  /** The files `git learn render` wrote. */
+  renderManifest: 'render-manifest.json',
+} as const

@@ -62,6 +62,6 @@ export function assertDistinctApprover(
   proposers: readonly string[],
   distinct: boolean,
 ): void {
-  if (distinct && proposers.some((p) => identityKey(p) === identityKey(approver)))
-    throw new SelfApprovalError(name, approver)
+  const proposer = distinct ? proposers.find((p) => identityKey(p) === identityKey(approver)) : undefined
+  if (proposer !== undefined) throw new SelfApprovalError(name, approver, proposer)
 }

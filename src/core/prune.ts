@@ -26,6 +26,8 @@ export type PruneReason =
   | { kind: 'superseded'; by: readonly string[] }
   | { kind: 'unused'; days: number; since: string; from: 'usage' | 'approval' | 'created' }
   | { kind: 'rarely-matched'; matches: number; min: number; days: number }
+  /** Named on the command line (`prune <name> --reason "…"`): the reason given. */
+  | { kind: 'manual'; text: string }
 
 export interface PruneCandidate {
   name: string
@@ -52,6 +54,7 @@ export function daysSince(iso: string, now: Date): number | undefined {
 export function formatPruneReason(reasons: readonly PruneReason[]): string {
   return reasons
     .map((r) => {
+      if (r.kind === 'manual') return r.text
       if (r.kind === 'superseded') return `superseded by ${r.by.join(', ')}`
       if (r.kind === 'unused')
         return `unused for ${r.days} days (last ${r.from === 'usage' ? 'used' : r.from === 'approval' ? 'approved' : 'created'} ${r.since.slice(0, 10)})`

@@ -18,12 +18,13 @@ import { MOVES, planTransition } from '../core/lifecycle.js'
 import {
   buildSupersededBy,
   daysSince,
+  formatPruneReason,
   planPrune,
   tallyFromTotals,
   tallyUsageEvent,
   totalsSuffice,
 } from '../core/prune.js'
-import type { PruneCandidate, PruneFacts, UsageTally } from '../core/prune.js'
+import type { PruneCandidate, PruneFacts, PruneReason, UsageTally } from '../core/prune.js'
 import { RAW_LOG_FORMAT, buildCommitMessage, parseAuditTrail, parseRawLog } from '../core/trailers.js'
 
 export interface PruneOptions {
@@ -79,7 +80,8 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
     candidates = []
     for (const name of new Set(opts.names)) {
       planTransition(name, readLearning(git.root, name).state, 'prune')
-      candidates.push({ name, reasons: [], reason: opts.reason ?? '' })
+      const reasons: PruneReason[] = [{ kind: 'manual', text: opts.reason ?? '' }]
+      candidates.push({ name, reasons, reason: formatPruneReason(reasons) })
     }
   } else {
     // The active learnings from the feed cache (one file, not 10,000), the approval dates from one `git log`,

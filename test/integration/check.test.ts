@@ -335,6 +335,59 @@ function commitMsg(repo: TestRepo, message: string) {
   return repo.cli(['hook', 'commit-msg', '.git/MSG'])
 }
 
+// DESIGN section 5: nothing from the local state dir is committed. Every file git learn writes there (core/layout.ts
+// STATE_FILES), through all three entry points; a project's own file of a shared name elsewhere is left alone.
+describe('copies of the local state dir', () => {
+  const copies = [
+    'observations.jsonl',
+    'events.jsonl',
+    'hooks.log',
+    'observe.log',
+    'render-manifest.json',
+    '.learnings/events.jsonl',
+    'logs/observations.archive/observations-1.jsonl',
+    'backup/learn/hooks.log',
+  ]
+  const zoneFindings = (r: { json: () => { findings: { rule: string; path: string; message: string }[] } }) =>
+    r
+      .json()
+      .findings.filter((f) => f.rule === 'zone' && /git learn's local state/.test(f.message))
+      .map((f) => f.path)
+      .sort()
+  const commitCopies = (repo: TestRepo) => {
+    for (const p of [...copies, 'test/fixtures/events.jsonl']) repo.write(p, '{"kind":"match"}\n')
+    repo.git('add', '--', ...copies, 'test/fixtures/events.jsonl')
+  }
+
+  test('check --staged refuses each one', async () => {
+    const repo = await repoWithStore()
+    commitCopies(repo)
+    const r = await repo.cli(['check', '--staged', '--json'])
+    expect(r.code).toBe(1)
+    expect(zoneFindings(r)).toEqual([...copies].sort())
+  })
+
+  test('check (the work tree) finds each one committed, and an untracked one at the root', async () => {
+    const repo = await repoWithStore()
+    commitCopies(repo)
+    repo.git('commit', '-q', '--no-verify', '-m', 'state copied in')
+    repo.write('observe.log.1', 'x\n') // untracked
+    const r = await repo.cli(['check', '--json'])
+    expect(r.code).toBe(1)
+    expect(zoneFindings(r)).toEqual([...copies, 'observe.log.1'].sort())
+  })
+
+  test('check --base finds each one the branch committed', async () => {
+    const repo = await repoWithStore()
+    repo.git('checkout', '-q', '-b', 'feature')
+    commitCopies(repo)
+    repo.git('commit', '-q', '--no-verify', '-m', 'state copied in')
+    const r = await repo.cli(['check', '--base', 'main', '--json'])
+    expect(r.code).toBe(1)
+    expect(zoneFindings(r)).toEqual([...copies].sort())
+  })
+})
+
 describe('git learn hook commit-msg (in-process)', () => {
   test('a hand-made move is refused; the trailers of git learn approve pass', async () => {
     const repo = makeRepo()

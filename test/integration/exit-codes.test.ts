@@ -113,6 +113,11 @@ const ROWS: Record<string, Row[]> = {
     { kind: 'usage', argv: ['add', '--name', 'x-y'] },
     { kind: 'usage', argv: ['add', '--name', 'Bad_Name', '--type', 'pattern', '--description', 'd'] },
     { kind: 'usage', argv: ['add', '--name', 'x-y', '--type', 'bogus', '--description', 'd'] },
+    {
+      kind: 'usage',
+      argv: ['add', '--name', 'x-y', '--type', 'decision', '--description', 'd', '--confidence', 'abc'],
+    },
+    { kind: 'usage', argv: ['add', '--name', 'x-y', '--type', 'decision', '--description', 'd', '--domain', 'nope'] },
     { kind: 'no-repo', argv: ['add', '--file', 'new-one.md'], setup: writeNew, outside: true },
     { kind: 'io', argv: ['add', '--file', 'no-such.md'] },
     { kind: 'io', argv: ['add', '--file', '.learnings'] },

@@ -26,6 +26,19 @@ describe('git learn export and import', () => {
     const e = await a.cli(['export', '--out', out], { now: NOW })
     expect(e.code).toBe(0)
     expect(e.stderr).toMatch(/stripped from docker-cache-miss: 1 code block, 1 absolute path, 1 e-mail address/)
+    // --json lists every kind, 0 included; the text names only what was stripped.
+    expect(e.stderr).not.toMatch(/stripped from eslint-flat-config/)
+    const j = (await a.cli(['export', '--out', join(tempDir('gl-bundle-'), 'j.json'), '--json'], { now: NOW })).json()
+    expect(j.stripped).toEqual([
+      {
+        name: 'docker-cache-miss',
+        stripped: { codeBlocks: 1, absolutePaths: 1, sessionIds: 0, emails: 1, timestamps: 0, secrets: 0 },
+      },
+      {
+        name: 'eslint-flat-config',
+        stripped: { codeBlocks: 0, absolutePaths: 0, sessionIds: 0, emails: 0, timestamps: 0, secrets: 0 },
+      },
+    ])
     const bundle = JSON.parse(readFileSync(out, 'utf8'))
     expect(bundle).toMatchObject({ format: 'git-learn-bundle', version: 1, exported: NOW.toISOString() })
     expect(bundle.learnings.map((l: { name: string }) => l.name)).toEqual(['docker-cache-miss', 'eslint-flat-config'])

@@ -195,10 +195,20 @@ describe('git learn eval --learnings <dir>', () => {
     })
     expect(Object.keys(j.forms)).toEqual(['pasted', 'symptom', 'unrelated'])
     expect(j.forms.symptom.recall).toBeUndefined()
+    // A share of no query is no figure: null, and the text's counts are the JSON's.
+    expect(j.forms.unrelated).toEqual({
+      queries: 0,
+      top1: null,
+      precisionAtK: null,
+      hitAtK: null,
+      mrr: null,
+      none: 1,
+      recall: { failures: 0, rightFix: null, unrelated: 1, silence: 1 },
+    })
+    expect(j.forms.pasted.recall).toEqual({ failures: 1, rightFix: 1, unrelated: 0, silence: null })
     const text = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', dir])
-    expect(text.stdout).toMatch(
-      /^ {2}pasted: 1 queries · top-1 100\.0% · MRR 1\.000 · recall: right fix 100\.0% of 1$/m,
-    )
+    expect(text.stdout).toMatch(/^ {2}pasted: 1 query · top-1 100\.0% · MRR 1\.000 · recall: right fix 100\.0% of 1$/m)
+    expect(text.stdout).toMatch(/^ {2}unrelated: 0 queries \(1 more expect none\) · recall: silent 100\.0% of 1$/m)
     const missing = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', 'no-such-dir'])
     expect(missing.code).toBe(3)
     expect(missing.stderr).toMatch(/cannot use the learnings folder ".*no-such-dir": it does not exist/)

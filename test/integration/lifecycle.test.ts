@@ -241,6 +241,24 @@ describe('add', () => {
     expect(missing.stderr).toMatch(/cannot use the learning file "missing.md": it does not exist/)
   })
 
+  // docs/design.md: a bad value is a usage error (exit 2) like --type bogus; what the file says stays refused content.
+  test.each([
+    ['--confidence abc', ['--confidence', 'abc'], /--confidence must be a number; it is "abc"/],
+    ['--confidence 2', ['--confidence', '2'], /--confidence must be ≤ 1; it is 2/],
+    ['--domain nope', ['--domain', 'nope'], /--domain must be one of testing, .*; it is "nope"/],
+    ['a long --description', ['--description', 'd'.repeat(1025)], /--description must be at most 1024 characters/],
+    ['no --trigger for its type', ['--type', 'error-solution'], /--trigger is required for this type/],
+  ])('a bad flag value (%s): exit 2 with the usage hint, nothing written', async (_, flags, message) => {
+    const repo = makeRepo()
+    const snap = repo.snapshot()
+    const argv = ['add', '--name', 'ok-name', '--type', 'decision', '--description', 'd', '--tags', 'a,b']
+    const r = await repo.cli([...argv, ...flags])
+    expect(r.stderr).toMatch(message)
+    expect(r.stderr).toMatch(/Run `git learn add -h` for usage/)
+    expect(r.code).toBe(2)
+    expect(repo.snapshot()).toBe(snap)
+  })
+
   test("a reference-transaction hook that refuses leaves everything as it was (git's own veto on every ref update)", async () => {
     const repo = makeRepo()
     repo.write(
@@ -307,6 +325,14 @@ describe('approve', () => {
       /Ada Author <ada@example.com> proposed "vitest-esm-hoist" \(or restored it[^)]*\) and cannot approve it/,
     )
     expect(r.stderr).toMatch(/distinct_approver: false/)
+    expect(repo.snapshot()).toBe(snap)
+    // The same e-mail under another name (case aside): the proposer as recorded, and who is approving.
+    repo.setIdentity('Someone Else', 'ADA@example.com')
+    const other = await repo.cli(['approve', 'vitest-esm-hoist', '--json'])
+    expect(other.code).toBe(1)
+    expect(other.stderr).toMatch(
+      /Ada Author <ada@example.com> proposed "vitest-esm-hoist" \(or restored it[^)]*\) and cannot approve it too \(you are approving as Someone Else <ADA@example.com>, the same e-mail\)/,
+    )
     expect(repo.snapshot()).toBe(snap)
     repo.write('.learnings/config.yaml', 'approval:\n  distinct_approver: false\n')
     repo.git('commit', '-qam', 'solo')
@@ -464,6 +490,8 @@ describe('approve', () => {
     const r = await repo.cli(['approve', 'vitest-esm-hoist', '--dry-run'])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/would approve vitest-esm-hoist/)
+    // Not `git mv` + commit: the commit is built aside from the index (docs/lifecycle.md).
+    expect(r.stdout).not.toMatch(/git mv/)
     expect(repo.snapshot()).toBe(snap)
   })
 

@@ -72,6 +72,13 @@ describe('git learn prune', () => {
     const dry = await repo.cli(['prune', 'used-often', '--reason', 'obsolete since v2'])
     expect(dry.stdout).toMatch(/would retire 1 active learning/)
     expect(repo.exists('.learnings/active/used-often.md')).toBe(true)
+    // docs/scale.md: every candidate has its reasons by kind; one named by hand, kind manual with the text given.
+    const json = (await repo.cli(['prune', 'used-often', '--reason', 'obsolete since v2', '--json'])).json()
+    expect(json.candidates[0]).toMatchObject({
+      name: 'used-often',
+      reason: 'obsolete since v2',
+      reasons: [{ kind: 'manual', text: 'obsolete since v2' }],
+    })
     const r = await repo.cli(['prune', 'used-often', '--reason', 'obsolete since v2', '--yes'])
     expect(r.code).toBe(0)
     expect(repo.exists('.learnings/archived/used-often.md')).toBe(true)

@@ -136,6 +136,37 @@ describe('git learn tier', () => {
     expect((await repo.cli(['tier', 'verify'])).code).toBe(0)
   })
 
+  // The husky pre-commit line matches init's `system: [...]` line byte for byte, and docs/scale.md promises the rest of
+  // the file as it was: re-serialising config.yaml changed 21 lines (comment alignment, `[x]` → `[ x ]`).
+  test('tier add, update and remove change the lines of the tier in the config init writes, no other byte', async () => {
+    const { bare, src } = tierRepo({ 'kafka-lag': good('kafka-lag') })
+    const repo = makeRepo()
+    expect((await repo.cli(['init'])).code).toBe(0)
+    repo.git('add', '.learnings/config.yaml')
+    repo.git('commit', '-q', '-m', 'init')
+    const initial = repo.read('.learnings/config.yaml')
+    const [head, tail] = initial.split('tiers: []\n') as [string, string]
+    expect(tail).not.toBe(undefined)
+
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    const pinned = (pin: string) =>
+      `${head}tiers:\n  - name: org\n    url: ${bare}\n    ref: main\n    commit: ${pin}\n${tail}`
+    expect(repo.read('.learnings/config.yaml')).toBe(
+      pinned(execFileSync('git', ['rev-parse', 'main'], { cwd: bare, encoding: 'utf8' }).trim()),
+    )
+
+    src.write('.learnings/active/redis-evict.md', good('redis-evict'))
+    src.git('add', '.')
+    src.git('commit', '-q', '-m', 'more')
+    src.git('push', '-q', bare, 'main')
+    expect((await repo.cli(['tier', 'update', 'org'])).code).toBe(0)
+    expect(repo.read('.learnings/config.yaml')).toBe(pinned(src.git('rev-parse', 'HEAD').trim()))
+    expect(repo.git('diff', '--numstat', 'HEAD~1', 'HEAD').trim()).toBe('1\t1\t.learnings/config.yaml')
+
+    expect((await repo.cli(['tier', 'remove', 'org'])).code).toBe(0)
+    expect(repo.read('.learnings/config.yaml')).toBe(initial)
+  })
+
   test("a tier's index is built once per pinned commit and merged at query time: ranking as one store holding everything", async () => {
     const topics = ['kafka consumer lag', 'redis eviction storm', 'postgres deadlock retry', 'kafka broker timeout']
     const tierLearnings = Object.fromEntries(

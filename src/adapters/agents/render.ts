@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto'
 import { lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { isRendered } from '../../core/check-zones.js'
+import { STATE_FILES } from '../../core/layout.js'
 import {
   AGENTS_FILE,
   CLAUDE_MD_FILE,
@@ -34,7 +35,7 @@ export interface RenderResult {
   unbalanced: string[]
 }
 
-export const MANIFEST_FILE = 'render-manifest.json'
+export const MANIFEST_FILE = STATE_FILES.renderManifest
 
 export interface RenderManifest {
   /** The targets of the last render: what the post-merge refresh renders again. */

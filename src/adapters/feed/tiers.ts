@@ -9,13 +9,13 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
-import * as YAML from '../../vendor/yaml.js'
 import type { Config } from '../../core/config-schema.js'
-import { ConfigError, GitCommandError, LearningParseError, UsageError, reasonOf } from '../../core/errors.js'
+import { GitCommandError, LearningParseError, UsageError, reasonOf } from '../../core/errors.js'
 import { findUrlCredentials, shownUrl } from '../../core/git-args.js'
 import { chunkBounds, groupBySize, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
-import { MAX_LEARNING_BYTES, parseStorePath, parseYamlMapping } from '../../core/learning.js'
+import { removeTierFromConfig, setTierInConfig } from '../../core/tier-config.js'
+import { MAX_LEARNING_BYTES, parseStorePath } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
 import type { SchemaValidator } from '../../core/validate.js'
 import { assertPathClean } from '../git/commit.js'
@@ -570,50 +570,6 @@ export async function diffTierLearnings(git: Git, from: string, to: string): Pro
   return diff
 }
 
-/** The config text with the tier `name` set to `tier` (added at the end when new); comments and layout survive. */
-/** config.yaml as a Document for editing (comments and layout survive), once it passes every other read's checks. */
-function configDocument(text: string | undefined): YAML.Document {
-  const doc = YAML.parseDocument(text ?? '')
-  if (doc.errors.length) throw new ConfigError(CONFIG_PATH, [`malformed YAML: ${doc.errors[0]?.message ?? ''}`])
-  // What the Document holds passes the checks of every other read of config.yaml first: aliases bounded, keys unique,
-  // a mapping.
-  try {
-    parseYamlMapping(text ?? '')
-  } catch (err) {
-    throw new ConfigError(CONFIG_PATH, [`malformed YAML: ${String((err as Error).message ?? err).split('\n')[0]}`])
-  }
-  if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never
-  return doc
-}
-
-const isTierNamed = (it: unknown, name: string) => YAML.isMap(it) && it.get('name') === name
-
-export function setTierInConfig(text: string | undefined, tier: TierConfig): string {
-  const doc = configDocument(text)
-  let seq = doc.get('tiers', true)
-  if (!YAML.isSeq(seq)) {
-    seq = doc.createNode([]) as YAML.YAMLSeq
-    doc.set('tiers', seq)
-  }
-  const items = (seq as YAML.YAMLSeq).items
-  const node = doc.createNode(Object.fromEntries(Object.entries(tier).filter(([, v]) => v !== undefined)))
-  const at = items.findIndex((it) => isTierNamed(it, tier.name))
-  if (at >= 0) {
-    const map = items[at] as YAML.YAMLMap
-    for (const [k, v] of Object.entries(tier)) if (v !== undefined) map.set(k, v)
-  } else items.push(node)
-  ;(seq as YAML.YAMLSeq).flow = false
-  return doc.toString({ lineWidth: 0 })
-}
-
-/** config.yaml's text without the tier of that name (the rest, comments included, as it was). */
-export function removeTierFromConfig(text: string, name: string): string {
-  const doc = configDocument(text)
-  const seq = doc.get('tiers', true)
-  if (YAML.isSeq(seq)) seq.items = seq.items.filter((it) => !isTierNamed(it, name))
-  return doc.toString({ lineWidth: 0 })
-}
-
 /**
  * config.yaml's new text with the tier set (or, given `{ remove: name }`, removed), and whether the file is already
  * there (clean: refused otherwise).
@@ -625,7 +581,10 @@ export async function planTierConfig(
   const file = join(git.root, CONFIG_PATH)
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined
   if (before !== undefined) await assertPathClean(git, 'config', CONFIG_PATH)
-  const text = 'remove' in change ? removeTierFromConfig(before ?? '', change.remove) : setTierInConfig(before, change)
+  const text =
+    'remove' in change
+      ? removeTierFromConfig(before ?? '', change.remove, CONFIG_PATH)
+      : setTierInConfig(before, change, CONFIG_PATH)
   return { path: CONFIG_PATH, text, existed: before !== undefined }
 }
 

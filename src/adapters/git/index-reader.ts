@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
 import { findGitDirs, readHeadCommit } from './locate.js'
 import { parseRawDiff } from '../../core/check-diff.js'
+import { LOCAL_STATE_PATHSPECS } from '../../core/check-zones.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { GitCommandError, NotARepositoryError } from '../../core/errors.js'
 import { PARSED_LOG, gitAsync, gitSync, runGitAsync, runGitAsyncFiles, runGitSync } from './run.js'
@@ -386,13 +387,17 @@ function readTreeFileByLstat(abs: string, path: string): TreeFile | undefined {
 }
 
 /**
- * The work tree's paths under the store and the zones, sorted: tracked and untracked-but-not-ignored
- * (`git ls-files -c -o --exclude-standard`). Asked without waiting, so git lists while the caller loads its rules.
+ * The work tree's paths under the store and the zones, and the copies of the local state (check-zones.ts), sorted:
+ * tracked and untracked-but-not-ignored (`git ls-files -c -o --exclude-standard`). Asked without waiting, so git lists while the caller loads its rules.
  */
 export async function listTreeFiles(root: string, env: Env, zones: readonly string[]): Promise<string[]> {
-  const specs = ['.learnings', ...zones.map((z) => `:(glob)${z}`)]
-  const out = await gitAsync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env })
-  return [...new Set(out.toString('utf8').split('\0').filter(Boolean))].sort()
+  const specs = ['.learnings', ...zones.map((z) => `:(glob)${z}`), ...LOCAL_STATE_PATHSPECS.atRoot]
+  const [out, state] = await Promise.all([
+    gitAsync(['ls-files', '-z', '-c', '-o', '--exclude-standard', '--', ...specs], { cwd: root, env }),
+    // Copies of the local state deeper in the tree: the index only (untracked, they would cost a walk of it all).
+    gitAsync(['ls-files', '-z', '-c', '--', ...LOCAL_STATE_PATHSPECS.tracked], { cwd: root, env }),
+  ])
+  return [...new Set(`${out.toString('utf8')}\0${state.toString('utf8')}`.split('\0').filter(Boolean))].sort()
 }
 
 /** The files at `paths` (listTreeFiles), read from disk; a symbolic link gets mode 120000 and no text. */

@@ -5,6 +5,7 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { STATE_FILES } from '../../core/layout.js'
 import type { UsageEvent } from '../../core/usage.js'
 
 /** `<common dir>/learn`, the local state directory (never committed, shared by worktrees). */
@@ -14,7 +15,7 @@ export function stateDir(commonDir: string): string {
 
 /** The events file of a repository. */
 export function eventsPath(commonDir: string): string {
-  return join(stateDir(commonDir), 'events.jsonl')
+  return join(stateDir(commonDir), STATE_FILES.events)
 }
 
 /** Append one event as one line, in a single write (O_APPEND: lines of concurrent writers never interleave). */

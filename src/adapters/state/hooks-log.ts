@@ -1,6 +1,7 @@
 /** The hooks' error log: `<common dir>/learn/hooks.log`. A hook never fails the agent's session; it writes here. */
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { STATE_FILES } from '../../core/layout.js'
 import { redactSecrets } from '../../core/secrets.js'
 import { locateRepo } from '../git/fast.js'
 
@@ -20,7 +21,7 @@ export function appendHookLog(stateDir: string, hook: string, err: unknown, now:
   try {
     mkdirSync(stateDir, { recursive: true })
     const msg = redactSecrets((err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').slice(0, 2000))
-    appendFileSync(join(stateDir, 'hooks.log'), `${now.toISOString()} ${hook}: ${msg}\n`)
+    appendFileSync(join(stateDir, STATE_FILES.hooksLog), `${now.toISOString()} ${hook}: ${msg}\n`)
   } catch {
     // Nothing left to tell: the hook stays silent.
   }

@@ -29,12 +29,13 @@ import {
 } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { findGitDirs, needsGit } from '../git/locate.js'
+import { STATE_FILES } from '../../core/layout.js'
 import { redactSecrets } from '../../core/secrets.js'
 
-export const LIVE_FILE = 'observations.jsonl'
-export const ARCHIVE_DIR = 'observations.archive'
-const LOCK_FILE = 'rotate.lock'
-const LOG_FILE = 'observe.log'
+export const LIVE_FILE = STATE_FILES.observations
+export const ARCHIVE_DIR = STATE_FILES.observationsArchive
+const LOCK_FILE = STATE_FILES.observationsLock
+const LOG_FILE = STATE_FILES.observeLog
 /** A rotate.lock older than this is left by a crashed process: it is moved aside. */
 const STALE_LOCK_MS = 30_000
 const MAX_LOG_BYTES = 1024 * 1024

@@ -11,13 +11,14 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from '../../core/config-schema.js'
+import { STATE_FILES } from '../../core/layout.js'
 import type { ObserveSettings } from '../../core/observation.js'
 
 export const CONFIG_PATH = '.learnings/config.yaml'
 
 /** Bump when the entry's shape changes: old entries are then ignored. */
 const FORMAT = 1
-const OBSERVE_ALIAS = 'observe-config.json'
+const OBSERVE_ALIAS = STATE_FILES.observeConfig
 
 interface Entry {
   format: number

@@ -7,13 +7,14 @@ import { buildDraftFrontmatter } from '../../core/draft.js'
 import { FileAccessError, LearningInvalidError, RefusedError, UsageError } from '../../core/errors.js'
 import { LEARNING_TYPES } from '../../core/learning-schema.js'
 import { MAX_LEARNING_BYTES, formatLearningFile, parseLearning } from '../../core/learning.js'
+import type { Frontmatter } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
 import { addLearning } from '../../flows/add.js'
 import { ExitCode } from '../context.js'
 import { noteDetached } from '../detached.js'
 import type { Ctx } from '../context.js'
 import { tooLarge } from '../messages/errors.js'
-import { added, warningAt } from '../messages/lifecycle.js'
+import { added, badFlagValues, warningAt } from '../messages/lifecycle.js'
 import { MOVE_JSON_OPTION, flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -88,6 +89,28 @@ function readInput(ctx: Ctx, path: string, what: string): Buffer {
   return r.bytes
 }
 
+/** The frontmatter fields the flags give (name and type are judged before: a bad name, an unknown type). */
+const FLAG_FIELDS = new Set(['description', 'trigger', 'domain', 'tags', 'confidence'])
+
+/**
+ * A bad flag value (`--confidence abc`, `--domain nope`, a required `--trigger` missing) is a usage error, exit 2, as
+ * `--type bogus` is: the schema's word on the fields the flags gave. The body and the gates are judged by the add
+ * itself, as refused content (exit 1).
+ */
+async function assertFlagValues(data: Frontmatter): Promise<void> {
+  const [{ loadLearningValidator }, { formatSchemaErrors }] = await Promise.all([
+    import('../../adapters/store/validators.js'),
+    import('../../core/validate.js'),
+  ])
+  const validate = await loadLearningValidator()
+  if (validate(data)) return
+  const errors = (validate.errors ?? []).filter((e) => {
+    const field = e.instancePath.split('/')[1] ?? String(e.params['missingProperty'] ?? '')
+    return FLAG_FIELDS.has(field)
+  })
+  if (errors.length) throw new UsageError(badFlagValues(formatSchemaErrors(errors, data)), 'add')
+}
+
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const file = stringOpt(args, 'file')
   const fields = Object.fromEntries(FIELD_FLAGS.map((k) => [k, stringOpt(args, k)])) as Record<
@@ -137,13 +160,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
         bodyFile !== undefined
           ? decodeLearningBytes(readInput(ctx, bodyFile, 'the body file'), bodyFile)
           : readTemplate(`${fields.type}.md`)
-    text = formatLearningFile(
-      buildDraftFrontmatter(
-        { ...fields, trigger, name, type: fields.type as string, description: fields.description as string },
-        ctx.now(),
-      ),
-      body,
+    const data = buildDraftFrontmatter(
+      { ...fields, trigger, name, type: fields.type as string, description: fields.description as string },
+      ctx.now(),
     )
+    await assertFlagValues(data)
+    text = formatLearningFile(data, body)
   }
   const bad = explainBadName(name)
   // A bad --name is a bad flag (exit 2); a bad name inside a file is that learning being invalid (exit 1).

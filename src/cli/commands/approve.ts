@@ -6,7 +6,7 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 export const spec: CommandSpec = {
   name: 'approve',
   summary:
-    'Approve pending learnings: git mv each into .learnings/active/ and commit it alone with the approval trailers.',
+    'Approve pending learnings: move each into .learnings/active/ in a commit of its own with the approval trailers.',
   usage: 'git learn approve <name>… [--dry-run] [--json]',
   details:
     'Every name is checked first (exists, is pending, is valid, has no uncommitted edits, was proposed by someone else);\n' +

@@ -16,11 +16,10 @@ export const spec: CommandSpec = {
   summary: 'Install or remove the git hooks, and run the commit-msg and post-merge guards.',
   usage: 'git learn hook install [--force] | uninstall | commit-msg <message-file> | post-merge',
   details:
-    'install: with husky (core.hooksPath = .husky/_) append one marked line to .husky/pre-commit, pre-merge-commit\n' +
-    'and commit-msg;\n' +
-    'otherwise write the pre-commit, pre-merge-commit, commit-msg, post-merge and post-checkout shims into the hooks\n' +
-    'dir where none exists (with husky, pre-merge-commit gets the marked line too)\n' +
-    '(--force replaces yours and keeps it as <hook>.git-learn-backup). uninstall removes exactly what install added.\n' +
+    'install: with husky (core.hooksPath = .husky/_) append one marked line to .husky/pre-commit, pre-merge-commit,\n' +
+    'commit-msg, post-merge and post-checkout; otherwise write those five shims into the hooks dir where none exists\n' +
+    '(--force replaces yours and keeps it as <hook>.git-learn-backup). uninstall removes exactly what install added\n' +
+    '(with husky, the marked line alone).\n' +
     'commit-msg: a staged move into .learnings/active/ or archived/ needs its trailers (git learn approve, reject and\n' +
     'prune write them); staged learnings with agent directives need a Learning-Directives-Allowed trailer.\n' +
     'post-merge (also run by the post-checkout shim when a checkout changed .learnings/): refresh the files\n' +

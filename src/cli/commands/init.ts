@@ -21,7 +21,8 @@ export const spec: CommandSpec = {
     json: { type: 'boolean', description: 'print one JSON object: {root, created: [paths], updated: [paths]}' },
     hooks: {
       type: 'boolean',
-      description: 'also install the pre-commit, commit-msg and post-merge guards (git learn hook install)',
+      description:
+        'also install the guards: pre-commit, pre-merge-commit, commit-msg, post-merge and post-checkout (git learn hook install)',
     },
     ci: {
       type: 'boolean',

@@ -108,8 +108,8 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof SelfApprovalError)
     return d(
       ExitCode.refused,
-      `${err.identity} proposed "${err.learningName}" (or restored it to pending/, which counts as proposing it) and cannot approve it too: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`,
-      { name: err.learningName, identity: err.identity },
+      `${err.proposer} proposed "${err.learningName}" (or restored it to pending/, which counts as proposing it) and cannot approve it too${err.proposer === err.identity ? '' : ` (you are approving as ${err.identity}, the same e-mail)`}: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`,
+      { name: err.learningName, identity: err.identity, proposer: err.proposer },
     )
   if (err instanceof PathTakenError)
     return d(
@@ -194,7 +194,9 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof ConfigError)
     return d(
       ExitCode.refused,
-      `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in docs/configuration.md.`,
+      /(^|[\\/])\.learnings[\\/]config\.yaml$/.test(err.path)
+        ? `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional, and ${DEFAULT_CONFIG_FILE} lists each with its default (it is the file \`git learn init\` writes).`
+        : `${err.path} is not a settings file git learn can merge its hooks into:\n${bullet(err.problems)}\nFix it, then run the command again.`,
       { path: err.path, problems: err.problems },
     )
   if (err instanceof NotARepositoryError)
@@ -279,6 +281,8 @@ function systemError(err: unknown): { path: string; code: string } | undefined {
 
 /** The installed package's own files: one missing there is a broken install, not the user's environment. */
 const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
+/** The config.yaml `git learn init` writes, every key at its default and explained: shipped with the package. */
+const DEFAULT_CONFIG_FILE = join(PACKAGE_ROOT, 'templates', 'config.yaml')
 const PACKAGE_PARTS = new Set(['dist', 'src', 'templates', 'githooks', 'node_modules', 'package.json'])
 function insidePackage(path: string): boolean {
   const rel = relative(PACKAGE_ROOT, path)

@@ -1,5 +1,5 @@
 /** Sentences of the feeding commands: search, context, recall, feedback, status, render, eval. */
-import type { EvalReport, RecallFigures } from '../../core/eval.js'
+import type { EvalReport, RecallFigures, SearchFigures } from '../../core/eval.js'
 
 export interface SearchRow {
   name: string
@@ -235,19 +235,19 @@ export function agentReport(a: {
 }
 
 export function evalReport(r: EvalReport & { contextTokens: number }): string {
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+  // A figure over no query is n/a (null in --json): it is left out.
+  const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`)
   const recall = (x: RecallFigures | undefined) =>
     x
       ? ` · recall: ${[x.failures ? `right fix ${pct(x.rightFix)} of ${x.failures}` : '', x.unrelated ? `silent ${pct(x.silence)} of ${x.unrelated}` : ''].filter(Boolean).join(', ')}`
       : ''
-  const search = (x: { queries: number; top1: number; mrr: number }) =>
-    x.queries ? `top-1 ${pct(x.top1)} · MRR ${x.mrr.toFixed(3)}` : 'no query expects a learning'
+  const count = (x: { queries: number; none: number }) =>
+    `${x.queries} ${x.queries === 1 ? 'query' : 'queries'}${x.none ? ` (${x.none} more expect none)` : ''}`
+  const search = (x: SearchFigures) => (x.queries ? ` · top-1 ${pct(x.top1)} · MRR ${x.mrr?.toFixed(3)}` : '')
   const lines = [
-    `${r.queries} queries: top-1 ${pct(r.top1)} · precision@${r.k} ${pct(r.precisionAtK)} · hit@${r.k} ${pct(r.hitAtK)} · MRR ${r.mrr.toFixed(3)}${r.none ? ` (${r.none} more expect none)` : ''}`,
+    `${count(r)}${r.queries ? `: top-1 ${pct(r.top1)} · precision@${r.k} ${pct(r.precisionAtK)} · hit@${r.k} ${pct(r.hitAtK)} · MRR ${r.mrr?.toFixed(3)}` : ''}`,
     ...(r.recall ? [`recall${recall(r.recall).slice(' · recall'.length)}`] : []),
-    ...Object.entries(r.forms ?? {}).map(
-      ([form, f]) => `  ${form}: ${f.queries + f.none} queries · ${search(f)}${recall(f.recall)}`,
-    ),
+    ...Object.entries(r.forms ?? {}).map(([form, f]) => `  ${form}: ${count(f)}${search(f)}${recall(f.recall)}`),
     `context injects about ${r.contextTokens} tokens (characters / 4)`,
     ...r.misses.map(
       (m) =>

@@ -33,7 +33,10 @@ export function hookReport(
   changes: readonly HookChangeLine[],
   uninstall: boolean,
 ): string {
-  const lines = changes.map((c) => `  ${c.action.padEnd(9)} ${c.file}${c.note ? ` (${c.note})` : ''}`)
+  // A husky hook is the user's file: uninstall took our line out of it, not the file.
+  const what = (c: HookChangeLine) =>
+    kind === 'husky' && uninstall && c.action === 'removed' ? `the git-learn line from ${c.file}` : c.file
+  const lines = changes.map((c) => `  ${c.action.padEnd(9)} ${what(c)}${c.note ? ` (${c.note})` : ''}`)
   const where = kind === 'husky' ? 'husky hooks (.husky/)' : 'git hooks'
   const skipped = changes.some((c) => c.action === 'skipped')
   const tail = uninstall

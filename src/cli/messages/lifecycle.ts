@@ -32,7 +32,7 @@ function commitWithTrailers(r: MoveResult & { message?: string }): string {
 export function moved(action: string, r: MoveResult, dryRun: boolean): string {
   const from = `.learnings/${r.from}/${r.name}.md`
   if (dryRun)
-    return `would ${action} ${r.name}: git mv ${from} ${r.path}, then commit only those paths (dry run: nothing changed)\n`
+    return `would ${action} ${r.name}: move ${from} to ${r.path} in a commit of those paths alone (dry run: nothing changed)\n`
   const next =
     action === 'approve'
       ? 'It now reaches agents (search, context, recall).'
@@ -102,6 +102,10 @@ export function logLines(events: readonly AuditEvent[]): string {
     })
     .join('\n')}\n`
 }
+
+/** The schema's sentences about fields a flag of `add` gave, said of the flags (`field "confidence"` → `--confidence`). */
+export const badFlagValues = (problems: readonly string[]) =>
+  problems.map((p) => p.replace(/^field "([a-z_]+)(\[\d+\])?"/, (_, f: string, i = '') => `--${f}${i}`)).join('; ')
 
 export const warnUnreadable = (path: string, reason: string) => `warning: skipped ${path}: ${reason}\n`
 /** A warning line on stderr; `warningAt` names the file or learning it is about. */

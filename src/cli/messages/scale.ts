@@ -71,12 +71,11 @@ const STRIP_WORDS: Record<string, [string, string]> = {
 /** "stripped from x: 2 code blocks, 1 e-mail address" per learning that lost anything. */
 export function strippedLines(rows: readonly { name: string; stripped: Partial<Record<string, number>> }[]): string {
   const lines = rows
-    .filter((r) => Object.keys(r.stripped).length)
+    .map((r) => ({ name: r.name, kinds: Object.entries(r.stripped).filter(([, n]) => n) }))
+    .filter((r) => r.kinds.length)
     .map(
       (r) =>
-        `stripped from ${r.name}: ${Object.entries(r.stripped)
-          .map(([k, n]) => plural(n ?? 0, ...(STRIP_WORDS[k] ?? [k, k])))
-          .join(', ')}`,
+        `stripped from ${r.name}: ${r.kinds.map(([k, n]) => plural(n ?? 0, ...(STRIP_WORDS[k] ?? [k, k]))).join(', ')}`,
     )
   return lines.length ? `${lines.join('\n')}\n` : ''
 }

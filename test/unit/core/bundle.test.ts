@@ -3,6 +3,8 @@ import { CODE_PLACEHOLDER, parseBundle, planImport, stripLearning } from '../../
 import type { BundleEntry, ExistingLearning } from '../../../src/core/bundle.js'
 
 const NOW = new Date('2026-11-20T12:00:00Z')
+/** Every kind is counted, 0 included (docs/scale.md lists them all in export --json). */
+const NONE = { codeBlocks: 0, absolutePaths: 0, sessionIds: 0, emails: 0, timestamps: 0, secrets: 0 }
 
 describe('stripLearning', () => {
   const strip = (body: string, data: Record<string, unknown> = {}, keepCode = false) =>
@@ -37,7 +39,7 @@ describe('stripLearning', () => {
     if (typeof want === 'string' && want.includes('REDACTED'))
       expect(entry.body).toMatch(/^token \[REDACTED:[a-z-]+\]$/)
     else expect(entry.body).toBe(want)
-    expect(stripped).toEqual(counts)
+    expect(stripped).toEqual({ ...NONE, ...counts })
   })
 
   test('--keep-code keeps fences', () => {
@@ -54,7 +56,7 @@ describe('stripLearning', () => {
     expect(entry.frontmatter['description']).toBe('ask <email>')
     expect(entry.frontmatter['trigger']).toBe('ENOENT <path>/out.js')
     expect(entry.frontmatter['created']).toBe('2026-01-01')
-    expect(stripped).toEqual({ sessionIds: 1, emails: 1, absolutePaths: 1 })
+    expect(stripped).toEqual({ ...NONE, sessionIds: 1, emails: 1, absolutePaths: 1 })
   })
 })
 

@@ -56,6 +56,21 @@ describe('zones', () => {
     ['.learnings/config.yaml', true],
     ['.claude/agents/a.md', true],
     ['notes/observations.jsonl', true],
+    // Every file of the local state dir (core/layout.ts STATE_FILES): its own names anywhere, the others where a copy
+    // of it lands (the root, the store, a folder named learn), not where a project may keep a file of that name.
+    ['observations-20260101-1-0.jsonl', true],
+    ['x/observations.archive/observations-1.jsonl', true],
+    ['events.jsonl', true],
+    ['hooks.log', true],
+    ['observe.log', true],
+    ['observe.log.1', true],
+    ['observe-config.json', true],
+    ['render-manifest.json', true],
+    ['rotate.lock', true],
+    ['.learnings/events.jsonl', true],
+    ['backup/learn/events.jsonl', true],
+    ['test/fixtures/events.jsonl', false],
+    ['logs/hooks.log', false],
     ['src/index.ts', false],
     ['.learningsx/a.md', false],
   ])('%s is guarded: %s', (path, ok) => {

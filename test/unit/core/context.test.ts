@@ -76,6 +76,35 @@ describe('directives to apply', () => {
     expect(got.text).toContain('Also available:')
   })
 
+  // The QA's tiny budget (context.max_tokens ~100): a heading is written with its first line, never alone.
+  test('a section none of whose lines fit has no heading', () => {
+    const entries = [
+      entry('a-apply', 0.95, 'x'.repeat(300)),
+      entry('b-other', 0.2, 'y'),
+      entry('c-tier', 0.2, 'z', 'org'),
+    ]
+    for (const max of [60, 80, 100, 120]) {
+      const text = build(entries, max).text
+      expect(text).not.toMatch(/^(Apply these|Also available|Available):$(?!\n- )/m)
+    }
+    const text = build(entries, 100).text
+    expect(text).not.toContain('Apply these:')
+  })
+
+  // `list` shows no tier's learnings: those left out are counted apart, with the command that finds them.
+  test("the learnings left out are counted apart, this project's and the tiers'", () => {
+    const many = (tier: string, k: number) => Array.from({ length: k }, (_, i) => entry(`${tier}-${i}`, 0.2, 'f', tier))
+    const both = build([...many('project', 30), ...many('org', 20)], 200)
+    const own = 30 - both.indexed.filter((n) => n.startsWith('project-')).length
+    const tiers = 20 - both.indexed.filter((n) => n.startsWith('org-')).length
+    expect(own + tiers).toBe(both.omitted)
+    expect(both.text).toContain(
+      `(+${own} more: \`git learn list --state active\`; +${tiers} more from tiers: \`git learn search "<words>"\`)`,
+    )
+    expect(build(many('org', 60), 200).text).toMatch(/^\(\+\d+ more from tiers: `git learn search "<words>"`\)$/m)
+    expect(build(many('project', 60), 200).text).toMatch(/^\(\+\d+ more: `git learn list --state active`\)$/m)
+  })
+
   // Each directive is tried in turn, most confident first: one that does not fit is passed over, and a shorter one
   // after it is still taken, up to the last character of the budget (after one does not fit, only those no longer
   // than the room left are tried again, and that shortcut must never pass over one that fits).
@@ -140,26 +169,38 @@ function plainContext(input: ContextInput<CatalogEntry>) {
   let used = header.length + 1 + footer.length + 1
   const applied = new Set<S>()
   const indexed: string[] = []
+  // A section's heading goes in with its first line: none for a section whose lines do not fit.
+  let heading = ''
   const take = (line: string) => {
-    if (used + line.length + 1 > budget - 80) return false
+    const head = heading ? heading.length + 1 : 0
+    if (used + head + line.length + 1 > budget - 80) return false
+    if (heading) lines.push(heading)
+    heading = ''
     lines.push(line)
-    used += line.length + 1
+    used += head + line.length + 1
     return true
   }
-  if (apply.length && take('Apply these:')) for (const s of apply) if (take(formatDirective(s.e))) applied.add(s)
+  heading = 'Apply these:'
+  for (const s of apply) if (take(formatDirective(s.e))) applied.add(s)
   const notApplied = [...apply.filter((s) => !applied.has(s)), ...rest]
   const one = (t: string, n: number) => {
     const x = t.replace(/\s+/g, ' ').trim()
     return x.length > n ? `${x.slice(0, n - 1)}…` : x
   }
-  if (notApplied.length && take(applied.size ? 'Also available:' : 'Available:'))
-    for (const s of notApplied) {
-      if (!take(`- ${formatLabel(s.e)}: ${one(s.e.description, 140)}`)) break
-      indexed.push(s.e.name)
-    }
+  heading = applied.size ? 'Also available:' : 'Available:'
+  const shown = new Set([...applied])
+  for (const s of notApplied) {
+    if (!take(`- ${formatLabel(s.e)}: ${one(s.e.description, 140)}`)) break
+    indexed.push(s.e.name)
+    shown.add(s)
+  }
   const omitted = input.entries.length - applied.size - indexed.length
   if (omitted > 0) {
-    const more = `(+${omitted} more: \`git learn list --state active\`)`
+    const fromTiers = scored.filter((s) => !shown.has(s) && s.e.tier !== 'project').length
+    const more = `(${[
+      ...(omitted - fromTiers ? [`+${omitted - fromTiers} more: \`git learn list --state active\``] : []),
+      ...(fromTiers ? [`+${fromTiers} more from tiers: \`git learn search "<words>"\``] : []),
+    ].join('; ')})`
     if (used + more.length + 1 <= budget) lines.push(more)
   }
   if (!input.entries.length) lines.push('No active learnings yet; propose one with `git learn add`.')

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect, test } from 'vitest'
@@ -12,6 +13,9 @@ import {
 } from '../../../../src/core/errors.js'
 import { COMMANDS, COMMAND_GROUPS } from '../../../../src/cli/registry.js'
 import { formatUsage } from '../../../../src/cli/main.js'
+import { formatHelp } from '../../../../src/cli/spec.js'
+import { hookReport } from '../../../../src/cli/messages/guards.js'
+import { SHIM_HOOKS } from '../../../../src/adapters/git/hooks.js'
 import {
   ConfigError,
   FileAccessError,
@@ -139,4 +143,38 @@ test.each([
 test("a file missing from git-learn's own package is a broken install: internal (70)", () => {
   const own = join(fileURLToPath(new URL('../../../../', import.meta.url)), 'dist', 'generated', 'x.cjs')
   expect(describeError(systemError('ENOENT', 'open', own)).code).toBe(70)
+})
+
+// The installed package ships no docs/: an invalid config.yaml points at the template it ships, which holds every key
+// at its default; a malformed .claude/settings.json is not "a configuration whose keys are optional".
+test('an invalid config names a file the install has; a malformed settings.json gets its own sentence', () => {
+  const yaml = describeError(new ConfigError('.learnings/config.yaml', ['unknown key "x"'])).message
+  const template = /every key is optional, and (\S+) lists each with its default/.exec(yaml)?.[1] ?? ''
+  expect(template).toMatch(/templates[\\/]config\.yaml$/)
+  expect(existsSync(template)).toBe(true)
+  expect(yaml).not.toContain('docs/')
+  const json = describeError(new ConfigError('.claude/settings.json', ['malformed JSON at line 3: ValueExpected']))
+  expect(json.code).toBe(1)
+  expect(json.message).toMatch(
+    /^\.claude\/settings\.json is not a settings file git learn can merge its hooks into:\n {2}- malformed JSON at line 3/,
+  )
+  expect(json.message).not.toMatch(/every key is optional|config/)
+})
+
+// Every hook install writes, named in the help of the commands that install them; every option in a usage line.
+test('hook -h and init -h name the five hooks; evolve -h shows --force', async () => {
+  const help = async (name: string) => formatHelp((await COMMANDS[name]!()).spec)
+  for (const hook of SHIM_HOOKS) {
+    expect(await help('hook')).toContain(hook)
+    expect(await help('init')).toContain(hook)
+  }
+  expect(await help('evolve')).toMatch(/^usage: git learn evolve \[--write\] \[--force\] \[--json\]$/m)
+})
+
+test('hook uninstall with husky says it took out its line, not the file', () => {
+  const text = hookReport('husky', [{ file: '.husky/pre-commit', action: 'removed' }], true)
+  expect(text).toContain('removed   the git-learn line from .husky/pre-commit')
+  expect(hookReport('hooks-dir', [{ file: '.git/hooks/pre-commit', action: 'removed' }], true)).toContain(
+    'removed   .git/hooks/pre-commit',
+  )
 })
