@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { simpleGit } from '../../vendor/simple-git.js'
 import type { SimpleGit } from 'simple-git'
 import { GitCommandError, NoIdentityError, NotARepositoryError, OperationInProgressError } from '../../core/errors.js'
+import { noWorkTreeError } from './no-work-tree.js'
 
 export interface Git {
   readonly root: string
@@ -40,7 +41,7 @@ function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
   })
 }
 
-/** Open the repository that contains `cwd`; NotARepositoryError outside one. */
+/** Open the repository that contains `cwd`; NotARepositoryError outside one, NoWorkTreeError in a bare one. */
 export async function openGit(cwd: string): Promise<Git> {
   if (!existsSync(cwd)) throw new NotARepositoryError(cwd, 'the directory does not exist')
   const probe = simpleGit({ baseDir: cwd, trimmed: false, errors })
@@ -48,13 +49,31 @@ export async function openGit(cwd: string): Promise<Git> {
   try {
     out = await probe.raw(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir'])
   } catch (err) {
-    throw new NotARepositoryError(cwd, String((err as Error).message ?? err))
+    // A bare repository (or a git directory) is a repository all the same: said as one without a work tree.
+    throw noWorkTreeError(cwd, process.env, String((err as Error).message ?? err))
   }
   const [root, gitDir, commonDir] = out.split('\n')
-  if (!root || !gitDir || !commonDir) throw new NotARepositoryError(cwd, 'a bare repository has no work tree')
+  if (!root || !gitDir || !commonDir) throw noWorkTreeError(cwd, process.env, 'a bare repository has no work tree')
   const sg = simpleGit({ baseDir: root, trimmed: false, errors })
   return {
     root,
+    gitDir,
+    commonDir,
+    run: (args) => wrap(sg, args),
+    tryRun: (args) => sg.raw([...args]).catch(() => undefined),
+  }
+}
+
+/**
+ * The repository at `dir` for reading commits only (`check --head`), a bare one too: `root` is `dir` itself, the work
+ * tree's root or a bare repository's git directory (index-reader's findRepositoryDir), where git runs.
+ */
+export async function openGitAt(dir: string): Promise<Git> {
+  const sg = simpleGit({ baseDir: dir, trimmed: false, errors })
+  const out = await wrap(sg, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'])
+  const [gitDir = '', commonDir = ''] = out.split('\n')
+  return {
+    root: dir,
     gitDir,
     commonDir,
     run: (args) => wrap(sg, args),

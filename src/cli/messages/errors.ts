@@ -17,6 +17,7 @@ import {
   NameTakenError,
   NoCommitsError,
   NoIdentityError,
+  NoWorkTreeError,
   NotARepositoryError,
   OperationInProgressError,
   PartialMoveError,
@@ -161,8 +162,8 @@ export function describeError(err: unknown, command?: string): DescribedError {
       !err.known
         ? `${err.base} names no commit here${err.shallow ? ' (this clone is shallow)' : ''}.\nFetch it first (\`git fetch origin ${err.base.replace(/^origin\//, '')}\`), then run the check again.`
         : err.shallow
-          ? `this clone is shallow: its history stops before HEAD and ${err.base} meet, so the transitions since their merge base cannot be read.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`
-          : `${err.base} and HEAD have no commit in common.${err.stderr ? `\ngit said: ${err.stderr}` : ''}`,
+          ? `this clone is shallow: its history stops before ${err.head} and ${err.base} meet, so the transitions since their merge base cannot be read.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`
+          : `${err.base} and ${err.head} have no commit in common.${err.stderr ? `\ngit said: ${err.stderr}` : ''}`,
       { base: err.base, shallow: err.shallow },
     )
   if (err instanceof RefLockedError)
@@ -196,6 +197,14 @@ export function describeError(err: unknown, command?: string): DescribedError {
       ExitCode.refused,
       `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in docs/configuration.md.`,
       { path: err.path, problems: err.problems },
+    )
+  if (err instanceof NoWorkTreeError)
+    return d(
+      ExitCode.environment,
+      err.bare
+        ? `needs a work tree, and ${err.cwd} is a bare repository (no checked-out files).\nRun it in a clone with a work tree: \`git clone ${err.gitDir} <dir>\`, then cd into <dir>. In a bare repository \`git learn log\` and \`git learn check --base <old> --head <new>\` work: they read commits only.`
+        : `needs a work tree, and ${err.cwd} is inside the git directory ${err.gitDir}.\ncd into the work tree (the directory that holds .git), then run the command again.`,
+      { cwd: err.cwd, gitDir: err.gitDir, bare: err.bare },
     )
   if (err instanceof NotARepositoryError)
     return d(
