@@ -136,6 +136,16 @@ export class NotARepositoryError extends GitLearnError {
 }
 
 /**
+ * A sparse checkout leaves part of `.learnings/` out of the work tree (`hidden`: those tracked paths): a committing
+ * command reads the store and config.yaml from there and would miss names, duplicates and settings. Exit 3.
+ */
+export class SparseStoreError extends GitLearnError {
+  constructor(readonly hidden: readonly string[]) {
+    super(`the sparse checkout leaves out ${hidden.length} paths of the store`)
+  }
+}
+
+/**
  * A repository without a work tree: a bare one (a server's, a mirror), or `cwd` inside a work tree's git directory.
  * The commands that read or change files there cannot run; `log` and `check --head` read commits and can. Exit 3.
  */

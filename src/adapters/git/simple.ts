@@ -6,7 +6,14 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { simpleGit } from '../../vendor/simple-git.js'
 import type { SimpleGit } from 'simple-git'
-import { GitCommandError, NoIdentityError, NotARepositoryError, OperationInProgressError } from '../../core/errors.js'
+import {
+  GitCommandError,
+  NoIdentityError,
+  NotARepositoryError,
+  OperationInProgressError,
+  SparseStoreError,
+} from '../../core/errors.js'
+import { STORE_DIR } from '../../core/layout.js'
 import { noWorkTreeError } from './no-work-tree.js'
 
 export interface Git {
@@ -97,6 +104,29 @@ export function readOperationInProgress(git: Git): string | undefined {
 export function assertNoOperationInProgress(git: Git): void {
   const op = readOperationInProgress(git)
   if (op) throw new OperationInProgressError(op)
+}
+
+/**
+ * The store's tracked paths that a sparse checkout leaves out of the work tree (skip-worktree: `git ls-files -t` tags
+ * them S), config.yaml and the learnings before the rest (`.gitkeep`); none without a git process when the work tree
+ * is not a sparse checkout (no info/sparse-checkout).
+ */
+export async function readHiddenStorePaths(git: Git): Promise<string[]> {
+  if (!existsSync(join(git.gitDir, 'info', 'sparse-checkout'))) return []
+  // Sample: "H .learnings/config.yaml\0S .learnings/pending/x.md\0".
+  return (await git.run(['ls-files', '-t', '-z', '--', `:(top)${STORE_DIR}`]))
+    .split('\0')
+    .filter((e) => e.startsWith('S '))
+    .map((e) => e.slice(2))
+    .sort((a, b) => telling(a) - telling(b))
+}
+
+const telling = (path: string) => (path === `${STORE_DIR}/config.yaml` ? 0 : path.endsWith('.md') ? 1 : 2)
+
+/** Refuse to write the store while a sparse checkout hides part of it (SparseStoreError names what). */
+export async function assertStoreCheckedOut(git: Git): Promise<void> {
+  const hidden = await readHiddenStorePaths(git)
+  if (hidden.length) throw new SparseStoreError(hidden)
 }
 
 /** The committer identity git would use, as "Name <email>". */

@@ -19,6 +19,7 @@ import {
   NoIdentityError,
   NoWorkTreeError,
   NotARepositoryError,
+  SparseStoreError,
   OperationInProgressError,
   PartialMoveError,
   SecretInMessageError,
@@ -197,6 +198,12 @@ export function describeError(err: unknown, command?: string): DescribedError {
       ExitCode.refused,
       `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in docs/configuration.md.`,
       { path: err.path, problems: err.problems },
+    )
+  if (err instanceof SparseStoreError)
+    return d(
+      ExitCode.environment,
+      `this work tree is a sparse checkout that leaves out ${err.hidden.length === 1 ? '' : `${err.hidden.length} files of `}.learnings/ (${err.hidden.slice(0, 3).join(', ')}${err.hidden.length > 3 ? ', …' : ''}): git learn reads the store and its config.yaml from the work tree, and would miss the names, duplicates and settings kept there. Nothing was changed.\nAdd the store to the checkout: \`git sparse-checkout add .learnings\`, then run the command again.`,
+      { hidden: err.hidden },
     )
   if (err instanceof NoWorkTreeError)
     return d(
