@@ -1,5 +1,5 @@
 /** The shared body of approve, reject and restore: parse, call the move flow, print. */
-import { assertNoOperationInProgress } from '../adapters/git/simple.js'
+import { assertNoOperationInProgress, assertStoreCheckedOut } from '../adapters/git/simple.js'
 import { openRepo } from '../adapters/store/repo.js'
 import { PartialMoveError, UsageError } from '../core/errors.js'
 import type { MoveAction } from '../core/lifecycle.js'
@@ -30,6 +30,7 @@ export async function runMoves(
   const repo = await openRepo(ctx.cwd, { readOnly: opts.dryRun })
   assertNoOperationInProgress(repo.git)
   await assertNothingHalfDone(repo.git)
+  await assertStoreCheckedOut(repo.git)
   const plans = await planMoves(repo, names, action, { reason: opts.reason, hazardReason: approveHazard })
   const results: MoveResult[] = []
   for (const plan of plans) {

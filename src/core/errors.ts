@@ -139,6 +139,32 @@ export class NotARepositoryError extends GitLearnError {
 }
 
 /**
+ * A sparse checkout leaves part of `.learnings/` out of the work tree (`hidden`: those tracked paths): a committing
+ * command reads the store and config.yaml from there and would miss names, duplicates and settings. Exit 3.
+ */
+export class SparseStoreError extends GitLearnError {
+  constructor(readonly hidden: readonly string[]) {
+    super(`the sparse checkout leaves out ${hidden.length} paths of the store`)
+  }
+}
+
+/**
+ * A repository without a work tree: a bare one (a server's, a mirror), or `cwd` inside a work tree's git directory.
+ * The commands that read or change files there cannot run; `log` and `check --head` read commits and can. Exit 3.
+ */
+export class NoWorkTreeError extends GitLearnError {
+  constructor(
+    readonly cwd: string,
+    /** The git directory, absolute. */
+    readonly gitDir: string,
+    /** True for a bare repository, false inside the git directory of one with a work tree. */
+    readonly bare: boolean,
+  ) {
+    super(`no work tree: ${cwd}`)
+  }
+}
+
+/**
  * A file or folder the command reads or writes cannot be (missing, a directory where a file belongs or the reverse,
  * no permission, disk full). `what` names it for the message ("the learning file"). Exit 3, like git failing.
  */
@@ -315,6 +341,7 @@ export type HalfDone =
   | { kind: 'staged-move'; from: string; to: string }
   | { kind: 'staged-new'; path: string }
   | { kind: 'staged-removal'; path: string }
+  | { kind: 'orphan-tier-ref'; ref: string; commit: string }
 
 /** A half-done state (a left lock, an interrupted transition, a staged move never committed) to settle first. Exit 3. */
 export class RecoveryNeededError extends GitLearnError {
@@ -323,13 +350,18 @@ export class RecoveryNeededError extends GitLearnError {
   }
 }
 
-/** `check --base <ref>`: no merge base with HEAD (a shallow clone's history stops short, or the ref is unknown). Exit 3. */
+/**
+ * `check --base <ref>`: no merge base with HEAD, or with `--head <ref>` (a shallow clone's history stops short, or
+ * the ref is unknown); `base` is also an unknown `--head` itself. Exit 3.
+ */
 export class BaseUnreachableError extends GitLearnError {
   constructor(
     readonly base: string,
     readonly shallow: boolean,
     readonly known: boolean,
     readonly stderr: string,
+    /** The other end: HEAD, or the ref of `--head`. */
+    readonly head = 'HEAD',
   ) {
     super(`no merge base with ${base}`)
   }

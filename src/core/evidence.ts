@@ -32,7 +32,8 @@ export interface EvidenceQuery {
 
 const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
-export function evidenceQuery(pins: readonly EvidencePin[]): EvidenceQuery {
+/** The query for `pins` against `head` (HEAD, or the commit `check --head` checks: a commit id, never user text). */
+export function evidenceQuery(pins: readonly EvidencePin[], head = 'HEAD'): EvidenceQuery {
   const lines: string[] = []
   const asked = pins.map((pin) => {
     // The commit reaches git only as stdin of cat-file (never as an argument), and only when it is hex.
@@ -42,7 +43,7 @@ export function evidenceQuery(pins: readonly EvidencePin[]): EvidenceQuery {
     lines.push(`${pin.commit}^{commit}`)
     // `<id>^{commit}:` resolves a short id among commits only, as the first line does; `<id>:` would also take a
     // tree or blob sharing the prefix and answer "missing" for every path.
-    for (const p of paths) lines.push(`${pin.commit}^{commit}:${p}`, `HEAD:${p}`)
+    for (const p of paths) lines.push(`${pin.commit}^{commit}:${p}`, `${head}:${p}`)
     return { at, paths }
   })
   return {

@@ -1425,10 +1425,6 @@ const TRAILING_NOT_SECRET: ReadonlySet<string> = new Set([
   'plugin',
   'schema',
   'validator',
-  'secrets',
-  'tokens',
-  'keys',
-  'passwords',
 ])
 
 /** Words that make a name about something other than the secret: hashes, paging, public material, usage counts. */
@@ -1457,7 +1453,6 @@ const NEUTRAL_WORDS: ReadonlySet<string> = new Set([
   'public',
   'pub',
   'publishable',
-  'tokens',
   'tokenizer',
   'num',
   'max',
@@ -1558,7 +1553,15 @@ const NOT_SECRET_KEY_WORDS: ReadonlySet<string> = new Set([
   'order',
 ])
 
-const PASSWORD_WORDS: ReadonlySet<string> = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'pw'])
+const PASSWORD_WORDS: ReadonlySet<string> = new Set([
+  'password',
+  'passwd',
+  'pass',
+  'pwd',
+  'passphrase',
+  'passcode',
+  'pw',
+])
 const TOKEN_WORDS: ReadonlySet<string> = new Set([
   'secret',
   'token',
@@ -1602,19 +1605,41 @@ export function splitNameWords(name: string): string[] {
     .filter((word) => word.length > 0)
 }
 
+/** A password word: `password`, `db_passwd`'s `passwd`, `adminPassword`'s `password`, `pwd`, `passcode`. */
+function isPasswordWord(word: string): boolean {
+  return PASSWORD_WORDS.has(word) || /^[a-z]*(?:pass(?:word|wd|phrase|code)|pwd)$/.test(word)
+}
+
+/**
+ * A plural names the same secrets, a list or a map of them (`passwords`, `api_keys`, `accessTokens`): the singular of
+ * a secret word; any other word is left as it is. An LLM's token counts (`tokens: 4096`, `max_tokens`) are numbers,
+ * which a token's value never is below 16 digits.
+ */
+function singular(word: string): string {
+  if (word.length < 4 || !word.endsWith('s') || word.endsWith('ss')) return word
+  const one = word.slice(0, -1)
+  return isPasswordWord(one) || TOKEN_WORDS.has(one) || /(?:secret|token|key)$/.test(one) ? one : word
+}
+
+/** What a name says it holds; `passwordLast`: its last word is the password itself (`DB_PASSWORD`, `passcode`). */
+interface SecretName {
+  kind: SecretNameKind
+  passwordLast: boolean
+}
+
 /** Whether a name (an env var, a YAML key, a flag) holds a password, another kind of secret, or neither. */
-export function classifySecretName(name: string): SecretNameKind | undefined {
-  const words = splitNameWords(name)
+export function classifySecretName(name: string): SecretName | undefined {
+  const written = splitNameWords(name)
+  const words = written.map(singular)
   const last = words[words.length - 1]
   if (last === undefined || TRAILING_NOT_SECRET.has(last)) return undefined
-  if (words.some((word) => NEUTRAL_WORDS.has(word))) return undefined
-  if (words.some((word) => PASSWORD_WORDS.has(word) || /^[a-z]*(?:pass(?:word|wd|phrase)|pwd)$/.test(word)))
-    return 'password'
+  if (written.some((word) => NEUTRAL_WORDS.has(word))) return undefined
+  if (words.some(isPasswordWord)) return { kind: 'password', passwordLast: isPasswordWord(last) }
   if (words.some((word) => TOKEN_WORDS.has(word) || /^[a-z]+(?:secret|token|apikey|accesskey|privatekey)$/.test(word)))
-    return 'token'
+    return { kind: 'token', passwordLast: false }
   // `API_KEY`, `azure_key`, `apiMaticKey`, `Using Key=`: any key that is not a public, cache or table key.
   const isKey = last === 'key' || (/^[a-z]{2,}key$/.test(last) && !NOT_A_KEY.has(last))
-  if (isKey && !words.some((word) => NOT_SECRET_KEY_WORDS.has(word))) return 'token'
+  if (isKey && !words.some((word) => NOT_SECRET_KEY_WORDS.has(word))) return { kind: 'token', passwordLast: false }
   return undefined
 }
 
@@ -1695,19 +1720,46 @@ function isBase64Filler(value: string): boolean {
   return / /.test(decoded) && /^[A-Za-z ,.!?'-]+$/.test(decoded.trim())
 }
 
-/** The entropy test for a value assigned to a secret-looking name. */
-export function isLikelySecretValue(value: string, kind: SecretNameKind): boolean {
+/**
+ * A password of digits, with or without symbols (`84729163`, `8472-9163!`), as detect-secrets' keyword detector takes
+ * it (gitleaks' entropy floor of 3.5 passes no number at all): only under a name whose last word is the password
+ * (`DB_PASSWORD`, `passcode`, not `password_rotation_seconds`), six digits or more (not a year, a port, a count or a
+ * short PIN), four of them different, and no run, sequence or keypad line (`123456`, `112233`, `987654`, `147258`).
+ */
+function isChosenNumber(value: string): boolean {
+  const digits = value.replace(/[^0-9]/g, '')
+  if (digits.length < 6 || value.length > 64 || new Set(digits).size < 4) return false
+  // A decimal or a version (`3.14159265`, `1.22.3`), a negative or a signed number: not a password field's value.
+  if (/^[-+]?\d+(?:\.\d+)*$/.test(value) && !/^\d+$/.test(value)) return false
+  if (isPlaceholder(digits, 3)) return false
+  // Mostly steps of none or one digit, up or down, or of three (down a keypad's column): `123123`, `112233`, `987654`,
+  // `147258`, what a hand types to fill a field (`135791`, in steps of two, is left as chosen).
+  let steady = 0
+  for (let i = 1; i < digits.length; i++) {
+    const step = Math.abs(digits.charCodeAt(i) - digits.charCodeAt(i - 1))
+    if (step <= 1 || step === 3) steady++
+  }
+  return steady / (digits.length - 1) < 0.5
+}
+
+/** The entropy test for a value assigned to a secret-looking name; `passwordLast`: the name ends in a password word. */
+export function isLikelySecretValue(value: string, kind: SecretNameKind, passwordLast = false): boolean {
   // `discordToken = 33571183374901913848387496409608`: a long random number is an id or a secret.
   if (kind === 'token' && /^\d{16,64}$/.test(value)) return !isPlaceholder(value, 3) && new Set(value).size >= 6
+  // Shorter than any value the tests below take: asked first, before the costlier ones.
+  if (value.length < (kind === 'token' ? 12 : 6)) return false
+  // `password: 84729163`: a number where a password goes (a number is otherwise a count or a port, never a secret).
+  if (kind === 'password' && /^[^A-Za-z\s]+$/.test(value) && /^\d/.test(value))
+    return passwordLast && isChosenNumber(value)
   if (value.length > 4096 || isPlaceholder(value, 4) || isReference(value)) return false
   const classes = charClasses(value)
   const classCount = Number(classes.lower) + Number(classes.upper) + Number(classes.digit) + Number(classes.other)
   const entropy = shannonEntropy(value)
   if (kind === 'password') {
-    if (value.length < 6 || isDefaultPassword(value)) return false
+    if (isDefaultPassword(value)) return false
     return entropy >= 2.2 && (classCount >= 2 || value.length >= 16)
   }
-  if (value.length < 12 || isIdentifierLike(value) || isBase64Filler(value) || isLabelledHash(value)) return false
+  if (isIdentifierLike(value) || isBase64Filler(value) || isLabelledHash(value)) return false
   if (/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/.test(value) && letterDigitTurns(value) < 2) return false
   if (classes.digit && (classes.lower || classes.upper)) return entropy >= 3
   return value.length >= 20 && classes.lower && classes.upper && entropy >= 3.8
@@ -1789,11 +1841,11 @@ const genericAssignmentRule: SecretRule = {
       // Names inside the value belong to the value (`password=password=…` must not rescan itself).
       NAME_HINT.lastIndex = Math.max(nameEnd, value[1])
       const name = text.slice(nameStart, nameEnd).replace(/^[-.]+|[-.]+$/g, '')
-      const kind = classifySecretName(name)
-      if (kind === undefined) continue
+      const named = classifySecretName(name)
+      if (named === undefined) continue
       const [start, end] = value
       const secret = text.slice(start, end)
-      if (isLikelySecretValue(secret, kind) && fitsNamedFormat(name, secret)) emit(start, end)
+      if (isLikelySecretValue(secret, named.kind, named.passwordLast) && fitsNamedFormat(name, secret)) emit(start, end)
     }
   },
 }

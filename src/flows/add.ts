@@ -5,7 +5,7 @@
 import { commitTransition } from './transition.js'
 import { assertNothingHalfDone } from './recovery.js'
 import { stageNewFile } from './stage.js'
-import { assertNoOperationInProgress, readIdentity } from '../adapters/git/simple.js'
+import { assertNoOperationInProgress, assertStoreCheckedOut, readIdentity } from '../adapters/git/simple.js'
 import { openRepo } from '../adapters/store/repo.js'
 import { findLearningPath } from '../adapters/store/store.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'
@@ -41,6 +41,8 @@ export async function addLearning(cwd: string, name: string, text: string, opts:
   const { git } = repo
   assertNoOperationInProgress(git)
   await assertNothingHalfDone(git)
+  // Names, duplicates and config.yaml are read from the work tree: a store the sparse checkout hides is refused first.
+  await assertStoreCheckedOut(git)
   await repo.config()
   const path = learningPath('pending', name)
   const learning = parseLearning(text, path)

@@ -4,7 +4,7 @@
  */
 import { commitTransition } from './transition.js'
 import { assertNothingHalfDone } from './recovery.js'
-import { assertNoOperationInProgress, readIdentity } from '../adapters/git/simple.js'
+import { assertNoOperationInProgress, assertStoreCheckedOut, readIdentity } from '../adapters/git/simple.js'
 import { openRepo } from '../adapters/store/repo.js'
 import { readStore } from '../adapters/store/store.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'
@@ -43,6 +43,7 @@ export async function evolve(
   if (opts.write) {
     assertNoOperationInProgress(git)
     await assertNothingHalfDone(git)
+    await assertStoreCheckedOut(git)
   }
   const scan = readStore(git.root)
   for (const p of scan.problems) opts.unreadable(p.path, p.reason)

@@ -2,7 +2,7 @@
  * `git learn prune`: which active learnings to archive and why — named by hand, or found from the feed cache (one
  * file, not 10,000), the approval dates of one `git log` and the usage summary — and, with `yes`, one commit each.
  */
-import { assertNoOperationInProgress, readIdentity } from '../adapters/git/simple.js'
+import { assertNoOperationInProgress, assertStoreCheckedOut, readIdentity } from '../adapters/git/simple.js'
 import type { Git } from '../adapters/git/simple.js'
 import { assertPathClean } from '../adapters/git/commit.js'
 import { PARSED_LOG } from '../adapters/git/run.js'
@@ -71,6 +71,7 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
   if (opts.yes) {
     assertNoOperationInProgress(git)
     await assertNothingHalfDone(git)
+    await assertStoreCheckedOut(git)
   }
   const config = await repo.config()
   let shallow = false

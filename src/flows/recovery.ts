@@ -8,7 +8,9 @@
  *   it, `--abort` moves the branch back (only while it still points at that commit) and puts the paths back;
  * - a journal whose commit never landed: nothing changed; the note is removed without a word;
  * - a move between state directories staged in the index but never committed (git-learn before atomic commits,
- *   or by hand), and learnings staged as new but not committed: `--abort` unstages them (a staged move is moved back).
+ *   or by hand), and learnings staged as new but not committed: `--abort` unstages them (a staged move is moved back);
+ * - a tier ref that no config.yaml names (a `tier add` killed between its fetch and its commit): `--abort` deletes
+ *   it; a rerun of the `tier add` pins it instead.
  */
 import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -21,6 +23,7 @@ import type { Journal } from '../adapters/state/journal.js'
 import { RecoveryNeededError } from '../core/errors.js'
 import type { HalfDone } from '../core/errors.js'
 import { STATES, STORE_DIR } from '../core/layout.js'
+import { readOrphanTierRefs } from '../adapters/feed/tier-orphans.js'
 import { bringInLine, holdsBlob, removeOwnTemporaries } from './transition.js'
 
 /** A half-done state, and for an unfinished transition the journal it was found from. */
@@ -66,8 +69,12 @@ async function inLine(root: string, j: Journal): Promise<boolean> {
 /**
  * What is half done in this work tree. `staged` also reads the index for learnings staged and never committed (a
  * git process); without it only the lock and the journals are looked at (files, plus git only when a journal is left).
+ * `tiers` (doctor) also looks for tier refs that no config.yaml names (git processes: never before a commit).
  */
-export async function inspectRecovery(git: Git, opts: { staged: boolean }): Promise<RecoveryProblem[]> {
+export async function inspectRecovery(
+  git: Git,
+  opts: { staged: boolean; tiers?: boolean },
+): Promise<RecoveryProblem[]> {
   const problems: RecoveryProblem[] = []
   const lock = join(git.gitDir, 'index.lock')
   if (existsSync(lock)) problems.push({ kind: 'index-lock', path: lock })
@@ -106,6 +113,9 @@ export async function inspectRecovery(git: Git, opts: { staged: boolean }): Prom
         problems.flatMap((p) => (p.kind === 'unfinished' ? p.paths : [])),
       )),
     )
+  if (opts.tiers)
+    for (const o of await readOrphanTierRefs(git))
+      problems.push({ kind: 'orphan-tier-ref', ref: o.ref, commit: o.commit })
   return problems
 }
 
@@ -202,11 +212,13 @@ export async function continueRecovery(
  * commit made on top of it is never thrown away) and its paths go back in the work tree and index (a moved file to
  * where it was, a replaced file to its old content, a created file removed; a path edited since is left); a staged move is
  * moved back and unstaged; a staged new learning is unstaged (its file is kept); a staged removal is unstaged and
- * its file restored.
+ * its file restored; a tier ref that no config.yaml names is deleted (with `tiers`, also one that an undone `tier add`
+ * leaves unpinned).
  */
 export async function abortRecovery(
   git: Git,
   problems: readonly RecoveryProblem[],
+  opts: { tiers?: boolean } = {},
 ): Promise<{ settled: RecoveryProblem[]; refused: { problem: RecoveryProblem; why: string }[] }> {
   const root = git.root
   const settled: RecoveryProblem[] = []
@@ -268,7 +280,23 @@ export async function abortRecovery(
       if (p.kind === 'staged-removal' && !existsSync(join(root, p.path)))
         await gitAsync(['checkout', 'HEAD', '--', `:(top,literal)${p.path}`], { cwd: root })
       settled.push(p)
+    } else if (p.kind === 'orphan-tier-ref') {
+      // Only while it still points where it did: a `tier add` fetching into it now, or since, keeps its ref.
+      if ((await tryGitAsync(['update-ref', '-d', p.ref, p.commit], { cwd: root })) === undefined)
+        refused.push({ problem: p, why: 'it moved while undoing it; run `git learn doctor` again' })
+      else settled.push(p)
     }
+  }
+  // An undone `tier add` (its config.yaml put back) leaves its fetch unpinned: with `tiers`, that ref goes too.
+  if (opts.tiers && settled.some((p) => p.kind === 'unfinished')) {
+    const known = new Set(problems.map((p) => (p.kind === 'orphan-tier-ref' ? p.ref : '')))
+    const left = (await readOrphanTierRefs(git)).filter((o) => !known.has(o.ref))
+    const more = await abortRecovery(
+      git,
+      left.map((o) => ({ kind: 'orphan-tier-ref', ref: o.ref, commit: o.commit })),
+    )
+    settled.push(...more.settled)
+    refused.push(...more.refused)
   }
   return { settled, refused }
 }

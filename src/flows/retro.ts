@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import { commitTransition } from './transition.js'
 import { assertNothingHalfDone } from './recovery.js'
-import { assertNoOperationInProgress, readHead, readIdentity } from '../adapters/git/simple.js'
+import { assertNoOperationInProgress, assertStoreCheckedOut, readHead, readIdentity } from '../adapters/git/simple.js'
 import { listObservationFiles, observationBytes, readObservationLines } from '../adapters/state/observations.js'
 import { openRepo } from '../adapters/store/repo.js'
 import { findLearningPath } from '../adapters/store/store.js'
@@ -66,6 +66,7 @@ export async function retro(cwd: string, opts: RetroOptions): Promise<RetroOutco
 
   assertNoOperationInProgress(git)
   await assertNothingHalfDone(git)
+  await assertStoreCheckedOut(git)
   const config = await repo.config()
   const commit = await readHead(git)
   const identity = await readIdentity(git)

@@ -4,7 +4,7 @@
  * with the learnings it adds, removes and changes, remove a tier (a reviewed commit of config.yaml, then its ref), and
  * verify refs and objects.
  */
-import { assertNoOperationInProgress } from '../adapters/git/simple.js'
+import { assertNoOperationInProgress, assertStoreCheckedOut } from '../adapters/git/simple.js'
 import { commitTransition } from './transition.js'
 import { assertNothingHalfDone } from './recovery.js'
 import type { Git } from '../adapters/git/simple.js'
@@ -87,6 +87,7 @@ export async function addTier(
     ])
   assertNoUrlCredential(name, url, false)
   assertNoOperationInProgress(git)
+  await assertStoreCheckedOut(git)
   const before = await readTierRef(git, name)
   const commit = await fetchTier(git, name, url, ref)
   const tier: TierConfig = { name, url, ref, commit, ...(weight !== undefined ? { weight } : {}) }
@@ -138,6 +139,7 @@ export async function updateTier(cwd: string, name: string): Promise<TierUpdated
   const tier = findTier((await repo.config()).tiers, name)
   assertNoUrlCredential(tier.name, tier.url, true)
   assertNoOperationInProgress(git)
+  await assertStoreCheckedOut(git)
   const before = await readTierRef(git, tier.name)
   const commit = await fetchTier(git, tier.name, tier.url, tier.ref ?? 'main')
   const old = tier.commit
@@ -171,6 +173,7 @@ export async function removeTier(cwd: string, name: string): Promise<TierRemoved
   const tier = findTier((await repo.config()).tiers, name)
   assertNoOperationInProgress(git)
   await assertNothingHalfDone(git)
+  await assertStoreCheckedOut(git)
   const c = await planTierConfig(git, { remove: tier.name })
   const ref = await readTierRef(git, tier.name)
   const configCommit = await commitTransition(

@@ -29,6 +29,7 @@ import {
 } from '../adapters/git/commit.js'
 import type { IndexChange } from '../adapters/git/commit.js'
 import { gitAsync } from '../adapters/git/run.js'
+import { assertStoreCheckedOut } from '../adapters/git/simple.js'
 import type { Git } from '../adapters/git/simple.js'
 import { removeJournal, scratchDir, writeJournal } from '../adapters/state/journal.js'
 import type { JournalPath } from '../adapters/state/journal.js'
@@ -71,6 +72,8 @@ type Expect = Map<string, string | null>
  */
 export async function commitTransition(git: Git, given: readonly Change[], message: string): Promise<string> {
   assertNoSecretInMessage(message, 'the commit message')
+  // What was read to plan this commit came from the work tree: a store a sparse checkout hides was not all read.
+  await assertStoreCheckedOut(git)
   // A learning is written with LF line endings, whoever built its text (CONTRIBUTING.md, "Line endings").
   const changes = given.map((c) =>
     c.kind !== 'move' && parseStorePath(c.path) ? { ...c, text: toLfLineEndings(c.text) } : c,

@@ -15,7 +15,6 @@
 import type { Hash } from 'node:crypto'
 import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { NotARepositoryError } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/layout.js'
 import { writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
 import { tryGitAsync } from '../git/run.js'
@@ -224,7 +223,8 @@ async function startKeying(cwd: string): Promise<Keying> {
   const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')
   if (!root || !commonDir) {
     await Promise.all([ls(), st])
-    throw new NotARepositoryError(cwd)
+    // Loaded only here: a bare repository or a git directory is named as one without a work tree.
+    throw (await import('../git/no-work-tree.js')).noWorkTreeError(cwd, process.env)
   }
   return { root, commonDir, state: finishKey(root, commonDir, index, ls, st, watch) }
 }

@@ -60,7 +60,7 @@ export async function readBranchChanges(root: string): Promise<string[]> {
 }
 
 /**
- * For each pin, the evidence paths changed between its commit and HEAD (core/evidence.ts), from one `git cat-file`
+ * For each pin, the evidence paths changed between its commit and `head` (core/evidence.ts), from one `git cat-file`
  * for all of them; undefined for a pin whose commit is unknown here. Best effort: when git fails, every pin is
  * undefined (nothing is reported stale).
  */
@@ -68,8 +68,9 @@ export function readEvidenceChanges(
   root: string,
   pins: readonly EvidencePin[],
   env: Env = process.env,
+  head = 'HEAD',
 ): (string[] | undefined)[] {
-  const q = evidenceQuery(pins)
+  const q = evidenceQuery(pins, head)
   if (!q.input) return pins.map(() => undefined)
   const out = tryGitSync(['cat-file', '--batch-check=%(objectname)'], { cwd: root, env, input: q.input })
   return out === undefined ? pins.map(() => undefined) : q.read(out)

@@ -12,7 +12,8 @@ import { findGitDirs, readHeadCommit } from './locate.js'
 import { parseRawDiff } from '../../core/check-diff.js'
 import { LOCAL_STATE_PATHSPECS } from '../../core/check-zones.js'
 import type { DiffEntry } from '../../core/check-diff.js'
-import { GitCommandError, NotARepositoryError } from '../../core/errors.js'
+import { GitCommandError, NoWorkTreeError } from '../../core/errors.js'
+import { noWorkTreeError } from './no-work-tree.js'
 import { PARSED_LOG, gitAsync, gitSync, runGitAsync, runGitAsyncFiles, runGitSync } from './run.js'
 
 import type { Env, GitResult } from './run.js'
@@ -24,14 +25,28 @@ const CONFIG_PATH = '.learnings/config.yaml'
 
 /**
  * The work-tree root. In a hook git runs us at the top of the work tree, where `.git` is: no process needed then.
- * NotARepositoryError outside a work tree.
+ * NotARepositoryError outside a repository, NoWorkTreeError in one without a work tree (bare).
  */
 export function findRoot(cwd: string, env: Env): string {
   if (!env['GIT_DIR'] && !env['GIT_WORK_TREE'] && existsSync(join(cwd, '.git'))) return cwd
   const r = runGitSync(['rev-parse', '--show-toplevel'], { cwd, env })
   const root = r.stdout.toString('utf8').trim()
-  if (r.code !== 0 || !root) throw new NotARepositoryError(cwd, r.stderr)
+  if (r.code !== 0 || !root) throw noWorkTreeError(cwd, env, r.stderr)
   return root
+}
+
+/**
+ * Where a command that reads only commits (`check --head`, `log`) runs git: the work tree's root, or in a repository
+ * without one (a bare repository: a server's pre-receive hook, a mirror) its git directory. NotARepositoryError
+ * outside any repository.
+ */
+export function findRepositoryDir(cwd: string, env: Env): string {
+  try {
+    return findRoot(cwd, env)
+  } catch (err) {
+    if (err instanceof NoWorkTreeError) return err.gitDir
+    throw err
+  }
 }
 
 /** The staged changes (index against HEAD, or against the empty tree before the first commit), renames detected. */
@@ -410,9 +425,52 @@ export function readTreeFiles(root: string, paths: readonly string[]): TreeFile[
   return out
 }
 
-/** The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included). */
-export function readDirectiveOverrides(root: string, env: Env): string {
-  const r = runGitSync([...DIRECTIVE_OVERRIDES_LOG], { cwd: root, env })
+/**
+ * A commit's files that `keep` takes, read from its objects rather than a work tree (`check --head`: a CI job or a
+ * bare repository's pre-receive hook): one `git ls-tree -r` of the whole tree (its pathspecs take no globs, which
+ * the zones are), then one `--batch-check` and one `--batch`. As in the work tree, a submodule is left out and a
+ * symbolic link is mode 120000 without text. Sample entry: "100644 blob 8f3b…\t.learnings/active/x.md\0".
+ */
+export async function readCommitFiles(
+  root: string,
+  env: Env,
+  commit: string,
+  keep: (path: string) => boolean,
+): Promise<TreeFile[]> {
+  const out = await gitAsync(['ls-tree', '-r', '-z', '--full-tree', commit], { cwd: root, env })
+  const entries: { mode: string; oid: string; path: string }[] = []
+  for (const record of out.toString('utf8').split('\0')) {
+    const tab = record.indexOf('\t')
+    const [mode, type, oid] = record.slice(0, tab).split(' ')
+    const path = record.slice(tab + 1)
+    if (tab > 0 && type === 'blob' && mode && oid && keep(path)) entries.push({ mode, oid, path })
+  }
+  const blobs = readBlobs(
+    root,
+    env,
+    entries.filter((e) => e.mode !== '120000').map((e) => e.oid),
+  )
+  return entries
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((e) =>
+      e.mode === '120000'
+        ? { path: e.path, mode: e.mode }
+        : { path: e.path, mode: e.mode, ...(blobs.get(e.oid) ?? { skipped: 'unreadable' }) },
+    )
+}
+
+/** The bytes of `.learnings/config.yaml` in `commit`, or undefined when it has none. */
+export function readCommitConfig(root: string, env: Env, commit: string): Buffer | undefined {
+  return readConfigObject(root, env, `${commit}:${CONFIG_PATH}`)
+}
+
+/**
+ * The messages of commits that carry `Learning-Directives-Allowed` (squash-merge bodies included), in the history of
+ * `head` (HEAD unless a commit is checked).
+ */
+export function readDirectiveOverrides(root: string, env: Env, head = 'HEAD'): string {
+  const [log, ...rest] = DIRECTIVE_OVERRIDES_LOG
+  const r = runGitSync([log, head, ...rest.slice(1)], { cwd: root, env })
   return r.code === 0 ? r.stdout.toString('utf8') : ''
 }
 

@@ -7,7 +7,15 @@ import { join } from 'node:path'
 import { simpleGit } from '../../vendor/simple-git.js'
 import type { SimpleGit } from 'simple-git'
 import { dropPathspecVariables } from './run.js'
-import { GitCommandError, NoIdentityError, NotARepositoryError, OperationInProgressError } from '../../core/errors.js'
+import {
+  GitCommandError,
+  NoIdentityError,
+  NotARepositoryError,
+  OperationInProgressError,
+  SparseStoreError,
+} from '../../core/errors.js'
+import { STORE_DIR } from '../../core/layout.js'
+import { noWorkTreeError } from './no-work-tree.js'
 
 export interface Git {
   readonly root: string
@@ -41,7 +49,7 @@ function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
   })
 }
 
-/** Open the repository that contains `cwd`; NotARepositoryError outside one. */
+/** Open the repository that contains `cwd`; NotARepositoryError outside one, NoWorkTreeError in a bare one. */
 export async function openGit(cwd: string): Promise<Git> {
   if (!existsSync(cwd)) throw new NotARepositoryError(cwd, 'the directory does not exist')
   // simple-git starts git with this process's environment (and refuses one handed to it that holds EDITOR or
@@ -52,13 +60,31 @@ export async function openGit(cwd: string): Promise<Git> {
   try {
     out = await probe.raw(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir'])
   } catch (err) {
-    throw new NotARepositoryError(cwd, String((err as Error).message ?? err))
+    // A bare repository (or a git directory) is a repository all the same: said as one without a work tree.
+    throw noWorkTreeError(cwd, process.env, String((err as Error).message ?? err))
   }
   const [root, gitDir, commonDir] = out.split('\n')
-  if (!root || !gitDir || !commonDir) throw new NotARepositoryError(cwd, 'a bare repository has no work tree')
+  if (!root || !gitDir || !commonDir) throw noWorkTreeError(cwd, process.env, 'a bare repository has no work tree')
   const sg = simpleGit({ baseDir: root, trimmed: false, errors })
   return {
     root,
+    gitDir,
+    commonDir,
+    run: (args) => wrap(sg, args),
+    tryRun: (args) => sg.raw([...args]).catch(() => undefined),
+  }
+}
+
+/**
+ * The repository at `dir` for reading commits only (`check --head`), a bare one too: `root` is `dir` itself, the work
+ * tree's root or a bare repository's git directory (index-reader's findRepositoryDir), where git runs.
+ */
+export async function openGitAt(dir: string): Promise<Git> {
+  const sg = simpleGit({ baseDir: dir, trimmed: false, errors })
+  const out = await wrap(sg, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'])
+  const [gitDir = '', commonDir = ''] = out.split('\n')
+  return {
+    root: dir,
     gitDir,
     commonDir,
     run: (args) => wrap(sg, args),
@@ -84,6 +110,29 @@ export function readOperationInProgress(git: Git): string | undefined {
 export function assertNoOperationInProgress(git: Git): void {
   const op = readOperationInProgress(git)
   if (op) throw new OperationInProgressError(op)
+}
+
+/**
+ * The store's tracked paths that a sparse checkout leaves out of the work tree (skip-worktree: `git ls-files -t` tags
+ * them S), config.yaml and the learnings before the rest (`.gitkeep`); none without a git process when the work tree
+ * is not a sparse checkout (no info/sparse-checkout).
+ */
+export async function readHiddenStorePaths(git: Git): Promise<string[]> {
+  if (!existsSync(join(git.gitDir, 'info', 'sparse-checkout'))) return []
+  // Sample: "H .learnings/config.yaml\0S .learnings/pending/x.md\0".
+  return (await git.run(['ls-files', '-t', '-z', '--', `:(top)${STORE_DIR}`]))
+    .split('\0')
+    .filter((e) => e.startsWith('S '))
+    .map((e) => e.slice(2))
+    .sort((a, b) => telling(a) - telling(b))
+}
+
+const telling = (path: string) => (path === `${STORE_DIR}/config.yaml` ? 0 : path.endsWith('.md') ? 1 : 2)
+
+/** Refuse to write the store while a sparse checkout hides part of it (SparseStoreError names what). */
+export async function assertStoreCheckedOut(git: Git): Promise<void> {
+  const hidden = await readHiddenStorePaths(git)
+  if (hidden.length) throw new SparseStoreError(hidden)
 }
 
 /** The committer identity git would use, as "Name <email>". */

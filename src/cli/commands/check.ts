@@ -9,12 +9,18 @@
  * which keeps their small readers here rather than behind a shared module every mode would load.
  */
 import { join } from 'node:path'
-import { findRoot, readStagedConfigFor, readZones, stagedChanges } from '../../adapters/git/index-reader.js'
+import {
+  findRepositoryDir,
+  findRoot,
+  readStagedConfigFor,
+  readZones,
+  stagedChanges,
+} from '../../adapters/git/index-reader.js'
 import { PARSED_LOG, gitSync, runGitSync } from '../../adapters/git/run.js'
 import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
-import { UsageError } from '../../core/errors.js'
+import { BaseUnreachableError, UsageError } from '../../core/errors.js'
 import type { CheckReport, Finding } from '../../core/check.js'
 import type { Learning } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
@@ -25,13 +31,16 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 export const spec: CommandSpec = {
   name: 'check',
   summary: 'Check the store: schema, zones, secrets, directives, staleness, budget, and with --base the transitions.',
-  usage: 'git learn check [--staged | --base <ref>] [--format text|json|github] [--json]',
+  usage: 'git learn check [--staged | [--base <ref>] [--head <ref>]] [--format text|json|github] [--json]',
   details:
     'With --staged (the pre-commit hook) the index is checked: the staged learnings and system-zone files only;\n' +
     'it exits 0 at once when nothing under .learnings/ or a system zone is staged. The zones, secrets.allow and the\n' +
     'config schema come from .learnings/config.yaml as staged (none in the index: the defaults), not the work tree.\n' +
     'Without it every learning in the work tree is checked; --base <ref> adds every transition since the merge base\n' +
     '(added only to pending/, lifecycle moves only, no deletions, moves into active/ approved in a commit).\n' +
+    'With --head <ref> the learnings are read from that commit instead of the work tree, and --base compares\n' +
+    'with it instead of HEAD: this needs no work tree, so it runs in a bare repository too (a pre-receive hook:\n' +
+    '`git learn check --base "$old" --head "$new"`).\n' +
     'Exit 1 when any finding is an error; warnings (stale, budget) do not fail.',
   options: {
     staged: { type: 'boolean', description: 'check what is staged (the pre-commit hook)' },
@@ -39,6 +48,11 @@ export const spec: CommandSpec = {
       type: 'string',
       value: 'ref',
       description: 'also check the transitions since the merge base with <ref> (CI)',
+    },
+    head: {
+      type: 'string',
+      value: 'ref',
+      description: 'check the commit <ref> instead of the work tree (no work tree needed: a bare repository)',
     },
     format: {
       type: 'string',
@@ -61,8 +75,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const format = (flag(args, 'json') ? 'json' : (given ?? 'text')) as Format
   const base = stringOpt(args, 'base')
   const staged = flag(args, 'staged')
+  const head = stringOpt(args, 'head')
   if (staged && base !== undefined)
     throw new UsageError('--staged checks the index and --base a branch; use one of them', 'check')
+  if (staged && head !== undefined)
+    throw new UsageError('--staged checks the index and --head a commit; use one of them', 'check')
 
   if (staged) {
     const root = findRoot(ctx.cwd, ctx.env)
@@ -82,10 +99,26 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     if (!relevant.length) return quiet()
     return print(ctx, format, await checkStaged(ctx, root, relevant, { config }), true)
   }
-  const root = findRoot(ctx.cwd, ctx.env)
+  // A commit is read from git's objects: the work tree's root, or a bare repository's git directory, will do.
+  const root = head === undefined ? findRoot(ctx.cwd, ctx.env) : findRepositoryDir(ctx.cwd, ctx.env)
+  const commit = head === undefined ? undefined : { ref: head, id: resolveHead(root, ctx.env, head) }
   // On a pull request, GitHub's job summary gets the reviewer's view of the learnings it changes.
   const summary = format === 'github' && base !== undefined ? ctx.env['GITHUB_STEP_SUMMARY'] : undefined
-  return print(ctx, format, await checkTree(ctx, root, base, summary || undefined), false)
+  return print(ctx, format, await checkTree(ctx, root, base, summary || undefined, commit), false)
+}
+
+/** The commit id `ref` names; BaseUnreachableError (exit 3, "fetch it first") when it names none here. */
+function resolveHead(root: string, env: Ctx['env'], ref: string): string {
+  const r = runGitSync(['rev-parse', '-q', '--verify', '--end-of-options', `${ref}^{commit}`], { cwd: root, env })
+  const id = r.stdout.toString('utf8').trim()
+  if (r.code === 0 && id) return id
+  throw new BaseUnreachableError(ref, isShallow(root, env), false, r.stderr.trim())
+}
+
+function isShallow(root: string, env: Ctx['env']): boolean {
+  return (
+    runGitSync(['rev-parse', '--is-shallow-repository'], { cwd: root, env }).stdout.toString('utf8').trim() === 'true'
+  )
 }
 
 async function print(ctx: Ctx, format: Format, report: CheckReport, hook: boolean): Promise<ExitCode> {
@@ -116,19 +149,20 @@ async function loadEngine() {
 }
 
 /**
- * The config, or the defaults and a finding when it is invalid: the work tree's file (`root`), or the staged bytes
- * (`{ staged }`, undefined when the index has no config), through the config cache when `commonDir` is known (the
- * parsed entry of those bytes: on a hit neither the YAML parser nor the config's validator loads).
+ * The config, or the defaults and a finding when it is invalid: the work tree's file (`root`), or the bytes staged or
+ * committed (`{ bytes }`, undefined when the index or the commit has no config), through the config cache when
+ * `commonDir` is known (the parsed entry of those bytes: on a hit neither the YAML parser nor the config's validator
+ * loads).
  */
 async function readConfigOrFinding(
-  from: string | { staged: Buffer | undefined; commonDir: string | undefined },
+  from: string | { bytes: Buffer | undefined; commonDir: string | undefined },
   findings: Finding[],
 ) {
   const { ConfigError } = await import('../../core/errors.js')
   const { DEFAULT_CONFIG } = await import('../../core/config-schema.js')
   const { configFromBytes, readConfig } = await import('../../adapters/store/config.js')
   try {
-    return typeof from === 'string' ? await readConfig(from) : await configFromBytes(from.staged, from.commonDir)
+    return typeof from === 'string' ? await readConfig(from) : await configFromBytes(from.bytes, from.commonDir)
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
     for (const p of err.problems)
@@ -185,7 +219,7 @@ async function checkStaged(
   reading.catch(() => undefined) // awaited below; a failure is reported there
   const { engine, validator } = await loadEngine()
   const staged = await reading
-  const config = await readConfigOrFinding({ staged: known ? known.config : staged.config, commonDir }, findings)
+  const config = await readConfigOrFinding({ bytes: known ? known.config : staged.config, commonDir }, findings)
   const inZone = buildZoneMatcher(config.zones.system)
   const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
   const zoneShas = relevant
@@ -235,10 +269,10 @@ function isStorePath(path: string): boolean {
   return path === '.learnings' || path.startsWith('.learnings/')
 }
 
-async function openCache(root: string, ctx: Ctx) {
+async function openCache(root: string, ctx: Ctx, known?: string) {
   // Found by walking up to `.git`, as the feed does (locate.ts), unless the environment redirects git: then git says.
   const { findGitDirs } = await import('../../adapters/git/locate.js')
-  let commonDir = findGitDirs(root, ctx.env)?.commonDir
+  let commonDir = known ?? findGitDirs(root, ctx.env)?.commonDir
   if (commonDir === undefined) {
     const r = runGitSync(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root, env: ctx.env })
     commonDir = r.code === 0 ? r.stdout.toString('utf8').trim() : ''
@@ -248,21 +282,45 @@ async function openCache(root: string, ctx: Ctx) {
   return openParseCache(commonDir)
 }
 
-/** The work tree (CI): every learning and zone file, names, budget, staleness, and with a base the transitions. */
-async function checkTree(ctx: Ctx, root: string, base: string | undefined, summaryFile?: string): Promise<CheckReport> {
+/** The commit `check --head` reads instead of the work tree: the ref as given, and the commit id it names. */
+interface HeadCommit {
+  ref: string
+  id: string
+}
+
+/**
+ * The work tree (CI), or with `commit` that commit's tree (no work tree needed): every learning and zone file, names,
+ * budget, staleness, and with a base the transitions up to HEAD or that commit.
+ */
+async function checkTree(
+  ctx: Ctx,
+  root: string,
+  base: string | undefined,
+  summaryFile?: string,
+  commit?: HeadCommit,
+): Promise<CheckReport> {
   const findings: Finding[] = []
-  const config = await readConfigOrFinding(root, findings)
   const reader = await import('../../adapters/git/index-reader.js')
+  // A bare repository's cache is in its git directory: found by git, not by the walk up to a `.git`.
+  const commonDir = commit
+    ? gitSync(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root, env: ctx.env }).trim()
+    : undefined
+  const config = await readConfigOrFinding(
+    commit ? { bytes: reader.readCommitConfig(root, ctx.env, commit.id), commonDir } : root,
+    findings,
+  )
+  const inZone = buildZoneMatcher(config.zones.system)
   // git lists the files while the rules and the schema validator load.
-  const listing = reader.listTreeFiles(root, ctx.env, config.zones.system)
+  const listing = commit
+    ? reader.readCommitFiles(root, ctx.env, commit.id, (p) => isStorePath(p) || inZone(p))
+    : reader.listTreeFiles(root, ctx.env, config.zones.system).then((paths) => reader.readTreeFiles(root, paths))
   listing.catch(() => undefined) // awaited below; a failure is reported there
   const { engine, validator } = await loadEngine()
   const { parseStorePath } = await import('../../core/learning.js')
-  const inZone = buildZoneMatcher(config.zones.system)
-  const files = reader.readTreeFiles(root, await listing)
+  const files = await listing
   if (files.length > 2000) ctx.stderr(`git learn check: checking ${files.length} files…\n`)
   // Parsed frontmatter is cached under the git common dir (see parse-cache.ts): a second run parses only what changed.
-  const cache = files.length >= 50 ? await openCache(root, ctx) : undefined
+  const cache = files.length >= 50 ? await openCache(root, ctx, commonDir) : undefined
   const result = engine.checkFiles(files, {
     validator,
     inZone,
@@ -274,7 +332,7 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   let content = result.findings
   if (content.some((f) => f.rule === 'directives')) {
     const { parseDirectivesAllowed } = await import('../../core/directives.js')
-    const allowed = parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env))
+    const allowed = parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env, commit?.id))
     content = content.filter((f) => f.rule !== 'directives' || !allowed.has(parseStorePath(f.path)?.name ?? ''))
   }
   findings.push(...content)
@@ -284,11 +342,13 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   const tierLearnings: { tier: string; learning: Learning }[] = []
   if (config.tiers.length) {
     // A fresh clone or CI fetches pinned tiers on first use; one that cannot be had is named with what to run.
-    const [{ openRepo }, { readTierPins, readTierSources }] = await Promise.all([
+    const [{ openRepo }, { openGitAt }, { readTierPins, readTierSources }] = await Promise.all([
       import('../../adapters/store/repo.js'),
+      import('../../adapters/git/simple.js'),
       import('../../adapters/feed/tiers.js'),
     ])
-    const repo = await openRepo(root)
+    // A commit's own config decides its tiers (openRepo would read the work tree's, and needs one).
+    const repo = commit ? { git: await openGitAt(root), root, config: async () => config } : await openRepo(root)
     await readTierPins(repo, (w) =>
       findings.push(engine.finding('tier', '.learnings/config.yaml', 1, `${w.path}: ${w.reason}`)),
     )
@@ -313,6 +373,7 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
       root,
       pinned.map((p) => p.e),
       ctx.env,
+      commit?.id,
     )
     pinned.forEach(({ l, e }, i) => {
       const f = engine.staleFinding(l, e.commit, changed[i] ?? [])
@@ -323,30 +384,25 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   if (base !== undefined) {
     const { parseRawDiff } = await import('../../core/check-diff.js')
     const { RAW_LOG_FORMAT, parseAuditTrail, parseRawLog } = await import('../../core/trailers.js')
-    const { runGitSync } = await import('../../adapters/git/run.js')
-    const found = runGitSync(['merge-base', '--end-of-options', base, 'HEAD'], { cwd: root, env: ctx.env })
+    const tip = commit?.id ?? 'HEAD'
+    const found = runGitSync(['merge-base', '--end-of-options', base, tip], { cwd: root, env: ctx.env })
     if (found.code !== 0) {
       // git merge-base says nothing when the history simply does not reach a common commit (a shallow clone).
-      const { BaseUnreachableError } = await import('../../core/errors.js')
-      const shallow =
-        runGitSync(['rev-parse', '--is-shallow-repository'], { cwd: root, env: ctx.env })
-          .stdout.toString('utf8')
-          .trim() === 'true'
       const known =
         runGitSync(['rev-parse', '-q', '--verify', '--end-of-options', `${base}^{commit}`], { cwd: root, env: ctx.env })
           .code === 0
-      throw new BaseUnreachableError(base, shallow, known, found.stderr.trim())
+      throw new BaseUnreachableError(base, isShallow(root, ctx.env), known, found.stderr.trim(), commit?.ref)
     }
     const mergeBase = found.stdout.toString('utf8').trim()
     const changes = parseRawDiff(
-      gitSync(['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, 'HEAD', '--', '.learnings'], {
+      gitSync(['diff', '--raw', '-z', '-M', '--no-abbrev', mergeBase, tip, '--', '.learnings'], {
         cwd: root,
         env: ctx.env,
       }),
     )
     const events = parseAuditTrail(
       parseRawLog(
-        gitSync([...PARSED_LOG, `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..HEAD`], { cwd: root, env: ctx.env }),
+        gitSync([...PARSED_LOG, `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..${tip}`], { cwd: root, env: ctx.env }),
       ),
     )
     findings.push(...engine.checkTransitions(changes, events))

@@ -22,6 +22,8 @@ export const spec: CommandSpec = {
     '(exit 1 when something is half done). --continue brings the index and work tree in line with a landed commit;\n' +
     '--abort moves the branch back (only while it still points at that commit) and puts the files back, moves a\n' +
     'staged move back and unstages it, unstages a staged new learning (its file is kept). Nothing else is touched.\n' +
+    'It also finds a tier ref (refs/learn/tiers/<name>) that no config.yaml names, on any branch: what a `tier add`\n' +
+    'killed between its fetch and its commit leaves; --abort deletes it, a rerun of that `tier add` pins it.\n' +
     'It also warns (exit code unchanged) when core.hooksPath names a folder this worktree lacks (husky in a new\n' +
     '`git worktree`): git then runs no hook, so no guard.',
   options: {
@@ -42,7 +44,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const abort = flag(args, 'abort')
   if (cont && abort) throw new UsageError('choose one of --continue and --abort', 'doctor')
   const repo = await openRepo(ctx.cwd)
-  const problems = await inspectRecovery(repo.git, { staged: true })
+  const problems = await inspectRecovery(repo.git, { staged: true, tiers: true })
   // Not half done, but nothing guards this work tree: said as a warning, the exit code stays what recovery gives.
   const missingHooks = await readMissingHooksPath(repo.git)
   if (missingHooks) ctx.stderr(hooksPathMissing(missingHooks))
@@ -56,7 +58,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     return ok ? ExitCode.ok : ExitCode.refused
   }
   const action = cont ? 'continue' : 'abort'
-  const r = cont ? await continueRecovery(repo.git, problems) : await abortRecovery(repo.git, problems)
+  const r = cont ? await continueRecovery(repo.git, problems) : await abortRecovery(repo.git, problems, { tiers: true })
   const settled = r.settled.map(toHalfDone)
   const left = [
     ...('left' in r
@@ -69,6 +71,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     ...problems
       .filter((p) => p.kind === 'index-lock' || p.kind === 'ref-lock')
       .map((p) => ({ problem: toHalfDone(p), why: "git's own lock: remove it by hand once no git process runs" })),
+    // Nothing to finish: the URL it was fetched from is not known here.
+    ...(cont ? problems.filter((p) => p.kind === 'orphan-tier-ref') : []).map((p) => ({
+      problem: toHalfDone(p),
+      why: 'only a rerun of `git learn tier add` can pin it',
+    })),
   ]
   if (json) ctx.stdout(`${JSON.stringify({ ok: !left.length, problems: problems.map(toHalfDone), settled, left })}\n`)
   else ctx.stdout(doctorDone(action, settled, left))

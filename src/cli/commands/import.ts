@@ -1,5 +1,5 @@
 import { readBundleSource } from '../../adapters/store/bundle-io.js'
-import { assertNoOperationInProgress, readIdentity } from '../../adapters/git/simple.js'
+import { assertNoOperationInProgress, assertStoreCheckedOut, readIdentity } from '../../adapters/git/simple.js'
 import { openRepo } from '../../adapters/store/repo.js'
 import { parseBundle } from '../../core/bundle.js'
 import { BundleRefusedError } from '../../core/errors.js'
@@ -55,6 +55,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     assertNoOperationInProgress(git)
     await assertNothingHalfDone(git)
   }
+  // The store and config.yaml are read from the work tree (a --dry-run's plan too): none of it may be hidden.
+  await assertStoreCheckedOut(git)
   await repo.config()
   const raw = await readBundleSource(origin, ctx.cwd)
   const { entries, problems } = parseBundle(raw)

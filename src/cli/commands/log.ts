@@ -1,9 +1,8 @@
-import { openRepo } from '../../adapters/store/repo.js'
-import { readHead } from '../../adapters/git/simple.js'
-import { PARSED_LOG } from '../../adapters/git/run.js'
+import { findRoot } from '../../adapters/git/index-reader.js'
+import { PARSED_LOG, gitAsync, runGitSync } from '../../adapters/git/run.js'
 import { requireLearningPath } from '../../adapters/store/store.js'
-import { UsageError } from '../../core/errors.js'
-import { STORE_DIR } from '../../core/learning.js'
+import { LearningNotFoundError, NoWorkTreeError, UsageError } from '../../core/errors.js'
+import { STATES, STORE_DIR, learningPath } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
 import { RAW_LOG_FORMAT, parseAuditTrail, parseRawLog } from '../../core/trailers.js'
 import { ExitCode } from '../context.js'
@@ -35,19 +34,39 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   }
   const max = stringOpt(args, 'max-count')
   if (max !== undefined && !/^\d+$/.test(max)) throw new UsageError(`-n takes a whole number, not "${max}"`, 'log')
-  const repo = await openRepo(ctx.cwd)
+  // The trail is read from commits only, so a bare repository (a server, a mirror) has one too: git runs in its git
+  // directory there, and a name is looked up in HEAD's tree instead of the work tree.
+  let root: string | undefined
+  let dir: string
+  try {
+    root = dir = findRoot(ctx.cwd, ctx.env)
+  } catch (err) {
+    if (!(err instanceof NoWorkTreeError)) throw err
+    dir = err.gitDir
+  }
+  const git = { cwd: dir, env: ctx.env }
   let events: ReturnType<typeof parseAuditTrail> = []
-  if (await readHead(repo.git)) {
+  if (runGitSync(['rev-parse', '--verify', '-q', 'HEAD'], git).code === 0) {
     // --full-history: a path-limited log otherwise simplifies history and follows only the side of a merge whose
     // tree the result equals, dropping the other side's lifecycle commits (a reject merged away by an approve).
     // Merge commits it then lists carry no trailers and give no event.
-    const out = await repo.git.run([...PARSED_LOG, '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', STORE_DIR])
-    events = parseAuditTrail(parseRawLog(out), name)
+    const out = await gitAsync([...PARSED_LOG, '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', STORE_DIR], git)
+    events = parseAuditTrail(parseRawLog(out.toString('utf8')), name)
   }
   // A name that no commit and no state directory knows is a learning not found, as in every command that takes one.
-  if (name && !events.length) requireLearningPath(repo.root, name)
+  if (name && !events.length) {
+    if (root !== undefined) requireLearningPath(root, name)
+    else if (!inHeadTree(dir, ctx, name)) throw new LearningNotFoundError(name)
+  }
   if (max !== undefined) events = events.slice(0, Number(max))
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ events })}\n`)
   else ctx.stdout(logLines(events))
   return ExitCode.ok
+}
+
+/** Whether HEAD's tree holds the learning `name` in any state (a bare repository has no work tree to look in). */
+function inHeadTree(dir: string, ctx: Ctx, name: string): boolean {
+  const paths = STATES.map((state) => learningPath(state, name))
+  const r = runGitSync(['ls-tree', '--name-only', 'HEAD', '--', ...paths], { cwd: dir, env: ctx.env })
+  return r.code === 0 && r.stdout.length > 0
 }

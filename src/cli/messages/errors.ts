@@ -17,7 +17,9 @@ import {
   NameTakenError,
   NoCommitsError,
   NoIdentityError,
+  NoWorkTreeError,
   NotARepositoryError,
+  SparseStoreError,
   OperationInProgressError,
   PartialMoveError,
   SecretInMessageError,
@@ -161,8 +163,8 @@ export function describeError(err: unknown, command?: string): DescribedError {
       !err.known
         ? `${err.base} names no commit here${err.shallow ? ' (this clone is shallow)' : ''}.\nFetch it first (\`git fetch origin ${err.base.replace(/^origin\//, '')}\`), then run the check again.`
         : err.shallow
-          ? `this clone is shallow: its history stops before HEAD and ${err.base} meet, so the transitions since their merge base cannot be read.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`
-          : `${err.base} and HEAD have no commit in common.${err.stderr ? `\ngit said: ${err.stderr}` : ''}`,
+          ? `this clone is shallow: its history stops before ${err.head} and ${err.base} meet, so the transitions since their merge base cannot be read.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`
+          : `${err.base} and ${err.head} have no commit in common.${err.stderr ? `\ngit said: ${err.stderr}` : ''}`,
       { base: err.base, shallow: err.shallow },
     )
   if (err instanceof RefLockedError)
@@ -198,6 +200,20 @@ export function describeError(err: unknown, command?: string): DescribedError {
         ? `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional, and ${DEFAULT_CONFIG_FILE} lists each with its default (it is the file \`git learn init\` writes).`
         : `${err.path} is not a settings file git learn can merge its hooks into:\n${bullet(err.problems)}\nFix it, then run the command again.`,
       { path: err.path, problems: err.problems },
+    )
+  if (err instanceof SparseStoreError)
+    return d(
+      ExitCode.environment,
+      `this work tree is a sparse checkout that leaves out ${err.hidden.length === 1 ? '' : `${err.hidden.length} files of `}.learnings/ (${err.hidden.slice(0, 3).join(', ')}${err.hidden.length > 3 ? ', …' : ''}): git learn reads the store and its config.yaml from the work tree, and would miss the names, duplicates and settings kept there. Nothing was changed.\nAdd the store to the checkout: \`git sparse-checkout add .learnings\`, then run the command again.`,
+      { hidden: err.hidden },
+    )
+  if (err instanceof NoWorkTreeError)
+    return d(
+      ExitCode.environment,
+      err.bare
+        ? `needs a work tree, and ${err.cwd} is a bare repository (no checked-out files).\nRun it in a clone with a work tree: \`git clone ${err.gitDir} <dir>\`, then cd into <dir>. In a bare repository \`git learn log\` and \`git learn check --base <old> --head <new>\` work: they read commits only.`
+        : `needs a work tree, and ${err.cwd} is inside the git directory ${err.gitDir}.\ncd into the work tree (the directory that holds .git), then run the command again.`,
+      { cwd: err.cwd, gitDir: err.gitDir, bare: err.bare },
     )
   if (err instanceof NotARepositoryError)
     return d(

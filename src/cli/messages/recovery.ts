@@ -38,6 +38,10 @@ export function describeHalfDone(p: HalfDone): string {
       return `${p.path} is staged but not committed (\`git learn add --no-commit\`, or an interrupted import of an older git-learn): commit it with \`git commit\`, or unstage it with \`git learn doctor --abort\` (the file is kept)`
     case 'staged-removal':
       return `the removal of ${p.path} is staged but not committed (learnings are archived, never deleted). Undo it: \`git learn doctor --abort\``
+    case 'orphan-tier-ref': {
+      const name = p.ref.replace(/^refs\/learn\/tiers\//, '')
+      return `${p.ref} (at ${short(p.commit)}) is a tier that no .learnings/config.yaml names, on any branch: a \`git learn tier add ${name}\` stopped between its fetch and its commit. Pin it by running that \`git learn tier add ${name} <git-url>\` again, or delete it: \`git learn doctor --abort\``
+    }
   }
 }
 
@@ -70,6 +74,8 @@ export function doctorDone(
     else if (p.kind === 'staged-move') lines.push(`moved ${p.to} back to ${p.from} and unstaged both`)
     else if (p.kind === 'staged-new') lines.push(`unstaged ${p.path} (the file is still there, untracked)`)
     else if (p.kind === 'staged-removal') lines.push(`restored ${p.path}`)
+    else if (p.kind === 'orphan-tier-ref')
+      lines.push(`deleted ${p.ref} (it was at ${short(p.commit)}; no config named it)`)
   }
   for (const l of left) lines.push(`left as is: ${describeHalfDone(l.problem)} (${l.why})`)
   if (!lines.length) lines.push(`nothing to ${action}`)

@@ -65,6 +65,57 @@ describe('bounded inputs', () => {
   })
 })
 
+describe('a sparse checkout that leaves out part of .learnings/: committing commands refuse, nothing changed', () => {
+  /** A store with a pending learning and a config.yaml that lets its author approve, then `git sparse-checkout set`. */
+  async function sparseStore(...set: string[]) {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'approval:\n  distinct_approver: false\n')
+    repo.write('.learnings/active/.gitkeep', '')
+    repo.write('.learnings/pending/hid-one.md', learningText('hid-one'))
+    repo.write('src/app.js', 'x\n')
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'seed')
+    repo.git('sparse-checkout', 'set', ...set)
+    // A bundle of hid-one's content under another name (exported from another store): a duplicate only a full store
+    // can see.
+    const other = makeRepo()
+    const one = learningText('hid-one')
+    other.write('.learnings/pending/hid-two.md', one.replace('name: "hid-one"', 'name: "hid-two"'))
+    other.git('add', '.')
+    other.git('commit', '-qm', 'seed')
+    const bundle = join(tempDir('gl-bundle-'), 'b.json')
+    expect((await other.cli(['export', '--state', 'all', '--out', bundle])).code).toBe(0)
+    return { repo, bundle }
+  }
+  const SAYS =
+    /sparse checkout that leaves out[\s\S]*Nothing was changed\.\nAdd the store to the checkout: `git sparse-checkout add \.learnings`/
+
+  test.each([
+    ['cone, the whole store out', ['src']],
+    ['cone, pending/ out (config.yaml in)', ['src', '.learnings/active']],
+    ['no cone, config.yaml out', ['--no-cone', '/src/', '/.learnings/pending/']],
+  ])('%s: import, its --dry-run, add and approve say so and change nothing', async (_, set) => {
+    const { repo, bundle } = await sparseStore(...set)
+    const before = repo.snapshot()
+    for (const argv of [
+      ['import', bundle],
+      ['import', bundle, '--dry-run'],
+      ['add', '--name', 'new-one', '--type', 'decision', '--description', 'Use tabs in the Makefile, not spaces.'],
+      ['approve', 'hid-one'],
+    ]) {
+      const r = await repo.cli(argv)
+      expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(3)
+      expect(r.stderr, argv.join(' ')).toMatch(SAYS)
+      expect(repo.snapshot(), argv.join(' ')).toBe(before)
+    }
+    // Once the store is in the checkout, the import sees the duplicate it would have added.
+    repo.git('sparse-checkout', 'add', '.learnings')
+    const r = await repo.cli(['import', bundle, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json().entries.map((e: { action: string }) => e.action)).toEqual(['skipped'])
+  })
+})
+
 describe('state directories that cannot be written', () => {
   test('feedback on a read-only .git/learn warns and exits 0', async () => {
     const repo = makeRepo()

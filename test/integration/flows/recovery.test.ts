@@ -124,6 +124,9 @@ describe('the window between the branch move and the index', () => {
     expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head)
     expect(repo.read('.learnings/config.yaml')).toBe(before)
     expect(repo.git('status', '--porcelain')).toBe('')
+    // The undone tier add's fetch, pinned nowhere now, goes with it.
+    expect(undo.stdout).toContain('deleted refs/learn/tiers/org')
+    expect(repo.git('for-each-ref', 'refs/learn/')).toBe('')
     expect((await repo.cli(['doctor'])).code).toBe(0)
   }, 30_000)
 
@@ -214,6 +217,95 @@ describe('recovery when git converts line endings', () => {
       expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
       expect(repo.read('.learnings/pending/crlf-note.md')).toBe(bytes)
       expect((await repo.cli(['doctor'])).code).toBe(0)
+    },
+    30_000,
+  )
+})
+
+describe('a tier ref that no config.yaml names (a `tier add` killed between its fetch and its commit)', () => {
+  /** What the kill leaves: the tier fetched into its ref, config.yaml as it was. */
+  function orphan(repo: TestRepo, name = 'org'): string {
+    repo.git('fetch', '-q', '--no-tags', tierRepo(), `+main:refs/learn/tiers/${name}`)
+    return repo.git('rev-parse', `refs/learn/tiers/${name}`).trim()
+  }
+  const tierRefs = (repo: TestRepo) => repo.git('for-each-ref', '--format=%(refname)', 'refs/learn/')
+
+  test('doctor reports it; --continue leaves it; --abort deletes it and nothing else', async () => {
+    const repo = withConfig()
+    const commit = orphan(repo)
+    const head = repo.git('rev-parse', 'HEAD').trim()
+    const report = await repo.cli(['doctor', '--json'])
+    expect(report.code).toBe(1)
+    expect(report.json().problems).toEqual([{ kind: 'orphan-tier-ref', ref: 'refs/learn/tiers/org', commit }])
+    const text = await repo.cli(['doctor'])
+    expect(text.stdout).toContain('refs/learn/tiers/org')
+    expect(text.stdout).toContain('git learn tier add org <git-url>')
+    expect(text.stdout).toContain('git learn doctor --abort')
+    const cont = await repo.cli(['doctor', '--continue'])
+    expect(cont.code).toBe(1)
+    expect(cont.stdout).toMatch(/left as is: refs\/learn\/tiers\/org/)
+    expect(tierRefs(repo)).toBe('refs/learn/tiers/org\n')
+    const abort = await repo.cli(['doctor', '--abort'])
+    expect(abort.code, abort.stdout + abort.stderr).toBe(0)
+    expect(abort.stdout).toContain('deleted refs/learn/tiers/org')
+    expect(tierRefs(repo)).toBe('')
+    expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head)
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect((await repo.cli(['doctor'])).code).toBe(0)
+  }, 30_000)
+
+  test('a rerun of tier add pins it, and doctor then finds nothing', async () => {
+    const repo = withConfig()
+    const url = tierRepo()
+    repo.git('fetch', '-q', '--no-tags', url, '+main:refs/learn/tiers/org')
+    const again = await repo.cli(['tier', 'add', 'org', url])
+    expect(again.code, again.stderr).toBe(0)
+    expect(repo.read('.learnings/config.yaml')).toMatch(/name: org/)
+    expect((await repo.cli(['doctor'])).code).toBe(0)
+  }, 30_000)
+
+  test.each([
+    [
+      'pinned in HEAD (a tier update killed after its fetch: the ref moved, the pin did not)',
+      async (repo: TestRepo) => {
+        expect((await repo.cli(['tier', 'add', 'org', tierRepo()])).code).toBe(0)
+        orphan(repo)
+      },
+    ],
+    [
+      'named on another branch only',
+      async (repo: TestRepo) => {
+        repo.git('checkout', '-qb', 'feature')
+        expect((await repo.cli(['tier', 'add', 'org', tierRepo()])).code).toBe(0)
+        repo.git('checkout', '-q', 'main')
+      },
+    ],
+    [
+      'named in the work tree config, not committed',
+      async (repo: TestRepo) => {
+        const url = tierRepo()
+        orphan(repo)
+        repo.write('.learnings/config.yaml', `tiers:\n  - {name: org, url: ${JSON.stringify(url)}}\n`)
+      },
+    ],
+    [
+      'named in a config that is not valid YAML',
+      async (repo: TestRepo) => {
+        orphan(repo)
+        repo.write('.learnings/config.yaml', 'tiers:\n  - name: org\n  url: [unclosed\n')
+      },
+    ],
+  ])(
+    'a ref that a config.yaml names is never reported nor deleted: %s',
+    async (_, setup) => {
+      const repo = withConfig()
+      await setup(repo)
+      const refs = tierRefs(repo)
+      expect(refs).toBe('refs/learn/tiers/org\n')
+      const report = await repo.cli(['doctor', '--json'])
+      expect(report.stdout).not.toContain('orphan-tier-ref')
+      await repo.cli(['doctor', '--abort'])
+      expect(tierRefs(repo)).toBe(refs)
     },
     30_000,
   )

@@ -707,6 +707,65 @@ describe('assignment forms', () => {
   })
 })
 
+describe('generic assignments: plural names, numeric passwords', () => {
+  // A value found under a singular name is found under its plural (the assignment rule's: symbols keep the random-run
+  // rule out of it).
+  test.each([
+    ['passwords: V'],
+    ['secrets = "V"'],
+    ['api_keys: V'],
+    ['clientSecrets: "V"'],
+    ['DB_PASSWORDS=V'],
+    ['"accessTokens": "V"'],
+  ])('%s', (form) => {
+    const value = `${r(ALNUM, 9)}!#${r(ALNUM, 9)}`
+    const text = form.replace('V', value)
+    const singular = form.replace(/s\b/, '').replace('V', value)
+    for (const t of [singular, text])
+      expect(
+        scanSecrets(t).map((finding) => `${finding.rule} ${t.slice(finding.start, finding.end)}`),
+        t,
+      ).toEqual([`generic-assignment ${value}`])
+  })
+
+  // A password of digits (and symbols) where the name ends in a password word.
+  test.each([
+    ['password: 84729163', '84729163'],
+    ['DB_PASSWORD=93817264', '93817264'],
+    ['"password": 61940287,', '61940287'],
+    ["mysql_root_password: '50371948'", '50371948'],
+    ['passcode: 849302', '849302'],
+    ['passwords: 73920518', '73920518'],
+    ['The router password is 40918273.', '40918273'],
+    ['password: 8472-9163!', '8472-9163!'],
+  ])('%s', (text, value) => {
+    expect(scanSecrets(text).map((finding) => text.slice(finding.start, finding.end))).toEqual([value])
+  })
+
+  test.each([
+    ['a minimum length', 'password_min_length: 12'],
+    ['an empty list', 'passwords: []'],
+    ['an empty map', 'secrets: {}'],
+    ['a timeout', 'timeout: 30'],
+    ['a count of passwords', 'passwords = 5'],
+    ['a count of keys', 'keys: 42'],
+    ['LLM token counts', 'tokens: 4096\nmax_tokens: 4096\napi_tokens: 128000'],
+    ['a duration under a password name', 'password_rotation_seconds: 7776000'],
+    ['a short PIN or a year', 'password: 2024\npin: 8472'],
+    ['a run of one digit', 'password: 11111111'],
+    ['a sequence', 'password: 123456\nDB_PASSWORD=987654321'],
+    ['digit pairs', 'password: 112233'],
+    ['a keypad column', 'password: 147258369'],
+    ['a decimal and a version', 'password: 3.14159265\npassword: 1.22.3'],
+    ['a reusable workflow', 'secrets: inherit'],
+    ['paths of keys', 'ssh_keys: ~/.ssh/id_ed25519'],
+    ['a hash of passwords', 'password_hashes: 84729163'],
+    ['a secret of digits (not a password: 16 digits or more for a token)', 'secret: 847291635512'],
+  ])('%s is not a secret', (_, text) => {
+    expect(scanSecrets(text)).toEqual([])
+  })
+})
+
 describe('hostile input to the new readers finishes', () => {
   const mb = 1024 * 1024
   test.each([
@@ -718,6 +777,10 @@ describe('hostile input to the new readers finishes', () => {
     ['Kubernetes Secret documents', 'kind: Secret\ndata:\n  a: b\n'.repeat(mb / 26)],
     ['an identifier-like run', 'Ab1'.repeat(mb / 3) + '!'],
     ['session-like prose', 'session '.repeat(mb / 8)],
+    ['a password word repeated', 'password'.repeat(mb / 8)],
+    ['password assignments without a value', 'passwords: '.repeat(mb / 11)],
+    ['numeric passwords', 'passwords: 84729163\n'.repeat(mb / 20)],
+    ['one number after a password name', 'password=' + '8'.repeat(mb)],
   ])('%s', (_, text) => {
     expect(Array.isArray(scanSecrets(text))).toBe(true)
   })

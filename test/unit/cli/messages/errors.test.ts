@@ -22,7 +22,9 @@ import {
   NameTakenError,
   NoCommitsError,
   NoIdentityError,
+  NoWorkTreeError,
   PartialMoveError,
+  SparseStoreError,
   PathTakenError,
   TransitionIncompleteError,
   RefusedError,
@@ -88,6 +90,26 @@ test.each([
   ],
   [new NoIdentityError('Please tell me who you are'), 3, /git config user\.name/],
   [new NoCommitsError('/r'), 3, /no commits yet/],
+  [
+    new NoWorkTreeError('/srv/x.git', '/srv/x.git', true),
+    3,
+    /^needs a work tree, and \/srv\/x\.git is a bare repository[\s\S]*`git clone \/srv\/x\.git <dir>`[\s\S]*`git learn check --base <old> --head <new>` work/,
+  ],
+  [
+    new NoWorkTreeError('/r/.git/refs', '/r/.git', false),
+    3,
+    /inside the git directory \/r\/\.git\.\ncd into the work tree/,
+  ],
+  [
+    new SparseStoreError([
+      '.learnings/config.yaml',
+      '.learnings/pending/a.md',
+      '.learnings/pending/b.md',
+      '.learnings/x',
+    ]),
+    3,
+    /^this work tree is a sparse checkout that leaves out 4 files of \.learnings\/ \(\.learnings\/config\.yaml, \.learnings\/pending\/a\.md, \.learnings\/pending\/b\.md, …\)[\s\S]*Nothing was changed\.\nAdd the store to the checkout: `git sparse-checkout add \.learnings`/,
+  ],
   [
     new PartialMoveError('approve', [{ name: 'a', commit: 'abcdef123' }], 'b', ['c'], new RefusedError('hook said no')),
     1,
