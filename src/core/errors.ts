@@ -194,6 +194,27 @@ export class UncommittedLearningError extends GitLearnError {
   }
 }
 
+/**
+ * core.hooksPath names one folder for every repository (set in the global or system config, or in a file included
+ * from outside this repository): hooks installed there would run in repositories that never use git learn. Exit 1.
+ */
+export class SharedHooksPathError extends GitLearnError {
+  constructor(
+    /** core.hooksPath as configured. */
+    readonly hooksPath: string,
+    /** The folder it names. */
+    readonly dir: string,
+    /** git's scope of the setting: system, global, local, worktree. */
+    readonly scope: string,
+    /** The config file that sets it. */
+    readonly file: string,
+    /** The value of core.hooksPath that gives this repository hooks of its own (its hooks dir, from the root). */
+    readonly local: string,
+  ) {
+    super(`core.hooksPath "${hooksPath}" is shared by every repository`)
+  }
+}
+
 /** The repository has no commits yet and the command needs one. Exit 3. */
 export class NoCommitsError extends GitLearnError {
   constructor(readonly cwd: string) {

@@ -17,7 +17,8 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { dirname, isAbsolute, join, relative } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { SharedHooksPathError } from '../../core/errors.js'
 import { planHookLine } from '../../core/hook-script.js'
 import type { HookScriptConcern } from '../../core/hook-script.js'
 import { writeFileNoClobber } from '../store/write-file.js'
@@ -128,6 +129,32 @@ export async function readHookLayout(git: Git): Promise<HookLayout> {
   return { kind: 'hooks-dir', dir }
 }
 
+/**
+ * core.hooksPath when it names the same folder for every repository: an absolute path (`~/` expanded) set in the
+ * system or global config, or in a file included from outside this repository (`git config --show-scope
+ * --show-origin`). A relative one is read from each work tree's root, so each repository has its own (husky's
+ * `.husky/_`); one set in this repository's own config is this repository's choice.
+ */
+export async function readSharedHooksPath(git: Git): Promise<SharedHooksPathError | undefined> {
+  const out = await git.tryRun(['config', '-z', '--show-scope', '--show-origin', 'core.hooksPath'])
+  const [scope = '', origin = '', hooksPath = ''] = (out ?? '').split('\0')
+  if (!hooksPath) return undefined
+  const expanded = (await git.tryRun(['config', '-z', '--type=path', 'core.hooksPath']))?.split('\0')[0] || hooksPath
+  if (!isAbsolute(expanded)) return undefined
+  // git names a config file relative to the top of the work tree (`file:.git/config`) or absolutely.
+  const file = origin.startsWith('file:') ? resolve(git.root, origin.slice('file:'.length)) : undefined
+  const inside = (dir: string) =>
+    file !== undefined && !relative(dir, file).startsWith('..') && !isAbsolute(relative(dir, file))
+  const shared =
+    scope === 'system' ||
+    scope === 'global' ||
+    ((scope === 'local' || scope === 'worktree') && ![git.root, git.gitDir, git.commonDir].some(inside))
+  if (!shared) return undefined
+  const own = relative(git.root, join(git.commonDir, 'hooks'))
+  const local = own.startsWith('..') || isAbsolute(own) ? join(git.commonDir, 'hooks') : own
+  return new SharedHooksPathError(hooksPath, expanded, scope, file ?? origin, local)
+}
+
 export interface MissingHooksPath {
   /** core.hooksPath as configured. */
   hooksPath: string
@@ -180,11 +207,18 @@ function shown(root: string, file: string): string {
   return rel.startsWith('..') || isAbsolute(rel) ? file : rel
 }
 
-/** Add the guards; `force` replaces foreign hooks (kept as `<hook>.git-learn-backup`, put back by uninstall). */
+/**
+ * Add the guards; `force` replaces foreign hooks (kept as `<hook>.git-learn-backup`, put back by uninstall) and
+ * installs into a core.hooksPath every repository shares (refused otherwise: SharedHooksPathError, nothing written).
+ */
 export async function installHooks(
   git: Git,
   opts: { force?: boolean } = {},
 ): Promise<{ layout: HookLayout; changes: HookChange[] }> {
+  if (!opts.force) {
+    const shared = await readSharedHooksPath(git)
+    if (shared) throw shared
+  }
   const layout = await readHookLayout(git)
   const changes: HookChange[] = []
   mkdirSync(layout.dir, { recursive: true })

@@ -21,6 +21,9 @@ export const spec: CommandSpec = {
     'otherwise write the pre-commit, pre-merge-commit, commit-msg, post-merge and post-checkout shims into the hooks\n' +
     'dir where none exists (with husky, pre-merge-commit gets the marked line too)\n' +
     '(--force replaces yours and keeps it as <hook>.git-learn-backup). uninstall removes exactly what install added.\n' +
+    'A core.hooksPath that every repository shares (an absolute folder set in the global or system config) is\n' +
+    'refused, since its hooks run in every repository: set one for this repository, or install there with --force.\n' +
+    'The hooks do nothing in a repository without .learnings/.\n' +
     'commit-msg: a staged move into .learnings/active/ or archived/ needs its trailers (git learn approve, reject and\n' +
     'prune write them); staged learnings with agent directives need a Learning-Directives-Allowed trailer.\n' +
     'post-merge (also run by the post-checkout shim when a checkout changed .learnings/): refresh the files\n' +
@@ -29,7 +32,10 @@ export const spec: CommandSpec = {
     'a warning with file:line, as is a core.hooksPath this worktree lacks (run `npx husky` there). Warnings exit 0.\n' +
     'HUSKY=0 or GIT_LEARN_HOOKS=0 skips the hooks.',
   options: {
-    force: { type: 'boolean', description: 'install: replace hooks that are not ours (a backup is kept)' },
+    force: {
+      type: 'boolean',
+      description: 'install: replace hooks that are not ours (a backup is kept), also in a shared core.hooksPath',
+    },
     json: jsonOption(),
   },
   positionals: { min: 1, max: 2, names: 'install|uninstall|commit-msg <file>|post-merge' },

@@ -25,6 +25,7 @@ import {
   TierUrlCredentialError,
   WithheldError,
   SelfApprovalError,
+  SharedHooksPathError,
   PathTakenError,
   UncommittedLearningError,
   UsageError,
@@ -197,6 +198,13 @@ export function describeError(err: unknown, command?: string): DescribedError {
       `${err.path} is not a valid configuration:\n${bullet(err.problems)}\nFix it; every key is optional and the defaults are in docs/configuration.md.`,
       { path: err.path, problems: err.problems },
     )
+  if (err instanceof SharedHooksPathError)
+    return d(ExitCode.refused, sharedHooksPath(err, command), {
+      hooksPath: err.hooksPath,
+      dir: err.dir,
+      scope: err.scope,
+      file: err.file,
+    })
   if (err instanceof NotARepositoryError)
     return d(
       ExitCode.environment,
@@ -302,4 +310,25 @@ const mb = (n: number) => `${Math.round((n / 1048576) * 10) / 10} MB`
 /** A file read with a size cap held more than the cap. */
 export function tooLarge(what: string, path: string, size: number | undefined, limit: number): string {
   return `${what} "${path}" is ${size === undefined ? `more than ${limit}` : size} bytes; the limit is ${limit} (${mb(limit)})`
+}
+
+/** Where a shared core.hooksPath is set, in words. */
+const SCOPE_WORDS: Record<string, string> = {
+  system: 'the system git config',
+  global: 'your global git config',
+}
+
+/** `hook install` or `init --hooks` into a core.hooksPath every repository shares: where, why, and the two ways on. */
+function sharedHooksPath(err: SharedHooksPathError, command: string | undefined): string {
+  const init = command === 'init'
+  const where = `${SCOPE_WORDS[err.scope] ?? "a file this repository's config includes"} (${err.file})`
+  const again = init ? '`git learn init --hooks` again' : '`git learn hook install` again'
+  const force = init
+    ? '`git learn init` without --hooks, then `git learn hook install --force`'
+    : '`git learn hook install --force`'
+  return (
+    `core.hooksPath is "${err.hooksPath}" (${err.dir}), set in ${where}: git runs the hooks of that folder in every repository that does not set its own, so git learn's hooks there would run in repositories that never use git learn. Nothing was written.\n` +
+    `To install them for this repository only: \`git config core.hooksPath ${err.local}\`, then ${again} (the other hooks of ${err.dir} then no longer run here: copy the ones you need into ${err.local}).\n` +
+    `To install them into the shared folder anyway: ${force} (in a repository without .learnings/ they do nothing).`
+  )
 }

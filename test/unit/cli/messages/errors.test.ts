@@ -26,6 +26,7 @@ import {
   TierUrlCredentialError,
   WithheldError,
   SelfApprovalError,
+  SharedHooksPathError,
   UncommittedLearningError,
 } from '../../../../src/core/errors.js'
 test.each([
@@ -81,6 +82,11 @@ test.each([
     ),
     1,
     /^the URL of tier org \(https:\/\/\*\*\*@github\.com\/org\/learn\.git\) carries a credential[\s\S]*nothing was fetched or changed:\n {2}- Password in a URL \(url-credentials\): ghp_…0i\nGive git the URL without it[\s\S]*credential helper[\s\S]*SSH key/,
+  ],
+  [
+    new SharedHooksPathError('~/.githooks', '/h/.githooks', 'global', '/h/.gitconfig', '.git/hooks'),
+    1,
+    /^core\.hooksPath is "~\/\.githooks" \(\/h\/\.githooks\), set in your global git config \(\/h\/\.gitconfig\)[\s\S]*`git config core\.hooksPath \.git\/hooks`[\s\S]*`git learn hook install --force`/,
   ],
   [new NoIdentityError('Please tell me who you are'), 3, /git config user\.name/],
   [new NoCommitsError('/r'), 3, /no commits yet/],
