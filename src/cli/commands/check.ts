@@ -74,30 +74,37 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     if (!entries.length) return quiet()
     // A change under .learnings/ is always checked: the config is then read along with the staged learnings.
     if (entries.some((e) => changedPaths([e]).some(isStorePath)))
-      return print(ctx, format, await checkStaged(ctx, root, entries), true)
+      return print(ctx, format, await checkStaged(ctx, root, entries), hookName(ctx))
     // The commit's own config (the index), not the work tree's: an unstaged edit must neither break nor loosen it.
     const config = readStagedConfigFor(root, ctx.env, entries)
     const inZone = buildZoneMatcher(await readZones(config, DEFAULT_SYSTEM_ZONES))
     const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
     if (!relevant.length) return quiet()
-    return print(ctx, format, await checkStaged(ctx, root, relevant, { config }), true)
+    return print(ctx, format, await checkStaged(ctx, root, relevant, { config }), hookName(ctx))
   }
   const root = findRoot(ctx.cwd, ctx.env)
   // On a pull request, GitHub's job summary gets the reviewer's view of the learnings it changes.
   const summary = format === 'github' && base !== undefined ? ctx.env['GITHUB_STEP_SUMMARY'] : undefined
-  return print(ctx, format, await checkTree(ctx, root, base, summary || undefined), false)
+  return print(ctx, format, await checkTree(ctx, root, base, summary || undefined), undefined)
 }
 
-async function print(ctx: Ctx, format: Format, report: CheckReport, hook: boolean): Promise<ExitCode> {
+/** The hook running `check --staged`: the pre-merge-commit shim and husky line say so (GIT_LEARN_HOOK_NAME). */
+function hookName(ctx: Ctx): 'pre-commit' | 'pre-merge-commit' {
+  return ctx.env['GIT_LEARN_HOOK_NAME'] === 'pre-merge-commit' ? 'pre-merge-commit' : 'pre-commit'
+}
+
+async function print(
+  ctx: Ctx,
+  format: Format,
+  report: CheckReport,
+  hook: 'pre-commit' | 'pre-merge-commit' | undefined,
+): Promise<ExitCode> {
   const { formatGithub, formatText } = await import('../../core/check.js')
   if (format === 'json') ctx.stdout(`${JSON.stringify(report)}\n`)
   else if (format === 'github') ctx.stdout(formatGithub(report))
   else {
     const text = formatText(report)
-    const hint =
-      !report.ok && hook
-        ? 'The commit was stopped by git learn (pre-commit). Fix the files above, stage them, and commit again.\n'
-        : ''
+    const hint = !report.ok && hook ? (await import('../messages/guards.js')).checkStopped(hook) : ''
     // A hook's stdout and stderr both reach the terminal; stderr keeps stdout free for whoever pipes `git commit`.
     // A clean commit stays quiet.
     if (hook) {
