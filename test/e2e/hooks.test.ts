@@ -1,10 +1,10 @@
 // The built bin as `git learn` on PATH, installed as real hooks, fired by real `git commit`s.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { HUSKY_LINES } from '../../src/adapters/git/hooks.js'
-import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+import { PROJECT_ROOT, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 /** The git binary's path (a PATH of its folder alone has no git-learn on it). */
 const gitPath = () => spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim()
@@ -177,4 +177,34 @@ describe('a hooks folder every repository shares (installed there with --force)'
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('[transition]')
   })
+})
+
+test("in a folder named with a colon, the shims run the project's node_modules/.bin/git-learn (no PATH entry to split)", () => {
+  const parent = join(tempDir('gl-colon-'), 'co:lon')
+  mkdirSync(parent)
+  const root = join(parent, 'repo')
+  // git and node only: git-learn is the project's copy or nothing.
+  const env = { ...process.env, PATH: `${dirname(gitPath())}:${dirname(process.execPath)}` }
+  const run = (...args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8', env })
+  mkdirSync(root)
+  run('init', '-q', '-b', 'main')
+  run('config', 'user.name', 'Ada Author')
+  run('config', 'user.email', 'ada@example.com')
+  mkdirSync(join(root, 'node_modules', '.bin'), { recursive: true })
+  symlinkSync(join(PROJECT_ROOT, 'dist', 'bin.js'), join(root, 'node_modules', '.bin', 'git-learn'))
+  writeFileSync(join(root, '.gitignore'), 'node_modules\n')
+  expect(sh(root, 'git', ['learn', 'init', '--hooks']).code).toBe(0)
+  run('add', '.')
+  const init = run('commit', '-qm', 'learn: init')
+  expect(init.status, init.stderr).toBe(0)
+  writeFileSync(join(root, '.learnings', 'pending', 'bad-one.md'), learningText('bad-one', { name: 'other-name' }))
+  run('add', '.learnings')
+  const refused = run('commit', '-qm', 'bad')
+  expect(refused.status).toBe(1)
+  expect(refused.stderr).toMatch(/bad-one\.md.*\[schema\]/)
+  expect(refused.stderr).not.toContain('not installed here')
+  writeFileSync(join(root, '.learnings', 'pending', 'bad-one.md'), learningText('bad-one'))
+  run('add', '.learnings')
+  const ok = run('commit', '-qm', 'good')
+  expect(ok.status, ok.stderr).toBe(0)
 })

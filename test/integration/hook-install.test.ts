@@ -18,9 +18,9 @@ describe('git learn hook install|uninstall', () => {
       { file: '.git/hooks/post-merge', action: 'created' },
       { file: '.git/hooks/post-checkout', action: 'created' },
     ])
-    expect(repo.read('.git/hooks/pre-merge-commit')).toContain('exec git-learn check --staged')
+    expect(repo.read('.git/hooks/pre-merge-commit')).toContain('exec "$gl" check --staged')
     expect(repo.read('.git/hooks/pre-commit')).toBe('#!/bin/sh\necho mine\n')
-    expect(repo.read('.git/hooks/commit-msg')).toContain('exec git-learn hook commit-msg "$1"')
+    expect(repo.read('.git/hooks/commit-msg')).toContain('exec "$gl" hook commit-msg "$1"')
     expect(statSync(join(repo.root, '.git/hooks/commit-msg')).mode & 0o111).not.toBe(0)
     expect((await repo.cli(['hook', 'install', '--json'])).json().changes[2]).toMatchObject({
       file: '.git/hooks/commit-msg',
@@ -29,7 +29,7 @@ describe('git learn hook install|uninstall', () => {
 
     const forced = await repo.cli(['hook', 'install', '--force', '--json'])
     expect(forced.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'replaced' })
-    expect(repo.read('.git/hooks/pre-commit')).toContain('exec git-learn check --staged')
+    expect(repo.read('.git/hooks/pre-commit')).toContain('exec "$gl" check --staged')
 
     const un = await repo.cli(['hook', 'uninstall', '--json'])
     expect(un.json().changes.map((c: { action: string }) => c.action)).toEqual([
@@ -66,7 +66,7 @@ describe('git learn hook install|uninstall', () => {
   test('a hook that carries the marker but has lines of yours is yours: install and uninstall leave it byte for byte', async () => {
     const repo = makeRepo()
     const shim = readFileSync(join(PROJECT_ROOT, 'githooks', 'pre-commit'), 'utf8')
-    const mine = shim.replace('exec git-learn check --staged', 'npm run lint\ngit-learn check --staged')
+    const mine = shim.replace('exec "$gl" check --staged', 'npm run lint\n"$gl" check --staged')
     repo.write('.git/hooks/pre-commit', mine)
     const r = await repo.cli(['hook', 'install', '--json'])
     expect(r.code).toBe(0)
