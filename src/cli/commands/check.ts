@@ -15,7 +15,7 @@ import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
 import { UsageError } from '../../core/errors.js'
-import type { CheckReport, Finding } from '../../core/check.js'
+import type { CheckFile, CheckReport, Finding } from '../../core/check.js'
 import type { Learning } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
@@ -255,6 +255,24 @@ async function openCache(root: string, ctx: Ctx) {
   return openParseCache(commonDir)
 }
 
+/**
+ * The files with each rendered skill that holds a CR read as git reads it (commit.ts readAsGitSees), as render compares
+ * them: under core.autocrlf=true the checked-out CRLF copy of what render wrote is what it wrote, not a change.
+ */
+async function renderedAsGitSees(root: string, files: readonly CheckFile[]): Promise<CheckFile[]> {
+  const crlf = files.flatMap((f) =>
+    f.text?.includes('\r') && /^\.claude\/skills\/[^/]+\/SKILL\.md$/.test(f.path)
+      ? [{ path: f.path, text: f.text }]
+      : [],
+  )
+  if (!crlf.length) return [...files]
+  const seen = await (await import('../../adapters/git/commit.js')).readAsGitSees(root, crlf)
+  return files.map((f) => {
+    const v = seen.get(f.path)
+    return v ? { ...f, text: v.text } : f
+  })
+}
+
 /** The work tree (CI): every learning and zone file, names, budget, staleness, and with a base the transitions. */
 async function checkTree(ctx: Ctx, root: string, base: string | undefined, summaryFile?: string): Promise<CheckReport> {
   const findings: Finding[] = []
@@ -305,7 +323,7 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
       for (const s of await readTierSources(repo))
         for (const l of s.learnings) tierLearnings.push({ tier: s.tier, learning: l })
   }
-  findings.push(...checkRendered(files, result.learnings, tierLearnings))
+  findings.push(...checkRendered(await renderedAsGitSees(root, files), result.learnings, tierLearnings))
 
   const pinned = result.learnings
     .filter((l) => l.state === 'active')
