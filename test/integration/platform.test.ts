@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { cliAt, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
@@ -99,4 +99,40 @@ test('the process ends as soon as the command is done, with all its output and i
   ])
   expect(missing.code).toBe(2)
   expect(missing.stderr).toMatch(/no-such-learning/)
+})
+
+test('a repository path holding a newline: the lifecycle, doctor and the feed work there, found by git or by the walk', async () => {
+  const dir = join(tempDir(), 'new\nline ')
+  mkdirSync(dir)
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' })
+  git('init', '-q', '-b', 'main')
+  git('config', 'user.name', 'Ada Author')
+  git('config', 'user.email', 'ada@example.com')
+  git('commit', '-q', '--allow-empty', '-m', 'initial')
+  const ok = async (argv: string[]) => {
+    const r = await cliAt(dir, argv)
+    expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0)
+    return r
+  }
+  await ok(['init'])
+  git('add', '.learnings')
+  git('commit', '-qm', 'learn: init')
+  writeFileSync(join(dir, 'a.md'), learningText('newline-one'))
+  writeFileSync(join(dir, 'b.md'), learningText('newline-two'))
+  await ok(['add', '--file', 'a.md'])
+  await ok(['add', '--file', 'b.md'])
+  git('config', 'user.email', 'rita@example.com')
+  await ok(['approve', 'newline-one'])
+  await ok(['reject', 'newline-two', '--reason', 'not now'])
+  await ok(['restore', 'newline-two'])
+  expect((await ok(['doctor'])).stdout).toMatch(/Nothing half done/)
+  expect((await ok(['search', 'newline-one exploded'])).stdout).toContain('newline-one')
+  // GIT_DIR set (the built bin: the feed's key reads the process's environment): the repository is git's answer, one
+  // path a question.
+  const viaGit = { GIT_DIR: join(dir, '.git'), GIT_WORK_TREE: dir }
+  for (const argv of [['list'], ['search', 'newline-one exploded'], ['show', 'newline-one']]) {
+    const r = sh(dir, 'git', ['learn', ...argv], { env: viaGit })
+    expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0)
+    expect(r.stdout).toContain('newline-one')
+  }
 })

@@ -16,6 +16,7 @@ import type { Hash } from 'node:crypto'
 import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { NotARepositoryError } from '../../core/errors.js'
+import { parseRevParsePaths, pathLine } from '../../core/git-output.js'
 import { STATES, STORE_DIR } from '../../core/layout.js'
 import { writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
 import { tryGitAsync } from '../git/run.js'
@@ -221,12 +222,26 @@ async function startKeying(cwd: string): Promise<Keying> {
     { cwd },
   )
   if (!index) void ls()
-  const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')
+  const [root, commonDir] = found ? [found.root, found.commonDir] : await whereFrom(cwd, await where)
   if (!root || !commonDir) {
     await Promise.all([ls(), st])
     throw new NotARepositoryError(cwd)
   }
   return { root, commonDir, state: finishKey(root, commonDir, index, ls, st, watch) }
+}
+
+/**
+ * The root and common dir `git rev-parse --show-toplevel --git-common-dir` printed ("/r\n/r/.git\n"); a path holding
+ * a newline makes more lines than two, and is then asked one question at a time. [] when git did not answer.
+ */
+async function whereFrom(cwd: string, out: Buffer | undefined): Promise<(string | undefined)[]> {
+  if (out === undefined) return []
+  const ask = async (q: string) =>
+    pathLine((await tryGitAsync(['rev-parse', '--path-format=absolute', q], { cwd }))?.toString('utf8') ?? '')
+  return (
+    parseRevParsePaths(out.toString('utf8'), 2) ??
+    (await Promise.all([ask('--show-toplevel'), ask('--git-common-dir')]))
+  )
 }
 
 let prefetched: { cwd: string; keying: Promise<Keying> } | undefined

@@ -19,6 +19,7 @@ import {
 } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SharedHooksPathError } from '../../core/errors.js'
+import { pathLine } from '../../core/git-output.js'
 import { planHookLine } from '../../core/hook-script.js'
 import type { HookScriptConcern } from '../../core/hook-script.js'
 import { writeFileNoClobber } from '../store/write-file.js'
@@ -132,7 +133,7 @@ export async function readHookLayout(git: Git): Promise<HookLayout> {
   const configured = await readHooksPath(git)
   if (configured && /(^|[\\/])\.husky[\\/]_[\\/]?$/.test(configured.hooksPath))
     return { kind: 'husky', dir: dirname(configured.dir.replace(/[\\/]+$/, '')) }
-  const dir = (await git.run(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'])).trim()
+  const dir = pathLine(await git.run(['rev-parse', '--path-format=absolute', '--git-path', 'hooks']))
   return { kind: 'hooks-dir', dir }
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { simpleGit } from '../../vendor/simple-git.js'
 import type { SimpleGit } from 'simple-git'
 import { GitCommandError, NoIdentityError, NotARepositoryError, OperationInProgressError } from '../../core/errors.js'
+import { parseRevParsePaths, pathLine } from '../../core/git-output.js'
 
 export interface Git {
   readonly root: string
@@ -44,13 +45,18 @@ function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
 export async function openGit(cwd: string): Promise<Git> {
   if (!existsSync(cwd)) throw new NotARepositoryError(cwd, 'the directory does not exist')
   const probe = simpleGit({ baseDir: cwd, trimmed: false, errors })
-  let out: string
+  const questions = ['--show-toplevel', '--git-dir', '--git-common-dir']
+  const ask = (what: readonly string[]) => probe.raw(['rev-parse', '--path-format=absolute', ...what])
+  let paths: (string | undefined)[]
   try {
-    out = await probe.raw(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir'])
+    // Sample: "/r\n/r/.git\n/r/.git\n". A path holding a newline makes more lines: then one question each.
+    paths =
+      parseRevParsePaths(await ask(questions), questions.length) ??
+      (await Promise.all(questions.map(async (q) => pathLine(await ask([q])))))
   } catch (err) {
     throw new NotARepositoryError(cwd, String((err as Error).message ?? err))
   }
-  const [root, gitDir, commonDir] = out.split('\n')
+  const [root, gitDir, commonDir] = paths
   if (!root || !gitDir || !commonDir) throw new NotARepositoryError(cwd, 'a bare repository has no work tree')
   const sg = simpleGit({ baseDir: root, trimmed: false, errors })
   return {

@@ -15,6 +15,7 @@ import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
 import { UsageError } from '../../core/errors.js'
+import { pathLine } from '../../core/git-output.js'
 import type { CheckFile, CheckReport, Finding } from '../../core/check.js'
 import type { Learning } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
@@ -248,7 +249,7 @@ async function openCache(root: string, ctx: Ctx) {
   let commonDir = findGitDirs(root, ctx.env)?.commonDir
   if (commonDir === undefined) {
     const r = runGitSync(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root, env: ctx.env })
-    commonDir = r.code === 0 ? r.stdout.toString('utf8').trim() : ''
+    commonDir = r.code === 0 ? pathLine(r.stdout.toString('utf8')) : ''
   }
   if (!commonDir) return undefined
   const { openParseCache } = await import('../../adapters/state/parse-cache.js')

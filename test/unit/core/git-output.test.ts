@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { chunkBounds, groupBySize, parseCatFileBatch } from '../../../src/core/git-output.js'
+import {
+  chunkBounds,
+  groupBySize,
+  parseCatFileBatch,
+  parseRevParsePaths,
+  pathLine,
+} from '../../../src/core/git-output.js'
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : b)
@@ -89,4 +95,13 @@ test('groupBySize cuts where the sizes pass the limit; a group holds at least on
     ['b', 50],
   ])
   expect(groups([], 100)).toEqual([])
+})
+
+// A repository path may hold a newline (or end in spaces): `git rev-parse` prints it as it is, on a line of its own.
+test("rev-parse paths: a path a line when they make exactly that many; only the final newline is git's", () => {
+  expect(parseRevParsePaths('/r\n/r/.git\n', 2)).toEqual(['/r', '/r/.git'])
+  expect(parseRevParsePaths('/new\nline\n/new\nline/.git\n', 2)).toBeUndefined()
+  expect(parseRevParsePaths('/r', 2)).toBeUndefined()
+  expect(pathLine('/new\nline \n')).toBe('/new\nline ')
+  expect(pathLine('/r')).toBe('/r')
 })
