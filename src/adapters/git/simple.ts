@@ -86,11 +86,14 @@ export function assertNoOperationInProgress(git: Git): void {
   if (op) throw new OperationInProgressError(op)
 }
 
-/** The committer identity git would use, as "Name <email>". */
+/**
+ * The committer identity git would use, as "Name <email>". The author's is asked too: a lifecycle commit records both,
+ * and one can be missing alone (GIT_COMMITTER_EMAIL set, no user.email), which commit-tree would refuse half way.
+ */
 export async function readIdentity(git: Git): Promise<string> {
   let out: string
   try {
-    out = await git.run(['var', 'GIT_COMMITTER_IDENT'])
+    ;[out] = await Promise.all([git.run(['var', 'GIT_COMMITTER_IDENT']), git.run(['var', 'GIT_AUTHOR_IDENT'])])
   } catch (err) {
     throw new NoIdentityError((err as GitCommandError).stderr ?? String(err))
   }
