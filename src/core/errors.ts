@@ -136,6 +136,20 @@ export class NotARepositoryError extends GitLearnError {
 }
 
 /**
+ * git refuses to work in the repository: it is owned by another user and not listed in safe.directory ("detected
+ * dubious ownership"). git then runs nothing of it, its configuration included (core.fsmonitor, hooks), and neither
+ * does git learn. Exit 3.
+ */
+export class UnsafeRepositoryError extends GitLearnError {
+  constructor(
+    /** The repository git named. */
+    readonly path: string,
+  ) {
+    super(`git refuses to work in ${path}: dubious ownership`)
+  }
+}
+
+/**
  * A file or folder the command reads or writes cannot be (missing, a directory where a file belongs or the reverse,
  * no permission, disk full). `what` names it for the message ("the learning file"). Exit 3, like git failing.
  */

@@ -111,3 +111,14 @@ export function parseRevParsePaths(out: string, count: number): string[] | undef
   const lines = out.split('\n')
   return lines.length === count + 1 && lines[count] === '' ? lines.slice(0, count) : undefined
 }
+
+/**
+ * The repository git refused for its owner ("fatal: detected dubious ownership in repository at '/r'" … "git config
+ * --global --add safe.directory /r"), from git's stderr; undefined for any other failure. git words the sentence in
+ * the user's language but not its command, so the command is read first.
+ */
+export function parseDubiousOwnership(stderr: string): string | undefined {
+  const command = /safe\.directory (.+)$/m.exec(stderr)?.[1]
+  if (command !== undefined) return command.replace(/^'(.*)'$/, '$1')
+  return /dubious ownership[^']*'(.*)'/.exec(stderr)?.[1]
+}

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { expect, test } from 'vitest'
+import { expect, test, vi } from 'vitest'
+import { VITEST_FAILURE, seedStore } from '../helpers/feed-store.js'
 import { cliAt, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 test('a clone with core.autocrlf=true (CRLF files) reads every learning', async () => {
@@ -135,4 +136,46 @@ test('a repository path holding a newline: the lifecycle, doctor and the feed wo
     expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0)
     expect(r.stdout).toContain('newline-one')
   }
+})
+
+// git's own switch for a repository another user owns (GIT_TEST_ASSUME_DIFFERENT_OWNER): git refuses it, and so does
+// every command of git learn, with git's fix; the feed runs nothing there and serves nothing from it.
+test('a repository git refuses for its owner: one message naming safe.directory everywhere, the agent hooks silent', async () => {
+  const repo = makeRepo()
+  seedStore(repo)
+  rmSync(join(repo.root, '.git', 'learn'), { recursive: true, force: true })
+  vi.stubEnv('GIT_TEST_ASSUME_DIFFERENT_OWNER', '1')
+  try {
+    for (const argv of [
+      ['show', 'vitest-esm-mock-hoisting'],
+      ['approve', 'pending-example'],
+      ['doctor'],
+      ['check'],
+      ['list'],
+      ['search', 'vitest'],
+      ['status'],
+      ['render'],
+    ]) {
+      const r = await repo.cli(argv)
+      expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(3)
+      expect(r.stderr).toContain(`git refuses to work in ${repo.root}: the repository belongs to another user`)
+      expect(r.stderr).toContain(`git config --global --add safe.directory '${repo.root}'`)
+      expect(r.stderr).not.toMatch(/not inside a git repository|ls-files|internal error/)
+      expect(r.stdout).toBe('')
+    }
+    const json = await repo.cli(['list', '--json'])
+    expect(json.json().error).toMatchObject({ kind: 'UnsafeRepositoryError', code: 3, path: repo.root })
+    const context = await repo.cli(['context', '--format', 'text'])
+    expect(context.code).toBe(0)
+    expect(context.stdout).not.toContain('vitest-esm-mock-hoisting')
+    const recall = await repo.cli(['recall', '--json'], {
+      stdin: JSON.stringify({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: VITEST_FAILURE }),
+    })
+    expect(recall.json()).toEqual({ failed: true, recalled: [] })
+    // Nothing was cached from it.
+    expect(existsSync(join(repo.root, '.git', 'learn', 'cache'))).toBe(false)
+  } finally {
+    vi.unstubAllEnvs()
+  }
+  expect((await repo.cli(['list'])).stdout).toContain('vitest-esm-mock-hoisting')
 })

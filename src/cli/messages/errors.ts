@@ -28,8 +28,10 @@ import {
   SharedHooksPathError,
   PathTakenError,
   UncommittedLearningError,
+  UnsafeRepositoryError,
   UsageError,
 } from '../../core/errors.js'
+import { parseDubiousOwnership } from '../../core/git-output.js'
 import { dirname, join, relative, isAbsolute } from 'node:path'
 import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
@@ -205,6 +207,12 @@ export function describeError(err: unknown, command?: string): DescribedError {
       scope: err.scope,
       file: err.file,
     })
+  // git refused the repository for its owner, whichever command asked it first: one message, with git's fix.
+  const refused =
+    err instanceof NotARepositoryError || err instanceof GitCommandError ? parseDubiousOwnership(err.stderr) : undefined
+  if (refused !== undefined) return describeError(new UnsafeRepositoryError(refused), command)
+  if (err instanceof UnsafeRepositoryError)
+    return d(ExitCode.environment, unsafeRepository(err.path), { path: err.path })
   if (err instanceof NotARepositoryError)
     return d(
       ExitCode.environment,
@@ -330,5 +338,14 @@ function sharedHooksPath(err: SharedHooksPathError, command: string | undefined)
     `core.hooksPath is "${err.hooksPath}" (${err.dir}), set in ${where}: git runs the hooks of that folder in every repository that does not set its own, so git learn's hooks there would run in repositories that never use git learn. Nothing was written.\n` +
     `To install them for this repository only: \`git config core.hooksPath ${err.local}\`, then ${again} (the other hooks of ${err.dir} then no longer run here: copy the ones you need into ${err.local}).\n` +
     `To install them into the shared folder anyway: ${force} (in a repository without .learnings/ they do nothing).`
+  )
+}
+
+/** A repository git refuses for its owner (safe.directory): why nothing runs there, and git's own way to trust it. */
+function unsafeRepository(path: string): string {
+  const quoted = `'${path.replace(/'/g, `'\\''`)}'`
+  return (
+    `git refuses to work in ${path}: the repository belongs to another user ("dubious ownership"), and its configuration could run commands as you (core.fsmonitor, hooks). git learn does not use it either.\n` +
+    `If you trust it, tell git so: \`git config --global --add safe.directory ${quoted}\`, then run the command again.`
   )
 }

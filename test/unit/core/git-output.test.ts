@@ -3,6 +3,7 @@ import {
   chunkBounds,
   groupBySize,
   parseCatFileBatch,
+  parseDubiousOwnership,
   parseRevParsePaths,
   pathLine,
 } from '../../../src/core/git-output.js'
@@ -104,4 +105,20 @@ test("rev-parse paths: a path a line when they make exactly that many; only the 
   expect(parseRevParsePaths('/r', 2)).toBeUndefined()
   expect(pathLine('/new\nline \n')).toBe('/new\nline ')
   expect(pathLine('/r')).toBe('/r')
+})
+
+test.each([
+  [
+    "fatal: detected dubious ownership in repository at '/srv/r x'\nTo add an exception for this directory, call:\n\n\tgit config --global --add safe.directory /srv/r x\n",
+    '/srv/r x',
+  ],
+  // The sentence in another language: its command is not translated.
+  [
+    "fatal: Unsicherer Besitz des Repositorys in '/srv/r'\n\n\tgit config --global --add safe.directory '/srv/r'\n",
+    '/srv/r',
+  ],
+  ["fatal: detected dubious ownership in repository at '/srv/r'\n", '/srv/r'],
+  ['fatal: not a git repository (or any of the parent directories): .git\n', undefined],
+])('parseDubiousOwnership(%j)', (stderr, path) => {
+  expect(parseDubiousOwnership(stderr)).toBe(path)
 })

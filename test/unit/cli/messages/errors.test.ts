@@ -47,6 +47,11 @@ test.each([
   expect(d.message).toMatch(message)
 })
 
+const DUBIOUS =
+  "fatal: detected dubious ownership in repository at '/r'\n\tgit config --global --add safe.directory /r it's\n"
+const UNSAFE =
+  /^git refuses to work in \/r it's: the repository belongs to another user[\s\S]*`git config --global --add safe\.directory '\/r it'\\''s'`/
+
 test.each([
   [
     new ConfigError('.learnings/config.yaml', ['unknown key "x"']),
@@ -89,6 +94,9 @@ test.each([
     /^core\.hooksPath is "~\/\.githooks" \(\/h\/\.githooks\), set in your global git config \(\/h\/\.gitconfig\)[\s\S]*`git config core\.hooksPath \.git\/hooks`[\s\S]*`git learn hook install --force`/,
   ],
   [new NoIdentityError('Please tell me who you are'), 3, /git config user\.name/],
+  // git refused the repository for its owner, whichever way the command met it: one message, git's fix quoted.
+  [new NotARepositoryError('/r', DUBIOUS), 3, UNSAFE],
+  [new GitCommandError(['ls-files'], DUBIOUS), 3, UNSAFE],
   [new NoCommitsError('/r'), 3, /no commits yet/],
   [
     new PartialMoveError('approve', [{ name: 'a', commit: 'abcdef123' }], 'b', ['c'], new RefusedError('hook said no')),
