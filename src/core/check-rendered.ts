@@ -8,7 +8,8 @@ import { renderSkill } from './render.js'
 /**
  * Rendered skills in the tree that no longer say what the store says: a `.claude/skills/<name>/SKILL.md` rendered by
  * git learn (reported, never owned, by its marker) whose learning is not active any more, or whose text differs from
- * what `git learn render` writes for it now. Agents would read the old version.
+ * what `git learn render` writes for it now. Agents would read the old version. A file's text is read as git reads it
+ * (the caller's: a CRLF checkout of what render wrote compares equal), as render compares it.
  */
 export function checkRendered(
   files: readonly CheckFile[],
@@ -33,7 +34,7 @@ export function checkRendered(
           `${f.path} was rendered from ${name}, which is no longer active, and agents still read it: run \`git learn render\` (it removes the file) and commit, or \`git rm ${f.path}\``,
         ),
       )
-    else if (renderSkill(found.l, found.tier).content !== (f.text ?? '').replace(/\r\n/g, '\n'))
+    else if (renderSkill(found.l, found.tier).content !== f.text)
       out.push(
         finding(
           'rendered',

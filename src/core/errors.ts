@@ -165,6 +165,20 @@ export class NoWorkTreeError extends GitLearnError {
 }
 
 /**
+ * git refuses to work in the repository: it is owned by another user and not listed in safe.directory ("detected
+ * dubious ownership"). git then runs nothing of it, its configuration included (core.fsmonitor, hooks), and neither
+ * does git learn. Exit 3.
+ */
+export class UnsafeRepositoryError extends GitLearnError {
+  constructor(
+    /** The repository git named. */
+    readonly path: string,
+  ) {
+    super(`git refuses to work in ${path}: dubious ownership`)
+  }
+}
+
+/**
  * A file or folder the command reads or writes cannot be (missing, a directory where a file belongs or the reverse,
  * no permission, disk full). `what` names it for the message ("the learning file"). Exit 3, like git failing.
  */
@@ -220,6 +234,27 @@ export class UncommittedLearningError extends GitLearnError {
     readonly status: string,
   ) {
     super(`${path} has uncommitted changes (${status})`)
+  }
+}
+
+/**
+ * core.hooksPath names one folder for every repository (set in the global or system config, or in a file included
+ * from outside this repository): hooks installed there would run in repositories that never use git learn. Exit 1.
+ */
+export class SharedHooksPathError extends GitLearnError {
+  constructor(
+    /** core.hooksPath as configured. */
+    readonly hooksPath: string,
+    /** The folder it names. */
+    readonly dir: string,
+    /** git's scope of the setting: system, global, local, worktree. */
+    readonly scope: string,
+    /** The config file that sets it. */
+    readonly file: string,
+    /** The value of core.hooksPath that gives this repository hooks of its own (its hooks dir, from the root). */
+    readonly local: string,
+  ) {
+    super(`core.hooksPath "${hooksPath}" is shared by every repository`)
   }
 }
 

@@ -97,3 +97,28 @@ export function chunkBounds(n: number, first: number, rest: number): [number, nu
   }
   return out
 }
+
+/** One path git printed on a line of its own (`git rev-parse --show-toplevel`): only git's final newline taken off. */
+export function pathLine(out: string): string {
+  return out.endsWith('\n') ? out.slice(0, -1) : out
+}
+
+/**
+ * The `count` paths one `git rev-parse` printed, a line each ("/r\n/r/.git\n"), or undefined when its lines do not
+ * make exactly that many: a path holding a newline, which only one question per path can read (then pathLine).
+ */
+export function parseRevParsePaths(out: string, count: number): string[] | undefined {
+  const lines = out.split('\n')
+  return lines.length === count + 1 && lines[count] === '' ? lines.slice(0, count) : undefined
+}
+
+/**
+ * The repository git refused for its owner ("fatal: detected dubious ownership in repository at '/r'" … "git config
+ * --global --add safe.directory /r"), from git's stderr; undefined for any other failure. git words the sentence in
+ * the user's language but not its command, so the command is read first.
+ */
+export function parseDubiousOwnership(stderr: string): string | undefined {
+  const command = /safe\.directory (.+)$/m.exec(stderr)?.[1]
+  if (command !== undefined) return command.replace(/^'(.*)'$/, '$1')
+  return /dubious ownership[^']*'(.*)'/.exec(stderr)?.[1]
+}

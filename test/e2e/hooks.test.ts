@@ -1,6 +1,13 @@
 // The built bin as `git learn` on PATH, installed as real hooks, fired by real `git commit`s.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo, sh } from '../helpers/repo.js'
+import { HUSKY_LINES } from '../../src/adapters/git/hooks.js'
+import { PROJECT_ROOT, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+
+/** The git binary's path (a PATH of its folder alone has no git-learn on it). */
+const gitPath = () => spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim()
 
 const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`
 
@@ -82,4 +89,122 @@ describe('hooks in a fresh repository', () => {
     const r = sh(repo.root, 'git', ['commit', '-q', '-m', 'wip'], { env: { GIT_LEARN_HOOKS: '0' } })
     expect(r.code, r.stderr).toBe(0)
   })
+})
+
+describe('a hooks folder every repository shares (installed there with --force)', () => {
+  /** A global config naming one hooks folder for every repository, and the shims installed there from a store's repo. */
+  function sharedFolder() {
+    const home = tempDir('gl-home-')
+    const hooks = join(home, 'githooks')
+    mkdirSync(hooks)
+    const global = join(home, 'gitconfig')
+    writeFileSync(global, `[core]\n\thooksPath = ${hooks}\n`)
+    const env = { GIT_CONFIG_GLOBAL: global }
+    const store = makeRepo()
+    const install = sh(store.root, 'git', ['learn', 'init', '--hooks'], { env })
+    expect(install.code).toBe(1) // refused without --force
+    expect(sh(store.root, 'git', ['learn', 'init'], { env }).code).toBe(0)
+    expect(sh(store.root, 'git', ['learn', 'hook', 'install', '--force'], { env }).code).toBe(0)
+    expect(readdirSync(hooks).sort()).toEqual([
+      'commit-msg',
+      'post-checkout',
+      'post-merge',
+      'pre-commit',
+      'pre-merge-commit',
+    ])
+    return { env, store }
+  }
+
+  test('a repository without .learnings/ commits and merges as if they were not there, git-learn installed or not', () => {
+    const { env, store } = sharedFolder()
+    const other = makeRepo()
+    // A learning-shaped file in a system zone: a finding where a store is, nothing of ours here.
+    other.git('checkout', '-qb', 'feat')
+    other.write('.claude/skills/x/SKILL.md', learningText('x'))
+    other.git('add', '.claude')
+    const onPath = sh(other.root, 'git', ['commit', '-qm', 'skill'], { env })
+    expect(onPath.code, onPath.stderr).toBe(0)
+    expect(onPath.stderr).toBe('')
+    other.git('checkout', '-q', 'main')
+    other.write('a.txt', 'a\n')
+    other.git('add', 'a.txt')
+    other.git('commit', '-qm', 'a', '--no-verify')
+    const merge = sh(other.root, 'git', ['merge', '--no-ff', '-m', 'merge feat', 'feat'], { env })
+    expect(merge.code, merge.stderr).toBe(0)
+    expect(merge.stderr).toBe('')
+    // Without git-learn anywhere (only git on PATH): no "git-learn is not installed here", no refusal.
+    other.write('.claude/settings.json', '{}\n')
+    other.git('add', '.claude/settings.json')
+    const bare = spawnSync('git', ['commit', '-qm', 'settings'], {
+      cwd: other.root,
+      encoding: 'utf8',
+      env: { ...process.env, ...env, PATH: dirname(gitPath()) },
+    })
+    expect(bare.status, bare.stderr).toBe(0)
+    expect(bare.stderr).toBe('')
+
+    // Where the store is, the same shims still guard it.
+    store.write('.learnings/pending/bad-one.md', learningText('bad-one', { name: 'other-name' }))
+    store.git('add', '.learnings')
+    const refused = sh(store.root, 'git', ['commit', '-qm', 'bad'], { env })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('stopped by git learn (pre-commit)')
+  })
+
+  test("husky's lines do nothing in a repository without .learnings/ either", () => {
+    const other = makeRepo()
+    other.write('.claude/skills/x/SKILL.md', learningText('x'))
+    other.git('add', '.claude')
+    other.write('msg', 'skill\n')
+    for (const [hook, line] of Object.entries(HUSKY_LINES)) {
+      const r = spawnSync('sh', ['-c', line, hook, 'msg', 'HEAD', '1'], {
+        cwd: other.root,
+        encoding: 'utf8',
+        env: { ...process.env, PATH: dirname(gitPath()) },
+      })
+      expect(r.status, `${hook}: ${r.stderr}`).toBe(0)
+      expect(r.stderr + r.stdout, hook).toBe('')
+    }
+  })
+
+  test('a store deleted in the commit is still seen: its learnings are never deleted', () => {
+    const { env, store } = sharedFolder()
+    store.write('.learnings/pending/one.md', learningText('one'))
+    store.git('add', '.learnings')
+    expect(sh(store.root, 'git', ['commit', '-qm', 'store'], { env }).code).toBe(0)
+    store.git('rm', '-rq', '.learnings')
+    const r = sh(store.root, 'git', ['commit', '-qm', 'drop the store'], { env })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('[transition]')
+  })
+})
+
+test("in a folder named with a colon, the shims run the project's node_modules/.bin/git-learn (no PATH entry to split)", () => {
+  const parent = join(tempDir('gl-colon-'), 'co:lon')
+  mkdirSync(parent)
+  const root = join(parent, 'repo')
+  // git and node only: git-learn is the project's copy or nothing.
+  const env = { ...process.env, PATH: `${dirname(gitPath())}:${dirname(process.execPath)}` }
+  const run = (...args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8', env })
+  mkdirSync(root)
+  run('init', '-q', '-b', 'main')
+  run('config', 'user.name', 'Ada Author')
+  run('config', 'user.email', 'ada@example.com')
+  mkdirSync(join(root, 'node_modules', '.bin'), { recursive: true })
+  symlinkSync(join(PROJECT_ROOT, 'dist', 'bin.js'), join(root, 'node_modules', '.bin', 'git-learn'))
+  writeFileSync(join(root, '.gitignore'), 'node_modules\n')
+  expect(sh(root, 'git', ['learn', 'init', '--hooks']).code).toBe(0)
+  run('add', '.')
+  const init = run('commit', '-qm', 'learn: init')
+  expect(init.status, init.stderr).toBe(0)
+  writeFileSync(join(root, '.learnings', 'pending', 'bad-one.md'), learningText('bad-one', { name: 'other-name' }))
+  run('add', '.learnings')
+  const refused = run('commit', '-qm', 'bad')
+  expect(refused.status).toBe(1)
+  expect(refused.stderr).toMatch(/bad-one\.md.*\[schema\]/)
+  expect(refused.stderr).not.toContain('not installed here')
+  writeFileSync(join(root, '.learnings', 'pending', 'bad-one.md'), learningText('bad-one'))
+  run('add', '.learnings')
+  const ok = run('commit', '-qm', 'good')
+  expect(ok.status, ok.stderr).toBe(0)
 })

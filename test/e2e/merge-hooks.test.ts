@@ -21,6 +21,10 @@ test('a clean merge that brings an invalid learning is refused; merges and check
   const merge = g('merge', '--no-ff', '-m', 'merge feat', 'feat')
   expect(merge.code).not.toBe(0)
   expect(merge.stderr).toMatch(/bad-one\.md.*schema/)
+  // The hook that ran is the one named, with the way to conclude the merge.
+  expect(merge.stderr).toContain('The merge was stopped by git learn (pre-merge-commit)')
+  expect(merge.stderr).toContain('conclude the merge with `git commit`')
+  expect(merge.stderr).not.toContain('(pre-commit)')
   expect(repo.git('log', '-1', '--format=%s').trim()).toBe('learn: init')
   repo.git('merge', '--abort')
 

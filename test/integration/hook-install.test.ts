@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test, vi } from 'vitest'
 import { HUSKY_LINES } from '../../src/adapters/git/hooks.js'
@@ -18,9 +18,9 @@ describe('git learn hook install|uninstall', () => {
       { file: '.git/hooks/post-merge', action: 'created' },
       { file: '.git/hooks/post-checkout', action: 'created' },
     ])
-    expect(repo.read('.git/hooks/pre-merge-commit')).toContain('exec git-learn check --staged')
+    expect(repo.read('.git/hooks/pre-merge-commit')).toContain('exec "$gl" check --staged')
     expect(repo.read('.git/hooks/pre-commit')).toBe('#!/bin/sh\necho mine\n')
-    expect(repo.read('.git/hooks/commit-msg')).toContain('exec git-learn hook commit-msg "$1"')
+    expect(repo.read('.git/hooks/commit-msg')).toContain('exec "$gl" hook commit-msg "$1"')
     expect(statSync(join(repo.root, '.git/hooks/commit-msg')).mode & 0o111).not.toBe(0)
     expect((await repo.cli(['hook', 'install', '--json'])).json().changes[2]).toMatchObject({
       file: '.git/hooks/commit-msg',
@@ -29,7 +29,7 @@ describe('git learn hook install|uninstall', () => {
 
     const forced = await repo.cli(['hook', 'install', '--force', '--json'])
     expect(forced.json().changes[0]).toMatchObject({ file: '.git/hooks/pre-commit', action: 'replaced' })
-    expect(repo.read('.git/hooks/pre-commit')).toContain('exec git-learn check --staged')
+    expect(repo.read('.git/hooks/pre-commit')).toContain('exec "$gl" check --staged')
 
     const un = await repo.cli(['hook', 'uninstall', '--json'])
     expect(un.json().changes.map((c: { action: string }) => c.action)).toEqual([
@@ -66,7 +66,7 @@ describe('git learn hook install|uninstall', () => {
   test('a hook that carries the marker but has lines of yours is yours: install and uninstall leave it byte for byte', async () => {
     const repo = makeRepo()
     const shim = readFileSync(join(PROJECT_ROOT, 'githooks', 'pre-commit'), 'utf8')
-    const mine = shim.replace('exec git-learn check --staged', 'npm run lint\ngit-learn check --staged')
+    const mine = shim.replace('exec "$gl" check --staged', 'npm run lint\n"$gl" check --staged')
     repo.write('.git/hooks/pre-commit', mine)
     const r = await repo.cli(['hook', 'install', '--json'])
     expect(r.code).toBe(0)
@@ -199,6 +199,89 @@ describe('git learn hook install|uninstall', () => {
       expect((await repo.cli(['doctor'])).stderr).toContain(
         `core.hooksPath is "~/.elsewhere", which does not exist in this worktree (${join(home, '.elsewhere')})`,
       )
+    } finally {
+      vi.unstubAllEnvs()
+    }
+  })
+})
+
+describe('a core.hooksPath every repository shares', () => {
+  /** A home whose global config sets core.hooksPath to `value` (a folder that exists), for the test's git processes. */
+  function sharedHome(value = '~/.githooks'): { home: string; hooks: string } {
+    const home = tempDir('gl-home-')
+    mkdirSync(join(home, '.githooks'))
+    writeFileSync(join(home, '.gitconfig'), `[core]\n\thooksPath = ${value}\n`)
+    vi.stubEnv('HOME', home)
+    return { home, hooks: join(home, '.githooks') }
+  }
+
+  test('hook install refuses a global one, says where it is set and the two ways on; --force installs there', async () => {
+    try {
+      const { home, hooks } = sharedHome()
+      const repo = makeRepo()
+      const r = await repo.cli(['hook', 'install'])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(`core.hooksPath is "~/.githooks" (${hooks}), set in your global git config`)
+      expect(r.stderr).toContain(join(home, '.gitconfig'))
+      expect(r.stderr).toContain('every repository')
+      expect(r.stderr).toContain('`git config core.hooksPath .git/hooks`, then `git learn hook install` again')
+      expect(r.stderr).toContain('`git learn hook install --force`')
+      expect(readdirSync(hooks)).toEqual([])
+      const json = await repo.cli(['hook', 'install', '--json'])
+      expect(json.json().error).toMatchObject({ kind: 'SharedHooksPathError', code: 1, scope: 'global' })
+
+      const forced = await repo.cli(['hook', 'install', '--force'])
+      expect(forced.code).toBe(0)
+      expect(existsSync(join(hooks, 'pre-commit'))).toBe(true)
+
+      // The way to install for this repository only.
+      const other = makeRepo()
+      other.git('config', 'core.hooksPath', '.git/hooks')
+      expect((await other.cli(['hook', 'install'])).code).toBe(0)
+      expect(other.exists('.git/hooks/pre-commit')).toBe(true)
+    } finally {
+      vi.unstubAllEnvs()
+    }
+  })
+
+  test('init --hooks refuses it before writing anything', async () => {
+    try {
+      const { hooks } = sharedHome()
+      const repo = makeRepo()
+      const before = repo.snapshot()
+      const r = await repo.cli(['init', '--hooks'])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain('then `git learn init --hooks` again')
+      expect(r.stderr).toContain('`git learn init` without --hooks, then `git learn hook install --force`')
+      expect(repo.snapshot()).toBe(before)
+      expect(repo.exists('.learnings')).toBe(false)
+      expect(readdirSync(hooks)).toEqual([])
+    } finally {
+      vi.unstubAllEnvs()
+    }
+  })
+
+  test('one set in a file included from outside the repository is shared too; a relative or local one is not', async () => {
+    const outside = tempDir('gl-inc-')
+    mkdirSync(join(outside, 'hooks'))
+    writeFileSync(join(outside, 'hooks.inc'), `[core]\n\thooksPath = ${join(outside, 'hooks')}\n`)
+    const repo = makeRepo()
+    repo.git('config', 'include.path', join(outside, 'hooks.inc'))
+    const r = await repo.cli(['hook', 'install'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`set in a file this repository's config includes (${join(outside, 'hooks.inc')})`)
+    expect(readdirSync(join(outside, 'hooks'))).toEqual([])
+    // This repository's own config naming the same folder is its own choice.
+    repo.git('config', '--unset', 'include.path')
+    repo.git('config', 'core.hooksPath', join(outside, 'hooks'))
+    expect((await repo.cli(['hook', 'install'])).code).toBe(0)
+    expect(existsSync(join(outside, 'hooks', 'pre-commit'))).toBe(true)
+    try {
+      // A relative one in the global config is each repository's own folder (husky's `.husky/_` is read the same way).
+      sharedHome('.githooks')
+      const rel = makeRepo()
+      expect((await rel.cli(['hook', 'install'])).code).toBe(0)
+      expect(rel.exists('.githooks/pre-commit')).toBe(true)
     } finally {
       vi.unstubAllEnvs()
     }

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { cliAt, learningText, makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
@@ -521,6 +521,30 @@ describe('approve', () => {
     expect(restored.code).toBe(0)
     expect(restored.json().detached).toBeUndefined()
     expect(restored.stderr).toBe('')
+  })
+})
+
+describe('identity', () => {
+  test.each([
+    ['a committer from the environment, no author', { GIT_COMMITTER_NAME: 'C', GIT_COMMITTER_EMAIL: 'c@example.com' }],
+    ['an author from the environment, no committer', { GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com' }],
+  ])('%s: approve says git does not know who you are before anything moves', async (_, env) => {
+    const repo = await withPending()
+    repo.git('config', '--unset', 'user.name')
+    repo.git('config', '--unset', 'user.email')
+    repo.git('config', 'user.useConfigOnly', 'true') // git refuses to guess from the host name
+    const before = repo.snapshot()
+    for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v)
+    try {
+      const r = await repo.cli(['approve', 'vitest-esm-hoist'])
+      expect(r.code).toBe(3)
+      expect(r.stderr).toMatch(/^git learn approve: git does not know who you are, and lifecycle commits record it\./)
+      expect(r.stderr).toContain('git config user.email you@example.com')
+      expect(r.stderr).not.toContain('commit-tree')
+      expect(repo.snapshot()).toBe(before)
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 })
 

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { expect, test } from 'vitest'
+import { expect, test, vi } from 'vitest'
+import { VITEST_FAILURE, seedStore } from '../helpers/feed-store.js'
 import { cliAt, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 test('a clone with core.autocrlf=true (CRLF files) reads every learning', async () => {
@@ -49,7 +50,7 @@ test('without .learnings/, list, status and show say to run git learn init', asy
   expect(show.stderr).toMatch(/this repository has no \.learnings\/ yet\.\nRun `git learn init`/)
 })
 
-test('in a sparse checkout, add refuses a name the index already holds', async () => {
+test('in a sparse checkout that hides part of the store, add refuses and says how to check it out', async () => {
   const repo = makeRepo()
   await repo.cli(['init'])
   repo.write('d.md', learningText('sparse-one'))
@@ -58,8 +59,10 @@ test('in a sparse checkout, add refuses a name the index already holds', async (
   expect(repo.exists('.learnings/pending/sparse-one.md')).toBe(false)
   const snap = repo.snapshot()
   const r = await repo.cli(['add', '--file', 'd.md'])
-  expect(r.code).toBe(1)
-  expect(r.stderr).toMatch(/"sparse-one" already exists: \.learnings\/pending\/sparse-one\.md/)
+  // The store it would compare with (names, duplicates, config.yaml) is partly out of the work tree.
+  expect(r.code).toBe(3)
+  expect(r.stderr).toMatch(/sparse checkout that leaves out \.learnings\/ \(\.learnings\/pending\/sparse-one\.md\)/)
+  expect(r.stderr).toContain('git sparse-checkout add .learnings')
   expect(repo.snapshot()).toBe(snap)
 })
 
@@ -99,4 +102,82 @@ test('the process ends as soon as the command is done, with all its output and i
   ])
   expect(missing.code).toBe(2)
   expect(missing.stderr).toMatch(/no-such-learning/)
+})
+
+test('a repository path holding a newline: the lifecycle, doctor and the feed work there, found by git or by the walk', async () => {
+  const dir = join(tempDir(), 'new\nline ')
+  mkdirSync(dir)
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' })
+  git('init', '-q', '-b', 'main')
+  git('config', 'user.name', 'Ada Author')
+  git('config', 'user.email', 'ada@example.com')
+  git('commit', '-q', '--allow-empty', '-m', 'initial')
+  const ok = async (argv: string[]) => {
+    const r = await cliAt(dir, argv)
+    expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0)
+    return r
+  }
+  await ok(['init'])
+  git('add', '.learnings')
+  git('commit', '-qm', 'learn: init')
+  writeFileSync(join(dir, 'a.md'), learningText('newline-one'))
+  writeFileSync(join(dir, 'b.md'), learningText('newline-two'))
+  await ok(['add', '--file', 'a.md'])
+  await ok(['add', '--file', 'b.md'])
+  git('config', 'user.email', 'rita@example.com')
+  await ok(['approve', 'newline-one'])
+  await ok(['reject', 'newline-two', '--reason', 'not now'])
+  await ok(['restore', 'newline-two'])
+  expect((await ok(['doctor'])).stdout).toMatch(/Nothing half done/)
+  expect((await ok(['search', 'newline-one exploded'])).stdout).toContain('newline-one')
+  // GIT_DIR set (the built bin: the feed's key reads the process's environment): the repository is git's answer, one
+  // path a question.
+  const viaGit = { GIT_DIR: join(dir, '.git'), GIT_WORK_TREE: dir }
+  for (const argv of [['list'], ['search', 'newline-one exploded'], ['show', 'newline-one']]) {
+    const r = sh(dir, 'git', ['learn', ...argv], { env: viaGit })
+    expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0)
+    expect(r.stdout).toContain('newline-one')
+  }
+})
+
+// git's own switch for a repository another user owns (GIT_TEST_ASSUME_DIFFERENT_OWNER): git refuses it, and so does
+// every command of git learn, with git's fix; the feed runs nothing there and serves nothing from it.
+test('a repository git refuses for its owner: one message naming safe.directory everywhere, the agent hooks silent', async () => {
+  const repo = makeRepo()
+  seedStore(repo)
+  rmSync(join(repo.root, '.git', 'learn'), { recursive: true, force: true })
+  vi.stubEnv('GIT_TEST_ASSUME_DIFFERENT_OWNER', '1')
+  try {
+    for (const argv of [
+      ['show', 'vitest-esm-mock-hoisting'],
+      ['approve', 'pending-example'],
+      ['doctor'],
+      ['check'],
+      ['list'],
+      ['search', 'vitest'],
+      ['status'],
+      ['render'],
+    ]) {
+      const r = await repo.cli(argv)
+      expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(3)
+      expect(r.stderr).toContain(`git refuses to work in ${repo.root}: the repository belongs to another user`)
+      expect(r.stderr).toContain(`git config --global --add safe.directory '${repo.root}'`)
+      expect(r.stderr).not.toMatch(/not inside a git repository|ls-files|internal error/)
+      expect(r.stdout).toBe('')
+    }
+    const json = await repo.cli(['list', '--json'])
+    expect(json.json().error).toMatchObject({ kind: 'UnsafeRepositoryError', code: 3, path: repo.root })
+    const context = await repo.cli(['context', '--format', 'text'])
+    expect(context.code).toBe(0)
+    expect(context.stdout).not.toContain('vitest-esm-mock-hoisting')
+    const recall = await repo.cli(['recall', '--json'], {
+      stdin: JSON.stringify({ hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: VITEST_FAILURE }),
+    })
+    expect(recall.json()).toEqual({ failed: true, recalled: [] })
+    // Nothing was cached from it.
+    expect(existsSync(join(repo.root, '.git', 'learn', 'cache'))).toBe(false)
+  } finally {
+    vi.unstubAllEnvs()
+  }
+  expect((await repo.cli(['list'])).stdout).toContain('vitest-esm-mock-hoisting')
 })

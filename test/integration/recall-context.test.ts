@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -111,6 +111,23 @@ describe('git learn recall', () => {
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' })
   })
 
+  test('a usage log that cannot be appended still gives the fix; hooks.log says it was not recorded', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    // A link into a folder that does not exist: the append fails as on a read-only mount or a file another user owns
+    // (chmod cannot stop root, who runs these tests in CI containers).
+    mkdirSync(join(repo.root, '.git', 'learn'), { recursive: true })
+    symlinkSync(join(repo.root, 'gone', 'events.jsonl'), join(repo.root, '.git', 'learn', 'events.jsonl'))
+    const r = await repo.cli(['recall', '--json'], { stdin: failurePayload(repo.root) })
+    expect(r.code).toBe(0)
+    expect(r.json()).toMatchObject({ failed: true, recalled: [{ name: 'vitest-esm-mock-hoisting' }] })
+    const hook = await repo.cli(['recall'], { stdin: failurePayload(repo.root) })
+    expect(hook.json().hookSpecificOutput.additionalContext).toContain('vitest-esm-mock-hoisting')
+    expect(readFileSync(join(repo.root, '.git', 'learn', 'hooks.log'), 'utf8')).toMatch(
+      /recall: the recalled fixes were given but not recorded in learn\/events\.jsonl \(ENOENT/,
+    )
+  })
+
   test('outside a repository it exits 0, silently', async () => {
     const repo = makeRepo()
     const r = await repo.cli(['recall'], { stdin: failurePayload('/nonexistent-dir-gl') })
@@ -189,6 +206,19 @@ describe('git learn context', () => {
       encoding: 'utf8',
     })
     expect(viaGitDir.stdout).toBe(text)
+  })
+
+  test('a usage log that cannot be read costs the usage counts, not the context; hooks.log says why', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const full = (await repo.cli(['context', '--format', 'text'])).stdout
+    mkdirSync(join(repo.root, '.git', 'learn', 'events.jsonl'), { recursive: true })
+    const r = await repo.cli(['context', '--format', 'text'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe(full)
+    expect(readFileSync(join(repo.root, '.git', 'learn', 'hooks.log'), 'utf8')).toMatch(
+      /context: the context was given without the usage counts of learn\/events\.jsonl \(EISDIR/,
+    )
   })
 
   test('a broken environment still gives a minimal context and exit 0, logged', async () => {

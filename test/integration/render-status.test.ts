@@ -189,6 +189,6 @@ describe('git learn status', () => {
 
 test('githooks/post-checkout is a short shim that refreshes renders when .learnings/ changed', () => {
   const text = readFileSync(new URL('../../githooks/post-checkout', import.meta.url), 'utf8')
-  expect(text).toMatch(/exec git-learn hook post-merge/)
+  expect(text).toMatch(/exec "\$gl" hook post-merge/)
   expect(text).toMatch(/-- \.learnings/)
 })

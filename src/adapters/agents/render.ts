@@ -1,7 +1,8 @@
 /**
- * Applying a render plan to the work tree. Ownership is the manifest, never marker text: render owns a file only when
- * `<common dir>/learn/render-manifest.json` lists it with the hash of its content and the file still has that content
- * (or when the file already holds exactly what render would write). Anything else at a target path — a hand-written
+ * Applying a render plan to the work tree. Ownership is the manifest, never marker text alone: render owns a file only
+ * when `<common dir>/learn/render-manifest.json` lists it with the hash of its content and the file still has that
+ * content (or when the file already holds exactly what render would write, or is a rendered file HEAD holds unchanged:
+ * lookAll), each read as git reads it. Anything else at a target path — a hand-written
  * skill, a rendered file someone edited — is left alone and reported. The targets given are the whole set: files of a
  * target no longer rendered are removed like those of a learning no longer active, and so is the AGENTS.md section.
  * Nothing is read, written or removed through a symbolic link: render never leaves the repository.
@@ -22,6 +23,7 @@ import {
 } from '../../core/render.js'
 import type { RenderPlan, RenderTarget } from '../../core/render.js'
 import { skillFilePath, spliceSkillLine } from '../../core/skills.js'
+import { readAsGitSees, readTreeEntries } from '../git/commit.js'
 import { scratchDir } from '../state/journal.js'
 import { writeFileNoClobber } from '../store/write-file.js'
 
@@ -118,27 +120,74 @@ function look(root: string, rel: string): { kind: 'missing' } | { kind: 'file'; 
   }
 }
 
+/**
+ * What is at each of `paths`, a file's text read as git reads it (commit.ts readAsGitSees: in a CRLF checkout the file
+ * render wrote with LF reads as what it wrote), and the files render owns without its manifest here: a rendered file
+ * (render's marker) that is HEAD's, unchanged, at a path render writes now. A clone that commits its rendered files
+ * has no manifest of them (it is local state), and rewriting such a file loses nothing: its text is HEAD's.
+ */
+async function lookAll(
+  root: string,
+  paths: readonly string[],
+  committed: (rel: string, text: string) => boolean,
+): Promise<{ at: Map<string, ReturnType<typeof look>>; committed: Set<string> }> {
+  const at = new Map(paths.map((rel) => [rel, look(root, rel)] as const))
+  const files = [...at].flatMap(([path, a]) => (a.kind === 'file' ? [{ path, text: a.text }] : []))
+  const crlf = files.filter((f) => f.text.includes('\r'))
+  const seen = crlf.length ? await readAsGitSees(root, crlf) : new Map<string, { blob: string; text: string }>()
+  for (const [path, v] of seen) at.set(path, { kind: 'file', text: v.text })
+  const candidates = files.filter((f) => {
+    const a = at.get(f.path)
+    return a?.kind === 'file' && committed(f.path, a.text)
+  })
+  const owned = new Set<string>()
+  if (!candidates.length) return { at, committed: owned }
+  let head: Map<string, { oid: string }>
+  try {
+    head = await readTreeEntries(
+      root,
+      'HEAD',
+      candidates.map((c) => c.path),
+    )
+  } catch {
+    return { at, committed: owned } // no commit yet
+  }
+  const blobs = await readAsGitSees(
+    root,
+    candidates.filter((c) => head.has(c.path)),
+  )
+  for (const [path, v] of blobs) if (head.get(path)?.oid === v.blob) owned.add(path)
+  return { at, committed: owned }
+}
+
 /** Write the plan for `targets`; with `dryRun`, report what would change and write nothing. */
-export function applyRender(
+export async function applyRender(
   root: string,
   commonDir: string,
   plan: RenderPlan,
   targets: readonly RenderTarget[],
   dryRun = false,
-): RenderResult {
+): Promise<RenderResult> {
   const manifest = readRenderManifest(commonDir)
   // Files are written whole through a scratch directory: a kill leaves each old or new, never a truncated CLAUDE.md.
   const scratch = dryRun ? undefined : scratchDir(commonDir)
   const result: RenderResult = { written: [], unchanged: [], removed: [], skipped: [], unbalanced: [] }
-  const owns = (rel: string, text: string) => {
+  const listed = (rel: string, text: string) => {
     const h = manifest?.files.get(rel)
     // A first-format manifest has no hashes: the path listed there and the marker in the file, once, until rewritten.
     return h === undefined ? false : h === null ? isRendered(text) : h === sha256(text)
   }
+  const content = new Map(plan.files.map((f) => [f.path, f.content]))
+  const { at: looked, committed } = await lookAll(
+    root,
+    [...new Set([...content.keys(), ...(manifest?.files.keys() ?? [])])],
+    (rel, text) => content.has(rel) && text !== content.get(rel) && !listed(rel, text) && isRendered(text),
+  )
+  const owns = (rel: string, text: string) => listed(rel, text) || committed.has(rel)
   const kept = new Map<string, string>()
   const planned = new Set(plan.files.map((f) => f.path))
   for (const f of plan.files) {
-    const at = look(root, f.path)
+    const at = looked.get(f.path) as ReturnType<typeof look>
     if (at.kind === 'file' && at.text === f.content) {
       result.unchanged.push(f.path)
       kept.set(f.path, sha256(f.content))
@@ -161,7 +210,7 @@ export function applyRender(
   }
   for (const rel of [...(manifest?.files.keys() ?? [])].sort()) {
     if (planned.has(rel)) continue
-    const at = look(root, rel)
+    const at = looked.get(rel) as ReturnType<typeof look>
     if (at.kind !== 'file' || !owns(rel, at.text)) continue // gone already, or not ours any more: left alone
     if (!dryRun) {
       unlinkSync(join(root, rel))

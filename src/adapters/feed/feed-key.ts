@@ -15,9 +15,11 @@
 import type { Hash } from 'node:crypto'
 import { lstatSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { UnsafeRepositoryError } from '../../core/errors.js'
+import { parseDubiousOwnership, parseRevParsePaths, pathLine } from '../../core/git-output.js'
 import { STATES, STORE_DIR } from '../../core/layout.js'
 import { writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
-import { tryGitAsync } from '../git/run.js'
+import { runGitAsync, tryGitAsync } from '../git/run.js'
 import { findGitDirs } from '../git/locate.js'
 import { readConfigBytes } from '../store/config.js'
 
@@ -206,7 +208,7 @@ async function startKeying(cwd: string): Promise<Keying> {
     (lsRun ??= tryGitAsync(['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC], { cwd }))
   const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
   const watch = found && index ? readWatch(found.root, found.commonDir, found.gitDir, index, now) : undefined
-  const st = tryGitAsync(
+  const st = statusOrRefusal(
     [
       '--no-literal-pathspecs',
       '--no-optional-locks',
@@ -217,16 +219,50 @@ async function startKeying(cwd: string): Promise<Keying> {
       '--no-renames',
       ...STORE_SPEC,
     ],
-    { cwd },
+    cwd,
   )
   if (!index) void ls()
-  const [root, commonDir] = found ? [found.root, found.commonDir] : ((await where)?.toString('utf8') ?? '').split('\n')
+  const [root, commonDir] = found ? [found.root, found.commonDir] : await whereFrom(cwd, await where)
   if (!root || !commonDir) {
     await Promise.all([ls(), st])
     // Loaded only here: a bare repository or a git directory is named as one without a work tree.
     throw (await import('../git/no-work-tree.js')).noWorkTreeError(cwd, process.env)
   }
-  return { root, commonDir, state: finishKey(root, commonDir, index, ls, st, watch) }
+  const state = finishKey(root, commonDir, index, ls, st, watch)
+  state.catch(() => undefined) // awaited by the command's reader, which reports a refusal
+  return { root, commonDir, state }
+}
+
+/**
+ * The key's `git status`: its stdout, or undefined when git fails (the key is then the files' stat). A repository git
+ * refuses for its owner (safe.directory) rejects with UnsafeRepositoryError instead: git runs nothing of a repository
+ * it does not trust (its configuration could run commands: core.fsmonitor), and the feed serves nothing from it.
+ */
+async function statusOrRefusal(args: readonly string[], cwd: string): Promise<Buffer | undefined> {
+  let r: Awaited<ReturnType<typeof runGitAsync>>
+  try {
+    r = await runGitAsync(args, { cwd })
+  } catch {
+    return undefined
+  }
+  if (r.code === 0) return r.stdout
+  const refused = parseDubiousOwnership(r.stderr)
+  if (refused !== undefined) throw new UnsafeRepositoryError(refused)
+  return undefined
+}
+
+/**
+ * The root and common dir `git rev-parse --show-toplevel --git-common-dir` printed ("/r\n/r/.git\n"); a path holding
+ * a newline makes more lines than two, and is then asked one question at a time. [] when git did not answer.
+ */
+async function whereFrom(cwd: string, out: Buffer | undefined): Promise<(string | undefined)[]> {
+  if (out === undefined) return []
+  const ask = async (q: string) =>
+    pathLine((await tryGitAsync(['rev-parse', '--path-format=absolute', q], { cwd }))?.toString('utf8') ?? '')
+  return (
+    parseRevParsePaths(out.toString('utf8'), 2) ??
+    (await Promise.all([ask('--show-toplevel'), ask('--git-common-dir')]))
+  )
 }
 
 let prefetched: { cwd: string; keying: Promise<Keying> } | undefined

@@ -124,8 +124,15 @@ export async function readRecallFeed(
 /**
  * The learnings a failure matches (best first, at most RECALL_MAX_ITEMS), each recorded as a match; [] for none. The
  * repository is the one at `cwd`, the hook's own directory: a payload's `cwd` is the agent's word and is not followed.
+ * Recording is best effort: when `events.jsonl` cannot be appended (a read-only mount, a file another user owns after a
+ * `sudo` run) the answer is still returned and `unrecorded` is told why, once.
  */
-export async function recallFailure(failure: ToolFailure, cwd: string, now: Date): Promise<RecalledLearning[]> {
+export async function recallFailure(
+  failure: ToolFailure,
+  cwd: string,
+  now: Date,
+  unrecorded: (err: unknown) => void,
+): Promise<RecalledLearning[]> {
   const terms = recallQueryTerms(failure.text)
   const feed = await readRecallFeed(cwd, { terms, limit: RECALL_MAX_ITEMS })
   const chosen: { entry: CatalogEntry; score: number }[] = []
@@ -138,15 +145,19 @@ export async function recallFailure(failure: ToolFailure, cwd: string, now: Date
     feed.close()
   }
   const out: RecalledLearning[] = []
-  for (const { entry, score } of chosen) {
-    appendEventLine(feed.commonDir, {
-      ts: now.toISOString(),
-      kind: 'match',
-      name: entry.name,
-      ...(failure.session ? { session: failure.session } : {}),
-      score,
-    })
+  for (const { entry } of chosen)
     out.push({ name: entry.name, tier: entry.tier, fix: entry.fix, description: entry.description })
+  try {
+    for (const { entry, score } of chosen)
+      appendEventLine(feed.commonDir, {
+        ts: now.toISOString(),
+        kind: 'match',
+        name: entry.name,
+        ...(failure.session ? { session: failure.session } : {}),
+        score,
+      })
+  } catch (err) {
+    unrecorded(err)
   }
   if (failure.session)
     addPendingRecalls(

@@ -200,6 +200,41 @@ export async function hashFileAs(root: string, path: string, file: string): Prom
   return (await gitAsync(['hash-object', `--path=${path}`, '--', file], { cwd: root })).toString('utf8').trim()
 }
 
+/**
+ * Work-tree files as git would commit them, in one `git hash-object --stdin-paths` (each path's attributes and
+ * core.autocrlf applied, as `git add` and hashFileAs do): each file's blob id, and its text as git reads it, which is
+ * the LF form of a CRLF text when that is the blob git would store (core.autocrlf=true, `eol=crlf`, `text`), else the
+ * text as it is. Paths are from the root; a path with a newline (which the batch cannot carry) is left out.
+ */
+export async function readAsGitSees(
+  root: string,
+  files: readonly { path: string; text: string }[],
+): Promise<Map<string, { blob: string; text: string }>> {
+  const seen = new Map<string, { blob: string; text: string }>()
+  const asked = files.filter((f) => !f.path.includes('\n'))
+  if (!asked.length) return seen
+  const out = await gitAsync(['hash-object', '--stdin-paths'], {
+    cwd: root,
+    input: `${asked.map((f) => f.path).join('\n')}\n`,
+  })
+  const blobs = out.toString('utf8').split('\n')
+  const { createHash } = await import('node:crypto')
+  asked.forEach((f, i) => {
+    const blob = blobs[i] ?? ''
+    const lf = f.text.replace(/\r\n/g, '\n')
+    const algorithm = blob.length === 64 ? 'sha256' : 'sha1'
+    const lfBlob =
+      lf === f.text
+        ? undefined
+        : createHash(algorithm)
+            .update(`blob ${Buffer.byteLength(lf)}\0`)
+            .update(lf)
+            .digest('hex')
+    seen.set(f.path, { blob, text: lfBlob === blob ? lf : f.text })
+  })
+  return seen
+}
+
 /** Set the user's index entries for exactly these paths (`update-index --index-info`), then refresh their stat data. */
 export async function updateUserIndex(root: string, changes: readonly IndexChange[], zeroOid: string): Promise<void> {
   await gitAsync(['update-index', '-z', '--index-info'], { cwd: root, input: formatIndexInfo(changes, zeroOid) })

@@ -3,6 +3,7 @@
  * load). A failure is an answer here (undefined, or nothing stale); callers treat git's answers as best effort.
  */
 import { evidenceQuery } from '../../core/evidence.js'
+import { parseRevParsePaths, pathLine } from '../../core/git-output.js'
 import { STORE_DIR } from '../../core/layout.js'
 import type { EvidencePin } from '../../core/evidence.js'
 import { findGitDirs } from './locate.js'
@@ -21,8 +22,14 @@ export interface Located {
 export function locateRepo(cwd: string, env: Env = process.env): Located | undefined {
   const found = findGitDirs(cwd, env)
   if (found) return { root: found.root, commonDir: found.commonDir }
-  const out = tryGitSync(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd, env })
-  const [root, commonDir] = (out ?? '').split('\n')
+  const ask = (...what: string[]) => tryGitSync(['rev-parse', '--path-format=absolute', ...what], { cwd, env })
+  const out = ask('--show-toplevel', '--git-common-dir')
+  if (out === undefined) return undefined
+  // A path holding a newline makes more lines than two: then one question each.
+  const [root, commonDir] = parseRevParsePaths(out, 2) ?? [
+    pathLine(ask('--show-toplevel') ?? ''),
+    pathLine(ask('--git-common-dir') ?? ''),
+  ]
   return root && commonDir ? { root, commonDir } : undefined
 }
 

@@ -17,7 +17,9 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { dirname, isAbsolute, join, relative } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { SharedHooksPathError } from '../../core/errors.js'
+import { pathLine } from '../../core/git-output.js'
 import { planHookLine } from '../../core/hook-script.js'
 import type { HookScriptConcern } from '../../core/hook-script.js'
 import { writeFileNoClobber } from '../store/write-file.js'
@@ -37,6 +39,12 @@ const backupExistsNote = (hook: string) =>
  * nothing staged under .learnings/ or .claude/ (where the default zones are), and the config sets no other zones.
  */
 const NOTHING_STAGED = `git diff --cached --quiet -- .learnings .claude && { ! grep -qs '^ *system:' .learnings/config.yaml || grep -Fqs 'system: [".claude/skills/**", ".claude/commands/**", ".claude/agents/**"]' .learnings/config.yaml; }`
+/**
+ * True in sh where git learn is not used: no `.learnings/` in the work tree or in HEAD (one in HEAD alone is a store
+ * being deleted, which the guards must still see). A hooks folder every repository shares (`--force` installs
+ * there) then does nothing in the others: no Node started, nothing said, never a refusal.
+ */
+const NO_STORE = `{ [ ! -d .learnings ] && ! git cat-file -e HEAD:.learnings 2>/dev/null; }`
 /** What a guard says when relevant files are staged and git-learn is not installed (instead of sh's exit 127). */
 export const NOT_INSTALLED =
   'git-learn is not installed here, so the staged learnings cannot be checked: run npm install (git-learn is in the devDependencies), or skip once with GIT_LEARN_HOOKS=0.'
@@ -65,11 +73,12 @@ export const HUSKY_LINES: Record<
   'pre-commit' | 'pre-merge-commit' | 'commit-msg' | 'post-merge' | 'post-checkout',
   string
 > = {
-  'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged', 'if-merging')} ${HOOK_MARKER}`,
-  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged', 'always')} ${HOOK_MARKER}`,
-  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"', 'quietly-if-merging')} ${HOOK_MARKER}`,
+  'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ${NO_STORE} || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged', 'if-merging')} ${HOOK_MARKER}`,
+  // The variable names the hook in a refusal (an older git-learn ignores it).
+  'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ${NO_STORE} || { ${NOTHING_STAGED}; } || ${orSay('GIT_LEARN_HOOK_NAME=pre-merge-commit git-learn check --staged', 'always')} ${HOOK_MARKER}`,
+  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ${NO_STORE} || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"', 'quietly-if-merging')} ${HOOK_MARKER}`,
   // The refresh of what render wrote: never fails, silent without git-learn or where render never ran.
-  'post-merge': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
+  'post-merge': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ${NO_STORE} || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
   'post-checkout': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || [ "$3" != 1 ] || git diff --quiet "$1" "$2" -- .learnings 2>/dev/null || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
 }
 
@@ -124,8 +133,34 @@ export async function readHookLayout(git: Git): Promise<HookLayout> {
   const configured = await readHooksPath(git)
   if (configured && /(^|[\\/])\.husky[\\/]_[\\/]?$/.test(configured.hooksPath))
     return { kind: 'husky', dir: dirname(configured.dir.replace(/[\\/]+$/, '')) }
-  const dir = (await git.run(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'])).trim()
+  const dir = pathLine(await git.run(['rev-parse', '--path-format=absolute', '--git-path', 'hooks']))
   return { kind: 'hooks-dir', dir }
+}
+
+/**
+ * core.hooksPath when it names the same folder for every repository: an absolute path (`~/` expanded) set in the
+ * system or global config, or in a file included from outside this repository (`git config --show-scope
+ * --show-origin`). A relative one is read from each work tree's root, so each repository has its own (husky's
+ * `.husky/_`); one set in this repository's own config is this repository's choice.
+ */
+export async function readSharedHooksPath(git: Git): Promise<SharedHooksPathError | undefined> {
+  const out = await git.tryRun(['config', '-z', '--show-scope', '--show-origin', 'core.hooksPath'])
+  const [scope = '', origin = '', hooksPath = ''] = (out ?? '').split('\0')
+  if (!hooksPath) return undefined
+  const expanded = (await git.tryRun(['config', '-z', '--type=path', 'core.hooksPath']))?.split('\0')[0] || hooksPath
+  if (!isAbsolute(expanded)) return undefined
+  // git names a config file relative to the top of the work tree (`file:.git/config`) or absolutely.
+  const file = origin.startsWith('file:') ? resolve(git.root, origin.slice('file:'.length)) : undefined
+  const inside = (dir: string) =>
+    file !== undefined && !relative(dir, file).startsWith('..') && !isAbsolute(relative(dir, file))
+  const shared =
+    scope === 'system' ||
+    scope === 'global' ||
+    ((scope === 'local' || scope === 'worktree') && ![git.root, git.gitDir, git.commonDir].some(inside))
+  if (!shared) return undefined
+  const own = relative(git.root, join(git.commonDir, 'hooks'))
+  const local = own.startsWith('..') || isAbsolute(own) ? join(git.commonDir, 'hooks') : own
+  return new SharedHooksPathError(hooksPath, expanded, scope, file ?? origin, local)
 }
 
 export interface MissingHooksPath {
@@ -149,15 +184,24 @@ export async function readMissingHooksPath(git: Git): Promise<MissingHooksPath |
 
 /** The sha256 of every shim earlier versions shipped: an install from one of them is ours, and is updated. */
 const EARLIER_SHIMS = new Set([
+  '113cb8503ec52eb6bafa9b366fecd500cff35d3c7e5516ab7831d785b4608ef4',
+  '117d9e70afa1a03444043688dd805b7e56f426afb0533512eab8f3fb18efa6a0',
   '1348d1da62b083c7663cef33935d2ae5ae10d0ab425dca5ccde0135eb0a79471',
   '1af4aef650e1711921c23795a6f077f76e2b54925bb0907eab5d9f5d56269b80',
   '20f363d77ee47a0b2fdd4f34c5bcec571e3405febe8f15c937b28fe9cd252c27',
+  '271b3e893818053a5708d8b326ef191a8c4987c7d4bc279c3910f70b4ce207b2',
   '28a235ef0ac57262577521997ce2cc96a118db121532593bb91d69f834c13300',
   '3cb138393376044b8d22432000388c6bd1ef341f94d398ae5c32f3e0c9308a22',
+  '50141c20873db367ab013f49f6fafd71fe4a5f4ea141316764c5cb83988931e3',
+  '6b4c7049338f74f04b0c19cfcce1b59a4e8685a954ee0340be6563a37a71fdde',
   '704ca2092fa7dff58ff9d858d5cb52cd2c56c9ca821f1fa7b343f1df498e5ec4',
   '723599320cc53ba68db729f6db2941957984ca7e7eaf33c61bee4719051152cf',
+  '8491c0852835fc44a5b0a1c040e71651404ccd89ff78975aa6f19e49594d9b61',
   '8b0881a0e4a5f3bff314dae0415ce020c4d85c5ab5d4f2fb2c774e0098cdba75',
   '93659c6eeba6a3b25222f1a3f4f909fca857587247b5d4508448fef08bd4f7d2',
+  'bd947b8b8d0ccf206e372567b779bfbeb6279591f1e57c8bbee3f2a2bcbd55a4',
+  'd311690fd0928570f260f3e039fd0fbf762d6ef578ae8f66368cd6752d4822d2',
+  'ed4b5fbd1213d999536a0b54568718f3e9379b664683bfea46f5fd9f450e142a',
   'f57855a9fa7d5b0d8f074d8a1b2360b3939e3ecdf7550ad547c1b48032baf64a',
   'f6c6803984081faad82640cf7ed39cfd19d7619aaa78b270c031e4f91e9a2e44',
   'f92e437743e519e3d8baa45ef594a6ad5526402c3d88a908218b3d398ed636f8',
@@ -180,11 +224,18 @@ function shown(root: string, file: string): string {
   return rel.startsWith('..') || isAbsolute(rel) ? file : rel
 }
 
-/** Add the guards; `force` replaces foreign hooks (kept as `<hook>.git-learn-backup`, put back by uninstall). */
+/**
+ * Add the guards; `force` replaces foreign hooks (kept as `<hook>.git-learn-backup`, put back by uninstall) and
+ * installs into a core.hooksPath every repository shares (refused otherwise: SharedHooksPathError, nothing written).
+ */
 export async function installHooks(
   git: Git,
   opts: { force?: boolean } = {},
 ): Promise<{ layout: HookLayout; changes: HookChange[] }> {
+  if (!opts.force) {
+    const shared = await readSharedHooksPath(git)
+    if (shared) throw shared
+  }
   const layout = await readHookLayout(git)
   const changes: HookChange[] = []
   mkdirSync(layout.dir, { recursive: true })

@@ -3,7 +3,7 @@
  * and blobs of the index, the store's files in the work tree, and a few history questions. GIT_INDEX_FILE is
  * passed through untouched: `git commit --only` runs hooks against a temporary index named by it.
  */
-import { parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
+import { parseCatFileBatch, parseCatFileBatchCheck, pathLine } from '../../core/git-output.js'
 import type { ObjectInfo } from '../../core/git-output.js'
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
@@ -30,7 +30,7 @@ const CONFIG_PATH = '.learnings/config.yaml'
 export function findRoot(cwd: string, env: Env): string {
   if (!env['GIT_DIR'] && !env['GIT_WORK_TREE'] && existsSync(join(cwd, '.git'))) return cwd
   const r = runGitSync(['rev-parse', '--show-toplevel'], { cwd, env })
-  const root = r.stdout.toString('utf8').trim()
+  const root = pathLine(r.stdout.toString('utf8'))
   if (r.code !== 0 || !root) throw noWorkTreeError(cwd, env, r.stderr)
   return root
 }
@@ -490,7 +490,7 @@ export const DIRECTIVE_OVERRIDES_LOG = [
 /** True while a `git merge --squash` is being committed: git's prepared message, SQUASH_MSG, is in the git dir. */
 export function isSquashing(root: string, env: Env): boolean {
   const r = runGitSync(['rev-parse', '--path-format=absolute', '--git-path', 'SQUASH_MSG'], { cwd: root, env })
-  return r.code === 0 && existsSync(r.stdout.toString('utf8').trim())
+  return r.code === 0 && existsSync(pathLine(r.stdout.toString('utf8')))
 }
 
 /** True while a merge is being concluded (MERGE_HEAD exists): its diff against HEAD carries the other side's work. */

@@ -16,6 +16,7 @@ import {
 } from '../../core/errors.js'
 import { STORE_DIR } from '../../core/layout.js'
 import { noWorkTreeError } from './no-work-tree.js'
+import { parseRevParsePaths, pathLine } from '../../core/git-output.js'
 
 export interface Git {
   readonly root: string
@@ -56,14 +57,19 @@ export async function openGit(cwd: string): Promise<Git> {
   // PAGER), so the pathspec variables leave it here.
   dropPathspecVariables(process.env)
   const probe = simpleGit({ baseDir: cwd, trimmed: false, errors })
-  let out: string
+  const questions = ['--show-toplevel', '--git-dir', '--git-common-dir']
+  const ask = (what: readonly string[]) => probe.raw(['rev-parse', '--path-format=absolute', ...what])
+  let paths: (string | undefined)[]
   try {
-    out = await probe.raw(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir'])
+    // Sample: "/r\n/r/.git\n/r/.git\n". A path holding a newline makes more lines: then one question each.
+    paths =
+      parseRevParsePaths(await ask(questions), questions.length) ??
+      (await Promise.all(questions.map(async (q) => pathLine(await ask([q])))))
   } catch (err) {
     // A bare repository (or a git directory) is a repository all the same: said as one without a work tree.
     throw noWorkTreeError(cwd, process.env, String((err as Error).message ?? err))
   }
-  const [root, gitDir, commonDir] = out.split('\n')
+  const [root, gitDir, commonDir] = paths
   if (!root || !gitDir || !commonDir) throw noWorkTreeError(cwd, process.env, 'a bare repository has no work tree')
   const sg = simpleGit({ baseDir: root, trimmed: false, errors })
   return {
@@ -135,11 +141,14 @@ export async function assertStoreCheckedOut(git: Git): Promise<void> {
   if (hidden.length) throw new SparseStoreError(hidden)
 }
 
-/** The committer identity git would use, as "Name <email>". */
+/**
+ * The committer identity git would use, as "Name <email>". The author's is asked too: a lifecycle commit records both,
+ * and one can be missing alone (GIT_COMMITTER_EMAIL set, no user.email), which commit-tree would refuse half way.
+ */
 export async function readIdentity(git: Git): Promise<string> {
   let out: string
   try {
-    out = await git.run(['var', 'GIT_COMMITTER_IDENT'])
+    ;[out] = await Promise.all([git.run(['var', 'GIT_COMMITTER_IDENT']), git.run(['var', 'GIT_AUTHOR_IDENT'])])
   } catch (err) {
     throw new NoIdentityError((err as GitCommandError).stderr ?? String(err))
   }

@@ -21,7 +21,8 @@ import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
 import { BaseUnreachableError, UsageError } from '../../core/errors.js'
-import type { CheckReport, Finding } from '../../core/check.js'
+import { pathLine } from '../../core/git-output.js'
+import type { CheckFile, CheckReport, Finding } from '../../core/check.js'
 import type { Learning } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
@@ -91,20 +92,20 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     if (!entries.length) return quiet()
     // A change under .learnings/ is always checked: the config is then read along with the staged learnings.
     if (entries.some((e) => changedPaths([e]).some(isStorePath)))
-      return print(ctx, format, await checkStaged(ctx, root, entries), true)
+      return print(ctx, format, await checkStaged(ctx, root, entries), hookName(ctx))
     // The commit's own config (the index), not the work tree's: an unstaged edit must neither break nor loosen it.
     const config = readStagedConfigFor(root, ctx.env, entries)
     const inZone = buildZoneMatcher(await readZones(config, DEFAULT_SYSTEM_ZONES))
     const relevant = entries.filter((e) => changedPaths([e]).some((p) => isGuardedPath(p, inZone)))
     if (!relevant.length) return quiet()
-    return print(ctx, format, await checkStaged(ctx, root, relevant, { config }), true)
+    return print(ctx, format, await checkStaged(ctx, root, relevant, { config }), hookName(ctx))
   }
   // A commit is read from git's objects: the work tree's root, or a bare repository's git directory, will do.
   const root = head === undefined ? findRoot(ctx.cwd, ctx.env) : findRepositoryDir(ctx.cwd, ctx.env)
   const commit = head === undefined ? undefined : { ref: head, id: resolveHead(root, ctx.env, head) }
   // On a pull request, GitHub's job summary gets the reviewer's view of the learnings it changes.
   const summary = format === 'github' && base !== undefined ? ctx.env['GITHUB_STEP_SUMMARY'] : undefined
-  return print(ctx, format, await checkTree(ctx, root, base, summary || undefined, commit), false)
+  return print(ctx, format, await checkTree(ctx, root, base, summary || undefined, commit), undefined)
 }
 
 /** The commit id `ref` names; BaseUnreachableError (exit 3, "fetch it first") when it names none here. */
@@ -121,16 +122,23 @@ function isShallow(root: string, env: Ctx['env']): boolean {
   )
 }
 
-async function print(ctx: Ctx, format: Format, report: CheckReport, hook: boolean): Promise<ExitCode> {
+/** The hook running `check --staged`: the pre-merge-commit shim and husky line say so (GIT_LEARN_HOOK_NAME). */
+function hookName(ctx: Ctx): 'pre-commit' | 'pre-merge-commit' {
+  return ctx.env['GIT_LEARN_HOOK_NAME'] === 'pre-merge-commit' ? 'pre-merge-commit' : 'pre-commit'
+}
+
+async function print(
+  ctx: Ctx,
+  format: Format,
+  report: CheckReport,
+  hook: 'pre-commit' | 'pre-merge-commit' | undefined,
+): Promise<ExitCode> {
   const { formatGithub, formatText } = await import('../../core/check.js')
   if (format === 'json') ctx.stdout(`${JSON.stringify(report)}\n`)
   else if (format === 'github') ctx.stdout(formatGithub(report))
   else {
     const text = formatText(report)
-    const hint =
-      !report.ok && hook
-        ? 'The commit was stopped by git learn (pre-commit). Fix the files above, stage them, and commit again.\n'
-        : ''
+    const hint = !report.ok && hook ? (await import('../messages/guards.js')).checkStopped(hook) : ''
     // A hook's stdout and stderr both reach the terminal; stderr keeps stdout free for whoever pipes `git commit`.
     // A clean commit stays quiet.
     if (hook) {
@@ -275,11 +283,29 @@ async function openCache(root: string, ctx: Ctx, known?: string) {
   let commonDir = known ?? findGitDirs(root, ctx.env)?.commonDir
   if (commonDir === undefined) {
     const r = runGitSync(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: root, env: ctx.env })
-    commonDir = r.code === 0 ? r.stdout.toString('utf8').trim() : ''
+    commonDir = r.code === 0 ? pathLine(r.stdout.toString('utf8')) : ''
   }
   if (!commonDir) return undefined
   const { openParseCache } = await import('../../adapters/state/parse-cache.js')
   return openParseCache(commonDir)
+}
+
+/**
+ * The files with each rendered skill that holds a CR read as git reads it (commit.ts readAsGitSees), as render compares
+ * them: under core.autocrlf=true the checked-out CRLF copy of what render wrote is what it wrote, not a change.
+ */
+async function renderedAsGitSees(root: string, files: readonly CheckFile[]): Promise<CheckFile[]> {
+  const crlf = files.flatMap((f) =>
+    f.text?.includes('\r') && /^\.claude\/skills\/[^/]+\/SKILL\.md$/.test(f.path)
+      ? [{ path: f.path, text: f.text }]
+      : [],
+  )
+  if (!crlf.length) return [...files]
+  const seen = await (await import('../../adapters/git/commit.js')).readAsGitSees(root, crlf)
+  return files.map((f) => {
+    const v = seen.get(f.path)
+    return v ? { ...f, text: v.text } : f
+  })
 }
 
 /** The commit `check --head` reads instead of the work tree: the ref as given, and the commit id it names. */
@@ -358,7 +384,7 @@ async function checkTree(
       for (const s of await readTierSources(repo))
         for (const l of s.learnings) tierLearnings.push({ tier: s.tier, learning: l })
   }
-  findings.push(...checkRendered(files, result.learnings, tierLearnings))
+  findings.push(...checkRendered(await renderedAsGitSees(root, files), result.learnings, tierLearnings))
 
   const pinned = result.learnings
     .filter((l) => l.state === 'active')

@@ -39,12 +39,23 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (format !== 'json' && format !== 'text')
     throw new UsageError(`--format must be json or text, not "${format}"`, 'context')
   let text = MINIMAL
+  let unread: unknown
   try {
     const [{ readUsageSummary }, { readConfig }] = await Promise.all([
       import('../../adapters/state/events.js'),
       import('../../adapters/store/config.js'),
     ])
-    const { built, problems } = await contextAt(ctx.cwd, ctx.now(), readUsageSummary, readConfig)
+    // The usage counts only rank: a log that cannot be read (a directory, a file another user owns) costs them, not
+    // the context; hooks.log says why.
+    const usage = (commonDir: string) => {
+      try {
+        return readUsageSummary(commonDir)
+      } catch (err) {
+        unread = err
+        return new Map<string, UsageSummary>()
+      }
+    }
+    const { built, problems } = await contextAt(ctx.cwd, ctx.now(), usage, readConfig)
     // A tier that could not be read is said, never silently left out; why (config.yaml's URL, git's words) is for a
     // person at `tier verify`, not for the agent: a URL is a config value any commit can set, not reviewed text.
     const missing = new Set(
@@ -67,6 +78,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     ctx.stdout(
       `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } })}\n`,
     )
+  if (unread !== undefined) {
+    const [{ logHookError }, { usageNotRecorded }] = await Promise.all([
+      import('../../adapters/state/hooks-log.js'),
+      import('../messages/feed.js'),
+    ])
+    logHookError(ctx.cwd, 'context', new Error(usageNotRecorded('context', unread)), ctx.now())
+  }
   return ExitCode.ok
 }
 

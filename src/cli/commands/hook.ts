@@ -20,6 +20,9 @@ export const spec: CommandSpec = {
     'commit-msg, post-merge and post-checkout; otherwise write those five shims into the hooks dir where none exists\n' +
     '(--force replaces yours and keeps it as <hook>.git-learn-backup). uninstall removes exactly what install added\n' +
     '(with husky, the marked line alone).\n' +
+    'A core.hooksPath that every repository shares (an absolute folder set in the global or system config) is\n' +
+    'refused, since its hooks run in every repository: set one for this repository, or install there with --force.\n' +
+    'The hooks do nothing in a repository without .learnings/.\n' +
     'commit-msg: a staged move into .learnings/active/ or archived/ needs its trailers (git learn approve, reject and\n' +
     'prune write them); staged learnings with agent directives need a Learning-Directives-Allowed trailer.\n' +
     'post-merge (also run by the post-checkout shim when a checkout changed .learnings/): refresh the files\n' +
@@ -28,7 +31,10 @@ export const spec: CommandSpec = {
     'a warning with file:line, as is a core.hooksPath this worktree lacks (run `npx husky` there). Warnings exit 0.\n' +
     'HUSKY=0 or GIT_LEARN_HOOKS=0 skips the hooks.',
   options: {
-    force: { type: 'boolean', description: 'install: replace hooks that are not ours (a backup is kept)' },
+    force: {
+      type: 'boolean',
+      description: 'install: replace hooks that are not ours (a backup is kept), also in a shared core.hooksPath',
+    },
     json: jsonOption(),
   },
   positionals: { min: 1, max: 2, names: 'install|uninstall|commit-msg <file>|post-merge' },

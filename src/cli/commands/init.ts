@@ -42,6 +42,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   if (agentName !== undefined && agentName !== 'claude')
     throw new UsageError(`--agent supports claude; for Codex, Cursor and Gemini CLI see docs/agents.md`, 'init')
   const git = await openGit(ctx.cwd)
+  // A core.hooksPath every repository shares is refused before anything is written (hooks.ts installHooks).
+  if (flag(args, 'hooks')) {
+    const shared = await (await import('../../adapters/git/hooks.js')).readSharedHooksPath(git)
+    if (shared) throw shared
+  }
   if (agentName !== undefined)
     (await import('../../adapters/agents/claude-settings.js')).assertSettingsReadable(git.root)
   const created: string[] = []

@@ -41,6 +41,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   }
   const failure = detectToolFailure(payload)
   if (!failure || !failure.text.trim()) return answer(false, [])
+  let unrecorded: unknown
   try {
     // The feed's git processes start before the rest of the failure path is loaded.
     // In the hook's own directory, never the payload's `cwd`: git run in a directory a payload names would run that
@@ -50,9 +51,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       import('../../adapters/feed/recall.js'),
       import('../messages/feed.js'),
     ])
-    const recalled = await recallFailure(failure, ctx.cwd, ctx.now())
-    if (json) return answer(true, recalled)
-    if (recalled.length)
+    // Not recorded (events.jsonl cannot be appended): the fix still goes out, and hooks.log says why.
+    const recalled = await recallFailure(failure, ctx.cwd, ctx.now(), (err) => void (unrecorded = err))
+    if (json) answer(true, recalled)
+    else if (recalled.length)
       ctx.stdout(
         `${JSON.stringify({ hookSpecificOutput: { hookEventName: failure.event, additionalContext: recallContext(recalled) } })}\n`,
       )
@@ -60,6 +62,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const { logHookError } = await import('../../adapters/state/hooks-log.js')
     logHookError(ctx.cwd, 'recall', err, ctx.now())
     if (json) return answer(true, [])
+  }
+  if (unrecorded !== undefined) {
+    const [{ logHookError }, { usageNotRecorded }] = await Promise.all([
+      import('../../adapters/state/hooks-log.js'),
+      import('../messages/feed.js'),
+    ])
+    logHookError(ctx.cwd, 'recall', new Error(usageNotRecorded('recall', unrecorded)), ctx.now())
   }
   return ExitCode.ok
 }

@@ -29,8 +29,9 @@ export const spec: CommandSpec = {
   details:
     'Targets default to render.targets in .learnings/config.yaml (claude); the targets given are the whole set (files\n' +
     'of a target no longer rendered are removed). Deterministic: the same store gives the same bytes. Only files the\n' +
-    'render manifest lists with the hash of their content are rewritten or removed, never through a symbolic link; a\n' +
-    'hand-written or edited file at a target path is left alone and reported. AGENTS.md changes only between\n' +
+    'render manifest lists with the hash of their content (or rendered files HEAD holds unchanged) are rewritten or\n' +
+    'removed, read as git reads them (line endings), never through a symbolic link; a hand-written or edited file at\n' +
+    'a target path is left alone and reported. AGENTS.md changes only between\n' +
     '<!-- git-learn:begin/end -->. claude-md writes .learnings/INDEX.md (name, description, trigger of each active\n' +
     'learning, within context.max_tokens) and a marked section of CLAUDE.md that imports it (@.learnings/INDEX.md).\n' +
     'What the feed withholds from agents (a credential, an unaccepted directive) is not rendered, with a warning; a\n' +
@@ -96,7 +97,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     handSkills,
     tierOf: (l) => tierOf.get(l) ?? PROJECT_TIER,
   })
-  const { unbalanced, ...result } = applyRender(repo.root, repo.git.commonDir, plan, targets, dryRun)
+  const { unbalanced, ...result } = await applyRender(repo.root, repo.git.commonDir, plan, targets, dryRun)
   const warnings: string[] = rejected.map((r) =>
     r.hazards
       ? renderWithheld(

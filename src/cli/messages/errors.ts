@@ -27,10 +27,13 @@ import {
   TierUrlCredentialError,
   WithheldError,
   SelfApprovalError,
+  SharedHooksPathError,
   PathTakenError,
   UncommittedLearningError,
+  UnsafeRepositoryError,
   UsageError,
 } from '../../core/errors.js'
+import { parseDubiousOwnership } from '../../core/git-output.js'
 import { dirname, join, relative, isAbsolute } from 'node:path'
 import { actionsFrom } from '../../core/lifecycle.js'
 import { ExitCode } from '../context.js'
@@ -201,6 +204,19 @@ export function describeError(err: unknown, command?: string): DescribedError {
         : `${err.path} is not a settings file git learn can merge its hooks into:\n${bullet(err.problems)}\nFix it, then run the command again.`,
       { path: err.path, problems: err.problems },
     )
+  if (err instanceof SharedHooksPathError)
+    return d(ExitCode.refused, sharedHooksPath(err, command), {
+      hooksPath: err.hooksPath,
+      dir: err.dir,
+      scope: err.scope,
+      file: err.file,
+    })
+  // git refused the repository for its owner, whichever command asked it first: one message, with git's fix.
+  const refused =
+    err instanceof NotARepositoryError || err instanceof GitCommandError ? parseDubiousOwnership(err.stderr) : undefined
+  if (refused !== undefined) return describeError(new UnsafeRepositoryError(refused), command)
+  if (err instanceof UnsafeRepositoryError)
+    return d(ExitCode.environment, unsafeRepository(err.path), { path: err.path })
   if (err instanceof SparseStoreError)
     return d(
       ExitCode.environment,
@@ -322,4 +338,34 @@ const mb = (n: number) => `${Math.round((n / 1048576) * 10) / 10} MB`
 /** A file read with a size cap held more than the cap. */
 export function tooLarge(what: string, path: string, size: number | undefined, limit: number): string {
   return `${what} "${path}" is ${size === undefined ? `more than ${limit}` : size} bytes; the limit is ${limit} (${mb(limit)})`
+}
+
+/** Where a shared core.hooksPath is set, in words. */
+const SCOPE_WORDS: Record<string, string> = {
+  system: 'the system git config',
+  global: 'your global git config',
+}
+
+/** `hook install` or `init --hooks` into a core.hooksPath every repository shares: where, why, and the two ways on. */
+function sharedHooksPath(err: SharedHooksPathError, command: string | undefined): string {
+  const init = command === 'init'
+  const where = `${SCOPE_WORDS[err.scope] ?? "a file this repository's config includes"} (${err.file})`
+  const again = init ? '`git learn init --hooks` again' : '`git learn hook install` again'
+  const force = init
+    ? '`git learn init` without --hooks, then `git learn hook install --force`'
+    : '`git learn hook install --force`'
+  return (
+    `core.hooksPath is "${err.hooksPath}" (${err.dir}), set in ${where}: git runs the hooks of that folder in every repository that does not set its own, so git learn's hooks there would run in repositories that never use git learn. Nothing was written.\n` +
+    `To install them for this repository only: \`git config core.hooksPath ${err.local}\`, then ${again} (the other hooks of ${err.dir} then no longer run here: copy the ones you need into ${err.local}).\n` +
+    `To install them into the shared folder anyway: ${force} (in a repository without .learnings/ they do nothing).`
+  )
+}
+
+/** A repository git refuses for its owner (safe.directory): why nothing runs there, and git's own way to trust it. */
+function unsafeRepository(path: string): string {
+  const quoted = `'${path.replace(/'/g, `'\\''`)}'`
+  return (
+    `git refuses to work in ${path}: the repository belongs to another user ("dubious ownership"), and its configuration could run commands as you (core.fsmonitor, hooks). git learn does not use it either.\n` +
+    `If you trust it, tell git so: \`git config --global --add safe.directory ${quoted}\`, then run the command again.`
+  )
 }

@@ -67,6 +67,12 @@ A learning then reaches active/ only through a reviewed pull request whose check
 `
 }
 
+/** After the findings of `check --staged`, when they stop the commit: names the hook that ran. */
+export const checkStopped = (hook: 'pre-commit' | 'pre-merge-commit') =>
+  hook === 'pre-merge-commit'
+    ? 'The merge was stopped by git learn (pre-merge-commit). Fix the files above, stage them, and conclude the merge with `git commit`.\n'
+    : 'The commit was stopped by git learn (pre-commit). Fix the files above, stage them, and commit again.\n'
+
 /** After the commit-msg findings, when they stop the commit. */
 export const commitMsgStopped =
   'The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n'

@@ -332,3 +332,71 @@ describe('render --dry-run writes nothing at all', () => {
     expect(tree(clone)).toEqual(warm)
   })
 })
+
+describe('render and check read a rendered file as git does (issue: CRLF checkouts, fresh clones)', () => {
+  /** A repository whose rendered skills are committed, cloned with `git -c core.autocrlf=<crlf> clone`. */
+  async function cloneOfRendered(autocrlf: boolean) {
+    const origin = makeRepo()
+    seedStore(origin)
+    expect((await origin.cli(['render'])).code).toBe(0)
+    origin.git('add', '.claude')
+    origin.git('commit', '-qm', 'rendered skills')
+    const root = join(tempDir('gl-clone-'), 'clone')
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' })
+    execFileSync('git', ['-c', `core.autocrlf=${autocrlf}`, 'clone', '-q', origin.root, root])
+    git('config', 'core.autocrlf', String(autocrlf))
+    git('config', 'user.name', 'Ada Author')
+    git('config', 'user.email', 'ada@example.com')
+    const rendered = (json: { findings: { rule: string; path: string }[] }) =>
+      json.findings.filter((f) => f.rule === 'rendered').map((f) => f.path)
+    const check = async () => rendered((await cliAt(root, ['check', '--json'])).json())
+    /** An edit of an active learning, committed (as a teammate's pull would bring it). */
+    const edit = (name: string) => {
+      const path = `.learnings/active/${name}.md`
+      const text = readFileSync(join(root, path), 'utf8')
+      writeFileSync(join(root, path), text.replace('## Solution', '## Solution\nFirst check the obvious.'))
+      git('commit', '-qam', 'edit', '-m', `Learning: ${name}`, '-m', 'Learning-Action: edit')
+    }
+    return { root, git, check, edit }
+  }
+
+  test('core.autocrlf=true: the CRLF checkout is what render wrote, and an edited learning is rendered again', async () => {
+    const { root, check, edit } = await cloneOfRendered(true)
+    expect(readFileSync(join(root, SKILL('docker-enospc')), 'utf8')).toContain('\r\n')
+    expect(await check()).toEqual([])
+    const first = (await cliAt(root, ['render', '--json'])).json()
+    expect(first.skipped).toEqual([])
+    expect(first.written).toEqual([])
+    edit('docker-enospc')
+    expect(await check()).toEqual([SKILL('docker-enospc')])
+    const r = await cliAt(root, ['render', '--json'])
+    expect(r.stderr).toBe('')
+    expect(r.json()).toMatchObject({ written: [SKILL('docker-enospc')], skipped: [] })
+    expect(await check()).toEqual([])
+  })
+
+  test('a fresh clone (no manifest yet): render rewrites a committed rendered file, never one edited here', async () => {
+    const { root, check, edit } = await cloneOfRendered(true)
+    edit('docker-enospc')
+    edit('vitest-esm-mock-hoisting')
+    expect(await check()).toEqual([SKILL('docker-enospc'), SKILL('vitest-esm-mock-hoisting')])
+    const mine = `${readFileSync(join(root, SKILL('docker-enospc')), 'utf8')}my note\r\n`
+    writeFileSync(join(root, SKILL('docker-enospc')), mine)
+    const r = await cliAt(root, ['render', '--json'])
+    expect(r.json()).toMatchObject({ written: [SKILL('vitest-esm-mock-hoisting')], skipped: [SKILL('docker-enospc')] })
+    expect(r.stderr).toMatch(/docker-enospc\/SKILL\.md was not written by git learn here \(or was edited since\)/)
+    expect(readFileSync(join(root, SKILL('docker-enospc')), 'utf8')).toBe(mine)
+    expect(await check()).toEqual([SKILL('docker-enospc')])
+  })
+
+  test('core.autocrlf=false with a CRLF file committed: check and render agree it is not what render writes', async () => {
+    const { root, git, check } = await cloneOfRendered(false)
+    const path = join(root, SKILL('docker-enospc'))
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/\n/g, '\r\n'))
+    git('commit', '-qam', 'CRLF by hand')
+    expect(await check()).toEqual([SKILL('docker-enospc')])
+    const r = (await cliAt(root, ['render', '--json'])).json()
+    expect(r).toMatchObject({ written: [SKILL('docker-enospc')], skipped: [] })
+    expect(await check()).toEqual([])
+  })
+})

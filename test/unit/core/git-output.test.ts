@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest'
-import { chunkBounds, groupBySize, parseCatFileBatch } from '../../../src/core/git-output.js'
+import {
+  chunkBounds,
+  groupBySize,
+  parseCatFileBatch,
+  parseDubiousOwnership,
+  parseRevParsePaths,
+  pathLine,
+} from '../../../src/core/git-output.js'
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : b)
@@ -89,4 +96,29 @@ test('groupBySize cuts where the sizes pass the limit; a group holds at least on
     ['b', 50],
   ])
   expect(groups([], 100)).toEqual([])
+})
+
+// A repository path may hold a newline (or end in spaces): `git rev-parse` prints it as it is, on a line of its own.
+test("rev-parse paths: a path a line when they make exactly that many; only the final newline is git's", () => {
+  expect(parseRevParsePaths('/r\n/r/.git\n', 2)).toEqual(['/r', '/r/.git'])
+  expect(parseRevParsePaths('/new\nline\n/new\nline/.git\n', 2)).toBeUndefined()
+  expect(parseRevParsePaths('/r', 2)).toBeUndefined()
+  expect(pathLine('/new\nline \n')).toBe('/new\nline ')
+  expect(pathLine('/r')).toBe('/r')
+})
+
+test.each([
+  [
+    "fatal: detected dubious ownership in repository at '/srv/r x'\nTo add an exception for this directory, call:\n\n\tgit config --global --add safe.directory /srv/r x\n",
+    '/srv/r x',
+  ],
+  // The sentence in another language: its command is not translated.
+  [
+    "fatal: Unsicherer Besitz des Repositorys in '/srv/r'\n\n\tgit config --global --add safe.directory '/srv/r'\n",
+    '/srv/r',
+  ],
+  ["fatal: detected dubious ownership in repository at '/srv/r'\n", '/srv/r'],
+  ['fatal: not a git repository (or any of the parent directories): .git\n', undefined],
+])('parseDubiousOwnership(%j)', (stderr, path) => {
+  expect(parseDubiousOwnership(stderr)).toBe(path)
 })

@@ -32,6 +32,7 @@ import {
   TierUrlCredentialError,
   WithheldError,
   SelfApprovalError,
+  SharedHooksPathError,
   UncommittedLearningError,
 } from '../../../../src/core/errors.js'
 test.each([
@@ -51,6 +52,11 @@ test.each([
   expect(d.code).toBe(code)
   expect(d.message).toMatch(message)
 })
+
+const DUBIOUS =
+  "fatal: detected dubious ownership in repository at '/r'\n\tgit config --global --add safe.directory /r it's\n"
+const UNSAFE =
+  /^git refuses to work in \/r it's: the repository belongs to another user[\s\S]*`git config --global --add safe\.directory '\/r it'\\''s'`/
 
 test.each([
   [
@@ -88,7 +94,15 @@ test.each([
     1,
     /^the URL of tier org \(https:\/\/\*\*\*@github\.com\/org\/learn\.git\) carries a credential[\s\S]*nothing was fetched or changed:\n {2}- Password in a URL \(url-credentials\): ghp_…0i\nGive git the URL without it[\s\S]*credential helper[\s\S]*SSH key/,
   ],
+  [
+    new SharedHooksPathError('~/.githooks', '/h/.githooks', 'global', '/h/.gitconfig', '.git/hooks'),
+    1,
+    /^core\.hooksPath is "~\/\.githooks" \(\/h\/\.githooks\), set in your global git config \(\/h\/\.gitconfig\)[\s\S]*`git config core\.hooksPath \.git\/hooks`[\s\S]*`git learn hook install --force`/,
+  ],
   [new NoIdentityError('Please tell me who you are'), 3, /git config user\.name/],
+  // git refused the repository for its owner, whichever way the command met it: one message, git's fix quoted.
+  [new NotARepositoryError('/r', DUBIOUS), 3, UNSAFE],
+  [new GitCommandError(['ls-files'], DUBIOUS), 3, UNSAFE],
   [new NoCommitsError('/r'), 3, /no commits yet/],
   [
     new NoWorkTreeError('/srv/x.git', '/srv/x.git', true),
