@@ -98,7 +98,7 @@ function keyLine(text: string, key: string): number {
 
 /**
  * Add to `scan` (of the file as written) what the decoded frontmatter holds: each finding at its key's line, but a
- * secret the file showed already (by its fingerprint) and a directive of a kind found in the file's frontmatter.
+ * secret or a directive the file showed already (by its fingerprint: a plain value's sentence is the same in both).
  */
 function addDecoded(
   scan: TextScan,
@@ -115,7 +115,8 @@ function addDecoded(
   const close = text.indexOf('\n---', 3)
   if (!DECODING.test(close === -1 ? text : text.slice(0, close))) return
   const d = decodedFrontmatter(text, data)
-  // Past the walk's bounds the rest is not read, so the learning could hide anything there: it fails closed.
+  // Past the walk's bounds the rest is not read, so the learning could hide anything there: it fails closed (without
+  // a fingerprint, nobody can accept it).
   if (d.unscreened)
     scan.directives.push({
       kind: 'unscreened',
@@ -134,12 +135,11 @@ function addDecoded(
         scan.secrets.push({ ...s, line: lineOf(s.start), column: 1, start: 0, end: 0, decoded: true })
   const found = directives ? scanDirectives(d.text) : []
   if (!found.length) return
-  const matterEnd = lineOfOffset(text, text.indexOf('\n---', 3) + 1)
   const lineStarts = [0]
   for (let i = d.text.indexOf('\n'); i !== -1; i = d.text.indexOf('\n', i + 1)) lineStarts.push(i + 1)
   for (const x of found) {
     const line = lineOf(lineStarts[x.line - 1] ?? 0)
-    if (!scan.directives.some((y) => y.kind === x.kind && (y.line === line || (!y.decoded && y.line <= matterEnd))))
+    if (!scan.directives.some((y) => y.fingerprint === x.fingerprint))
       scan.directives.push({ ...x, line, decoded: true })
   }
 }
