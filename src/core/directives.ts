@@ -444,13 +444,3 @@ function joinedLines(lines: readonly string[]): JoinedLine[] {
   close()
   return out
 }
-
-/** The trailer `add --allow-directives` records, with the learning's name as its value. */
-export const DIRECTIVES_ALLOWED_TRAILER = 'Learning-Directives-Allowed'
-
-/** Names whose override trailer appears in `message` (anywhere: squash merges fold messages together). */
-export function parseDirectivesAllowed(message: string): Set<string> {
-  const out = new Set<string>()
-  for (const m of message.matchAll(/^\s*[*-]?\s*Learning-Directives-Allowed:[ \t]+(\S+)\s*$/gm)) out.add(m[1] as string)
-  return out
-}

@@ -47,7 +47,8 @@ export const spec: CommandSpec = {
     },
     json: {
       type: 'boolean',
-      description: 'same as --format json: {"ok":bool,"findings":[{rule,severity,path,line,message}]}',
+      description:
+        'same as --format json: {"ok":bool,"findings":[{rule,severity,path,line,message}]} (a directive also has its fingerprint)',
     },
   },
 }
@@ -257,7 +258,6 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   const listing = reader.listTreeFiles(root, ctx.env, config.zones.system)
   listing.catch(() => undefined) // awaited below; a failure is reported there
   const { engine, validator } = await loadEngine()
-  const { parseStorePath } = await import('../../core/learning.js')
   const inZone = buildZoneMatcher(config.zones.system)
   const files = reader.readTreeFiles(root, await listing)
   if (files.length > 2000) ctx.stderr(`git learn check: checking ${files.length} files…\n`)
@@ -272,10 +272,10 @@ async function checkTree(ctx: Ctx, root: string, base: string | undefined, summa
   })
   cache?.save()
   let content = result.findings
+  // The directives a person accepted (trailers naming their fingerprints, in HEAD's history) are taken out.
   if (content.some((f) => f.rule === 'directives')) {
-    const { parseDirectivesAllowed } = await import('../../core/directives.js')
-    const allowed = parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env))
-    content = content.filter((f) => f.rule !== 'directives' || !allowed.has(parseStorePath(f.path)?.name ?? ''))
+    const { parseDirectivesAllowed } = await import('../../core/directive-trailer.js')
+    content = engine.acceptDirectives(content, parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env)))
   }
   findings.push(...content)
   findings.push(...engine.checkUniqueNames(files.map((f) => f.path)))
