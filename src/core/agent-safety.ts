@@ -21,13 +21,18 @@ export interface AgentHazard {
    * refusal is still a directive in front of the agent.
    */
   brief: string
+  /** A directive's fingerprint, what a `Learning-Directives-Allowed` trailer names to accept it. */
+  fingerprint?: string
 }
+
+/** Which directives a person accepted for this learning (core/directives.ts acceptedFor: trailers). */
+export type AcceptedDirective = (d: DirectiveFinding) => boolean
 
 export interface HazardOptions {
   /** Reviewed secret fingerprints (secrets.allow). */
   allow?: readonly string[]
-  /** Directives were accepted by a person for this learning (--allow-directives, recorded as a trailer). */
-  directivesAllowed?: boolean
+  /** The directives a person accepted (none when absent). */
+  accepted?: AcceptedDirective
 }
 
 /** What the two scans find in one text, before reviewed fingerprints or accepted directives are applied to it. */
@@ -98,7 +103,7 @@ function keyLine(text: string, key: string): number {
 
 /**
  * Add to `scan` (of the file as written) what the decoded frontmatter holds: each finding at its key's line, but a
- * secret the file showed already (by its fingerprint) and a directive of a kind found in the file's frontmatter.
+ * secret or a directive the file showed already (by its fingerprint: a plain value's sentence is the same in both).
  */
 function addDecoded(
   scan: TextScan,
@@ -115,7 +120,8 @@ function addDecoded(
   const close = text.indexOf('\n---', 3)
   if (!DECODING.test(close === -1 ? text : text.slice(0, close))) return
   const d = decodedFrontmatter(text, data)
-  // Past the walk's bounds the rest is not read, so the learning could hide anything there: it fails closed.
+  // Past the walk's bounds the rest is not read, so the learning could hide anything there: it fails closed (without
+  // a fingerprint, nobody can accept it).
   if (d.unscreened)
     scan.directives.push({
       kind: 'unscreened',
@@ -134,12 +140,11 @@ function addDecoded(
         scan.secrets.push({ ...s, line: lineOf(s.start), column: 1, start: 0, end: 0, decoded: true })
   const found = directives ? scanDirectives(d.text) : []
   if (!found.length) return
-  const matterEnd = lineOfOffset(text, text.indexOf('\n---', 3) + 1)
   const lineStarts = [0]
   for (let i = d.text.indexOf('\n'); i !== -1; i = d.text.indexOf('\n', i + 1)) lineStarts.push(i + 1)
   for (const x of found) {
     const line = lineOf(lineStarts[x.line - 1] ?? 0)
-    if (!scan.directives.some((y) => y.kind === x.kind && (y.line === line || (!y.decoded && y.line <= matterEnd))))
+    if (!scan.directives.some((y) => y.fingerprint === x.fingerprint))
       scan.directives.push({ ...x, line, decoded: true })
   }
 }
@@ -169,17 +174,23 @@ export function learningDirectives(text: string, data: Record<string, unknown> |
   return scan.directives
 }
 
-/** The hazards in a text already scanned; directives are left out when a person accepted them. */
-export function hazardsOf(scan: TextScan, directivesAllowed = false): AgentHazard[] {
+/** The hazards in a text already scanned; the directives `accepted` (by a person, for this learning) are left out. */
+export function hazardsOf(scan: TextScan, accepted?: AcceptedDirective): AgentHazard[] {
   const out: AgentHazard[] = scan.secrets.map((s) => {
     const detail = `line ${s.line}${s.decoded ? ` (${DECODED})` : `, column ${s.column}`}: ${s.description} (${s.rule}): ${s.masked}; fingerprint ${s.fingerprint}`
     return { kind: 'secret', line: s.line, detail, brief: detail }
   })
-  // An accepted directive is left out; a frontmatter too large to screen is not a directive anyone accepted.
   for (const d of scan.directives) {
-    if (directivesAllowed && d.kind !== 'unscreened') continue
-    const brief = `line ${d.line}${d.decoded ? ` (${DECODED})` : ''}: ${d.description}`
-    out.push({ kind: 'directive', line: d.line, detail: d.excerpt ? `${brief}: "${d.excerpt}"` : brief, brief })
+    if (accepted?.(d)) continue
+    const where = `line ${d.line}${d.decoded ? ` (${DECODED})` : ''}: ${d.description}`
+    const fp = d.fingerprint === undefined ? '' : `; fingerprint ${d.fingerprint}`
+    out.push({
+      kind: 'directive',
+      line: d.line,
+      detail: `${where}${d.excerpt ? `: "${d.excerpt}"` : ''}${fp}`,
+      brief: `${where}${fp}`,
+      ...(d.fingerprint === undefined ? {} : { fingerprint: d.fingerprint }),
+    })
   }
   return out
 }
@@ -192,7 +203,7 @@ export function findAgentHazards(
   text: string,
   opts: HazardOptions & { data?: Record<string, unknown> } = {},
 ): AgentHazard[] {
-  return hazardsOf(scanForAgents(text, opts.allow ?? [], opts.data), opts.directivesAllowed)
+  return hazardsOf(scanForAgents(text, opts.allow ?? [], opts.data), opts.accepted)
 }
 
 /** Why a learning is kept from agents, in one line (the feed's problem, render's and show's reason). */

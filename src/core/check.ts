@@ -11,6 +11,9 @@ import { isCommitId } from './git-args.js'
 import { SYMLINK_MODE } from './check-diff.js'
 import { isLearningShaped, isLocalStateFile, isRendered, isStoreSupportFile } from './check-zones.js'
 import { DECODED, scanForAgents } from './agent-safety.js'
+import { directiveAcceptance, directivesAllowedLine } from './directive-trailer.js'
+import type { DirectiveAcceptances } from './directive-trailer.js'
+import type { DirectiveFinding } from './directives.js'
 import { LearningParseError } from './errors.js'
 import type { LearningState } from './errors.js'
 import { parseLearning, parseStorePath, validateLearning } from './learning.js'
@@ -42,7 +45,8 @@ export const RULES: Readonly<Record<RuleId, { severity: Severity; summary: strin
   secrets: { severity: 'error', summary: 'no credentials in a learning or a system-zone file' },
   directives: {
     severity: 'error',
-    summary: 'no prompt-injection-like instructions unless added with --allow-directives',
+    summary:
+      'no prompt-injection-like instructions unless a person accepted each by its fingerprint (add --allow-directives, a Learning-Directives-Allowed trailer)',
   },
   stale: { severity: 'warning', summary: 'an active learning whose evidence.paths changed since evidence.commit' },
   budget: {
@@ -72,6 +76,8 @@ export interface Finding {
   /** 1-based; 1 when the finding is about the whole file. */
   line: number
   message: string
+  /** A directive's fingerprint (core/directives.ts), what a `Learning-Directives-Allowed` trailer names to accept it. */
+  fingerprint?: string
 }
 
 export function finding(
@@ -97,10 +103,11 @@ export interface ContentOptions {
   validator: SchemaValidator
   inZone: (path: string) => boolean
   secretsAllow?: readonly string[]
-  /** Whether to look for directives (pre-commit leaves them to the commit-msg hook, which sees the trailers). */
+  /**
+   * Whether to look for directives (pre-commit leaves them to the commit-msg hook, which sees the trailers). Those a
+   * person accepted are taken out by acceptDirectives, once the trailers are read.
+   */
   directives: boolean
-  /** Learnings whose add commit carried `Learning-Directives-Allowed`. */
-  directivesAllowed?: ReadonlySet<string>
   /** Frontmatter block → mapping (parseYamlMapping by default; the CI check puts a cache in front of it). */
   parseYaml?: (matter: string) => Record<string, unknown>
 }
@@ -220,8 +227,7 @@ function scanText(
   name?: string,
   data?: Record<string, unknown>,
 ): void {
-  const wanted = opts.directives && !(name && opts.directivesAllowed?.has(name))
-  const scan = scanForAgents(f.text ?? '', opts.secretsAllow ?? [], data, wanted)
+  const scan = scanForAgents(f.text ?? '', opts.secretsAllow ?? [], data, opts.directives)
   for (const s of scan.secrets)
     findings.push(
       finding(
@@ -231,16 +237,61 @@ function scanText(
         `${s.description} (${s.rule}) ${s.decoded ? DECODED : `at column ${s.column}`}: ${s.masked}; remove it and rotate the credential (a reviewed false positive goes into secrets.allow as "${s.fingerprint}")`,
       ),
     )
-  if (wanted)
-    for (const d of scan.directives)
-      findings.push(
-        finding(
-          'directives',
-          f.path,
-          d.line,
-          `${d.description}${d.decoded ? ` (${DECODED})` : ''}: "${d.excerpt}"; agents read learnings as instructions: rewrite it as a description, or propose it with \`git learn add --allow-directives\` if it is meant`,
-        ),
-      )
+  for (const d of scan.directives) findings.push(directiveFinding(f.path, name ?? '', d))
+}
+
+/**
+ * The finding of a directive in the learning `name` at `path` (check and the commit-msg hook): what it is, its
+ * fingerprint, and the trailer line that accepts exactly it.
+ */
+export function directiveFinding(path: string, name: string, d: DirectiveFinding): Finding {
+  const what = `${d.description}${d.decoded ? ` (${DECODED})` : ''}`
+  if (d.fingerprint === undefined)
+    return finding('directives', path, d.line, `${what}; agents would read what was not screened: make it smaller`)
+  return {
+    ...finding(
+      'directives',
+      path,
+      d.line,
+      `${what}: "${d.excerpt}" (fingerprint ${d.fingerprint}); agents read learnings as instructions: rewrite it as a description, or, if it is meant, accept exactly this one with the line "${directivesAllowedLine(name, [d.fingerprint])}" in the commit's message (\`git learn add --allow-directives\` writes it for a new learning)`,
+    ),
+    fingerprint: d.fingerprint,
+  }
+}
+
+/**
+ * The findings less the directives a person accepted (`acceptances`: the trailers of the commit being made and of
+ * HEAD's history; core/directives.ts directiveAcceptance decides). A learning whose directives only a trailer of an
+ * earlier version accepts (its name alone, so anything added to it later would pass) gets a warning instead, with
+ * the trailer line that ties the acceptance to what it holds now.
+ */
+export function acceptDirectives(findings: readonly Finding[], acceptances: DirectiveAcceptances): Finding[] {
+  const out: Finding[] = []
+  const byName = new Map<string, Finding[]>()
+  for (const f of findings) {
+    const name = f.rule === 'directives' ? parseStorePath(f.path)?.name : undefined
+    const how = name === undefined ? undefined : directiveAcceptance(acceptances, name, f.fingerprint)
+    if (how === 'name') byName.set(name as string, [...(byName.get(name as string) ?? []), f])
+    if (!how) out.push(f)
+  }
+  for (const [name, accepted] of byName) {
+    const first = accepted[0] as Finding
+    const line = directivesAllowedLine(
+      name,
+      accepted.map((f) => f.fingerprint as string),
+    )
+    const lines = [...new Set(accepted.map((f) => f.line))].join(', ')
+    out.push(
+      finding(
+        'directives',
+        first.path,
+        first.line,
+        `${name}'s directives (line ${lines}) are accepted by its name alone, a Learning-Directives-Allowed trailer without fingerprints (from an earlier git-learn), so one added to it later would pass as well: read them, and if each is meant, tie the acceptance to them with a commit whose message carries the line "${line}" (\`git commit --allow-empty -m "learn: accept the directives of ${name}" -m "${line}"\`); from then on only those are accepted`,
+        'warning',
+      ),
+    )
+  }
+  return out
 }
 
 /** Names used by more than one learning across the states; findings only for the paths in `report` (all when absent). */

@@ -4,7 +4,9 @@
  * shell is refused unless a person said it is meant (`git learn add --allow-directives`).
  */
 import { buildKeywordMatcher, scanKeywords } from './keyword-scan.js'
-import { redactSecrets } from './secrets.js'
+import { redactRanges, scanSecrets } from './secrets.js'
+import { sha256Hex } from './sha256.js'
+import type { SecretRange } from './secrets.js'
 import { Fences } from './text-lines.js'
 
 export type DirectiveKind =
@@ -24,6 +26,11 @@ export interface DirectiveFinding {
   excerpt: string
   /** Found in a frontmatter value as YAML decodes it (core/agent-safety.ts decodedFrontmatter), not in the text as written. */
   decoded?: true
+  /**
+   * What a person accepts (directiveFingerprint): `<kind>:<16 hex digits>`, of the sentence the directive is in.
+   * Absent on an `unscreened` finding, which nobody can accept.
+   */
+  fingerprint?: string
 }
 
 const SHELL = String.raw`(?:sudo\s+)?(?:ba|z|da|k|fi)?sh|iex|python3?|perl|ruby|node`
@@ -148,13 +155,59 @@ function hasLongLine(text: string): boolean {
   return text.length - start > LINE_CHARS
 }
 
+type Rule = (typeof DIRECTIVE_RULES)[number]
+
+/** The rules as eachMatch runs them: every match, from each place one can start. */
+let everyMatch: RegExp[] | undefined
+
 /**
- * Every directive-like passage of `text`, one finding per rule and line. `everyRule` reads every line and run against
- * every rule, without the first look (the test that holds the first look to losing nothing).
+ * Every match of `rules` in `text`, from each place one can start, read LINE_CHARS at a time, the windows
+ * overlapping by WINDOW_OVERLAP: a longer text is read whole, never past one window at once (a rule's backtracking
+ * stays within it). A match is taken from the first window it starts in before the overlap, so the next window, which
+ * holds it whole, does not read it again.
+ */
+function eachMatch(
+  text: string,
+  rules: readonly Rule[],
+  found: (rule: Rule, start: number, end: number) => void,
+): void {
+  everyMatch ??= DIRECTIVE_RULES.map((r) => new RegExp(r.re.source, `${r.re.flags}g`))
+  for (let from = 0; from === 0 || from < text.length - WINDOW_OVERLAP; from += LINE_CHARS - WINDOW_OVERLAP) {
+    const window = text.slice(from, from + LINE_CHARS)
+    const last = from + LINE_CHARS >= text.length
+    for (const rule of rules) {
+      if (!rule.re.test(window)) continue
+      const re = everyMatch[DIRECTIVE_RULES.indexOf(rule)] as RegExp
+      re.lastIndex = 0
+      for (let m = re.exec(window); m; m = re.exec(window)) {
+        if (!last && m.index >= LINE_CHARS - WINDOW_OVERLAP) break
+        found(rule, from + m.index, from + m.index + m[0].length)
+        re.lastIndex = m.index + 1
+      }
+    }
+  }
+}
+
+/** A match of a rule in one reader's line (`unit`), before the matches its passage holds are left out. */
+interface Match {
+  rule: Rule
+  unit: JoinedLine
+  start: number
+  end: number
+  /** Where its passage (what the fingerprint covers) starts and ends in the unit's text. */
+  from: number
+  to: number
+}
+
+/**
+ * Every directive-like passage of `text`: every match of every rule in the lines as a reader reads them (a
+ * paragraph's lines joined, a shell's `\`-continued command as one line; see joinedLines), except one that lies
+ * within the passage of an earlier one of its kind (the same sentence: its fingerprint covers it already). Each is
+ * reported at the line where it starts, with its fingerprint. `everyRule` reads every line and run against every
+ * rule, without the first look (the test that holds the first look to losing nothing).
  */
 export function scanDirectives(text: string, opts: { everyRule?: boolean } = {}): DirectiveFinding[] {
-  const out: DirectiveFinding[] = []
-  if (!opts.everyRule && !mayHaveDirectives(text)) return out
+  if (!opts.everyRule && !mayHaveDirectives(text)) return []
   // A rule that matches no part of the whole text matches none of its lines: no rule is anchored or looks around, so
   // a match in a line is one in the text. Except in a line cut at LINE_CHARS, whose cut end may close a match (`\b`)
   // that the whole line continues: a text with such a line is read line by line with every rule.
@@ -164,55 +217,170 @@ export function scanDirectives(text: string, opts: { everyRule?: boolean } = {})
     opts.everyRule || hasLongLine(text)
       ? DIRECTIVE_RULES
       : DIRECTIVE_RULES.filter((r) => r.re.test(text) || joined.some((j) => r.re.test(j.text)))
-  if (!rules.length) return out
-  const found = new Set<(typeof DIRECTIVE_RULES)[number]>()
-  for (let i = 0; i < lines.length; i++) {
-    const whole = lines[i] as string
-    const seen = new Set<DirectiveKind>()
-    // A line is read LINE_CHARS at a time, the windows overlapping by WINDOW_OVERLAP: a longer one is read whole, never
-    // past one window at once (a rule's backtracking stays within it).
-    for (let from = 0; from === 0 || from < whole.length - WINDOW_OVERLAP; from += LINE_CHARS - WINDOW_OVERLAP) {
-      const line = whole.slice(from, from + LINE_CHARS)
-      for (const r of rules) {
-        if (seen.has(r.kind)) continue
-        if (!r.re.test(line)) continue
-        seen.add(r.kind)
-        found.add(r)
-        // The excerpt is cut from the redacted line, so a token inside a command is never shown whole.
-        const shown = r.re.exec(redactSecrets(line))?.[0] ?? redactSecrets(line)
-        out.push({ kind: r.kind, description: r.description, line: i + 1, excerpt: shown.slice(0, 120) })
-      }
-    }
+  if (!rules.length) return []
+  const passages = new Passages(lines)
+  const matches: Match[] = []
+  const seen = new Map<JoinedLine, Set<string>>()
+  const add = (rule: Rule, unit: JoinedLine, start: number, end: number) => {
+    const key = `${DIRECTIVE_RULES.indexOf(rule)} ${start}`
+    const known = seen.get(unit) ?? new Set<string>()
+    if (known.has(key)) return
+    seen.set(unit, known.add(key))
+    matches.push({ rule, unit, start, end, ...passages.around(unit, start, end) })
   }
-  // A rule no single line holds may still hold across a break a reader does not see ("Ignore all previous⏎instructions"
-  // inside a paragraph, a `curl … \⏎ | sh`): read in the lines as joined, reported at the line where the match starts.
-  for (const r of rules) {
-    if (found.has(r)) continue
-    for (const j of joined) {
-      const m = r.re.exec(j.text)
-      if (!m) continue
-      let line = j.first
-      while (line - j.first + 1 < j.starts.length && (j.starts[line - j.first + 1] as number) <= m.index) line++
-      if (!out.some((f) => f.kind === r.kind && f.line === line + 1)) {
-        const shown = r.re.exec(redactSecrets(m[0]))?.[0] ?? m[0]
-        out.push({
-          kind: r.kind,
-          description: r.description,
-          line: line + 1,
-          excerpt: redactSecrets(shown).slice(0, 120),
-        })
-      }
-      break
+  for (const unit of readerLines(lines, joined))
+    eachMatch(unit.text, rules, (rule, start, end) => add(rule, unit, start, end))
+  // Each line of a run is read as written too, as it always was (its quote marks and indentation, a continuation's
+  // backslash): what a rule finds there is taken at its place in the run, whose sentence its passage is.
+  for (const run of joined)
+    for (let k = 0; k < run.starts.length; k++) {
+      const line = lines[run.first + k] as string
+      if (line.length > LINE_CHARS) continue // read alone, whole (readerLines)
+      const at = run.starts[k] as number
+      const lead = run.leads[k] as number
+      const stop = k + 1 < run.starts.length ? (run.starts[k + 1] as number) - 1 : run.text.length
+      eachMatch(line, rules, (rule, start, end) => {
+        const from = Math.min(stop, at + Math.max(0, start - lead))
+        add(rule, run, from, Math.max(from, Math.min(stop, at + end - lead)))
+      })
     }
+  const out: (DirectiveFinding & { column: number })[] = []
+  const kept: Match[] = []
+  matches.sort((a, b) => a.unit.first - b.unit.first || a.start - b.start || b.end - a.end)
+  for (const m of matches) {
+    const kind = m.rule.kind
+    // Within the passage of one already reported (the same sentence): its fingerprint covers this one too.
+    if (kept.some((k) => k.unit === m.unit && k.rule.kind === kind && k.from <= m.start && m.end <= k.to)) continue
+    kept.push(m)
+    const { line, column } = lineOf(m.unit, m.start)
+    const fingerprint = directiveFingerprint(kind, m.unit.text.slice(m.from, m.to))
+    // A line longer than a run holds is read alone too: the same passage found twice is one finding.
+    if (out.some((f) => f.line === line && f.fingerprint === fingerprint)) continue
+    out.push({
+      kind,
+      description: m.rule.description,
+      line,
+      excerpt: excerptOf(m.unit, m.start, m.end),
+      fingerprint,
+      column,
+    })
   }
-  return out.sort((a, b) => a.line - b.line)
+  return out.sort((a, b) => a.line - b.line || a.column - b.column).map(({ column: _, ...f }) => f)
 }
 
-/** A run of lines a reader reads as one: its text, its first line (0-based) and where each line starts in the text. */
+/** The 1-based line and 0-based column in the unit's line of `offset` in its text. */
+function lineOf(unit: JoinedLine, offset: number): { line: number; column: number } {
+  let k = 0
+  while (k + 1 < unit.starts.length && (unit.starts[k + 1] as number) <= offset) k++
+  return { line: unit.first + k + 1, column: offset - (unit.starts[k] as number) + (unit.leads[k] as number) }
+}
+
+/** The match at [start, end) of the unit's text, its secrets redacted, cut to 120 characters. */
+function excerptOf(unit: JoinedLine, start: number, end: number): string {
+  unit.secrets ??= scanSecrets(unit.text)
+  const inside: SecretRange[] = []
+  for (const s of unit.secrets)
+    if (s.start < end && s.end > start)
+      inside.push({ rule: s.rule, start: Math.max(s.start, start) - start, end: Math.min(s.end, end) - start })
+  return redactRanges(unit.text.slice(start, end), inside).slice(0, 120)
+}
+
+/** How far a passage reaches either side of its match, at most. */
+const PASSAGE_REACH = 200
+/** What ends a sentence: `.`, `!`, `?` or `;` before a blank (or, after the match, the end). */
+const SENTENCE_END_BEFORE = /[.!?;]\s/g
+const SENTENCE_END_AFTER = /[.!?;](?=\s|$)/
+/** A frontmatter line's key and what opens its value (`key: "`, `key: >-`), left out of a passage. */
+const KEY_PREFIX = /^[\w.-]+:[ \t]*(?:[|>][-+0-9]*[ \t]*)?/
+
+/**
+ * The passage around a match, what its fingerprint covers: the sentence it is in, as a reader reads it. It reaches
+ * back to the end of the previous sentence and on to the end of its own (`.`, `!`, `?` or `;` and a blank), at most
+ * PASSAGE_REACH characters either way, within its reader's line; in a frontmatter, within its key's value (the key
+ * line and the indented lines YAML folds into it, the key left out), so another key's value is never part of it.
+ */
+class Passages {
+  /** Index of the line that closes the frontmatter, or -1. */
+  private readonly matterEnd: number
+
+  constructor(private readonly lines: readonly string[]) {
+    let close = -1
+    if (lines.length > 1 && (lines[0] as string).trimEnd() === '---')
+      close = lines.findIndex((l, i) => i > 0 && l.trimEnd() === '---')
+    this.matterEnd = close
+  }
+
+  around(unit: JoinedLine, start: number, end: number): { from: number; to: number } {
+    let lo = 0
+    let hi = unit.text.length
+    const first = lineOf(unit, start).line - 1 - unit.first
+    if (this.inMatter(unit.first + first)) {
+      let k = first
+      while (k > 0 && this.folded(unit.first + k)) k--
+      lo = (unit.starts[k] as number) + (KEY_PREFIX.exec(unit.text.slice(unit.starts[k] as number))?.[0].length ?? 0)
+      let j = lineOf(unit, Math.max(start, end - 1)).line - 1 - unit.first
+      while (j + 1 < unit.starts.length && this.folded(unit.first + j + 1)) j++
+      if (j + 1 < unit.starts.length) hi = (unit.starts[j + 1] as number) - 1
+    }
+    let from = Math.max(lo, start - PASSAGE_REACH)
+    SENTENCE_END_BEFORE.lastIndex = from
+    for (let m = SENTENCE_END_BEFORE.exec(unit.text); m && m.index + 1 < start; m = SENTENCE_END_BEFORE.exec(unit.text))
+      from = m.index + 1
+    const after = unit.text.slice(end, Math.min(hi, end + PASSAGE_REACH))
+    const stop = SENTENCE_END_AFTER.exec(after)
+    return { from: Math.min(from, start), to: end + (stop ? stop.index : after.length) }
+  }
+
+  private inMatter(line: number): boolean {
+    return line > 0 && line < this.matterEnd
+  }
+
+  /** A frontmatter line YAML folds into the value above it: indented. */
+  private folded(line: number): boolean {
+    return this.inMatter(line) && /^[ \t]/.test(this.lines[line] as string)
+  }
+}
+
+/**
+ * The fingerprint of a directive: `<kind>:` and the first 16 hex digits of the SHA-256 of its kind and its passage
+ * (the sentence it is in, see Passages) lower-cased, every run of blanks as one space, without the quotes, list and
+ * quote marks or punctuation at either end. Moving the sentence, re-indenting it, re-wrapping its paragraph or
+ * quoting it another way keeps it; any change of its words (the command, the URL, a "do not" in front) makes another.
+ */
+export function directiveFingerprint(kind: DirectiveKind, passage: string): string {
+  const text = passage
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/^(?:[\s"'`*_>#+-]|\d{1,9}[.)]\s)+/, '')
+    .replace(/[\s"'`*_.,;:!?]+$/, '')
+  return `${kind}:${sha256Hex(`${kind}\n${text}`).slice(0, 16)}`
+}
+
+/**
+ * The lines as a reader reads them, each line in one: the joined runs (joinedLines), and every other line alone. A
+ * line longer than a run holds (LINE_CHARS) is read alone too, whole.
+ */
+function readerLines(lines: readonly string[], joined: readonly JoinedLine[]): JoinedLine[] {
+  const inRun = new Uint8Array(lines.length)
+  for (const j of joined) for (let k = 0; k < j.starts.length; k++) inRun[j.first + k] = 1
+  const out = [...joined]
+  for (let i = 0; i < lines.length; i++)
+    if (!inRun[i] || (lines[i] as string).length > LINE_CHARS)
+      out.push({ text: lines[i] as string, first: i, starts: [0], leads: [0] })
+  return out
+}
+
+/**
+ * A run of lines a reader reads as one: its text, its first line (0-based), where each line starts in the text and
+ * how many of that line's characters come before (quote marks, indentation).
+ */
 interface JoinedLine {
   text: string
   first: number
   starts: number[]
+  leads: number[]
+  /** The secrets in its text, once a finding's excerpt needs them. */
+  secrets?: SecretRange[]
 }
 
 /** A line that starts a block of its own in markdown (a heading, a list item, a table row), read after its quote marks. */
@@ -231,18 +399,19 @@ function joinedLines(lines: readonly string[]): JoinedLine[] {
   const out: JoinedLine[] = []
   const fences = new Fences()
   let run: JoinedLine | undefined
-  let last: { index: number; text: string } | undefined
+  let last: { index: number; text: string; lead: number } | undefined
   const close = () => {
     if (run && run.starts.length > 1) out.push(run)
     run = undefined
   }
-  const start = (index: number, text: string) => {
-    run = { text: text.slice(0, LINE_CHARS), first: index, starts: [0] }
+  const start = (index: number, text: string, lead: number) => {
+    run = { text: text.slice(0, LINE_CHARS), first: index, starts: [0], leads: [lead] }
   }
   for (let i = 0; i < lines.length; i++) {
     const raw = (lines[i] as string).replace(/\r$/, '')
     const quoted = QUOTE.test(raw)
     const line = raw.replace(QUOTE, '')
+    const lead = raw.length - line.trimStart().length
     const prev = i > 0 ? (lines[i - 1] as string).replace(/\r$/, '') : ''
     const continued = /\\$/.test(prev)
     const wasInside = fences.inside
@@ -257,30 +426,21 @@ function joinedLines(lines: readonly string[]): JoinedLine[] {
       if (run.text.length + 1 + part.length > LINE_CHARS) {
         // Cut here: the next run begins again at the last line read, so the two lines on either side are read together.
         close()
-        if (last) start(last.index, last.text)
+        if (last) start(last.index, last.text, last.lead)
       }
       const r = run as JoinedLine | undefined
       if (r) {
         r.text = `${continued ? r.text.replace(/\\$/, '') : r.text} ${part}`
         r.starts.push(r.text.length - part.length)
-      } else start(i, line)
+        r.leads.push(lead)
+      } else start(i, line, raw.length - line.length)
     } else {
       close()
-      if (!blank && !fenceLine && (!code || /\\$/.test(line))) start(i, line)
+      if (!blank && !fenceLine && (!code || /\\$/.test(line))) start(i, line, raw.length - line.length)
     }
-    last = { index: i, text: line.trim() }
+    last = { index: i, text: line.trim(), lead }
     if (fenceLine || blank || (!code && /^ {0,3}#/.test(line) && !/\\$/.test(line))) close()
   }
   close()
-  return out
-}
-
-/** The trailer `add --allow-directives` records, with the learning's name as its value. */
-export const DIRECTIVES_ALLOWED_TRAILER = 'Learning-Directives-Allowed'
-
-/** Names whose override trailer appears in `message` (anywhere: squash merges fold messages together). */
-export function parseDirectivesAllowed(message: string): Set<string> {
-  const out = new Set<string>()
-  for (const m of message.matchAll(/^\s*[*-]?\s*Learning-Directives-Allowed:[ \t]+(\S+)\s*$/gm)) out.add(m[1] as string)
   return out
 }

@@ -105,7 +105,8 @@ export class RefusedError extends GitLearnError {
 
 /**
  * `show` of a learning the feed withholds from agents (a credential, an unaccepted directive): its text is not
- * printed, since agents are told to run `git learn show`. `hazards` are check's findings, secrets masked. Exit 1.
+ * printed, since agents are told to run `git learn show`. `hazards` are check's findings, secrets masked;
+ * `fingerprints` those of its unaccepted directives. Exit 1.
  */
 export class WithheldError extends GitLearnError {
   constructor(
@@ -113,6 +114,7 @@ export class WithheldError extends GitLearnError {
     readonly path: string,
     readonly state: LearningState,
     readonly hazards: readonly string[],
+    readonly fingerprints: readonly string[] = [],
   ) {
     super(`${path} is withheld from agents`)
   }

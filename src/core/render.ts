@@ -238,6 +238,7 @@ export function removeAgentsSection(existing: string): string | undefined {
 
 /** A learning render leaves out, and why. */
 export interface RenderRejected {
+  name: string
   path: string
   reason: string
   /** What keeps it from agents (masked), when that is why: the feed withholds it too. */
@@ -260,8 +261,8 @@ export function selectRenderable(
     const bad = explainBadName(l.name)
     const reason = bad ? `its name is not valid: ${bad}` : validateLearning(l, validator).errors[0]
     const found = reason ? [] : hazards(l)
-    if (reason) rejected.push({ path: l.path, reason })
-    else if (found.length) rejected.push({ path: l.path, reason: withheldReason(found), hazards: found })
+    if (reason) rejected.push({ name: l.name, path: l.path, reason })
+    else if (found.length) rejected.push({ name: l.name, path: l.path, reason: withheldReason(found), hazards: found })
     else learnings.push(l)
   }
   return { learnings, rejected }

@@ -13,8 +13,15 @@ import { readTemplate } from '../adapters/store/templates.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'
 import { DedupeIndex, learningEntry, parseNotesRows } from '../core/dedupe.js'
 import type { DedupeEntry } from '../core/dedupe.js'
-import { findAgentHazards } from '../core/agent-safety.js'
-import { DIRECTIVES_ALLOWED_TRAILER } from '../core/directives.js'
+import { hazardsOf, scanForAgents } from '../core/agent-safety.js'
+import {
+  DIRECTIVES_ALLOWED_TRAILER,
+  acceptedFor,
+  directivesAllowedLine,
+  directivesAllowedValue,
+  fingerprintsOf,
+  parseDirectivesAllowed,
+} from '../core/directive-trailer.js'
 import { LearningInvalidError, RefusedError } from '../core/errors.js'
 import { evaluateGates, failedGates, formatGatesTrailer } from '../core/gates.js'
 import type { GateResult } from '../core/gates.js'
@@ -31,7 +38,7 @@ export interface AdmitOptions {
    * was written, and a gate must not turn away a verbatim error message; the reviewer sees what failed).
    */
   gatesAdvisory?: boolean
-  /** Accept agent directives, recorded as a `Learning-Directives-Allowed` trailer. */
+  /** Accept the agent directives found, recorded by their fingerprints in a `Learning-Directives-Allowed` trailer. */
   allowDirectives?: boolean
   /** The learning's file text as the user wrote it: kept byte for byte when the frontmatter needs no change. */
   text?: string
@@ -70,8 +77,14 @@ const secretsRefused = (name: string, lines: readonly string[]): Refusal => ({
   details: [...lines],
 })
 
-const directivesRefused = (name: string, lines: readonly string[]): Refusal => ({
-  reason: `${name} contains instructions aimed at agents that look like prompt injection (agents read learnings as instructions). Rewrite them as descriptions, or, if they are meant, run again with --allow-directives (recorded as a Learning-Directives-Allowed trailer):`,
+const directivesRefused = (name: string, lines: readonly string[], fingerprints: readonly string[]): Refusal => ({
+  reason: `${name} contains instructions aimed at agents that look like prompt injection (agents read learnings as instructions). Rewrite them as descriptions, or, if they are meant, run again with --allow-directives, which accepts exactly these by their fingerprints (the commit then carries "${directivesAllowedLine(name, fingerprints)}"):`,
+  details: [...lines],
+})
+
+/** A frontmatter too large to screen, which --allow-directives does not accept (it has no fingerprint). */
+const unscreenedRefused = (name: string, lines: readonly string[]): Refusal => ({
+  reason: `${name} cannot be screened for instructions aimed at agents, and --allow-directives accepts only what was read; make its frontmatter smaller:`,
   details: [...lines],
 })
 
@@ -163,12 +176,14 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
       ? toLfLineEndings(rewriteAbsolutePaths(opts.text, repo.root))
       : formatLearningFile(data, body)
 
-  // The same screen as every other road to an agent (core/agent-safety.ts): secrets first, then directives.
-  const hazards = findAgentHazards(text, {
-    data,
-    allow: config.secrets.allow,
-    directivesAllowed: opts.allowDirectives === true,
-  })
+  // The same screen as every other road to an agent (core/agent-safety.ts): secrets first, then directives. With
+  // --allow-directives, what is found now is accepted by its fingerprints, as the trailer recorded below accepts it.
+  const scan = scanForAgents(text, config.secrets.allow, data)
+  const accepting = opts.allowDirectives ? fingerprintsOf(scan.directives) : []
+  const hazards = hazardsOf(
+    scan,
+    accepting.length ? acceptedFor(parseDirectivesAllowed(directivesAllowedLine(name, accepting)), name) : undefined,
+  )
   const secrets = hazards.filter((h) => h.kind === 'secret')
   if (secrets.length)
     refuse(
@@ -178,14 +193,26 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
       ),
     )
   const directives = hazards.filter((h) => h.kind === 'directive')
+  if (directives.some((h) => h.fingerprint === undefined))
+    refuse(
+      unscreenedRefused(
+        name,
+        directives.map((h) => h.detail),
+      ),
+    )
   if (directives.length)
     refuse(
       directivesRefused(
         name,
         directives.map((h) => h.detail),
+        fingerprintsOf(directives),
       ),
     )
-  if (opts.allowDirectives) trailers.push({ token: DIRECTIVES_ALLOWED_TRAILER, value: name })
+  // Only fingerprints: a trailer with the name alone (an earlier version's) would accept whatever is added later.
+  const allowed: Trailer | undefined = accepting.length
+    ? { token: DIRECTIVES_ALLOWED_TRAILER, value: directivesAllowedValue(name, accepting) }
+    : undefined
+  if (allowed) trailers.push(allowed)
 
   let template: string | undefined
   try {
@@ -232,8 +259,15 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
     .filter((id) => !existing.includes(id))
     .slice(0, Math.max(0, 10 - existing.length))
   if (related.length) {
-    text = formatLearningFile({ ...data, related: [...existing, ...related] }, body)
+    const linked = { ...data, related: [...existing, ...related] }
+    text = formatLearningFile(linked, body)
     warnings.push(`linked related learnings: ${related.join(', ')}`)
+    // Written again: the fingerprints recorded are those of the text committed.
+    if (allowed)
+      allowed.value = directivesAllowedValue(
+        name,
+        fingerprintsOf(scanForAgents(text, config.secrets.allow, linked).directives),
+      )
   }
   return { text, warnings, gates, related, trailers }
 }

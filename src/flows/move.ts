@@ -12,8 +12,9 @@ import { PARSED_LOG } from '../adapters/git/run.js'
 import type { Repo } from '../adapters/store/repo.js'
 import { findLearningPath, readLearning } from '../adapters/store/store.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'
-import { findAgentHazards } from '../core/agent-safety.js'
-import { parseDirectivesAllowed } from '../core/directives.js'
+import { hazardsOf, scanForAgents } from '../core/agent-safety.js'
+import { acceptedFor, fingerprintsOf, parseDirectivesAllowed } from '../core/directive-trailer.js'
+import type { DirectiveAcceptances } from '../core/directive-trailer.js'
 import { FOR_THE_REVIEWER, sectionsForTheReviewer } from '../core/gates.js'
 import { LearningInvalidError, RefusedError } from '../core/errors.js'
 import type { LearningState } from '../core/errors.js'
@@ -46,7 +47,11 @@ export async function planMoves(
   repo: Repo,
   names: readonly string[],
   action: MoveAction,
-  opts: { reason?: string | undefined; hazardReason: (name: string, path: string) => string },
+  opts: {
+    reason?: string | undefined
+    /** The refusal of a learning that holds what must not reach an agent (`fingerprints`: its unaccepted directives'). */
+    hazardReason: (name: string, path: string, fingerprints: readonly string[]) => string
+  },
 ): Promise<PlannedMove[]> {
   const { git } = repo
   const config = await repo.config()
@@ -55,7 +60,7 @@ export async function planMoves(
   if (opts.reason) assertNoSecretInMessage(opts.reason, '--reason')
   const plans: PlannedMove[] = []
   const claimed = new Set<string>()
-  let overrides: Set<string> | undefined
+  let overrides: DirectiveAcceptances | undefined
   for (const name of new Set(names)) {
     const learning = readLearning(git.root, name)
     const plan = planTransition(name, learning.state, action)
@@ -94,19 +99,16 @@ export async function planMoves(
       // The file that moves is checked again: hooks are optional, so a token or a directive edited into a pending
       // file after it was proposed would otherwise reach recall and the rendered skills.
       const text = readFileSync(join(git.root, learning.path), 'utf8')
-      let hazards = findAgentHazards(text, { allow: config.secrets.allow, data: learning.data })
+      const scan = scanForAgents(text, config.secrets.allow, learning.data)
+      let hazards = hazardsOf(scan)
       if (hazards.some((h) => h.kind === 'directive')) {
         // An unborn branch has no history to accept anything.
         overrides ??= parseDirectivesAllowed((await git.tryRun([...DIRECTIVE_OVERRIDES_LOG])) ?? '')
-        hazards = findAgentHazards(text, {
-          allow: config.secrets.allow,
-          directivesAllowed: overrides.has(name),
-          data: learning.data,
-        })
+        hazards = hazardsOf(scan, acceptedFor(overrides, name))
       }
       if (hazards.length)
         throw new RefusedError(
-          opts.hazardReason(name, learning.path),
+          opts.hazardReason(name, learning.path, fingerprintsOf(hazards)),
           hazards.map((h) => h.detail),
         )
       const listed = Array.isArray(learning.data['supersedes']) ? (learning.data['supersedes'] as unknown[]) : []

@@ -469,8 +469,7 @@ export function readCommitConfig(root: string, env: Env, commit: string): Buffer
  * `head` (HEAD unless a commit is checked).
  */
 export function readDirectiveOverrides(root: string, env: Env, head = 'HEAD'): string {
-  const [log, ...rest] = DIRECTIVE_OVERRIDES_LOG
-  const r = runGitSync([log, head, ...rest.slice(1)], { cwd: root, env })
+  const r = runGitSync(directiveOverridesLog(head), { cwd: root, env })
   return r.code === 0 ? r.stdout.toString('utf8') : ''
 }
 
@@ -479,13 +478,16 @@ export function readDirectiveOverrides(root: string, env: Env, head = 'HEAD'): s
  * `refs/learn/tiers/*`, another repository's text; a pushed branch nobody reviewed) and would let any of them accept a
  * directive for a project learning of the same name. A squash merge keeps the trailer in its message, on HEAD.
  */
-export const DIRECTIVE_OVERRIDES_LOG = [
-  ...PARSED_LOG,
-  'HEAD',
-  '--format=%B%x00',
-  '-E',
-  '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:',
-] as const
+function directiveOverridesLog(head: string): string[] {
+  return [
+    ...PARSED_LOG,
+    head,
+    '--format=%B%x00',
+    '-E',
+    '--grep=^[[:space:]]*[-*]?[[:space:]]*Learning-Directives-Allowed:',
+  ]
+}
+export const DIRECTIVE_OVERRIDES_LOG: readonly string[] = directiveOverridesLog('HEAD')
 
 /** True while a `git merge --squash` is being committed: git's prepared message, SQUASH_MSG, is in the git dir. */
 export function isSquashing(root: string, env: Env): boolean {

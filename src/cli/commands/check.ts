@@ -62,7 +62,8 @@ export const spec: CommandSpec = {
     },
     json: {
       type: 'boolean',
-      description: 'same as --format json: {"ok":bool,"findings":[{rule,severity,path,line,message}]}',
+      description:
+        'same as --format json: {"ok":bool,"findings":[{rule,severity,path,line,message}]} (a directive also has its fingerprint)',
     },
   },
 }
@@ -342,7 +343,6 @@ async function checkTree(
     : reader.listTreeFiles(root, ctx.env, config.zones.system).then((paths) => reader.readTreeFiles(root, paths))
   listing.catch(() => undefined) // awaited below; a failure is reported there
   const { engine, validator } = await loadEngine()
-  const { parseStorePath } = await import('../../core/learning.js')
   const files = await listing
   if (files.length > 2000) ctx.stderr(`git learn check: checking ${files.length} files…\n`)
   // Parsed frontmatter is cached under the git common dir (see parse-cache.ts): a second run parses only what changed.
@@ -356,10 +356,13 @@ async function checkTree(
   })
   cache?.save()
   let content = result.findings
+  // The directives a person accepted (trailers naming their fingerprints, in HEAD's history) are taken out.
   if (content.some((f) => f.rule === 'directives')) {
-    const { parseDirectivesAllowed } = await import('../../core/directives.js')
-    const allowed = parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env, commit?.id))
-    content = content.filter((f) => f.rule !== 'directives' || !allowed.has(parseStorePath(f.path)?.name ?? ''))
+    const { parseDirectivesAllowed } = await import('../../core/directive-trailer.js')
+    content = engine.acceptDirectives(
+      content,
+      parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env, commit?.id)),
+    )
   }
   findings.push(...content)
   findings.push(...engine.checkUniqueNames(files.map((f) => f.path)))

@@ -24,7 +24,8 @@ export const spec: CommandSpec = {
     'refused, since its hooks run in every repository: set one for this repository, or install there with --force.\n' +
     'The hooks do nothing in a repository without .learnings/.\n' +
     'commit-msg: a staged move into .learnings/active/ or archived/ needs its trailers (git learn approve, reject and\n' +
-    'prune write them); staged learnings with agent directives need a Learning-Directives-Allowed trailer.\n' +
+    'prune write them); a directive in a staged learning needs a Learning-Directives-Allowed trailer naming its\n' +
+    "fingerprint, in the message or in HEAD's history.\n" +
     'post-merge (also run by the post-checkout shim when a checkout changed .learnings/): refresh the files\n' +
     '`git learn render` wrote, only if it has been run in this repository.\n' +
     'A husky line goes before a final top-level exit/exec (after it nothing runs); what may still end a hook first is\n' +
@@ -90,8 +91,8 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   const reader = await import('../../adapters/git/index-reader.js')
   if (reader.isMerging(root, ctx.env)) return ExitCode.ok // the other side's moves were checked where they were made
   const engine = await import('../../core/check.js')
-  const { parseDirectivesAllowed } = await import('../../core/directives.js')
-  const { DECODED, learningDirectives } = await import('../../core/agent-safety.js')
+  const { directiveAcceptance, parseDirectivesAllowed } = await import('../../core/directive-trailer.js')
+  const { learningDirectives } = await import('../../core/agent-safety.js')
   const { parseLearning, parseStorePath } = await import('../../core/learning.js')
   const { readFileBounded } = await import('../../adapters/store/read-bounded.js')
   let read: { bytes: Buffer; over: boolean; size: number | undefined }
@@ -128,26 +129,17 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
     } catch {
       data = undefined // not a learning: the pre-commit check says why; its text as written is still read
     }
-    return learningDirectives(text, data).map((d) => ({ e, d }))
+    const name = parseStorePath(e.path)?.name ?? ''
+    return learningDirectives(text, data).map((d) => engine.directiveFinding(e.path, name, d))
   })
   if (hits.length) {
-    const allowed = parseDirectivesAllowed(message)
-    const pending = hits.filter((h) => !allowed.has(parseStorePath(h.e.path)?.name ?? ''))
-    const history = pending.length
-      ? parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env))
-      : new Set<string>()
-    for (const { e, d } of pending) {
-      const name = parseStorePath(e.path)?.name ?? ''
-      if (history.has(name)) continue
-      findings.push(
-        engine.finding(
-          'directives',
-          e.path,
-          d.line,
-          `${d.description}${d.decoded ? ` (${DECODED})` : ''}: "${d.excerpt}"; agents read learnings as instructions: rewrite it, or propose it with \`git learn add --allow-directives\` (which records "Learning-Directives-Allowed: ${name}")`,
-        ),
-      )
-    }
+    // The message's trailers first; HEAD's history only when they do not accept every one by its fingerprint.
+    let accepted = parseDirectivesAllowed(message)
+    const byMessage = (f: (typeof hits)[number]) =>
+      directiveAcceptance(accepted, parseStorePath(f.path)?.name ?? '', f.fingerprint) === 'fingerprint'
+    if (!hits.every(byMessage))
+      accepted = parseDirectivesAllowed(reader.readDirectiveOverrides(root, ctx.env), accepted)
+    findings.push(...engine.acceptDirectives(hits, accepted))
   }
   const report = engine.buildReport(findings)
   if (json) ctx.stdout(`${JSON.stringify(report)}\n`)

@@ -6,6 +6,7 @@ import { readLearningText } from '../../adapters/store/store.js'
 import { projectScreen } from '../../adapters/feed/agent-screen.js'
 import { openScanCache } from '../../adapters/feed/scan-cache.js'
 import type { AgentHazard } from '../../core/agent-safety.js'
+import { fingerprintsOf } from '../../core/directive-trailer.js'
 import type { Learning } from '../../core/learning.js'
 import { loadLearningValidator } from '../../adapters/store/validators.js'
 import { LISTING_BUDGET_CHARS } from '../../core/check.js'
@@ -104,6 +105,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
           r.path,
           r.reason,
           r.hazards.map((h) => h.detail),
+          fingerprintsOf(r.hazards),
+          r.name,
         )
       : renderSkippedInvalid(r.path, r.reason),
   )

@@ -3,6 +3,7 @@ import { projectScreen } from '../../adapters/feed/agent-screen.js'
 import { findLearningPath, readLearningText, requireLearningPath } from '../../adapters/store/store.js'
 import type { Repo } from '../../adapters/store/repo.js'
 import { scanForAgents } from '../../core/agent-safety.js'
+import { fingerprintsOf } from '../../core/directive-trailer.js'
 import { WithheldError } from '../../core/errors.js'
 import { parseLearning } from '../../core/learning.js'
 import type { Learning } from '../../core/learning.js'
@@ -61,6 +62,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       l.path,
       l.state,
       hazards.map((h) => h.brief),
+      fingerprintsOf(hazards),
     )
   if (flag(args, 'json'))
     ctx.stdout(`${JSON.stringify({ name: l.name, state: l.state, path: l.path, frontmatter: l.data, body: l.body })}\n`)

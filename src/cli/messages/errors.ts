@@ -186,11 +186,12 @@ export function describeError(err: unknown, command?: string): DescribedError {
       { problems: err.problems },
     )
   if (err instanceof WithheldError)
-    return d(ExitCode.refused, showWithheld(err.learningName, err.path, err.state, err.hazards), {
+    return d(ExitCode.refused, showWithheld(err.learningName, err.path, err.state, err.hazards, err.fingerprints), {
       name: err.learningName,
       path: err.path,
       state: err.state,
       reasons: err.hazards,
+      ...(err.fingerprints.length ? { fingerprints: err.fingerprints } : {}),
     })
   if (err instanceof RefusedError)
     return d(ExitCode.refused, `${err.reason}${err.details.length ? `\n${bullet(err.details)}` : ''}`, {

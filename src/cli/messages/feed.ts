@@ -1,4 +1,5 @@
 /** Sentences of the feeding commands: search, context, recall, feedback, status, render, eval. */
+import { directivesAllowedLine } from '../../core/directive-trailer.js'
 import type { EvalReport, RecallFigures, SearchFigures } from '../../core/eval.js'
 
 export interface SearchRow {
@@ -167,9 +168,18 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
 export const renderLeftAlone = (path: string) =>
   `${path} was not written by git learn here (or was edited since); left alone (move that file, or delete it and render again)`
 
-/** render kept a learning out because the feed withholds it from agents; `details` are check's findings, masked. */
-export const renderWithheld = (path: string, reason: string, details: readonly string[]) =>
-  `${path} was not rendered (and a file rendered from it before is removed): ${reason.replace(/; run `git learn check` for the finding$/, '')}: ${details.join('; ')}; fix the file and commit, or run \`git learn check\``
+/**
+ * render kept a learning out because the feed withholds it from agents; `details` are check's findings, masked,
+ * `fingerprints` those of its unaccepted directives.
+ */
+export const renderWithheld = (
+  path: string,
+  reason: string,
+  details: readonly string[],
+  fingerprints: readonly string[],
+  name: string,
+) =>
+  `${path} was not rendered (and a file rendered from it before is removed): ${reason.replace(/; run `git learn check` for the finding$/, '')}: ${details.join('; ')}; fix the file and commit${fingerprints.length ? `, or if the directives are meant, accept exactly these with a commit whose message carries the line "${directivesAllowedLine(name, fingerprints)}"` : ''}, or run \`git learn check\``
 
 /** AGENTS.md or CLAUDE.md holds our markers out of balance: render will not guess which text is whose. */
 export const renderUnbalanced = (file: string) =>

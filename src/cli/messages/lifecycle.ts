@@ -1,4 +1,5 @@
 /** Sentences of the lifecycle commands. */
+import { directivesAllowedLine } from '../../core/directive-trailer.js'
 import type { AuditEvent } from '../../core/trailers.js'
 
 export interface MoveResult {
@@ -120,8 +121,14 @@ export const showText = (l: { path: string; state: string; data: Record<string, 
 export const tierState = (tier: string) => `active in tier ${tier}: reviewed in that repository, not here`
 
 /** `git learn show` of a learning the feed withholds: where it is and why, never its text. */
-export const showWithheld = (name: string, path: string, state: string, reasons: readonly string[]) =>
-  `${name} (${state}, ${path}) is withheld from agents, so show does not print it: agents are told to run \`git learn show\`, and this text must not reach one:\n${reasons.map((r) => `  - ${r}`).join('\n')}\nTo read it yourself, open ${path} in your editor; \`git learn check\` gives each finding and its fix (remove and rotate a credential, or put a reviewed false positive in secrets.allow; a meant directive is proposed with \`git learn add --allow-directives\`).`
+export const showWithheld = (
+  name: string,
+  path: string,
+  state: string,
+  reasons: readonly string[],
+  fingerprints: readonly string[] = [],
+) =>
+  `${name} (${state}, ${path}) is withheld from agents, so show does not print it: agents are told to run \`git learn show\`, and this text must not reach one:\n${reasons.map((r) => `  - ${r}`).join('\n')}\nTo read it yourself, open ${path} in your editor; \`git learn check\` gives each finding and its fix (remove and rotate a credential, or put a reviewed false positive in secrets.allow; ${fingerprints.length ? `a person who read the directives and means them accepts exactly these with a commit whose message carries the line "${directivesAllowedLine(name, fingerprints)}"` : 'a meant directive is accepted by its fingerprint, with `git learn add --allow-directives` or a Learning-Directives-Allowed trailer'}).`
 
 export const secretInMessage = (what: string) =>
   `${what} contains what looks like a credential, and it would be recorded in the commit message for good; nothing was changed. Write it without the secret (and rotate it if it was real):`
@@ -145,5 +152,5 @@ export function partialMove(
 export const noStore = () => 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'
 
 /** approve found a credential or an agent directive in the file it would move. */
-export const approveHazard = (name: string, path: string) =>
-  `${path} holds what must not reach an agent (it was edited after it was proposed, or proposed without the checks), so ${name} was not approved. Remove it, commit the fix, and approve again; a reviewed false positive goes into secrets.allow by its fingerprint, a meant directive is proposed again with \`git learn add --allow-directives\`:`
+export const approveHazard = (name: string, path: string, fingerprints: readonly string[]) =>
+  `${path} holds what must not reach an agent (it was edited after it was proposed, or proposed without the checks), so ${name} was not approved. Remove it, commit the fix, and approve again; a reviewed false positive goes into secrets.allow by its fingerprint${fingerprints.length ? `, and directives a person read and means are accepted by a commit whose message carries the line "${directivesAllowedLine(name, fingerprints)}"` : ''}:`

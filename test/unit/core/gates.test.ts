@@ -10,7 +10,8 @@ import {
   parseNotesRows,
   termVector,
 } from '../../../src/core/dedupe.js'
-import { scanDirectives, parseDirectivesAllowed } from '../../../src/core/directives.js'
+import { directiveAcceptance, parseDirectivesAllowed } from '../../../src/core/directive-trailer.js'
+import { scanDirectives } from '../../../src/core/directives.js'
 import { evaluateGates, explainVagueTrigger, formatGatesTrailer } from '../../../src/core/gates.js'
 import { parseLearning, triggersOf } from '../../../src/core/learning.js'
 import { rewriteAbsolutePaths, rewritePathsInData } from '../../../src/core/paths.js'
@@ -256,11 +257,25 @@ describe('directives', () => {
   })
 
   test('the override trailer is read from anywhere in a message', () => {
-    expect([
-      ...parseDirectivesAllowed(
-        'squash\n\n* learn: add a\n\n  Learning-Directives-Allowed: a\nLearning-Directives-Allowed: b\n',
-      ),
-    ]).toEqual(['a', 'b'])
+    const fp = 'pipe-to-shell:0123456789abcdef'
+    const fp2 = 'exfiltration:fedcba9876543210'
+    const read = parseDirectivesAllowed(
+      `squash\n\n* learn: add a\n\n  Learning-Directives-Allowed: a\nLearning-Directives-Allowed: b\n` +
+        `- Learning-Directives-Allowed: c ${fp},${fp2}\nLearning-Directives-Allowed: d ${fp}\n` +
+        `Learning-Directives-Allowed: d ${fp2}\nLearning-Directives-Allowed: e not-a-fingerprint\n`,
+    )
+    expect([...read.byName]).toEqual(['a', 'b'])
+    expect([...read.fingerprints].map(([n, s]) => [n, [...s]])).toEqual([
+      ['c', [fp, fp2]],
+      ['d', [fp, fp2]],
+    ])
+    expect(directiveAcceptance(read, 'a', fp)).toBe('name')
+    expect(directiveAcceptance(read, 'c', fp2)).toBe('fingerprint')
+    expect(directiveAcceptance(read, 'c', 'pipe-to-shell:1111111111111111')).toBeUndefined()
+    // Words after the name that hold no fingerprint accept nothing (not the name alone).
+    expect(directiveAcceptance(read, 'e', fp)).toBeUndefined()
+    // A finding without a fingerprint (a frontmatter too large to screen) is never accepted, by the name either.
+    expect(directiveAcceptance(read, 'a', undefined)).toBeUndefined()
   })
 })
 
