@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync, mkdirS
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { CLAUDE_HOOKS } from '../../src/adapters/agents/claude-settings.js'
-import { HUSKY_LINES, MERGE_NOT_CHECKED, NOT_INSTALLED } from '../../src/adapters/git/hooks.js'
+import { HUSKY_LINES, MERGE_NOT_CHECKED, NOT_INSTALLED, ZONES_NOT_CHECKED } from '../../src/adapters/git/hooks.js'
 import { PROJECT_ROOT, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
@@ -135,6 +135,35 @@ describe('hooks for a teammate without git-learn', () => {
       expect(repo.git('status', '--porcelain', '--untracked-files=no')).toBe('')
 
       // A plain commit that stages a learning is still refused.
+      stageLearning(repo)
+      const refused = run(repo, 'git', ['commit', '-q', '-m', 'add a learning'], none)
+      expect(refused.stderr).toContain(NOT_INSTALLED)
+      expect(refused.code).toBe(1)
+    },
+  )
+
+  test.each(['shims', 'husky'])(
+    '%s: without git-learn, settings under .claude/ and a config with zones of its own commit as before; learnings do not',
+    (setup) => {
+      const repo = makeRepo()
+      if (setup === 'husky')
+        expect(sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')]).code).toBe(0)
+      expect(sh(repo.root, 'git', ['learn', 'init', '--hooks']).code).toBe(0)
+      // A zone of the team's own: the shell cannot read its glob, so the husky line's fast exit does not apply.
+      const config = repo.read('.learnings/config.yaml')
+      const zoned = config.replace(/^(\s*system:\s*\[)/m, '$1"tools/prompts/**", ')
+      expect(zoned).not.toBe(config)
+      repo.write('.learnings/config.yaml', zoned)
+      repo.git('add', '.')
+      expect(sh(repo.root, 'git', ['commit', '-qm', 'learn: init with a zone']).code).toBe(0)
+
+      const none = teammateEnv()
+      expect(commitCode(repo, none, 'src/other.js')).toEqual({ code: 0, stdout: '', stderr: '' })
+      repo.write('.claude/settings.json', '{"permissions": {}}\n')
+      repo.git('add', '.claude')
+      const settings = run(repo, 'git', ['commit', '-q', '-m', 'agent settings'], none)
+      expect(settings.stderr).toBe(`${ZONES_NOT_CHECKED}\n`)
+      expect(settings.code).toBe(0)
       stageLearning(repo)
       const refused = run(repo, 'git', ['commit', '-q', '-m', 'add a learning'], none)
       expect(refused.stderr).toContain(NOT_INSTALLED)

@@ -49,6 +49,14 @@ const NO_STORE = `{ [ ! -d .learnings ] && ! git cat-file -e HEAD:.learnings 2>/
 export const NOT_INSTALLED =
   'git-learn is not installed here, so the staged learnings cannot be checked: run npm install (git-learn is in the devDependencies), or skip once with GIT_LEARN_HOOKS=0.'
 /**
+ * What a guard says when it lets a commit of files under `.claude/` (the default zones) through without git-learn:
+ * the teammate's commit of code and settings goes as before; only learnings are refused unchecked, and CI's
+ * `check --base` checks the zones. A zone of the config's own outside `.claude/` passes silently the same way: the
+ * shell cannot read the config's globs.
+ */
+export const ZONES_NOT_CHECKED =
+  'git-learn is not installed here: the staged files under .claude/ are not checked locally; CI (git learn check --base) checks them.'
+/**
  * What a guard says when it lets a merge through without git-learn: a teammate who never installed it must be able
  * to finish `git pull` or `git merge main` once main has new learnings; the other side was checked where it was made,
  * and CI's `check --base` checks what the merge brings.
@@ -61,12 +69,16 @@ export const MERGE_NOT_CHECKED =
  * merge, so it needs no test.
  */
 const MERGING = '[ -f "$(git rev-parse --git-path MERGE_HEAD)" ]'
+/** True in sh when nothing under .learnings/ is staged: without git-learn only learnings are refused unchecked. */
+const LEARNINGS_UNSTAGED = 'git diff --cached --quiet -- .learnings'
+/** Say ZONES_NOT_CHECKED when something under .claude/ is staged (nothing for a commit of other files). */
+const ZONES_NOTE = `git diff --cached --quiet -- .claude || echo "${ZONES_NOT_CHECKED}" >&2`
 // No `exit 0` on the merge road: the husky line is one line of the user's hook, whose later lines must still run.
 // commit-msg passes a merge quietly: pre-merge-commit (or pre-commit, for a conflicted merge) already said it.
 const orSay = (command: string, merge: 'always' | 'if-merging' | 'quietly-if-merging') =>
   merge === 'always'
     ? `{ if command -v git-learn >/dev/null 2>&1; then ${command}; else echo "${MERGE_NOT_CHECKED}" >&2; fi; }`
-    : `{ if command -v git-learn >/dev/null 2>&1; then ${command}; elif ${MERGING}; then ${merge === 'if-merging' ? `echo "${MERGE_NOT_CHECKED}" >&2` : ':'}; else echo "${NOT_INSTALLED}" >&2; exit 1; fi; }`
+    : `{ if command -v git-learn >/dev/null 2>&1; then ${command}; elif ${MERGING}; then ${merge === 'if-merging' ? `echo "${MERGE_NOT_CHECKED}" >&2` : ':'}; elif ${LEARNINGS_UNSTAGED}; then ${ZONES_NOTE}; else echo "${NOT_INSTALLED}" >&2; exit 1; fi; }`
 
 /** The line each husky hook gets. husky puts node_modules/.bin on PATH and honours HUSKY=0; the line honours GIT_LEARN_HOOKS=0. */
 export const HUSKY_LINES: Record<
@@ -197,6 +209,7 @@ const EARLIER_SHIMS = new Set([
   '704ca2092fa7dff58ff9d858d5cb52cd2c56c9ca821f1fa7b343f1df498e5ec4',
   '723599320cc53ba68db729f6db2941957984ca7e7eaf33c61bee4719051152cf',
   '8491c0852835fc44a5b0a1c040e71651404ccd89ff78975aa6f19e49594d9b61',
+  '8b5d78524690503e712351092f27817a792dc2d09cadc9f2668a0283f3a6cce6',
   '8b0881a0e4a5f3bff314dae0415ce020c4d85c5ab5d4f2fb2c774e0098cdba75',
   '93659c6eeba6a3b25222f1a3f4f909fca857587247b5d4508448fef08bd4f7d2',
   'bd947b8b8d0ccf206e372567b779bfbeb6279591f1e57c8bbee3f2a2bcbd55a4',
