@@ -20,7 +20,7 @@ import { openRepo } from '../../src/adapters/store/repo.js'
 import { readSources } from '../../src/adapters/store/sources.js'
 import { forEachTierLearning, readTierLearnings } from '../../src/adapters/feed/tiers.js'
 import { loadLearningValidator } from '../../src/adapters/store/validators.js'
-import { makeRepo, tempDir } from '../helpers/repo.js'
+import { cliAt, makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 import { good, seedActive, soloConfig, lastMessage, changedIn } from '../helpers/scale-store.js'
 
@@ -460,7 +460,32 @@ describe('git learn tier', () => {
     const r = await repo.cli(['tier', 'verify'])
     expect(r.code).toBe(1)
     expect(r.stdout).toMatch(/ERROR {2}org:\n.*refs\/learn\/tiers\/org points at [0-9a-f]{12}, not the pinned/)
+    expect(r.stdout).toMatch(/put it back at the pin: `git update-ref refs\/learn\/tiers\/org [0-9a-f]{40}`/)
     expect((await repo.cli(['tier', 'verify', '--json'])).json()).toMatchObject({ ok: false })
+  })
+
+  test('tier verify makes a missing ref again at the pin when the pinned commit is here, and never moves the pin', async () => {
+    const { bare, src } = tierRepo({ 'kafka-lag': good('kafka-lag') })
+    const repo = makeRepo()
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    const pin = repo.git('rev-parse', 'refs/learn/tiers/org').trim()
+    // The tier moves on meanwhile: a `tier update` would pin the new commit, not what was reviewed.
+    src.write('x.txt', 'other\n')
+    src.git('add', '.')
+    src.git('commit', '-q', '-m', 'other')
+    src.git('push', '-q', bare, 'main')
+    // A clone of a local path copies the objects, not refs/learn/*.
+    const clone = join(tempDir('gl-clone-'), 'clone')
+    execFileSync('git', ['clone', '-q', repo.root, clone])
+    expect(execFileSync('git', ['cat-file', '-t', pin], { cwd: clone, encoding: 'utf8' }).trim()).toBe('commit')
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: clone, encoding: 'utf8' })
+    const r = await cliAt(clone, ['tier', 'verify', '--json'])
+    expect(r.json()).toMatchObject({ ok: true })
+    expect(r.code).toBe(0)
+    expect(execFileSync('git', ['rev-parse', 'refs/learn/tiers/org'], { cwd: clone, encoding: 'utf8' }).trim()).toBe(
+      pin,
+    )
+    expect(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: clone, encoding: 'utf8' })).toBe(head)
   })
 
   test('tier update fetches, shows what changed and commits the new pin', async () => {

@@ -612,7 +612,14 @@ export async function verifyTier(git: Git, tier: TierConfig): Promise<TierProble
     if (fetch === undefined) clearUnfetched(git, tier)
     else markUnfetched(git, tier)
   }
-  const ref = await readTierRef(git, tier.name)
+  let ref = await readTierRef(git, tier.name)
+  // The pinned commit is here and its ref is not (a clone of a local path copies objects, not refs/learn/*; a ref
+  // deleted by hand): the ref is made again at the pin, which is what was reviewed. Never anything but the pin, and
+  // only where no ref is.
+  if (!ref && (await hasCommit(git, tier.commit))) {
+    await git.tryRun(['update-ref', tierRef(tier.name), tier.commit, ''])
+    ref = await readTierRef(git, tier.name)
+  }
   if (!ref) problems.push({ kind: 'no-ref', ref: tierRef(tier.name) })
   else if (ref !== tier.commit) problems.push({ kind: 'ref-moved', ref: tierRef(tier.name), at: ref, pin: tier.commit })
   if ((await git.tryRun(['cat-file', '-e', `${tier.commit}^{commit}`])) === undefined)
