@@ -125,6 +125,7 @@ const QUOTE = /^(?:[ \t]*>)+/
 /** A line without its block quote markers. */
 const unquoted = (line: string) => line.replace(QUOTE, '')
 const quoteDepth = (line: string) => (QUOTE.exec(line)?.[0].match(/>/g) ?? []).length
+const BLANK = /^[ \t\r]*$/
 const LIST_ITEM = /^(?:[ \t]*>)*[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/
 const HTML_START = /^(?:[ \t]*>)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*<(!\[CDATA\[|[A-Za-z/!?][A-Za-z]*)/
 /** The end of an HTML block that a blank line does not end (CommonMark kinds 1 to 5). */
@@ -189,7 +190,9 @@ function escapeMarkdownAts(text: string): string {
     para = []
   }
   for (const line of lines) {
-    const isBlank = line.trim() === ''
+    // Blank as CommonMark and Claude Code's reader count it: spaces and tabs only. trim() also drops U+00A0, U+3000
+    // and U+FEFF, and a line of those read as blank would open an indented code block where the reader sees prose.
+    const isBlank = BLANK.test(line)
     const mayStartCode = codeMayStart
     codeMayStart = false
     if (code) {
@@ -259,7 +262,7 @@ function escapeMarkdownAts(text: string): string {
       codeMayStart = quoteDepth(line) === 0
       continue
     }
-    if (unquoted(line).trim() === '') {
+    if (BLANK.test(unquoted(line))) {
       // An empty line of a quote ends its paragraph.
       flush()
       out.push(line)

@@ -113,6 +113,18 @@ describe('render', () => {
     ['an HTML tag indented four is code', '    <div> @a', '    <div> @a'],
     ['after an HTML block a blank line ended', '<div>\n\n    @a\n\n</div>', '<div>\n\n    @a\n\n</div>'],
     ['an indented line right after a paragraph line continues it', 'para\n    @a', 'para\n    \\@a'],
+    // Blank is spaces and tabs only: a line of U+00A0, U+3000 or U+FEFF is prose, so the paragraph goes on.
+    [
+      'a line of no-break spaces is no blank line',
+      'Text\n\u00a0\n    @~/.aws/credentials',
+      'Text\n\u00a0\n    \\@~/.aws/credentials',
+    ],
+    [
+      'a line of ideographic spaces is no blank line',
+      '    code\n\u3000\n    @~/.ssh/id_rsa',
+      '    code\n\u3000\n    \\@~/.ssh/id_rsa',
+    ],
+    ['a BOM-only line is no blank line', 'Text\n\ufeff\n    @.env', 'Text\n\ufeff\n    \\@.env'],
     ['indented in a list item: escaped (its content offset is a guess)', '- a\n\n      @a', '- a\n\n      \\@a'],
     ['indented in a quote: escaped', '>     @a', '>     \\@a'],
     ['a quoted heading opens no code', '> # h\n    @a', '> # h\n    \\@a'],
