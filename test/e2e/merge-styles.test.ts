@@ -148,14 +148,20 @@ function forgeSquash(repo: TestRepo, run: ReturnType<typeof setUp>['run'], branc
 describe('a restore and an approval on one branch', () => {
   // From the merge base the learning moved archived → active, which no single command does; the branch's commits
   // show the two steps the lifecycle allows, each with its trailers.
+
+  /** `came-back` proposed by Ada and rejected by Bob on main; `base` is main then. */
+  function archivedOnMain() {
+    const { repo, run } = setUp()
+    repo.setIdentity(...ADA)
+    expect(sh(repo.root, 'git', ['learn', 'add', '--file', '-'], { input: learningText('came-back') }).code).toBe(0)
+    repo.setIdentity(...BOB)
+    expect(run('git', 'learn', 'reject', 'came-back', '--reason', 'not yet').code).toBe(0)
+    return { repo, run, base: repo.git('rev-parse', 'main').trim() }
+  }
+
   for (const style of ['merge commit', 'forge squash']) {
     test(`land together: ${style}`, () => {
-      const { repo, run } = setUp()
-      repo.setIdentity(...ADA)
-      expect(sh(repo.root, 'git', ['learn', 'add', '--file', '-'], { input: learningText('came-back') }).code).toBe(0)
-      repo.setIdentity(...BOB)
-      expect(run('git', 'learn', 'reject', 'came-back', '--reason', 'not yet').code).toBe(0)
-      const base = repo.git('rev-parse', 'main').trim()
+      const { repo, run, base } = archivedOnMain()
       repo.git('checkout', '-q', '-b', 'learn/came-back')
       repo.setIdentity(...ADA)
       const restored = run('git', 'learn', 'restore', 'came-back', '--reason', 'the cause is confirmed')
@@ -176,12 +182,7 @@ describe('a restore and an approval on one branch', () => {
   }
 
   test('a restore, then a hand move into active/, is still refused', () => {
-    const { repo, run } = setUp()
-    repo.setIdentity(...ADA)
-    expect(sh(repo.root, 'git', ['learn', 'add', '--file', '-'], { input: learningText('came-back') }).code).toBe(0)
-    repo.setIdentity(...BOB)
-    expect(run('git', 'learn', 'reject', 'came-back', '--reason', 'not yet').code).toBe(0)
-    const base = repo.git('rev-parse', 'main').trim()
+    const { repo, run, base } = archivedOnMain()
     expect(run('git', 'learn', 'restore', 'came-back').code).toBe(0)
     repo.git('mv', '.learnings/pending/came-back.md', '.learnings/active/came-back.md')
     repo.git('commit', '-q', '--no-verify', '-m', 'by hand')
