@@ -134,3 +134,24 @@ test("check --head accepts a directive by that commit's own history, not by the 
   expect(unreviewed.code, unreviewed.stdout).toBe(1)
   expect(unreviewed.json().findings.map((f: { rule: string }) => f.rule)).toContain('directives')
 })
+
+test('check --head in a bare repository: copies of the local state are found, a CRLF rendered skill read from git', async () => {
+  const { repo } = await bareClone()
+  repo.write('.learnings/active/rendered-one.md', learningText('rendered-one'))
+  repo.git('add', '.learnings')
+  repo.git('commit', '-qm', 'an active learning', '--no-verify')
+  expect((await repo.cli(['render'])).code).toBe(0)
+  const skill = '.claude/skills/rendered-one/SKILL.md'
+  repo.write(skill, repo.read(skill).replace(/\n/g, '\r\n'))
+  repo.write('events.jsonl', '{"v":1}\n')
+  repo.git('add', '.claude', 'events.jsonl')
+  repo.git('commit', '-qm', 'rendered, and a state file by mistake', '--no-verify')
+  const bare = join(tempDir('gl-bare-'), 'again.git')
+  repo.git('clone', '-q', '--bare', repo.root, bare)
+  const out = await cliAt(bare, ['check', '--head', 'HEAD', '--json'])
+  expect(out.stderr).toBe('')
+  expect(out.code).toBe(1)
+  expect(out.json().findings.map((f: { rule: string; path: string }) => `${f.rule} ${f.path}`)).toContain(
+    'zone events.jsonl',
+  )
+})

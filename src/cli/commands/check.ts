@@ -19,7 +19,7 @@ import {
 import { PARSED_LOG, gitSync, runGitSync } from '../../adapters/git/run.js'
 import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
-import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath } from '../../core/check-zones.js'
+import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath, isLocalStateFile } from '../../core/check-zones.js'
 import { BaseUnreachableError, UsageError } from '../../core/errors.js'
 import { pathLine } from '../../core/git-output.js'
 import type { CheckFile, CheckReport, Finding } from '../../core/check.js'
@@ -339,7 +339,7 @@ async function checkTree(
   const inZone = buildZoneMatcher(config.zones.system)
   // git lists the files while the rules and the schema validator load.
   const listing = commit
-    ? reader.readCommitFiles(root, ctx.env, commit.id, (p) => isStorePath(p) || inZone(p))
+    ? reader.readCommitFiles(root, ctx.env, commit.id, (p) => isStorePath(p) || inZone(p) || isLocalStateFile(p))
     : reader.listTreeFiles(root, ctx.env, config.zones.system).then((paths) => reader.readTreeFiles(root, paths))
   listing.catch(() => undefined) // awaited below; a failure is reported there
   const { engine, validator } = await loadEngine()
@@ -387,7 +387,9 @@ async function checkTree(
       for (const s of await readTierSources(repo))
         for (const l of s.learnings) tierLearnings.push({ tier: s.tier, learning: l })
   }
-  findings.push(...checkRendered(await renderedAsGitSees(root, files), result.learnings, tierLearnings))
+  // A commit's blobs are what git stores already; only the work tree's copies are read as git would store them.
+  const rendered = commit ? files : await renderedAsGitSees(root, files)
+  findings.push(...checkRendered(rendered, result.learnings, tierLearnings))
 
   const pinned = result.learnings
     .filter((l) => l.state === 'active')
