@@ -389,7 +389,11 @@ function reviewedIn(events: readonly AuditEvent[], name: string, state: Learning
  * first); each recorded step is used once.
  */
 function movedInSteps(events: readonly AuditEvent[], name: string, from: LearningState, to: LearningState): boolean {
-  const steps = events.filter((e) => e.name === name && e.from && e.to && e.by)
+  // A step counts with the `*-by` of the command that makes it (Restored-by for archived → pending, Approved-by for
+  // pending → active …), as each lifecycle commit records it.
+  const made = (e: AuditEvent) =>
+    Object.values(MOVES).some((m) => m.from === e.from && m.to === e.to && m.by === e.byRole)
+  const steps = events.filter((e) => e.name === name && e.by && made(e))
   const used = new Set<number>()
   let state: LearningState = from
   while (state !== to) {

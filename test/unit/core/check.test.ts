@@ -381,6 +381,18 @@ describe('commit messages (commit-msg hook)', () => {
     ],
     ['edits in active need nothing', [{ ...add('.learnings/active/a.md'), status: 'M' }], 'typo\n', 0],
     [
+      'a squash of a restore and an approval passes',
+      [mv('.learnings/archived/a.md', '.learnings/active/a.md')],
+      `Squash\n\n* restore\n\n${'Learning: a\nLearning-Action: restore\nLearning-From: archived\nLearning-To: pending\nRestored-by: Rev <r@x>\n'}\n* approve\n\n${'Learning: a\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Rev <r@x>\n'}`,
+      0,
+    ],
+    [
+      'the same two steps signed by no reviewer are refused',
+      [mv('.learnings/archived/a.md', '.learnings/active/a.md')],
+      `Squash\n\n* restore\n\n${'Learning: a\nLearning-Action: restore\nLearning-From: archived\nLearning-To: pending\nProposed-by: Rev <r@x>\n'}\n* approve\n\n${'Learning: a\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nProposed-by: Rev <r@x>\n'}`,
+      1,
+    ],
+    [
       'a rename within pending is refused, as CI refuses it',
       [mv('.learnings/pending/a.md', '.learnings/pending/b.md')],
       'rename\n',
