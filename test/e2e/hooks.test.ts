@@ -1,6 +1,6 @@
 // The built bin as `git learn` on PATH, installed as real hooks, fired by real `git commit`s.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { HUSKY_LINES } from '../../src/adapters/git/hooks.js'
@@ -165,6 +165,17 @@ describe('a hooks folder every repository shares (installed there with --force)'
       expect(r.status, `${hook}: ${r.stderr}`).toBe(0)
       expect(r.stderr + r.stdout, hook).toBe('')
     }
+  })
+
+  test('a store that is only staged (its folder moved out of the work tree) is still checked', () => {
+    const { env } = sharedFolder()
+    const other = makeRepo()
+    other.write('.learnings/pending/bad-one.md', learningText('bad-one', { name: 'other-name' }))
+    other.git('add', '.learnings')
+    renameSync(join(other.root, '.learnings'), join(other.root, 'elsewhere'))
+    const refused = sh(other.root, 'git', ['commit', '-qm', 'staged store'], { env })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('stopped by git learn (pre-commit)')
   })
 
   test('a store deleted in the commit is still seen: its learnings are never deleted', () => {

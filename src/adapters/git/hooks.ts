@@ -40,11 +40,11 @@ const backupExistsNote = (hook: string) =>
  */
 const NOTHING_STAGED = `git diff --cached --quiet -- .learnings .claude && { ! grep -qs '^ *system:' .learnings/config.yaml || grep -Fqs 'system: [".claude/skills/**", ".claude/commands/**", ".claude/agents/**"]' .learnings/config.yaml; }`
 /**
- * True in sh where git learn is not used: no `.learnings/` in the work tree or in HEAD (one in HEAD alone is a store
+ * True in sh where git learn is not used: no `.learnings/` in the work tree, in HEAD or staged (one in HEAD alone is a store
  * being deleted, which the guards must still see). A hooks folder every repository shares (`--force` installs
  * there) then does nothing in the others: no Node started, nothing said, never a refusal.
  */
-const NO_STORE = `{ [ ! -d .learnings ] && ! git cat-file -e HEAD:.learnings 2>/dev/null; }`
+const NO_STORE = `{ [ ! -d .learnings ] && ! git cat-file -e HEAD:.learnings 2>/dev/null && git diff --cached --quiet -- .learnings; }`
 /** What a guard says when relevant files are staged and git-learn is not installed (instead of sh's exit 127). */
 export const NOT_INSTALLED =
   'git-learn is not installed here, so the staged learnings cannot be checked: run npm install (git-learn is in the devDependencies), or skip once with GIT_LEARN_HOOKS=0.'
@@ -204,16 +204,19 @@ const EARLIER_SHIMS = new Set([
   '271b3e893818053a5708d8b326ef191a8c4987c7d4bc279c3910f70b4ce207b2',
   '28a235ef0ac57262577521997ce2cc96a118db121532593bb91d69f834c13300',
   '3cb138393376044b8d22432000388c6bd1ef341f94d398ae5c32f3e0c9308a22',
+  '48cc2553b57680e00cd78b5683dfc6b4d397c271dfc9a02f5e2376f60605a890',
   '50141c20873db367ab013f49f6fafd71fe4a5f4ea141316764c5cb83988931e3',
   '6b4c7049338f74f04b0c19cfcce1b59a4e8685a954ee0340be6563a37a71fdde',
   '704ca2092fa7dff58ff9d858d5cb52cd2c56c9ca821f1fa7b343f1df498e5ec4',
   '723599320cc53ba68db729f6db2941957984ca7e7eaf33c61bee4719051152cf',
   '8491c0852835fc44a5b0a1c040e71651404ccd89ff78975aa6f19e49594d9b61',
-  '8b5d78524690503e712351092f27817a792dc2d09cadc9f2668a0283f3a6cce6',
   '8b0881a0e4a5f3bff314dae0415ce020c4d85c5ab5d4f2fb2c774e0098cdba75',
+  '8b5d78524690503e712351092f27817a792dc2d09cadc9f2668a0283f3a6cce6',
   '93659c6eeba6a3b25222f1a3f4f909fca857587247b5d4508448fef08bd4f7d2',
   'bd947b8b8d0ccf206e372567b779bfbeb6279591f1e57c8bbee3f2a2bcbd55a4',
+  'cf1692d57537f88e82980dba75024f4ee9f836c2bd0a27d779bf625f91478218',
   'd311690fd0928570f260f3e039fd0fbf762d6ef578ae8f66368cd6752d4822d2',
+  'de827e5d0aaab20d960a93c3b0f274cf18a0629730c8b0659cee832b346d04e4',
   'ed4b5fbd1213d999536a0b54568718f3e9379b664683bfea46f5fd9f450e142a',
   'f57855a9fa7d5b0d8f074d8a1b2360b3939e3ecdf7550ad547c1b48032baf64a',
   'f6c6803984081faad82640cf7ed39cfd19d7619aaa78b270c031e4f91e9a2e44',
