@@ -286,7 +286,7 @@ export function acceptDirectives(findings: readonly Finding[], acceptances: Dire
         'directives',
         first.path,
         first.line,
-        `${name}'s directives (line ${lines}) are accepted by its name alone, a Learning-Directives-Allowed trailer without fingerprints (from an earlier git-learn), so one added to it later would pass as well: read them, and if each is meant, tie the acceptance to them with a commit whose message carries the line "${line}" (\`git commit --allow-empty -m "learn: accept the directives of ${name}" -m "${line}"\`); from then on only those are accepted`,
+        `${name}'s directives (line ${lines}) are accepted by its name alone, a Learning-Directives-Allowed trailer without fingerprints (from an earlier git-learn), so one added to it later would pass as well: read them, and if each is meant, tie the acceptance to them with a commit whose message carries the line "${line}" (\`git commit --allow-empty --only -m "learn: accept the directives of ${name}" -m "${line}"\`); from then on only those are accepted`,
         'warning',
       ),
     )

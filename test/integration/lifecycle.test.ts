@@ -132,6 +132,7 @@ describe('add', () => {
     const line = r.stdout.split('\n').find((l) => l.startsWith('  git commit '))
     expect(line).toMatch(/--trailer 'Proposed-by: Ada Author <ada@example.com>'/)
     expect(line).toMatch(/--trailer 'Learning-Action: add'/)
+    expect(line).not.toMatch(/--trailer 'learn: add/)
     // What a user does: paste the printed command into a shell.
     execFileSync('sh', ['-c', (line as string).trim()], { cwd: repo.root, stdio: 'pipe' })
     const log = await repo.cli(['log', 'its-staged', '--json'])

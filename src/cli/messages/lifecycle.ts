@@ -24,7 +24,8 @@ export function added(r: MoveResult, opts: { dryRun: boolean; committed: boolean
  */
 function commitWithTrailers(r: MoveResult & { message?: string }): string {
   const lines = (r.message ?? '').split('\n')
-  const trailers = lines.filter((l) => /^[A-Za-z][A-Za-z0-9-]*: \S/.test(l))
+  // The subject (`learn: add x`) has the shape of a trailer too: the trailers are the lines after it.
+  const trailers = lines.slice(1).filter((l) => /^[A-Za-z][A-Za-z0-9-]*: \S/.test(l))
   if (!trailers.length) return `Commit it with: git commit -- ${r.path}\n`
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
   return `Commit it with its audit trailers (\`git learn log\` and approve read them):\n  git commit -m ${q(lines[0] as string)} ${trailers.map((t) => `--trailer ${q(t)}`).join(' ')} -- ${r.path}\n`
