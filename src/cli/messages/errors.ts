@@ -358,7 +358,7 @@ function sharedHooksPath(err: SharedHooksPathError, command: string | undefined)
   return (
     `core.hooksPath is "${err.hooksPath}" (${err.dir}), set in ${where}: git runs the hooks of that folder in every repository that does not set its own, so git learn's hooks there would run in repositories that never use git learn. Nothing was written.\n` +
     `To install them for this repository only: \`git config core.hooksPath ${err.local}\`, then ${again} (the other hooks of ${err.dir} then no longer run here: copy the ones you need into ${err.local}).\n` +
-    `To install them into the shared folder anyway: ${force} (in a repository without .learnings/ they do nothing).`
+    `To install them into the shared folder anyway: ${force} (in a repository without .learnings/ they do nothing; a hook of yours already there, ${err.dir}/pre-commit say, is replaced and kept as <hook>.git-learn-backup, so it stops running in every repository: merge it into ours first if you still need it).`
   )
 }
 

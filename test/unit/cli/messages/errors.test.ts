@@ -97,7 +97,7 @@ test.each([
   [
     new SharedHooksPathError('~/.githooks', '/h/.githooks', 'global', '/h/.gitconfig', '.git/hooks'),
     1,
-    /^core\.hooksPath is "~\/\.githooks" \(\/h\/\.githooks\), set in your global git config \(\/h\/\.gitconfig\)[\s\S]*`git config core\.hooksPath \.git\/hooks`[\s\S]*`git learn hook install --force`/,
+    /^core\.hooksPath is "~\/\.githooks" \(\/h\/\.githooks\), set in your global git config \(\/h\/\.gitconfig\)[\s\S]*`git config core\.hooksPath \.git\/hooks`[\s\S]*`git learn hook install --force`[\s\S]*replaced and kept as <hook>\.git-learn-backup, so it stops running in every repository/,
   ],
   [new NoIdentityError('Please tell me who you are'), 3, /git config user\.name/],
   // git refused the repository for its owner, whichever way the command met it: one message, git's fix quoted.
