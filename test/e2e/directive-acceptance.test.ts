@@ -145,3 +145,24 @@ test('the trailer read from a forge squash body accepts, and only what it names'
   expect(run('learn', 'check').code).toBe(1)
   expect(fed(run)).not.toContain('evil.example')
 })
+
+test("the feed follows the acceptances in HEAD's history: a reset that drops one withholds the learning again", () => {
+  const { repo, run } = setUp()
+  // Proposed with the directive, committed past the hooks (no acceptance yet): withheld from agents.
+  repo.write('.learnings/pending/install-lintbin.md', learningText('install-lintbin', {}, body(INSTALL)))
+  repo.git('add', '.learnings')
+  repo.git('commit', '-q', '--no-verify', '-m', 'propose install-lintbin')
+  const search = () => run('learn', 'search', 'lintbin', '--state', 'all', '--json').stdout
+  expect(search()).not.toContain('install-lintbin')
+  // Accepted in a commit of its own: the feed serves it (the store's files did not change).
+  const line = (run('learn', 'check').stdout + run('learn', 'check').stderr).match(
+    /Learning-Directives-Allowed: install-lintbin pipe-to-shell:[0-9a-f]{16}/,
+  )?.[0]
+  expect(line).toBeDefined()
+  expect(run('commit', '-q', '--allow-empty', '--only', '-m', 'accept it', '-m', line as string).code).toBe(0)
+  expect(search()).toContain('install-lintbin')
+  expect(search()).toContain('install-lintbin')
+  // The acceptance dropped by a reset: withheld again, though nothing under .learnings/ changed.
+  repo.git('reset', '-q', '--hard', 'HEAD~1')
+  expect(search()).not.toContain('install-lintbin')
+})

@@ -20,7 +20,7 @@ import { parseDubiousOwnership, parseRevParsePaths, pathLine } from '../../core/
 import { STATES, STORE_DIR } from '../../core/layout.js'
 import { writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
 import { runGitAsync, tryGitAsync } from '../git/run.js'
-import { findGitDirs } from '../git/locate.js'
+import { findGitDirs, readHeadCommit } from '../git/locate.js'
 import { readConfigBytes } from '../store/config.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
@@ -228,7 +228,7 @@ async function startKeying(cwd: string): Promise<Keying> {
     // Loaded only here: a bare repository or a git directory is named as one without a work tree.
     throw (await import('../git/no-work-tree.js')).noWorkTreeError(cwd, process.env)
   }
-  const state = finishKey(root, commonDir, index, ls, st, watch)
+  const state = finishKey(root, commonDir, index, ls, st, watch, found?.gitDir)
   state.catch(() => undefined) // awaited by the command's reader, which reports a refusal
   return { root, commonDir, state }
 }
@@ -263,6 +263,45 @@ async function whereFrom(cwd: string, out: Buffer | undefined): Promise<(string 
     parseRevParsePaths(out.toString('utf8'), 2) ??
     (await Promise.all([ask('--show-toplevel'), ask('--git-common-dir')]))
   )
+}
+
+/**
+ * The directive acceptances the feed's screen read (`Learning-Directives-Allowed` trailers in HEAD's history), as a
+ * part of the key, when the last rebuild met a directive: a commit that adds or a reset that drops an acceptance
+ * changes what agents may be fed, and the store's files do not change with it. The rebuild leaves
+ * `directive-acceptances.json` (HEAD's id and the hash of the trailers it read) only when some learning holds a
+ * directive; the trailers are read again only once HEAD has moved. Without the file (no directive anywhere): ''.
+ */
+export const ACCEPTANCES_FILE = 'directive-acceptances.json'
+
+async function acceptanceStamp(
+  root: string,
+  commonDir: string,
+  gitDir: string | undefined,
+  createHash: typeof import('node:crypto').createHash,
+): Promise<string> {
+  const file = join(cacheDir(commonDir), ACCEPTANCES_FILE)
+  let saved: { head?: unknown; log?: unknown }
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8')) as typeof saved
+  } catch {
+    return ''
+  }
+  const head = gitDir ? readHeadCommit({ root, gitDir, commonDir }) : undefined
+  if (head && saved.head === head && typeof saved.log === 'string') return saved.log
+  const log = await acceptanceLogHash(root, createHash)
+  if (head) writeCacheFile(file, JSON.stringify({ head, log }))
+  return log
+}
+
+/** The hash of the acceptance trailers in HEAD's history (index-reader.ts readDirectiveOverrides). */
+export async function acceptanceLogHash(
+  root: string,
+  createHash: typeof import('node:crypto').createHash,
+): Promise<string> {
+  // Loaded only where a directive was met.
+  const { readDirectiveOverrides } = await import('../git/index-reader.js')
+  return createHash('sha1').update(readDirectiveOverrides(root, process.env)).digest('hex')
 }
 
 let prefetched: { cwd: string; keying: Promise<Keying> } | undefined
@@ -302,11 +341,13 @@ async function finishKey(
   ls: () => Promise<Buffer | undefined>,
   stRun: Promise<Buffer | undefined>,
   watch: Watch | undefined,
+  gitDir: string | undefined,
 ): Promise<StoreState> {
   const st = await stRun
   const { createHash } = await import('node:crypto') // after git has answered: not on the way to starting it
   const base = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp(createHash)}\n`)
   base.update(readConfigBytes(root) ?? 'no config').update('\0\0')
+  base.update(await acceptanceStamp(root, commonDir, gitDir, createHash)).update('\0\0')
   if (st === undefined) return { key: statKey(root, base) }
   const records = st
     .toString('utf8')

@@ -9,7 +9,7 @@
  * Why over 300 lines: reading every source and folding duplicates is one pass with one memory budget; writing is
  * write-cache.ts.
  */
-import { lstatSync, mkdirSync } from 'node:fs'
+import { lstatSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { GitCommandError, reasonOf } from '../../core/errors.js'
@@ -30,7 +30,8 @@ import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsyncSpooled } from '../git/run.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
-import { cacheDir, storeFiles } from './feed-key.js'
+import { ACCEPTANCES_FILE, acceptanceLogHash, cacheDir, storeFiles } from './feed-key.js'
+import { writeCacheFile } from '../state/cache-file.js'
 import type { StoreState } from './feed-key.js'
 import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
 import { readTierItems, writeTierItems } from './tier-items.js'
@@ -228,6 +229,23 @@ async function readTier(
 }
 
 /** Read every source, fold, index, and write the cache files of `state.key`. */
+/**
+ * Leave the acceptances the screen read for the next key (feed-key.ts acceptanceStamp) when a learning holds a
+ * directive, HEAD's id beside them; remove them when none does, so that a store without directives pays nothing.
+ */
+async function stampAcceptances(root: string, commonDir: string, directiveMet: boolean): Promise<void> {
+  const file = join(cacheDir(commonDir), ACCEPTANCES_FILE)
+  if (!directiveMet) return void rmSync(file, { force: true })
+  const [{ createHash }, { findGitDirs, readHeadCommit }] = await Promise.all([
+    import('node:crypto'),
+    import('../git/locate.js'),
+  ])
+  const dirs = findGitDirs(root, process.env)
+  const head = dirs && readHeadCommit(dirs)
+  if (!head) return void rmSync(file, { force: true })
+  writeCacheFile(file, JSON.stringify({ head, log: await acceptanceLogHash(root, createHash) }))
+}
+
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
   const loosen = tightenHeapGrowth()
   try {
@@ -463,12 +481,15 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
         ? { problem: t.problem ?? 'unreadable' }
         : compact(parseProjectFile(slot.path, t.text, allow), slot.path, true)
     })
+  /** Whether some learning holds a directive: the screen then read the acceptances, which key the cache too. */
+  let directiveMet = false
   /** Screens, folds and indexes a batch's files in store order. */
   const settle = async (batch: readonly Slot[], parsed: ParsedFile[]) => {
     for (const [i, slot] of batch.entries()) {
       let result = parsed[i] as ParsedFile
       if (result.name !== undefined && result.scan)
         try {
+          if (result.scan.directives.length) directiveMet = true
           // The trust boundary (core/agent-safety.ts): what holds a credential or an unaccepted directive is listed
           // but never fed to an agent (search, context, recall).
           const withheld = await screen(result.name, result.scan)
@@ -549,6 +570,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   const parts = index.finish()
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog, (id) => recallTerms[id])
   const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, tierLines, project: projectFile }
+  await stampAcceptances(root, commonDir, directiveMet)
   await writeCache(dir, state.key, {
     ...built,
     tierOf,
