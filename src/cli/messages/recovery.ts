@@ -26,7 +26,9 @@ export function describeHalfDone(p: HalfDone): string {
     case 'staged-move': {
       const from = parseStorePath(p.from)
       const to = parseStorePath(p.to)
-      const still = from ? `: it is still ${from.state}` : ''
+      // The feed reads the work tree: until the move is undone or made, agents get the file where it now is.
+      const fed = to?.state === 'active' ? ', though agents are fed it as active until then' : ''
+      const still = from ? `: it is still ${from.state}${fed}` : ''
       const command =
         from && to && from.name === to.name
           ? MOVE_COMMANDS[`${from.state}>${to.state}`]?.replace('<name>', to.name)

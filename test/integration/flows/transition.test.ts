@@ -158,7 +158,7 @@ describe('recovery that tells the truth', () => {
     const warning =
       `${P('pend-one')} → ${P('pend-one', 'active')} is staged but was never committed ` +
       '(an interrupted move of an older git-learn, or a move by hand): nothing was approved, rejected or archived: ' +
-      `it is still pending. Undo it: \`git learn doctor --abort\` (or \`git mv ${P('pend-one', 'active')} ` +
+      `it is still pending, though agents are fed it as active until then. Undo it: \`git learn doctor --abort\` (or \`git mv ${P('pend-one', 'active')} ` +
       `${P('pend-one')}\`), then make the move with \`git learn approve pend-one\``
 
     const status = await repo.cli(['status', '--json'])
