@@ -238,7 +238,7 @@ export function tierVerifyProblem(name: string, p: TierProblem): string {
     case 'no-pin':
       return `no commit is pinned in .learnings/config.yaml; run \`git learn tier update ${name}\``
     case 'no-ref':
-      return `${p.ref} does not exist and the pinned commit could not be fetched: run \`git learn tier verify ${name}\` again once the tier's URL answers (\`git learn tier update ${name}\` would pin another commit)`
+      return `${p.ref} does not exist and could not be made at the pin (the pinned commit could not be fetched, or git could not write the ref): run \`git learn tier verify ${name}\` again once the tier's URL answers (\`git learn tier update ${name}\` would pin another commit)`
     case 'ref-moved':
       return `${p.ref} points at ${p.at.slice(0, 12)}, not the pinned ${p.pin.slice(0, 12)}: the ref was moved outside \`git learn tier update\`. Look at what it points at (\`git log -1 ${p.at.slice(0, 12)}\`), then put it back at the pin: \`git update-ref ${p.ref} ${p.pin}\``
     case 'pin-missing':
