@@ -228,24 +228,31 @@ async function readTier(
   }
 }
 
-/** Read every source, fold, index, and write the cache files of `state.key`. */
 /**
  * Leave the acceptances the screen read for the next key (feed-key.ts acceptanceStamp) when a learning holds a
  * directive, HEAD's id beside them; remove them when none does, so that a store without directives pays nothing.
  */
 async function stampAcceptances(root: string, commonDir: string, directiveMet: boolean): Promise<void> {
   const file = join(cacheDir(commonDir), ACCEPTANCES_FILE)
-  if (!directiveMet) return void rmSync(file, { force: true })
+  const forget = () => {
+    try {
+      rmSync(file, { force: true })
+    } catch {
+      // Not a file (a directory in its place): the key then reads no stamp from it either.
+    }
+  }
+  if (!directiveMet) return forget()
   const [{ createHash }, { findGitDirs, readHeadCommit }] = await Promise.all([
     import('node:crypto'),
     import('../git/locate.js'),
   ])
   const dirs = findGitDirs(root, process.env)
   const head = dirs && readHeadCommit(dirs)
-  if (!head) return void rmSync(file, { force: true })
+  if (!head) return forget()
   writeCacheFile(file, JSON.stringify({ head, log: await acceptanceLogHash(root, createHash) }))
 }
 
+/** Read every source, fold, index, and write the cache files of `state.key`. */
 export async function rebuild(root: string, commonDir: string, state: StoreState): Promise<Built> {
   const loosen = tightenHeapGrowth()
   try {
