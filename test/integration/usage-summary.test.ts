@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -29,6 +30,20 @@ function setup() {
 }
 
 describe('the usage-summary cache', () => {
+  test.each([
+    ['a directory', (file: string) => mkdirSync(file)],
+    ['a FIFO', (file: string) => execFileSync('mkfifo', [file])],
+  ])('a usage log that is %s counts nothing, and never blocks or fails status', async (_what, make) => {
+    const { repo, file } = setup()
+    expect((await repo.cli(['init'])).code).toBe(0)
+    make(file)
+    expect(readUsageLog(join(repo.root, '.git'))).toMatchObject({ readBytes: 0, rebuilt: false })
+    expect(readUsageLog(join(repo.root, '.git')).totals.size).toBe(0)
+    const status = await repo.cli(['status', '--json'])
+    expect(status.stderr).toBe('')
+    expect(status.code).toBe(0)
+  })
+
   test('counts events appended after the cache was written, reading only the new bytes', () => {
     const { common } = setup()
     for (let d = 1; d <= 5; d++) appendEvent(common, ev(d, 'a'))

@@ -6,7 +6,16 @@
  * Why over 300 lines: the writer, the streaming reader and the totals cache keep one file format; they change together.
  */
 import { createHash } from 'node:crypto'
-import { closeSync, createReadStream, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
 import { appendEventLine, eventsPath, stateDir } from './event-line.js'
@@ -263,12 +272,15 @@ export function readUsageLog(commonDir: string): UsageLog {
   const file = eventsPath(commonDir)
   let fd: number
   try {
-    fd = openSync(file, 'r')
+    // Without blocking: a FIFO in its place would hold the command until something wrote to it.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch {
     return { totals: new Map(), skipped: 0, readBytes: 0, rebuilt: false }
   }
   try {
     const st = fstatSync(fd)
+    // Not a regular file (a directory, a FIFO in its place): no usage is counted, as when there is none.
+    if (!st.isFile()) return { totals: new Map(), skipped: 0, readBytes: 0, rebuilt: false }
     const size = st.size
     const cached = readSummaryFile(commonDir)
     const usable =
