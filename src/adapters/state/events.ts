@@ -279,8 +279,9 @@ export function readUsageLog(commonDir: string): UsageLog {
   }
   try {
     const st = fstatSync(fd)
-    // Not a regular file (a directory, a FIFO in its place): no usage is counted, as when there is none.
-    if (!st.isFile()) return { totals: new Map(), skipped: 0, readBytes: 0, rebuilt: false }
+    // Not a regular file (a directory, a FIFO in its place): said as an error the callers report (they go on without
+    // the counts), never read.
+    if (!st.isFile()) throw new Error(`${st.isDirectory() ? 'EISDIR' : 'not a regular file'}: ${file} is no usage log`)
     const size = st.size
     const cached = readSummaryFile(commonDir)
     const usable =

@@ -8,7 +8,7 @@ import type { StagedMove } from '../../core/status.js'
 import { readLearningFile } from '../../adapters/store/store.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { statusText, warnProblems } from '../messages/feed.js'
+import { statusText, usageUnread, warnProblems } from '../messages/feed.js'
 import { noStore } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
 import { findGitDirs } from '../../adapters/git/locate.js'
@@ -54,7 +54,15 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     feed.root,
     active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })),
   )
-  const report = buildStatus(entries, readUsageSummary(feed.commonDir), stale, ctx.now(), config)
+  // The usage counts only add to the report: a log that cannot be read costs them, with a warning.
+  let usage: ReturnType<typeof readUsageSummary>
+  try {
+    usage = readUsageSummary(feed.commonDir)
+  } catch (err) {
+    ctx.stderr(usageUnread(err))
+    usage = new Map()
+  }
+  const report = buildStatus(entries, usage, stale, ctx.now(), config)
   if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(staged.length ? { ...report, uncommitted: staged } : report)}\n`)
   else {
     const utf8 = isUtf8Locale(ctx.env)

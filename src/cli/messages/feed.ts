@@ -296,6 +296,10 @@ export const renderNoSuchSkill = (path: string, skill: string) =>
 export const stateNotWritten = (file: string, code: string) =>
   `warning: could not write ${file} (${code}): the event was not recorded. Free space or make the directory writable, then run the command again to record it.\n`
 
+/** status went on without the usage counts: the usage log could not be read. */
+export const usageUnread = (err: unknown) =>
+  `warning: the usage counts are left out: learn/events.jsonl could not be read (${(err as Error)?.message ?? String(err)}); make it a file you can read and write (\`ls -l\` it: a \`sudo\` run may own it)\n`
+
 /** hooks.log: an agent hook answered, but the usage log could not be read or written (the answer went out). */
 export const usageNotRecorded = (hook: 'recall' | 'context', err: unknown) =>
   `${hook === 'recall' ? 'the recalled fixes were given but not recorded in learn/events.jsonl' : 'the context was given without the usage counts of learn/events.jsonl'} (${(err as Error)?.message ?? String(err)}); make that file readable and writable by you (\`ls -l\` it: a \`sudo\` run may own it)`
