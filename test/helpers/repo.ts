@@ -147,6 +147,24 @@ export function learningText(name: string, over: Record<string, string> = {}, bo
   return `---\n${yaml}\n---\n${body ?? `## Problem\nIt broke.\n\n## Trigger Conditions\nRunning the tests.\n\n## Root Cause\nWe tried A and B; the cause was C.\n\n## Solution\nDo D.\n\n## Verification\nnpx vitest run: 14 passed.\n`}`
 }
 
+/**
+ * A bare repository to use as a tier: `learnings` (file name without `.md` → text) committed as active learnings in
+ * a scratch clone (`src`, for later pushes) with `message`, and pushed to its main.
+ */
+export function tierRemote(
+  learnings: Record<string, string>,
+  message = 'org learnings',
+): { bare: string; src: TestRepo } {
+  const bare = join(tempDir('gl-tier-'), 'org.git')
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
+  const src = makeRepo()
+  for (const [n, t] of Object.entries(learnings)) src.write(`.learnings/active/${n}.md`, t)
+  src.git('add', '.')
+  src.git('commit', '-q', '-m', message)
+  src.git('push', '-q', bare, 'main')
+  return { bare, src }
+}
+
 /** A repository of `n` committed learnings named `<name>-<i>`, their blob ids, and an empty directory for spool files. */
 export function repoWithBlobs(n: number, name = 'spool-note'): { repo: TestRepo; oids: string[]; spool: string } {
   const repo = makeRepo()

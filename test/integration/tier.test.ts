@@ -20,22 +20,12 @@ import { openRepo } from '../../src/adapters/store/repo.js'
 import { readSources } from '../../src/adapters/store/sources.js'
 import { forEachTierLearning, readTierLearnings } from '../../src/adapters/feed/tiers.js'
 import { loadLearningValidator } from '../../src/adapters/store/validators.js'
-import { cliAt, makeRepo, tempDir } from '../helpers/repo.js'
+import { cliAt, makeRepo, tempDir, tierRemote } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 import { good, seedActive, soloConfig, lastMessage, changedIn } from '../helpers/scale-store.js'
 
 describe('git learn tier', () => {
-  /** A bare tier repository holding active learnings (pushed from a scratch clone). */
-  function tierRepo(learnings: Record<string, string>): { bare: string; src: TestRepo } {
-    const bare = join(tempDir('gl-tier-'), 'org.git')
-    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
-    const src = makeRepo()
-    for (const [n, t] of Object.entries(learnings)) src.write(`.learnings/active/${n}.md`, t)
-    src.git('add', '.')
-    src.git('commit', '-q', '-m', 'org learnings')
-    src.git('push', '-q', bare, 'main')
-    return { bare, src }
-  }
+  const tierRepo = tierRemote
 
   // A tier's learnings are labelled to agents with its name; "project" would pass for this repository's own.
   test('tier add refuses the name "project", and changes nothing', async () => {

@@ -5,10 +5,9 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { BUILT_BIN, copyOf, runWithFault } from '../../helpers/fault.js'
-import { learningText, makeRepo, tempDir } from '../../helpers/repo.js'
+import { learningText, makeRepo, tierRemote } from '../../helpers/repo.js'
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' })
 const learn = (cwd: string, ...args: string[]) =>
@@ -17,13 +16,7 @@ const tierRef = (cwd: string) => git(cwd, 'for-each-ref', '--format=%(refname)',
 const pinned = (cwd: string) => /name: org/.test(git(cwd, 'show', 'HEAD:.learnings/config.yaml'))
 
 test('a tier add killed at any git call leaves a pin with its ref, or a ref that doctor reports and a rerun pins', () => {
-  const url = join(tempDir('gl-tier-'), 'org.git')
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', url])
-  const src = makeRepo()
-  src.write('.learnings/active/org-note.md', learningText('org-note'))
-  src.git('add', '.')
-  src.git('commit', '-qm', 'org learnings')
-  src.git('push', '-q', url, 'main')
+  const url = tierRemote({ 'org-note': learningText('org-note') }).bare
   const repo = makeRepo()
   repo.write('.learnings/config.yaml', '# ours\n')
   repo.git('add', '.learnings')

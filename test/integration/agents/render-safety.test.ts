@@ -5,10 +5,9 @@
  */
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo, tempDir } from '../../helpers/repo.js'
+import { learningText, makeRepo, tierRemote } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
 const KEY_ID = 'AKIAN2G7AZCW2M4GNFMT'
@@ -306,14 +305,10 @@ describe('what render copies out of a learning is inert', () => {
 
 describe("a tier's learnings in rendered files", () => {
   test('marked with their tier as the context marks them; a hostile one is not rendered', async () => {
-    const bare = join(tempDir('gl-tier-'), 'org.git')
-    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
-    const src = makeRepo()
-    src.write('.learnings/active/org-fix.md', learningText('org-fix'))
-    src.write('.learnings/active/org-bad.md', learningText('org-bad', {}, HOSTILE_BODY))
-    src.git('add', '.')
-    src.git('commit', '-q', '-m', 'org learnings')
-    src.git('push', '-q', bare, 'main')
+    const { bare } = tierRemote({
+      'org-fix': learningText('org-fix'),
+      'org-bad': learningText('org-bad', {}, HOSTILE_BODY),
+    })
     const repo = makeRepo()
     repo.write('.learnings/active/clean-fix.md', learningText('clean-fix'))
     repo.git('add', '-A')

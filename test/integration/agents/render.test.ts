@@ -13,7 +13,7 @@ import {
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { RENDER_MARKER } from '../../../src/core/check-zones.js'
-import { PROJECT_ROOT, cliAt, makeRepo, sh, tempDir } from '../../helpers/repo.js'
+import { PROJECT_ROOT, cliAt, makeRepo, sh, tempDir, tierRemote } from '../../helpers/repo.js'
 import { seedStore } from '../../helpers/feed-store.js'
 import { learningText } from '../../helpers/repo.js'
 
@@ -286,13 +286,7 @@ describe('render --dry-run writes nothing at all', () => {
 
   test('no rendered file, manifest, cache (scans, config, tier) or fetch: cold, warm and with a learning changed', async () => {
     // A tier pinned in config.yaml, as a fresh clone has it: the pin without the tier's objects.
-    const bare = join(tempDir('gl-tier-'), 'org.git')
-    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
-    const src = makeRepo()
-    src.write('.learnings/active/org-wide-note.md', learningText('org-wide-note'))
-    src.git('add', '.')
-    src.git('commit', '-q', '-m', 'org learnings')
-    src.git('push', '-q', bare, 'main')
+    const { bare } = tierRemote({ 'org-wide-note': learningText('org-wide-note') })
     const origin = makeRepo()
     seedStore(origin)
     expect((await origin.cli(['tier', 'add', 'org', bare])).code).toBe(0)

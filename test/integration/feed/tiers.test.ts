@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { cliAt, learningText, makeRepo, tempDir } from '../../helpers/repo.js'
+import { cliAt, learningText, makeRepo, tempDir, tierRemote } from '../../helpers/repo.js'
 import { readFeedFile } from '../../../src/adapters/feed/cache-files.js'
 import { readCatalogFile } from '../../../src/adapters/feed/catalog-blocks.js'
 import { readLineLengths } from '../../../src/adapters/feed/status-file.js'
@@ -12,13 +12,7 @@ import { formatDirective, formatIndexLine } from '../../../src/core/context.js'
 // context never silently drops a tier.
 
 function setUp() {
-  const bare = join(tempDir('gl-tier-'), 'org.git')
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
-  const src = makeRepo()
-  src.write('.learnings/active/org-wide-fix.md', learningText('org-wide-fix', { confidence: '0.9' }))
-  src.git('add', '.')
-  src.git('commit', '-q', '-m', 'org learnings')
-  src.git('push', '-q', bare, 'main')
+  const { bare } = tierRemote({ 'org-wide-fix': learningText('org-wide-fix', { confidence: '0.9' }) })
   const project = makeRepo()
   project.write('.learnings/active/.gitkeep', '')
   project.git('add', '.')

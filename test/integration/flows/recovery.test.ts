@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo, tempDir } from '../../helpers/repo.js'
+import { learningText, makeRepo, tierRemote } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
 /** A process id that no process holds any more. */
@@ -88,16 +88,7 @@ function clearRace(repo: TestRepo): void {
 }
 
 /** A bare tier repository with one active learning. */
-function tierRepo(): string {
-  const bare = join(tempDir('gl-tier-'), 'org.git')
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare])
-  const src = makeRepo()
-  src.write('.learnings/active/org-note.md', learningText('org-note'))
-  src.git('add', '.')
-  src.git('commit', '-q', '-m', 'org learnings')
-  src.git('push', '-q', bare, 'main')
-  return bare
-}
+const tierRepo = (): string => tierRemote({ 'org-note': learningText('org-note') }).bare
 
 /** A repository whose committed config.yaml the tier commit replaces. */
 function withConfig(): TestRepo {
