@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { cliAt, learningText, makeRepo, tempDir } from '../helpers/repo.js'
+import { cliAt, learningText, makeRepo, tempDir, tierRemote } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 const TOKEN = 'ghp_' + 'Q7mZ2kLw9XcV4bNt8RsY3dHf6JpG1aUe5oIi'
@@ -154,4 +154,18 @@ test('check --head in a bare repository: copies of the local state are found, a 
   expect(out.json().findings.map((f: { rule: string; path: string }) => `${f.rule} ${f.path}`)).toContain(
     'zone events.jsonl',
   )
+})
+
+test('check --head fetches nothing for a tier the checked commit names: the push is not accepted yet', async () => {
+  const { repo, bare, git } = await bareClone()
+  const { bare: tierUrl } = tierRemote({ 'org-note': learningText('org-note') })
+  expect((await repo.cli(['tier', 'add', 'org', tierUrl])).code).toBe(0)
+  repo.git('push', '-q', 'server', 'main')
+  // Refs, objects and every file but the parsed config's cache (keyed by the bytes it read: no fetch, no marker).
+  const fetched = () => bareSnapshot(bare, git).replace(/\nlearn(\/cache(\/config-[0-9a-f]+\.json)?)?(?=\n|$)/g, '')
+  const before = fetched()
+  const out = await cliAt(bare, ['check', '--head', 'main', '--json'])
+  expect(out.code, out.stderr).toBe(0)
+  expect(out.json().findings.map((f: { rule: string }) => f.rule)).toContain('tier')
+  expect(fetched()).toBe(before)
 })

@@ -376,8 +376,12 @@ async function checkTree(
       import('../../adapters/git/simple.js'),
       import('../../adapters/feed/tiers.js'),
     ])
-    // A commit's own config decides its tiers (openRepo would read the work tree's, and needs one).
-    const repo = commit ? { git: await openGitAt(root), root, config: async () => config } : await openRepo(root)
+    // A commit's own config decides its tiers (openRepo would read the work tree's, and needs one). Read only: the
+    // commit is not accepted yet (a pre-receive hook), so a tier URL it names is never fetched and nothing is cached
+    // for it; a pin not here yet is said as one.
+    const repo = commit
+      ? { git: await openGitAt(root), root, config: async () => config, readOnly: true as const }
+      : await openRepo(root)
     await readTierPins(repo, (w) =>
       findings.push(engine.finding('tier', '.learnings/config.yaml', 1, `${w.path}: ${w.reason}`)),
     )
