@@ -6,18 +6,11 @@
  * Why over 300 lines: the writer, the streaming reader and the totals cache keep one file format; they change together.
  */
 import { createHash } from 'node:crypto'
-import {
-  closeSync,
-  constants,
-  createReadStream,
-  existsSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-} from 'node:fs'
+import { closeSync, createReadStream, existsSync, readFileSync, readSync } from 'node:fs'
+import type { Stats } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
+import { openWithoutWaiting } from '../store/read-bounded.js'
 import { appendEventLine, eventsPath, stateDir } from './event-line.js'
 import type { UsageEvent, UsageSummary, UsageTotals } from '../../core/usage.js'
 import { cloneTotals, foldUsageEvent, parseUsageEvent, summarizeTotals } from '../../core/usage.js'
@@ -271,14 +264,14 @@ function foldRange(
 export function readUsageLog(commonDir: string): UsageLog {
   const file = eventsPath(commonDir)
   let fd: number
+  let st: Stats
   try {
     // Without blocking: a FIFO in its place would hold the command until something wrote to it.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+    ;({ fd, st } = openWithoutWaiting(file))
   } catch {
     return { totals: new Map(), skipped: 0, readBytes: 0, rebuilt: false }
   }
   try {
-    const st = fstatSync(fd)
     // Not a regular file (a directory, a FIFO in its place): said as an error the callers report (they go on without
     // the counts), never read.
     if (!st.isFile()) throw new Error(`${st.isDirectory() ? 'EISDIR' : 'not a regular file'}: ${file} is no usage log`)
