@@ -13,14 +13,12 @@ import { readTemplate } from '../adapters/store/templates.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'
 import { DedupeIndex, learningEntry, parseNotesRows } from '../core/dedupe.js'
 import type { DedupeEntry } from '../core/dedupe.js'
-import { hazardsOf, scanForAgents } from '../core/agent-safety.js'
+import { hazardsOf, learningDirectives, scanForAgents } from '../core/agent-safety.js'
 import {
   DIRECTIVES_ALLOWED_TRAILER,
-  acceptedFor,
   directivesAllowedLine,
   directivesAllowedValue,
   fingerprintsOf,
-  parseDirectivesAllowed,
 } from '../core/directive-trailer.js'
 import { LearningInvalidError, RefusedError } from '../core/errors.js'
 import { evaluateGates, failedGates, formatGatesTrailer } from '../core/gates.js'
@@ -180,10 +178,8 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
   // --allow-directives, what is found now is accepted by its fingerprints, as the trailer recorded below accepts it.
   const scan = scanForAgents(text, config.secrets.allow, data)
   const accepting = opts.allowDirectives ? fingerprintsOf(scan.directives) : []
-  const hazards = hazardsOf(
-    scan,
-    accepting.length ? acceptedFor(parseDirectivesAllowed(directivesAllowedLine(name, accepting)), name) : undefined,
-  )
+  // Everything found now that has a fingerprint is what the trailer accepts (one without is refused below).
+  const hazards = hazardsOf(scan, accepting.length ? (d) => d.fingerprint !== undefined : undefined)
   const secrets = hazards.filter((h) => h.kind === 'secret')
   if (secrets.length)
     refuse(
@@ -263,11 +259,7 @@ export async function admitLearning(repo: Repo, learning: Learning, opts: AdmitO
     text = formatLearningFile(linked, body)
     warnings.push(`linked related learnings: ${related.join(', ')}`)
     // Written again: the fingerprints recorded are those of the text committed.
-    if (allowed)
-      allowed.value = directivesAllowedValue(
-        name,
-        fingerprintsOf(scanForAgents(text, config.secrets.allow, linked).directives),
-      )
+    if (allowed) allowed.value = directivesAllowedValue(name, fingerprintsOf(learningDirectives(text, linked)))
   }
   return { text, warnings, gates, related, trailers }
 }
