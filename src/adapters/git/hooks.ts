@@ -88,7 +88,8 @@ export const HUSKY_LINES: Record<
   'pre-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ${NO_STORE} || { ${NOTHING_STAGED}; } || ${orSay('git-learn check --staged', 'if-merging')} ${HOOK_MARKER}`,
   // The variable names the hook in a refusal (an older git-learn ignores it).
   'pre-merge-commit': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ${NO_STORE} || { ${NOTHING_STAGED}; } || ${orSay('GIT_LEARN_HOOK_NAME=pre-merge-commit git-learn check --staged', 'always')} ${HOOK_MARKER}`,
-  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ${NO_STORE} || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"', 'quietly-if-merging')} ${HOOK_MARKER}`,
+  // Nothing staged under .learnings/ says there is no store to guard as well: no NO_STORE test of its own.
+  'commit-msg': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || git diff --cached --quiet -- .learnings || ${orSay('git-learn hook commit-msg "$1"', 'quietly-if-merging')} ${HOOK_MARKER}`,
   // The refresh of what render wrote: never fails, silent without git-learn or where render never ran.
   'post-merge': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || ${NO_STORE} || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
   'post-checkout': `[ "\${GIT_LEARN_HOOKS-}" = 0 ] || [ "$3" != 1 ] || git diff --quiet "$1" "$2" -- .learnings 2>/dev/null || ! command -v git-learn >/dev/null 2>&1 || git-learn hook post-merge || true ${HOOK_MARKER}`,
@@ -217,6 +218,7 @@ const EARLIER_SHIMS = new Set([
   'cf1692d57537f88e82980dba75024f4ee9f836c2bd0a27d779bf625f91478218',
   'd311690fd0928570f260f3e039fd0fbf762d6ef578ae8f66368cd6752d4822d2',
   'de827e5d0aaab20d960a93c3b0f274cf18a0629730c8b0659cee832b346d04e4',
+  'e45c7b5d72a9aa21af2b90697c4c4ca2fa76bee2c83ad3cd0bffdfa06f4c31f0',
   'ed4b5fbd1213d999536a0b54568718f3e9379b664683bfea46f5fd9f450e142a',
   'f57855a9fa7d5b0d8f074d8a1b2360b3939e3ecdf7550ad547c1b48032baf64a',
   'f6c6803984081faad82640cf7ed39cfd19d7619aaa78b270c031e4f91e9a2e44',
