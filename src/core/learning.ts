@@ -2,7 +2,7 @@
 import { yaml } from '../vendor/lazy/yaml.js'
 import { parseSimpleFrontmatter } from './frontmatter-fast.js'
 import { parseSections, sectionText } from './sections.js'
-import { Fences } from './text-lines.js'
+import { Fences, lineOfOffset } from './text-lines.js'
 import { LearningParseError } from './errors.js'
 import type { LearningState } from './errors.js'
 import { KNOWN_KEYS, REQUIRED_SECTIONS, learningSchema } from './learning-schema.js'
@@ -89,7 +89,7 @@ export function parseLearning(
     throw new LearningParseError(
       path,
       'holds a NUL character: a learning is UTF-8 markdown text; remove it',
-      text.slice(0, nul).split('\n').length,
+      lineOfOffset(text, nul),
     )
   const conflict = conflictLine(text)
   if (conflict !== undefined)
@@ -118,8 +118,8 @@ export function parseLearning(
   }
   if (!/\r?\n---\s*(\r?\n|$)/.test(text.slice(3)))
     throw new LearningParseError(path, 'the frontmatter is not closed by a line "---"', 1)
-  let bodyLine = 3
-  for (let at = parsed.matter.indexOf('\n'); at !== -1; at = parsed.matter.indexOf('\n', at + 1)) bodyLine++
+  // The opening `---`, the matter's lines, the closing `---`: the body starts on the line after.
+  const bodyLine = lineOfOffset(parsed.matter, parsed.matter.length) + 2
   return {
     path,
     name: fileName,
