@@ -9,7 +9,7 @@
  * Why over 300 lines: reading every source and folding duplicates is one pass with one memory budget; writing is
  * write-cache.ts.
  */
-import { lstatSync, mkdirSync, rmSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { GitCommandError, reasonOf } from '../../core/errors.js'
@@ -249,6 +249,12 @@ async function stampAcceptances(root: string, commonDir: string, directiveMet: b
   const dirs = findGitDirs(root, process.env)
   const head = dirs && readHeadCommit(dirs)
   if (!head) return forget()
+  // The key read the trailers for this HEAD already (feed-key.ts acceptanceStamp): not a third `git log` for them.
+  try {
+    if ((JSON.parse(readFileSync(file, 'utf8')) as { head?: unknown }).head === head) return
+  } catch {
+    // Missing or unreadable: written below.
+  }
   writeCacheFile(file, JSON.stringify({ head, log: await acceptanceLogHash(root, createHash) }))
 }
 
