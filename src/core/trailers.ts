@@ -73,7 +73,8 @@ export interface RawCommit {
   message: string
 }
 
-const TRAILER_LINE = /^([A-Za-z][A-Za-z0-9-]*):[ \t]+(.*\S)\s*$/
+/** A trailer line, `Token: value`. */
+export const TRAILER_LINE = /^([A-Za-z][A-Za-z0-9-]*):[ \t]+(.*\S)\s*$/
 
 /**
  * Every `Learning:` group in a message, each with the trailers that follow it until the next `Learning:` or the

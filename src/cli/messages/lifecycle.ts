@@ -1,5 +1,6 @@
 /** Sentences of the lifecycle commands. */
 import { directivesAllowedLine } from '../../core/directive-trailer.js'
+import { TRAILER_LINE } from '../../core/trailers.js'
 import type { AuditEvent } from '../../core/trailers.js'
 
 export interface MoveResult {
@@ -25,7 +26,7 @@ export function added(r: MoveResult, opts: { dryRun: boolean; committed: boolean
 function commitWithTrailers(r: MoveResult & { message?: string }): string {
   const lines = (r.message ?? '').split('\n')
   // The subject (`learn: add x`) has the shape of a trailer too: the trailers are the lines after it.
-  const trailers = lines.slice(1).filter((l) => /^[A-Za-z][A-Za-z0-9-]*: \S/.test(l))
+  const trailers = lines.slice(1).filter((l) => TRAILER_LINE.test(l))
   if (!trailers.length) return `Commit it with: git commit -- ${r.path}\n`
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
   return `Commit it with its audit trailers (\`git learn log\` and approve read them):\n  git commit -m ${q(lines[0] as string)} ${trailers.map((t) => `--trailer ${q(t)}`).join(' ')} -- ${r.path}\n`
