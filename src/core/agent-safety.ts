@@ -47,6 +47,25 @@ export const DECODED = 'in the value as YAML reads it'
 /** What can make a frontmatter string decode to other characters than its lines show (see addDecoded). */
 const DECODING = /[\\'&*!%]/
 
+/**
+ * Characters nobody sees (Unicode's default-ignorable code points: zero-width spaces and joiners, the soft hyphen, the
+ * word joiner, a byte order mark, variation selectors, bidi marks, tag characters…). A model reads `ig\u200Bnore` as
+ * "ignore", so a directive or a key with one inside a word is still one.
+ */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u
+const INVISIBLES = /\p{Default_Ignorable_Code_Point}/gu
+
+/**
+ * `text` as a reader takes it in: the invisible characters left out, but the tag characters U+E0020–U+E007E, which
+ * spell ASCII that no one sees and a model reads, as that ASCII. No line break is added or removed.
+ */
+function readerText(text: string): string {
+  return text.replace(INVISIBLES, (c) => {
+    const code = c.codePointAt(0) as number
+    return code >= 0xe0020 && code <= 0xe007e ? String.fromCharCode(code - 0xe0000) : ''
+  })
+}
+
 /** Bounds the walk of a hostile frontmatter (the parser bounds its aliases and size already). */
 const MAX_VALUES = 2000
 const MAX_DEPTH = 20
@@ -61,6 +80,7 @@ const MAX_DEPTH = 20
 function decodedFrontmatter(
   text: string,
   data: Record<string, unknown>,
+  read: (s: string) => string = (s) => s,
 ): { text: string; starts: number[]; lines: number[]; unscreened: boolean } {
   const parts: string[] = []
   let unscreened = false
@@ -75,11 +95,12 @@ function decodedFrontmatter(
     }
     if (typeof v === 'string') {
       budget--
-      if (!v) return
-      parts.push(v)
+      const r = read(v)
+      if (!r) return
+      parts.push(r)
       starts.push(at)
       lines.push(line)
-      at += v.length + 2
+      at += r.length + 2
     } else if (Array.isArray(v)) for (const x of v) walk(x, line, depth + 1)
     else if (v !== null && typeof v === 'object')
       for (const [k, x] of Object.entries(v)) {
@@ -120,9 +141,23 @@ function addDecoded(
   const close = text.indexOf('\n---', 3)
   if (!DECODING.test(close === -1 ? text : text.slice(0, close))) return
   const d = decodedFrontmatter(text, data)
+  addDecodedScans(scan, d, allow, secrets, directives)
+  // The values as a reader takes them in too, when an escape (`\u200b`) spells an invisible character.
+  if (INVISIBLE.test(d.text))
+    addDecodedScans(scan, decodedFrontmatter(text, data, readerText), allow, secrets, directives)
+}
+
+/** addDecoded's scans of one decoded frontmatter. */
+function addDecodedScans(
+  scan: TextScan,
+  d: ReturnType<typeof decodedFrontmatter>,
+  allow: readonly string[],
+  secrets: boolean,
+  directives: boolean,
+): void {
   // Past the walk's bounds the rest is not read, so the learning could hide anything there: it fails closed (without
   // a fingerprint, nobody can accept it).
-  if (d.unscreened)
+  if (d.unscreened && !scan.directives.some((x) => x.kind === 'unscreened'))
     scan.directives.push({
       kind: 'unscreened',
       description: `its frontmatter holds more than ${MAX_VALUES} strings or nests deeper than ${MAX_DEPTH} levels, too much to screen`,
@@ -150,9 +185,26 @@ function addDecoded(
 }
 
 /**
- * Both scans of `text`: secrets (without the fingerprints in `allow`) and directives; with its parsed frontmatter
- * `data`, also the frontmatter as YAML decodes it, its findings at their key's line. Pure, so it can run in a worker
- * thread (src/adapters/feed/parse-worker.ts) and give what the scans run here would.
+ * Add to `scan` what the scans of `text` as a reader takes it in (readerText) find, when that text is another one:
+ * each at its line, but one of a kind (a secret's rule, a directive's kind) the scan of the file found there already.
+ */
+function addReaderText(scan: TextScan, text: string, allow: readonly string[], secrets: boolean, directives: boolean) {
+  if (!INVISIBLE.test(text)) return
+  const read = readerText(text)
+  if (secrets)
+    for (const s of scanSecrets(read, { allow }))
+      if (!scan.secrets.some((x) => x.line === s.line && x.rule === s.rule))
+        scan.secrets.push({ ...s, start: 0, end: 0 })
+  if (directives)
+    for (const d of scanDirectives(read))
+      if (!scan.directives.some((x) => x.line === d.line && x.kind === d.kind)) scan.directives.push(d)
+}
+
+/**
+ * Both scans of `text`: secrets (without the fingerprints in `allow`) and directives, of the text as written and as a
+ * reader takes it in (readerText: a word with an invisible character inside is still that word); with its parsed
+ * frontmatter `data`, also the frontmatter as YAML decodes it, its findings at their key's line. Pure, so it can run in
+ * a worker thread (src/adapters/feed/parse-worker.ts) and give what the scans run here would.
  */
 export function scanForAgents(
   text: string,
@@ -163,6 +215,7 @@ export function scanForAgents(
   directives = true,
 ): TextScan {
   const scan = { secrets: scanSecrets(text, { allow }), directives: directives ? scanDirectives(text) : [] }
+  addReaderText(scan, text, allow, true, directives)
   if (data) addDecoded(scan, text, data, allow, true, directives)
   return scan
 }
@@ -170,6 +223,7 @@ export function scanForAgents(
 /** The directives of a learning's text and of its frontmatter as YAML decodes it (the commit-msg hook's part). */
 export function learningDirectives(text: string, data: Record<string, unknown> | undefined): DirectiveFinding[] {
   const scan: TextScan = { secrets: [], directives: scanDirectives(text) }
+  addReaderText(scan, text, [], false, true)
   if (data) addDecoded(scan, text, data, [], false)
   return scan.directives
 }

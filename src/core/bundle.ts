@@ -119,15 +119,32 @@ export function stripText(text: string, opts: StripOptions, counts: StripCounts)
   return text
 }
 
-function stripValue(value: unknown, opts: StripOptions, counts: StripCounts): unknown {
-  if (typeof value === 'string') return stripText(value, opts, counts)
-  if (Array.isArray(value)) return value.map((v) => stripValue(v, opts, counts))
+/** A string kept as written but for its secrets: an identifier's value, a key. */
+function redactOnly(text: string, opts: StripOptions, counts: StripCounts): string {
+  const found = scanSecrets(text, { allow: opts.allow ?? [] }).length
+  if (!found) return text
+  bump(counts, 'secrets', found)
+  return redactSecrets(text, { allow: opts.allow ?? [] })
+}
+
+/** Every string of a value stripped (`strip`), and every key of its objects redacted. */
+function stripValue(
+  value: unknown,
+  opts: StripOptions,
+  counts: StripCounts,
+  strip: (text: string, opts: StripOptions, counts: StripCounts) => string = stripText,
+): unknown {
+  if (typeof value === 'string') return strip(value, opts, counts)
+  if (Array.isArray(value)) return value.map((v) => stripValue(v, opts, counts, strip))
   if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stripValue(v, opts, counts)]))
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [redactOnly(k, opts, counts), stripValue(v, opts, counts, strip)]),
+    )
   return value
 }
 
-// Frontmatter keys that are identifiers, never free text: left exactly as they are.
+// Frontmatter keys that are identifiers, never free text: left as they are, but for a secret (a learning committed past
+// the hooks can hold anything there).
 const VERBATIM = new Set(['name', 'type', 'domain', 'created', 'version', 'confidence', 'related', 'supersedes'])
 
 /** A learning as it may travel: what must not leave the repository stripped, with a count per kind. */
@@ -147,11 +164,12 @@ export function stripLearning(
     sessions: [...(opts.sessions ?? []), ...(typeof session === 'string' && session.trim() ? [session.trim()] : [])],
   }
   for (const [k, v] of Object.entries(learning.data)) {
+    const key = redactOnly(k, opts, counts)
     if (k === 'source' && v && typeof v === 'object' && !Array.isArray(v)) {
       const { session, ...rest } = v as Record<string, unknown>
       if (session !== undefined) bump(counts, 'sessionIds')
-      frontmatter[k] = stripValue(rest, opts, counts)
-    } else frontmatter[k] = VERBATIM.has(k) ? v : stripValue(v, opts, counts)
+      frontmatter[key] = stripValue(rest, opts, counts)
+    } else frontmatter[key] = stripValue(v, opts, counts, VERBATIM.has(k) ? redactOnly : stripText)
   }
   let body = learning.body
   if (!opts.keepCode) {

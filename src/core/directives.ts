@@ -74,6 +74,13 @@ export const DIRECTIVE_RULES: readonly { kind: DirectiveKind; description: strin
     ),
   },
   {
+    // A reply that shows such an image makes the reader's client fetch the URL, with whatever the agent filled in (a
+    // query, or a `{placeholder}` or `$VAR` in its path).
+    kind: 'exfiltration',
+    description: 'shows an image from a URL that carries data (fetched when a reply shows it)',
+    re: /!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?\/\/[^\s)>]{1,400}?[?{$][^\s)>]{0,400}|<img\b[^>\n]{0,200}?\bsrc\s*=\s*["']?(?:https?:)?\/\/[^\s"'>]{1,400}?[?{$]/i,
+  },
+  {
     kind: 'pipe-to-shell',
     description: 'pipes a download into a shell',
     re: new RegExp(
@@ -125,6 +132,8 @@ const FIRST_LOOK: ReadonlyArray<readonly [string, RegExp?]> = [
   ['leak'],
   ['copy'],
   ['base64'],
+  ['!['],
+  ['<img'],
 ]
 const FIRST_LOOK_MATCHER = buildKeywordMatcher(FIRST_LOOK.map(([word]) => word))
 

@@ -8,6 +8,7 @@ import type { LearningState } from './errors.js'
 import { KNOWN_KEYS, REQUIRED_SECTIONS, learningSchema } from './learning-schema.js'
 import type { LearningType } from './learning-schema.js'
 import { explainBadName } from './names.js'
+import { redactSecrets } from './secrets.js'
 import { formatSchemaErrors } from './validate.js'
 import type { SchemaValidator } from './validate.js'
 
@@ -197,7 +198,8 @@ export function validateLearning(learning: Learning, validator: SchemaValidator)
   }
   for (const key of Object.keys(data))
     if (!KNOWN_KEYS.has(key)) warnings.push(`unknown frontmatter key "${key}" is kept but not used; check its spelling`)
-  return { errors, warnings }
+  // A name or a key is quoted as written: a credential there is shown redacted (check runs in CI, whose logs are read).
+  return { errors: errors.map((e) => redactSecrets(e)), warnings: warnings.map((w) => redactSecrets(w)) }
 }
 
 const KEY_ORDER = Object.keys(learningSchema.properties)

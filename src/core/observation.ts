@@ -286,7 +286,17 @@ export function boundJsonValue(
   if (value === undefined) return { value: undefined, truncated: false }
   const fitsIn = (json: string) => json.length <= maxBytes && utf8Length(json) <= maxBytes
   const fits = (v: unknown) => fitsIn(JSON.stringify(v) ?? 'null')
-  const whole = JSON.stringify(value) ?? 'null'
+  let whole: string
+  let deep = false
+  try {
+    whole = JSON.stringify(value) ?? 'null'
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err
+    // Nested deeper than JSON.stringify's recursion reaches (a hostile payload): shrink stops at MAX_DEPTH.
+    value = shrink(value, maxBytes, keepAsIs, 0).value
+    whole = JSON.stringify(value) ?? 'null'
+    deep = true
+  }
   let limit = maxBytes
   // A value that must be cut has its limit sought first without redaction, then is redacted at it (and cut further if
   // the markers made it grow): scanning is the cost, and a payload of many strings would otherwise be scanned whole at
@@ -295,7 +305,7 @@ export function boundJsonValue(
     while (limit >= 32 && !fits(shrink(value, limit, keepAsIs, 0).value)) limit = Math.floor(limit / 2)
   for (; limit >= 32; limit = Math.floor(limit / 2)) {
     const s = shrink(value, limit, redact, 0)
-    if (fits(s.value)) return { value: s.value, truncated: s.cut }
+    if (fits(s.value)) return { value: s.value, truncated: s.cut || deep }
   }
   // Too many small leaves to fit at any per-string limit: keep an excerpt of the whole as one string.
   const marker = truncationMarker(0).length + 12

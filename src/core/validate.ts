@@ -2,6 +2,7 @@
  * Schema errors as sentences. ajv's raw output (`/gates/discovery_depth must be <= 3`) never reaches a user:
  * each error becomes "field X …; fix: …", as commitlint's config-validator does.
  */
+import { redactSecrets } from './secrets.js'
 
 /** The part of an ajv ErrorObject we read (ajv itself stays in the adapters: the core does not compile). */
 export interface SchemaErrorLike {
@@ -35,7 +36,8 @@ export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unk
     if (e.keyword === 'anyOf' && errors.some((x) => x.instancePath.startsWith(`${e.instancePath}/`))) continue
     const field = fieldName(e.instancePath)
     const value = valueAt(data, e.instancePath)
-    const shown = value === undefined ? '' : `; it is ${JSON.stringify(value)?.slice(0, 80)}`
+    // Redacted before it is cut: a credential in a field is never shown, not even the part of it before the cut.
+    const shown = value === undefined ? '' : `; it is ${redactSecrets(JSON.stringify(value) ?? '').slice(0, 80)}`
     switch (e.keyword) {
       case 'required': {
         const missing = fieldName(e.instancePath, String(e.params['missingProperty']))

@@ -69,6 +69,30 @@ describe('git learn check (work tree)', () => {
     expect(gh.stdout).toContain(`::error file=.learnings/pending/leaky.md,line=${line},title=git-learn secrets::`)
   })
 
+  // check runs in CI, whose logs others read: a schema message quotes a field's value or a key, never a credential.
+  test('a token as a key, a field value or a long value cut at 80 characters is not quoted by a schema message', async () => {
+    const repo = await repoWithStore()
+    const cases = {
+      'key-token': learningText('key-token').replace('\ntags:', `\n${TOKEN}: 1\ntags:`),
+      'domain-token': learningText('domain-token', { domain: TOKEN }),
+      'cut-token': learningText('cut-token', { domain: `${'x'.repeat(60)} ${TOKEN}` }),
+      'name-token': learningText('name-token', { name: TOKEN }),
+    }
+    for (const [n, t] of Object.entries(cases)) repo.write(`.learnings/pending/${n}.md`, t)
+    for (const format of ['text', 'json', 'github']) {
+      const r = await repo.cli(['check', '--format', format])
+      expect(r.code, format).toBe(1)
+      expect(r.stdout + r.stderr, format).not.toMatch(/ghp_a1B2/)
+      const shown =
+        format === 'json'
+          ? (r.json().findings as { message: string }[]).map((f) => f.message).join('\n')
+          : r.stdout + r.stderr
+      expect(shown, format).toMatch(/unknown frontmatter key "\[REDACTED:github-token\]"/)
+      expect(shown, format).toMatch(/field "domain" must be one of .*; it is "\[REDACTED:github-token\]"/)
+      expect(shown, format).toMatch(/field "name" is "\[REDACTED:github-token\]"/)
+    }
+  })
+
   test('a learning in a system zone fails unless git learn rendered it', async () => {
     const repo = await repoWithStore()
     repo.write('.claude/skills/x/SKILL.md', '---\nname: x\ndescription: y\nsource: {kind: agent}\n---\nDo it.\n')

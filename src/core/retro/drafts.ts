@@ -1,9 +1,11 @@
 /** A retrospective candidate written out as a learning draft for `pending/`: low confidence, evidence attached. */
+import { escapeControl } from '../escape.js'
 import { formatDate } from '../draft.js'
 import { FOR_THE_REVIEWER } from '../gates.js'
 import { formatLearningFile } from '../learning.js'
 import type { Frontmatter } from '../learning.js'
 import type { RetroCandidate } from './detectors.js'
+import { ANSI } from './records.js'
 
 /** Proposed confidence of every retrospective draft: a counted pattern, not yet a judged one. */
 export const RETRO_CONFIDENCE = 0.3
@@ -137,8 +139,12 @@ export function formatCandidateLearning(
   // The user's machine stays out of the draft: paths inside the repository become repository-relative everywhere
   // (description, trigger, body, evidence); what is left outside it, `add` rewrites to ${PROJECT_ROOT}/… or refuses.
   const inRepo = prefix ? new RegExp(`(?<![\\w.~-])${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'g') : undefined
-  const local = (text: string) => (inRepo ? text.replace(inRepo, '') : text)
-  const e = prefix ? (JSON.parse(local(JSON.stringify(c.evidence))) as RetroCandidate['evidence']) : c.evidence
+  // What a tool printed is hostile: its terminal sequences are left out and its control and bidi characters written
+  // as `\uXXXX` (core/escape.ts, as printed output), so the file does nothing to a reviewer's terminal or diff view.
+  const local = (text: string) => escapeControl((inRepo ? text.replace(inRepo, '') : text).replace(ANSI, ''))
+  const e = JSON.parse(JSON.stringify(c.evidence), (_k, v: unknown) =>
+    typeof v === 'string' ? local(v) : v,
+  ) as RetroCandidate['evidence']
   const paths = strings(e['edited_paths'])
   const draft: RetroCandidate = { ...c, description: local(c.description), trigger: local(c.trigger), evidence: e }
   const data: Frontmatter = {

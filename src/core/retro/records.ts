@@ -190,7 +190,8 @@ export function failureText(r: RetroRecord): string {
   return (pick(r.error) ?? pick(r.output) ?? '').slice(0, 64 * 1024)
 }
 
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]/g
+/** Terminal sequences: CSI (colours, cursor moves) and OSC (titles, OSC 8 hyperlinks, ended by BEL or ST). */
+export const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g
 const INFORMATIVE =
   /\b(?:\w*Error|error|ERR!|ERR_[A-Z_]+|exception|failed|failure|FAIL|fatal|panic|cannot|can't|unable|not found|refused|denied|invalid|unexpected|missing|timed? ?out|E[A-Z]{3,})\b|✗|×|✕/
 const NAMED = /\b[A-Z]\w*(?:Error|Exception)\b|\berror(?: [A-Z]+\d+)?:|\bERR[!_]|\bE[A-Z]{3,}\b|\b(?:panic|fatal):/

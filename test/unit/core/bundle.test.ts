@@ -58,6 +58,24 @@ describe('stripLearning', () => {
     expect(entry.frontmatter['created']).toBe('2026-01-01')
     expect(stripped).toEqual({ ...NONE, sessionIds: 1, emails: 1, absolutePaths: 1 })
   })
+
+  // An identifier's value is kept as written, but a learning committed past the hooks can hold anything there, and
+  // a key is text too: a credential in either left the repository in the bundle.
+  test('a secret in an identifier field or in a key is redacted; the identifier otherwise kept as written', () => {
+    const TOKEN = 'ghp_R7x9Kq2mZ4vB8nW1cT6yH3jL5pD0sF9gA2eU'
+    const { entry, stripped } = strip('b', {
+      domain: TOKEN,
+      related: ['other-one', `see ${TOKEN}`],
+      [TOKEN]: 1,
+      evidence: { [`x ${TOKEN}`]: 'y', paths: ['src/a.ts'] },
+    })
+    expect(JSON.stringify(entry)).not.toContain(TOKEN)
+    expect(entry.frontmatter['domain']).toBe('[REDACTED:github-token]')
+    expect(entry.frontmatter['related']).toEqual(['other-one', 'see [REDACTED:github-token]'])
+    expect(entry.frontmatter['[REDACTED:github-token]']).toBe(1)
+    expect(entry.frontmatter['created']).toBe('2026-01-01')
+    expect(stripped).toEqual({ ...NONE, secrets: 4 })
+  })
 })
 
 describe('parseBundle', () => {

@@ -33,6 +33,8 @@ describe('boundJsonValue', () => {
     ['an array of 10,000 items', Array.from({ length: 10_000 }, (_, i) => `line ${i}`)],
     ['an object of 5,000 keys', Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]))],
     ['deep nesting', JSON.parse('['.repeat(500) + ']'.repeat(500))],
+    // Deeper than JSON.stringify's recursion reaches: it threw, and observe and capture lost the record.
+    ['nesting 100,000 levels deep', JSON.parse('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000))],
     ['NUL bytes and quotes', `a\u0000b"c\\d\`$(rm -rf /)'''`.repeat(2000)],
     ['a lone surrogate at the cut', `${'a'.repeat(5118)}😀😀😀${'b'.repeat(10_000)}`],
   ])('cuts %s to at most max bytes, as JSON that parses', (_what, value) => {

@@ -66,6 +66,22 @@ describe('retro drafts', () => {
     expect(learning.data['evidence']).toMatchObject({ paths: ['scripts/seed.js'] })
   })
 
+  // A tool's output is hostile: a terminal escape, an OSC 8 hyperlink or a bidi override in it must not be written into
+  // a learning file, where a reviewer's terminal or diff view would act on it; it is written inert, as printed output is.
+  test('control characters, OSC 8 links and bidi controls from a tool reach the draft escaped', () => {
+    const hostile = `Error: ENOENT: no such file \u001b]8;;https://evil.example\u0007here\u001b]8;;\u0007 \u001b[31mred\u001b[0m \u202eesrever\u0085`
+    const c = candidates([
+      bash(`node scripts/seed.js \u202e--x\u0007`, false, hostile),
+      edit(`${ROOT}/scripts/seed.js`),
+      bash(`node scripts/seed.js \u202e--x\u0007`, true, 'seeded'),
+    ]).find((x) => x.kind === 'error-solution') as RetroCandidate
+    const { text, learning } = draft(c)
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+    expect(text).not.toContain('evil.example')
+    expect(text).toContain('\\u202e')
+    expect(learning.data.trigger).toMatch(/^Error: ENOENT: no such file here red \\u202eesrever/)
+  })
+
   test.each([
     ['error → solution', lines],
     [
