@@ -43,6 +43,7 @@ async function recallFastPath(): Promise<Buffer | undefined> {
     const text = bytes.toString('utf8')
     const { payloadLooksPassed } = await import('./core/recall-gate.js')
     if (payloadLooksPassed(text)) process.exit(0)
+    await usePackOf('recall')
     try {
       const failure = (await import('./core/search-recall.js')).detectToolFailure(JSON.parse(text))
       if (failure?.text.trim()) (await import('./adapters/feed/feed-key.js')).prefetchKeying(process.cwd())
@@ -58,7 +59,27 @@ async function recallFastPath(): Promise<Buffer | undefined> {
 /** The commands that read the feed cache: its key's git processes start before their modules load. */
 const FEED_COMMANDS = new Set(['search', 'status', 'context', 'list', 'feedback', 'eval'])
 
+/** The hook paths that have a module pack (src/pack.ts), by their arguments; recall's, once its gate let it pass. */
+function packOf(args: readonly string[]): string | undefined {
+  const [first] = args
+  if (args.length === 1 && (first === 'observe' || first === 'capture')) return 'observe'
+  if (args.length === 2 && first === 'check' && args[1] === '--staged') return 'staged'
+  if (first === 'search' || first === 'context') return first
+  return undefined
+}
+
+/** Use a module pack (src/pack.ts); without one, every module is loaded from its own file. */
+async function usePackOf(name: string | undefined): Promise<void> {
+  if (name)
+    try {
+      ;(await import('./pack.js')).usePack(name)
+    } catch {
+      // Every module is then loaded from its own file.
+    }
+}
+
 async function start(): Promise<void> {
+  await usePackOf(packOf(argv))
   if (argv.length === 1 && (argv[0] === 'observe' || argv[0] === 'capture') && (await observeFastPath(argv[0]))) return
   const stdin = argv.length === 1 && argv[0] === 'recall' ? await recallFastPath() : undefined
   if (FEED_COMMANDS.has(argv[0] ?? '') && !argv.includes('-h') && !argv.includes('--help')) {
