@@ -122,3 +122,23 @@ export function parseDubiousOwnership(stderr: string): string | undefined {
   if (command !== undefined) return command.replace(/^'(.*)'$/, '$1')
   return /dubious ownership[^']*'(.*)'/.exec(stderr)?.[1]
 }
+
+/** One entry of a tree, as `git ls-tree -z` prints it: mode, object type, object id, path. */
+export interface TreeEntry {
+  mode: string
+  type: string
+  oid: string
+  path: string
+}
+
+/** Parse `git ls-tree [-r] -z` output. Sample: "100644 blob 3f2c…\t.learnings/active/x.md\0". */
+export function parseLsTree(out: string): TreeEntry[] {
+  const entries: TreeEntry[] = []
+  for (const rec of out.split('\0')) {
+    const tab = rec.indexOf('\t')
+    if (tab < 0) continue
+    const [mode = '', type = '', oid = ''] = rec.slice(0, tab).split(' ')
+    entries.push({ mode, type, oid, path: rec.slice(tab + 1) })
+  }
+  return entries
+}

@@ -6,7 +6,7 @@
 import { commitFileOnTop } from '../adapters/git/commit-on-top.js'
 import { openRepo } from '../adapters/store/repo.js'
 import { readLearning } from '../adapters/store/store.js'
-import { parseLsTree } from '../adapters/feed/tiers.js'
+import { parseLsTree } from '../core/git-output.js'
 import { buildBundle, stripLearning } from '../core/bundle.js'
 import type { Bundle } from '../core/bundle.js'
 import { RefusedError, UsageError } from '../core/errors.js'

@@ -12,7 +12,14 @@ import { writeCacheFile } from '../state/cache-file.js'
 import type { Config } from '../../core/config-schema.js'
 import { GitCommandError, LearningParseError, UsageError, reasonOf } from '../../core/errors.js'
 import { findUrlCredentials, shownUrl } from '../../core/git-args.js'
-import { chunkBounds, groupBySize, parseCatFileBatch, parseCatFileBatchCheck } from '../../core/git-output.js'
+import {
+  chunkBounds,
+  groupBySize,
+  parseCatFileBatch,
+  parseCatFileBatchCheck,
+  parseLsTree,
+} from '../../core/git-output.js'
+import type { TreeEntry } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
 import { removeTierFromConfig, setTierInConfig } from '../../core/tier-config.js'
 import { MAX_LEARNING_BYTES, parseStorePath } from '../../core/learning.js'
@@ -34,25 +41,6 @@ export const DEFAULT_TIER_WEIGHT = 0.9
 const ACTIVE_DIR = '.learnings/active'
 
 export const tierRef = (name: string) => `${TIER_REF_PREFIX}${name}`
-
-export interface TreeEntry {
-  mode: string
-  type: string
-  oid: string
-  path: string
-}
-
-/** Parse `git ls-tree -r -z` output. Sample: "100644 blob 3f2c…\t.learnings/active/x.md\0". */
-export function parseLsTree(out: string): TreeEntry[] {
-  const entries: TreeEntry[] = []
-  for (const rec of out.split('\0')) {
-    const tab = rec.indexOf('\t')
-    if (tab < 0) continue
-    const [mode = '', type = '', oid = ''] = rec.slice(0, tab).split(' ')
-    entries.push({ mode, type, oid, path: rec.slice(tab + 1) })
-  }
-  return entries
-}
 
 /** Something skipped while reading a tier: `path` is `<tier>:<path in the tier>` or the tier's ref. */
 export interface TierWarning {

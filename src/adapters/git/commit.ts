@@ -12,6 +12,7 @@ import { GitCommandError, RefLockedError, UncommittedLearningError } from '../..
 import { gitAsync, runGitAsync, tryGitAsync } from './run.js'
 import type { Env } from './run.js'
 import type { Git } from './simple.js'
+import { parseLsTree } from '../../core/git-output.js'
 
 /** Refuse when a learning's file differs between HEAD, the index and the work tree, or is untracked. */
 export async function assertPathClean(git: Git, name: string, path: string): Promise<void> {
@@ -55,14 +56,11 @@ export async function readTreeEntries(
 ): Promise<Map<string, TreeEntry>> {
   const found = new Map<string, TreeEntry>()
   if (!commit || !paths.length) return found
-  // Sample: "100644 blob 3f2c…e1\t.learnings/pending/x.md\0"
   const out = await gitAsync(['ls-tree', '-z', '--full-tree', commit, '--', ...paths.map((p) => `:(literal)${p}`)], {
     cwd: root,
   })
-  for (const rec of out.toString('utf8').split('\0')) {
-    const m = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(rec)
-    if (m) found.set(m[3] as string, { mode: m[1] as string, oid: m[2] as string, path: m[3] as string })
-  }
+  for (const { mode, type, oid, path } of parseLsTree(out.toString('utf8')))
+    if (type === 'blob') found.set(path, { mode, oid, path })
   return found
 }
 

@@ -3,7 +3,7 @@
  * and blobs of the index, the store's files in the work tree, and a few history questions. GIT_INDEX_FILE is
  * passed through untouched: `git commit --only` runs hooks against a temporary index named by it.
  */
-import { parseCatFileBatch, parseCatFileBatchCheck, pathLine } from '../../core/git-output.js'
+import { parseCatFileBatch, parseCatFileBatchCheck, parseLsTree, pathLine } from '../../core/git-output.js'
 import type { ObjectInfo } from '../../core/git-output.js'
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
@@ -438,13 +438,7 @@ export async function readCommitFiles(
   keep: (path: string) => boolean,
 ): Promise<TreeFile[]> {
   const out = await gitAsync(['ls-tree', '-r', '-z', '--full-tree', commit], { cwd: root, env })
-  const entries: { mode: string; oid: string; path: string }[] = []
-  for (const record of out.toString('utf8').split('\0')) {
-    const tab = record.indexOf('\t')
-    const [mode, type, oid] = record.slice(0, tab).split(' ')
-    const path = record.slice(tab + 1)
-    if (tab > 0 && type === 'blob' && mode && oid && keep(path)) entries.push({ mode, oid, path })
-  }
+  const entries = parseLsTree(out.toString('utf8')).filter((e) => e.type === 'blob' && e.mode && e.oid && keep(e.path))
   const blobs = readBlobs(
     root,
     env,

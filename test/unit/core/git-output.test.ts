@@ -4,6 +4,7 @@ import {
   groupBySize,
   parseCatFileBatch,
   parseDubiousOwnership,
+  parseLsTree,
   parseRevParsePaths,
   pathLine,
 } from '../../../src/core/git-output.js'
@@ -121,4 +122,22 @@ test.each([
   ['fatal: not a git repository (or any of the parent directories): .git\n', undefined],
 ])('parseDubiousOwnership(%j)', (stderr, path) => {
   expect(parseDubiousOwnership(stderr)).toBe(path)
+})
+
+test('parseLsTree: mode, type, id and path of each record; a path may hold a tab or a newline', () => {
+  const oid = 'a'.repeat(40)
+  const out = [
+    `100644 blob ${oid}\t.learnings/active/x.md`,
+    `120000 blob ${oid}\tlink`,
+    `160000 commit ${oid}\tsub`,
+    `100644 blob ${oid}\ta\tb\nc.md`,
+    '',
+  ].join('\0')
+  expect(parseLsTree(out)).toEqual([
+    { mode: '100644', type: 'blob', oid, path: '.learnings/active/x.md' },
+    { mode: '120000', type: 'blob', oid, path: 'link' },
+    { mode: '160000', type: 'commit', oid, path: 'sub' },
+    { mode: '100644', type: 'blob', oid, path: 'a\tb\nc.md' },
+  ])
+  expect(parseLsTree('')).toEqual([])
 })
