@@ -1,7 +1,9 @@
 /**
  * The two races of issue 17 made deterministic: a git wrapper first on PATH runs the other party (a user's `git
- * commit`, a second `git learn approve`) at the very moment our process is about to move the branch (its first
- * `git update-ref`), so the other party always wins the ref first. Each runs 20 times on fresh repositories.
+ * commit`, a second `git learn approve`) after our process read HEAD and before it moves the branch (at its first
+ * `git commit-tree`, before it takes the index lock the branch moves under), so the other party always wins the ref
+ * first. Each runs 20 times on fresh repositories. The moment the branch moves, under that lock, is
+ * transition-index-lock.test.ts.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -14,12 +16,12 @@ import type { TestRepo } from '../../helpers/repo.js'
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
 
-/** A `git` that, on its first `update-ref`, runs $RACE_CMD to completion before going on. */
+/** A `git` that, on its first `commit-tree`, runs $RACE_CMD to completion (without the commit's temporary index). */
 function raceWrapper(): string {
   const dir = mkdtempSync(join(tmpdir(), 'gl-race-bin-'))
   writeFileSync(
     join(dir, 'git'),
-    `#!/bin/sh\nif [ "$1" = update-ref ] && [ -n "$RACE_MARK" ] && [ ! -e "$RACE_MARK" ]; then : > "$RACE_MARK"; sh -c "$RACE_CMD"; fi\nexec "${REAL_GIT}" "$@"\n`,
+    `#!/bin/sh\nif [ "$1" = commit-tree ] && [ -n "$RACE_MARK" ] && [ ! -e "$RACE_MARK" ]; then : > "$RACE_MARK"; env -u GIT_INDEX_FILE sh -c "$RACE_CMD" >&2; fi\nexec "${REAL_GIT}" "$@"\n`,
   )
   chmodSync(join(dir, 'git'), 0o755)
   return dir
