@@ -20,7 +20,7 @@
  * index lock is held leaves it, naming our process: the next command of ours removes it.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import {
   buildCommit,
   hashFileAs,
@@ -57,6 +57,7 @@ import {
   RecoveryNeededError,
   RefLockedError,
   TransitionIncompleteError,
+  UncommittedLearningError,
 } from '../core/errors.js'
 import { STORE_DIR, parseStorePath } from '../core/layout.js'
 import { toLfLineEndings } from '../core/learning.js'
@@ -186,6 +187,11 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
     let swapped: boolean
     try {
       await lockIndexOn(root, files, head, subject)
+      // A file the commit replaces (config.yaml of a tier command, a pending learning an import updates) that was
+      // edited since it was read is refused here, nothing changed: replacing it would lose that edit.
+      for (const p of journalPaths)
+        if (p.was && !(await stillHolds(root, p.path, p.was)))
+          throw new UncommittedLearningError(basename(p.path).replace(/\.md$/, ''), p.path, 'unstaged changes')
       swapped = await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
       locked = undefined
     } catch (err) {
@@ -292,7 +298,8 @@ async function assertFree(root: string, subject: string, paths: readonly string[
  * renames the reviewed file itself; a written file is created whole (link of a temporary file) and never replaces
  * a file with other content (an edit of the user's since: reported, not clobbered). Then the user's index, in one
  * `update-index` (atomic under git's index.lock; waited for while another git holds it). Returns the paths left.
- * `fresh`: called by the transition itself, which checked the paths clean a moment ago (no comparisons, no reads).
+ * `fresh`: called by the transition itself, which checked the paths clean a moment ago (no comparisons through git;
+ * a replaced file is hashed first, so an edit made since is never overwritten).
  * `scratch`: where files are written before they are linked in (scratchDir); a copy an earlier, killed run left
  * beside a path (`.<name>.<hex>.tmp`, older versions wrote there) is removed when it holds exactly the committed bytes.
  * `writeIndex`: how the transition itself, holding the index lock, sets the index entries (instead of update-index).
@@ -320,7 +327,7 @@ export async function bringInLine(
           : await holdsBlob(root, p.path, p.entry.oid, content)
       )
         continue
-      if (p.was && (fresh || (await holdsBlob(root, p.path, p.was, content))))
+      if (p.was && (fresh ? await stillHolds(root, p.path, p.was) : await holdsBlob(root, p.path, p.was, content)))
         writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), true, scratch)
       else left.push(p.path)
       continue
@@ -377,6 +384,26 @@ export async function holdsBlob(
   const file = join(root, path)
   if (readFileSync(file).equals(await content(oid))) return true
   return (await hashFileAs(root, path, file)) === oid
+}
+
+/**
+ * Whether the work-tree file at `path` still holds blob `oid`: its bytes hashed here as git hashes a blob, git asked
+ * (hashFileAs) only when they differ, for a line ending or filter git converts. False when there is no such file.
+ */
+async function stillHolds(root: string, path: string, oid: string): Promise<boolean> {
+  const file = join(root, path)
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(file)
+  } catch {
+    return false
+  }
+  const { createHash } = await import('node:crypto')
+  const id = createHash(oid.length === 64 ? 'sha256' : 'sha1')
+    .update(`blob ${bytes.length}\0`)
+    .update(bytes)
+    .digest('hex')
+  return id === oid || (await hashFileAs(root, path, file)) === oid
 }
 
 /**

@@ -6,37 +6,14 @@
  * other branch. A git wrapper first on PATH runs the other party at those moments.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { BUILT_BIN } from '../../helpers/fault.js'
+import { BUILT_BIN, racePath } from '../../helpers/fault.js'
 import { learningText, makeRepo, tempDir } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
-
-/**
- * A `git` that runs $RACE_CMD once, at the first `git $RACE_AT`: before it (RACE_WHEN=before) or right after it
- * succeeded (RACE_WHEN=after, its exit code kept). $GL_PARENT is our process (to kill), $PPID in it the wrapper.
- */
-function raceWrapper(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gl-index-race-bin-'))
-  writeFileSync(
-    join(dir, 'git'),
-    `#!/bin/sh
-if [ "$1" = "$RACE_AT" ] && [ -n "$RACE_MARK" ] && [ ! -e "$RACE_MARK" ]; then
-  : > "$RACE_MARK"
-  export GL_PARENT=$PPID
-  if [ "$RACE_WHEN" = after ]; then "${REAL_GIT}" "$@"; rc=$?; sh -c "$RACE_CMD"; exit $rc; fi
-  sh -c "$RACE_CMD"
-fi
-exec "${REAL_GIT}" "$@"
-`,
-  )
-  chmodSync(join(dir, 'git'), 0o755)
-  return dir
-}
 
 const REVIEWER = {
   GIT_COMMITTER_NAME: 'Rita Reviewer',
@@ -63,7 +40,7 @@ function approveWithRace(repo: TestRepo, at: string, when: 'before' | 'after', c
     env: {
       ...process.env,
       ...REVIEWER,
-      PATH: `${raceWrapper()}:${process.env['PATH']}`,
+      PATH: `${racePath()}:${process.env['PATH']}`,
       RACE_AT: at,
       RACE_WHEN: when,
       RACE_MARK: mark,

@@ -1,0 +1,75 @@
+/**
+ * A file a lifecycle commit replaces (config.yaml of `tier add`, `tier update` and `tier remove`; a pending learning
+ * `import` updates) edited by the user while the commit is made: the edit is never overwritten. Edited before the
+ * branch moves, the command is refused with nothing changed; edited in the moment after, the commit stands and the
+ * file is left as the user has it, named, with `git learn doctor` to settle it. A git wrapper first on PATH makes the
+ * edit at those moments.
+ */
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { BUILT_BIN, racePath } from '../../helpers/fault.js'
+import { learningText, makeRepo, tempDir, tierRemote } from '../../helpers/repo.js'
+import type { TestRepo } from '../../helpers/repo.js'
+
+function withConfig(): TestRepo {
+  const repo = makeRepo()
+  repo.write('.learnings/config.yaml', '# my config\napproval:\n  distinct_approver: false\n')
+  repo.write('.learnings/pending/.gitkeep', '')
+  repo.git('add', '.learnings')
+  repo.git('commit', '-qm', 'store')
+  return repo
+}
+
+const EDIT = "printf '# my note, saved just now\\n' >> .learnings/config.yaml"
+
+function tierAddWithEdit(repo: TestRepo, at: string) {
+  const bare = tierRemote({ 'org-note': learningText('org-note') }).bare
+  const mark = join(tempDir('gl-replace-race-'), 'mark')
+  const r = spawnSync(process.execPath, [BUILT_BIN, 'tier', 'add', 'org', bare], {
+    cwd: repo.root,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      PATH: `${racePath()}:${process.env['PATH']}`,
+      RACE_AT: at,
+      RACE_WHEN: 'before',
+      RACE_MARK: mark,
+      RACE_CMD: EDIT,
+    },
+  })
+  expect(existsSync(mark), r.stderr).toBe(true)
+  return r
+}
+
+describe('a replaced file edited while the commit is made', () => {
+  test('edited before the branch moves: refused, nothing changed, the edit kept', () => {
+    const repo = withConfig()
+    const head = repo.git('rev-parse', 'HEAD').trim()
+    const r = tierAddWithEdit(repo, 'commit-tree')
+    expect(r.status, r.stderr).toBe(1)
+    expect(r.stderr).toMatch(/\.learnings\/config\.yaml has unstaged changes/)
+    expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head)
+    expect(repo.read('.learnings/config.yaml')).toBe(
+      '# my config\napproval:\n  distinct_approver: false\n# my note, saved just now\n',
+    )
+    expect(repo.git('status', '--porcelain')).toBe(' M .learnings/config.yaml\n')
+    // The fetch is put back as for any refused tier add.
+    expect(repo.git('for-each-ref', 'refs/learn/')).toBe('')
+  }, 60_000)
+
+  test('edited as the branch moves: the commit stands, the edit is kept and named, doctor settles it', () => {
+    const repo = withConfig()
+    const r = tierAddWithEdit(repo, 'update-ref')
+    expect(r.status, r.stderr).toBe(3)
+    expect(r.stderr).toMatch(/was committed[\s\S]*\.learnings\/config\.yaml[\s\S]*left as it is/)
+    expect(repo.git('show', 'HEAD:.learnings/config.yaml')).toMatch(/name: org/)
+    expect(repo.read('.learnings/config.yaml')).toBe(
+      '# my config\napproval:\n  distinct_approver: false\n# my note, saved just now\n',
+    )
+    const doctor = spawnSync(process.execPath, [BUILT_BIN, 'doctor'], { cwd: repo.root, encoding: 'utf8' })
+    expect(doctor.status).toBe(1)
+    expect(doctor.stdout + doctor.stderr).toMatch(/"learn: tier add org" was committed[\s\S]*config\.yaml/)
+  }, 60_000)
+})
