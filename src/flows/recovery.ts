@@ -159,10 +159,29 @@ export function readJournaledPaths(commonDir: string, gitDir: string | undefined
     .flatMap(({ journal }) => journal.paths.map((p) => p.path))
 }
 
-/** Refuse to start a lifecycle commit over a half-done state (the problems and `git learn doctor` in the error). */
+/**
+ * How long a lock of git's (index.lock, the branch's lock) is waited for before a lifecycle commit refuses over it: a
+ * git beside us (an editor's `git status`, the user's `git add`) holds one for milliseconds, and one left by a killed
+ * git stays. The transition waits as long for the index lock it takes.
+ */
+const LOCK_WAIT_MS = 3000
+
+/**
+ * Refuse to start a lifecycle commit over a half-done state (the problems and `git learn doctor` in the error). When
+ * all there is are git's locks, they are waited for a moment first (LOCK_WAIT_MS).
+ */
 export async function assertNothingHalfDone(git: Git): Promise<void> {
-  const problems = (await inspectRecovery(git, { staged: true })).filter(blocking)
-  if (problems.length) throw new RecoveryNeededError(problems.map(toHalfDone))
+  const deadline = Date.now() + LOCK_WAIT_MS
+  for (;;) {
+    const problems = (await inspectRecovery(git, { staged: true })).filter(blocking)
+    if (!problems.length) return
+    const locks = problems.flatMap((p) => (p.kind === 'index-lock' || p.kind === 'ref-lock' ? [p.path] : []))
+    if (locks.length < problems.length) throw new RecoveryNeededError(problems.map(toHalfDone))
+    while (locks.some((l) => existsSync(l))) {
+      if (Date.now() > deadline) throw new RecoveryNeededError(problems.map(toHalfDone))
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
 }
 
 /**

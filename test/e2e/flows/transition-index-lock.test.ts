@@ -141,3 +141,20 @@ describe("the user's index is locked while the branch moves", () => {
     expect(repo.exists('.learnings/active/pend-one.md')).toBe(true)
   }, 60_000)
 })
+
+describe('a lock held a moment by a git beside us', () => {
+  // An editor's `git status` or the user's `git add` holds index.lock for milliseconds, many times a minute: a
+  // committing command that meets it waits for it to go (a few seconds at most) rather than refusing at once with
+  // "remove the lock", which would be wrong advice while that git runs.
+  test.each([['.git/index.lock'], ['.git/refs/heads/main.lock']])(
+    '%s held when the command starts and released a moment later: the command waits and works',
+    (lock) => {
+      const repo = seeded()
+      const { r } = approveWithRace(repo, 'rev-parse', 'after', `touch ${lock}; (sleep 1; rm -f ${lock}) &`)
+      expect(r.status, r.stderr).toBe(0)
+      expect(repo.git('log', '-1', '--format=%s').trim()).toBe('learn: approve pend-one')
+      expect(repo.git('status', '--porcelain')).toBe('')
+    },
+    60_000,
+  )
+})
