@@ -188,11 +188,14 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
     try {
       await lockIndexOn(root, files, head, subject)
       // A file the commit replaces (config.yaml of a tier command, a pending learning an import updates) that was
-      // edited since it was read is refused here, nothing changed: replacing it would lose that edit.
-      for (const p of journalPaths)
-        if (p.was && !(await stillHolds(root, p.path, p.was)))
-          throw new UncommittedLearningError(basename(p.path).replace(/\.md$/, ''), p.path, 'unstaged changes')
-      swapped = await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
+      // edited since it was read is refused here, nothing changed: replacing it would lose that edit. Unless the
+      // branch moved meanwhile (another command of ours committed it): that is a lost swap, tried again below.
+      const edited = await firstEdited(root, journalPaths)
+      if (edited && (await readHeadState(root)).oid === head.oid)
+        throw new UncommittedLearningError(basename(edited).replace(/\.md$/, ''), edited, 'unstaged changes')
+      swapped = edited
+        ? false
+        : await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
       locked = undefined
     } catch (err) {
       releaseIndexLock(files)
@@ -384,6 +387,12 @@ export async function holdsBlob(
   const file = join(root, path)
   if (readFileSync(file).equals(await content(oid))) return true
   return (await hashFileAs(root, path, file)) === oid
+}
+
+/** The first file a transition replaces whose work-tree copy no longer holds what it replaces (undefined: none). */
+async function firstEdited(root: string, paths: readonly JournalPath[]): Promise<string | undefined> {
+  for (const p of paths) if (p.was && !(await stillHolds(root, p.path, p.was))) return p.path
+  return undefined
 }
 
 /**

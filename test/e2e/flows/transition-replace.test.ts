@@ -72,4 +72,39 @@ describe('a replaced file edited while the commit is made', () => {
     expect(doctor.status).toBe(1)
     expect(doctor.stdout + doctor.stderr).toMatch(/"learn: tier add org" was committed[\s\S]*config\.yaml/)
   }, 60_000)
+
+  // Two `tier update`s at once: the second to commit finds config.yaml changed by the first. It used to be told of
+  // "unstaged changes" and to put refs/learn/tiers/<name> back where it was before its fetch, under the pin the
+  // first one committed: `tier verify` then called the tier tampered with ("the ref was moved outside ...").
+  test('two tier updates at once: one pins, the other is refused and leaves the ref at the pin', () => {
+    const repo = withConfig()
+    const { bare, src } = tierRemote({ 'org-note': learningText('org-note') })
+    const bin = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [BUILT_BIN, ...args], {
+        cwd: repo.root,
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      })
+    expect(bin(['tier', 'add', 'org', bare]).status).toBe(0)
+    src.write('.learnings/active/org-note.md', learningText('org-note', { domain: 'build' }))
+    src.git('commit', '-qam', 'org: moved on')
+    src.git('push', '-q', bare, 'main')
+    const tip = src.git('rev-parse', 'HEAD').trim()
+    const mark = join(tempDir('gl-replace-race-'), 'mark')
+    const r = bin(['tier', 'update', 'org'], {
+      PATH: `${racePath()}:${process.env['PATH']}`,
+      RACE_AT: 'commit-tree',
+      RACE_WHEN: 'before',
+      RACE_MARK: mark,
+      RACE_CMD: `${process.execPath} ${BUILT_BIN} tier update org`,
+    })
+    expect(existsSync(mark)).toBe(true)
+    expect(r.status, r.stderr).toBe(1)
+    expect(r.stderr).toMatch(/another commit changed \.learnings\/config\.yaml meanwhile/)
+    expect(repo.git('show', 'HEAD:.learnings/config.yaml')).toContain(tip)
+    expect(repo.git('rev-parse', 'refs/learn/tiers/org').trim()).toBe(tip)
+    const verify = bin(['tier', 'verify'])
+    expect(verify.status, verify.stdout + verify.stderr).toBe(0)
+    expect(repo.git('status', '--porcelain')).toBe('')
+  }, 60_000)
 })
