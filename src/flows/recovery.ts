@@ -3,7 +3,8 @@
  * our transitions (adapters/state/journal.ts) and from what git shows, and the one command that settles it.
  *
  * - a left `index.lock`, or the current branch's lock (`refs/heads/<b>.lock`): git's own; removed by the user once no
- *   git runs (we cannot know that);
+ *   git runs (we cannot know that); an index lock of ours whose process is gone (a transition killed while it held
+ *   it) is removed without a word;
  * - a transition whose commit landed but whose index and work tree were not brought in line: `--continue` finishes
  *   it, `--abort` moves the branch back (only while it still points at that commit) and puts the paths back;
  * - a journal whose commit never landed: nothing changed; the note is removed without a word;
@@ -18,6 +19,7 @@ import { readUserIndex, swapRef, updateUserIndex } from '../adapters/git/commit.
 import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
 import { findGitDirs } from '../adapters/git/locate.js'
+import { clearStaleIndexLock } from '../adapters/git/index-lock.js'
 import { isProcessAlive, readBranchLock, readJournals, removeJournal, scratchDir } from '../adapters/state/journal.js'
 import type { Journal } from '../adapters/state/journal.js'
 import { RecoveryNeededError } from '../core/errors.js'
@@ -77,7 +79,7 @@ export async function inspectRecovery(
 ): Promise<RecoveryProblem[]> {
   const problems: RecoveryProblem[] = []
   const lock = join(git.gitDir, 'index.lock')
-  if (existsSync(lock)) problems.push({ kind: 'index-lock', path: lock })
+  if (existsSync(lock) && !clearStaleIndexLock(lock)) problems.push({ kind: 'index-lock', path: lock })
   const branchLock = readBranchLock(git.gitDir, git.commonDir)
   if (branchLock) problems.push({ kind: 'ref-lock', ...branchLock })
   for (const { file, journal } of readJournals(git.commonDir)) {
@@ -157,10 +159,29 @@ export function readJournaledPaths(commonDir: string, gitDir: string | undefined
     .flatMap(({ journal }) => journal.paths.map((p) => p.path))
 }
 
-/** Refuse to start a lifecycle commit over a half-done state (the problems and `git learn doctor` in the error). */
+/**
+ * How long a lock of git's (index.lock, the branch's lock) is waited for before a lifecycle commit refuses over it: a
+ * git beside us (an editor's `git status`, the user's `git add`) holds one for milliseconds, and one left by a killed
+ * git stays. The transition waits as long for the index lock it takes.
+ */
+const LOCK_WAIT_MS = 3000
+
+/**
+ * Refuse to start a lifecycle commit over a half-done state (the problems and `git learn doctor` in the error). When
+ * all there is are git's locks, they are waited for a moment first (LOCK_WAIT_MS).
+ */
 export async function assertNothingHalfDone(git: Git): Promise<void> {
-  const problems = (await inspectRecovery(git, { staged: true })).filter(blocking)
-  if (problems.length) throw new RecoveryNeededError(problems.map(toHalfDone))
+  const deadline = Date.now() + LOCK_WAIT_MS
+  for (;;) {
+    const problems = (await inspectRecovery(git, { staged: true })).filter(blocking)
+    if (!problems.length) return
+    const locks = problems.flatMap((p) => (p.kind === 'index-lock' || p.kind === 'ref-lock' ? [p.path] : []))
+    if (locks.length < problems.length) throw new RecoveryNeededError(problems.map(toHalfDone))
+    while (locks.some((l) => existsSync(l))) {
+      if (Date.now() > deadline) throw new RecoveryNeededError(problems.map(toHalfDone))
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
 }
 
 /**

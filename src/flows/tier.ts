@@ -1,14 +1,15 @@
 /**
  * `git learn tier add|list|update|remove|verify`: fetch a tier into refs/learn/tiers/<name>, pin the fetched commit
- * in config.yaml and commit that file alone (the ref is put back when the commit fails), list the pins, move a pin
- * with the learnings it adds, removes and changes, remove a tier (a reviewed commit of config.yaml, then its ref), and
- * verify refs and objects.
+ * in config.yaml and commit that file alone (the ref is put back when the commit fails, unless a commit beside it
+ * pinned that fetch), list the pins, move a pin with the learnings it adds, removes and changes, remove a tier (a
+ * reviewed commit of config.yaml, then its ref), and verify refs and objects.
  */
 import { assertNoOperationInProgress, assertStoreCheckedOut } from '../adapters/git/simple.js'
 import { commitTransition } from './transition.js'
 import { assertNothingHalfDone } from './recovery.js'
 import type { Git } from '../adapters/git/simple.js'
 import { openRepo } from '../adapters/store/repo.js'
+import { CONFIG_PATH, configFromBytes } from '../adapters/store/config.js'
 import {
   DEFAULT_TIER_WEIGHT,
   buildTierCommitMessage,
@@ -60,8 +61,27 @@ async function commitPin(git: Git, tier: TierConfig, message: string, before: st
     )
   } catch (err) {
     if (err instanceof TransitionIncompleteError) throw err
-    await git.tryRun(before ? ['update-ref', tierRef(tier.name), before] : ['update-ref', '-d', tierRef(tier.name)])
+    // Only while the ref still holds this fetch and no commit pins it there: another `tier update` beside us that
+    // fetched the same commit and committed its pin keeps its ref (put back, the tier would fail `tier verify`).
+    if (!(await pinnedInHead(git, tier)))
+      await git.tryRun(
+        before
+          ? ['update-ref', tierRef(tier.name), before, tier.commit ?? '']
+          : ['update-ref', '-d', tierRef(tier.name), tier.commit ?? ''],
+      )
     throw err
+  }
+}
+
+/** Whether HEAD's config.yaml pins `tier` at its commit (false when it cannot be read). */
+async function pinnedInHead(git: Git, tier: TierConfig): Promise<boolean> {
+  const text = await git.tryRun(['show', `HEAD:${CONFIG_PATH}`])
+  if (text === undefined || !tier.commit) return false
+  try {
+    const pinned = (await configFromBytes(Buffer.from(text, 'utf8'))).tiers.find((t) => t.name === tier.name)
+    return pinned?.commit === tier.commit
+  } catch {
+    return false
   }
 }
 

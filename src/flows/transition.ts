@@ -6,28 +6,43 @@
  *    the user's index, work tree and other paths are not read or written, and no hook of the user runs (as for `git
  *    stash`'s commits): our own checks ran in-process on the very bytes committed, and nothing may rewrite them;
  * 2. a journal (adapters/state/journal.ts) records the commit and its paths;
- * 3. the branch moves by a compare-and-swap update-ref; when another process moved it first (a `git commit` beside
- *    us, a second `approve`), the commit is rebuilt on the new HEAD (its own paths re-checked there) and tried again,
- *    a few times, then refused with nothing changed;
+ * 3. the branch moves by a compare-and-swap update-ref, under git's index lock (as `git commit` moves HEAD under it:
+ *    adapters/git/index-lock.ts), taken first and held until step 4 is done, with HEAD checked to be still on that
+ *    branch; when another process moved the branch first (a `git commit` beside us, a second `approve`), the commit is
+ *    rebuilt on the new HEAD (its own paths re-checked there) and tried again, a few times, then refused with nothing
+ *    changed;
  * 4. only then are the work tree and the user's index brought in line for those paths (a rename for a move, so the
- *    file that was reviewed is the file that arrives, byte for byte), and the journal is removed.
+ *    file that was reviewed is the file that arrives, byte for byte; the index prepared aside and renamed into
+ *    place), the lock is released and the journal is removed.
  *
  * A kill before step 3 leaves everything as before (a journal whose commit never landed, ignored and removed); a kill
- * after it leaves the commit made and a journal that `git learn doctor --continue` finishes from.
+ * after it leaves the commit made and a journal that `git learn doctor --continue` finishes from. A kill while the
+ * index lock is held leaves it, naming our process: the next command of ours removes it.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import {
   buildCommit,
   hashFileAs,
+  readHeadRef,
   readHeadState,
   readTreeEntries,
   readUserIndex,
+  refreshUserIndex,
   swapRef,
   updateUserIndex,
   writeBlobs,
 } from '../adapters/git/commit.js'
-import type { IndexChange } from '../adapters/git/commit.js'
+import type { HeadState, IndexChange } from '../adapters/git/commit.js'
+import {
+  discardIndex,
+  installIndex,
+  locateIndex,
+  prepareIndex,
+  releaseIndexLock,
+  takeIndexLock,
+} from '../adapters/git/index-lock.js'
+import type { IndexFiles } from '../adapters/git/index-lock.js'
 import { gitAsync } from '../adapters/git/run.js'
 import { assertStoreCheckedOut } from '../adapters/git/simple.js'
 import type { Git } from '../adapters/git/simple.js'
@@ -36,10 +51,13 @@ import type { JournalPath } from '../adapters/state/journal.js'
 import { isTemporaryBeside, writeFileNoClobber } from '../adapters/store/write-file.js'
 import {
   ConcurrentChangeError,
+  FileAccessError,
   GitCommandError,
   PathTakenError,
+  RecoveryNeededError,
   RefLockedError,
   TransitionIncompleteError,
+  UncommittedLearningError,
 } from '../core/errors.js'
 import { STORE_DIR, parseStorePath } from '../core/layout.js'
 import { toLfLineEndings } from '../core/learning.js'
@@ -127,6 +145,10 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
   }
   const index: IndexChange[] = journalPaths.map((p) => ({ path: p.path, entry: p.entry }))
   const zero = '0'.repeat((first.oid ?? blobs[0] ?? base.values().next().value?.oid ?? '').length || 40)
+  // The user's index with our entries, prepared aside now; renamed into place under the lock once the branch moved.
+  const scratch = scratchDir(git.commonDir)
+  const files = await locateIndex(root, git.gitDir)
+  const prepared = await prepareIndex(root, files, scratch, index, zero)
 
   let head = first
   let commit: string | undefined
@@ -164,13 +186,26 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
     })
     let swapped: boolean
     try {
-      swapped = await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
+      await lockIndexOn(root, files, head, subject)
+      // A file the commit replaces (config.yaml of a tier command, a pending learning an import updates) that was
+      // edited since it was read is refused here, nothing changed: replacing it would lose that edit. Unless the
+      // branch moved meanwhile (another command of ours committed it): that is a lost swap, tried again below.
+      const edited = await firstEdited(root, journalPaths)
+      if (edited && (await readHeadState(root)).oid === head.oid)
+        throw new UncommittedLearningError(basename(edited).replace(/\.md$/, ''), edited, 'unstaged changes')
+      swapped = edited
+        ? false
+        : await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
       locked = undefined
     } catch (err) {
+      releaseIndexLock(files)
       removeJournal(journal) // refused (a reference-transaction hook, a broken ref): the commit never landed
       // A lock on the branch (git waited core.filesRefLockTimeout for it): a git beside us may still be moving it, so
       // it is tried again like a lost swap; one left for good is reported as the lock it is, never as a moving branch.
-      if (!(err instanceof RefLockedError)) throw err
+      if (!(err instanceof RefLockedError)) {
+        discardIndex(prepared)
+        throw err
+      }
       locked = err
       swapped = false
     }
@@ -178,13 +213,16 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
       commit = built.commit
       break
     }
+    releaseIndexLock(files)
     removeJournal(journal)
     journal = undefined
   }
-  if (!commit)
+  if (!commit) {
+    discardIndex(prepared)
     throw (
       locked ?? new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
     )
+  }
 
   let left: string[]
   try {
@@ -192,7 +230,7 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
       root,
       journalPaths,
       async (oid) => text.get(oid) ?? (await gitAsync(['cat-file', 'blob', oid], { cwd: root })),
-      { fresh: true, scratch: scratchDir(git.commonDir) },
+      { fresh: true, scratch, writeIndex: (changes) => installIndex(root, files, prepared, changes, zero) },
     )
   } catch (err) {
     const reason =
@@ -203,7 +241,11 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
       journalPaths.map((p) => p.path),
       reason,
     )
+  } finally {
+    releaseIndexLock(files)
+    discardIndex(prepared)
   }
+  await refreshUserIndex(root)
   // A file of that name that appeared in the work tree meanwhile is never clobbered: the journal stays for doctor.
   if (left.length)
     throw new TransitionIncompleteError(
@@ -214,6 +256,28 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
     )
   removeJournal(journal)
   return commit
+}
+
+/**
+ * Take the user's index lock for the branch move (waiting a moment for a git that holds it) and check that HEAD is
+ * still on the branch the commit was built for: a `git checkout` since would have the work tree and index that follow
+ * the commit be another branch's. Throws with nothing changed; the caller releases the lock.
+ */
+async function lockIndexOn(root: string, files: IndexFiles, head: HeadState, subject: string): Promise<void> {
+  let taken: boolean
+  try {
+    taken = await takeIndexLock(files, INDEX_WAIT_MS)
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    throw new FileAccessError(e.path ?? files.lock, e.code ?? 'EIO', "git's index lock", true)
+  }
+  if (!taken) throw new RecoveryNeededError([{ kind: 'index-lock', path: files.lock }])
+  const ref = await readHeadRef(root)
+  if (ref !== head.ref)
+    throw new ConcurrentChangeError(
+      subject,
+      `HEAD moved to ${ref ?? 'a detached commit'} while the commit was being made`,
+    )
 }
 
 /**
@@ -237,17 +301,23 @@ async function assertFree(root: string, subject: string, paths: readonly string[
  * renames the reviewed file itself; a written file is created whole (link of a temporary file) and never replaces
  * a file with other content (an edit of the user's since: reported, not clobbered). Then the user's index, in one
  * `update-index` (atomic under git's index.lock; waited for while another git holds it). Returns the paths left.
- * `fresh`: called by the transition itself, which checked the paths clean a moment ago (no comparisons, no reads).
+ * `fresh`: called by the transition itself, which checked the paths clean a moment ago (no comparisons through git;
+ * a replaced file is hashed first, so an edit made since is never overwritten).
  * `scratch`: where files are written before they are linked in (scratchDir); a copy an earlier, killed run left
  * beside a path (`.<name>.<hex>.tmp`, older versions wrote there) is removed when it holds exactly the committed bytes.
+ * `writeIndex`: how the transition itself, holding the index lock, sets the index entries (instead of update-index).
  */
 export async function bringInLine(
   root: string,
   paths: readonly JournalPath[],
   content: (oid: string) => Promise<Buffer>,
-  opts: { fresh?: boolean; scratch?: string | undefined } = {},
+  opts: {
+    fresh?: boolean
+    scratch?: string | undefined
+    writeIndex?: ((changes: IndexChange[]) => Promise<void>) | undefined
+  } = {},
 ): Promise<string[]> {
-  const { fresh = false, scratch } = opts
+  const { fresh = false, scratch, writeIndex } = opts
   const left: string[] = []
   for (const p of paths) {
     if (!p.entry) continue
@@ -260,7 +330,7 @@ export async function bringInLine(
           : await holdsBlob(root, p.path, p.entry.oid, content)
       )
         continue
-      if (p.was && (fresh || (await holdsBlob(root, p.path, p.was, content))))
+      if (p.was && (fresh ? await stillHolds(root, p.path, p.was) : await holdsBlob(root, p.path, p.was, content)))
         writeFileNoClobber(abs, (await content(p.entry.oid)).toString('utf8'), true, scratch)
       else left.push(p.path)
       continue
@@ -283,7 +353,8 @@ export async function bringInLine(
         p.entry ? have.get(p.path)?.oid !== p.entry.oid || have.get(p.path)?.mode !== p.entry.mode : have.has(p.path),
       )
     : wanted
-  if (todo.length) {
+  if (todo.length && writeIndex) await writeIndex(todo.map((p) => ({ path: p.path, entry: p.entry })))
+  else if (todo.length) {
     const deadline = Date.now() + INDEX_WAIT_MS
     for (;;) {
       try {
@@ -316,6 +387,32 @@ export async function holdsBlob(
   const file = join(root, path)
   if (readFileSync(file).equals(await content(oid))) return true
   return (await hashFileAs(root, path, file)) === oid
+}
+
+/** The first file a transition replaces whose work-tree copy no longer holds what it replaces (undefined: none). */
+async function firstEdited(root: string, paths: readonly JournalPath[]): Promise<string | undefined> {
+  for (const p of paths) if (p.was && !(await stillHolds(root, p.path, p.was))) return p.path
+  return undefined
+}
+
+/**
+ * Whether the work-tree file at `path` still holds blob `oid`: its bytes hashed here as git hashes a blob, git asked
+ * (hashFileAs) only when they differ, for a line ending or filter git converts. False when there is no such file.
+ */
+async function stillHolds(root: string, path: string, oid: string): Promise<boolean> {
+  const file = join(root, path)
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(file)
+  } catch {
+    return false
+  }
+  const { createHash } = await import('node:crypto')
+  const id = createHash(oid.length === 64 ? 'sha256' : 'sha1')
+    .update(`blob ${bytes.length}\0`)
+    .update(bytes)
+    .digest('hex')
+  return id === oid || (await hashFileAs(root, path, file)) === oid
 }
 
 /**

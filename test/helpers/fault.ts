@@ -39,6 +39,32 @@ fi
 exec "${REAL_GIT}" "$@"
 `
 
+/**
+ * A `git` for races: it runs $RACE_CMD once, at the first `git $RACE_AT`, before it (RACE_WHEN=before) or right after
+ * it succeeded (RACE_WHEN=after, its exit code kept); $RACE_MARK records that it ran. In $RACE_CMD, $GL_PARENT is our
+ * process (to kill) and $PPID the wrapper; it runs without a temporary index of ours (GIT_INDEX_FILE) and with its
+ * output on stderr (stdout is the answer our process parses).
+ */
+const RACE_WRAPPER = `#!/bin/sh
+if [ "$1" = "$RACE_AT" ] && [ -n "$RACE_MARK" ] && [ ! -e "$RACE_MARK" ]; then
+  : > "$RACE_MARK"
+  export GL_PARENT=$PPID
+  if [ "$RACE_WHEN" = after ]; then "${REAL_GIT}" "$@"; rc=$?; env -u GIT_INDEX_FILE sh -c "$RACE_CMD" >&2; exit $rc; fi
+  env -u GIT_INDEX_FILE sh -c "$RACE_CMD" >&2
+fi
+exec "${REAL_GIT}" "$@"
+`
+
+let raceDir: string | undefined
+/** A directory holding the race wrapper (RACE_WRAPPER) as `git`. */
+export function racePath(): string {
+  if (raceDir && existsSync(join(raceDir, 'git'))) return raceDir
+  raceDir = tempDir('gl-race-bin-')
+  writeFileSync(join(raceDir, 'git'), RACE_WRAPPER)
+  chmodSync(join(raceDir, 'git'), 0o755)
+  return raceDir
+}
+
 let wrapperDir: string | undefined
 /** A directory holding the wrapper as `git`. */
 export function faultPath(): string {

@@ -33,12 +33,17 @@ export interface HeadState {
 
 /** Read HEAD: `git symbolic-ref -q HEAD` ("refs/heads/main") and the commit it names. */
 export async function readHeadState(root: string): Promise<HeadState> {
-  const ref = (await tryGitAsync(['symbolic-ref', '-q', 'HEAD'], { cwd: root }))?.toString('utf8').trim() || undefined
+  const ref = await readHeadRef(root)
   const oid =
     (await tryGitAsync(['rev-parse', '-q', '--verify', `${ref ?? 'HEAD'}^{commit}`], { cwd: root }))
       ?.toString('utf8')
       .trim() || undefined
   return { ref, oid }
+}
+
+/** The branch HEAD is on (`git symbolic-ref -q HEAD`: "refs/heads/main"), undefined when detached. */
+export async function readHeadRef(root: string): Promise<string | undefined> {
+  return (await tryGitAsync(['symbolic-ref', '-q', 'HEAD'], { cwd: root }))?.toString('utf8').trim() || undefined
 }
 
 /** One entry of a tree: mode, blob id, path (from `git ls-tree -z`). */
@@ -236,7 +241,14 @@ export async function readAsGitSees(
 /** Set the user's index entries for exactly these paths (`update-index --index-info`), then refresh their stat data. */
 export async function updateUserIndex(root: string, changes: readonly IndexChange[], zeroOid: string): Promise<void> {
   await gitAsync(['update-index', '-z', '--index-info'], { cwd: root, input: formatIndexInfo(changes, zeroOid) })
-  // Entries written from --index-info carry no stat data; a refresh records it (content unchanged, so nothing else moves).
+  await refreshUserIndex(root)
+}
+
+/**
+ * Entries written from --index-info carry no stat data; a refresh records it (content unchanged, so nothing else
+ * moves). Best effort: an index another git holds locked at that moment is refreshed by that git's next reader.
+ */
+export async function refreshUserIndex(root: string): Promise<void> {
   await tryGitAsync(['update-index', '-q', '--refresh'], { cwd: root })
 }
 

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto'
 import {
   closeSync,
+  linkSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -225,6 +226,37 @@ function holderIsGone(lock: string): boolean {
   }
 }
 
+/** Whether a transcript lock is stale: older than STALE_LOCK_MS, or its process has ended. */
+function isStaleLock(lock: string, now: () => number): boolean {
+  const st = statSync(lock, { throwIfNoEntry: false })
+  return st !== undefined && (now() - st.mtimeMs > STALE_LOCK_MS || holderIsGone(lock))
+}
+
+/**
+ * Take over a lock judged stale (isStaleLock): moved aside (rename is atomic, so one process does) and removed. What
+ * was moved aside is judged again: between the first look and the rename another capture may have taken over the
+ * stale lock and made its own, fresh one, which is put back (a link of that very file) for its holder to keep.
+ */
+export function takeOverStaleLock(lock: string, now: () => number = Date.now): void {
+  const aside = `${lock}.stale-${process.pid}`
+  try {
+    renameSync(lock, aside)
+  } catch {
+    return // Someone else took it over first.
+  }
+  try {
+    if (!isStaleLock(aside, now)) linkSync(aside, lock)
+  } catch {
+    // A new lock is there already: its holder has it.
+  } finally {
+    try {
+      unlinkSync(aside)
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
 /**
  * Wait until the lock is ours (true) or LOCK_WAIT_MS have passed (false). A lock older than STALE_LOCK_MS, or whose
  * process has ended, is taken over.
@@ -258,14 +290,8 @@ export function lockTranscript(
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
-    const st = statSync(lock, { throwIfNoEntry: false })
-    if (st && (now() - st.mtimeMs > STALE_LOCK_MS || holderIsGone(lock))) {
-      try {
-        renameSync(lock, `${lock}.stale-${process.pid}`)
-        unlinkSync(`${lock}.stale-${process.pid}`)
-      } catch {
-        // Someone else took it over first.
-      }
+    if (isStaleLock(lock, now)) {
+      takeOverStaleLock(lock, now)
       continue
     }
     if (now() - started > LOCK_WAIT_MS) return undefined

@@ -7,6 +7,7 @@ import {
   lstatSync,
   realpathSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs'
@@ -35,8 +36,10 @@ export function writeFileNoClobber(path: string, text: string, replace = false, 
     if (existsSync(tmp)) unlinkSync(tmp)
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO'
     // A scratch directory that cannot be written (gone, read-only) is no reason to fail: beside the file then. A full
-    // disk or quota is: writing beside would fail the same way, after creating a file in the work tree.
-    if (scratch && code !== 'ENOSPC' && code !== 'EDQUOT') return writeFileNoClobber(path, text, replace)
+    // disk or quota is, when it is the file's own disk: writing beside would fail the same way, after creating a file
+    // in the work tree. A git dir on another disk (`--separate-git-dir`, a mount) may be full where the file's is not.
+    const full = code === 'ENOSPC' || code === 'EDQUOT'
+    if (scratch && (!full || !sameDevice(scratch, dirname(path)))) return writeFileNoClobber(path, text, replace)
     // Named by the file asked for, not the temporary one beside it (a missing folder, no space, read-only).
     throw new FileAccessError(path, code)
   }
@@ -64,6 +67,15 @@ export function writeFileNoClobber(path: string, text: string, replace = false, 
     return writeFileNoClobber(path, text, replace)
   } finally {
     if (existsSync(tmp)) unlinkSync(tmp)
+  }
+}
+
+/** Whether two paths are on one file system (taken as one when either cannot be read: the error stays as it was). */
+function sameDevice(a: string, b: string): boolean {
+  try {
+    return statSync(a).dev === statSync(b).dev
+  } catch {
+    return true
   }
 }
 

@@ -29,12 +29,18 @@ const REPORT = process.env['FAULT_REPORT'] === '1'
 
 type Outcome = 'before' | 'after' | 'doctor' | 'neither'
 
-/** Judge a repository after a fault; a left journal gets `git learn doctor --continue` first. */
+/**
+ * Judge a repository after a fault. A kill while the transition held git's index lock leaves that lock, naming our
+ * process: the next command of ours (here `status`) removes it, so the repository is judged again after one. A left
+ * journal then gets `git learn doctor --continue`, when that command named it.
+ */
 function settle(p: Prepared, copy: string): Outcome {
   const v = judge(repoState(copy), p.before, p.after)
   if (v !== 'neither') return v
-  if (!hasJournal(copy)) return 'neither'
   const told = spawnSync(process.execPath, [BIN, 'status'], { cwd: copy, encoding: 'utf8' })
+  const next = judge(repoState(copy), p.before, p.after)
+  if (next !== 'neither') return next
+  if (!hasJournal(copy)) return 'neither'
   if (!/git learn doctor/.test(told.stderr)) return 'neither'
   spawnSync(process.execPath, [BIN, 'doctor', '--continue'], { cwd: copy, encoding: 'utf8' })
   return judge(repoState(copy), p.before, p.after) === 'after' && !hasJournal(copy) ? 'doctor' : 'neither'

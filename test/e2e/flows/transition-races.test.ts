@@ -1,29 +1,23 @@
 /**
  * The two races of issue 17 made deterministic: a git wrapper first on PATH runs the other party (a user's `git
- * commit`, a second `git learn approve`) at the very moment our process is about to move the branch (its first
- * `git update-ref`), so the other party always wins the ref first. Each runs 20 times on fresh repositories.
+ * commit`, a second `git learn approve`) after our process read HEAD and before it moves the branch (at its first
+ * `git commit-tree`, before it takes the index lock the branch moves under), so the other party always wins the ref
+ * first. Each runs 20 times on fresh repositories. The moment the branch moves, under that lock, is
+ * transition-index-lock.test.ts.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { BUILT_BIN } from '../../helpers/fault.js'
+import { BUILT_BIN, racePath } from '../../helpers/fault.js'
 import { learningText, makeRepo } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
 
-/** A `git` that, on its first `update-ref`, runs $RACE_CMD to completion before going on. */
-function raceWrapper(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gl-race-bin-'))
-  writeFileSync(
-    join(dir, 'git'),
-    `#!/bin/sh\nif [ "$1" = update-ref ] && [ -n "$RACE_MARK" ] && [ ! -e "$RACE_MARK" ]; then : > "$RACE_MARK"; sh -c "$RACE_CMD"; fi\nexec "${REAL_GIT}" "$@"\n`,
-  )
-  chmodSync(join(dir, 'git'), 0o755)
-  return dir
-}
+/** The other party runs at our first `commit-tree`: after HEAD was read, before the index lock and the branch move. */
+const AT = { RACE_AT: 'commit-tree', RACE_WHEN: 'before' }
 
 const REVIEWER = {
   GIT_COMMITTER_NAME: 'Rita Reviewer',
@@ -51,7 +45,7 @@ function seeded(names: string[]): TestRepo {
 
 describe('races', () => {
   test("a user `git commit` beside `add` 20/20: neither takes nor loses the other's change", () => {
-    const wrapper = raceWrapper()
+    const wrapper = racePath()
     let passed = 0
     for (let i = 0; i < 20; i++) {
       const repo = seeded([])
@@ -62,6 +56,7 @@ describe('races', () => {
       repo.git('add', 'mine.txt')
       const mark = join(scratch, `mark-${i}`)
       const r = run(repo, ['add', '--file', input], {
+        ...AT,
         PATH: `${wrapper}:${process.env['PATH']}`,
         RACE_MARK: mark,
         RACE_CMD: `${REAL_GIT} commit -qm "user commit"`,
@@ -82,7 +77,7 @@ describe('races', () => {
   }, 300_000)
 
   test('two `approve`s of the same learning at once 20/20: one approves, the other is refused, nothing lost or doubled', () => {
-    const wrapper = raceWrapper()
+    const wrapper = racePath()
     let passed = 0
     for (let i = 0; i < 20; i++) {
       const repo = seeded(['pend-one'])
@@ -91,6 +86,7 @@ describe('races', () => {
       const second = `${process.execPath} ${BUILT_BIN} approve pend-one > ${join(scratch, `second-${i}.out`)} 2>&1; echo $? > ${join(scratch, `second-${i}.code`)}`
       const r = run(repo, ['approve', 'pend-one'], {
         ...REVIEWER,
+        ...AT,
         PATH: `${wrapper}:${process.env['PATH']}`,
         RACE_MARK: mark,
         RACE_CMD: second,
@@ -119,12 +115,13 @@ describe('races', () => {
   }, 300_000)
 
   test('two `approve`s of different learnings at once: both land, one after the other', () => {
-    const wrapper = raceWrapper()
+    const wrapper = racePath()
     const repo = seeded(['pend-one', 'pend-two'])
     const scratch = mkdtempSync(join(tmpdir(), 'gl-race-'))
     const mark = join(scratch, 'mark')
     const r = run(repo, ['approve', 'pend-one'], {
       ...REVIEWER,
+      ...AT,
       PATH: `${wrapper}:${process.env['PATH']}`,
       RACE_MARK: mark,
       RACE_CMD: `${process.execPath} ${BUILT_BIN} approve pend-two`,

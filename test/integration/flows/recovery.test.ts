@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { learningText, makeRepo, tierRemote } from '../../helpers/repo.js'
@@ -70,21 +70,23 @@ test('a journal whose commit can no longer land is dropped: too old, or the bran
 })
 
 /**
- * Another git process beside ours, right after the branch moved: a reference-transaction hook that takes the index
- * lock once the branch ref is committed, so the transition's commit lands and the user's index cannot follow (the
- * window `git learn doctor` settles). `clearRace` is that process ending.
+ * The index that cannot follow a commit that landed: a reference-transaction hook that, once the branch ref is
+ * committed, puts a directory where the index file is (the transition holds git's index lock then, so no other git can
+ * be what stops it; a file system refusing the write can). The window `git learn doctor` settles; `clearRace` puts the
+ * index back.
  */
 function raceAfterBranchMoves(repo: TestRepo): void {
   repo.write(
     '.git/hooks/reference-transaction',
-    '#!/bin/sh\nif [ "$1" = committed ] && grep -q "refs/heads/"; then touch "$(git rev-parse --git-dir)/index.lock"; fi\nexit 0\n',
+    '#!/bin/sh\nif [ "$1" = committed ] && grep -q "refs/heads/"; then d="$(git rev-parse --git-dir)"; mv "$d/index" "$d/index.saved" && mkdir "$d/index"; fi\nexit 0\n',
   )
   chmodSync(join(repo.root, '.git/hooks/reference-transaction'), 0o755)
 }
 
 function clearRace(repo: TestRepo): void {
   rmSync(join(repo.root, '.git/hooks/reference-transaction'))
-  rmSync(join(repo.root, '.git/index.lock'), { force: true })
+  rmSync(join(repo.root, '.git/index'), { recursive: true, force: true })
+  renameSync(join(repo.root, '.git/index.saved'), join(repo.root, '.git/index'))
 }
 
 /** A bare tier repository with one active learning. */

@@ -10,8 +10,10 @@ import {
   statSync,
   symlinkSync,
 } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test } from 'vitest'
 import { isTemporaryBeside, writeFileNoClobber } from '../../../../src/adapters/store/write-file.js'
 import { tempDir } from '../../../helpers/repo.js'
 
@@ -48,6 +50,33 @@ describe('writeFileNoClobber', () => {
       }
     },
   )
+
+  // A git dir on another disk (`--separate-git-dir`, a mount) that is full: the scratch directory has no room, the
+  // work tree has. The file is written beside itself; `render` failed naming a SKILL.md on a disk with room.
+  const full = mkdtempSync(join(tmpdir(), 'gl-full-scratch-'))
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', full]).status === 0
+  afterAll(() => {
+    if (mounted) spawnSync('umount', [full])
+    rmSync(full, { recursive: true, force: true })
+  })
+  test.runIf(mounted)('a full scratch directory on another file system falls back to writing beside the file', () => {
+    spawnSync('sh', ['-c', `dd if=/dev/zero of=${join(full, 'fill')} bs=4k 2>/dev/null; true`])
+    const scratch = join(full, 'scratch')
+    mkdirSync(scratch)
+    const dir = tempDir('gl-write-')
+    writeFileNoClobber(join(dir, 'a.md'), 'one\n', false, scratch)
+    writeFileNoClobber(join(dir, 'a.md'), 'two\n', true, scratch)
+    expect(readdirSync(dir)).toEqual(['a.md'])
+    expect(readFileSync(join(dir, 'a.md'), 'utf8')).toBe('two\n')
+    expect(readdirSync(scratch)).toEqual([])
+  })
+
+  test.runIf(mounted)("a full disk that is the file's own is not tried again beside it: ENOSPC names the file", () => {
+    const scratch = join(full, 'scratch2')
+    mkdirSync(scratch, { recursive: true })
+    expect(() => writeFileNoClobber(join(full, 'b.md'), 'x'.repeat(8192), false, scratch)).toThrow(/ENOSPC/)
+    expect(readdirSync(full).sort()).toEqual(['fill', 'scratch', 'scratch2'])
+  })
 
   test('the name of a temporary copy beside a file is recognised, and nothing else is', () => {
     const p = '/x/.learnings/pending/a.md'

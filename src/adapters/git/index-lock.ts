@@ -1,0 +1,194 @@
+/**
+ * The user's index under git's own lock while a lifecycle commit moves the branch, as `git commit` holds it while it
+ * moves HEAD. From just before the compare-and-swap until the index has followed the commit, no other git writes the
+ * index, commits it or checks out another branch (each takes `<index>.lock` first and refuses while it exists): a
+ * `git commit` of the user's never commits an index that lags our commit (which undid it), and the work tree that
+ * follows the commit is still the branch's.
+ *
+ * The lock is taken as git takes it (created exclusively) and holds `git-learn <pid>`: one that a killed transition
+ * left is recognised as ours and removed by the next command (never a lock of git's, which holds index bytes). The new
+ * index is prepared before the lock is taken (a copy of the index with our entries, in the scratch directory) and
+ * renamed into place under it, prepared again first when the index changed meanwhile; the lock is held for the branch
+ * move and a rename, not for a git process that rewrites the index.
+ */
+import { closeSync, copyFileSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import type { BigIntStats } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { isProcessAlive } from '../state/journal.js'
+import { formatIndexInfo } from './commit.js'
+import type { IndexChange } from './commit.js'
+import { gitAsync } from './run.js'
+
+/** The user's index file and its lock. */
+export interface IndexFiles {
+  index: string
+  lock: string
+}
+
+/** Where git keeps this work tree's index: $GIT_INDEX_FILE as git reads it, else `<git-dir>/index`. */
+export async function locateIndex(root: string, gitDir: string): Promise<IndexFiles> {
+  const index = process.env['GIT_INDEX_FILE']
+    ? resolve(root, (await gitAsync(['rev-parse', '--git-path', 'index'], { cwd: root })).toString('utf8').trim())
+    : join(gitDir, 'index')
+  return { index, lock: `${index}.lock` }
+}
+
+const MARK = /^git-learn (\d+)\n$/
+
+/** The process id a lock of ours names (undefined for git's own lock, or none). */
+function lockOwner(lock: string): number | undefined {
+  let fd: number
+  try {
+    fd = openSync(lock, 'r')
+  } catch {
+    return undefined
+  }
+  try {
+    const buf = Buffer.alloc(32)
+    const n = readSync(fd, buf, 0, buf.length, 0)
+    const pid = Number(MARK.exec(buf.subarray(0, n).toString('latin1'))?.[1] ?? 0)
+    return pid > 0 ? pid : undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Remove an index lock that a killed transition of ours left (it names a process that is gone); true when it did.
+ * A lock of git's, or of a git learn still running, is left as it is.
+ */
+export function clearStaleIndexLock(lock: string): boolean {
+  const pid = lockOwner(lock)
+  if (pid === undefined || pid === process.pid || isProcessAlive(pid)) return false
+  try {
+    unlinkSync(lock)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * Take the index lock, waiting up to `waitMs` while another process holds it: false when it is still held then.
+ * Throws the fs error when it cannot be made (a read-only or full disk): nothing is left behind.
+ */
+export async function takeIndexLock(files: IndexFiles, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    let fd: number
+    try {
+      fd = openSync(files.lock, 'wx')
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      if (clearStaleIndexLock(files.lock)) continue
+      if (Date.now() > deadline) return false
+      await sleep(50)
+      continue
+    }
+    try {
+      writeSync(fd, `git-learn ${process.pid}\n`)
+      closeSync(fd)
+      return true
+    } catch (err) {
+      closeSync(fd)
+      unlinkSync(files.lock)
+      throw err
+    }
+  }
+}
+
+/** Release the index lock, if it is still this process's. */
+export function releaseIndexLock(files: IndexFiles): void {
+  if (lockOwner(files.lock) !== process.pid) return
+  try {
+    unlinkSync(files.lock)
+  } catch {
+    // Already gone.
+  }
+}
+
+/** A copy of the index with a transition's entries, ready to be renamed into place. */
+export interface PreparedIndex {
+  file: string
+  /** The index it was copied from, as it was then (undefined: there was none). */
+  from: BigIntStats | undefined
+  changes: readonly IndexChange[]
+}
+
+function statIndex(index: string): BigIntStats | undefined {
+  return statSync(index, { bigint: true, throwIfNoEntry: false })
+}
+
+/**
+ * Copy the index beside `scratch` (the scratch directory when it is on the index's file system, else the index's own
+ * directory: a rename must not cross devices) and set `changes` in the copy (`update-index --index-info`).
+ */
+export async function prepareIndex(
+  root: string,
+  files: IndexFiles,
+  scratch: string | undefined,
+  changes: readonly IndexChange[],
+  zeroOid: string,
+): Promise<PreparedIndex> {
+  const here = dirname(files.index)
+  const dir = scratch && statSync(scratch).dev === statSync(here).dev ? scratch : here
+  const file = join(dir, `${process.pid}.${Math.random().toString(16).slice(2, 10)}.index.tmp`)
+  const from = statIndex(files.index)
+  try {
+    if (from) copyFileSync(files.index, file)
+    await gitAsync(['update-index', '-z', '--index-info'], {
+      cwd: root,
+      env: { ...process.env, GIT_INDEX_FILE: file },
+      input: formatIndexInfo(changes, zeroOid),
+    })
+  } catch (err) {
+    discardIndex({ file, from, changes })
+    throw err
+  }
+  return { file, from, changes }
+}
+
+/** Remove a prepared index that is not used. */
+export function discardIndex(prepared: PreparedIndex): void {
+  try {
+    unlinkSync(prepared.file)
+  } catch {
+    // Never written.
+  }
+}
+
+/**
+ * Under the index lock: move the index with exactly `changes` into place. The prepared one serves when the index has
+ * not changed since it was copied and it has these changes; otherwise it is prepared again from the index now.
+ */
+export async function installIndex(
+  root: string,
+  files: IndexFiles,
+  prepared: PreparedIndex,
+  changes: readonly IndexChange[],
+  zeroOid: string,
+): Promise<void> {
+  let use = prepared
+  const now = statIndex(files.index)
+  const was = prepared.from
+  const same =
+    (now === undefined && was === undefined) ||
+    (now !== undefined &&
+      was !== undefined &&
+      now.ino === was.ino &&
+      now.size === was.size &&
+      now.mtimeNs === was.mtimeNs &&
+      now.ctimeNs === was.ctimeNs)
+  if (!same || changes.length !== prepared.changes.length) {
+    discardIndex(prepared)
+    use = await prepareIndex(root, files, dirname(prepared.file), changes, zeroOid)
+  }
+  try {
+    renameSync(use.file, files.index)
+  } catch (err) {
+    discardIndex(use)
+    throw err
+  }
+}
