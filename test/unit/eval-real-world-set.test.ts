@@ -1,5 +1,6 @@
 // The real-world evaluation set (test/fixtures/eval/real-world) keeps its invariants: every expectation names a
 // learning of the set, the forms have their minimum counts, every learning is valid and cites its source threads.
+// The fresh split (fresh.yaml) keeps the same entry invariants, its own minimum counts, and threads no other file used.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -14,6 +15,9 @@ import { bm25Ranker, grepMatcher, loadSet } from '../../bench/eval-baselines.mjs
 const SET = join(PROJECT_ROOT, 'test/fixtures/eval/real-world')
 const FORMS = ['pasted', 'symptom', 'keywords', 'unrelated'] as const
 const MIN: Record<(typeof FORMS)[number], number> = { pasted: 70, symptom: 35, keywords: 20, unrelated: 45 }
+const FRESH_MIN: Record<(typeof FORMS)[number], number> = { pasted: 60, symptom: 20, keywords: 10, unrelated: 30 }
+/** The fresh split spreads its pasted failures: at most this many name the same learning. */
+const FRESH_MAX_PASTED_PER_LEARNING = 3
 const MAX_QUERY_BYTES = 8 * 1024
 
 interface Entry {
@@ -27,6 +31,8 @@ const load = (file: string): Entry[] => YAML.parse(readFileSync(join(SET, file),
 const tuning = load('queries.yaml')
 const holdout = load('holdout.yaml')
 const all = [...tuning, ...holdout]
+const fresh = load('fresh.yaml')
+const every = [...all, ...fresh]
 const names = readdirSync(join(SET, 'learnings'))
   .filter((f) => f.endsWith('.md'))
   .map((f) => f.slice(0, -3))
@@ -52,7 +58,7 @@ describe('the real-world evaluation set', () => {
   })
 
   test('every entry has a query, an expectation, a known form and a source thread', () => {
-    for (const [i, e] of all.entries()) {
+    for (const [i, e] of every.entries()) {
       const at = `entry ${i + 1}: ${String(e.query).slice(0, 60)}`
       expect(typeof e.query === 'string' && e.query.trim().length > 0, at).toBe(true)
       expect(FORMS, at).toContain(e.form)
@@ -75,7 +81,7 @@ describe('the real-world evaluation set', () => {
 
   test('no query is longer than 8 KB or appears twice', () => {
     const seen = new Set<string>()
-    for (const e of all) {
+    for (const e of every) {
       const q = e.query as string
       expect(Buffer.byteLength(q, 'utf8'), q.slice(0, 60)).toBeLessThanOrEqual(MAX_QUERY_BYTES)
       expect(seen.has(q), `duplicate: ${q.slice(0, 60)}`).toBe(false)
@@ -91,8 +97,23 @@ describe('the real-world evaluation set', () => {
     }
   })
 
-  test('git learn eval accepts both files', () => {
-    for (const file of ['queries.yaml', 'holdout.yaml']) {
+  test('the fresh split meets its own minimum counts, spreads its pasted failures and uses only new threads', () => {
+    for (const form of FORMS)
+      expect(fresh.filter((e) => e.form === form).length, form).toBeGreaterThanOrEqual(FRESH_MIN[form])
+    const pasted = new Map<string, number>()
+    for (const e of fresh.filter((x) => x.form === 'pasted'))
+      for (const x of expected(e)) pasted.set(x, (pasted.get(x) ?? 0) + 1)
+    for (const [name, n] of pasted) expect(n, name).toBeLessThanOrEqual(FRESH_MAX_PASTED_PER_LEARNING)
+    const used = new Set(all.map((e) => String(e.source)))
+    for (const e of fresh) {
+      const source = String(e.source)
+      expect(used.has(source), `${source} is a source of queries.yaml or holdout.yaml`).toBe(false)
+      expect(readme.includes(`<${source}>`), `${source} is a learning's thread in README.md`).toBe(false)
+    }
+  })
+
+  test('git learn eval accepts all three files', () => {
+    for (const file of ['queries.yaml', 'holdout.yaml', 'fresh.yaml']) {
       const cases = parseEvalSet(readFileSync(join(SET, file), 'utf8'))
       expect(cases.length).toBe(load(file).length)
     }
