@@ -3,12 +3,12 @@
 //   bm25       — MiniSearch with default options over name, description, trigger and body, no normalization
 //   grep       — a learning matches when its trigger's longest line (or a run of at least 40 characters of it)
 //                occurs in the query, case-insensitively; ranked by the length of the match
-// Tuning (queries.yaml) and held-out (holdout.yaml) queries are reported separately, per query form.
+// Tuning (queries.yaml), held-out (holdout.yaml) and fresh (fresh.yaml) queries are reported separately, per form.
 // Usage: npm run build && node bench/eval-baselines.mjs [--json] [--set <dir>]
 // --json adds every miss on the tuning queries (not on the held-out ones): the query's error line, what was
 // expected, what came first (or what recall named).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,7 +18,8 @@ import YAML from 'yaml'
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const BIN = join(ROOT, 'dist', 'bin.js')
 export const DEFAULT_SET = join(ROOT, 'test', 'fixtures', 'eval', 'real-world')
-const SPLITS = { tuning: 'queries.yaml', holdout: 'holdout.yaml' }
+/** The splits; fresh.yaml (new threads, frozen before it was scored) is optional in a --set folder. */
+const SPLITS = { tuning: 'queries.yaml', holdout: 'holdout.yaml', fresh: 'fresh.yaml' }
 const SEARCH_FORMS = ['pasted', 'symptom', 'keywords']
 /** Ranks past this count as not found (git learn eval ranks at most 10 results). */
 const MRR_CUTOFF = 10
@@ -46,6 +47,7 @@ export function loadSet(dir = DEFAULT_SET) {
     })
   const queries = {}
   for (const [split, file] of Object.entries(SPLITS)) {
+    if (split === 'fresh' && !existsSync(join(dir, file))) continue
     queries[split] = YAML.parse(readFileSync(join(dir, file), 'utf8')).map((e) => ({
       query: e.query,
       expect: (Array.isArray(e.expect) ? e.expect : [e.expect]).filter((x) => x !== 'none'),
@@ -261,8 +263,13 @@ export async function runBaselines({ dir = DEFAULT_SET, log = () => {} } = {}) {
         grep: scoreRecall(recallCases, grep),
       }
     }
-    // The held-out queries are reported by their figures only: their misses are not for reading while tuning.
-    for (const forms of [result.search.holdout ?? {}, result.recall.holdout ?? {}])
+    // The held-out and fresh queries are reported by their figures only: their misses are not for reading while tuning.
+    for (const forms of [
+      result.search.holdout ?? {},
+      result.recall.holdout ?? {},
+      result.search.fresh ?? {},
+      result.recall.fresh ?? {},
+    ])
       for (const systems of Object.values(forms))
         if ('misses' in systems) delete systems.misses
         else for (const x of Object.values(systems)) delete x.misses
