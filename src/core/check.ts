@@ -495,15 +495,19 @@ export function checkTransitions(
       const self = selfApproval(events, name, a.path, approval)
       if (self) out.push(self)
     }
-    if (state !== 'pending' && !reviewedIn(events, name, state))
-      out.push(
-        finding(
-          'transition',
-          a.path,
-          1,
-          `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\``,
-        ),
-      )
+    if (state === 'pending' || reviewedIn(events, name, state)) continue
+    // Its proposal is in the range and its approval is not: the approval's message was dropped on the way.
+    const proposed = events.some((e) => e.name === name && e.to === 'pending' && e.from === null)
+    out.push(
+      finding(
+        'transition',
+        a.path,
+        1,
+        proposed
+          ? `${a.path} was added straight into ${state}/: the range proposes ${name} but no commit in it carries its ${state === 'active' ? 'approval' : 'move'} (${BY_TOKENS[state].join('/')}), as a rebase's \`fixup\` of that commit into the proposal (or a reword or squash that left its trailers out) leaves it: rebase again keeping them (\`squash\`, not \`fixup\`, in \`git rebase -i\`), or move it back to .learnings/pending/ and run \`git learn ${state === 'active' ? 'approve' : 'reject'} ${name}\``
+          : `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\``,
+      ),
+    )
   }
   for (const [, d] of deleted)
     out.push(
@@ -522,7 +526,7 @@ export function checkTransitions(
           'transition',
           m.to,
           1,
-          `${m.name} moved ${m.fromState} → ${m.toState}, which the lifecycle does not allow (pending → active|archived, active → archived, archived → pending): move it back and use git learn approve, reject, prune or restore`,
+          `${m.name} moved ${m.fromState} → ${m.toState}, which the lifecycle does not allow (pending → active|archived, active → archived, archived → pending): ${wayBack(m.name, m.fromState, m.toState)}`,
         ),
       )
       continue
@@ -543,6 +547,19 @@ export function checkTransitions(
     }
   }
   return out
+}
+
+/**
+ * What to do instead of a move the lifecycle has no command for. Both come from `git revert` (which runs no commit
+ * hook, so CI is where they are met): of an approval (active → pending) and of a prune (archived → active).
+ */
+function wayBack(name: string, from: LearningState, to: LearningState): string {
+  const undo = 'take that commit out of the branch (`git rebase -i <base>` and drop it, or `git revert` the revert)'
+  if (from === 'active' && to === 'pending')
+    return `an approved learning leaves active/ by being archived, and a \`git revert\` of its approval does not do that: ${undo}, then retire it with \`git learn prune ${name} --reason "…" --yes\` (and \`git learn restore ${name}\` to have it reviewed again)`
+  if (from === 'archived' && to === 'active')
+    return `an archived learning comes back through review, and a \`git revert\` of its prune skips it: ${undo}, then \`git learn restore ${name}\` and have a teammate run \`git learn approve ${name}\``
+  return 'move it back and use git learn approve, reject, prune or restore'
 }
 
 /**

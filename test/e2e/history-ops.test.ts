@@ -86,3 +86,65 @@ describe('approval by hand-written trailers', () => {
     expect(run('git', 'learn', 'check', '--base', base).code).toBe(0)
   })
 })
+
+describe('git revert and git rebase -i, as CI meets them', () => {
+  /** `name` proposed by Ada and approved by Bob on main. */
+  function approved(name: string) {
+    const { repo, run } = setUp()
+    propose(repo, name)
+    repo.setIdentity(...BOB)
+    const ok = run('git', 'learn', 'approve', name)
+    expect(ok.code, ok.stderr).toBe(0)
+    return { repo, run }
+  }
+
+  test('a revert of an approval: no commit hook runs, and CI names the revert and the commands that do it', () => {
+    const { repo, run } = approved('taken-back')
+    const base = repo.git('rev-parse', 'HEAD').trim()
+    const reverted = run('git', 'revert', '--no-edit', 'HEAD')
+    expect(reverted.code, reverted.stderr).toBe(0)
+    expect(repo.exists('.learnings/pending/taken-back.md')).toBe(true)
+    const ci = run('git', 'learn', 'check', '--base', base)
+    expect(ci.code).toBe(1)
+    expect(ci.stdout).toMatch(
+      /taken-back moved active → pending, which the lifecycle does not allow .*a `git revert` of its approval does not do that: take that commit out of the branch .*`git learn prune taken-back --reason "…" --yes` \(and `git learn restore taken-back`/,
+    )
+    // The way it names: drop the revert, prune, restore; CI accepts that.
+    repo.git('reset', '-q', '--hard', base)
+    expect(run('git', 'learn', 'prune', 'taken-back', '--reason', 'wrong', '--yes').code).toBe(0)
+    repo.setIdentity(...ADA)
+    expect(run('git', 'learn', 'restore', 'taken-back').code).toBe(0)
+    expect(run('git', 'learn', 'check', '--base', base).code).toBe(0)
+  })
+
+  test('a revert of a prune brings it back to active/ unreviewed: CI refuses it and names restore and approve', () => {
+    const { repo, run } = approved('pruned-back')
+    expect(run('git', 'learn', 'prune', 'pruned-back', '--reason', 'old', '--yes').code).toBe(0)
+    const base = repo.git('rev-parse', 'HEAD').trim()
+    expect(run('git', 'revert', '--no-edit', 'HEAD').code).toBe(0)
+    const ci = run('git', 'learn', 'check', '--base', base)
+    expect(ci.code).toBe(1)
+    expect(ci.stdout).toMatch(
+      /pruned-back moved archived → active, .*a `git revert` of its prune skips it: .*`git learn restore pruned-back` and have a teammate run `git learn approve pruned-back`/,
+    )
+  })
+
+  test('a fixup of the approval into the proposal drops its trailers: CI says so, not "use git learn add"', () => {
+    const { repo, run } = setUp()
+    repo.git('checkout', '-q', '-b', 'learn/fixed-up')
+    propose(repo, 'fixed-up')
+    repo.setIdentity(...BOB)
+    expect(run('git', 'learn', 'approve', 'fixed-up').code).toBe(0)
+    const fixup = sh(repo.root, 'git', ['rebase', '-q', '-i', 'main'], {
+      env: { GIT_SEQUENCE_EDITOR: "sed -i '2s/^pick/fixup/'", GIT_EDITOR: 'true' },
+    })
+    expect(fixup.code, fixup.stderr).toBe(0)
+    expect(repo.git('log', '--format=%s', 'main..').trim()).toBe('learn: add fixed-up')
+    const ci = run('git', 'learn', 'check', '--base', 'main')
+    expect(ci.code).toBe(1)
+    expect(ci.stdout).toMatch(
+      /active\/fixed-up\.md was added straight into active\/: the range proposes fixed-up but no commit in it carries its approval \(Approved-by\), as a rebase's `fixup`/,
+    )
+    expect(ci.stdout).not.toMatch(/git learn add --file/)
+  })
+})
