@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo, sh } from '../helpers/repo.js'
+import { learningText, makeRepo, sh, tierRemote } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 // Teams undo and carry commits with git itself (revert, cherry-pick, rebase, amend, hand moves). Each is run here with
@@ -146,5 +146,23 @@ describe('git revert and git rebase -i, as CI meets them', () => {
       /active\/fixed-up\.md was added straight into active\/: the range proposes fixed-up but no commit in it carries its approval \(Approved-by\), as a rebase's `fixup`/,
     )
     expect(ci.stdout).not.toMatch(/git learn add --file/)
+  })
+})
+
+describe('a git revert of a tier add', () => {
+  test('unpins the tier (search no longer serves it); doctor names the revert and deletes the ref it left', () => {
+    const { bare } = tierRemote({ 'org-wide': learningText('org-wide') })
+    const { repo, run } = setUp()
+    expect(run('git', 'learn', 'tier', 'add', 'org', bare).code).toBe(0)
+    expect(run('git', 'learn', 'search', 'org-wide exploded').stdout).toMatch(/org-wide/)
+    expect(run('git', 'revert', '--no-edit', 'HEAD').code).toBe(0)
+    expect(run('git', 'learn', 'search', 'org-wide exploded').stdout).not.toMatch(/org-wide/)
+    const doctor = run('git', 'learn', 'doctor')
+    expect(doctor.code).toBe(1)
+    expect(doctor.stdout + doctor.stderr).toMatch(
+      /refs\/learn\/tiers\/org .*or the commit that pinned it was reverted or reset away.*`git learn doctor --abort`/,
+    )
+    expect(run('git', 'learn', 'doctor', '--abort').code).toBe(0)
+    expect(repo.git('for-each-ref', 'refs/learn/tiers').trim()).toBe('')
   })
 })
