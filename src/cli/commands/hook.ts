@@ -127,7 +127,8 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
       proposers: (name: string) => readProposers(root, ctx.env, 'HEAD', name),
     }
   }
-  const intoActive = store.some((e) => parseStorePath(e.path)?.state === 'active' && e.status !== 'D')
+  // Only a move or an add into active/ is an approval to judge: an edit in place reads no config for it.
+  const intoActive = store.some((e) => 'RAC'.includes(e.status) && parseStorePath(e.path)?.state === 'active')
   const findings = engine.checkCommitMessage(store, message, intoActive ? await approval() : undefined)
 
   const added = store.filter((e) => e.status !== 'D' && e.newMode !== '120000' && parseStorePath(e.path))
