@@ -16,9 +16,9 @@ import type { DirectiveAcceptances } from './directive-trailer.js'
 import type { DirectiveFinding } from './directives.js'
 import { LearningParseError } from './errors.js'
 import type { LearningState } from './errors.js'
-import { parseLearning, parseStorePath, validateLearning } from './learning.js'
+import { learningPath, parseLearning, parseStorePath, validateLearning } from './learning.js'
 import type { Learning } from './learning.js'
-import { MOVES, isAllowedMove } from './lifecycle.js'
+import { MOVES, identityKey, isAllowedMove } from './lifecycle.js'
 import type { AuditEvent } from './trailers.js'
 import { parseAuditTrail, parseLearningTrailers } from './trailers.js'
 import type { SchemaValidator } from './validate.js'
@@ -408,11 +408,53 @@ function movedInSteps(events: readonly AuditEvent[], name: string, from: Learnin
 }
 
 /**
+ * What the distinct-approver rule (`approval.distinct_approver`) reads beside the trailers being checked: whether it is
+ * on, and who put a learning into pending/ by the record of the history (the `Proposed-by`/`Restored-by` of each commit
+ * that added its pending file, else that commit's author), as `git learn approve` reads them.
+ */
+export interface ApprovalRecord {
+  distinct: boolean
+  proposers: (name: string) => readonly string[]
+}
+
+/**
+ * The finding when the newest approval of `name` in `events` was given by one of its proposers: approval is a second
+ * person's review, and trailers are plain text anyone can write (a hand `git mv` with a hand-written `Approved-by`), so
+ * the hooks and CI hold them to the rule `git learn approve` holds. The newest approval is the one that put the file
+ * where it is; an earlier one (before a prune and a restore) was judged when it was made. Proposers are the history's
+ * and those recorded in `events` themselves (a squash merge's folded add or restore).
+ */
+function selfApproval(
+  events: readonly AuditEvent[],
+  name: string,
+  path: string,
+  approval: ApprovalRecord | undefined,
+): Finding | undefined {
+  if (!approval?.distinct) return undefined
+  const approver = events.find((e) => e.name === name && e.to === 'active' && e.byRole === MOVES.approve.by && e.by)?.by
+  if (!approver) return undefined
+  const recorded = events.filter((e) => e.name === name && e.to === 'pending' && e.by).map((e) => e.by as string)
+  const proposer = [...approval.proposers(name), ...recorded].find((p) => identityKey(p) === identityKey(approver))
+  if (proposer === undefined) return undefined
+  return finding(
+    'transition',
+    path,
+    1,
+    `${name} is approved by ${approver}, who proposed it${proposer === approver ? '' : ` (as ${proposer}, the same e-mail)`} or restored it to pending/, which counts as proposing it: approval is a second person's review (approval.distinct_approver). Move it back (\`git mv ${path} ${learningPath('pending', name)}\`) and ask a teammate to run \`git learn approve ${name}\`; for solo use set approval.distinct_approver: false in .learnings/config.yaml`,
+  )
+}
+
+/**
  * The transition rule over the changes from the merge base to HEAD: added only to pending/, moves only as the
  * lifecycle allows (a delete and an add of the same name count as a move when git's rename detection missed it),
- * no deletions, and every move into active/ approved by a commit in the range (`events`, from its trailers).
+ * no deletions, and every move into active/ approved by a commit in the range (`events`, from its trailers), by
+ * someone other than its proposers when `approval` says so.
  */
-export function checkTransitions(changes: readonly DiffEntry[], events: readonly AuditEvent[]): Finding[] {
+export function checkTransitions(
+  changes: readonly DiffEntry[],
+  events: readonly AuditEvent[],
+  approval?: ApprovalRecord,
+): Finding[] {
   const out: Finding[] = []
   const deleted = new Map<string, DiffEntry>()
   const added = new Map<string, DiffEntry>()
@@ -449,15 +491,23 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
   for (const [name, a] of added) {
     const state = stateOf(a.path) as LearningState
     // Proposed and approved (or rejected) within the range: the net change is an add, the trailers show the path.
-    if (state !== 'pending' && !reviewedIn(events, name, state))
-      out.push(
-        finding(
-          'transition',
-          a.path,
-          1,
-          `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\``,
-        ),
-      )
+    if (state === 'active' && reviewedIn(events, name, state)) {
+      const self = selfApproval(events, name, a.path, approval)
+      if (self) out.push(self)
+    }
+    if (state === 'pending' || reviewedIn(events, name, state)) continue
+    // Its proposal is in the range and its approval is not: the approval's message was dropped on the way.
+    const proposed = events.some((e) => e.name === name && e.to === 'pending' && e.from === null)
+    out.push(
+      finding(
+        'transition',
+        a.path,
+        1,
+        proposed
+          ? `${a.path} was added straight into ${state}/: the range proposes ${name} but no commit in it carries its ${state === 'active' ? 'approval' : 'move'} (${BY_TOKENS[state].join('/')}), as a rebase's \`fixup\` of that commit into the proposal (or a reword or squash that left its trailers out) leaves it: rebase again keeping them (\`squash\`, not \`fixup\`, in \`git rebase -i\`), or move it back to .learnings/pending/ and run \`git learn ${state === 'active' ? 'approve' : 'reject'} ${name}\``
+          : `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\``,
+      ),
+    )
   }
   for (const [, d] of deleted)
     out.push(
@@ -476,13 +526,15 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
           'transition',
           m.to,
           1,
-          `${m.name} moved ${m.fromState} → ${m.toState}, which the lifecycle does not allow (pending → active|archived, active → archived, archived → pending): move it back and use git learn approve, reject, prune or restore`,
+          `${m.name} moved ${m.fromState} → ${m.toState}, which the lifecycle does not allow (pending → active|archived, active → archived, archived → pending): ${wayBack(m.name, m.fromState, m.toState)}`,
         ),
       )
       continue
     }
     if (m.toState === 'active') {
       const ok = events.some((e) => e.name === m.name && e.to === 'active' && e.byRole === MOVES.approve.by && e.by)
+      const self = ok ? selfApproval(events, m.name, m.to, approval) : undefined
+      if (self) out.push(self)
       if (!ok)
         out.push(
           finding(
@@ -495,6 +547,19 @@ export function checkTransitions(changes: readonly DiffEntry[], events: readonly
     }
   }
   return out
+}
+
+/**
+ * What to do instead of a move the lifecycle has no command for. Both come from `git revert` (which runs no commit
+ * hook, so CI is where they are met): of an approval (active → pending) and of a prune (archived → active).
+ */
+function wayBack(name: string, from: LearningState, to: LearningState): string {
+  const undo = 'take that commit out of the branch (`git rebase -i <base>` and drop it, or `git revert` the revert)'
+  if (from === 'active' && to === 'pending')
+    return `an approved learning leaves active/ by being archived, and a \`git revert\` of its approval does not do that: ${undo}, then retire it with \`git learn prune ${name} --reason "…" --yes\` (and \`git learn restore ${name}\` to have it reviewed again)`
+  if (from === 'archived' && to === 'active')
+    return `an archived learning comes back through review, and a \`git revert\` of its prune skips it: ${undo}, then \`git learn restore ${name}\` and have a teammate run \`git learn approve ${name}\``
+  return 'move it back and use git learn approve, reject, prune or restore'
 }
 
 /**
@@ -518,7 +583,11 @@ function renameFinding(c: DiffEntry): Finding | undefined {
  * The commit-msg rule: each staged move or add into active/ or archived/ needs a trailer group naming it
  * (Learning, Learning-Action, Learning-From, Learning-To) and a `*-by` trailer of that move.
  */
-export function checkCommitMessage(staged: readonly DiffEntry[], message: string): Finding[] {
+export function checkCommitMessage(
+  staged: readonly DiffEntry[],
+  message: string,
+  approval?: ApprovalRecord,
+): Finding[] {
   const groups = parseLearningTrailers(message)
   const events = parseAuditTrail([{ commit: '', date: '', author: '', message }])
   const paragraphBy = new Set(
@@ -554,7 +623,11 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
     const fix = `${how}; undo this one with \`git restore --staged ${c.path}${c.oldPath ? ` ${c.oldPath}` : ''}\` and move the file back`
     // A squash merge (a forge's, or `git merge --squash`) lands a branch that proposed and approved a learning as one
     // add into active/: its message carries the branch's trailers, and they are the review, as \`check --base\` reads them.
-    if (!fromState && reviewedIn(events, to.name, to.state)) continue
+    if (!fromState && reviewedIn(events, to.name, to.state)) {
+      const self = to.state === 'active' ? selfApproval(events, to.name, c.path, approval) : undefined
+      if (self) out.push(self)
+      continue
+    }
     if (!fromState) {
       out.push(
         finding(
@@ -567,7 +640,11 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
       continue
     }
     // A squash of a branch that restored and then approved it: each step is in the message with its trailers.
-    if (!isAllowedMove(fromState, to.state) && movedInSteps(events, to.name, fromState, to.state)) continue
+    if (!isAllowedMove(fromState, to.state) && movedInSteps(events, to.name, fromState, to.state)) {
+      const self = to.state === 'active' ? selfApproval(events, to.name, c.path, approval) : undefined
+      if (self) out.push(self)
+      continue
+    }
     if (!isAllowedMove(fromState, to.state)) {
       out.push(
         finding(
@@ -583,6 +660,8 @@ export function checkCommitMessage(staged: readonly DiffEntry[], message: string
     const has = (token: string, value?: string) =>
       g?.some((t) => t.token === token && (value === undefined || t.value === value)) ?? false
     const byOk = BY_TOKENS[to.state].some((b) => has(b) || paragraphBy.has(b))
+    const self = to.state === 'active' ? selfApproval(events, to.name, c.path, approval) : undefined
+    if (self) out.push(self)
     if (!g || !has('Learning-Action') || !has('Learning-From', fromState) || !has('Learning-To', to.state) || !byOk)
       out.push(
         finding(

@@ -440,7 +440,13 @@ async function checkTree(
         gitSync([...PARSED_LOG, `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..${tip}`], { cwd: root, env: ctx.env }),
       ),
     )
-    findings.push(...engine.checkTransitions(changes, events))
+    const { readProposers } = await import('../../adapters/git/proposers.js')
+    findings.push(
+      ...engine.checkTransitions(changes, events, {
+        distinct: config.approval.distinct_approver,
+        proposers: (name) => readProposers(root, ctx.env, tip, name),
+      }),
+    )
     if (summaryFile) {
       const text = new Map(files.map((f) => [f.path, f.text]))
       const learnings = result.learnings.map((learning) => ({ learning, text: text.get(learning.path) ?? '' }))

@@ -112,7 +112,24 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
     .split('\n')
     .filter((l) => !l.startsWith('#'))
     .join('\n')
-  const findings = engine.checkCommitMessage(store, message)
+  // The distinct-approver rule reads the commit's own config (the index), as the pre-commit check does.
+  const approval = async () => {
+    const { configFromBytes } = await import('../../adapters/store/config.js')
+    const { readProposers } = await import('../../adapters/git/proposers.js')
+    const { ConfigError } = await import('../../core/errors.js')
+    // An invalid config is the pre-commit check's to report; the rule then stays on, its default.
+    const config = await configFromBytes(reader.readStagedConfig(root, ctx.env)).catch((err: unknown) => {
+      if (err instanceof ConfigError) return undefined
+      throw err
+    })
+    return {
+      distinct: config?.approval.distinct_approver ?? true,
+      proposers: (name: string) => readProposers(root, ctx.env, 'HEAD', name),
+    }
+  }
+  // Only a move or an add into active/ is an approval to judge: an edit in place reads no config for it.
+  const intoActive = store.some((e) => 'RAC'.includes(e.status) && parseStorePath(e.path)?.state === 'active')
+  const findings = engine.checkCommitMessage(store, message, intoActive ? await approval() : undefined)
 
   const added = store.filter((e) => e.status !== 'D' && e.newMode !== '120000' && parseStorePath(e.path))
   const blobs = reader.readBlobs(

@@ -42,7 +42,7 @@ export function describeHalfDone(p: HalfDone): string {
       return `the removal of ${p.path} is staged but not committed (learnings are archived, never deleted). Undo it: \`git learn doctor --abort\``
     case 'orphan-tier-ref': {
       const name = p.ref.replace(/^refs\/learn\/tiers\//, '')
-      return `${p.ref} (at ${short(p.commit)}) is a tier that no .learnings/config.yaml names, on any branch: a \`git learn tier add ${name}\` stopped between its fetch and its commit. Pin it by running that \`git learn tier add ${name} <git-url>\` again, or delete it: \`git learn doctor --abort\``
+      return `${p.ref} (at ${short(p.commit)}) is a tier that no .learnings/config.yaml names, on any branch: a \`git learn tier add ${name}\` stopped between its fetch and its commit, or the commit that pinned it was reverted or reset away (nothing reads the ref then). Pin it by running that \`git learn tier add ${name} <git-url>\` again, or delete it: \`git learn doctor --abort\``
     }
   }
 }
