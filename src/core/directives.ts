@@ -216,6 +216,41 @@ interface Match {
  * rule, without the first look (the test that holds the first look to losing nothing).
  */
 export function scanDirectives(text: string, opts: { everyRule?: boolean } = {}): DirectiveFinding[] {
+  const found = scanWritten(text, opts)
+  // An image by reference (`![ok][s]`, its `[s]: https://…?d=…` lines away) renders as the inline one does: read again
+  // with each such image written inline, what that adds is reported at the image's line.
+  const shown = inlineImageRefs(text)
+  if (shown !== text)
+    for (const d of scanWritten(shown, opts))
+      if (!found.some((x) => x.line === d.line && x.kind === d.kind)) found.push(d)
+  return found
+}
+
+/** A Markdown link reference definition, `[label]: url` (or `<url>`), at most three spaces in. */
+const REFERENCE_DEFINITION = /^ {0,3}\[([^\]\n]{1,200})\]:[ \t]*<?([^\s>]{1,1000})/gm
+/** A reference-style image: `![alt][label]`, `![label][]` or `![label]` (not an inline `![alt](url)`). */
+const REFERENCE_IMAGE = /!\[([^\]\n]{0,200})\](?:\[([^\]\n]{0,200})\])?(?![(:[])/g
+
+/** A reference label as Markdown matches it: case and runs of white space aside. */
+const labelKey = (label: string) => label.trim().replace(/\s+/g, ' ').toLowerCase()
+
+/** `text` with each image by reference to a definition it holds written inline; no line is added or removed. */
+function inlineImageRefs(text: string): string {
+  if (!text.includes('![') || !text.includes(']:')) return text
+  const urls = new Map<string, string>()
+  for (const m of text.matchAll(REFERENCE_DEFINITION)) {
+    const key = labelKey(m[1] as string)
+    if (!urls.has(key)) urls.set(key, m[2] as string) // the first definition of a label is the one used
+  }
+  if (!urls.size) return text
+  return text.replace(REFERENCE_IMAGE, (image: string, alt: string, label: string | undefined) => {
+    const url = urls.get(labelKey(label || alt))
+    return url === undefined ? image : `![${alt}](${url})`
+  })
+}
+
+/** scanDirectives of the text as written. */
+function scanWritten(text: string, opts: { everyRule?: boolean }): DirectiveFinding[] {
   if (!opts.everyRule && !mayHaveDirectives(text)) return []
   // A rule that matches no part of the whole text matches none of its lines: no rule is anchored or looks around, so
   // a match in a line is one in the text. Except in a line cut at LINE_CHARS, whose cut end may close a match (`\b`)

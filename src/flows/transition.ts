@@ -154,74 +154,76 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
   let commit: string | undefined
   let journal: string | undefined
   let locked: RefLockedError | undefined
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (attempt > 0) {
-      await sleep(10 + Math.floor(Math.random() * 40 * attempt))
-      head = await readHeadState(root)
-      if (head.ref !== first.ref)
-        throw new ConcurrentChangeError(
-          subject,
-          `HEAD moved to ${head.ref ?? 'a detached commit'} while the commit was being made`,
-        )
-      const now = await readTreeEntries(root, head.oid, paths)
-      for (const [p, want] of expect) {
-        const have = now.get(p)?.oid ?? null
-        if (have !== want)
+  // Until the branch moved, every way out leaves nothing: the prepared index (a copy of the user's, beside it when
+  // there is no scratch directory) is removed on each of them.
+  try {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (attempt > 0) {
+        await sleep(10 + Math.floor(Math.random() * 40 * attempt))
+        head = await readHeadState(root)
+        if (head.ref !== first.ref)
           throw new ConcurrentChangeError(
             subject,
-            `another commit changed ${p} meanwhile (now ${head.oid?.slice(0, 12) ?? 'unborn'})`,
+            `HEAD moved to ${head.ref ?? 'a detached commit'} while the commit was being made`,
           )
+        const now = await readTreeEntries(root, head.oid, paths)
+        for (const [p, want] of expect) {
+          const have = now.get(p)?.oid ?? null
+          if (have !== want)
+            throw new ConcurrentChangeError(
+              subject,
+              `another commit changed ${p} meanwhile (now ${head.oid?.slice(0, 12) ?? 'unborn'})`,
+            )
+        }
       }
-    }
-    const built = await buildCommit(root, head.oid, index, message, zero)
-    journal = writeJournal(git.commonDir, {
-      version: 1,
-      started: new Date().toISOString(),
-      subject,
-      ref: head.ref ?? 'HEAD',
-      old: head.oid ?? null,
-      commit: built.commit,
-      paths: journalPaths,
-      gitDir: git.gitDir,
-    })
-    let swapped: boolean
-    try {
-      await lockIndexOn(root, files, head, subject)
-      // A file the commit replaces (config.yaml of a tier command, a pending learning an import updates) that was
-      // edited since it was read is refused here, nothing changed: replacing it would lose that edit. Unless the
-      // branch moved meanwhile (another command of ours committed it): that is a lost swap, tried again below.
-      const edited = await firstEdited(root, journalPaths)
-      if (edited && (await readHeadState(root)).oid === head.oid)
-        throw new UncommittedLearningError(basename(edited).replace(/\.md$/, ''), edited, 'unstaged changes')
-      swapped = edited
-        ? false
-        : await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
-      locked = undefined
-    } catch (err) {
+      const built = await buildCommit(root, head.oid, index, message, zero)
+      journal = writeJournal(git.commonDir, {
+        version: 1,
+        started: new Date().toISOString(),
+        subject,
+        ref: head.ref ?? 'HEAD',
+        old: head.oid ?? null,
+        commit: built.commit,
+        paths: journalPaths,
+        gitDir: git.gitDir,
+      })
+      let swapped: boolean
+      try {
+        await lockIndexOn(root, files, head, subject)
+        // A file the commit replaces (config.yaml of a tier command, a pending learning an import updates) that was
+        // edited since it was read is refused here, nothing changed: replacing it would lose that edit. Unless the
+        // branch moved meanwhile (another command of ours committed it): that is a lost swap, tried again below.
+        const edited = await firstEdited(root, journalPaths)
+        if (edited && (await readHeadState(root)).oid === head.oid)
+          throw new UncommittedLearningError(basename(edited).replace(/\.md$/, ''), edited, 'unstaged changes')
+        swapped = edited
+          ? false
+          : await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
+        locked = undefined
+      } catch (err) {
+        releaseIndexLock(files)
+        removeJournal(journal) // refused (a reference-transaction hook, a broken ref): the commit never landed
+        // A lock on the branch (git waited core.filesRefLockTimeout for it): a git beside us may still be moving it, so
+        // it is tried again like a lost swap; one left for good is reported as the lock it is, never as a moving branch.
+        if (!(err instanceof RefLockedError)) throw err
+        locked = err
+        swapped = false
+      }
+      if (swapped) {
+        commit = built.commit
+        break
+      }
       releaseIndexLock(files)
-      removeJournal(journal) // refused (a reference-transaction hook, a broken ref): the commit never landed
-      // A lock on the branch (git waited core.filesRefLockTimeout for it): a git beside us may still be moving it, so
-      // it is tried again like a lost swap; one left for good is reported as the lock it is, never as a moving branch.
-      if (!(err instanceof RefLockedError)) {
-        discardIndex(prepared)
-        throw err
-      }
-      locked = err
-      swapped = false
+      removeJournal(journal)
+      journal = undefined
     }
-    if (swapped) {
-      commit = built.commit
-      break
-    }
-    releaseIndexLock(files)
-    removeJournal(journal)
-    journal = undefined
-  }
-  if (!commit) {
+    if (!commit)
+      throw (
+        locked ?? new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
+      )
+  } catch (err) {
     discardIndex(prepared)
-    throw (
-      locked ?? new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
-    )
+    throw err
   }
 
   let left: string[]

@@ -241,6 +241,24 @@ describe('recovery that tells the truth', () => {
     expect(repo.snapshot()).toBe(snap)
   })
 
+  test("a transition refused before the branch moves leaves no copy of the index, in git learn's folder or beside the index", async () => {
+    const repo = await withPending()
+    // .git/learn a file: no scratch folder (the index is prepared beside .git/index) and no journal (refused there).
+    rmSync(join(repo.root, '.git/learn'), { recursive: true, force: true })
+    writeFileSync(join(repo.root, '.git/learn'), 'x\n')
+    const before = readdirSync(join(repo.root, '.git')).sort()
+    const r = await repo.cli(['approve', 'pend-one'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/Nothing changed/)
+    expect(readdirSync(join(repo.root, '.git')).sort()).toEqual(before)
+    // A journal folder that is a file: the index was prepared in the scratch folder, and is gone from it too.
+    rmSync(join(repo.root, '.git/learn'))
+    mkdirSync(join(repo.root, '.git/learn/tmp'), { recursive: true })
+    writeFileSync(join(repo.root, '.git/learn/transitions'), 'x\n')
+    expect((await repo.cli(['approve', 'pend-one'])).code).toBe(3)
+    expect(readdirSync(join(repo.root, '.git/learn/tmp'))).toEqual([])
+  })
+
   test('an interrupted transition (committed, index not followed) is reported and finished by doctor --continue', async () => {
     const repo = await withPending()
     // What a kill right after the branch moved leaves: the commit made, a journal, the index and work tree behind.
