@@ -148,6 +148,19 @@ export function learningText(name: string, over: Record<string, string> = {}, bo
 }
 
 /**
+ * A repository with a committed config.yaml that a lifecycle commit replaces (a tier command's), one comment line
+ * first, and `distinct_approver: false` so its one author may approve.
+ */
+export function repoWithConfig(): TestRepo {
+  const repo = makeRepo()
+  repo.write('.learnings/config.yaml', '# my config\napproval:\n  distinct_approver: false\n')
+  repo.write('.learnings/pending/.gitkeep', '')
+  repo.git('add', '.learnings')
+  repo.git('commit', '-qm', 'store')
+  return repo
+}
+
+/**
  * A bare repository to use as a tier: `learnings` (file name without `.md` → text) committed as active learnings in
  * a scratch clone (`src`, for later pushes) with `message`, and pushed to its main.
  */

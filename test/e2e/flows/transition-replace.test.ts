@@ -10,17 +10,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { BUILT_BIN, racePath } from '../../helpers/fault.js'
-import { learningText, makeRepo, tempDir, tierRemote } from '../../helpers/repo.js'
+import { learningText, repoWithConfig, tempDir, tierRemote } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
-
-function withConfig(): TestRepo {
-  const repo = makeRepo()
-  repo.write('.learnings/config.yaml', '# my config\napproval:\n  distinct_approver: false\n')
-  repo.write('.learnings/pending/.gitkeep', '')
-  repo.git('add', '.learnings')
-  repo.git('commit', '-qm', 'store')
-  return repo
-}
 
 const EDIT = "printf '# my note, saved just now\\n' >> .learnings/config.yaml"
 
@@ -45,7 +36,7 @@ function tierAddWithEdit(repo: TestRepo, at: string) {
 
 describe('a replaced file edited while the commit is made', () => {
   test('edited before the branch moves: refused, nothing changed, the edit kept', () => {
-    const repo = withConfig()
+    const repo = repoWithConfig()
     const head = repo.git('rev-parse', 'HEAD').trim()
     const r = tierAddWithEdit(repo, 'commit-tree')
     expect(r.status, r.stderr).toBe(1)
@@ -60,7 +51,7 @@ describe('a replaced file edited while the commit is made', () => {
   }, 60_000)
 
   test('edited as the branch moves: the commit stands, the edit is kept and named, doctor settles it', () => {
-    const repo = withConfig()
+    const repo = repoWithConfig()
     const r = tierAddWithEdit(repo, 'update-ref')
     expect(r.status, r.stderr).toBe(3)
     expect(r.stderr).toMatch(/was committed[\s\S]*\.learnings\/config\.yaml[\s\S]*left as it is/)
@@ -77,7 +68,7 @@ describe('a replaced file edited while the commit is made', () => {
   // "unstaged changes" and to put refs/learn/tiers/<name> back where it was before its fetch, under the pin the
   // first one committed: `tier verify` then called the tier tampered with ("the ref was moved outside ...").
   test('two tier updates at once: one pins, the other is refused and leaves the ref at the pin', () => {
-    const repo = withConfig()
+    const repo = repoWithConfig()
     const { bare, src } = tierRemote({ 'org-note': learningText('org-note') })
     const bin = (args: string[], env: Record<string, string> = {}) =>
       spawnSync(process.execPath, [BUILT_BIN, ...args], {

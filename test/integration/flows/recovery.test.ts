@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo, tierRemote } from '../../helpers/repo.js'
+import { learningText, makeRepo, repoWithConfig, tierRemote } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
 /** A process id that no process holds any more. */
@@ -92,19 +92,9 @@ function clearRace(repo: TestRepo): void {
 /** A bare tier repository with one active learning. */
 const tierRepo = (): string => tierRemote({ 'org-note': learningText('org-note') }).bare
 
-/** A repository whose committed config.yaml the tier commit replaces. */
-function withConfig(): TestRepo {
-  const repo = makeRepo()
-  repo.write('.learnings/config.yaml', '# my config comment\napproval:\n  distinct_approver: false\n')
-  repo.write('.learnings/pending/.gitkeep', '')
-  repo.git('add', '.learnings')
-  repo.git('commit', '-qm', 'store')
-  return repo
-}
-
 describe('the window between the branch move and the index', () => {
   test('doctor --abort puts a replaced file back as it was (content and index), not deleted', async () => {
-    const repo = withConfig()
+    const repo = repoWithConfig()
     const before = repo.read('.learnings/config.yaml')
     const head = repo.git('rev-parse', 'HEAD').trim()
     raceAfterBranchMoves(repo)
@@ -124,7 +114,7 @@ describe('the window between the branch move and the index', () => {
   }, 30_000)
 
   test('tier add keeps refs/learn/tiers/<name> when its pin commit landed; doctor --continue leaves a tier that verifies', async () => {
-    const repo = withConfig()
+    const repo = repoWithConfig()
     raceAfterBranchMoves(repo)
     const r = await repo.cli(['tier', 'add', 'org', tierRepo()])
     expect(r.code, r.stderr).toBe(3)
@@ -140,7 +130,7 @@ describe('the window between the branch move and the index', () => {
 
 describe('read-only commands beside an unfinished transition', () => {
   test('list and status name it as the unfinished commit it is, never as a staged move not committed', async () => {
-    const repo = withConfig()
+    const repo = repoWithConfig()
     repo.write('.learnings/pending/win-note.md', learningText('win-note'))
     repo.git('add', '-A')
     repo.git('commit', '-qm', 'pending')
@@ -224,7 +214,7 @@ describe('a tier ref that no config.yaml names (a `tier add` killed between its 
   const tierRefs = (repo: TestRepo) => repo.git('for-each-ref', '--format=%(refname)', 'refs/learn/')
 
   test('doctor reports it; --continue leaves it; --abort deletes it and nothing else', async () => {
-    const repo = withConfig()
+    const repo = repoWithConfig()
     const commit = orphan(repo)
     const head = repo.git('rev-parse', 'HEAD').trim()
     const report = await repo.cli(['doctor', '--json'])
@@ -248,7 +238,7 @@ describe('a tier ref that no config.yaml names (a `tier add` killed between its 
   }, 30_000)
 
   test('a rerun of tier add pins it, and doctor then finds nothing', async () => {
-    const repo = withConfig()
+    const repo = repoWithConfig()
     const url = tierRepo()
     repo.git('fetch', '-q', '--no-tags', url, '+main:refs/learn/tiers/org')
     const again = await repo.cli(['tier', 'add', 'org', url])
@@ -291,7 +281,7 @@ describe('a tier ref that no config.yaml names (a `tier add` killed between its 
   ])(
     'a ref that a config.yaml names is never reported nor deleted: %s',
     async (_, setup) => {
-      const repo = withConfig()
+      const repo = repoWithConfig()
       await setup(repo)
       const refs = tierRefs(repo)
       expect(refs).toBe('refs/learn/tiers/org\n')
