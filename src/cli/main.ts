@@ -44,20 +44,6 @@ export function onlyBooleanFlags(spec: CommandSpec, argv: readonly string[]): Pa
  */
 const NO_HALF_DONE_NOTE = new Set(['doctor', 'help', 'check', 'hook', 'add', 'approve', 'reject', 'restore', 'import'])
 
-/** Warn on stderr when a lock or an interrupted transition is left (files only; git only when there is one). */
-async function noteHalfDone(ctx: Ctx): Promise<void> {
-  try {
-    const { findGitDirs } = await import('../adapters/git/locate.js')
-    const dirs = findGitDirs(ctx.cwd, ctx.env)
-    if (!dirs || !(await import('../adapters/state/journal.js')).mayBeHalfDone(dirs.gitDir, dirs.commonDir)) return
-    const { quickRecoveryCheck } = await import('../flows/recovery.js')
-    const problems = await quickRecoveryCheck(ctx.cwd, ctx.env)
-    if (problems.length) ctx.stderr((await import('./messages/recovery.js')).halfDoneNote(problems))
-  } catch {
-    // A warning only: the command itself reports what is wrong with the repository.
-  }
-}
-
 /** Run one invocation; returns the exit code (the bin sets it). */
 export async function runCli(argv: readonly string[], raw: Ctx): Promise<number> {
   // Everything printed passes one escaping (core/escape.ts): hostile text in a learning never reaches the terminal raw.
@@ -94,7 +80,7 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
       ctx.stdout((await import('./spec.js')).formatHelp(mod.spec))
       return 0
     }
-    if (!hook && !NO_HALF_DONE_NOTE.has(name)) await noteHalfDone(ctx)
+    if (!hook && !NO_HALF_DONE_NOTE.has(name)) await (await import('./half-done.js')).noteHalfDone(ctx)
     return await mod.run(args, ctx)
   } catch (err) {
     const { describeError } = await import('./messages/errors.js')

@@ -144,6 +144,7 @@ async function print(
     // A clean commit stays quiet.
     if (hook) {
       if (report.findings.length) ctx.stderr(text + hint)
+      if (!report.ok) await (await import('../half-done.js')).noteHalfDone(ctx, 'unfinished')
     } else ctx.stdout(text)
   }
   return report.ok ? ExitCode.ok : ExitCode.refused

@@ -169,6 +169,9 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
       // trailers, which are the review, and -m replaced it.
       if (report.findings.some((f) => f.rule === 'transition') && reader.isSquashing(root, ctx.env))
         ctx.stderr(squashMessageDropped)
+      // A move staged because the index lags an interrupted lifecycle commit of ours: `doctor --continue` finishes it.
+      if (report.findings.some((f) => f.rule === 'transition'))
+        await (await import('../half-done.js')).noteHalfDone(ctx, 'unfinished')
     }
   }
   return report.ok ? ExitCode.ok : ExitCode.refused

@@ -52,6 +52,15 @@ export function halfDoneNote(problems: readonly HalfDone[]): string {
   return problems.map((p) => `warning: ${describeHalfDone(p)}\n`).join('') + 'Run `git learn doctor` to see it all.\n'
 }
 
+/** After a hook's refusal, when an interrupted transition of ours is why the index differs from HEAD. */
+export function unfinishedBeforeCommit(problems: readonly HalfDone[]): string {
+  return (
+    'The index still lags a git learn command that was interrupted after its commit, which is why the moves above ' +
+    'are staged; they are not yours to commit:\n' +
+    problems.map((p) => `- ${describeHalfDone(p)}\n`).join('')
+  )
+}
+
 /** `git learn doctor` without options. */
 export function doctorReport(problems: readonly HalfDone[]): string {
   if (!problems.length)

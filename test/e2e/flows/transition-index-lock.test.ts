@@ -6,11 +6,11 @@
  * other branch. A git wrapper first on PATH runs the other party at those moments.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { BUILT_BIN, racePath } from '../../helpers/fault.js'
-import { learningText, makeRepo, tempDir } from '../../helpers/repo.js'
+import { binPath, learningText, makeRepo, tempDir } from '../../helpers/repo.js'
 import type { TestRepo } from '../../helpers/repo.js'
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
@@ -139,6 +139,31 @@ describe("the user's index is locked while the branch moves", () => {
     expect(fixed.status, fixed.stdout + fixed.stderr).toBe(0)
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(repo.exists('.learnings/active/pend-one.md')).toBe(true)
+  }, 60_000)
+  // git's own advice for a lock it meets is to remove it by hand. Then the index lags the approve commit, and what
+  // `git commit` would record is the approve's move reversed: the commit-msg hook refuses it, and says why and how on.
+  test('killed after the branch moved, its lock removed by hand: the hook refuses the commit, naming doctor --continue', () => {
+    const repo = seeded()
+    const bin = binPath()
+    const env = { ...process.env, PATH: `${bin}:${process.env['PATH']}` }
+    const hooked = spawnSync('git', ['learn', 'hook', 'install'], { cwd: repo.root, encoding: 'utf8', env })
+    expect(hooked.status, hooked.stderr).toBe(0)
+    repo.write('mine.txt', 'my own work\n')
+    repo.git('add', 'mine.txt')
+    const { r } = approveWithRace(repo, 'update-ref', 'after', 'kill -9 $GL_PARENT')
+    expect(r.signal).toBe('SIGKILL')
+    rmSync(join(repo.root, '.git/index.lock'))
+    const commit = () => spawnSync('git', ['commit', '-qm', 'my work'], { cwd: repo.root, encoding: 'utf8', env })
+    const refused = commit()
+    expect(refused.status).not.toBe(0)
+    expect(refused.stderr).toMatch(/interrupted after its commit[\s\S]*learn: approve pend-one[\s\S]*doctor --continue/)
+    expect(repo.git('log', '-1', '--format=%s').trim()).toBe('learn: approve pend-one')
+    const fixed = spawnSync(process.execPath, [BUILT_BIN, 'doctor', '--continue'], { cwd: repo.root, encoding: 'utf8' })
+    expect(fixed.status, fixed.stdout + fixed.stderr).toBe(0)
+    const done = commit()
+    expect(done.status, done.stderr).toBe(0)
+    expect(repo.git('show', '--name-status', '--format=', 'HEAD')).toBe('A\tmine.txt\n')
+    expect(repo.git('ls-tree', '--name-only', 'HEAD', '.learnings/active/')).toBe('.learnings/active/pend-one.md\n')
   }, 60_000)
 })
 
