@@ -39,7 +39,7 @@ export async function writeCache(
         !name.includes(key)
       )
         unlinkSync(join(dir, name))
-      else if (name.startsWith('spool-')) sweepSpool(join(dir, name))
+      else if (name.startsWith('spool-') || name.endsWith('.tmp')) sweepStale(join(dir, name))
     // Written piece by piece: at 100,000 learnings the postings and the catalog are tens of megabytes each.
     writeIndexFiles(f, b.parts, {
       tiers: b.tierIndexes.map((t) => ({ index: t.name, map: Array.from(t.map) })),
@@ -104,10 +104,12 @@ function rowTable(rows: readonly number[], tierOf: readonly number[]): Buffer {
 }
 
 /**
- * A spool file (run.ts openSpool) still in the directory an hour after it was made: one a process killed between its
- * open and its unlink left, or one where an open file cannot be unlinked (Windows). A live one is seconds old.
+ * A spool file (run.ts openSpool) or a cache file's temporary copy (`<file>.<pid>.tmp`, state/cache-file.ts) still in
+ * the directory an hour after it was made: one a process killed before its unlink or rename left (at 100,000
+ * learnings tens of megabytes each, and a temporary copy of the current key's files is not swept with the old keys'),
+ * or one where an open file cannot be unlinked (Windows). A live one is seconds old.
  */
-function sweepSpool(path: string): void {
+function sweepStale(path: string): void {
   try {
     if (Date.now() - statSync(path).mtimeMs > 3_600_000) unlinkSync(path)
   } catch {

@@ -163,8 +163,18 @@ describe('the rebuild reads its blobs through spool files', () => {
     const twoHoursAgo = (Date.now() - 7_200_000) / 1000
     utimesSync(join(cache, 'spool-1-0-old.tmp'), twoHoursAgo, twoHoursAgo)
     writeFileSync(join(cache, 'spool-2-0-new.tmp'), 'another process, mid-open')
+    // A cache file's temporary copy a killed rebuild left, named for the key this search will write again.
     await repo.cli(['search', '--json', 'exploded'])
-    expect(readdirSync(cache).filter((f) => f.startsWith('spool-'))).toEqual(['spool-2-0-new.tmp'])
+    const key = readFileSync(join(cache, 'last-key'), 'utf8')
+    rmSync(join(cache, `feed-${key}.json`))
+    writeFileSync(join(cache, `postings-${key}.bin.999999.tmp`), 'left by a killed rebuild')
+    utimesSync(join(cache, `postings-${key}.bin.999999.tmp`), twoHoursAgo, twoHoursAgo)
+    writeFileSync(join(cache, `docs-${key}.bin.999998.tmp`), 'another rebuild, mid-write')
+    await repo.cli(['search', '--json', 'exploded'])
+    expect(readdirSync(cache).filter((f) => f.endsWith('.tmp'))).toEqual([
+      `docs-${key}.bin.999998.tmp`,
+      'spool-2-0-new.tmp',
+    ])
   })
 })
 
