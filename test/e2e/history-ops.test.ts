@@ -27,6 +27,10 @@ function propose(repo: TestRepo, name: string): void {
 const approval = (name: string, who: readonly [string, string]) =>
   `Learning: ${name}\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: ${who[0]} <${who[1]}>`
 
+/** The trailers `git learn add` writes for `name`, proposed by `who`. */
+const proposal = (who: readonly [string, string]) => (name: string) =>
+  `Learning: ${name}\nLearning-Action: add\nLearning-To: pending\nProposed-by: ${who[0]} <${who[1]}>`
+
 describe('approval by hand-written trailers', () => {
   test('the proposer moving it into active/ with an Approved-by of their own is refused by commit-msg and by CI', () => {
     const { repo, run } = setUp()
@@ -72,6 +76,44 @@ describe('approval by hand-written trailers', () => {
     expect(ci.code).toBe(1)
     expect(ci.stdout).toMatch(/squashed-self is approved by Ada Author/)
   })
+
+  // The proposers of every learning a range puts into active/ are read in one git log: by name for a few, from the
+  // whole pending/ folder past 64. Either way each approval is judged against its own learning's proposers.
+  test.each([[3], [70]])(
+    '%i learnings approved by hand in one commit: only the self-approval is refused',
+    (n) => {
+      const { repo, run } = setUp()
+      const names = Array.from({ length: n }, (_, i) => `batch-note-${i}`)
+      repo.setIdentity(...ADA)
+      for (const name of names.slice(0, -1)) repo.write(`.learnings/pending/${name}.md`, learningText(name))
+      repo.git('add', '.learnings/pending')
+      sh(repo.root, 'git', ['commit', '-qm', 'learn: add', '-m', names.slice(0, -1).map(proposal(ADA)).join('\n\n')], {
+        env: { GIT_LEARN_HOOKS: '0' },
+      })
+      const last = names[n - 1] as string
+      repo.setIdentity(...BOB)
+      repo.write(`.learnings/pending/${last}.md`, learningText(last))
+      repo.git('add', '.learnings/pending')
+      sh(repo.root, 'git', ['commit', '-qm', `learn: add ${last}`, '-m', proposal(BOB)(last)], {
+        env: { GIT_LEARN_HOOKS: '0' },
+      })
+      const base = repo.git('rev-parse', 'HEAD').trim()
+      // Bob approves Ada's learnings, and his own last one.
+      for (const name of names) repo.git('mv', `.learnings/pending/${name}.md`, `.learnings/active/${name}.md`)
+      const message = names.map((name) => approval(name, BOB)).join('\n\n')
+      const hooked = run('git', 'commit', '-q', '-m', 'learn: approve a batch', '-m', message)
+      expect(hooked.code).toBe(1)
+      const refused = [...hooked.stderr.matchAll(/(batch-note-\d+) is approved by Bob Reviewer/g)].map((m) => m[1])
+      expect(refused).toEqual([last])
+      sh(repo.root, 'git', ['commit', '-q', '-m', 'learn: approve a batch', '-m', message], {
+        env: { GIT_LEARN_HOOKS: '0' },
+      })
+      const ci = run('git', 'learn', 'check', '--base', base)
+      expect(ci.code).toBe(1)
+      expect([...ci.stdout.matchAll(/(batch-note-\d+) is approved by Bob Reviewer/g)].map((m) => m[1])).toEqual([last])
+    },
+    60_000,
+  )
 
   test('with approval.distinct_approver: false (solo use) the same commit goes through', () => {
     const { repo, run } = setUp()

@@ -441,11 +441,17 @@ async function checkTree(
         gitSync([...PARSED_LOG, `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..${tip}`], { cwd: root, env: ctx.env }),
       ),
     )
-    const { readProposers } = await import('../../adapters/git/proposers.js')
+    const { proposerReader } = await import('../../adapters/git/proposers.js')
+    const { parseStorePath } = await import('../../core/layout.js')
+    // The learnings the range puts into active/: their proposers are read in one git log, when the rule asks.
+    const intoActive = changes.flatMap((c) => {
+      const to = 'RAC'.includes(c.status) ? parseStorePath(c.path) : undefined
+      return to?.state === 'active' ? [to.name] : []
+    })
     findings.push(
       ...engine.checkTransitions(changes, events, {
         distinct: config.approval.distinct_approver,
-        proposers: (name) => readProposers(root, ctx.env, tip, name),
+        proposers: proposerReader(root, ctx.env, tip, intoActive),
       }),
     )
     if (summaryFile) {

@@ -115,7 +115,7 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   // The distinct-approver rule reads the commit's own config (the index), as the pre-commit check does.
   const approval = async () => {
     const { configFromBytes } = await import('../../adapters/store/config.js')
-    const { readProposers } = await import('../../adapters/git/proposers.js')
+    const { proposerReader } = await import('../../adapters/git/proposers.js')
     const { ConfigError } = await import('../../core/errors.js')
     // An invalid config is the pre-commit check's to report; the rule then stays on, its default.
     const config = await configFromBytes(reader.readStagedConfig(root, ctx.env)).catch((err: unknown) => {
@@ -124,12 +124,15 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
     })
     return {
       distinct: config?.approval.distinct_approver ?? true,
-      proposers: (name: string) => readProposers(root, ctx.env, 'HEAD', name),
+      proposers: proposerReader(root, ctx.env, 'HEAD', intoActive),
     }
   }
   // Only a move or an add into active/ is an approval to judge: an edit in place reads no config for it.
-  const intoActive = store.some((e) => 'RAC'.includes(e.status) && parseStorePath(e.path)?.state === 'active')
-  const findings = engine.checkCommitMessage(store, message, intoActive ? await approval() : undefined)
+  const intoActive = store.flatMap((e) => {
+    const to = 'RAC'.includes(e.status) ? parseStorePath(e.path) : undefined
+    return to?.state === 'active' ? [to.name] : []
+  })
+  const findings = engine.checkCommitMessage(store, message, intoActive.length ? await approval() : undefined)
 
   const added = store.filter((e) => e.status !== 'D' && e.newMode !== '120000' && parseStorePath(e.path))
   const blobs = reader.readBlobs(
