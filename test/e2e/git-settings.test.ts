@@ -40,6 +40,24 @@ describe("the user's git settings", () => {
     expect(repo.snapshot()).toBe(before)
   })
 
+  // The feed's key asks git for the store's changes with `:(top).learnings`: read as a file name, it matched nothing,
+  // and an edit of a learning made after the cache was built would not be seen.
+  test('GIT_LITERAL_PATHSPECS=1 does not hide an edited learning from the feed', () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/widget-exploded.md', learningText('widget-exploded'))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'seed')
+    const env = { GIT_LITERAL_PATHSPECS: '1' }
+    expect(sh(repo.root, 'git', ['learn', 'search', '--json', 'zanzibar'], { env }).stdout).not.toContain('widget')
+    repo.write(
+      '.learnings/active/widget-exploded.md',
+      learningText('widget-exploded', { description: 'Fix the zanzibar failure. Use when zanzibar fails.' }),
+    )
+    const after = sh(repo.root, 'git', ['learn', 'search', '--json', 'zanzibar'], { env })
+    expect(after.code).toBe(0)
+    expect(after.stdout).toContain('widget-exploded')
+  })
+
   test('i18n.logOutputEncoding=latin1 leaves the reasons and names git learn log reads in UTF-8', async () => {
     const repo = makeRepo()
     repo.setIdentity('Zoë Ångström', 'zoe@example.com')

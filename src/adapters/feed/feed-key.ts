@@ -114,7 +114,7 @@ export interface Keying {
   state: Promise<StoreState>
 }
 
-// The store from anywhere in the work tree (paths from the top), whatever GIT_LITERAL_PATHSPECS says.
+// The store from anywhere in the work tree (paths from the top); run.ts runs git without GIT_LITERAL_PATHSPECS.
 const STORE_SPEC = ['--', `:(top)${STORE_DIR}`]
 
 // --ignored (traditional) with --untracked-files=all lists each ignored file ("!! path"), even inside an ignored
@@ -204,13 +204,11 @@ async function startKeying(cwd: string): Promise<Keying> {
     ? undefined
     : tryGitAsync(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd })
   let lsRun: Promise<Buffer | undefined> | undefined
-  const ls = () =>
-    (lsRun ??= tryGitAsync(['--no-literal-pathspecs', 'ls-files', '-s', '-z', '--full-name', ...STORE_SPEC], { cwd }))
+  const ls = () => (lsRun ??= tryGitAsync(['ls-files', '-s', '-z', '--full-name', ...STORE_SPEC], { cwd }))
   const index = found && !process.env['GIT_INDEX_FILE'] ? join(found.gitDir, 'index') : undefined
   const watch = found && index ? readWatch(found.root, found.commonDir, found.gitDir, index, now) : undefined
   const st = statusOrRefusal(
     [
-      '--no-literal-pathspecs',
       '--no-optional-locks',
       'status',
       '--porcelain=v1',
