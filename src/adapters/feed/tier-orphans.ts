@@ -11,9 +11,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import * as YAML from '../../vendor/yaml.js'
 import { parseCatFileBatch } from '../../core/git-output.js'
 import { TIER_REF_PREFIX } from '../../core/layout.js'
+import { parseYamlMapping } from '../../core/learning.js'
 import { gitAsync } from '../git/run.js'
 import type { Git } from '../git/simple.js'
 import { CONFIG_PATH } from '../store/config.js'
@@ -62,8 +62,8 @@ function namesIn(texts: readonly string[], candidates: ReadonlySet<string>): Set
   for (const text of new Set(texts)) {
     let tiers: unknown
     try {
-      const data = YAML.parse(text, { maxAliasCount: 50 }) as { tiers?: unknown } | null
-      tiers = data && typeof data === 'object' ? (data.tiers ?? []) : []
+      // As config.yaml is read everywhere: aliases bounded, keys unique (a text read otherwise names by substring).
+      tiers = parseYamlMapping(text)['tiers'] ?? []
     } catch {
       tiers = undefined
     }
