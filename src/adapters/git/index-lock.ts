@@ -181,7 +181,8 @@ export async function installIndex(
       now.size === was.size &&
       now.mtimeNs === was.mtimeNs &&
       now.ctimeNs === was.ctimeNs)
-  if (!same || changes.length !== prepared.changes.length) {
+  // The same entries in the same order: anything else (a path the work tree kept, another blob) is prepared again.
+  if (!same || formatIndexInfo(changes, zeroOid) !== formatIndexInfo(prepared.changes, zeroOid)) {
     discardIndex(prepared)
     use = await prepareIndex(root, files, dirname(prepared.file), changes, zeroOid)
   }
