@@ -505,7 +505,7 @@ export function checkTransitions(
         1,
         proposed
           ? `${a.path} was added straight into ${state}/: the range proposes ${name} but no commit in it carries its ${state === 'active' ? 'approval' : 'move'} (${BY_TOKENS[state].join('/')}), as a rebase's \`fixup\` of that commit into the proposal (or a reword or squash that left its trailers out) leaves it: rebase again keeping them (\`squash\`, not \`fixup\`, in \`git rebase -i\`), or move it back to .learnings/pending/ and run \`git learn ${state === 'active' ? 'approve' : 'reject'} ${name}\``
-          : `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\``,
+          : `${a.path} was added straight into ${state}/: new learnings start in pending/ and reach ${state}/ through review: \`git learn add --file ${a.path}\` (to .learnings/pending/), then \`git learn approve\` (if a squash merge brought it in reviewed, the squash message left out the trailers its branch's commits carried: have squash merges keep the commit messages, docs/guards.md "CI: the pull request is the approval")`,
       ),
     )
   }

@@ -122,6 +122,20 @@ describe('every merge style', () => {
     expect(ci.stdout + ci.stderr).toMatch(/sneaky-thing\.md.*added straight into active/)
   })
 
+  test("a forge's squash with the pull request's title alone: landed, and refused by a push check with --base", () => {
+    const { repo, run } = setUp()
+    proposeOnBranch(repo, run, 'title-only')
+    const base = repo.git('rev-parse', 'main').trim()
+    expect(run('git', 'merge', '--squash', '-q', 'learn/title-only').code).toBe(0)
+    // The forge commits on its server: no hooks of ours run there.
+    expect(run('git', 'commit', '-q', '--no-verify', '-m', 'Learn title-only (#12)').code).toBe(0)
+    expect(repo.exists('.learnings/active/title-only.md')).toBe(true)
+    const ci = run('git', 'learn', 'check', '--base', base)
+    expect(ci.code).toBe(1)
+    expect(ci.stdout + ci.stderr).toMatch(/title-only\.md.*added straight into active/)
+    expect(ci.stdout + ci.stderr).toMatch(/squash/)
+  })
+
   test('git merge --squash, then git commit -m: refused, and told that -m dropped the trailers SQUASH_MSG held', () => {
     const { repo, run } = setUp()
     proposeOnBranch(repo, run, 'squashed-away')
