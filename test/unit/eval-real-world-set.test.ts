@@ -1,6 +1,7 @@
 // The real-world evaluation set (test/fixtures/eval/real-world) keeps its invariants: every expectation names a
 // learning of the set, the forms have their minimum counts, every learning is valid and cites its source threads.
-// The fresh split (fresh.yaml) keeps the same entry invariants, its own minimum counts, and threads no other file used.
+// The fresh split (fresh.yaml) and the second tuning split (tune2.yaml) keep the same entry invariants, their own
+// minimum counts, and threads no other file used.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -18,6 +19,9 @@ const MIN: Record<(typeof FORMS)[number], number> = { pasted: 70, symptom: 35, k
 const FRESH_MIN: Record<(typeof FORMS)[number], number> = { pasted: 60, symptom: 20, keywords: 10, unrelated: 30 }
 /** The fresh split spreads its pasted failures: at most this many name the same learning. */
 const FRESH_MAX_PASTED_PER_LEARNING = 3
+const TUNE2_MIN: Record<(typeof FORMS)[number], number> = { pasted: 30, symptom: 30, keywords: 15, unrelated: 30 }
+/** The second tuning split spreads every form: at most this many queries of one form name the same learning. */
+const TUNE2_MAX_PER_LEARNING_AND_FORM = 3
 const MAX_QUERY_BYTES = 8 * 1024
 
 interface Entry {
@@ -32,7 +36,8 @@ const tuning = load('queries.yaml')
 const holdout = load('holdout.yaml')
 const all = [...tuning, ...holdout]
 const fresh = load('fresh.yaml')
-const every = [...all, ...fresh]
+const tune2 = load('tune2.yaml')
+const every = [...all, ...fresh, ...tune2]
 const names = readdirSync(join(SET, 'learnings'))
   .filter((f) => f.endsWith('.md'))
   .map((f) => f.slice(0, -3))
@@ -112,8 +117,24 @@ describe('the real-world evaluation set', () => {
     }
   })
 
-  test('git learn eval accepts all three files', () => {
-    for (const file of ['queries.yaml', 'holdout.yaml', 'fresh.yaml']) {
+  test('the second tuning split meets its own minimum counts, spreads every form and uses only new threads', () => {
+    for (const form of FORMS)
+      expect(tune2.filter((e) => e.form === form).length, form).toBeGreaterThanOrEqual(TUNE2_MIN[form])
+    const perLearningAndForm = new Map<string, number>()
+    for (const e of tune2)
+      for (const x of expected(e).filter((n) => n !== 'none'))
+        perLearningAndForm.set(`${String(e.form)} ${x}`, (perLearningAndForm.get(`${String(e.form)} ${x}`) ?? 0) + 1)
+    for (const [key, n] of perLearningAndForm) expect(n, key).toBeLessThanOrEqual(TUNE2_MAX_PER_LEARNING_AND_FORM)
+    const used = new Set([...all, ...fresh].map((e) => String(e.source)))
+    for (const e of tune2) {
+      const source = String(e.source)
+      expect(used.has(source), `${source} is a source of queries.yaml, holdout.yaml or fresh.yaml`).toBe(false)
+      expect(readme.includes(`<${source}>`), `${source} is a learning's thread in README.md`).toBe(false)
+    }
+  })
+
+  test('git learn eval accepts all four files', () => {
+    for (const file of ['queries.yaml', 'holdout.yaml', 'fresh.yaml', 'tune2.yaml']) {
       const cases = parseEvalSet(readFileSync(join(SET, file), 'utf8'))
       expect(cases.length).toBe(load(file).length)
     }
