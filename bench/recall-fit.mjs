@@ -1,6 +1,6 @@
 // Fits recall's decision (src/core/data/recall-model.json) on the TUNING queries of the real-world set
-// (test/fixtures/eval/real-world/queries.yaml: its pasted failures and its unrelated ones) and estimates by
-// cross-validation whether it generalises. It never reads holdout.yaml.
+// (test/fixtures/eval/real-world/queries.yaml and tune2.yaml: their pasted failures and their unrelated ones) and
+// estimates by cross-validation whether it generalises. It never reads holdout.yaml or fresh.yaml.
 //
 // The model (src/core/recall-rank.ts RecallModel): each trigger a failure reaches and does not rule out has features
 // (recallEvidence: coverage, matched, missing, …); its evidence is intercept + weights · features; the learning of most
@@ -24,7 +24,8 @@
 // recall10's rules (prefer, file extensions) the folds choose 0.65 to 0.7 and the criterion is flat from 0.65 to 0.8;
 // the model file was not refitted. docs/matching.md, "The fourth pass", its review and "The fifth pass", has the tables.
 //
-// Usage: npm run build && node bench/recall-fit.mjs [--features a,b,c] [--first-trigger] [--write | --compare | --sets 'a,b;c,d' | --small | --thresholds]
+// Usage: npm run build && node bench/recall-fit.mjs [--only-first] [--features a,b,c] [--first-trigger] [--write | --compare | --sets 'a,b;c,d' | --small | --thresholds]
+//   --only-first queries.yaml alone (the model in the file was fitted so, on 2026-12-06)
 //   (no option)  the fit on every tuning failure and its cross-validation, for the model's features
 //   --features   other features than the model's (src/core/recall-rank.ts RECALL_FEATURES)
 //   --write      write the model fitted on every tuning failure to src/core/data/recall-model.json (then rebuild)
@@ -56,6 +57,8 @@ export const FOLDS = 10
 const RIDGE = 1
 const THRESHOLD = 0.6
 const THRESHOLD_GRID = [0.5, 0.55, 0.6, 0.65, 0.7]
+/** The tuning files (--only-first: the first alone, as the model of 2026-12-06 was fitted). */
+const TUNING = process.argv.includes('--only-first') ? ['queries.yaml'] : ['queries.yaml', 'tune2.yaml']
 /** --first-trigger: every learning of the set keeps only its first trigger (a one-trigger store). */
 const FIRST_TRIGGER = process.argv.includes('--first-trigger')
 
@@ -72,7 +75,7 @@ export function loadCases(rules = RECALL_RULES, keep = (/** @type {string} */ _n
     .map((l) => (first ? { ...l, data: { ...l.data, trigger: [l.data.trigger ?? ''].flat()[0] } } : l))
   const names = new Set(learnings.map((l) => l.name))
   const index = invertRecall(buildRecallIndex(buildFeed(learnings).catalog).index)
-  const queries = YAML.parse(readFileSync(join(SET, 'queries.yaml'), 'utf8')).filter(
+  const queries = TUNING.flatMap((file) => YAML.parse(readFileSync(join(SET, file), 'utf8'))).filter(
     (e) => e.form === 'pasted' || e.form === 'unrelated',
   )
   const F = RECALL_FEATURES.length

@@ -374,6 +374,34 @@ function unwrapped(lines: string[]): string[] {
 const INFORMATIVE =
   /\b(?:error|errors|exception|failed|failure|fail|fatal|panic|cannot|can't|unable|not found|undefined|expected|received|assertion|refused|denied|invalid|unexpected|missing|timed? ?out|warning|traceback|ERR_[A-Z_]+|E[A-Z]{3,})\b|✗|×|✕|FAIL/i
 
+/**
+ * A stack frame of the runtime's own code: Node's (`at Module._load (node:internal/modules/cjs/loader:1023:12)`, `at
+ * async ModuleLoader.import (node:internal/…)`, `at node:internal/main/run_main_module:28:49`) and Python's frozen
+ * import machinery (`File "<frozen importlib._bootstrap>", line 1050, in _gcd_import`). The same frames stand under
+ * every failure of their kind, so they identify none; their function names (`Module.load`, `ModuleLoader.import`)
+ * only gave a failure words of a learning about modules that it does not share (docs/matching.md, "The second
+ * tuning split, and runtime frames").
+ */
+const FRAME_AT = /^\s*at\s+(?:async\s+)?/
+const FROZEN_FRAME = /^\s*File "<frozen [^>"]*>", line \d+/
+const isRuntimeLocation = (loc: string) => loc.startsWith('node:') || loc.startsWith('internal/')
+
+/** Whether a line is a stack frame of the runtime's own code (string scans only: linear in the line). */
+function isRuntimeFrame(line: string): boolean {
+  if (FROZEN_FRAME.test(line)) return true
+  const at = FRAME_AT.exec(line)
+  if (!at) return false
+  const rest = line.slice(at[0].length).trimEnd()
+  if (!rest.endsWith(')')) return !/\s/.test(rest) && isRuntimeLocation(rest)
+  return isRuntimeLocation(rest.slice(rest.lastIndexOf('(') + 1))
+}
+
+/** The lines of a query without the runtime's own stack frames (isRuntimeFrame), unless nothing else is left. */
+function withoutRuntimeFrames(lines: string[]): string[] {
+  const kept = lines.filter((l) => !isRuntimeFrame(l))
+  return kept.some((l) => l.trim()) ? kept : lines
+}
+
 /** Text beyond this is not read at all (stdin is already capped at 8 MB). */
 export const MAX_QUERY_CHARS = 4 * 1024 * 1024
 export const MAX_QUERY_LINES = 40
@@ -381,14 +409,15 @@ export const MAX_LINE_CHARS = 500
 export const MAX_QUERY_TOKENS = 64
 
 /**
- * A bounded query out of any text (a 1 MB pasted log included): when the text has more than MAX_QUERY_LINES lines,
+ * A bounded query out of any text (a 1 MB pasted log included): the runtime's own stack frames go (isRuntimeFrame); when
+ * the text then has more than MAX_QUERY_LINES lines,
  * only the distinct lines that look like errors are kept (first occurrences, in order, at most MAX_QUERY_LINES),
  * falling back to the first lines; each line is cut to MAX_LINE_CHARS, and the result to MAX_QUERY_TOKENS × 4 words
  * (search then keeps MAX_QUERY_TOKENS distinct index terms).
  */
 export function boundQuery(text: string): string {
   const head = text.length > MAX_QUERY_CHARS ? text.slice(0, MAX_QUERY_CHARS) : text
-  let lines = unwrapped(head.split(/\r?\n/))
+  let lines = withoutRuntimeFrames(unwrapped(head.split(/\r?\n/)))
   if (lines.length > MAX_QUERY_LINES) {
     const seen = new Set<string>()
     const picked: string[] = []

@@ -283,6 +283,30 @@ describe('boundQuery', () => {
     expect(q).toContain('Cannot find module vitest')
     expect(q.split(' ').length).toBeLessThanOrEqual(MAX_QUERY_TOKENS * 4)
   })
+  test("the runtime's own stack frames go, the user's and their tools' stay", () => {
+    const trace = [
+      'Error: Cannot find module @rollup/rollup-linux-arm64-gnu.',
+      '    at requireWithFriendlyError (/app/node_modules/rollup/dist/native.js:87:9)',
+      '    at Module._compile (node:internal/modules/cjs/loader:1376:14)',
+      '    at async ModuleLoader.import (node:internal/modules/esm/loader:329:24)',
+      '    at node:internal/main/run_main_module:28:49',
+      '    at Runtime._execModule (node_modules/jest-runtime/build/index.js:1439:24)',
+      '  File "<frozen importlib._bootstrap>", line 1050, in _gcd_import',
+      '  File "/home/u/app/main.py", line 3, in <module>',
+    ].join('\n')
+    const words = boundQuery(trace).split(' ')
+    expect(words).toEqual(expect.arrayContaining(['requireWithFriendlyError', 'Runtime._execModule', '<module>']))
+    for (const gone of ['Module._compile', 'ModuleLoader.import', 'async', '_gcd_import'])
+      expect(words).not.toContain(gone)
+    expect(words.join(' ')).not.toMatch(/node:internal|<frozen/)
+    // Nothing but runtime frames: kept, there is nothing else to match on.
+    const only = '    at Module._compile (node:internal/modules/cjs/loader:1376:14)'
+    expect(boundQuery(only)).toContain('Module._compile')
+  })
+  test('a runtime-frame check stays linear on a long line of parentheses', () => {
+    const line = `at ${'f('.repeat(400_000)}`
+    expect(boundQuery(line).length).toBeGreaterThan(0)
+  })
   test('short text is kept whole', () => {
     expect(boundQuery('vitest esm mock')).toBe('vitest esm mock')
   })
