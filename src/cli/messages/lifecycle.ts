@@ -151,7 +151,14 @@ export function partialMove(
   return `${action} stopped part way: ${list} ${done.length === 1 ? 'was' : 'were'} committed; ${failed} failed and was put back as it was${rest}.\nWhy ${failed} failed: ${cause}\nFix that, then run \`git learn ${action} ${[failed, ...notAttempted].join(' ')}\`.`
 }
 
-export const noStore = () => 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'
+/**
+ * No .learnings/ in the work tree. In a sparse checkout the repository's store may be outside it, and `git learn init`
+ * would write a new one over its paths: the way in is `git sparse-checkout add`.
+ */
+export const noStore = (sparse: boolean) =>
+  sparse
+    ? 'note: .learnings/ is not in this work tree, which is a sparse checkout: the store may be outside it.\nAdd it with `git sparse-checkout add .learnings`; if the repository has no store yet, `git learn init` sets one up.\n'
+    : 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'
 
 /** approve found a credential or an agent directive in the file it would move. */
 export const approveHazard = (name: string, path: string, fingerprints: readonly string[]) =>
