@@ -64,7 +64,7 @@ describe('line endings of what git learn writes', () => {
     expect(r.code).toBe(0)
     expect(repo.git('cat-file', 'blob', ':.learnings/pending/safe-crlf.md')).toBe(learningText('safe-crlf'))
     expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('A  .learnings/pending/safe-crlf.md\n')
-    const line = r.stdout.split('\n').find((l) => l.startsWith('  git commit '))
+    const line = r.stdout.split('\n').find((l) => l.startsWith('  printf '))
     execFileSync('sh', ['-c', (line as string).trim()], { cwd: repo.root, stdio: 'pipe' })
     expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/pending/safe-crlf.md')).toBe(learningText('safe-crlf'))
     expect(repo.git('status', '--porcelain')).toBe('')
