@@ -129,10 +129,9 @@ describe('add', () => {
     repo.write('d.md', learningText('its-staged'))
     const r = await repo.cli(['add', '--file', 'd.md', '--no-commit'])
     expect(r.code).toBe(0)
-    const line = r.stdout.split('\n').find((l) => l.startsWith('  git commit '))
-    expect(line).toMatch(/--trailer 'Proposed-by: Ada Author <ada@example.com>'/)
-    expect(line).toMatch(/--trailer 'Learning-Action: add'/)
-    expect(line).not.toMatch(/--trailer 'learn: add/)
+    const line = r.stdout.split('\n').find((l) => l.startsWith('  printf '))
+    expect(line).toMatch(/ 'Proposed-by: Ada Author <ada@example.com>' /)
+    expect(line).toMatch(/ 'Learning-Action: add' .* \| git commit -F - -- \.learnings\/pending\/its-staged\.md$/)
     // What a user does: paste the printed command into a shell.
     execFileSync('sh', ['-c', (line as string).trim()], { cwd: repo.root, stdio: 'pipe' })
     const log = await repo.cli(['log', 'its-staged', '--json'])
@@ -143,6 +142,29 @@ describe('add', () => {
     const json = await repo.cli(['add', '--file', '-', '--no-commit', '--json'], { stdin: learningText('json-staged') })
     expect(json.json().message).toMatch(/^learn: add json-staged\n[\s\S]*\nProposed-by: Ada Author <ada@example.com>/)
   })
+
+  // git matches trailer keys by prefix: with trailer.ifExists=replace a `--trailer 'Learning-Action: add'` replaced
+  // `Learning: <name>` (doNothing dropped it), and the commit the user pasted was no event of `git learn log`.
+  test.each(['replace', 'doNothing'])(
+    '--no-commit prints a commit that keeps every trailer under trailer.ifExists=%s',
+    async (ifExists) => {
+      const repo = makeRepo()
+      repo.git('config', 'trailer.ifExists', ifExists)
+      repo.git('config', 'trailer.where', 'start')
+      repo.write('d.md', learningText('its-staged'))
+      const r = await repo.cli(['add', '--file', 'd.md', '--no-commit'])
+      expect(r.code).toBe(0)
+      const line = r.stdout.split('\n').find((l) => /^ {2}(printf|git) /.test(l))
+      execFileSync('sh', ['-c', (line as string).trim()], { cwd: repo.root, stdio: 'pipe' })
+      expect(repo.git('log', '-1', '--format=%B')).toMatch(
+        /^learn: add its-staged\n\nLearning: its-staged\nLearning-Action: add\n/,
+      )
+      const log = await repo.cli(['log', 'its-staged', '--json'])
+      expect(log.json().events).toMatchObject([
+        { action: 'add', to: 'pending', by: 'Ada Author <ada@example.com>', name: 'its-staged' },
+      ])
+    },
+  )
 
   test('add, approve, reject and restore --dry-run write no local state either', async () => {
     const repo = makeRepo()

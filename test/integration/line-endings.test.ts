@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { describe, expect, test } from 'vitest'
 import { learningText, makeRepo } from '../helpers/repo.js'
 
@@ -39,5 +40,33 @@ describe('line endings of what git learn writes', () => {
     expect(r.code).toBe(0)
     expect(repo.git('cat-file', 'blob', ':.learnings/pending/staged-crlf.md')).toBe(learningText('staged-crlf'))
     expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('A  .learnings/pending/staged-crlf.md\n')
+  })
+
+  // core.safecrlf=true makes `git add` refuse a file whose line endings would not survive a checkout: an LF file
+  // where git checks out CRLF. --no-commit wrote the learning LF and its `git add` failed; the file is now written as
+  // git checks its blob out, so both the staging and the `git commit -- <path>` it prints (which adds again) pass.
+  test.each([
+    ['core.autocrlf=true', (repo: ReturnType<typeof makeRepo>) => repo.git('config', 'core.autocrlf', 'true')],
+    [
+      '`* text=auto eol=crlf` in .gitattributes',
+      (repo: ReturnType<typeof makeRepo>) => {
+        repo.write('.gitattributes', '* text=auto eol=crlf\n')
+        repo.git('add', '.gitattributes')
+        repo.git('commit', '-qm', 'attributes')
+      },
+    ],
+  ])('add --no-commit under core.safecrlf=true, then the printed commit: %s', async (_, setUp) => {
+    const repo = makeRepo()
+    setUp(repo)
+    repo.git('config', 'core.safecrlf', 'true')
+    const r = await repo.cli(['add', '--no-commit', '--file', '-'], { stdin: learningText('safe-crlf') })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(repo.git('cat-file', 'blob', ':.learnings/pending/safe-crlf.md')).toBe(learningText('safe-crlf'))
+    expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('A  .learnings/pending/safe-crlf.md\n')
+    const line = r.stdout.split('\n').find((l) => l.startsWith('  printf '))
+    execFileSync('sh', ['-c', (line as string).trim()], { cwd: repo.root, stdio: 'pipe' })
+    expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/pending/safe-crlf.md')).toBe(learningText('safe-crlf'))
+    expect(repo.git('status', '--porcelain')).toBe('')
   })
 })

@@ -66,6 +66,34 @@ test('in a sparse checkout that hides part of the store, add refuses and says ho
   expect(repo.snapshot()).toBe(snap)
 })
 
+// Cone mode without .learnings/ (a monorepo checking out one package): the store is in the index, not the work tree.
+// list and status told the user to run `git learn init`, and init wrote a default config.yaml over the team's one.
+test('in a sparse checkout that leaves the store out, init refuses and list and status point at sparse-checkout', async () => {
+  const repo = makeRepo()
+  await repo.cli(['init'])
+  repo.write('.learnings/config.yaml', 'approval:\n  distinct_approver: false\n')
+  repo.write('src/a.txt', 'a\n')
+  repo.git('add', '.learnings', 'src')
+  repo.git('commit', '-qm', 'store')
+  repo.git('sparse-checkout', 'set', '--cone', 'src')
+  expect(repo.exists('.learnings')).toBe(false)
+  for (const argv of [['list'], ['status']]) {
+    const r = await repo.cli(argv)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain('`git sparse-checkout add .learnings`')
+    expect(r.stderr).not.toMatch(/no \.learnings\/ yet/)
+  }
+  const snap = repo.snapshot()
+  const init = await repo.cli(['init'])
+  expect(init.code).toBe(3)
+  expect(init.stderr).toMatch(/sparse checkout that leaves out 4 files of \.learnings\/ \(\.learnings\/config\.yaml/)
+  expect(init.stderr).toContain('git sparse-checkout add .learnings')
+  expect(repo.exists('.learnings')).toBe(false)
+  expect(repo.snapshot()).toBe(snap)
+  repo.git('sparse-checkout', 'add', '.learnings')
+  expect(repo.read('.learnings/config.yaml')).toBe('approval:\n  distinct_approver: false\n')
+})
+
 test('a reader that closes the pipe early (`| head`) ends the run quietly, as git does, not with a stack trace', () => {
   const dir = tempDir()
   const err = join(dir, 'stderr.txt')

@@ -622,4 +622,27 @@ describe('git learn tier', () => {
     const p = await repo.cli(['promote', 'jest-open-handles', '--to', 'org', '--print'])
     expect(JSON.parse(p.stdout).learnings[0].name).toBe('jest-open-handles')
   })
+
+  // commit.gpgsign=true is a team's rule for every commit; the promoted one was built with commit-tree and no -S, so
+  // it reached the tier unsigned (a branch protection that requires signatures refused the pull request).
+  test('promote signs its commit when commit.gpgsign asks, as every lifecycle commit', async () => {
+    const { bare } = tierRepo({ 'kafka-lag': good('kafka-lag') })
+    const repo = makeRepo()
+    seedActive(repo, { 'jest-open-handles': good('jest-open-handles') })
+    // A stand-in for gpg that signs anything: git asks it with --status-fd=2 and reads SIG_CREATED there.
+    const gpg = join(tempDir('gl-gpg-'), 'gpg')
+    writeFileSync(
+      gpg,
+      "#!/bin/sh\ncat >/dev/null\necho '[GNUPG:] SIG_CREATED D 1 8 00 1 ABC' >&2\nprintf -- '-----BEGIN PGP SIGNATURE-----\\n\\nZmFrZQ==\\n-----END PGP SIGNATURE-----\\n'\n",
+    )
+    chmodSync(gpg, 0o755)
+    repo.git('config', 'gpg.program', gpg)
+    repo.git('config', 'commit.gpgsign', 'true')
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    const r = await repo.cli(['promote', 'jest-open-handles', '--to', 'org'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const g = (...a: string[]) => execFileSync('git', a, { cwd: bare, encoding: 'utf8' })
+    expect(g('cat-file', 'commit', 'learn/promote-jest-open-handles')).toMatch(/^gpgsig -----BEGIN PGP SIGNATURE-----/m)
+  })
 })

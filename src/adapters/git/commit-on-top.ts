@@ -1,11 +1,12 @@
 /**
  * A commit that adds one file on top of another commit, built with plumbing in this repository's object store
  * (hash-object, a temporary index via GIT_INDEX_FILE, read-tree, update-index, write-tree, commit-tree): the user's
- * index and work tree are never touched.
+ * index and work tree are never touched. Signed as the user's commit.gpgsign asks, like every lifecycle commit.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { signFlag } from './commit.js'
 import { gitAsync } from './run.js'
 
 export async function commitFileOnTop(
@@ -26,9 +27,8 @@ export async function commitFileOnTop(
       env: withIndex,
     })
     const tree = (await gitAsync(['write-tree'], { cwd: root, input: '', env: withIndex })).toString().trim()
-    return (await gitAsync(['commit-tree', tree, '-p', base, '-F', '-'], { cwd: root, input: message, env: withIndex }))
-      .toString()
-      .trim()
+    const args = ['commit-tree', tree, '-p', base, ...(await signFlag(root)), '-F', '-']
+    return (await gitAsync(args, { cwd: root, input: message, env: withIndex })).toString().trim()
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }

@@ -130,13 +130,15 @@ export function formatIndexInfo(changes: readonly IndexChange[], zeroOid: string
     .join('')
 }
 
-/** Whether the user asked for signed commits (commit.gpgsign): commit-tree signs only when told to with -S. */
-async function readSignCommits(root: string): Promise<boolean> {
-  return (
-    (await tryGitAsync(['config', '--type=bool', '--get', 'commit.gpgsign'], { cwd: root }))
-      ?.toString('utf8')
-      .trim() === 'true'
-  )
+/**
+ * commit-tree's signing flag as the user's commit.gpgsign asks: commit-tree signs only when told to with -S (which
+ * then uses user.signingkey and gpg.format as `git commit` does). Every commit-tree of git-learn passes it.
+ */
+export async function signFlag(root: string): Promise<string[]> {
+  const sign = (await tryGitAsync(['config', '--type=bool', '--get', 'commit.gpgsign'], { cwd: root }))
+    ?.toString('utf8')
+    .trim()
+  return sign === 'true' ? ['-S'] : []
 }
 
 /**
@@ -157,8 +159,7 @@ export async function buildCommit(
     await gitAsync(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { cwd: root, env })
     await gitAsync(['update-index', '-z', '--index-info'], { cwd: root, env, input: formatIndexInfo(changes, zeroOid) })
     const tree = (await gitAsync(['write-tree'], { cwd: root, env })).toString('utf8').trim()
-    const sign = await readSignCommits(root)
-    const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), ...(sign ? ['-S'] : []), '-F', '-']
+    const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), ...(await signFlag(root)), '-F', '-']
     const commit = (await gitAsync(args, { cwd: root, env, input: message })).toString('utf8').trim()
     return { tree, commit }
   } finally {

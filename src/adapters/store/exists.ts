@@ -6,3 +6,8 @@ import { STORE_DIR } from '../../core/layout.js'
 export function storeExists(root: string): boolean {
   return existsSync(join(root, STORE_DIR))
 }
+
+/** Whether the work tree of this git dir is a sparse checkout (info/sparse-checkout): the store may be outside it. */
+export function sparseCheckout(gitDir: string | undefined): boolean {
+  return gitDir !== undefined && existsSync(join(gitDir, 'info', 'sparse-checkout'))
+}

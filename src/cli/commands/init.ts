@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { openGit } from '../../adapters/git/simple.js'
+import { assertStoreCheckedOut, openGit } from '../../adapters/git/simple.js'
 import { CONFIG_PATH } from '../../adapters/store/config.js'
 import { PRETTIER_IGNORE, ignoreStoreInPrettier } from '../../adapters/store/formatter-ignore.js'
 import { readTemplate } from '../../adapters/store/templates.js'
@@ -49,6 +49,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   }
   if (agentName !== undefined)
     (await import('../../adapters/agents/claude-settings.js')).assertSettingsReadable(git.root)
+  // A store the sparse checkout leaves out is there, in the index: a new config.yaml written over its path would replace
+  // the team's settings the moment git sees the file.
+  await assertStoreCheckedOut(git)
   const created: string[] = []
   for (const state of STATES) {
     const dir = `${STORE_DIR}/${state}`

@@ -21,15 +21,16 @@ export function added(r: MoveResult, opts: { dryRun: boolean; committed: boolean
 
 /**
  * The `git commit` that records a staged proposal with its audit trail (`Proposed-by`, `Learning-Gates` …): without
- * them `git learn log` and approve's proposer check know nothing of it. `--trailer` (git 2.32) keeps it one line.
+ * them `git learn log` and approve's proposer check know nothing of it. The whole message goes in as written, with
+ * `-F -`: `--trailer` went through the user's trailer.* settings, where git matches keys by prefix, so
+ * `trailer.ifExists=replace` let `Learning-Action: add` replace `Learning: <name>`, and `doNothing` dropped it.
  */
 function commitWithTrailers(r: MoveResult & { message?: string }): string {
-  const lines = (r.message ?? '').split('\n')
+  const lines = (r.message ?? '').replace(/\n+$/, '').split('\n')
   // The subject (`learn: add x`) has the shape of a trailer too: the trailers are the lines after it.
-  const trailers = lines.slice(1).filter((l) => TRAILER_LINE.test(l))
-  if (!trailers.length) return `Commit it with: git commit -- ${r.path}\n`
+  if (!lines.slice(1).some((l) => TRAILER_LINE.test(l))) return `Commit it with: git commit -- ${r.path}\n`
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
-  return `Commit it with its audit trailers (\`git learn log\` and approve read them):\n  git commit -m ${q(lines[0] as string)} ${trailers.map((t) => `--trailer ${q(t)}`).join(' ')} -- ${r.path}\n`
+  return `Commit it with its audit trailers (\`git learn log\` and approve read them):\n  printf '%s\\n' ${lines.map(q).join(' ')} | git commit -F - -- ${r.path}\n`
 }
 
 export function moved(action: string, r: MoveResult, dryRun: boolean): string {
@@ -151,7 +152,14 @@ export function partialMove(
   return `${action} stopped part way: ${list} ${done.length === 1 ? 'was' : 'were'} committed; ${failed} failed and was put back as it was${rest}.\nWhy ${failed} failed: ${cause}\nFix that, then run \`git learn ${action} ${[failed, ...notAttempted].join(' ')}\`.`
 }
 
-export const noStore = () => 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'
+/**
+ * No .learnings/ in the work tree. In a sparse checkout the repository's store may be outside it, and `git learn init`
+ * would write a new one over its paths: the way in is `git sparse-checkout add`.
+ */
+export const noStore = (sparse: boolean) =>
+  sparse
+    ? 'note: .learnings/ is not in this work tree, which is a sparse checkout: the store may be outside it.\nAdd it with `git sparse-checkout add .learnings`; if the repository has no store yet, `git learn init` sets one up.\n'
+    : 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'
 
 /** approve found a credential or an agent directive in the file it would move. */
 export const approveHazard = (name: string, path: string, fingerprints: readonly string[]) =>
