@@ -275,6 +275,9 @@ export function describeError(err: unknown, command?: string): DescribedError {
   // one inside the package (a damaged install) stays an internal error below.
   const sys = systemError(err)
   if (sys && !insidePackage(sys.path)) return describeError(new FileAccessError(sys.path, sys.code), command)
+  // commit.gpgsign asked for a signature and git could not make one (no gpg, no key, a pinentry that cannot ask).
+  if (err instanceof GitCommandError && err.args[0] === 'commit-tree' && err.args.includes('-S'))
+    return d(ExitCode.environment, signingFailed(command, err.stderr.trim()), { args: err.args, stderr: err.stderr })
   if (err instanceof GitCommandError)
     return d(ExitCode.environment, `git ${formatGitArgs(err.args)} failed.\ngit said:\n${err.stderr.trim()}`, {
       args: err.args,
@@ -285,6 +288,12 @@ export function describeError(err: unknown, command?: string): DescribedError {
     ExitCode.internal,
     `internal error: ${e.message}\n${e.stack ?? ''}\nThis is a bug in git-learn; please report it with the command you ran and the text above.`,
   )
+}
+
+/** A commit git-learn builds could not be signed as commit.gpgsign asks; nothing was changed (the ref never moved). */
+function signingFailed(command: string | undefined, stderr: string): string {
+  const cmd = command ? `learn ${command}` : 'learn <command>'
+  return `git could not sign the commit (commit.gpgsign is set), so nothing was changed.\ngit said:\n${stderr}\nFix signing as for \`git commit\` (gpg.program, user.signingkey, gpg.format; \`git commit --allow-empty -m test\` shows it working), then run the command again; or, for this once, without a signature: \`git -c commit.gpgsign=false ${cmd} …\`.`
 }
 
 /** What an errno code means, as the end of "cannot use <path>: …". */
