@@ -386,12 +386,18 @@ const FRAME_AT = /^\s*at\s+(?:async\s+)?/
 const FROZEN_FRAME = /^\s*File "<frozen [^>"]*>", line \d+/
 const isRuntimeLocation = (loc: string) => loc.startsWith('node:') || loc.startsWith('internal/')
 
-/** Whether a line is a stack frame of the runtime's own code (string scans only: linear in the line). */
-function isRuntimeFrame(line: string): boolean {
+/**
+ * Whether a line is a stack frame of the runtime's own code (string scans only: linear in the line). As Node prints
+ * them too: in colour (a TTY or FORCE_COLOR greys out its own frames) and, on the last frame of an error that has
+ * properties of its own (`code: 'MODULE_NOT_FOUND'`), with ` {` after it.
+ */
+function isRuntimeFrame(raw: string): boolean {
+  const line = raw.includes('\u001b') ? raw.replace(ANSI, '') : raw
   if (FROZEN_FRAME.test(line)) return true
   const at = FRAME_AT.exec(line)
   if (!at) return false
-  const rest = line.slice(at[0].length).trimEnd()
+  let rest = line.slice(at[0].length).trimEnd()
+  if (rest.endsWith(' {')) rest = rest.slice(0, -2).trimEnd()
   if (!rest.endsWith(')')) return !/\s/.test(rest) && isRuntimeLocation(rest)
   return isRuntimeLocation(rest.slice(rest.lastIndexOf('(') + 1))
 }

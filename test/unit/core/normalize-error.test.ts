@@ -303,6 +303,23 @@ describe('boundQuery', () => {
     const only = '    at Module._compile (node:internal/modules/cjs/loader:1376:14)'
     expect(boundQuery(only)).toContain('Module._compile')
   })
+  // Node ends the last frame of an error that has properties of its own (`code`, `requireStack`: most of Node's) with
+  // ` {`, and with colours on (a TTY, FORCE_COLOR) greys out each of its own frames: both kept the frame's words.
+  test("the runtime's frames go also as Node prints them before an error's properties and in colour", () => {
+    const trace = [
+      "Error: Cannot find module 'nonexistent-zz'",
+      '\u001b[90m    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)\u001b[39m',
+      '\u001b[90m    at node:internal/process/execution:118:14\u001b[39m',
+      '    at [eval]-wrapper:6:24',
+      '    at evalScript (node:internal/process/execution:133:3) {',
+      "  code: 'MODULE_NOT_FOUND',",
+      '}',
+    ].join('\n')
+    const words = boundQuery(trace).split(' ')
+    for (const gone of ['Module._resolveFilename', 'evalScript']) expect(words).not.toContain(gone)
+    expect(words.join(' ')).not.toMatch(/node:internal/)
+    expect(words).toEqual(expect.arrayContaining(['[eval]-wrapper:6:24', "'MODULE_NOT_FOUND',"]))
+  })
   test('a runtime-frame check stays linear on a long line of parentheses', () => {
     const line = `at ${'f('.repeat(400_000)}`
     expect(boundQuery(line).length).toBeGreaterThan(0)
