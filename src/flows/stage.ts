@@ -15,14 +15,14 @@ import { writeFileNoClobber } from '../adapters/store/write-file.js'
  * is the blob; the file is that blob through the path's attributes and core.autocrlf (`git cat-file --filters`), so
  * that `git add` and the `git commit -- <path>` we print, which re-reads the file, give back the same blob. An LF file
  * where git checks out CRLF (core.autocrlf=true, `eol=crlf`) made both fail under core.safecrlf=true ("LF would be
- * replaced by CRLF").
+ * replaced by CRLF"). Byte for byte: under `working-tree-encoding` the checkout is not UTF-8.
  */
 export async function stageNewFile(git: Git, path: string, text: string): Promise<void> {
   const file = join(git.root, path)
   const blob = (await gitAsync(['hash-object', '-w', '--stdin'], { cwd: git.root, input: text })).toString().trim()
   const checkedOut = await gitAsync(['cat-file', '--filters', `--path=${path}`, blob], { cwd: git.root })
   mkdirSync(dirname(file), { recursive: true })
-  writeFileNoClobber(file, checkedOut.toString('utf8'), false, scratchDir(git.commonDir))
+  writeFileNoClobber(file, checkedOut, false, scratchDir(git.commonDir))
   try {
     await git.run(['add', '--', path])
   } catch (err) {

@@ -69,4 +69,21 @@ describe('line endings of what git learn writes', () => {
     expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/pending/safe-crlf.md')).toBe(learningText('safe-crlf'))
     expect(repo.git('status', '--porcelain')).toBe('')
   })
+
+  // The file is written as git checks its blob out, byte for byte: under `working-tree-encoding` that is not UTF-8.
+  // Read back as UTF-8 text, the UTF-16 bytes became U+FFFD and NULs, and `git add` staged that, not the learning.
+  test('add --no-commit under working-tree-encoding=UTF-16LE-BOM stages the learning, and the printed commit too', async () => {
+    const repo = makeRepo()
+    repo.write('.gitattributes', '.learnings/**/*.md text working-tree-encoding=UTF-16LE-BOM\n')
+    repo.git('add', '.gitattributes')
+    repo.git('commit', '-qm', 'attributes')
+    const r = await repo.cli(['add', '--no-commit', '--file', '-'], { stdin: learningText('utf-sixteen') })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(repo.git('cat-file', 'blob', ':.learnings/pending/utf-sixteen.md')).toBe(learningText('utf-sixteen'))
+    const line = r.stdout.split('\n').find((l) => l.startsWith('  printf '))
+    execFileSync('sh', ['-c', (line as string).trim()], { cwd: repo.root, stdio: 'pipe' })
+    expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/pending/utf-sixteen.md')).toBe(learningText('utf-sixteen'))
+    expect(repo.git('status', '--porcelain')).toBe('')
+  })
 })

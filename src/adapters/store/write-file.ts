@@ -22,7 +22,7 @@ import { FileAccessError } from '../../core/errors.js'
  * that a kill between the write and the link leaves nothing in the user's work tree), else beside `path`; a scratch
  * directory on another file system than `path` falls back to beside it.
  */
-export function writeFileNoClobber(path: string, text: string, replace = false, scratch?: string): void {
+export function writeFileNoClobber(path: string, text: string | Uint8Array, replace = false, scratch?: string): void {
   // Replacing through a symbolic link replaces the file it points at, as writing through it would (not the link).
   if (replace && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) path = realish(path)
   const hex = randomBytes(6).toString('hex')
