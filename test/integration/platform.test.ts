@@ -94,6 +94,24 @@ test('in a sparse checkout that leaves the store out, init refuses and list and 
   expect(repo.read('.learnings/config.yaml')).toBe('approval:\n  distinct_approver: false\n')
 })
 
+// `git sparse-checkout disable` leaves info/sparse-checkout behind: list and status took that for a sparse checkout
+// and named `git sparse-checkout add .learnings`, which git then refuses ("no sparse-checkout to add to").
+test('with no store, list and status say to run init, also after a sparse checkout was disabled', async () => {
+  const repo = makeRepo()
+  repo.write('src/a.txt', 'a\n')
+  repo.git('add', 'src')
+  repo.git('commit', '-qm', 'src')
+  repo.git('sparse-checkout', 'set', '--cone', 'src')
+  repo.git('sparse-checkout', 'disable')
+  expect(existsSync(join(repo.root, '.git', 'info', 'sparse-checkout'))).toBe(true)
+  for (const argv of [['list'], ['status']]) {
+    const r = await repo.cli(argv)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain('no .learnings/ yet; run `git learn init`')
+    expect(r.stderr).not.toMatch(/sparse-checkout add/)
+  }
+})
+
 test('a reader that closes the pipe early (`| head`) ends the run quietly, as git does, not with a stack trace', () => {
   const dir = tempDir()
   const err = join(dir, 'stderr.txt')

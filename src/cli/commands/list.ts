@@ -1,4 +1,4 @@
-import { sparseCheckout, storeExists } from '../../adapters/store/exists.js'
+import { storeExists, storeOutsideSparseCheckout } from '../../adapters/store/exists.js'
 import { readProjectFeed } from '../../adapters/feed/search-index.js'
 import { UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
@@ -60,7 +60,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     ctx.stderr(halfDoneNote(staged.filter((p) => p.kind !== 'staged-new').map(toHalfDone)))
   const inState = (path: string) => state === 'all' || path.startsWith(`${STORE_DIR}/${state}/`)
   for (const p of feed.problems) if (inState(p.path)) ctx.stderr(warnUnreadable(p.path, p.reason))
-  if (!storeExists(feed.root)) ctx.stderr(noStore(sparseCheckout(findGitDirs(ctx.cwd, ctx.env)?.gitDir)))
+  if (!storeExists(feed.root)) ctx.stderr(noStore(await storeOutsideSparseCheckout(ctx.cwd)))
   const rows = filterSummaries(
     feed.rows
       .map(({ row }) => {

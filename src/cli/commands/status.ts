@@ -1,4 +1,4 @@
-import { sparseCheckout, storeExists } from '../../adapters/store/exists.js'
+import { storeExists, storeOutsideSparseCheckout } from '../../adapters/store/exists.js'
 import { readUsageSummary } from '../../adapters/state/events.js'
 import { readStale } from '../../adapters/git/fast.js'
 import { readStatusFeed } from '../../adapters/feed/search-index.js'
@@ -45,7 +45,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const staged = (await readStagedStore(feed.root, journaled).catch(() => [])).map(toHalfDone)
   if (staged.length) ctx.stderr(halfDoneNote(staged))
   ctx.stderr(warnProblems(feed.problems))
-  if (!storeExists(feed.root)) ctx.stderr(noStore(sparseCheckout(findGitDirs(ctx.cwd, ctx.env)?.gitDir)))
+  if (!storeExists(feed.root)) ctx.stderr(noStore(await storeOutsideSparseCheckout(ctx.cwd)))
   const moves = staged.filter((p): p is StagedMove & { kind: 'staged-move' } => p.kind === 'staged-move')
   const entries = asCommitted(feed.entries, moves, (path) => describeFile(feed.root, path))
   const config = await readConfig(feed.root, feed.commonDir)

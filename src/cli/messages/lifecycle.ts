@@ -153,12 +153,12 @@ export function partialMove(
 }
 
 /**
- * No .learnings/ in the work tree. In a sparse checkout the repository's store may be outside it, and `git learn init`
- * would write a new one over its paths: the way in is `git sparse-checkout add`.
+ * No .learnings/ in the work tree. When a sparse checkout leaves the repository's store out, `git learn init` would
+ * write a new one over its paths: the way in is `git sparse-checkout add`.
  */
-export const noStore = (sparse: boolean) =>
-  sparse
-    ? 'note: .learnings/ is not in this work tree, which is a sparse checkout: the store may be outside it.\nAdd it with `git sparse-checkout add .learnings`; if the repository has no store yet, `git learn init` sets one up.\n'
+export const noStore = (outsideSparseCheckout: boolean) =>
+  outsideSparseCheckout
+    ? 'note: .learnings/ is in this repository but not in this work tree, which is a sparse checkout that leaves it out.\nAdd it with `git sparse-checkout add .learnings`.\n'
     : 'note: this repository has no .learnings/ yet; run `git learn init` to set up the store.\n'
 
 /** approve found a credential or an agent directive in the file it would move. */
