@@ -39,6 +39,20 @@ export function onlyBooleanFlags(spec: CommandSpec, argv: readonly string[]): Pa
 }
 
 /**
+ * Whether argv asks for JSON, read before it is parsed (a usage error answers in JSON too): `--json` (also
+ * `--json=…`, which the parser then refuses) or check's `--format json`, up to a `--` (after it, words are arguments).
+ */
+export function wantsJson(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string
+    if (a === '--') return false
+    if (a === '--json' || a.startsWith('--json=') || a === '--format=json') return true
+    if (a === '--format' && argv[i + 1] === 'json') return true
+  }
+  return false
+}
+
+/**
  * Commands that say nothing about a half-done state before they run: doctor reports it itself, the committing
  * commands refuse with it, and check and hook run inside git's own hooks, where git holds index.lock.
  */
@@ -62,7 +76,7 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
     return 0
   }
   const load = COMMANDS[name]
-  const json = rest.includes('--json')
+  let json = wantsJson(argv)
   let hook = false
   try {
     if (!load) {
@@ -76,6 +90,7 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
     hook = mod.spec.hook === true
     // A hook's plain `check --staged` needs no parser: node:util's parseArgs is loaded only for the rest.
     const args = onlyBooleanFlags(mod.spec, rest) ?? (await import('./parse-args.js')).parseCommandArgs(mod.spec, rest)
+    json = args.values['json'] === true || args.values['format'] === 'json'
     if (args.values['help']) {
       ctx.stdout((await import('./spec.js')).formatHelp(mod.spec))
       return 0

@@ -571,3 +571,28 @@ test('a tier that cannot be reached is a warning where learnings are read, never
   }
   expect(r.git('status', '--porcelain=v1', '--untracked-files=all') + r.git('rev-parse', 'HEAD')).toBe(before)
 })
+
+// `check --format json` is `--json` (its help says so): a failure answers in JSON too, or CI parsing stdout gets
+// nothing. `--json=…` asks for JSON as plainly (the parser refuses the value); a `--json` after `--` is a word.
+test('every way of asking for JSON gets a failure as one JSON error, and only those ways', () => {
+  const bins = binPath()
+  const root = copyTemplate()
+  const run = (argv: string[]) =>
+    spawnSync('git', ['learn', ...argv], { cwd: root, encoding: 'utf8', env: gitEnv(bins) })
+  for (const [argv, code] of [
+    [['check', '--format', 'json', '--base', 'no-such-ref'], 3],
+    [['check', '--format=json', '--base', 'no-such-ref'], 3],
+    [['check', '--format', 'json', 'extra'], 2],
+    [['list', '--json=1'], 2],
+    [['--json'], 2],
+  ] as const) {
+    const out = run([...argv])
+    const label = `git learn ${argv.join(' ')}\n${out.stdout}${out.stderr}`
+    expect(out.status, label).toBe(code)
+    expect(out.stdout.trim().split('\n'), label).toHaveLength(1)
+    expect(JSON.parse(out.stdout), label).toMatchObject({ ok: false, error: { code } })
+  }
+  const word = run(['show', '--', '--json'])
+  expect(word.status).toBe(2)
+  expect(word.stdout).toBe('')
+})
