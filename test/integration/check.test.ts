@@ -433,6 +433,21 @@ describe('git learn hook commit-msg (in-process)', () => {
     ).toBe(0)
   })
 
+  // A merge commit brings the other side's moves, checked where they were made: it passes, and says so under --json.
+  test('a merge passes, with its one JSON report under --json', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/pending/a.md', learningText('a'))
+    repo.write('.learnings/active/.gitkeep', '')
+    repo.git('add', '-A')
+    repo.git('commit', '-q', '-m', 'add a')
+    repo.git('mv', '.learnings/pending/a.md', '.learnings/active/a.md')
+    repo.write('.git/MERGE_HEAD', `${repo.git('rev-parse', 'HEAD').trim()}\n`)
+    repo.write('.git/MSG', 'Merge branch topic\n')
+    const r = await repo.cli(['hook', 'commit-msg', '.git/MSG', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json()).toEqual({ ok: true, findings: [] })
+  })
+
   test('directives need the override trailer', async () => {
     const repo = makeRepo()
     const text = learningText(

@@ -84,12 +84,13 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
   const root = findRoot(ctx.cwd, ctx.env)
   const staged = readStagedChanges(root, ctx.env)
   const store = staged.filter((e) => e.path.startsWith('.learnings/') || e.oldPath?.startsWith('.learnings/'))
-  if (!store.length) {
+  const passed = () => {
     if (json) ctx.stdout('{"ok":true,"findings":[]}\n')
     return ExitCode.ok
   }
+  if (!store.length) return passed()
   const reader = await import('../../adapters/git/index-reader.js')
-  if (reader.isMerging(root, ctx.env)) return ExitCode.ok // the other side's moves were checked where they were made
+  if (reader.isMerging(root, ctx.env)) return passed() // the other side's moves were checked where they were made
   const engine = await import('../../core/check.js')
   const { directiveAcceptance, parseDirectivesAllowed } = await import('../../core/directive-trailer.js')
   const { learningDirectives } = await import('../../core/agent-safety.js')
