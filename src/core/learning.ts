@@ -40,15 +40,17 @@ export interface Learning {
   bodyLine: number
 }
 
-/** The YAML engine for gray-matter: the `yaml` package (dates stay strings), aliases bounded, errors with a line. */
-export function parseYamlMapping(text: string): Record<string, unknown> {
+/**
+ * The YAML engine for gray-matter: the `yaml` package (dates stay strings), aliases bounded, errors with a line.
+ * `what` names the document in the error for one that is not a mapping (config.yaml, a bundle: not frontmatter).
+ */
+export function parseYamlMapping(text: string, what = 'the frontmatter'): Record<string, unknown> {
   // Plain frontmatter (what add and the templates write) is read without the yaml package: ~20× faster, same result.
   const simple = parseSimpleFrontmatter(text)
   if (simple) return simple
   const value: unknown = yaml().parse(text, { maxAliasCount: MAX_YAML_ALIASES, uniqueKeys: true, prettyErrors: true })
   if (value === null || value === undefined) return {}
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new Error('the frontmatter must be a mapping of keys to values')
+  if (typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what} must be a mapping of keys to values`)
   return value as Record<string, unknown>
 }
 

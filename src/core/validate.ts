@@ -24,8 +24,12 @@ function fieldName(instancePath: string, extra?: string): string {
   return parts.length ? parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('') : '(top level)'
 }
 
-/** One sentence per schema error, naming the field and the fix. */
-export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unknown): string[] {
+/** One sentence per schema error, naming the field and the fix; `where` is what a missing field goes into. */
+export function formatSchemaErrors(
+  errors: readonly SchemaErrorLike[],
+  data: unknown,
+  where = 'the frontmatter',
+): string[] {
   const out: string[] = []
   // A field with alternatives (trigger: a string or a list) fails each of them: say it once, as the alternatives.
   const alternatives = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath))
@@ -44,7 +48,7 @@ export function formatSchemaErrors(errors: readonly SchemaErrorLike[], data: unk
         out.push(
           missing === 'trigger'
             ? 'field "trigger" is required for this type; quote the exact error message or symptom that should bring this learning up'
-            : `field "${missing}" is required; add it to the frontmatter`,
+            : `field "${missing}" is required; add it to ${where}`,
         )
         break
       }

@@ -75,6 +75,24 @@ describe('one configuration cache', () => {
     expect(r.stderr).toContain('.learnings/config.yaml is not a valid configuration')
     expect(r.stderr).toMatch(/tiers/)
   })
+
+  // The schema's sentences are shared with learnings, whose fields live in the frontmatter; config.yaml has none.
+  test.each([
+    ['a list, not a mapping', '- gates\n', /the file must be a mapping of keys to values/],
+    [
+      'a tier without its url',
+      'tiers:\n  - {name: org}\n',
+      /"tiers\[0\]\.url" is required; add it to \.learnings\/config\.yaml/,
+    ],
+  ])('%s: the message speaks of the file, not of frontmatter', async (_, text, says) => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', text)
+    const r = await repo.cli(['list', '--json'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(says)
+    expect(r.stderr).not.toMatch(/frontmatter/)
+    expect(r.json().error.problems).toHaveLength(1)
+  })
 })
 
 // The pre-commit hook reads the staged config.yaml through the same cache (check --staged, configFromBytes).

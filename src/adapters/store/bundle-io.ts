@@ -114,7 +114,7 @@ export function decodeBundle(bytes: Uint8Array, source: string): unknown {
   const trimmed = text.trimStart()
   try {
     if (trimmed.startsWith('{') || trimmed.startsWith('[')) return JSON.parse(text) as unknown
-    return parseYamlMapping(text)
+    return parseYamlMapping(text, 'a bundle')
   } catch (err) {
     // RangeError: nesting so deep the parser ran out of stack; ReferenceError/YAMLError: too many aliases.
     const first = String((err as Error).message ?? err)

@@ -81,7 +81,7 @@ async function buildEntry(bytes: Uint8Array | undefined): Promise<Entry> {
   ])
   let data: Record<string, unknown>
   try {
-    data = parseYamlMapping(decodeLearningBytes(bytes, CONFIG_PATH))
+    data = parseYamlMapping(decodeLearningBytes(bytes, CONFIG_PATH), 'the file')
   } catch (err) {
     const e = err as { message?: string; linePos?: { line: number }[]; reason?: string }
     const where = e.linePos?.[0]?.line ? ` (line ${e.linePos[0].line})` : ''
@@ -105,7 +105,7 @@ async function buildEntry(bytes: Uint8Array | undefined): Promise<Entry> {
   return {
     format: FORMAT,
     config: valid ? mergeConfig(data) : null,
-    problems: valid ? [] : formatSchemaErrors(validate.errors ?? [], data),
+    problems: valid ? [] : formatSchemaErrors(validate.errors ?? [], data, CONFIG_PATH),
     observe: observe.settings,
     observeProblems: observe.problems.map((p) => `${CONFIG_PATH}: ${p}`),
   }
