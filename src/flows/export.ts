@@ -5,11 +5,11 @@
 import { join } from 'node:path'
 import { openRepo } from '../adapters/store/repo.js'
 import { readStore } from '../adapters/store/store.js'
-import { isInside, pathExists, realish, writeFileNoClobber } from '../adapters/store/write-file.js'
+import { isDirectory, isInside, pathExists, realish, writeFileNoClobber } from '../adapters/store/write-file.js'
 import { MAX_BUNDLE_ENTRIES, buildBundle, stripLearning } from '../core/bundle.js'
 import { MAX_BUNDLE_BYTES } from '../adapters/store/bundle-io.js'
 import type { Bundle, StripCounts } from '../core/bundle.js'
-import { RefusedError } from '../core/errors.js'
+import { FileAccessError, RefusedError } from '../core/errors.js'
 import type { LearningState } from '../core/errors.js'
 import { STORE_DIR } from '../core/learning.js'
 
@@ -17,6 +17,8 @@ export interface ExportOptions {
   states: readonly LearningState[]
   /** An absolute path to write the bundle to; undefined: the caller prints it. */
   out: string | undefined
+  /** `out` as messages name it (as the user gave it, relative to where they are). */
+  outShown?: string
   keepCode: boolean
   force: boolean
   now: Date
@@ -40,13 +42,16 @@ export async function exportLearnings(cwd: string, opts: ExportOptions): Promise
   const repo = await openRepo(cwd)
   const config = await repo.config()
   const { out } = opts
+  const shown = opts.outShown ?? out ?? ''
   if (out) {
-    // Refuse an --out inside .learnings/ (whatever --force says) and an existing file without --force.
+    // Refuse an --out inside .learnings/ (whatever --force says), a folder (--force cannot replace one) and an
+    // existing file without --force.
     const store = join(repo.root, STORE_DIR)
     if (isInside(store, out) || isInside(realish(store), realish(out)))
-      throw new RefusedError(exportIntoStore(out), ['choose an --out outside .learnings/'])
+      throw new RefusedError(exportIntoStore(shown), ['choose an --out outside .learnings/'])
+    if (isDirectory(out)) throw new FileAccessError(shown, 'EISDIR', 'the --out file', true)
     if (!opts.force && pathExists(out))
-      throw new RefusedError(exportExists(out, isInside(repo.root, out)), [EXISTS_FIX])
+      throw new RefusedError(exportExists(shown, isInside(repo.root, out)), [EXISTS_FIX])
   }
   const scan = readStore(repo.root, opts.states)
   for (const p of scan.problems) opts.unreadable(p.path, p.reason)
@@ -72,7 +77,8 @@ export async function exportLearnings(cwd: string, opts: ExportOptions): Promise
       writeFileNoClobber(out, text, opts.force)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST')
-        throw new RefusedError(exportExists(out, isInside(repo.root, out)), [EXISTS_FIX])
+        throw new RefusedError(exportExists(shown, isInside(repo.root, out)), [EXISTS_FIX])
+      if (err instanceof FileAccessError) throw new FileAccessError(shown, err.code, 'the --out file', true)
       throw err
     }
   }

@@ -271,6 +271,20 @@ describe('export --out', () => {
     expect(repo.exists('.learnings/bundle.json')).toBe(false)
   })
 
+  // --force replaces a file, never a folder: the refusal names the folder as given, not a temporary file beside it.
+  test('a folder is refused, with or without --force, by the name the user gave', async () => {
+    const repo = withActive()
+    repo.write('bundles/keep.txt', 'mine\n')
+    for (const argv of [[], ['--force']]) {
+      const r = await repo.cli(['export', '--out', 'bundles', '--json', ...argv])
+      expect(r.code).toBe(3)
+      expect(r.stderr).toContain('cannot use the --out file "bundles": it is a folder, not a file. Nothing changed.')
+      expect(r.stderr).not.toMatch(/\.tmp|--force/)
+      expect(r.json().error).toMatchObject({ path: 'bundles', errno: 'EISDIR' })
+      expect(readdirSync(join(repo.root, 'bundles'))).toEqual(['keep.txt'])
+    }
+  })
+
   test('a new file is written whole and no temporary file is left next to it', async () => {
     const repo = withActive()
     const dir = tempDir('gl-out-')

@@ -62,7 +62,12 @@ export function writeFileNoClobber(path: string, text: string | Uint8Array, repl
       }
     }
   } catch (err) {
-    if (!scratch || (err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+    const e = err as NodeJS.ErrnoException
+    if (!scratch || e.code !== 'EXDEV') {
+      // rename(2) and link(2) name the temporary file, which the user never asked for (`path` a folder: EISDIR).
+      if (e.path === tmp && e.code && e.code !== 'EEXIST') throw new FileAccessError(path, e.code)
+      throw err
+    }
     unlinkSync(tmp)
     return writeFileNoClobber(path, text, replace)
   } finally {
@@ -83,6 +88,15 @@ function sameDevice(a: string, b: string): boolean {
 export function isTemporaryBeside(path: string, name: string): boolean {
   const base = basename(path)
   return name.startsWith(`.${base}.`) && /^\.[0-9a-f]{12}\.tmp$/.test(name.slice(base.length + 1))
+}
+
+/** Whether `path` is a folder (through symbolic links); false when it is anything else, or cannot be read. */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
 }
 
 /** True when `path` is `root` or inside it (by the names, not following links). */

@@ -45,15 +45,16 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     throw new UsageError(`--state must be active, pending, archived or all, not "${state}"`, 'export')
   const out = stringOpt(args, 'out')
   const outPath = out === undefined ? undefined : isAbsolute(out) ? out : resolve(ctx.cwd, out)
+  const shown = outPath ? relative(ctx.cwd, outPath) || outPath : null
   const { bundle, text, report } = await exportLearnings(ctx.cwd, {
     states: state === 'all' ? STATES : [state as LearningState],
     out: outPath,
+    ...(shown ? { outShown: shown } : {}),
     keepCode: flag(args, 'keep-code'),
     force: flag(args, 'force'),
     now: ctx.now(),
     unreadable: (path, reason) => ctx.stderr(warnUnreadable(path, reason)),
   })
-  const shown = outPath ? relative(ctx.cwd, outPath) || outPath : null
   if (flag(args, 'json'))
     ctx.stdout(
       `${JSON.stringify({ out: shown, count: bundle.learnings.length, stripped: report, ...(outPath ? {} : { bundle }) })}\n`,

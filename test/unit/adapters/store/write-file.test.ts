@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
+import { FileAccessError } from '../../../../src/core/errors.js'
 import { isTemporaryBeside, writeFileNoClobber } from '../../../../src/adapters/store/write-file.js'
 import { tempDir } from '../../../helpers/repo.js'
 
@@ -76,6 +77,21 @@ describe('writeFileNoClobber', () => {
     mkdirSync(scratch, { recursive: true })
     expect(() => writeFileNoClobber(join(full, 'b.md'), 'x'.repeat(8192), false, scratch)).toThrow(/ENOSPC/)
     expect(readdirSync(full).sort()).toEqual(['fill', 'scratch', 'scratch2'])
+  })
+
+  // rename(2) names its source, the temporary file: the error must name the file asked for, and leave nothing.
+  test('replacing a folder fails naming that folder, never the temporary file', () => {
+    const dir = tempDir('gl-write-')
+    mkdirSync(join(dir, 'out'))
+    let err: unknown
+    try {
+      writeFileNoClobber(join(dir, 'out'), 'x\n', true)
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(FileAccessError)
+    expect(err).toMatchObject({ path: join(dir, 'out'), code: 'EISDIR' })
+    expect(readdirSync(dir)).toEqual(['out'])
   })
 
   test('the name of a temporary copy beside a file is recognised, and nothing else is', () => {
