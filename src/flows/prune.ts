@@ -2,7 +2,7 @@
  * `git learn prune`: which active learnings to archive and why — named by hand, or found from the feed cache (one
  * file, not 10,000), the approval dates of one `git log` and the usage summary — and, with `yes`, one commit each.
  */
-import { assertNoOperationInProgress, assertStoreCheckedOut, readIdentity } from '../adapters/git/simple.js'
+import { assertNoOperationInProgress, assertStoreCheckedOut, readHead, readIdentity } from '../adapters/git/simple.js'
 import type { Git } from '../adapters/git/simple.js'
 import { assertPathClean } from '../adapters/git/commit.js'
 import { PARSED_LOG } from '../adapters/git/run.js'
@@ -57,6 +57,8 @@ export interface PruneOutcome {
 
 /** The date each learning last entered active/, from the audit trail (newest first, so the first one wins). */
 async function readApprovalDates(git: Git): Promise<Map<string, string>> {
+  // Before the first commit there is no trail, and `git log` fails on the unborn branch: no dates, as when shallow.
+  if ((await readHead(git)) === undefined) return new Map()
   // --full-history: without it a merge whose active/ equals its first parent's hides a re-approval on the other side.
   const out = await git.run([...PARSED_LOG, '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', '.learnings/active'])
   const dates = new Map<string, string>()

@@ -91,6 +91,18 @@ describe('git learn prune', () => {
     expect(bad.stderr).toMatch(/git learn approve new-one/)
   })
 
+  // `git log` fails on an unborn branch: before the first commit there is no audit trail, so no approval dates.
+  test('before the first commit: a report (the created dates), not a failed git log', async () => {
+    const repo = makeRepo({ commit: false })
+    repo.write('.learnings/active/old-one.md', good('old-one'))
+    const before = repo.snapshot()
+    const r = await repo.cli(['prune', '--json'], { now: NOW })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json().candidates.map((c: { name: string }) => c.name)).toEqual(['old-one'])
+    expect(r.json().candidates[0].reason).toMatch(/last created 2026-01-01/)
+    expect(repo.snapshot()).toBe(before)
+  })
+
   test('a shallow clone says so and falls back to the created dates', async () => {
     const origin = makeRepo()
     seedActive(origin, { 'old-one': good('old-one') }, '2026-11-15T00:00:00Z')
