@@ -125,7 +125,10 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof UncommittedLearningError)
     return d(
       ExitCode.refused,
-      `${err.path} has ${err.status}: a lifecycle commit would take them along unseen.\nCommit them first (\`git add ${err.path} && git commit\`), or discard them (\`git restore --staged --worktree ${err.path}\`).`,
+      // A file git does not track yet: `git restore` cannot discard it (it knows no such path), rm does.
+      err.status === 'not committed yet'
+        ? `${err.path} is not committed yet: a lifecycle commit would take it along unseen.\nCommit it first (\`git add ${err.path} && git commit\`), or remove it (\`rm ${err.path}\`).`
+        : `${err.path} has ${err.status}: a lifecycle commit would take them along unseen.\nCommit them first (\`git add ${err.path} && git commit\`), or discard them (\`git restore --staged --worktree ${err.path}\`).`,
       { name: err.learningName, path: err.path, status: err.status },
     )
   if (err instanceof SecretInMessageError)

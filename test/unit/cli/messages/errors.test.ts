@@ -71,6 +71,12 @@ test.each([
     /A <a@x> proposed "x" \(or restored it to pending\/, which counts as proposing it\) and cannot approve it/,
   ],
   [new UncommittedLearningError('x', '.learnings/pending/x.md', 'staged changes'), 1, /has staged changes/],
+  // Untracked: "has not committed yet" was the sentence, and `git restore` cannot discard a path git does not know.
+  [
+    new UncommittedLearningError('x', '.learnings/active/x.md', 'not committed yet'),
+    1,
+    /^\.learnings\/active\/x\.md is not committed yet: a lifecycle commit would take it along unseen\.\nCommit it first \(`git add \.learnings\/active\/x\.md && git commit`\), or remove it \(`rm \.learnings\/active\/x\.md`\)\.$/,
+  ],
   [new RefusedError('no', ['why']), 1, /no\n {2}- why/],
   [
     new WithheldError('x', '.learnings/active/x.md', 'active', [
