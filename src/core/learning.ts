@@ -41,6 +41,15 @@ export interface Learning {
 }
 
 /**
+ * A YAML error's first line without the parser's " at line L, column C:" (its code frame follows): the callers name
+ * the line themselves, of the file rather than of the frontmatter block the parser was given.
+ */
+export function yamlReason(err: unknown): string {
+  const e = err as { message?: string; reason?: string }
+  return (String(e.reason ?? e.message ?? err).split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')
+}
+
+/**
  * The YAML engine for gray-matter: the `yaml` package (dates stay strings), aliases bounded, errors with a line.
  * `what` names the document in the error for one that is not a mapping (config.yaml, a bundle: not frontmatter).
  */
@@ -112,10 +121,9 @@ export function parseLearning(
   } catch (err) {
     const e = err as { message?: string; linePos?: { line: number }[] }
     const line = e.linePos?.[0]?.line
-    const first = String(e.message ?? err).split('\n')[0] ?? ''
     throw new LearningParseError(
       path,
-      `malformed YAML frontmatter: ${first}`,
+      `malformed YAML frontmatter: ${yamlReason(err)}`,
       line === undefined ? undefined : line + 1,
     )
   }

@@ -75,7 +75,7 @@ async function buildEntry(bytes: Uint8Array | undefined): Promise<Entry> {
       observe: DEFAULT_OBSERVE_SETTINGS,
       observeProblems: [],
     }
-  const [{ decodeLearningBytes }, { parseYamlMapping }] = await Promise.all([
+  const [{ decodeLearningBytes }, { parseYamlMapping, yamlReason }] = await Promise.all([
     import('./store.js'),
     import('../../core/learning.js'),
   ])
@@ -88,7 +88,7 @@ async function buildEntry(bytes: Uint8Array | undefined): Promise<Entry> {
     return {
       format: FORMAT,
       config: null,
-      problems: [`malformed YAML${where}: ${String(e.reason ?? e.message ?? err).split('\n')[0]}`],
+      problems: [`malformed YAML${where}: ${yamlReason(err)}`],
       observe: DEFAULT_OBSERVE_SETTINGS,
       observeProblems: [
         `${CONFIG_PATH}: ${String(e.message ?? err).split('\n')[0]}; using the default observe settings`,

@@ -107,6 +107,17 @@ describe('parse errors', () => {
       expect((e as LearningParseError).line).toBeGreaterThan(1)
     }
   })
+  // The parser counts lines from the block it was given, one short of the file's: only the file's line is named.
+  test("the reason does not add the parser's own line and column to the line of the file", () => {
+    try {
+      parseLearning('---\nname: [\n---\n', '.learnings/pending/x.md')
+      expect.unreachable()
+    } catch (e) {
+      expect((e as LearningParseError).line).toBe(3)
+      expect((e as LearningParseError).reason).toMatch(/^malformed YAML frontmatter: \S/)
+      expect((e as LearningParseError).reason).not.toMatch(/line \d|column|:$/)
+    }
+  })
 })
 
 test('a NUL character anywhere is refused, with its line (check calls such a file binary)', () => {
