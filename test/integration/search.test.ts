@@ -90,6 +90,10 @@ describe('git learn search: bad input', () => {
       expect(r.code).toBe(2)
       expect(r.stderr).toMatch(/give a query/)
     }
+    // "-" was given: asking for a query, or for "-", would not say what went wrong.
+    const empty = await repo.cli(['search', '-', '--json'], { stdin: '\n' })
+    expect(empty.code).toBe(2)
+    expect(empty.json().error.message).toMatch(/^"-" reads the query from stdin, and stdin was empty/)
   })
 
   test('regex metacharacters are plain text', async () => {

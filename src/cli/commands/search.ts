@@ -46,9 +46,15 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const limit = parseLimit(stringOpt(args, 'limit'), 'search')
   const type = typeOpt(args, 'search')
   let query = args.positionals.join(' ')
-  if (query === '-') query = (await ctx.readStdin()).toString('utf8')
+  const piped = query === '-'
+  if (piped) query = (await ctx.readStdin()).toString('utf8')
   if (!query.trim())
-    throw new UsageError('give a query: words, an error message, or "-" to read a pasted log from stdin', 'search')
+    throw new UsageError(
+      piped
+        ? '"-" reads the query from stdin, and stdin was empty: pipe the error or log in (`npm test 2>&1 | git learn search -`)'
+        : 'give a query: words, an error message, or "-" to read a pasted log from stdin',
+      'search',
+    )
 
   const feed = await readSearchFeed(ctx.cwd)
   ctx.stderr(warnProblems(feed.problems))
