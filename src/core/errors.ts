@@ -345,7 +345,8 @@ export class ConcurrentChangeError extends GitLearnError {
 
 /**
  * A path a transition would create (a move's destination, a new file) is already taken in the user's work tree or
- * index by a file not committed there; nothing changed. Exit 3.
+ * index by a file not committed there; nothing changed. Exit 1: the user's file is in the way, as with
+ * UncommittedLearningError.
  */
 export class PathTakenError extends GitLearnError {
   constructor(
