@@ -11,6 +11,8 @@ describe('git learn hook install|uninstall', () => {
     repo.write('.git/hooks/pre-commit', '#!/bin/sh\necho mine\n')
     const r = await repo.cli(['hook', 'install', '--json'])
     expect(r.code).toBe(0)
+    // The folder is named as its files are, from the root (it was absolute beside relative files).
+    expect(r.json()).toMatchObject({ kind: 'hooks-dir', dir: '.git/hooks' })
     expect(r.json().changes).toEqual([
       { file: '.git/hooks/pre-commit', action: 'skipped', note: 'a hook of your own is there' },
       { file: '.git/hooks/pre-merge-commit', action: 'created' },

@@ -3,7 +3,7 @@
  * removing the hooks. commit-msg runs on every commit, so like `check --staged` it answers after one
  * `git diff --cached` when nothing under .learnings/ is staged.
  */
-import { isAbsolute, join } from 'node:path'
+import { isAbsolute, join, relative } from 'node:path'
 import { findRoot, readStagedChanges } from '../../adapters/git/index-reader.js'
 import { FileAccessError, RefusedError, UsageError } from '../../core/errors.js'
 import { ExitCode } from '../context.js'
@@ -60,9 +60,12 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
         sub === 'install' ? await installHooks(git, { force: flag(args, 'force') }) : await uninstallHooks(git)
       // After install: a hooks dir install wrote into exists now; husky's `.husky/_` is husky's to make.
       const missing = sub === 'install' ? await readMissingHooksPath(git) : undefined
+      // The folder as its files are named: from the repository's root when inside it, else absolute.
+      const rel = relative(git.root, layout.dir)
+      const dir = rel.startsWith('..') || isAbsolute(rel) ? layout.dir : rel
       if (flag(args, 'json'))
         ctx.stdout(
-          `${JSON.stringify({ kind: layout.kind, dir: layout.dir, changes, ...(missing ? { missingHooksPath: missing } : {}) })}\n`,
+          `${JSON.stringify({ kind: layout.kind, dir, changes, ...(missing ? { missingHooksPath: missing } : {}) })}\n`,
         )
       else ctx.stdout(hookReport(layout.kind, changes, sub === 'uninstall'))
       const warnings = hookWarnings(changes) + (missing ? hooksPathMissing(missing) : '')
