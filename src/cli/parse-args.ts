@@ -23,6 +23,13 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   }
   const values = parsed.values as ParsedArgs['values']
   if (values['help']) return { values, positionals: parsed.positionals }
+  // An empty value is a missing one (`--base "$UNSET"`): read as "" it became the work tree (--out, --learnings), the
+  // default (--target) or a ref git could not find (--base), each far from the option that was empty.
+  const empty = Object.keys(spec.options).find((k) => {
+    const v = values[k]
+    return v === '' || (Array.isArray(v) && v.includes(''))
+  })
+  if (empty !== undefined) throw new UsageError(`--${empty} needs a value, and it was given an empty one`, spec.name)
   const p = spec.positionals ?? { min: 0, max: 0, names: '' }
   if (parsed.positionals.length < p.min) throw new UsageError(`missing ${p.names}`, spec.name)
   if (parsed.positionals.length > p.max)

@@ -119,6 +119,7 @@ const ROWS: Record<string, Row[]> = {
     },
     { kind: 'usage', argv: ['add', '--name', 'x-y', '--type', 'decision', '--description', 'd', '--domain', 'nope'] },
     { kind: 'no-repo', argv: ['add', '--file', 'new-one.md'], setup: writeNew, outside: true },
+    { kind: 'usage', argv: ['add', '--file', ''] },
     { kind: 'io', argv: ['add', '--file', 'no-such.md'] },
     { kind: 'io', argv: ['add', '--file', '.learnings'] },
     { kind: 'invalid', argv: ['add', '--file', 'new-one.md'], setup: (r) => r.write('new-one.md', 'no frontmatter') },
@@ -260,6 +261,7 @@ const ROWS: Record<string, Row[]> = {
   ],
   render: [
     { kind: 'usage', argv: ['render', '--target', 'emacs'] },
+    { kind: 'usage', argv: ['render', '--target', ''] },
     { kind: 'no-repo', argv: ['render'], outside: true },
     { kind: 'io', argv: ['render'], setup: (r) => commitFile(r, '.claude', 'a file\n') },
     { kind: 'invalid', argv: ['render'], setup: badConfig },
@@ -293,12 +295,14 @@ const ROWS: Record<string, Row[]> = {
   ],
   export: [
     { kind: 'usage', argv: ['export', '--state', 'done'] },
+    { kind: 'usage', argv: ['export', '--out', ''] },
     { kind: 'no-repo', argv: ['export'], outside: true },
     { kind: 'state', argv: ['export', '--out', 'README.md'] },
     { kind: 'io', argv: ['export', '--out', join('no-such-dir', 'b.json')] },
   ],
   import: [
     { kind: 'usage', argv: ['import'] },
+    { kind: 'usage', argv: ['import', ''] },
     { kind: 'no-repo', argv: ['import', 'b.json'], outside: true },
     { kind: 'io', argv: ['import', 'no-such.json'] },
     { kind: 'invalid', argv: ['import', 'b.json'], setup: (r) => r.write('b.json', '{"format": "something else"}') },
@@ -310,6 +314,7 @@ const ROWS: Record<string, Row[]> = {
     { kind: 'usage', argv: ['tier', 'bogus'] },
     { kind: 'usage', argv: ['tier', 'add', 'org'] },
     { kind: 'usage', argv: ['tier', 'add', 'org', '/x', '--weight', 'heavy'] },
+    { kind: 'usage', argv: ['tier', 'add', 'org', ''] },
     { kind: 'no-repo', argv: ['tier', 'list'], outside: true },
     { kind: 'not-found', argv: ['tier', 'update', 'org'] },
     { kind: 'not-found', argv: ['tier', 'verify', 'org'] },
@@ -336,6 +341,7 @@ const ROWS: Record<string, Row[]> = {
   check: [
     { kind: 'usage', argv: ['check', '--format', 'xml'] },
     { kind: 'usage', argv: ['check', 'extra'] },
+    { kind: 'usage', argv: ['check', '--base', ''] },
     { kind: 'no-repo', argv: ['check'], outside: true },
     {
       kind: 'check',

@@ -2,7 +2,7 @@ import { readBundleSource } from '../../adapters/store/bundle-io.js'
 import { assertNoOperationInProgress, assertStoreCheckedOut, readIdentity } from '../../adapters/git/simple.js'
 import { openRepo } from '../../adapters/store/repo.js'
 import { parseBundle } from '../../core/bundle.js'
-import { BundleRefusedError } from '../../core/errors.js'
+import { BundleRefusedError, UsageError } from '../../core/errors.js'
 import { planBundleImport } from '../../flows/import.js'
 import { assertNothingHalfDone } from '../../flows/recovery.js'
 import { commitTransition } from '../../flows/transition.js'
@@ -47,6 +47,7 @@ export const spec: CommandSpec = {
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const origin = args.positionals[0] as string
+  if (!origin.trim()) throw new UsageError('give the bundle to import: a file path or an https URL', 'import')
   const json = flag(args, 'json')
   const dryRun = flag(args, 'dry-run')
   const repo = await openRepo(ctx.cwd, { readOnly: dryRun })

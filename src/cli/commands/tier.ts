@@ -51,7 +51,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const [sub, name, url, ...extra] = args.positionals
   const json = flag(args, 'json')
   const expect = (n: number, usage: string) => {
-    if (args.positionals.length !== n || extra.length) throw new UsageError(`usage: git learn tier ${usage}`, 'tier')
+    if (args.positionals.length !== n || extra.length || args.positionals.some((p) => !p.trim()))
+      throw new UsageError(`usage: git learn tier ${usage}`, 'tier')
   }
 
   if (sub === 'add') {

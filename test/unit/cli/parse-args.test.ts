@@ -3,6 +3,8 @@ import { onlyBooleanFlags } from '../../../src/cli/main.js'
 import { parseCommandArgs } from '../../../src/cli/parse-args.js'
 import { spec as check } from '../../../src/cli/commands/check.js'
 import { spec as show } from '../../../src/cli/commands/show.js'
+import { spec as render } from '../../../src/cli/commands/render.js'
+import { UsageError } from '../../../src/core/errors.js'
 
 describe('onlyBooleanFlags: the parser-free road for argv of long boolean flags only', () => {
   test.each([[['--staged']], [['--staged', '--json']], [['--json', '--json']], [[]]])(
@@ -27,4 +29,20 @@ describe('onlyBooleanFlags: the parser-free road for argv of long boolean flags 
   ])('declines %s, leaving it to the parser', (_what, argv) => expect(onlyBooleanFlags(check, argv)).toBeUndefined())
 
   test('declines a command that requires an argument', () => expect(onlyBooleanFlags(show, ['--json'])).toBeUndefined())
+})
+
+// `--base "$UNSET"` in a CI script: "" used to be read as a value (the work tree for --out, the default target for
+// --target, a ref that names nothing for --base), and the failure, if any, was far from the empty option.
+describe('parseCommandArgs: an empty value is a missing one', () => {
+  test.each([
+    [check, ['--base', '']],
+    [check, ['--base=']],
+    [render, ['--target', 'claude', '--target', '']],
+  ])('%#: a usage error that names the option', (spec, argv) => {
+    expect(() => parseCommandArgs(spec, argv)).toThrow(UsageError)
+    expect(() => parseCommandArgs(spec, argv)).toThrow(/^--(base|target) needs a value, and it was given an empty one$/)
+  })
+
+  test('an empty positional is left to the command', () =>
+    expect(parseCommandArgs(show, ['']).positionals).toEqual(['']))
 })
