@@ -83,6 +83,16 @@ export function scratchDir(commonDir: string): string | undefined {
   }
 }
 
+/** Remove this process's files of the scratch directory (an interrupted transition's: interrupt.ts). */
+export function removeOwnScratch(dir: string | undefined): void {
+  if (!dir) return
+  try {
+    for (const n of readdirSync(dir)) if (n.startsWith(`${process.pid}.`)) unlinkSync(join(dir, n))
+  } catch {
+    // Gone or unreadable: a later transition's sweep (scratchDir) removes what is left once this process is gone.
+  }
+}
+
 /** Remove a journal (a missing one is fine). */
 export function removeJournal(file: string | undefined): void {
   if (!file) return

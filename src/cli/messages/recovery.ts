@@ -104,3 +104,7 @@ export const refLocked = (ref: string, lock: string) =>
 /** The commit landed, the index or work tree did not follow. */
 export const transitionIncomplete = (subject: string, commit: string, paths: readonly string[], reason: string) =>
   `"${subject}" was committed (${short(commit)}), but your index and work tree were not brought in line for ${paths.join(', ')}: ${reason}\nFinish it with \`git learn doctor --continue\` once the cause is gone (undo it with \`git learn doctor --abort\`).`
+
+/** A signal ended a command: what it held was removed, and no commit of it is half made. */
+export const interrupted = (signal: string) =>
+  `interrupted by ${signal}; stopped with nothing half done (a commit it made is whole, the rest was not done: \`git log -1\`)`
