@@ -124,6 +124,27 @@ export function readJournals(commonDir: string): { file: string; journal: Journa
   return out
 }
 
+/**
+ * The journals that cannot be read (zero-filled or cut short by a power loss: written, renamed, never flushed; or of
+ * another version's format), of processes that are gone. What they recorded is lost; readJournals skips them.
+ */
+export function readTornJournals(commonDir: string): string[] {
+  let names: string[]
+  try {
+    names = readdirSync(journalDir(commonDir)).filter((n) => n.endsWith('.json'))
+  } catch {
+    return []
+  }
+  const good = new Set(readJournals(commonDir).map((j) => j.file))
+  return names
+    .sort()
+    .map((n) => join(journalDir(commonDir), n))
+    .filter((file) => {
+      const pid = Number(/(\d+)-[^/\\]*\.json$/.exec(file)?.[1] ?? 0)
+      return !good.has(file) && !(pid > 0 && isProcessAlive(pid))
+    })
+}
+
 /** Whether a process of this id is alive (another git learn still working); never this one, which is not mid-commit when it asks. */
 export function isProcessAlive(pid: number): boolean {
   if (pid === process.pid) return false
