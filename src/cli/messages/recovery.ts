@@ -110,4 +110,4 @@ export const transitionIncomplete = (subject: string, commit: string, paths: rea
 
 /** A signal ended a command: what it held was removed, and no commit of it is half made. */
 export const interrupted = (signal: string) =>
-  `interrupted by ${signal}; stopped with nothing half done (a commit it made is whole, the rest was not done: \`git log -1\`)`
+  `interrupted by ${signal}; nothing is left half done (\`git learn log\` shows any commit it made, each whole)`
