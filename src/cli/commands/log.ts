@@ -18,8 +18,8 @@ export const spec: CommandSpec = {
   usage: 'git learn log [<name>] [-n <count>] [--json]',
   details:
     'A `git revert` of a lifecycle commit (and a revert of that revert) is listed too, as a `revert` event: the move\n' +
-    'it undid, reversed, by whoever reverted, and "reverted <action> <commit>" (`reverts` in --json). CI refuses a\n' +
-    'revert of an approval or a prune (`git learn check --base`); the log still shows it happened.',
+    'it undid, reversed, by whoever reverted, and "reverted <action> of <name> (<commit>)" (`reverts` in --json). CI\n' +
+    'refuses a revert of an approval or a prune (`git learn check --base`); the log still shows it happened.',
   options: {
     'max-count': { type: 'string', short: 'n', value: 'count', description: 'show at most this many events' },
     json: {
