@@ -52,8 +52,15 @@ function onSignal(signal: NodeJS.Signals): void {
   for (const stop of stops) stop()
   if (!running) finish(signal)
   // git processes of ours still run (a SIGTERM sent to this process alone): they end first, so that none writes a
-  // file after its cleanup removed it (an index being prepared); gitEnded finishes when the last one has ended.
-  else setTimeout(() => finish(signal), GIT_END_WAIT_MS)
+  // file after its cleanup removed it (an index being prepared); the last one to end finishes (gitStarted). Work
+  // that goes on meanwhile may open a critical section: it is then waited for too (finishLater).
+  else setTimeout(() => finishLater(signal), GIT_END_WAIT_MS)
+}
+
+/** Finish now, or at the end of the critical section open now (deferInterrupts). */
+function finishLater(signal: NodeJS.Signals): void {
+  if (deferring > 0) pending ??= signal
+  else finish(signal)
 }
 
 /** How long a signal waits for git processes of ours to end before it ends this process anyway (ms). */
@@ -119,7 +126,7 @@ export function gitStarted(): () => void {
     if (done) return
     done = true
     running--
-    if (ending && !running) finish(ending)
+    if (ending && !running) finishLater(ending)
   }
 }
 
@@ -147,7 +154,8 @@ export function deferInterrupts(): () => void {
     ended = true
     deferring--
     // The critical section's git processes have ended: what runs beside it is not waited for.
-    if (!deferring && pending) finish(pending)
+    const signal = pending ?? ending
+    if (!deferring && signal) finish(signal)
     settleListeners()
   }
 }
