@@ -58,8 +58,15 @@ export function wantsJson(argv: readonly string[]): boolean {
  */
 const NO_HALF_DONE_NOTE = new Set(['doctor', 'help', 'check', 'hook', 'add', 'approve', 'reject', 'restore', 'import'])
 
-/** Run one invocation; returns the exit code (the bin sets it). */
-export async function runCli(argv: readonly string[], raw: Ctx): Promise<number> {
+/**
+ * Run one invocation; returns the exit code (the bin sets it). `started`: told the command's name and whether it is an
+ * agent hook once it is known, before it runs (the process entry handles signals from there).
+ */
+export async function runCli(
+  argv: readonly string[],
+  raw: Ctx,
+  started?: (name: string, hook: boolean) => Promise<void>,
+): Promise<number> {
   // Everything printed passes one escaping (core/escape.ts): hostile text in a learning never reaches the terminal raw.
   const { escapeControl } = await import('../core/escape.js')
   const ctx: Ctx = Object.create(raw, {
@@ -95,6 +102,7 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
       ctx.stdout((await import('./spec.js')).formatHelp(mod.spec))
       return 0
     }
+    await started?.(name, hook)
     if (!hook && !NO_HALF_DONE_NOTE.has(name)) await (await import('./half-done.js')).noteHalfDone(ctx)
     return await mod.run(args, ctx)
   } catch (err) {
@@ -115,11 +123,24 @@ export async function runCli(argv: readonly string[], raw: Ctx): Promise<number>
   }
 }
 
+/**
+ * A command interrupted by SIGINT, SIGTERM or SIGHUP ends with one line on stderr and the signal's own exit, once
+ * what it held is cleaned up (adapters/git/interrupt.ts). An agent hook says nothing (DESIGN section 8): it just ends.
+ */
+async function reportInterrupts(name: string, hook: boolean): Promise<void> {
+  if (hook) return
+  const [{ reportInterrupts: report }, { interrupted }] = await Promise.all([
+    import('../adapters/git/interrupt.js'),
+    import('./messages/recovery.js'),
+  ])
+  report((signal) => `git learn ${name}: ${interrupted(signal)}\n`)
+}
+
 /** The process entry: the only place that sets process.exitCode. `stdin`: already read by bin's fast road. */
 export async function main(argv: readonly string[], stdin?: Buffer): Promise<void> {
   const ctx = processCtx()
   if (stdin) ctx.readStdin = async () => stdin
-  process.exitCode = await runCli(argv, ctx)
+  process.exitCode = await runCli(argv, ctx, reportInterrupts)
   // End now rather than when the event loop drains: Node would first wait for V8's background compilations, of no
   // use to a process about to end (~10 ms for a search at 10,000 learnings, BENCHMARKS.md). Every command has
   // finished its work (file writes are synchronous, child processes awaited). Output still queued keeps the process:

@@ -380,6 +380,7 @@ export type HalfDone =
   | { kind: 'staged-new'; path: string }
   | { kind: 'staged-removal'; path: string }
   | { kind: 'orphan-tier-ref'; ref: string; commit: string }
+  | { kind: 'torn-journal'; path: string }
 
 /** A half-done state (a left lock, an interrupted transition, a staged move never committed) to settle first. Exit 3. */
 export class RecoveryNeededError extends GitLearnError {

@@ -4,9 +4,10 @@
  *
  * A text becomes terms in three steps: matchableError (src/core/normalize-error.ts) removes what varies between runs
  * and adds the words of addresses and equivalent phrases; `splitTerms` cuts at punctuation and white space, keeping an
- * identifier whole beside its parts (`ERR_REQUIRE_ESM` → err_require_esm, err, require, esm; `ModuleNotFoundError` →
- * modulenotfounderror, module, not, found, error; other mixed-case names stay whole); `processTerm` lower-cases, drops stop words and pure numbers, and
- * stems (Porter2: "connecting", "connection" and "connect" are one term).
+ * identifier whole beside its parts, less the generic ones (`ERR_REQUIRE_ESM` → err_require_esm, require, esm;
+ * `ModuleNotFoundError` → modulenotfounderror, module, not, found; other mixed-case names stay whole); `processTerm`
+ * lower-cases, drops stop words and pure numbers, and stems (Porter2: "connecting", "connection" and "connect" are one
+ * term).
  */
 import { porter2 } from '../vendor/stemmer.js'
 import { boundQuery, matchableError } from './normalize-error.js'

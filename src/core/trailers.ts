@@ -64,6 +64,11 @@ export interface AuditEvent {
   byRole: string | null
   reason: string | null
   trailers: Trailer[]
+  /**
+   * A `git revert` of a lifecycle commit (read with `reverts`): the commit it reverts and that commit's action for this
+   * learning (`revert` again for a revert of a revert). Its from/to are the reverted event's, swapped.
+   */
+  reverts?: { commit: string; action: string }
 }
 
 export interface RawCommit {
@@ -111,12 +116,28 @@ function parseGroups(message: string): Group[] {
   return groups
 }
 
-/** The audit events of a list of commits (newest first stays newest first), optionally for one learning. */
-export function parseAuditTrail(commits: readonly RawCommit[], name?: string): AuditEvent[] {
+/**
+ * git's own line in the message of a revert (and of a "Reapply", the revert of a revert): "This reverts commit
+ * <full id>." (sometimes with ", reversing\nchanges made to <id>." for a merge).
+ */
+const REVERTS_LINE = /^This reverts commit ([0-9a-f]{7,64})\b/m
+
+/**
+ * The audit events of a list of commits (newest first stays newest first), optionally for one learning. With
+ * `reverts` (the audit trail `log` shows), a commit without trailers whose message is a `git revert` of a lifecycle
+ * commit of the list is an event too: action `revert`, the reverted event's move swapped, by the revert's author. Not
+ * for the guards and prune, which read approvals from trailers alone (CONTRIBUTING.md: a revert is not an un-approval).
+ */
+export function parseAuditTrail(commits: readonly RawCommit[], name?: string, reverts = false): AuditEvent[] {
   const out: AuditEvent[] = []
+  const byId = reverts ? new Map(commits.map((c) => [c.commit, c])) : undefined
   for (const c of commits) {
     const start = out.length
     const groups = parseGroups(c.message)
+    if (byId && !groups.length) {
+      out.push(...revertEvents(c, byId, name, 0))
+      continue
+    }
     for (const { paragraph, trailers: g } of groups) {
       const first = (token: string) => g.find((t) => t.token === token)?.value ?? null
       const learning = first('Learning') as string
@@ -140,6 +161,36 @@ export function parseAuditTrail(commits: readonly RawCommit[], name?: string): A
     newestFirst(out, start)
   }
   return out
+}
+
+/** The events of a revert commit `c` (none when it reverts no lifecycle commit of `byId`); `depth` bounds a chain. */
+function revertEvents(
+  c: RawCommit,
+  byId: ReadonlyMap<string, RawCommit>,
+  name: string | undefined,
+  depth: number,
+): AuditEvent[] {
+  const id = REVERTS_LINE.exec(c.message)?.[1]
+  if (!id || depth > 20) return []
+  const target = byId.get(id) ?? (id.length < 40 ? [...byId.values()].find((o) => o.commit.startsWith(id)) : undefined)
+  if (!target) return []
+  const reverted = parseGroups(target.message).length
+    ? parseAuditTrail([target], name)
+    : revertEvents(target, byId, name, depth + 1)
+  return reverted.map((e) => ({
+    commit: c.commit,
+    date: c.date,
+    author: c.author,
+    name: e.name,
+    action: 'revert',
+    from: e.to,
+    to: e.from,
+    by: c.author,
+    byRole: null,
+    reason: null,
+    trailers: [],
+    reverts: { commit: target.commit, action: e.action },
+  }))
 }
 
 /**

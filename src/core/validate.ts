@@ -74,11 +74,20 @@ export function formatSchemaErrors(
       case 'maximum':
         out.push(`field "${field}" must be ${e.keyword === 'minimum' ? '≥' : '≤'} ${String(e.params['limit'])}${shown}`)
         break
-      case 'anyOf':
+      case 'anyOf': {
+        // A list of strings that is only too long: say that, not the whole form of the field.
+        const tooMany = errors.find((x) => x.instancePath === e.instancePath && x.keyword === 'maxItems')
+        if (field === 'trigger' && tooMany && Array.isArray(value)) {
+          out.push(
+            `field "trigger" may list at most ${String(tooMany.params['limit'])} triggers, and it lists ${value.length}: keep the forms of the error that differ most`,
+          )
+          break
+        }
         out.push(
           `field "${field}" must be ${field === 'trigger' ? 'a string or a list of strings (each not empty, at most 2000 characters)' : 'one of its allowed forms'}${shown}`,
         )
         break
+      }
       case 'additionalProperties':
         out.push(
           `unknown key "${fieldName(e.instancePath, String(e.params['additionalProperty']))}"; remove it or check its spelling`,

@@ -11,7 +11,9 @@
  * - a move between state directories staged in the index but never committed (git-learn before atomic commits,
  *   or by hand), and learnings staged as new but not committed: `--abort` unstages them (a staged move is moved back);
  * - a tier ref that no config.yaml names (a `tier add` killed between its fetch and its commit): `--abort` deletes
- *   it; a rerun of the `tier add` pins it instead.
+ *   it; a rerun of the `tier add` pins it instead;
+ * - a journal that cannot be read (torn by a power loss, or another version's): reported with what to look at, never
+ *   read as "nothing half done"; `--abort` removes it.
  */
 import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -20,7 +22,14 @@ import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
 import { findGitDirs } from '../adapters/git/locate.js'
 import { clearStaleIndexLock } from '../adapters/git/index-lock.js'
-import { isProcessAlive, readBranchLock, readJournals, removeJournal, scratchDir } from '../adapters/state/journal.js'
+import {
+  isProcessAlive,
+  readBranchLock,
+  readJournals,
+  readTornJournals,
+  removeJournal,
+  scratchDir,
+} from '../adapters/state/journal.js'
 import type { Journal } from '../adapters/state/journal.js'
 import { RecoveryNeededError } from '../core/errors.js'
 import type { HalfDone } from '../core/errors.js'
@@ -108,6 +117,8 @@ export async function inspectRecovery(
       journal,
     })
   }
+  // Not blocking: nothing can be finished from it; doctor says what to look at, and --abort removes it.
+  if (opts.staged) for (const path of readTornJournals(git.commonDir)) problems.push({ kind: 'torn-journal', path })
   if (opts.staged)
     problems.push(
       ...(await readStagedStore(
@@ -300,6 +311,9 @@ export async function abortRecovery(
       await gitAsync(['reset', '-q', 'HEAD', '--', `:(top,literal)${p.path}`], { cwd: root })
       if (p.kind === 'staged-removal' && !existsSync(join(root, p.path)))
         await gitAsync(['checkout', 'HEAD', '--', `:(top,literal)${p.path}`], { cwd: root })
+      settled.push(p)
+    } else if (p.kind === 'torn-journal') {
+      removeJournal(p.path)
       settled.push(p)
     } else if (p.kind === 'orphan-tier-ref') {
       // Only while it still points where it did: a `tier add` fetching into it now, or since, keeps its ref.

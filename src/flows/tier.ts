@@ -5,6 +5,8 @@
  * reviewed commit of config.yaml, then its ref), and verify refs and objects.
  */
 import { assertNoOperationInProgress, assertStoreCheckedOut } from '../adapters/git/simple.js'
+import { onInterrupt } from '../adapters/git/interrupt.js'
+import { tryGitSync } from '../adapters/git/run.js'
 import { commitTransition } from './transition.js'
 import { assertNothingHalfDone } from './recovery.js'
 import type { Git } from '../adapters/git/simple.js'
@@ -73,6 +75,27 @@ async function commitPin(git: Git, tier: TierConfig, message: string, before: st
   }
 }
 
+/**
+ * While a fetch of `name` waits for its pin, a signal (adapters/git/interrupt.ts) puts refs/learn/tiers/<name> back
+ * where it was (`before`; deleted when there was none), as a failed commit does, so that no fetch is left unpinned for
+ * `doctor` to report. Not once HEAD's config.yaml names the fetched commit: the signal waited for that commit's
+ * critical section, and the pin names the ref's commit (a commit id in config.yaml is only ever a pin). Synchronous,
+ * as a cleanup is. `fetched` tells it the commit; the returned `drop` ends it.
+ */
+function restoreTierRefOnInterrupt(
+  git: Git,
+  name: string,
+  before: string | undefined,
+): { fetched: (commit: string) => void; drop: () => void } {
+  let commit: string | undefined
+  const drop = onInterrupt(() => {
+    const config = commit ? tryGitSync(['show', `HEAD:${CONFIG_PATH}`], { cwd: git.root }) : undefined
+    if (commit && config?.includes(commit)) return
+    tryGitSync(before ? ['update-ref', tierRef(name), before] : ['update-ref', '-d', tierRef(name)], { cwd: git.root })
+  })
+  return { fetched: (c) => void (commit = c), drop }
+}
+
 /** Whether HEAD's config.yaml pins `tier` at its commit (false when it cannot be read). */
 async function pinnedInHead(git: Git, tier: TierConfig): Promise<boolean> {
   const text = await git.tryRun(['show', `HEAD:${CONFIG_PATH}`])
@@ -109,10 +132,18 @@ export async function addTier(
   assertNoOperationInProgress(git)
   await assertStoreCheckedOut(git)
   const before = await readTierRef(git, name)
-  const commit = await fetchTier(git, name, url, ref)
-  const tier: TierConfig = { name, url, ref, commit, ...(weight !== undefined ? { weight } : {}) }
-  const configCommit = await commitPin(git, tier, buildTierCommitMessage('add', tier), before)
-  return { tier, learnings: await countTierLearnings(git, commit), configCommit }
+  const restore = restoreTierRefOnInterrupt(git, name, before)
+  let tier: TierConfig
+  let configCommit: string
+  try {
+    const commit = await fetchTier(git, name, url, ref)
+    restore.fetched(commit)
+    tier = { name, url, ref, commit, ...(weight !== undefined ? { weight } : {}) }
+    configCommit = await commitPin(git, tier, buildTierCommitMessage('add', tier), before)
+  } finally {
+    restore.drop()
+  }
+  return { tier, learnings: await countTierLearnings(git, tier.commit as string), configCommit }
 }
 
 export interface TierRow {
@@ -161,16 +192,22 @@ export async function updateTier(cwd: string, name: string): Promise<TierUpdated
   assertNoOperationInProgress(git)
   await assertStoreCheckedOut(git)
   const before = await readTierRef(git, tier.name)
-  const commit = await fetchTier(git, tier.name, tier.url, tier.ref ?? 'main')
-  const old = tier.commit
-  if (old === commit) return { name: tier.name, from: old, to: commit, diff: null, configCommit: null }
-  const diff =
-    old && (await git.tryRun(['cat-file', '-e', `${old}^{commit}`])) !== undefined
-      ? await diffTierLearnings(git, old, commit)
-      : null
-  const next: TierConfig = { ...tier, commit }
-  const configCommit = await commitPin(git, next, buildTierCommitMessage('update', next, old), before)
-  return { name: tier.name, from: old, to: commit, diff, configCommit }
+  const restore = restoreTierRefOnInterrupt(git, tier.name, before)
+  try {
+    const commit = await fetchTier(git, tier.name, tier.url, tier.ref ?? 'main')
+    restore.fetched(commit)
+    const old = tier.commit
+    if (old === commit) return { name: tier.name, from: old, to: commit, diff: null, configCommit: null }
+    const diff =
+      old && (await git.tryRun(['cat-file', '-e', `${old}^{commit}`])) !== undefined
+        ? await diffTierLearnings(git, old, commit)
+        : null
+    const next: TierConfig = { ...tier, commit }
+    const configCommit = await commitPin(git, next, buildTierCommitMessage('update', next, old), before)
+    return { name: tier.name, from: old, to: commit, diff, configCommit }
+  } finally {
+    restore.drop()
+  }
 }
 
 export interface TierRemoved {

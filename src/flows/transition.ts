@@ -17,7 +17,9 @@
  *
  * A kill before step 3 leaves everything as before (a journal whose commit never landed, ignored and removed); a kill
  * after it leaves the commit made and a journal that `git learn doctor --continue` finishes from. A kill while the
- * index lock is held leaves it, naming our process: the next command of ours removes it.
+ * index lock is held leaves it, naming our process: the next command of ours removes it. SIGINT, SIGTERM and SIGHUP
+ * (adapters/git/interrupt.ts) are deferred from the index lock until step 4 is done, and before it remove what this
+ * transition holds: the repository is then exactly as before or as after.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
@@ -34,6 +36,7 @@ import {
   writeBlobs,
 } from '../adapters/git/commit.js'
 import type { HeadState, IndexChange } from '../adapters/git/commit.js'
+import { deferInterrupts, onInterrupt } from '../adapters/git/interrupt.js'
 import {
   discardIndex,
   installIndex,
@@ -42,11 +45,11 @@ import {
   releaseIndexLock,
   takeIndexLock,
 } from '../adapters/git/index-lock.js'
-import type { IndexFiles } from '../adapters/git/index-lock.js'
+import type { IndexFiles, PreparedIndex } from '../adapters/git/index-lock.js'
 import { gitAsync } from '../adapters/git/run.js'
 import { assertStoreCheckedOut } from '../adapters/git/simple.js'
 import type { Git } from '../adapters/git/simple.js'
-import { removeJournal, scratchDir, writeJournal } from '../adapters/state/journal.js'
+import { removeJournal, removeOwnScratch, scratchDir, writeJournal } from '../adapters/state/journal.js'
 import type { JournalPath } from '../adapters/state/journal.js'
 import { isTemporaryBeside, writeFileNoClobber } from '../adapters/store/write-file.js'
 import {
@@ -148,116 +151,146 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
   // The user's index with our entries, prepared aside now; renamed into place under the lock once the branch moved.
   const scratch = scratchDir(git.commonDir)
   const files = await locateIndex(root, git.gitDir)
-  const prepared = await prepareIndex(root, files, scratch, index, zero)
-
-  let head = first
+  let prepared: PreparedIndex | undefined
   let commit: string | undefined
   let journal: string | undefined
-  let locked: RefLockedError | undefined
-  // Until the branch moved, every way out leaves nothing: the prepared index (a copy of the user's, beside it when
-  // there is no scratch directory) is removed on each of them.
+  // A signal outside the critical section below (adapters/git/interrupt.ts) leaves the repository as before: the
+  // commit never landed, and nothing of ours stays (lock, journal, prepared index, scratch files).
+  const dropCleanup = onInterrupt(() => {
+    releaseIndexLock(files)
+    if (!commit) removeJournal(journal)
+    if (prepared) discardIndex(prepared)
+    removeOwnScratch(scratch)
+  })
+  // The critical section, from the index lock until the index and work tree followed the commit (or nothing moved):
+  // a signal waits for its end.
+  let endHeld: (() => void) | undefined
+  const release = () => {
+    const end = endHeld
+    endHeld = undefined
+    end?.()
+  }
   try {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (attempt > 0) {
-        await sleep(10 + Math.floor(Math.random() * 40 * attempt))
-        head = await readHeadState(root)
-        if (head.ref !== first.ref)
-          throw new ConcurrentChangeError(
-            subject,
-            `HEAD moved to ${head.ref ?? 'a detached commit'} while the commit was being made`,
-          )
-        const now = await readTreeEntries(root, head.oid, paths)
-        for (const [p, want] of expect) {
-          const have = now.get(p)?.oid ?? null
-          if (have !== want)
+    // The user's index with our entries, prepared aside now; renamed into place under the lock once the branch moved.
+    prepared = await prepareIndex(root, files, scratch, index, zero)
+    let head = first
+    let locked: RefLockedError | undefined
+    // Until the branch moved, every way out leaves nothing: the prepared index (a copy of the user's, beside it when
+    // there is no scratch directory) is removed on each of them.
+    try {
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        if (attempt > 0) {
+          await sleep(10 + Math.floor(Math.random() * 40 * attempt))
+          head = await readHeadState(root)
+          if (head.ref !== first.ref)
             throw new ConcurrentChangeError(
               subject,
-              `another commit changed ${p} meanwhile (now ${head.oid?.slice(0, 12) ?? 'unborn'})`,
+              `HEAD moved to ${head.ref ?? 'a detached commit'} while the commit was being made`,
             )
+          const now = await readTreeEntries(root, head.oid, paths)
+          for (const [p, want] of expect) {
+            const have = now.get(p)?.oid ?? null
+            if (have !== want)
+              throw new ConcurrentChangeError(
+                subject,
+                `another commit changed ${p} meanwhile (now ${head.oid?.slice(0, 12) ?? 'unborn'})`,
+              )
+          }
         }
-      }
-      const built = await buildCommit(root, head.oid, index, message, zero)
-      journal = writeJournal(git.commonDir, {
-        version: 1,
-        started: new Date().toISOString(),
-        subject,
-        ref: head.ref ?? 'HEAD',
-        old: head.oid ?? null,
-        commit: built.commit,
-        paths: journalPaths,
-        gitDir: git.gitDir,
-      })
-      let swapped: boolean
-      try {
-        await lockIndexOn(root, files, head, subject)
-        // A file the commit replaces (config.yaml of a tier command, a pending learning an import updates) that was
-        // edited since it was read is refused here, nothing changed: replacing it would lose that edit. Unless the
-        // branch moved meanwhile (another command of ours committed it): that is a lost swap, tried again below.
-        const edited = await firstEdited(root, journalPaths)
-        if (edited && (await readHeadState(root)).oid === head.oid)
-          throw new UncommittedLearningError(basename(edited).replace(/\.md$/, ''), edited, 'unstaged changes')
-        swapped = edited
-          ? false
-          : await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
-        locked = undefined
-      } catch (err) {
+        const built = await buildCommit(root, head.oid, index, message, zero)
+        journal = writeJournal(git.commonDir, {
+          version: 1,
+          started: new Date().toISOString(),
+          subject,
+          ref: head.ref ?? 'HEAD',
+          old: head.oid ?? null,
+          commit: built.commit,
+          paths: journalPaths,
+          gitDir: git.gitDir,
+        })
+        endHeld = deferInterrupts()
+        let swapped: boolean
+        try {
+          await lockIndexOn(root, files, head, subject)
+          // A file the commit replaces (config.yaml of a tier command, a pending learning an import updates) that was
+          // edited since it was read is refused here, nothing changed: replacing it would lose that edit. Unless the
+          // branch moved meanwhile (another command of ours committed it): that is a lost swap, tried again below.
+          const edited = await firstEdited(root, journalPaths)
+          if (edited && (await readHeadState(root)).oid === head.oid)
+            throw new UncommittedLearningError(basename(edited).replace(/\.md$/, ''), edited, 'unstaged changes')
+          swapped = edited
+            ? false
+            : await swapRef(root, head.ref ?? 'HEAD', built.commit, head.oid, zero, `commit (git learn): ${subject}`)
+          locked = undefined
+        } catch (err) {
+          releaseIndexLock(files)
+          removeJournal(journal) // refused (a reference-transaction hook, a broken ref): the commit never landed
+          journal = undefined
+          // A lock on the branch (git waited core.filesRefLockTimeout for it): a git beside us may still be moving
+          // it, so it is tried again like a lost swap; one left for good is reported as the lock it is, never as a
+          // moving branch.
+          if (!(err instanceof RefLockedError)) throw err
+          locked = err
+          swapped = false
+        }
+        if (swapped) {
+          commit = built.commit
+          break
+        }
         releaseIndexLock(files)
-        removeJournal(journal) // refused (a reference-transaction hook, a broken ref): the commit never landed
-        // A lock on the branch (git waited core.filesRefLockTimeout for it): a git beside us may still be moving it, so
-        // it is tried again like a lost swap; one left for good is reported as the lock it is, never as a moving branch.
-        if (!(err instanceof RefLockedError)) throw err
-        locked = err
-        swapped = false
+        removeJournal(journal)
+        journal = undefined
+        release()
       }
-      if (swapped) {
-        commit = built.commit
-        break
-      }
-      releaseIndexLock(files)
-      removeJournal(journal)
-      journal = undefined
+      if (!commit)
+        throw (
+          locked ??
+          new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
+        )
+    } catch (err) {
+      discardIndex(prepared)
+      throw err
     }
-    if (!commit)
-      throw (
-        locked ?? new ConcurrentChangeError(subject, `${first.ref ?? 'HEAD'} kept moving under it (${ATTEMPTS} tries)`)
-      )
-  } catch (err) {
-    discardIndex(prepared)
-    throw err
-  }
 
-  let left: string[]
-  try {
-    left = await bringInLine(
-      root,
-      journalPaths,
-      async (oid) => text.get(oid) ?? (await gitAsync(['cat-file', 'blob', oid], { cwd: root })),
-      { fresh: true, scratch, writeIndex: (changes) => installIndex(root, files, prepared, changes, zero) },
-    )
-  } catch (err) {
-    const reason =
-      err instanceof GitCommandError ? (err.stderr.trim().split('\n')[0] ?? String(err)) : (err as Error).message
-    throw new TransitionIncompleteError(
-      subject,
-      commit,
-      journalPaths.map((p) => p.path),
-      reason,
-    )
+    let left: string[]
+    const installed = prepared
+    try {
+      left = await bringInLine(
+        root,
+        journalPaths,
+        async (oid) => text.get(oid) ?? (await gitAsync(['cat-file', 'blob', oid], { cwd: root })),
+        { fresh: true, scratch, writeIndex: (changes) => installIndex(root, files, installed, changes, zero) },
+      )
+    } catch (err) {
+      const reason =
+        err instanceof GitCommandError ? (err.stderr.trim().split('\n')[0] ?? String(err)) : (err as Error).message
+      throw new TransitionIncompleteError(
+        subject,
+        commit,
+        journalPaths.map((p) => p.path),
+        reason,
+      )
+    } finally {
+      releaseIndexLock(files)
+      discardIndex(prepared)
+    }
+    await refreshUserIndex(root)
+    // A file of that name that appeared in the work tree meanwhile is never clobbered: the journal stays for doctor.
+    if (left.length)
+      throw new TransitionIncompleteError(
+        subject,
+        commit,
+        left,
+        'a file of that name with other content appeared in the work tree meanwhile; it was left as it is',
+      )
+    removeJournal(journal)
+    return commit
   } finally {
-    releaseIndexLock(files)
-    discardIndex(prepared)
+    // A signal that came during the critical section ends the process here, the repository as after (or, when the
+    // section failed, as the error says), once every cleanup above has run.
+    dropCleanup()
+    release()
   }
-  await refreshUserIndex(root)
-  // A file of that name that appeared in the work tree meanwhile is never clobbered: the journal stays for doctor.
-  if (left.length)
-    throw new TransitionIncompleteError(
-      subject,
-      commit,
-      left,
-      'a file of that name with other content appeared in the work tree meanwhile; it was left as it is',
-    )
-  removeJournal(journal)
-  return commit
 }
 
 /**

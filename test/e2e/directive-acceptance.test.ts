@@ -64,6 +64,9 @@ test('add --allow-directives accepts what it found by fingerprint; a directive a
   expect(fresh).toBeDefined()
   expect(refused.stderr).toContain(`"Learning-Directives-Allowed: install-lintbin ${fresh}"`)
   expect(refused.stderr).not.toContain(accepted)
+  // Its footer says what to do with a directive, not how lifecycle moves are made (no move was staged).
+  expect(refused.stderr).toContain('put the line it names in the commit message')
+  expect(refused.stderr).not.toContain('Lifecycle moves go through')
   expect(repo.git('log', '-1', '--format=%s').trim()).toBe('move it')
 
   // Committed past the hooks: CI refuses it, approve refuses it, and no road feeds it to an agent.

@@ -25,13 +25,24 @@ import type { TestRepo } from './repo.js'
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
 
-/** The wrapper: a tiny sh script; FAULT_DIR/count grows a byte per call (O_APPEND writes do not interleave). */
+/**
+ * The wrapper: a tiny sh script; FAULT_DIR/count grows a byte per call (O_APPEND writes do not interleave). At call
+ * FAULT_AT it SIGKILLs its parent (kill), fails as git would (fail), sends its parent SIGINT, SIGTERM or SIGHUP and
+ * runs git on (INT, TERM, HUP), or sends SIGINT to its parent and to itself (group-INT, as a terminal's Ctrl-C reaches
+ * every process of the foreground group).
+ */
 const WRAPPER = `#!/bin/sh
 if [ -n "$FAULT_DIR" ]; then
   printf x >> "$FAULT_DIR/count"
   n=$(wc -c < "$FAULT_DIR/count")
   if [ "$n" -eq "\${FAULT_AT:-0}" ]; then
     if [ "$FAULT_MODE" = kill ]; then kill -9 "$PPID"; exit 137; fi
+    case "$FAULT_MODE" in
+      # A signal to our process alone (CI's cancel, a closed terminal): this git runs on.
+      INT|TERM|HUP) kill -s "$FAULT_MODE" "$PPID"; exec "${REAL_GIT}" "$@" ;;
+      # Ctrl-C: the terminal signals its whole foreground group, this git too.
+      group-INT) kill -s INT "$PPID"; kill -s INT $$; exit 130 ;;
+    esac
     echo "fatal: injected fault at git call $n" >&2
     exit 128
   fi
@@ -82,6 +93,9 @@ const FIXED_ENV = {
   NO_COLOR: '1',
 }
 
+/** What the wrapper does at its Nth call (see WRAPPER). */
+export type FaultMode = 'kill' | 'fail' | 'INT' | 'TERM' | 'HUP' | 'group-INT'
+
 export interface RunResult {
   code: number | null
   signal: NodeJS.Signals | null
@@ -95,7 +109,7 @@ export function runWithFault(
   bin: string,
   cwd: string,
   argv: string[],
-  fault: { at: number; mode: 'kill' | 'fail' },
+  fault: { at: number; mode: FaultMode },
   env: Record<string, string> = {},
 ): RunResult {
   const dir = mkdtempSync(join(tmpdir(), 'gl-fault-'))
@@ -112,11 +126,7 @@ export function runWithFault(
 }
 
 /** The environment of a faulted run: the wrapper first on PATH, told where to count and when to strike. */
-function faultEnv(
-  dir: string,
-  fault: { at: number; mode: 'kill' | 'fail' },
-  env: Record<string, string>,
-): NodeJS.ProcessEnv {
+function faultEnv(dir: string, fault: { at: number; mode: FaultMode }, env: Record<string, string>): NodeJS.ProcessEnv {
   return {
     ...process.env,
     ...FIXED_ENV,
@@ -133,7 +143,7 @@ export function runWithFaultAsync(
   bin: string,
   cwd: string,
   argv: string[],
-  fault: { at: number; mode: 'kill' | 'fail' },
+  fault: { at: number; mode: FaultMode },
   env: Record<string, string> = {},
 ): Promise<RunResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gl-fault-'))

@@ -212,5 +212,11 @@ describe('git learn eval --learnings <dir>', () => {
     const missing = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', 'no-such-dir'])
     expect(missing.code).toBe(3)
     expect(missing.stderr).toMatch(/cannot use the learnings folder ".*no-such-dir": it does not exist/)
+    // A folder without learning files (the set's root, not its learnings/) is named, not scored as 0 % found.
+    const root = new URL('../fixtures/eval/real-world/', import.meta.url).pathname
+    const empty = await repo.cli(['eval', '--set', 'set.yaml', '--learnings', root])
+    expect(empty.code).toBe(2)
+    expect(empty.stdout).toBe('')
+    expect(empty.stderr).toContain('holds no learning (*.md besides README.md)')
   })
 })

@@ -698,6 +698,38 @@ describe('list, show, log', () => {
     expect(all.map((e: { commit: string }) => e.commit)).not.toContain(repo.git('rev-parse', 'HEAD').trim())
     expect(all).toHaveLength(3)
   })
+  test('log shows a git revert of an approval, and the revert of that revert, as revert events', async () => {
+    const repo = await withPending('undone-x')
+    expect((await repo.cli(['approve', 'undone-x'])).code).toBe(0)
+    const approval = repo.git('rev-parse', 'HEAD').trim()
+    repo.git('revert', '--no-edit', 'HEAD')
+    const revert = repo.git('rev-parse', 'HEAD').trim()
+    const events = (await repo.cli(['log', 'undone-x', '--json'])).json().events
+    expect(events.map((e: { action: string }) => e.action)).toEqual(['revert', 'approve', 'add'])
+    expect(events[0]).toMatchObject({
+      commit: revert,
+      name: 'undone-x',
+      from: 'active',
+      to: 'pending',
+      by: 'Rita Reviewer <rita@example.com>',
+      reverts: { commit: approval, action: 'approve' },
+    })
+    expect(events[1].reverts).toBeUndefined()
+    expect((await repo.cli(['log', 'undone-x'])).stdout).toMatch(
+      /^\S+ {2}revert\s+undone-x {2}active → pending {2}by Rita Reviewer <rita@example.com> {2}\w+\n {12}reverted approve of undone-x \(\w+\)\n/,
+    )
+    // Reverting the revert puts the approval back: a revert of a revert, the move of the approval again.
+    repo.git('revert', '--no-edit', 'HEAD')
+    const again = (await repo.cli(['log', 'undone-x', '--json'])).json().events[0]
+    expect(again).toMatchObject({ action: 'revert', from: 'pending', to: 'active', reverts: { commit: revert } })
+    expect(again.reverts.action).toBe('revert')
+    // A revert of a commit that is no lifecycle commit is no event.
+    repo.write('notes.txt', 'x\n')
+    repo.git('add', 'notes.txt')
+    repo.git('commit', '-qm', 'notes')
+    repo.git('revert', '--no-edit', 'HEAD')
+    expect((await repo.cli(['log', '--json'])).json().events).toHaveLength(4)
+  })
   test('log on an unborn branch is empty, not an error', async () => {
     const repo = makeRepo({ commit: false })
     const r = await repo.cli(['log'])

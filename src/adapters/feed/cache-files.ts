@@ -76,6 +76,12 @@ export interface TermsFile {
   /** Byte offset of each term's postings in postings-<key>.bin (terms.length + 1 values). */
   offsets: number[]
   /**
+   * CRC-32 of the postings file and of the document table, as written. A file zero-filled by a power loss keeps its
+   * length: the table's CRC is checked at every open (it is read whole anyway), the postings' where a rebuild reuses
+   * a tier's index (elsewhere a damaged term fails its decoding, and the caller rebuilds).
+   */
+  crc: { postings: number; docs: number }
+  /**
    * The key's index only: each tier's index merged with the project's at query time (src/core/search-merge.ts), by
    * the file name its files start with, and the catalog id of each of its documents (-1: hidden by the fold).
    */

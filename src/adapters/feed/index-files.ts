@@ -4,6 +4,7 @@
  * opened as an index whose postings are read when scoring asks for a term.
  */
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
+import { crc32 } from 'node:zlib'
 import type { BuiltParts } from '../../core/search-parts.js'
 import { decodePostings } from '../../core/search-postings.js'
 import type { ScoringIndex } from '../../core/search-score.js'
@@ -28,13 +29,20 @@ export const tierIndexFiles = (prefix: string): IndexFiles => ({
 /** Write the index's files (postings and documents first, the terms file last); `extra` goes into the terms file. */
 export function writeIndexFiles(f: IndexFiles, parts: BuiltParts, extra: Record<string, unknown> = {}): void {
   const offsets: number[] = [0]
+  let postings = 0
   writeAtomicPieces(f.postings, (write) =>
-    parts.terms.forEach((_t, i) => offsets.push((offsets[i] as number) + write(parts.postingsBytes(i)))),
+    parts.terms.forEach((_t, i) => {
+      const bytes = parts.postingsBytes(i)
+      postings = crc32(bytes, postings)
+      offsets.push((offsets[i] as number) + write(bytes))
+    }),
   )
-  writeAtomic(f.docs, docTable(parts))
+  const table = docTable(parts)
+  writeAtomic(f.docs, table)
+  const crc = { postings, docs: crc32(table) }
   writeAtomic(
     f.terms,
-    JSON.stringify({ format: CACHE_FORMAT, ...extra, header: parts.header, terms: parts.terms, offsets }),
+    JSON.stringify({ format: CACHE_FORMAT, ...extra, header: parts.header, terms: parts.terms, offsets, crc }),
   )
 }
 
@@ -57,7 +65,10 @@ export function readIndexTerms(file: string): (TermsFile & Record<string, unknow
     t['format'] !== CACHE_FORMAT ||
     !isObject(t['header']) ||
     !Array.isArray(t['terms']) ||
-    !Array.isArray(t['offsets'])
+    !Array.isArray(t['offsets']) ||
+    !isObject(t['crc']) ||
+    !Number.isInteger(t['crc']['postings']) ||
+    !Number.isInteger(t['crc']['docs'])
   )
     return undefined
   const terms = t as unknown as TermsFile & Record<string, unknown>
@@ -83,16 +94,21 @@ export function readIndexTerms(file: string): (TermsFile & Record<string, unknow
 /**
  * The index of its files, to score: the postings are read from the postings file when scoring asks for a term. A
  * document id at or above `ids` (or none) means a foreign or damaged file. Throws when the files do not match (the
- * caller rebuilds).
+ * caller rebuilds): sizes, the document table's CRC (a table zero-filled by a power loss has the right length, and
+ * would name document 0 for every hit), and with `verifyPostings` the postings file's CRC (read whole: a rebuild
+ * reusing a tier's index, where no caller would catch a damaged term later).
  */
-export function openIndex(f: IndexFiles, t: TermsFile, ids: number): ScoringIndex {
+export function openIndex(f: IndexFiles, t: TermsFile, ids: number, verifyPostings = false): ScoringIndex {
   const { terms, offsets, header } = t
   const postingsSize = statSync(f.postings, { throwIfNoEntry: false })?.size
   if (postingsSize !== offsets[offsets.length - 1]) throw new Error('the postings file does not match its offsets')
+  if (verifyPostings && crc32(readFileSync(f.postings)) !== t.crc.postings)
+    throw new Error('the postings file is damaged')
   const table = readFileSync(f.docs)
   const fieldCount = Object.keys(header.fieldIds).length
   const width = 1 + fieldCount
   if (table.length !== header.nextId * width * 4) throw new Error('the document table does not match the index')
+  if (crc32(table) !== t.crc.docs) throw new Error('the document table is damaged')
   const view = new DataView(table.buffer, table.byteOffset, table.byteLength)
   return {
     documentCount: header.documentCount,

@@ -339,7 +339,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
       const terms = cached && readIndexTerms(indexFiles.terms)
       if (cached && terms && terms['commit'] === pin.commit && terms.header.nextId === cached.items.length)
         try {
-          index = openIndex(indexFiles, terms, cached.items.length)
+          index = openIndex(indexFiles, terms, cached.items.length, true)
           markTierCacheUsed([join(dir, itemsName), indexFiles.terms, indexFiles.postings, indexFiles.docs])
         } catch {
           // Damaged: read the tier again.

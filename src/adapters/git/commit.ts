@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { GitCommandError, RefLockedError, UncommittedLearningError } from '../../core/errors.js'
+import { onInterrupt } from './interrupt.js'
 import { gitAsync, runGitAsync, tryGitAsync } from './run.js'
 import type { Env } from './run.js'
 import type { Git } from './simple.js'
@@ -155,6 +156,8 @@ export async function buildCommit(
 ): Promise<{ tree: string; commit: string }> {
   const tmp = mkdtempSync(join(tmpdir(), 'git-learn-index-'))
   const env: Env = { ...process.env, GIT_INDEX_FILE: join(tmp, 'index') }
+  const remove = () => rmSync(tmp, { recursive: true, force: true })
+  const dropCleanup = onInterrupt(remove)
   try {
     await gitAsync(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { cwd: root, env })
     await gitAsync(['update-index', '-z', '--index-info'], { cwd: root, env, input: formatIndexInfo(changes, zeroOid) })
@@ -163,7 +166,8 @@ export async function buildCommit(
     const commit = (await gitAsync(args, { cwd: root, env, input: message })).toString('utf8').trim()
     return { tree, commit }
   } finally {
-    rmSync(tmp, { recursive: true, force: true })
+    dropCleanup()
+    remove()
   }
 }
 

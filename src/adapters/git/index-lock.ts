@@ -15,6 +15,7 @@ import { closeSync, copyFileSync, openSync, readSync, renameSync, statSync, unli
 import type { BigIntStats } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { isProcessAlive } from '../state/journal.js'
+import { interruptPending } from './interrupt.js'
 import { formatIndexInfo } from './commit.js'
 import type { IndexChange } from './commit.js'
 import { gitAsync } from './run.js'
@@ -83,7 +84,8 @@ export async function takeIndexLock(files: IndexFiles, waitMs: number): Promise<
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       if (clearStaleIndexLock(files.lock)) continue
-      if (Date.now() > deadline) return false
+      // A signal waiting for the critical section to end (interrupt.ts) is not kept waiting for another git.
+      if (Date.now() > deadline || interruptPending()) return false
       await sleep(50)
       continue
     }

@@ -14,6 +14,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { GitCommandError } from '../../core/errors.js'
+import { gitSignalled, gitStarted, interruptsDeferred, stopOnInterrupt } from './interrupt.js'
 
 export type Env = Readonly<Record<string, string | undefined>>
 
@@ -125,9 +126,12 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       cwd: o.cwd,
       env: gitEnv(o.env ?? process.env),
       stdio: ['pipe', 'pipe', 'pipe'],
-      detached: bounded && process.platform !== 'win32',
+      // A git of a critical section (interrupt.ts) runs in a session of its own too: a Ctrl-C that reaches the
+      // terminal's whole group waits in this process for the section's end instead of killing that git half way.
+      detached: (bounded || interruptsDeferred()) && process.platform !== 'win32',
     })
     if (bounded && child.pid !== undefined && process.platform !== 'win32') ownGroup(child.pid)
+    const ended = gitStarted()
     const max = o.maxBuffer ?? DEFAULT_MAX_BUFFER
     const out: Buffer[] = []
     const err: Buffer[] = []
@@ -140,6 +144,8 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       settled = true
       clearTimeout(timer)
       if (child.pid !== undefined) releaseGroup(child.pid)
+      if (!overflow && !timedOut) gitSignalled(child.signalCode)
+      ended()
       f()
     }
     const answer = (code: number | null) =>
@@ -198,15 +204,14 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
 /** How long a bounded run waits, once git has exited, for the rest of its output (runGitAsync). */
 const EXIT_GRACE_MS = 200
 
-/** SIGKILL to git's process group (runGitAsync's timeoutMs made it a group's leader), or to git alone where none. */
 /**
  * The process groups of bounded runs still going. Their own group takes them out of the terminal's, so a Ctrl-C, a
  * hook runner's kill or this process's end would not reach them; while any is live, SIGINT, SIGTERM and SIGHUP kill
- * them before the signal's default action (the signal raised again), and so does this process's exit. A SIGKILL of
- * this process cannot be caught: git then ends at its remote's own timeout.
+ * them before the signal's default action (interrupt.ts raises the signal again), and so does this process's exit. A
+ * SIGKILL of this process cannot be caught: git then ends at its remote's own timeout.
  */
 const liveGroups = new Set<number>()
-const REAPED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+let stopReaping: (() => void) | undefined
 
 function killGroups(): void {
   for (const pid of liveGroups)
@@ -218,30 +223,25 @@ function killGroups(): void {
   liveGroups.clear()
 }
 
-function onReapedSignal(signal: NodeJS.Signals): void {
-  killGroups()
-  stopReaping()
-  process.kill(process.pid, signal)
-}
-
-function stopReaping(): void {
-  process.removeListener('exit', killGroups)
-  for (const s of REAPED_SIGNALS) process.removeListener(s, onReapedSignal)
-}
-
 function ownGroup(pid: number): void {
   if (!liveGroups.size) {
     process.on('exit', killGroups)
-    for (const s of REAPED_SIGNALS) process.on(s, onReapedSignal)
+    const off = stopOnInterrupt(killGroups)
+    stopReaping = () => {
+      process.removeListener('exit', killGroups)
+      off()
+    }
   }
   liveGroups.add(pid)
 }
 
 function releaseGroup(pid: number): void {
   if (!liveGroups.delete(pid) || liveGroups.size) return
-  stopReaping()
+  stopReaping?.()
+  stopReaping = undefined
 }
 
+/** SIGKILL to git's process group (runGitAsync's timeoutMs made it a group's leader), or to git alone where none. */
 function killGroup(child: ReturnType<typeof spawn>): void {
   try {
     if (child.pid === undefined || process.platform === 'win32') throw new Error('no process group')

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { simpleGit } from '../../vendor/simple-git.js'
 import type { SimpleGit } from 'simple-git'
+import { gitStarted } from './interrupt.js'
 import { dropPathspecVariables } from './run.js'
 import {
   GitCommandError,
@@ -45,9 +46,24 @@ const errors = (
 }
 
 function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
-  return sg.raw([...args]).catch((err: unknown) => {
-    throw new GitCommandError(args, String((err as Error).message ?? err))
-  })
+  return counted(
+    sg.raw([...args]).catch((err: unknown) => {
+      throw new GitCommandError(args, String((err as Error).message ?? err))
+    }),
+  )
+}
+
+/**
+ * A git of simple-git's, counted while it runs: a signal waits for it to end before the cleanups (interrupt.ts), so
+ * that no git writes after them (a fetch updating refs/learn/tiers/<name> after it was put back).
+ */
+function counted<T>(p: Promise<T>): Promise<T> {
+  const ended = gitStarted()
+  return p.finally(ended)
+}
+
+function tryRaw(sg: SimpleGit, args: readonly string[]): Promise<string | undefined> {
+  return counted(sg.raw([...args]).catch(() => undefined))
 }
 
 /** Open the repository that contains `cwd`; NotARepositoryError outside one, NoWorkTreeError in a bare one. */
@@ -77,7 +93,7 @@ export async function openGit(cwd: string): Promise<Git> {
     gitDir,
     commonDir,
     run: (args) => wrap(sg, args),
-    tryRun: (args) => sg.raw([...args]).catch(() => undefined),
+    tryRun: (args) => tryRaw(sg, args),
   }
 }
 
@@ -94,7 +110,7 @@ export async function openGitAt(dir: string): Promise<Git> {
     gitDir,
     commonDir,
     run: (args) => wrap(sg, args),
-    tryRun: (args) => sg.raw([...args]).catch(() => undefined),
+    tryRun: (args) => tryRaw(sg, args),
   }
 }
 

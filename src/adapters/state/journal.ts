@@ -83,6 +83,16 @@ export function scratchDir(commonDir: string): string | undefined {
   }
 }
 
+/** Remove this process's files of the scratch directory (an interrupted transition's: interrupt.ts). */
+export function removeOwnScratch(dir: string | undefined): void {
+  if (!dir) return
+  try {
+    for (const n of readdirSync(dir)) if (n.startsWith(`${process.pid}.`)) unlinkSync(join(dir, n))
+  } catch {
+    // Gone or unreadable: a later transition's sweep (scratchDir) removes what is left once this process is gone.
+  }
+}
+
 /** Remove a journal (a missing one is fine). */
 export function removeJournal(file: string | undefined): void {
   if (!file) return
@@ -112,6 +122,27 @@ export function readJournals(commonDir: string): { file: string; journal: Journa
     }
   }
   return out
+}
+
+/**
+ * The journals that cannot be read (zero-filled or cut short by a power loss: written, renamed, never flushed; or of
+ * another version's format), of processes that are gone. What they recorded is lost; readJournals skips them.
+ */
+export function readTornJournals(commonDir: string): string[] {
+  let names: string[]
+  try {
+    names = readdirSync(journalDir(commonDir)).filter((n) => n.endsWith('.json'))
+  } catch {
+    return []
+  }
+  const good = new Set(readJournals(commonDir).map((j) => j.file))
+  return names
+    .sort()
+    .map((n) => join(journalDir(commonDir), n))
+    .filter((file) => {
+      const pid = Number(/(\d+)-[^/\\]*\.json$/.exec(file)?.[1] ?? 0)
+      return !good.has(file) && !(pid > 0 && isProcessAlive(pid))
+    })
 }
 
 /** Whether a process of this id is alive (another git learn still working); never this one, which is not mid-commit when it asks. */

@@ -76,6 +76,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       problem: toHalfDone(p),
       why: 'only a rerun of `git learn tier add` can pin it',
     })),
+    // Nothing to finish from: what it recorded is lost.
+    ...(cont ? problems.filter((p) => p.kind === 'torn-journal') : []).map((p) => ({
+      problem: toHalfDone(p),
+      why: 'it cannot be read; `git learn doctor --abort` removes it',
+    })),
   ]
   if (json) ctx.stdout(`${JSON.stringify({ ok: !left.length, problems: problems.map(toHalfDone), settled, left })}\n`)
   else ctx.stdout(doctorDone(action, settled, left))

@@ -15,7 +15,7 @@ import type { RecallIndex } from '../../core/recall-rank.js'
 import { summarizeUsage } from '../../core/usage.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { evalReport, warnProblems } from '../messages/feed.js'
+import { evalReport, noLearningsInFolder, warnProblems } from '../messages/feed.js'
 import { tooLarge } from '../messages/errors.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
@@ -89,6 +89,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       isAbsolute(folder) ? folder : join(ctx.cwd, folder),
       MAX_FOLDER_LEARNINGS,
     )
+    if (!learnings.length && !problems.length) throw new UsageError(noLearningsInFolder(folder), 'eval')
     ctx.stderr(warnProblems(problems))
     const [{ rankLearnings }, { buildFeed }] = await Promise.all([
       import('../../core/search.js'),

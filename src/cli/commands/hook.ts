@@ -171,14 +171,13 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
     ctx.stderr(engine.formatText(report))
     if (!report.ok) {
       const { commitMsgStopped, squashMessageDropped } = await import('../messages/guards.js')
-      ctx.stderr(commitMsgStopped)
+      const moves = report.findings.some((f) => f.rule === 'transition' && f.severity === 'error')
+      ctx.stderr(commitMsgStopped(moves))
       // `git merge --squash` then `git commit -m …`: the message git prepared (.git/SQUASH_MSG) held the branch's
       // trailers, which are the review, and -m replaced it.
-      if (report.findings.some((f) => f.rule === 'transition') && reader.isSquashing(root, ctx.env))
-        ctx.stderr(squashMessageDropped)
+      if (moves && reader.isSquashing(root, ctx.env)) ctx.stderr(squashMessageDropped)
       // A move staged because the index lags an interrupted lifecycle commit of ours: `doctor --continue` finishes it.
-      if (report.findings.some((f) => f.rule === 'transition'))
-        await (await import('../half-done.js')).noteHalfDone(ctx, 'unfinished')
+      if (moves) await (await import('../half-done.js')).noteHalfDone(ctx, 'unfinished')
     }
   }
   return report.ok ? ExitCode.ok : ExitCode.refused

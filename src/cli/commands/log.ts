@@ -16,11 +16,15 @@ export const spec: CommandSpec = {
   summary:
     'The audit trail: every lifecycle commit, newest first, read back from its trailers (squash-merge bodies included).',
   usage: 'git learn log [<name>] [-n <count>] [--json]',
+  details:
+    'A `git revert` of a lifecycle commit (and a revert of that revert) is listed too, as a `revert` event: the move\n' +
+    'it undid, reversed, by whoever reverted, and "reverted <action> of <name> (<commit>)" (`reverts` in --json). CI\n' +
+    'refuses a revert of an approval or a prune (`git learn check --base`); the log still shows it happened.',
   options: {
     'max-count': { type: 'string', short: 'n', value: 'count', description: 'show at most this many events' },
     json: {
       type: 'boolean',
-      description: 'print {"events":[{commit,date,author,name,action,from,to,by,reason,trailers}]}',
+      description: 'print {"events":[{commit,date,author,name,action,from,to,by,reason,trailers,reverts?}]}',
     },
   },
   positionals: { min: 0, max: 1, names: '[<name>]' },
@@ -51,7 +55,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     // tree the result equals, dropping the other side's lifecycle commits (a reject merged away by an approve).
     // Merge commits it then lists carry no trailers and give no event.
     const out = await gitAsync([...PARSED_LOG, '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', STORE_DIR], git)
-    events = parseAuditTrail(parseRawLog(out.toString('utf8')), name)
+    events = parseAuditTrail(parseRawLog(out.toString('utf8')), name, true)
   }
   // A name that no commit and no state directory knows is a learning not found, as in every command that takes one.
   if (name && !events.length) {

@@ -244,6 +244,10 @@ export function agentReport(a: {
   return `${lines.join('\n')}\n`
 }
 
+/** `eval --learnings <dir>` where the folder holds no learning file: scoring nothing would read as 0 % found. */
+export const noLearningsInFolder = (dir: string) =>
+  `the learnings folder "${dir}" holds no learning (*.md besides README.md), so there is nothing to evaluate: give --learnings the folder that holds the learning files themselves`
+
 export function evalReport(r: EvalReport & { contextTokens: number }): string {
   // A figure over no query is n/a (null in --json): it is left out.
   const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`)

@@ -73,9 +73,11 @@ export const checkStopped = (hook: 'pre-commit' | 'pre-merge-commit') =>
     ? 'The merge was stopped by git learn (pre-merge-commit). Fix the files above, stage them, and conclude the merge with `git commit`.\n'
     : 'The commit was stopped by git learn (pre-commit). Fix the files above, stage them, and commit again.\n'
 
-/** After the commit-msg findings, when they stop the commit. */
-export const commitMsgStopped =
-  'The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n'
+/** After the commit-msg findings, when they stop the commit: a move without its trailers, or directives alone. */
+export const commitMsgStopped = (moves: boolean) =>
+  moves
+    ? 'The commit was stopped by git learn (commit-msg). Lifecycle moves go through `git learn approve`, `reject`, `prune` and `restore`, which write the trailers.\n'
+    : 'The commit was stopped by git learn (commit-msg). Rewrite each directive above as a description, or, if it is meant, put the line it names in the commit message, and commit again.\n'
 
 export const squashMessageDropped =
   'This is a squash merge: the message git prepared (.git/SQUASH_MSG) carries the branch\'s trailers, which are the review. Commit with it (`git commit` without -m, or keep its "Learning…" and "…-by" lines in yours).\n'

@@ -102,6 +102,8 @@ export function logLines(events: readonly AuditEvent[]): string {
       // A hand-made edit in place (Learning-Action: edit, no From/To) moves nothing.
       const move = e.from || e.to ? `${e.from ?? '∅'} → ${e.to ?? '?'}` : 'in place'
       const head = `${e.date.slice(0, 10)}  ${e.action.padEnd(8)} ${e.name}  ${move}  by ${e.by ?? e.author}  ${short(e.commit)}`
+      if (e.reverts)
+        return `${head}\n            reverted ${e.reverts.action} of ${e.name} (${short(e.reverts.commit)})`
       return e.reason ? `${head}\n            reason: ${e.reason}` : head
     })
     .join('\n')}\n`

@@ -40,6 +40,8 @@ export function describeHalfDone(p: HalfDone): string {
       return `${p.path} is staged but not committed (\`git learn add --no-commit\`, or an interrupted import of an older git-learn): commit it with \`git commit\`, or unstage it with \`git learn doctor --abort\` (the file is kept)`
     case 'staged-removal':
       return `the removal of ${p.path} is staged but not committed (learnings are archived, never deleted). Undo it: \`git learn doctor --abort\``
+    case 'torn-journal':
+      return `${p.path} is the journal of a git learn command that stopped, and it cannot be read (torn by a crash or a power loss, or written by another version): what it recorded is lost. If \`git status\` shows a learning moved between state folders that you did not move, \`git learn doctor --abort\` undoes that; \`git learn doctor --abort\` also removes the journal (or \`rm ${p.path}\`)`
     case 'orphan-tier-ref': {
       const name = p.ref.replace(/^refs\/learn\/tiers\//, '')
       return `${p.ref} (at ${short(p.commit)}) is a tier that no .learnings/config.yaml names, on any branch: a \`git learn tier add ${name}\` stopped between its fetch and its commit, or the commit that pinned it was reverted or reset away (nothing reads the ref then). Pin it by running that \`git learn tier add ${name} <git-url>\` again, or delete it: \`git learn doctor --abort\``
@@ -87,6 +89,7 @@ export function doctorDone(
     else if (p.kind === 'staged-removal') lines.push(`restored ${p.path}`)
     else if (p.kind === 'orphan-tier-ref')
       lines.push(`deleted ${p.ref} (it was at ${short(p.commit)}; no config named it)`)
+    else if (p.kind === 'torn-journal') lines.push(`removed ${p.path}, which could not be read`)
   }
   for (const l of left) lines.push(`left as is: ${describeHalfDone(l.problem)} (${l.why})`)
   if (!lines.length) lines.push(`nothing to ${action}`)
@@ -104,3 +107,7 @@ export const refLocked = (ref: string, lock: string) =>
 /** The commit landed, the index or work tree did not follow. */
 export const transitionIncomplete = (subject: string, commit: string, paths: readonly string[], reason: string) =>
   `"${subject}" was committed (${short(commit)}), but your index and work tree were not brought in line for ${paths.join(', ')}: ${reason}\nFinish it with \`git learn doctor --continue\` once the cause is gone (undo it with \`git learn doctor --abort\`).`
+
+/** A signal ended a command: what it held was removed, and no commit of it is half made. */
+export const interrupted = (signal: string) =>
+  `interrupted by ${signal}; nothing is left half done (\`git learn log\` shows any commit it made, each whole)`

@@ -72,6 +72,13 @@ describe('invalid frontmatter: sentences that name the field and the fix', () =>
       expect(errors.join('\n')).toMatch(/type/)
     },
   )
+  test('a list of more than 20 triggers is told so, with how many it lists', () => {
+    const many = Array.from({ length: 21 }, (_, i) => `  - "Error: boom ${i}"`).join('\n')
+    const { errors } = check(file(base.replace('trigger: "Error: boom"', `trigger:\n${many}`)))
+    expect(errors).toEqual([
+      'field "trigger" may list at most 20 triggers, and it lists 21: keep the forms of the error that differ most',
+    ])
+  })
   test('unknown keys are kept and warned about', () => {
     const text = file(`${base}\nowner: team-a`)
     const l = parseLearning(text, '.learnings/pending/x-y.md')
