@@ -227,6 +227,7 @@ const ROWS: Record<string, Row[]> = {
   log: [
     { kind: 'usage', argv: ['log', '--max-count', 'many'] },
     { kind: 'usage', argv: ['log', 'Bad_Name'] },
+    { kind: 'usage', argv: ['log', ''] },
     { kind: 'no-repo', argv: ['log'], outside: true },
     { kind: 'not-found', argv: ['log', 'no-such-one'] },
   ],

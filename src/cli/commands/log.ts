@@ -32,7 +32,8 @@ export const spec: CommandSpec = {
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const name = args.positionals[0]
-  if (name) {
+  // `git learn log ""` (a name from an unset variable) is a name that is empty, as in show: not the whole trail.
+  if (name !== undefined) {
     const bad = explainBadName(name)
     if (bad) throw new UsageError(`not a learning name: ${bad}`, 'log')
   }
