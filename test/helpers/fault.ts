@@ -16,6 +16,7 @@ import {
   readdirSync,
   lstatSync,
   readlinkSync,
+  realpathSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -201,6 +202,37 @@ async function waitForGroup(pgid: number, limitMs = 20_000): Promise<void> {
 }
 
 /**
+ * Wait until no process runs in `dir` (its cwd, read from /proc): a git that the command started inside a critical
+ * section runs in a session of its own (src/adapters/git/interrupt.ts), outside the group waitForGroup watches, and
+ * every git of ours runs with the repository as its cwd. Where /proc cannot be read, nothing to wait for is seen.
+ */
+async function waitForCwd(dir: string, limitMs = 20_000): Promise<void> {
+  const real = realpathSync(dir)
+  const deadline = Date.now() + limitMs
+  const inDir = () =>
+    readdirSync('/proc').some((pid) => {
+      if (!/^\d+$/.test(pid)) return false
+      try {
+        const cwd = readlinkSync(`/proc/${pid}/cwd`)
+        return cwd === real || cwd.startsWith(`${real}/`)
+      } catch {
+        return false
+      }
+    })
+  for (;;) {
+    let busy = false
+    try {
+      busy = inDir()
+    } catch {
+      return
+    }
+    if (!busy) return
+    if (Date.now() > deadline) throw new Error(`processes still run in ${dir} ${limitMs} ms after the kill`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/**
  * Start the binary (in a process group of its own) and SIGKILL it after `delayMs`; resolves when it has ended and
  * every git it started has ended too (see waitForGroup: judging the repository while an orphaned git still holds
  * index.lock would count git's own lock, released a moment later, as a half-done transition).
@@ -226,7 +258,9 @@ export function runAndKill(
     child.on('exit', (_code, signal) => {
       ended = true
       clearTimeout(timer)
-      waitForGroup(child.pid as number).then(() => resolve({ killed: signal === 'SIGKILL' }), reject)
+      waitForGroup(child.pid as number)
+        .then(() => waitForCwd(cwd))
+        .then(() => resolve({ killed: signal === 'SIGKILL' }), reject)
     })
   })
 }
