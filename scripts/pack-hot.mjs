@@ -11,16 +11,10 @@ import { fileURLToPath } from 'node:url'
 const dist = process.argv[2] ?? fileURLToPath(new URL('../dist/', import.meta.url))
 
 /**
- * What main loads for every command that prints (its output's escaping; what a signal prints and cleans up), and the
- * feed commands' road to the cache.
+ * What main loads for every command that prints (its output's escaping; the handler that cleans up on a signal, whose
+ * one line of words, cli/messages/recovery.js, loads only when a signal comes), and the feed commands' road to the cache.
  */
-const MAIN = [
-  'cli/main.js',
-  'core/escape.js',
-  'cli/half-done.js',
-  'adapters/git/interrupt.js',
-  'cli/messages/recovery.js',
-]
+const MAIN = ['cli/main.js', 'core/escape.js', 'cli/half-done.js', 'adapters/git/interrupt.js']
 const FEED = [...MAIN, 'adapters/feed/feed-key.js']
 /** The secret scan, loaded lazily where a text is screened. */
 const SCAN = ['core/secrets.js', 'core/keyword-scan.js', 'core/secret-rules.js', 'core/git-args.js']

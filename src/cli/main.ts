@@ -129,11 +129,14 @@ export async function runCli(
  */
 async function reportInterrupts(name: string, hook: boolean): Promise<void> {
   if (hook) return
-  const [{ reportInterrupts: report }, { interrupted }] = await Promise.all([
-    import('../adapters/git/interrupt.js'),
-    import('./messages/recovery.js'),
-  ])
-  report((signal) => `git learn ${name}: ${interrupted(signal)}\n`)
+  const { reportInterrupts: report } = await import('../adapters/git/interrupt.js')
+  // The line's words load when a signal comes, not on every run (messages/recovery.js is ~8 KB that each command's
+  // pack would compile for nothing; the handler is synchronous, hence require).
+  report((signal) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on a signal only, see above
+    const { interrupted } = require('./messages/recovery.js') as typeof import('./messages/recovery.js')
+    return `git learn ${name}: ${interrupted(signal)}\n`
+  })
 }
 
 /** The process entry: the only place that sets process.exitCode. `stdin`: already read by bin's fast road. */
