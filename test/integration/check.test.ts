@@ -412,14 +412,20 @@ describe('copies of the local state dir', () => {
   })
 })
 
+/** A repository with learning `a` committed in pending/ and moved by hand (`git mv`) into active/, staged. */
+function handMoveStaged() {
+  const repo = makeRepo()
+  repo.write('.learnings/pending/a.md', learningText('a'))
+  repo.write('.learnings/active/.gitkeep', '')
+  repo.git('add', '-A')
+  repo.git('commit', '-q', '-m', 'add a')
+  repo.git('mv', '.learnings/pending/a.md', '.learnings/active/a.md')
+  return repo
+}
+
 describe('git learn hook commit-msg (in-process)', () => {
   test('a hand-made move is refused; the trailers of git learn approve pass', async () => {
-    const repo = makeRepo()
-    repo.write('.learnings/pending/a.md', learningText('a'))
-    repo.write('.learnings/active/.gitkeep', '')
-    repo.git('add', '-A')
-    repo.git('commit', '-q', '-m', 'add a')
-    repo.git('mv', '.learnings/pending/a.md', '.learnings/active/a.md')
+    const repo = handMoveStaged()
     const r = await commitMsg(repo, 'wip\n')
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('git learn approve a')
@@ -435,12 +441,7 @@ describe('git learn hook commit-msg (in-process)', () => {
 
   // A merge commit brings the other side's moves, checked where they were made: it passes, and says so under --json.
   test('a merge passes, with its one JSON report under --json', async () => {
-    const repo = makeRepo()
-    repo.write('.learnings/pending/a.md', learningText('a'))
-    repo.write('.learnings/active/.gitkeep', '')
-    repo.git('add', '-A')
-    repo.git('commit', '-q', '-m', 'add a')
-    repo.git('mv', '.learnings/pending/a.md', '.learnings/active/a.md')
+    const repo = handMoveStaged()
     repo.write('.git/MERGE_HEAD', `${repo.git('rev-parse', 'HEAD').trim()}\n`)
     repo.write('.git/MSG', 'Merge branch topic\n')
     const r = await repo.cli(['hook', 'commit-msg', '.git/MSG', '--json'])
