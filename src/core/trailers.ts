@@ -118,9 +118,10 @@ function parseGroups(message: string): Group[] {
 
 /**
  * git's own line in the message of a revert (and of a "Reapply", the revert of a revert): "This reverts commit
- * <full id>." (sometimes with ", reversing\nchanges made to <id>." for a merge).
+ * <full id>." (sometimes with ", reversing\nchanges made to <id>." for a merge). A squash of several reverts holds one
+ * such line per revert: indented by `git merge --squash`, at the start of the line in a forge's squash.
  */
-const REVERTS_LINE = /^This reverts commit ([0-9a-f]{7,64})\b/m
+const REVERTS_LINE = /^[ \t]*This reverts commit ([0-9a-f]{7,64})\b/gm
 
 /**
  * The audit events of a list of commits (newest first stays newest first), optionally for one learning. With
@@ -170,10 +171,23 @@ function revertEvents(
   name: string | undefined,
   depth: number,
 ): AuditEvent[] {
-  const id = REVERTS_LINE.exec(c.message)?.[1]
-  if (!id || depth > 20) return []
-  const target = byId.get(id) ?? (id.length < 40 ? [...byId.values()].find((o) => o.commit.startsWith(id)) : undefined)
-  if (!target) return []
+  if (depth > 20) return []
+  const ids = new Set([...c.message.matchAll(REVERTS_LINE)].map((m) => m[1] as string))
+  return [...ids].flatMap((id) => {
+    const target =
+      byId.get(id) ?? (id.length < 40 ? [...byId.values()].find((o) => o.commit.startsWith(id)) : undefined)
+    return target ? revertsOf(c, target, byId, name, depth) : []
+  })
+}
+
+/** The events of revert commit `c` for the one commit `target` it reverts. */
+function revertsOf(
+  c: RawCommit,
+  target: RawCommit,
+  byId: ReadonlyMap<string, RawCommit>,
+  name: string | undefined,
+  depth: number,
+): AuditEvent[] {
   const reverted = parseGroups(target.message).length
     ? parseAuditTrail([target], name)
     : revertEvents(target, byId, name, depth + 1)

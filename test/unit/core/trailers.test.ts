@@ -108,3 +108,49 @@ describe('parsing the audit trail', () => {
     ])
   })
 })
+
+describe('parseAuditTrail with reverts', () => {
+  const A = 'a'.repeat(40)
+  const B = 'b'.repeat(40)
+  const approve = (commit: string, name: string) => ({
+    commit,
+    date: 'd',
+    author: 'Rita <r@x>',
+    message: `learn: approve ${name}\n\nLearning: ${name}\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Rita <r@x>\n`,
+  })
+  const revertsOf = (message: string) =>
+    parseAuditTrail(
+      [{ commit: 's', date: 'd', author: 'Sam <s@x>', message }, approve(B, 'b'), approve(A, 'a')],
+      '',
+      true,
+    )
+      .filter((e) => e.action === 'revert')
+      .map((e) => [e.name, e.from, e.to, e.reverts?.commit])
+
+  test('a squash of two reverts by `git merge --squash` (its lines indented) is two revert events', () => {
+    const message =
+      'Squashed commit of the following:\n\n' +
+      `commit ${'1'.repeat(40)}\nAuthor: Sam <s@x>\nDate:   Mon Dec 7 12:00:00 2026 +0000\n\n` +
+      `    Revert "learn: approve b"\n    \n    This reverts commit ${B}.\n\n` +
+      `commit ${'2'.repeat(40)}\nAuthor: Sam <s@x>\nDate:   Mon Dec 7 11:00:00 2026 +0000\n\n` +
+      `    Revert "learn: approve a"\n    \n    This reverts commit ${A}.\n`
+    expect(revertsOf(message)).toEqual([
+      ['b', 'active', 'pending', B],
+      ['a', 'active', 'pending', A],
+    ])
+  })
+  test("a forge's squash of two reverts is two revert events", () => {
+    const message =
+      `Undo two approvals (#12)\n\n* Revert "learn: approve a"\n\nThis reverts commit ${A}.\n\n` +
+      `* Revert "learn: approve b"\n\nThis reverts commit ${B}.\n`
+    expect(revertsOf(message)).toEqual([
+      ['a', 'active', 'pending', A],
+      ['b', 'active', 'pending', B],
+    ])
+  })
+  test('a line quoting it after other words is no revert', () => {
+    expect(
+      revertsOf(`docs: explain\n\nThe line "This reverts commit ${A}." is git's.\n> This reverts commit ${B}.\n`),
+    ).toEqual([])
+  })
+})
