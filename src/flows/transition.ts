@@ -164,12 +164,13 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
   })
   // The critical section, from the index lock until the index and work tree followed the commit (or nothing moved):
   // a signal waits for its end.
-  let endHeld: (() => void) | undefined
-  const release = () => {
+  let endHeld: ((leftHalfDone?: boolean) => void) | undefined
+  const release = (leftHalfDone = false) => {
     const end = endHeld
     endHeld = undefined
-    end?.()
+    end?.(leftHalfDone)
   }
+  let done = false
   try {
     // The user's index with our entries, prepared aside now; renamed into place under the lock once the branch moved.
     prepared = await prepareIndex(root, files, scratch, index, zero)
@@ -284,12 +285,14 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
         'a file of that name with other content appeared in the work tree meanwhile; it was left as it is',
       )
     removeJournal(journal)
+    done = true
     return commit
   } finally {
     // A signal that came during the critical section ends the process here, the repository as after (or, when the
-    // section failed, as the error says), once every cleanup above has run.
+    // section failed, as the error says: with the commit landed, its journal is left for doctor), once every cleanup
+    // above has run.
     dropCleanup()
-    release()
+    release(commit !== undefined && !done)
   }
 }
 

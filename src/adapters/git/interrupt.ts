@@ -22,7 +22,9 @@ let running = 0
 let ending: NodeJS.Signals | undefined
 let pending: NodeJS.Signals | undefined
 let listening = false
-let report: ((signal: NodeJS.Signals) => string) | undefined
+let report: ((signal: NodeJS.Signals, halfDone: boolean) => string) | undefined
+/** A critical section ended with its commit made and the index or work tree not in line (a journal left for doctor). */
+let halfDone = false
 
 function listen(): void {
   if (listening) return
@@ -75,7 +77,7 @@ function finish(signal: NodeJS.Signals): never {
       // One cleanup that fails does not keep the others from running.
     }
   cleanups.clear()
-  const line = report?.(signal)
+  const line = report?.(signal, halfDone)
   if (line)
     try {
       writeSync(2, line)
@@ -143,16 +145,19 @@ export function gitSignalled(signal: string | null): void {
 
 /**
  * Defer SIGINT, SIGTERM and SIGHUP until the returned function is called; a signal that came meanwhile is acted on
- * then (cleanups, message, the signal raised again), inside that call. Sections nest.
+ * then (cleanups, message, the signal raised again), inside that call. Sections nest. Call it with `leftHalfDone` when
+ * the section leaves something for `git learn doctor` (its commit landed, the index or work tree did not follow): the
+ * message then says so rather than that nothing is left half done.
  */
-export function deferInterrupts(): () => void {
+export function deferInterrupts(): (leftHalfDone?: boolean) => void {
   deferring++
   listen()
   let ended = false
-  return () => {
+  return (leftHalfDone = false) => {
     if (ended) return
     ended = true
     deferring--
+    if (leftHalfDone) halfDone = true
     // The critical section's git processes have ended: what runs beside it is not waited for.
     const signal = pending ?? ending
     if (!deferring && signal) finish(signal)
@@ -170,8 +175,11 @@ export function interruptPending(): boolean {
   return pending !== undefined
 }
 
-/** The process entry only: a signal ends this process with the line `say` gives (on stderr) after the cleanups. */
-export function reportInterrupts(say: (signal: NodeJS.Signals) => string): void {
+/**
+ * The process entry only: a signal ends this process with the line `say` gives (on stderr) after the cleanups;
+ * `halfDone`: a commit of it landed and waits for `git learn doctor --continue` (deferInterrupts).
+ */
+export function reportInterrupts(say: (signal: NodeJS.Signals, halfDone: boolean) => string): void {
   report = say
   listen()
 }

@@ -111,3 +111,7 @@ export const transitionIncomplete = (subject: string, commit: string, paths: rea
 /** A signal ended a command: what it held was removed, and no commit of it is half made. */
 export const interrupted = (signal: string) =>
   `interrupted by ${signal}; nothing is left half done (\`git learn log\` shows any commit it made, each whole)`
+
+/** A signal ended a command whose commit landed while the index or work tree could not follow (a journal is left). */
+export const interruptedHalfDone = (signal: string) =>
+  `interrupted by ${signal} after its commit landed, and your index and work tree were not brought in line with it: \`git learn doctor\` says what is left, \`git learn doctor --continue\` finishes it`

@@ -15,7 +15,7 @@ import type { TestRepo } from '../../helpers/repo.js'
 
 const EDIT = "printf '# my note, saved just now\\n' >> .learnings/config.yaml"
 
-function tierAddWithEdit(repo: TestRepo, at: string) {
+function tierAddWithEdit(repo: TestRepo, at: string, cmd = EDIT) {
   const bare = tierRemote({ 'org-note': learningText('org-note') }).bare
   const mark = join(tempDir('gl-replace-race-'), 'mark')
   const r = spawnSync(process.execPath, [BUILT_BIN, 'tier', 'add', 'org', bare], {
@@ -27,7 +27,7 @@ function tierAddWithEdit(repo: TestRepo, at: string) {
       RACE_AT: at,
       RACE_WHEN: 'before',
       RACE_MARK: mark,
-      RACE_CMD: EDIT,
+      RACE_CMD: cmd,
     },
   })
   expect(existsSync(mark), r.stderr).toBe(true)
@@ -62,6 +62,17 @@ describe('a replaced file edited while the commit is made', () => {
     const doctor = spawnSync(process.execPath, [BUILT_BIN, 'doctor'], { cwd: repo.root, encoding: 'utf8' })
     expect(doctor.status).toBe(1)
     expect(doctor.stdout + doctor.stderr).toMatch(/"learn: tier add org" was committed[\s\S]*config\.yaml/)
+  }, 60_000)
+
+  // A SIGTERM in the critical section waits for its end; the section ended half done, and the line said "nothing is
+  // left half done" where the journal stayed for `doctor --continue`.
+  test('edited as the branch moves, and a signal meanwhile: the line says what is left half done', () => {
+    const repo = repoWithConfig()
+    const r = tierAddWithEdit(repo, 'update-ref', `${EDIT}; kill -s TERM "$GL_PARENT"`)
+    expect(r.signal ?? r.status, r.stderr).toBe('SIGTERM')
+    expect(repo.git('show', 'HEAD:.learnings/config.yaml')).toMatch(/name: org/)
+    expect(r.stderr).not.toMatch(/nothing is left half done/)
+    expect(r.stderr).toMatch(/interrupted by SIGTERM after its commit landed[\s\S]*git learn doctor --continue/)
   }, 60_000)
 
   // Two `tier update`s at once: the second to commit finds config.yaml changed by the first. It used to be told of
