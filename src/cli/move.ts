@@ -89,7 +89,7 @@ export function singleMoveCommand(
     usage: `git learn ${action} <name> ${text.reasonRequired ? '--reason "…"' : '[--reason "…"]'} [--dry-run] [--json]`,
     ...(text.details ? { details: text.details } : {}),
     options: {
-      reason: { type: 'string', value: 'text', description: text.reason },
+      reason: { type: 'string', value: 'text', description: text.reason, emptyIsNone: true },
       'dry-run': DRY_RUN_OPTION,
       json: MOVE_JSON_OPTION,
     },

@@ -25,6 +25,9 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   if (values['help']) return { values, positionals: parsed.positionals }
   // An empty value is a missing one (`--base "$UNSET"`): read as "" it became the work tree (--out, --learnings), the
   // default (--target) or a ref git could not find (--base), each far from the option that was empty.
+  // Text that may be left out is left out when empty (a reason, a note): "" says "none", and a required one is then
+  // asked for by the command, as when the option is missing.
+  for (const [k, o] of Object.entries(spec.options)) if (o.emptyIsNone && values[k] === '') delete values[k]
   const empty = Object.keys(spec.options).find((k) => {
     const v = values[k]
     return v === '' || (Array.isArray(v) && v.includes(''))

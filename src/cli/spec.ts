@@ -10,6 +10,11 @@ export interface OptionSpec {
   description: string
   /** Shown in help as `--name <value>`. */
   value?: string
+  /**
+   * An empty value is the option not given (an optional text: `restore x --reason "$WHY"` with WHY empty restores
+   * without a reason), rather than a usage error (parse-args.ts).
+   */
+  emptyIsNone?: boolean
 }
 
 export interface CommandSpec {

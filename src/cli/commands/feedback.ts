@@ -23,7 +23,7 @@ export const spec: CommandSpec = {
   options: {
     helpful: { type: 'boolean', description: 'the learning helped (confirms it)' },
     harmful: { type: 'boolean', description: 'the learning was wrong or misleading (contradicts it)' },
-    note: { type: 'string', value: 'text', description: 'why, in a sentence (kept in the event)' },
+    note: { type: 'string', value: 'text', description: 'why, in a sentence (kept in the event)', emptyIsNone: true },
     session: { type: 'string', value: 'id', description: 'the agent session this happened in' },
     json: { type: 'boolean', description: 'print {name, kind, previous, confidence}' },
   },

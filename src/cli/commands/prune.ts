@@ -21,7 +21,12 @@ export const spec: CommandSpec = {
     'Pruned-by, Learning-Reason). `git learn restore <name>` brings a pruned learning back to pending.',
   options: {
     yes: { type: 'boolean', short: 'y', description: 'archive them now: one commit per learning' },
-    reason: { type: 'string', value: 'text', description: 'why the named learnings are retired (required with names)' },
+    reason: {
+      type: 'string',
+      value: 'text',
+      description: 'why the named learnings are retired (required with names)',
+      emptyIsNone: true,
+    },
     json: {
       type: 'boolean',
       description: 'print {"candidates":[{name,reason,reasons,path}],"pruned":[…],"shallow":bool,"dryRun":bool}',

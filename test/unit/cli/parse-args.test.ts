@@ -4,6 +4,9 @@ import { parseCommandArgs } from '../../../src/cli/parse-args.js'
 import { spec as check } from '../../../src/cli/commands/check.js'
 import { spec as show } from '../../../src/cli/commands/show.js'
 import { spec as render } from '../../../src/cli/commands/render.js'
+import { spec as restoreSpec } from '../../../src/cli/commands/restore.js'
+import { spec as rejectSpec } from '../../../src/cli/commands/reject.js'
+import { spec as feedbackSpec } from '../../../src/cli/commands/feedback.js'
 import { UsageError } from '../../../src/core/errors.js'
 
 describe('onlyBooleanFlags: the parser-free road for argv of long boolean flags only', () => {
@@ -41,6 +44,14 @@ describe('parseCommandArgs: an empty value is a missing one', () => {
   ])('%#: a usage error that names the option', (spec, argv) => {
     expect(() => parseCommandArgs(spec, argv)).toThrow(UsageError)
     expect(() => parseCommandArgs(spec, argv)).toThrow(/^--(base|target) needs a value, and it was given an empty one$/)
+  })
+
+  // `restore x --reason "$WHY"` restored without a reason before empty values were refused; reject and prune, which
+  // require one, say so in their own words.
+  test('an optional text left empty is the option not given', () => {
+    expect(parseCommandArgs(restoreSpec, ['x', '--reason', '']).values).not.toHaveProperty('reason')
+    expect(parseCommandArgs(feedbackSpec, ['x', '--helpful', '--note=']).values).not.toHaveProperty('note')
+    expect(() => parseCommandArgs(rejectSpec, ['x', '--reason', ''])).not.toThrow()
   })
 
   test('an empty positional is left to the command', () =>
