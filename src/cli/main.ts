@@ -132,10 +132,11 @@ async function reportInterrupts(name: string, hook: boolean): Promise<void> {
   const { reportInterrupts: report } = await import('../adapters/git/interrupt.js')
   // The line's words load when a signal comes, not on every run (messages/recovery.js is ~8 KB that each command's
   // pack would compile for nothing; the handler is synchronous, hence require).
-  report((signal, halfDone) => {
+  report((signal, left) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on a signal only, see above
     const words = require('./messages/recovery.js') as typeof import('./messages/recovery.js')
-    return `git learn ${name}: ${(halfDone ? words.interruptedHalfDone : words.interrupted)(signal)}\n`
+    const say = { nothing: words.interrupted, unfinished: words.interruptedHalfDone, unknown: words.interruptedAgain }
+    return `git learn ${name}: ${say[left](signal)}\n`
   })
 }
 

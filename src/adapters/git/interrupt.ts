@@ -21,21 +21,28 @@ let deferring = 0
 let running = 0
 let ending: NodeJS.Signals | undefined
 let pending: NodeJS.Signals | undefined
+/** `pending` came from a git of ours that died of it (gitSignalled): this process's own share may follow. */
+let pendingByGit = false
 let listening = false
-let report: ((signal: NodeJS.Signals, halfDone: boolean) => string) | undefined
-/** A critical section ended with its commit made and the index or work tree not in line (a journal left for doctor). */
-let halfDone = false
+/**
+ * What a signal leaves: `nothing`; `unfinished`, a critical section ended with its commit made and the index or work
+ * tree not in line; `unknown`, a second signal ended a critical section (its commit may or may not land). In both of
+ * the latter a journal is left for `git learn doctor`.
+ */
+export type InterruptLeft = 'nothing' | 'unfinished' | 'unknown'
+let report: ((signal: NodeJS.Signals, left: InterruptLeft) => string) | undefined
+let left: InterruptLeft = 'nothing'
 
 function listen(): void {
   if (listening) return
   listening = true
-  for (const s of SIGNALS) process.on(s, onSignal)
+  for (const s of SIGNALS) process.on(s, onProcessSignal)
 }
 
 function stopListening(): void {
   if (!listening) return
   listening = false
-  for (const s of SIGNALS) process.removeListener(s, onSignal)
+  for (const s of SIGNALS) process.removeListener(s, onProcessSignal)
 }
 
 /** Stop listening once nothing asks for it (the default action of each signal is back). */
@@ -43,10 +50,31 @@ function settleListeners(): void {
   if (!cleanups.size && !deferring && !report) stopListening()
 }
 
-function onSignal(signal: NodeJS.Signals): void {
+/** Node calls a signal's listeners with its name and number: only the name is passed on. */
+const onProcessSignal = (signal: NodeJS.Signals): void => onSignal(signal, false)
+
+/**
+ * `fromGit`: a git of ours died of it (gitSignalled), the same Ctrl-C as this process's own: never a second one for a
+ * critical section (which it would end as a kill does). Outside one it ends the command now, as before.
+ */
+function onSignal(signal: NodeJS.Signals, fromGit: boolean): void {
   if (deferring > 0) {
-    pending ??= signal
-    return
+    if (!pending) {
+      pending = signal
+      pendingByGit = fromGit
+      return
+    }
+    // The Ctrl-C that killed that git, which reaches this process too: one signal, not two.
+    if (fromGit || pendingByGit) {
+      pendingByGit = false
+      return
+    }
+    // A second signal while a critical section waits (a hook of git's that hangs, a slow disk): end now, as a kill
+    // would, without the cleanups (they would remove a journal whose commit may be landing), the index lock and the
+    // journal left for the next command and `git learn doctor`.
+    left = 'unknown'
+    cleanups.clear()
+    finish(signal)
   }
   // A second signal while the first waits for git processes to end: end now.
   if (ending) finish(signal)
@@ -77,7 +105,7 @@ function finish(signal: NodeJS.Signals): never {
       // One cleanup that fails does not keep the others from running.
     }
   cleanups.clear()
-  const line = report?.(signal, halfDone)
+  const line = report?.(signal, left)
   if (line)
     try {
       writeSync(2, line)
@@ -140,7 +168,7 @@ export function gitStarted(): () => void {
  * git's end is counted (gitStarted).
  */
 export function gitSignalled(signal: string | null): void {
-  if (report && (SIGNALS as readonly string[]).includes(signal ?? '')) onSignal(signal as NodeJS.Signals)
+  if (report && (SIGNALS as readonly string[]).includes(signal ?? '')) onSignal(signal as NodeJS.Signals, true)
 }
 
 /**
@@ -157,7 +185,7 @@ export function deferInterrupts(): (leftHalfDone?: boolean) => void {
     if (ended) return
     ended = true
     deferring--
-    if (leftHalfDone) halfDone = true
+    if (leftHalfDone) left = 'unfinished'
     // The critical section's git processes have ended: what runs beside it is not waited for.
     const signal = pending ?? ending
     if (!deferring && signal) finish(signal)
@@ -177,9 +205,9 @@ export function interruptPending(): boolean {
 
 /**
  * The process entry only: a signal ends this process with the line `say` gives (on stderr) after the cleanups;
- * `halfDone`: a commit of it landed and waits for `git learn doctor --continue` (deferInterrupts).
+ * `left`: what it leaves for `git learn doctor` (InterruptLeft).
  */
-export function reportInterrupts(say: (signal: NodeJS.Signals, halfDone: boolean) => string): void {
+export function reportInterrupts(say: (signal: NodeJS.Signals, left: InterruptLeft) => string): void {
   report = say
   listen()
 }

@@ -112,6 +112,10 @@ export const transitionIncomplete = (subject: string, commit: string, paths: rea
 export const interrupted = (signal: string) =>
   `interrupted by ${signal}; nothing is left half done (\`git learn log\` shows any commit it made, each whole)`
 
+/** A second signal ended a command while its commit was being made: it may have landed, its journal says. */
+export const interruptedAgain = (signal: string) =>
+  `interrupted again by ${signal} while its commit was being made: \`git learn doctor\` says whether it landed, \`git learn doctor --continue\` finishes it and \`--abort\` undoes what is left`
+
 /** A signal ended a command whose commit landed while the index or work tree could not follow (a journal is left). */
 export const interruptedHalfDone = (signal: string) =>
   `interrupted by ${signal} after its commit landed, and your index and work tree were not brought in line with it: \`git learn doctor\` says what is left, \`git learn doctor --continue\` finishes it`

@@ -5,8 +5,8 @@
  * signal (130, 143, 129) and one line on stderr. The signal comes from the git wrapper of helpers/fault.ts at its Nth
  * call, so nothing here depends on timing.
  */
-import { execFileSync } from 'node:child_process'
-import { readdirSync, rmSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import {
@@ -17,12 +17,13 @@ import {
   judge,
   pool,
   prepare,
+  racePath,
   repoState,
   runWithFault,
   runWithFaultAsync,
 } from '../../helpers/fault.js'
 import type { FaultMode, RunResult, Scenario } from '../../helpers/fault.js'
-import { learningText, tierRemote } from '../../helpers/repo.js'
+import { learningText, repoWithConfig, tempDir, tierRemote } from '../../helpers/repo.js'
 
 const SIGNALS: Record<string, { name: NodeJS.Signals; code: number }> = {
   INT: { name: 'SIGINT', code: 130 },
@@ -123,4 +124,33 @@ describe('interrupted by a signal', () => {
     },
     600_000,
   )
+})
+
+// A signal waits for the critical section; one that hangs (a reference-transaction hook waiting on something) kept every
+// further Ctrl-C waiting too, the detached git out of the terminal's reach: only a kill -9 ended the command.
+describe('a second signal during the critical section', () => {
+  test('ends the command at once, its journal left for doctor, and says so', () => {
+    const repo = repoWithConfig()
+    repo.write('new.md', learningText('fresh-one'))
+    const mark = join(tempDir('gl-signal-again-'), 'mark')
+    const r = spawnSync(process.execPath, [BUILT_BIN, 'add', '--file', 'new.md'], {
+      cwd: repo.root,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        PATH: `${racePath()}:${process.env['PATH']}`,
+        RACE_AT: 'update-ref',
+        RACE_WHEN: 'before',
+        RACE_MARK: mark,
+        RACE_CMD: 'kill -s INT "$GL_PARENT"; kill -s TERM "$GL_PARENT"',
+      },
+    })
+    expect(existsSync(mark), r.stderr).toBe(true)
+    expect(r.signal ?? r.status, r.stderr).toBe('SIGTERM')
+    expect(r.stderr).toMatch(
+      /^git learn add: interrupted again by SIGTERM while its commit was being made: .*git learn doctor/m,
+    )
+    expect(r.stderr).not.toMatch(/nothing is left half done/)
+    expect(hasJournal(repo.root)).toBe(true)
+  }, 60_000)
 })
