@@ -47,7 +47,8 @@ const errors = (
 
 function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
   return counted(
-    sg.raw([...args]).catch((err: unknown) => {
+    sg.raw([...args]).catch(async (err: unknown) => {
+      await signalGrace(err)
       throw new GitCommandError(args, String((err as Error).message ?? err))
     }),
   )
@@ -63,7 +64,25 @@ function counted<T>(p: Promise<T>): Promise<T> {
 }
 
 function tryRaw(sg: SimpleGit, args: readonly string[]): Promise<string | undefined> {
-  return counted(sg.raw([...args]).catch(() => undefined))
+  return counted(
+    sg.raw([...args]).catch(async (err: unknown) => {
+      await signalGrace(err)
+      return undefined
+    }),
+  )
+}
+
+/**
+ * How long a failure of a git that a signal killed waits before it is taken as git's (ms). simple-git gives no signal,
+ * only exit code null: a terminal's Ctrl-C reaches the whole group, git first, this process a moment later, and the
+ * command must then end as interrupted (interrupt.ts: 130), not with git's failure read as, say, a missing identity.
+ * Where no signal comes (git killed alone), the failure goes on after the wait.
+ */
+const SIGNAL_GRACE_MS = 250
+
+async function signalGrace(err: unknown): Promise<void> {
+  if (/\(git exited with code null\)\s*$/.test(String((err as Error | undefined)?.message ?? err)))
+    await new Promise((resolve) => setTimeout(resolve, SIGNAL_GRACE_MS))
 }
 
 /** Open the repository that contains `cwd`; NotARepositoryError outside one, NoWorkTreeError in a bare one. */
