@@ -11,7 +11,8 @@ import { commitTransition } from './transition.js'
 import { assertNothingHalfDone } from './recovery.js'
 import type { Git } from '../adapters/git/simple.js'
 import { openRepo } from '../adapters/store/repo.js'
-import { CONFIG_PATH, configFromBytes } from '../adapters/store/config.js'
+import { CONFIG_PATH } from '../adapters/store/config.js'
+import { parseYamlMapping } from '../core/learning.js'
 import {
   DEFAULT_TIER_WEIGHT,
   buildTierCommitMessage,
@@ -90,7 +91,7 @@ function restoreTierRefOnInterrupt(
   let commit: string | undefined
   const drop = onInterrupt(() => {
     const config = commit ? tryGitSync(['show', `HEAD:${CONFIG_PATH}`], { cwd: git.root }) : undefined
-    if (commit && config?.includes(commit)) return
+    if (commit && config !== undefined && pins(config, name, commit)) return
     tryGitSync(before ? ['update-ref', tierRef(name), before] : ['update-ref', '-d', tierRef(name)], { cwd: git.root })
   })
   return { fetched: (c) => void (commit = c), drop }
@@ -99,13 +100,23 @@ function restoreTierRefOnInterrupt(
 /** Whether HEAD's config.yaml pins `tier` at its commit (false when it cannot be read). */
 async function pinnedInHead(git: Git, tier: TierConfig): Promise<boolean> {
   const text = await git.tryRun(['show', `HEAD:${CONFIG_PATH}`])
-  if (text === undefined || !tier.commit) return false
+  return text !== undefined && !!tier.commit && pins(text, tier.name, tier.commit)
+}
+
+/**
+ * Whether a config.yaml text pins tier `name` at `commit`, read as config.yaml is everywhere (parseYamlMapping: aliases
+ * bounded, keys unique). A text that is not such YAML pins it when it holds the commit id: a ref is never put back on a
+ * guess (tier-orphans.ts reads names the same way).
+ */
+function pins(text: string, name: string, commit: string): boolean {
+  let tiers: unknown
   try {
-    const pinned = (await configFromBytes(Buffer.from(text, 'utf8'))).tiers.find((t) => t.name === tier.name)
-    return pinned?.commit === tier.commit
+    tiers = parseYamlMapping(text)['tiers']
   } catch {
-    return false
+    return text.includes(commit)
   }
+  const pin = (t: unknown) => t as { name?: unknown; commit?: unknown } | null
+  return Array.isArray(tiers) && tiers.some((t) => pin(t)?.name === name && pin(t)?.commit === commit)
 }
 
 export interface TierAdded {
