@@ -1,8 +1,8 @@
-import { appendFileSync, chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { expect, test } from 'vitest'
-import { PROJECT_ROOT, copyPackage, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+import { PROJECT_ROOT, cliAt, copyPackage, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 
 /** A `git` first on PATH that logs each call's arguments, then runs the real git. */
 function loggingGit(): { dir: string; calls: () => string[] } {
@@ -84,4 +84,73 @@ test('a built package without its build hash says so instead of keying the cache
   const r = sh(repo.root, process.execPath, [join(pkg, 'dist', 'bin.js'), 'search', 'redis'])
   expect(r.code).toBe(70)
   expect(r.stderr).toContain('build-hash.txt is missing or damaged')
+})
+
+test('worktrees of one clone keep their own cache: alternating searches rebuild nothing', async () => {
+  const repo = makeRepo()
+  await repo.cli(['init'])
+  repo.git('add', '.learnings')
+  repo.git('commit', '-qm', 'git learn init')
+  repo.write('d.md', learningText('redis-timeout-fix', { description: '"Fix the redis timeout in CI."' }))
+  expect((await repo.cli(['add', '--file', 'd.md'])).code).toBe(0)
+  // Two more worktrees: one on a branch with a learning of its own (another key), one on the same commit (same key).
+  const other = join(tempDir('gl-wt-'), 'other')
+  const same = join(tempDir('gl-wt-'), 'same')
+  repo.git('worktree', 'add', '-q', '-b', 'other', other)
+  repo.git('worktree', 'add', '-q', '--detach', same)
+  writeFileSync(join(other, 'e.md'), learningText('postgres-pool-fix', { description: '"Fix the postgres pool."' }))
+  expect((await cliAt(other, ['add', '--file', 'e.md'])).code).toBe(0)
+  const g = loggingGit()
+  const search = (cwd: string) => {
+    const r = sh(
+      cwd,
+      process.execPath,
+      [join(PROJECT_ROOT, 'dist', 'bin.js'), 'search', '--state', 'pending', '--json', 'fix'],
+      {
+        env: { PATH: `${g.dir}:${process.env['PATH']}` },
+      },
+    )
+    expect(r.code, r.stderr).toBe(0)
+    return JSON.parse(r.stdout)
+      .results.map((x: { name: string }) => x.name)
+      .sort()
+  }
+  const mine = ['redis-timeout-fix']
+  const theirs = ['postgres-pool-fix', 'redis-timeout-fix']
+  expect([search(repo.root), search(other), search(same)]).toEqual([mine, theirs, mine])
+  // A rebuild reads the store's blobs (git cat-file --batch): once per key, never again while the keys hold.
+  expect(g.calls().filter((c) => c.startsWith('cat-file')).length).toBe(2)
+  const before = g.calls().length
+  for (let i = 0; i < 2; i++) expect([search(repo.root), search(other), search(same)]).toEqual([mine, theirs, mine])
+  expect(
+    g
+      .calls()
+      .slice(before)
+      .filter((c) => c.startsWith('cat-file')),
+  ).toEqual([])
+  const cache = join(repo.root, '.git', 'learn', 'cache')
+  const lastKeys = () => readdirSync(cache).filter((f) => f.startsWith('last-key-'))
+  const feeds = () => readdirSync(cache).filter((f) => f.startsWith('feed-'))
+  expect(lastKeys()).toHaveLength(3)
+  expect(feeds()).toHaveLength(2)
+
+  // A worktree removed: its set goes at the next rebuild, once no process can still be writing it (a minute old).
+  repo.git('worktree', 'remove', '--force', other)
+  const old = new Date(Date.now() - 120_000)
+  for (const f of readdirSync(cache)) utimesSync(join(cache, f), old, old)
+  repo.write('f.md', learningText('kafka-lag-fix', { description: '"Fix the kafka lag."' }))
+  expect((await repo.cli(['add', '--file', 'f.md'])).code).toBe(0)
+  expect(search(repo.root)).toEqual(['kafka-lag-fix', 'redis-timeout-fix'])
+  expect(lastKeys()).toHaveLength(2)
+  // The main worktree's new set, and the set the worktree on the old commit still names.
+  expect(feeds()).toHaveLength(2)
+  const before2 = g.calls().length
+  expect(search(same)).toEqual(mine)
+  expect(
+    g
+      .calls()
+      .slice(before2)
+      .filter((c) => c.startsWith('cat-file')),
+  ).toEqual([])
+  expect(readdirSync(cache).filter((f) => f.startsWith('alias-')).length).toBeLessThanOrEqual(2)
 })

@@ -1,4 +1,6 @@
 /** A store of a few dozen realistic learnings for the feeding commands' tests. */
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import type { TestRepo } from './repo.js'
 
 export interface Seed {
@@ -258,4 +260,11 @@ export async function storeStatus(repo: TestRepo, now: Date): Promise<unknown> {
       d.learnings.map((l) => l.name).sort(),
     ]),
   }
+}
+
+/** The key the only work tree of a repository wrote its feed cache under last (its `last-key-<work tree>` file). */
+export function lastCacheKey(cacheDir: string): string {
+  const files = readdirSync(cacheDir).filter((n) => n.startsWith('last-key-'))
+  if (files.length !== 1) throw new Error(`expected one last-key file in ${cacheDir}, found ${files.join(', ')}`)
+  return (JSON.parse(readFileSync(join(cacheDir, files[0] as string), 'utf8')) as { key: string }).key
 }

@@ -7,10 +7,14 @@ import { readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
 import { readFileBounded } from '../store/read-bounded.js'
+import { writeCacheFile } from '../state/cache-file.js'
 import type { LearningSummary } from '../../core/query.js'
 import type { IndexHeader } from '../../core/search.js'
 import { unpackProjectRow } from './catalog-rows.js'
-import { CACHE_FORMAT } from './feed-key.js'
+import { CACHE_FORMAT, worktreeName } from './feed-key.js'
+
+/** A key of the cache (feed-key.ts). */
+const KEY = /^[0-9a-f]{20}$/
 
 export interface Problem {
   path: string
@@ -161,14 +165,39 @@ export interface ProjectFile {
   problems: Problem[]
 }
 
-/** The key whose cache files were written last (most often still the current one). */
-export function lastKey(dir: string): string | undefined {
+/**
+ * `last-key-<work tree>` (feed-key.ts worktreeName): the key whose cache files this work tree wrote last (most often
+ * still the current one), and the work tree's root, as JSON. Every worktree of a clone keeps its own.
+ */
+export function lastKeyFile(dir: string, root: string): string {
+  return join(dir, `last-key-${worktreeName(root)}`)
+}
+
+/** What a last-key file says: the key, and the work tree it is of; undefined when it is not one. */
+export function readLastKey(file: string): { key: string; root: string } | undefined {
   try {
-    const k = readFileSync(join(dir, 'last-key'), 'utf8')
-    return /^[0-9a-f]{20}$/.test(k) ? k : undefined
+    const v = JSON.parse(readFileSync(file, 'utf8')) as { key?: unknown; root?: unknown }
+    return typeof v.key === 'string' && KEY.test(v.key) && typeof v.root === 'string'
+      ? { key: v.key, root: v.root }
+      : undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * Records `key` as the last key of the work tree at `root`: a rebuild's last step, and a reader's when it found the
+ * key's files written by another worktree (on the same commit), so that its next run reads them while git computes
+ * the key, and another worktree's rebuild keeps them.
+ */
+export function noteLastKey(dir: string, root: string, key: string): void {
+  writeCacheFile(lastKeyFile(dir, root), JSON.stringify({ key, root }))
+}
+
+/** The key whose cache files the work tree at `root` wrote last (most often still the current one). */
+export function lastKey(dir: string, root: string): string | undefined {
+  const last = readLastKey(lastKeyFile(dir, root))
+  return last?.root === root ? last.key : undefined
 }
 
 export function readProjectFile(dir: string, key: string): ProjectFile | undefined {

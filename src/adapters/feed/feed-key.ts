@@ -150,11 +150,21 @@ interface Watch {
 
 const WATCH_FORMAT = 1
 
-/** A short, stable name for a git dir (not a secret: the file holds the dir, checked on reading). */
+/** A short, stable name for a git dir or work tree (not a secret: the files named so hold it, checked on reading). */
 function nameOf(s: string): string {
   let h = 0x811c9dc5
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0
   return h.toString(16).padStart(8, '0')
+}
+
+/**
+ * The name of a work tree's own files in the cache directory, which every worktree of a clone shares (it is under the
+ * common dir): its last key, its alias files and its directive acceptances. Two worktrees on different branches have
+ * different keys; with one file of each for the whole clone, a search in one removed the other's and each rebuilt
+ * the cache at every turn (parallel agents, one worktree each).
+ */
+export function worktreeName(root: string): string {
+  return nameOf(root)
 }
 
 /** The stats the untracked listing depends on, and the saved listing when they have not moved since it was made. */
@@ -267,10 +277,13 @@ async function whereFrom(cwd: string, out: Buffer | undefined): Promise<(string 
  * The directive acceptances the feed's screen read (`Learning-Directives-Allowed` trailers in HEAD's history), as a
  * part of the key, when the last rebuild met a directive: a commit that adds or a reset that drops an acceptance
  * changes what agents may be fed, and the store's files do not change with it. The rebuild leaves
- * `directive-acceptances.json` (HEAD's id and the hash of the trailers it read) only when some learning holds a
- * directive; the trailers are read again only once HEAD has moved. Without the file (no directive anywhere): ''.
+ * `directive-acceptances-<work tree>.json` (HEAD's id and the hash of the trailers it read) only when some learning
+ * holds a directive; the trailers are read again only once HEAD has moved. Without the file (no directive anywhere):
+ * ''.
  */
-export const ACCEPTANCES_FILE = 'directive-acceptances.json'
+export function acceptancesFile(commonDir: string, root: string): string {
+  return join(cacheDir(commonDir), `directive-acceptances-${worktreeName(root)}.json`)
+}
 
 async function acceptanceStamp(
   root: string,
@@ -278,7 +291,7 @@ async function acceptanceStamp(
   gitDir: string | undefined,
   createHash: typeof import('node:crypto').createHash,
 ): Promise<string> {
-  const file = join(cacheDir(commonDir), ACCEPTANCES_FILE)
+  const file = acceptancesFile(commonDir, root)
   let saved: { head?: unknown; log?: unknown }
   try {
     saved = JSON.parse(readFileSync(file, 'utf8')) as typeof saved
@@ -380,7 +393,9 @@ async function finishKey(
       .update(`alias\0${ist.size}\0${ist.mtimeNs}\0${ist.ctimeNs}\0${ist.ino}\0${changed}`)
       .digest('hex')
       .slice(0, 20)
-  const aliasFile = alias && join(cacheDir(commonDir), `alias-${alias}`)
+  // Each work tree's own: its index is its own file (worktreeName).
+  const aliasOf = `alias-${worktreeName(root)}-`
+  const aliasFile = alias && join(cacheDir(commonDir), `${aliasOf}${alias}`)
   if (aliasFile) {
     try {
       const key = readFileSync(aliasFile, 'utf8')
@@ -392,6 +407,6 @@ async function finishKey(
   const out = await ls()
   if (out === undefined) return { key: statKey(root, base) }
   const key = base.update(out).update('\0\0').update(changed).digest('hex').slice(0, 20)
-  if (aliasFile) writeCacheFileAlone(aliasFile, key, 'alias-') // old aliases go: an index changes often
+  if (aliasFile) writeCacheFileAlone(aliasFile, key, aliasOf) // this work tree's old aliases go: an index changes often
   return { key, lsFiles: out.toString('utf8'), dirty }
 }

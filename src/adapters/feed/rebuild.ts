@@ -30,7 +30,7 @@ import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsyncSpooled } from '../git/run.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
 import type { Problem, ProjectFile } from './cache-files.js'
-import { ACCEPTANCES_FILE, acceptanceLogHash, cacheDir, storeFiles } from './feed-key.js'
+import { acceptanceLogHash, acceptancesFile, cacheDir, storeFiles } from './feed-key.js'
 import { writeCacheFile } from '../state/cache-file.js'
 import type { StoreState } from './feed-key.js'
 import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
@@ -233,7 +233,7 @@ async function readTier(
  * directive, HEAD's id beside them; remove them when none does, so that a store without directives pays nothing.
  */
 async function stampAcceptances(root: string, commonDir: string, directiveMet: boolean): Promise<void> {
-  const file = join(cacheDir(commonDir), ACCEPTANCES_FILE)
+  const file = acceptancesFile(commonDir, root)
   const forget = () => {
     try {
       rmSync(file, { force: true })
@@ -584,7 +584,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog, (id) => recallTerms[id])
   const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, tierLines, project: projectFile }
   await stampAcceptances(root, commonDir, directiveMet)
-  await writeCache(dir, state.key, {
+  await writeCache(dir, root, state.key, {
     ...built,
     tierOf,
     tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })),

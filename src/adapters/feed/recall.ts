@@ -7,7 +7,7 @@ import { RECALL_MAX_ITEMS, rankRecall, recallQueryTerms } from '../../core/recal
 import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import { appendEventLine } from '../state/event-line.js'
 import { addPendingRecalls } from '../state/recalls.js'
-import { files, lastKey, readBytes } from './cache-files.js'
+import { files, lastKey, noteLastKey, readBytes } from './cache-files.js'
 import { unpackBlock } from './catalog-blocks.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import { openRecallFile } from './recall-file.js'
@@ -80,7 +80,7 @@ export async function readRecallFeed(
   }
   // The file of the key written last is opened (and with `early` ranked) while git computes the current key, which
   // is most often the same.
-  const guess = lastKey(dir)
+  const guess = lastKey(dir, root)
   const guessed = guess ? open(guess) : undefined
   let ranked: Picks | undefined
   if (guessed && early)
@@ -95,6 +95,7 @@ export async function readRecallFeed(
     guessed?.reader.close()
     hit = open(state.key)
     ranked = undefined
+    if (hit) noteLastKey(dir, root, state.key)
   }
   return {
     commonDir,

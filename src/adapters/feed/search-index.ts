@@ -34,7 +34,7 @@
  */
 import type { CatalogEntry, SearchFilter, SearchHit } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
-import { files, lastKey, readFeedFile, readProjectFile } from './cache-files.js'
+import { files, lastKey, noteLastKey, readFeedFile, readProjectFile } from './cache-files.js'
 import { CatalogBlocks, readCatalogFile, readRowTable } from './catalog-blocks.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { readCachedIndex } from './cached-index.js'
@@ -78,10 +78,13 @@ async function readWhileKeying<T>(
   read: (dir: string, key: string) => T | undefined,
 ): Promise<{ state: StoreState; hit: T | undefined }> {
   const dir = cacheDir(k.commonDir)
-  const guess = lastKey(dir)
+  const guess = lastKey(dir, k.root)
   const early = guess ? read(dir, guess) : undefined
   const state = await k.state
-  return { state, hit: guess === state.key ? early : read(dir, state.key) }
+  if (guess === state.key) return { state, hit: early }
+  const hit = read(dir, state.key)
+  if (hit) noteLastKey(dir, k.root, state.key)
+  return { state, hit }
 }
 
 export interface StatusFeed extends FeedBase {

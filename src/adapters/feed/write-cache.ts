@@ -1,23 +1,73 @@
 /**
  * Writing the files of one key of the feed cache (cache-files.ts), feed-<key>.json last: it marks the set complete.
  * The compression runs on zlib's threads while this one writes the other files.
+ *
+ * Every worktree of a clone shares the cache directory, and two worktrees on different branches have different keys:
+ * the sets of other keys are removed unless a work tree that still exists names it as its last key (at most
+ * MAX_WORKTREES of them, the most recently written); an incomplete one (no feed file yet) only once it is older than
+ * YOUNG_MS (another process may be writing it).
  */
-import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
-import { deflateJsonOffThread, files } from './cache-files.js'
+import { deflateJsonOffThread, files, lastKeyFile, noteLastKey, readLastKey } from './cache-files.js'
 import type { FeedFile } from './cache-files.js'
 import { BLOCK_ROWS, packCatalogBlocks, rowsOfBlock } from './catalog-blocks.js'
 import { packProjectRow } from './catalog-rows.js'
 import { writeIndexFiles } from './index-files.js'
-import { CACHE_FORMAT } from './feed-key.js'
+import { CACHE_FORMAT, worktreeName } from './feed-key.js'
 import { writeRecallFile } from './recall-file.js'
 import type { Built } from './rebuild.js'
 import { packLineLengths, statusFile } from './status-file.js'
 
+/** How many work trees' sets of cache files are kept at most (each is ~20 MB at 100,000 learnings). */
+const MAX_WORKTREES = 8
+/** An incomplete set no work tree names is kept while younger than this: another process may be writing it. */
+const YOUNG_MS = 60_000
+
+/** The cache files of one key. */
+const KEY_FILE = /^(?:feed|catalog|terms|postings|docs|rows|search|project|recall|status|lines)-([0-9a-f]{20})[.]/
+
+/**
+ * The keys whose sets stay beside `key` (the work tree at `root` writes it now): those other work trees still name.
+ * Removes the last-key files of work trees gone (or past MAX_WORKTREES) and the aliases only they used.
+ */
+function keptKeys(dir: string, root: string, key: string, names: readonly string[]): Set<string> {
+  const own = lastKeyFile(dir, root)
+  const others: { key: string; name: string; at: number }[] = []
+  const gone = (name: string) => {
+    try {
+      unlinkSync(join(dir, name))
+    } catch {
+      // Removed by another process first.
+    }
+  }
+  for (const name of names) {
+    if (name === 'last-key') gone(name) // one file for every worktree (before 2026-12-08)
+    if (!name.startsWith('last-key-') || join(dir, name) === own) continue
+    const last = readLastKey(join(dir, name))
+    if (!last || name !== `last-key-${worktreeName(last.root)}` || !existsSync(last.root)) gone(name)
+    else
+      try {
+        others.push({ key: last.key, name: worktreeName(last.root), at: statSync(join(dir, name)).mtimeMs })
+      } catch {
+        // Removed meanwhile.
+      }
+  }
+  others.sort((a, b) => b.at - a.at)
+  for (const o of others.splice(MAX_WORKTREES - 1)) gone(`last-key-${o.name}`)
+  const aliases = new Set([worktreeName(root), ...others.map((o) => o.name)])
+  for (const name of names) {
+    const m = /^alias-(?:([0-9a-f]{8})-)?[0-9a-f]{20}$/.exec(name)
+    if (m && !aliases.has(m[1] ?? '')) gone(name) // of a work tree gone, or of one file for all (m[1] undefined)
+  }
+  return new Set([key, ...others.map((o) => o.key)])
+}
+
 export async function writeCache(
   dir: string,
+  root: string,
   key: string,
   b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean },
 ): Promise<void> {
@@ -33,13 +83,16 @@ export async function writeCache(
     const status = later(statusFile(key, b.catalog, b.problems))
     mkdirSync(dir, { recursive: true })
     const f = files(dir, key)
-    for (const name of readdirSync(dir))
-      if (
-        /^(feed|catalog|terms|postings|docs|rows|search|project|recall|status|lines)-/.test(name) &&
-        !name.includes(key)
-      )
-        unlinkSync(join(dir, name))
-      else if (name.startsWith('spool-') || name.endsWith('.tmp')) sweepStale(join(dir, name))
+    const names = readdirSync(dir)
+    const kept = keptKeys(dir, root, key, names)
+    // A set no work tree names goes at once when complete (its feed file written last); without one it may be another
+    // process's, being written: it goes once it is older than YOUNG_MS.
+    const complete = new Set(names.filter((n) => n.startsWith('feed-')).map((n) => KEY_FILE.exec(n)?.[1]))
+    for (const name of names) {
+      const k = KEY_FILE.exec(name)?.[1]
+      if (k !== undefined && !kept.has(k)) sweepStale(join(dir, name), complete.has(k) ? -Infinity : YOUNG_MS)
+      else if (name.startsWith('spool-') || name.endsWith('.tmp')) sweepStale(join(dir, name), 3_600_000)
+    }
     // Written piece by piece: at 100,000 learnings the postings and the catalog are tens of megabytes each.
     writeIndexFiles(f, b.parts, {
       tiers: b.tierIndexes.map((t) => ({ index: t.name, map: Array.from(t.map) })),
@@ -73,6 +126,8 @@ export async function writeCache(
     writeAtomic(f.project, projectBytes)
     writeAtomic(f.status, statusBytes)
     writeAtomic(f.lines, packLineLengths(b.catalog, b.tierLines))
+    // Named first: another worktree's rebuild removes a complete set no work tree names.
+    noteLastKey(dir, root, key)
     writeAtomic(
       f.feed,
       JSON.stringify({
@@ -85,7 +140,6 @@ export async function writeCache(
         ...(b.volatile ? { volatile: true } : {}),
       } satisfies FeedFile),
     )
-    writeAtomic(join(dir, 'last-key'), key)
   } catch {
     // A read-only git dir only costs speed: the next command rebuilds again.
   }
@@ -104,14 +158,15 @@ function rowTable(rows: readonly number[], tierOf: readonly number[]): Buffer {
 }
 
 /**
- * A spool file (run.ts openSpool) or a cache file's temporary copy (`<file>.<pid>.tmp`, state/cache-file.ts) still in
- * the directory an hour after it was made: one a process killed before its unlink or rename left (at 100,000
- * learnings tens of megabytes each, and a temporary copy of the current key's files is not swept with the old keys'),
- * or one where an open file cannot be unlinked (Windows). A live one is seconds old.
+ * Removes a file older than `ms`. A spool file (run.ts openSpool) or a cache file's temporary copy (`<file>.<pid>.tmp`,
+ * state/cache-file.ts) still in the directory an hour after it was made: one a process killed before its unlink or
+ * rename left (at 100,000 learnings tens of megabytes each, and a temporary copy of the current key's files is not
+ * swept with the old keys'), or one where an open file cannot be unlinked (Windows); a live one is seconds old. A file
+ * of a key no work tree names, once another process cannot be writing it any more.
  */
-function sweepStale(path: string): void {
+function sweepStale(path: string, ms: number): void {
   try {
-    if (Date.now() - statSync(path).mtimeMs > 3_600_000) unlinkSync(path)
+    if (Date.now() - statSync(path).mtimeMs > ms) unlinkSync(path)
   } catch {
     // Gone meanwhile, or not ours to remove.
   }

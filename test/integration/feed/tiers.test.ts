@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync, renameSync } from 'node:fs'
+import { renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { cliAt, learningText, makeRepo, tempDir, tierRemote } from '../../helpers/repo.js'
@@ -7,6 +7,7 @@ import { readFeedFile } from '../../../src/adapters/feed/cache-files.js'
 import { readCatalogFile } from '../../../src/adapters/feed/catalog-blocks.js'
 import { readLineLengths } from '../../../src/adapters/feed/status-file.js'
 import { formatDirective, formatIndexLine } from '../../../src/core/context.js'
+import { lastCacheKey } from '../../helpers/feed-store.js'
 
 // Tier pins travel with a clone: a fresh clone (or CI) fetches the pinned commit on first use, or says what to run;
 // context never silently drops a tier.
@@ -119,7 +120,7 @@ test("the context lines' lengths of a tier's learnings and the project's are the
   const dir = join(project.root, '.git', 'learn', 'cache')
   const check = async () => {
     expect((await project.cli(['search', 'fix'])).code).toBe(0)
-    const key = readFileSync(join(dir, 'last-key'), 'utf8').trim()
+    const key = lastCacheKey(dir)
     const feed = readFeedFile(dir, key)!
     const catalog = readCatalogFile(dir, key, feed)!
     const lengths = readLineLengths(join(dir, `lines-${key}.bin`), feed.count)!

@@ -22,6 +22,7 @@ import {
 } from '../../../../src/adapters/git/run.js'
 import { GitCommandError } from '../../../../src/core/errors.js'
 import { PROJECT_ROOT, learningText, makeRepo, repoWithBlobs } from '../../../helpers/repo.js'
+import { lastCacheKey } from '../../../helpers/feed-store.js'
 
 describe('git through spool files', () => {
   test('cat-file --batch answers byte for byte what it answers through pipes, and no spool file is left', async () => {
@@ -165,7 +166,7 @@ describe('the rebuild reads its blobs through spool files', () => {
     writeFileSync(join(cache, 'spool-2-0-new.tmp'), 'another process, mid-open')
     // A cache file's temporary copy a killed rebuild left, named for the key this search will write again.
     await repo.cli(['search', '--json', 'exploded'])
-    const key = readFileSync(join(cache, 'last-key'), 'utf8')
+    const key = lastCacheKey(cache)
     rmSync(join(cache, `feed-${key}.json`))
     writeFileSync(join(cache, `postings-${key}.bin.999999.tmp`), 'left by a killed rebuild')
     utimesSync(join(cache, `postings-${key}.bin.999999.tmp`), twoHoursAgo, twoHoursAgo)
