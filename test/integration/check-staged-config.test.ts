@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo } from '../helpers/repo.js'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { cliAt, learningText, makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`
@@ -9,6 +12,9 @@ const withToken = (name: string) =>
     {},
     `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\nexport GITHUB_TOKEN=${TOKEN}\n\n## Verification\nok\n`,
   )
+/** git in another worktree of a test repository. */
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' })
+
 const CONFIG = 'approval:\n  distinct_approver: true\n'
 const withAllow = (fp: string) => `${CONFIG}secrets:\n  allow: ["${fp}"]\n`
 
@@ -155,6 +161,37 @@ describe('the zones of a commit that leaves config.yaml alone come from HEAD, ca
       JSON.stringify({ head, config: Buffer.from(zoned('docs/skills/**')).toString('base64') }),
     )
     expect((await checkStaged(repo)).code).toBe(1)
+  })
+
+  test("worktrees on other commits keep their HEADs' configs side by side: each answers from the cache", async () => {
+    const repo = repoWithConfig(zoned('docs/skills/**'))
+    const other = join(tempDir('gl-staged-wt-'), 'other')
+    repo.git('worktree', 'add', '-q', '-b', 'other', other)
+    writeFileSync(join(other, '.learnings', 'config.yaml'), zoned('elsewhere/**'))
+    git(other, 'commit', '-q', '-m', 'move the zone', '--', '.learnings/config.yaml')
+    const heads = [repo.git('rev-parse', 'HEAD').trim(), git(other, 'rev-parse', 'HEAD').trim()]
+    repo.write('docs/skills/a.md', skill('a'))
+    repo.git('add', 'docs/skills/a.md')
+    mkdirSync(join(other, 'docs', 'skills'), { recursive: true })
+    writeFileSync(join(other, 'docs', 'skills', 'a.md'), skill('a'))
+    git(other, 'add', 'docs/skills/a.md')
+    const checkOther = async () => {
+      const r = await cliAt(other, ['check', '--staged', '--json'])
+      return r.code
+    }
+    expect((await checkStaged(repo)).code).toBe(1)
+    expect(await checkOther()).toBe(0)
+    const cache = () =>
+      JSON.parse(repo.read('.git/learn/cache/staged-config.json')) as { head: string; earlier: { head: string }[] }
+    expect([cache().head, ...cache().earlier.map((e) => e.head)]).toEqual([heads[1], heads[0]])
+    // The main worktree's entry, now an earlier one, is what answers there: given a zone HEAD's config lacks, it is seen.
+    const c = cache()
+    c.earlier = [{ ...c.earlier[0]!, config: Buffer.from(zoned('src/**')).toString('base64') } as { head: string }]
+    repo.write('.git/learn/cache/staged-config.json', JSON.stringify(c))
+    repo.write('src/b.md', skill('b'))
+    repo.git('add', 'src/b.md')
+    expect((await checkStaged(repo)).findings.some((f) => f.path === 'src/b.md')).toBe(true)
+    expect(cache().head).toBe(heads[1]) // read, not written again
   })
 
   test('a staged change of config.yaml is read from the index, not from the cache', async () => {

@@ -116,10 +116,20 @@ function readConfigObject(root: string, env: Env, name: string): Buffer | undefi
   return o?.type === 'blob' && o.bytes ? Buffer.from(o.bytes) : undefined
 }
 
+/** HEAD's config.yaml, base64, or null when HEAD has none. */
+type StagedConfigEntry = { head: string; config: string | null }
+
+/**
+ * How many HEADs staged-config.json remembers: worktrees of one clone share it, and each worktree's pre-commit asks for
+ * its own HEAD's config (one entry for all made every commit in one worktree read the index after one in another).
+ */
+const STAGED_CONFIG_HEADS = 8
+
 /**
  * readStagedConfig for the pre-commit hook's common case, without a git process: when the staged changes leave
  * config.yaml alone, the index holds HEAD's config, and HEAD's config is cached by HEAD's commit id (content
- * addressed: it never changes) in `learn/cache/staged-config.json`. A commit that changes config.yaml, an unborn
+ * addressed: it never changes) in `learn/cache/staged-config.json`, with the configs of the last HEADs before it
+ * (STAGED_CONFIG_HEADS). A commit that changes config.yaml, an unborn
  * branch, GIT_DIR and the like, or a HEAD that cannot be read from the files: asked of the index as before.
  */
 export function readStagedConfigFor(root: string, env: Env, staged: readonly DiffEntry[]): Buffer | undefined {
@@ -128,15 +138,24 @@ export function readStagedConfigFor(root: string, env: Env, staged: readonly Dif
   const head = dirs && readHeadCommit(dirs)
   if (!dirs || !head) return readStagedConfig(root, env)
   const file = join(dirs.commonDir, 'learn', 'cache', 'staged-config.json')
+  let kept: StagedConfigEntry[] = []
   try {
-    const c = JSON.parse(readFileSync(file, 'utf8')) as { head?: unknown; config?: unknown }
-    if (c.head === head && (c.config === null || typeof c.config === 'string'))
-      return c.config === null ? undefined : Buffer.from(c.config, 'base64')
+    const c = JSON.parse(readFileSync(file, 'utf8')) as StagedConfigEntry & { earlier?: unknown }
+    kept = [c, ...(Array.isArray(c.earlier) ? (c.earlier as StagedConfigEntry[]) : [])].filter(
+      (e) =>
+        typeof e === 'object' &&
+        e !== null &&
+        typeof e.head === 'string' &&
+        (e.config === null || typeof e.config === 'string'),
+    )
   } catch {
     // No cache yet, or a damaged one: read it from the index and write it again.
   }
+  const hit = kept.find((e) => e.head === head)
+  if (hit) return hit.config === null ? undefined : Buffer.from(hit.config, 'base64')
   const config = readStagedConfig(root, env)
-  writeCacheFile(file, JSON.stringify({ head, config: config ? config.toString('base64') : null }))
+  const earlier = kept.slice(0, STAGED_CONFIG_HEADS - 1).map(({ head: h, config: c }) => ({ head: h, config: c }))
+  writeCacheFile(file, JSON.stringify({ head, config: config ? config.toString('base64') : null, earlier }))
   return config
 }
 
