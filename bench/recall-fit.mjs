@@ -1,6 +1,6 @@
 // Fits recall's decision (src/core/data/recall-model.json) on the TUNING queries of the real-world set
-// (test/fixtures/eval/real-world/queries.yaml and tune2.yaml: their pasted failures and their unrelated ones) and
-// estimates by cross-validation whether it generalises. It never reads holdout.yaml or fresh.yaml.
+// (test/fixtures/eval/real-world/queries.yaml, tune2.yaml and tune3.yaml: their pasted failures and their unrelated
+// ones) and estimates by cross-validation whether it generalises. It never reads holdout.yaml or fresh.yaml.
 //
 // The model (src/core/recall-rank.ts RecallModel): each trigger a failure reaches and does not rule out has features
 // (recallEvidence: coverage, matched, missing, …); its evidence is intercept + weights · features; the learning of most
@@ -58,7 +58,7 @@ const RIDGE = 1
 const THRESHOLD = 0.6
 const THRESHOLD_GRID = [0.5, 0.55, 0.6, 0.65, 0.7]
 /** The tuning files (--only-first: the first alone, as the model of 2026-12-06 was fitted). */
-const TUNING = process.argv.includes('--only-first') ? ['queries.yaml'] : ['queries.yaml', 'tune2.yaml']
+const TUNING = process.argv.includes('--only-first') ? ['queries.yaml'] : ['queries.yaml', 'tune2.yaml', 'tune3.yaml']
 /** --first-trigger: every learning of the set keeps only its first trigger (a one-trigger store). */
 const FIRST_TRIGGER = process.argv.includes('--first-trigger')
 
