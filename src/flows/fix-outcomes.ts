@@ -5,7 +5,7 @@
  */
 import { appendEvent } from '../adapters/state/events.js'
 import type { RepoLocation } from '../adapters/state/observations.js'
-import { readPendingRecalls, writePendingRecalls } from '../adapters/state/recalls.js'
+import { updatePendingRecalls } from '../adapters/state/recalls.js'
 import { resolveFixOutcomes } from '../core/fix-outcomes.js'
 import type { OutcomeRecord } from '../core/fix-outcomes.js'
 import type { ObservedEvent } from '../core/observation.js'
@@ -36,14 +36,16 @@ export function resolveRecallOutcomes(
   const sessions = new Set(events.map((e) => e.event.session).filter((s): s is string => s !== null))
   if (endedSession) sessions.add(endedSession)
   for (const session of sessions) {
-    const pending = readPendingRecalls(loc.stateDir, session)
-    if (!pending.length) continue
-    const records = events.filter((e) => e.event.session === session).map((e) => toRecord(e.ts, e.event))
-    const { outcomes, pending: left } = resolveFixOutcomes(pending, records, session === endedSession)
-    for (const o of outcomes)
-      appendEvent(loc.commonDir, { ts: o.ts, kind: o.kind, name: o.name, session: o.session, note: o.note })
-    if (!writePendingRecalls(loc.stateDir, session, left))
-      warnings.push(`pending recalls of session ${session} could not be saved`)
+    // Under the session's lock: a recall of the same session running now adds to the list, never loses or is lost.
+    const saved = updatePendingRecalls(loc.stateDir, session, (pending) => {
+      if (!pending.length) return pending
+      const records = events.filter((e) => e.event.session === session).map((e) => toRecord(e.ts, e.event))
+      const { outcomes, pending: left } = resolveFixOutcomes(pending, records, session === endedSession)
+      for (const o of outcomes)
+        appendEvent(loc.commonDir, { ts: o.ts, kind: o.kind, name: o.name, session: o.session, note: o.note })
+      return left
+    })
+    if (!saved) warnings.push(`pending recalls of session ${session} could not be saved`)
   }
   return warnings
 }

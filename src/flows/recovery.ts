@@ -8,6 +8,8 @@
  * - a transition whose commit landed but whose index and work tree were not brought in line: `--continue` finishes
  *   it, `--abort` moves the branch back (only while it still points at that commit) and puts the paths back;
  * - a journal whose commit never landed: nothing changed; the note is removed without a word;
+ * - a journal of a linked work tree removed since, or of a work tree on another branch now: nothing is left there to
+ *   finish (git built that index from the branch checked out); removed without a word;
  * - a move between state directories staged in the index but never committed (git-learn before atomic commits,
  *   or by hand), and learnings staged as new but not committed: `--abort` unstages them (a staged move is moved back);
  * - a tier ref that no config.yaml names (a `tier add` killed between its fetch and its commit): `--abort` deletes
@@ -17,7 +19,7 @@
  */
 import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { readUserIndex, swapRef, updateUserIndex } from '../adapters/git/commit.js'
+import { readHeadRef, readUserIndex, swapRef, updateUserIndex } from '../adapters/git/commit.js'
 import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
 import { findGitDirs } from '../adapters/git/locate.js'
@@ -91,10 +93,25 @@ export async function inspectRecovery(
   if (existsSync(lock) && !clearStaleIndexLock(lock)) problems.push({ kind: 'index-lock', path: lock })
   const branchLock = readBranchLock(git.gitDir, git.commonDir)
   if (branchLock) problems.push({ kind: 'ref-lock', ...branchLock })
+  let headRef: string | undefined
   for (const { file, journal } of readJournals(git.commonDir)) {
-    if (journal.gitDir !== git.gitDir) continue
+    if (journal.gitDir !== git.gitDir) {
+      // A linked work tree removed since (`git worktree remove --force`, or its folder deleted and pruned) took its
+      // index and HEAD with it: its commit is on its branch, and nothing is left that could follow it.
+      if (!existsSync(journal.gitDir) && !isProcessAlive(journal.pid)) removeJournal(file)
+      continue
+    }
     if (isProcessAlive(journal.pid)) {
       problems.push({ kind: 'running', pid: journal.pid, subject: journal.subject })
+      continue
+    }
+    // A journal is this work tree's only while it is on the branch the commit was made for. A `git switch` since, or
+    // a new worktree given the git dir of a removed one (`git worktree add` reuses a free name), rebuilt the index
+    // from the branch checked out now: following the commit here would stage another branch's move, and --abort
+    // would move that other branch back. The branch has the commit; checking it out brings it.
+    headRef ??= (await readHeadRef(git.root)) ?? 'HEAD'
+    if (journal.ref !== headRef) {
+      if ((await landed(git.root, journal)) || !(await mayStillLand(git.root, journal))) removeJournal(file)
       continue
     }
     if (!(await landed(git.root, journal))) {

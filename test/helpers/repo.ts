@@ -56,11 +56,12 @@ export function tempDir(prefix = 'gl-'): string {
   return d
 }
 
-/** Run the CLI in-process in any directory (outside a repository, a clone the helper did not make). */
+/** Run the CLI in-process in any directory (outside a repository, a clone the helper did not make, a worktree). */
 export async function cliAt(
   cwd: string,
   argv: string[],
   env: Record<string, string | undefined> = process.env,
+  stdin?: string,
 ): Promise<CliResult> {
   let stdout = ''
   let stderr = ''
@@ -70,7 +71,7 @@ export async function cliAt(
     now: () => new Date('2026-11-20T12:00:00Z'),
     stdout: (t) => void (stdout += t),
     stderr: (t) => void (stderr += t),
-    readStdin: async () => Buffer.alloc(0),
+    readStdin: async () => (stdin === undefined ? Buffer.alloc(0) : Buffer.from(stdin)),
     color: false,
   })
   return { code, stdout, stderr, json: () => JSON.parse(stdout) }

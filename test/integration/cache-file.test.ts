@@ -1,7 +1,12 @@
-import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { writeAtomic, writeCacheFile, writeCacheFileAlone } from '../../src/adapters/state/cache-file.js'
+import {
+  writeAtomic,
+  writeCacheFile,
+  writeCacheFileAlone,
+  writeCacheFileKeeping,
+} from '../../src/adapters/state/cache-file.js'
 import { tempDir } from '../helpers/repo.js'
 
 test('writeCacheFile creates the directory and replaces the file whole; writeCacheFileAlone removes older versions', () => {
@@ -13,6 +18,18 @@ test('writeCacheFile creates the directory and replaces the file whole; writeCac
   writeFileSync(join(dir, 'other.json'), 'y')
   expect(writeCacheFileAlone(join(dir, 'config-new.json'), 'z', 'config-')).toBe(true)
   expect(readdirSync(dir).sort()).toEqual(['a.json', 'config-new.json', 'other.json'])
+})
+
+test('writeCacheFileKeeping keeps the newest versions beside the one written, the oldest go', () => {
+  const dir = join(tempDir(), 'learn', 'cache')
+  mkdirSync(dir, { recursive: true })
+  for (let i = 1; i <= 4; i++) {
+    writeFileSync(join(dir, `config-${i}.json`), 'x')
+    utimesSync(join(dir, `config-${i}.json`), 1000 + i, 1000 + i)
+  }
+  writeFileSync(join(dir, 'other.json'), 'y')
+  expect(writeCacheFileKeeping(join(dir, 'config-new.json'), 'z', 'config-', 3)).toBe(true)
+  expect(readdirSync(dir).sort()).toEqual(['config-3.json', 'config-4.json', 'config-new.json', 'other.json'])
 })
 
 test('writeAtomic over a directory of that name throws and leaves no temporary file', () => {

@@ -1,9 +1,9 @@
 // src/adapters/store/config.ts: every reader of .learnings/config.yaml goes through one module and one cache entry
 // per content; observe finds that entry through its stat alias and never fails on a configuration the others refuse.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { makeRepo } from '../helpers/repo.js'
+import { cliAt, makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 const cacheEntries = (repo: TestRepo) =>
@@ -17,6 +17,7 @@ const event = (tool: string) =>
     tool_input: {},
     tool_use_id: `t-${tool}`,
   })
+const aliasText = (repo: TestRepo) => readFileSync(join(repo.root, '.git', 'learn', 'observe-config.json'), 'utf8')
 const recorded = (repo: TestRepo) =>
   readFileSync(join(repo.root, '.git', 'learn', 'observations.jsonl'), 'utf8')
     .split('\n')
@@ -34,12 +35,10 @@ describe('one configuration cache', () => {
     await repo.cli(['observe'], { stdin: event('Bash') })
     expect(recorded(repo)).toEqual(['Bash'])
     expect(cacheEntries(repo)).toEqual(entries)
-    expect(JSON.parse(readFileSync(join(repo.root, '.git', 'learn', 'observe-config.json'), 'utf8')).entry).toBe(
-      entries[0],
-    )
+    expect(JSON.parse(aliasText(repo)).aliases.map((a: { entry: string }) => a.entry)).toEqual(entries)
   })
 
-  test('a changed file is a new entry for everyone, the old one replaced', async () => {
+  test('a changed file is a new entry for everyone; the 8 newest are kept, older ones go', async () => {
     const repo = makeRepo()
     repo.write('.learnings/config.yaml', 'observe:\n  ignore_tools: [Read]\n')
     await repo.cli(['observe'], { stdin: event('Read') })
@@ -48,8 +47,41 @@ describe('one configuration cache', () => {
     await repo.cli(['observe'], { stdin: event('Read') })
     await repo.cli(['observe'], { stdin: event('Bash') })
     expect(recorded(repo)).toEqual(['Read'])
-    expect(cacheEntries(repo)).toHaveLength(1)
-    expect(cacheEntries(repo)).not.toEqual(first)
+    expect(cacheEntries(repo)).toHaveLength(2)
+    expect(cacheEntries(repo)).toEqual(expect.arrayContaining(first))
+    for (let i = 0; i < 10; i++) {
+      repo.write('.learnings/config.yaml', `context:\n  max_tokens: ${900 + i}\n`)
+      expect((await repo.cli(['status', '--json'])).code).toBe(0)
+    }
+    expect(cacheEntries(repo)).toHaveLength(8)
+  })
+
+  // One clone, an agent in each `git worktree`, each on its own branch's config.yaml: keeping only the last entry had
+  // each work tree evict the other's, so every tool call and every command of both parsed the YAML again.
+  test('two work trees with different config.yaml, used in turn: each keeps its entry, nothing is rebuilt', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'observe:\n  ignore_tools: [Read]\n')
+    repo.git('add', '.learnings/config.yaml')
+    repo.git('commit', '-qm', 'config')
+    const wt = join(tempDir('gl-wt-'), 'agent')
+    repo.git('worktree', 'add', '-q', '-b', 'agent', wt)
+    writeFileSync(join(wt, '.learnings/config.yaml'), 'observe:\n  ignore_tools: [Bash]\n')
+    // Each work tree's own settings: the main one ignores Read, the agent's Bash.
+    const inMain = () => repo.cli(['observe'], { stdin: event('Bash') })
+    const inWorktree = () => cliAt(wt, ['observe'], process.env, event('Read'))
+    for (const run of [inMain, inWorktree, () => repo.cli(['status', '--json']), () => cliAt(wt, ['status'])])
+      expect((await run()).code).toBe(0)
+    const entries = cacheEntries(repo)
+    expect(entries).toHaveLength(2)
+    const dir = join(repo.root, '.git', 'learn', 'cache')
+    const files = () => [...entries.map((e) => statSync(join(dir, e)).ino), aliasText(repo)]
+    const before = files()
+    for (let i = 0; i < 3; i++)
+      for (const run of [inMain, inWorktree, () => repo.cli(['status', '--json']), () => cliAt(wt, ['status'])])
+        expect((await run()).code).toBe(0)
+    // Neither entry was written again (a rewrite is a new file, renamed into place), nor the aliases.
+    expect(files()).toEqual(before)
+    expect(recorded(repo)).toEqual(Array(4).fill(['Bash', 'Read']).flat())
   })
 
   test('an invalid file: the commands refuse it every time, observe keeps its own settings', async () => {

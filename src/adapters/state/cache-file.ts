@@ -3,7 +3,17 @@
  * temporary one and rename(2), so a reader sees the old bytes or the new, never a part, and concurrent writers at
  * worst replace each other's file. Imports node:fs and node:path only (the observe hook uses it).
  */
-import { closeSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { dirname, join } from 'node:path'
 
 /**
@@ -104,6 +114,35 @@ export function writeCacheFileAlone(file: string, data: string | Uint8Array, pre
       if (name.startsWith(prefix) && join(dir, name) !== file) unlinkSync(join(dir, name))
   } catch {
     // An old version left behind only costs disk.
+  }
+  return true
+}
+
+/**
+ * writeCacheFile, then remove the oldest (by mtime) of the other files of its directory whose names start with
+ * `prefix` beyond the `keep` newest, so that a few versions in use at once (the work trees of one repository, each on
+ * its branch's config.yaml) stay cached side by side and the rest do not pile up. Returns whether it was written.
+ */
+export function writeCacheFileKeeping(file: string, data: string | Uint8Array, prefix: string, keep: number): boolean {
+  if (!writeCacheFile(file, data)) return false
+  const dir = dirname(file)
+  try {
+    const others: { path: string; mtime: number }[] = []
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name)
+      if (!name.startsWith(prefix) || path === file) continue
+      const st = statSync(path, { throwIfNoEntry: false })
+      if (st) others.push({ path, mtime: st.mtimeMs })
+    }
+    others.sort((a, b) => b.mtime - a.mtime)
+    for (const o of others.slice(Math.max(0, keep - 1)))
+      try {
+        unlinkSync(o.path)
+      } catch {
+        // Removed by another process meanwhile.
+      }
+  } catch {
+    // An unreadable directory: an old version left behind only costs disk.
   }
   return true
 }

@@ -1,10 +1,12 @@
 /**
  * What recall handed out and the next run has not decided yet: `<git-common-dir>/learn/recalls/<hash of the
- * session>.json`, a JSON array of PendingRecall (src/core/fix-outcomes.ts), replaced whole (write and rename).
+ * session>.json`, a JSON array of PendingRecall (src/core/fix-outcomes.ts), replaced whole (write and rename), read
+ * and replaced under `<that file>.lock`: one session's hooks run at once (parallel tool calls, subagents), and two
+ * recalls that each read the list and wrote it back with their own names lost the other's.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync, unlinkSync } from 'node:fs'
-import { join } from 'node:path'
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
 import { MAX_PENDING } from '../../core/fix-outcomes.js'
 import type { PendingRecall } from '../../core/fix-outcomes.js'
@@ -24,7 +26,7 @@ const isPending = (v: unknown): v is PendingRecall => {
 }
 
 /** The session's pending recalls; [] when there are none or the file is damaged. */
-export function readPendingRecalls(stateDir: string, session: string): PendingRecall[] {
+function readPendingRecalls(stateDir: string, session: string): PendingRecall[] {
   try {
     const v = JSON.parse(readFileSync(fileOf(stateDir, session), 'utf8')) as unknown
     return Array.isArray(v) ? v.filter(isPending).filter((p) => p.session === session) : []
@@ -34,7 +36,7 @@ export function readPendingRecalls(stateDir: string, session: string): PendingRe
 }
 
 /** Replace the session's pending recalls (none: the file is removed). Returns whether it worked. */
-export function writePendingRecalls(stateDir: string, session: string, pending: readonly PendingRecall[]): boolean {
+function writePendingRecalls(stateDir: string, session: string, pending: readonly PendingRecall[]): boolean {
   if (pending.length) return writeCacheFile(fileOf(stateDir, session), JSON.stringify(pending))
   try {
     unlinkSync(fileOf(stateDir, session))
@@ -42,6 +44,60 @@ export function writePendingRecalls(stateDir: string, session: string, pending: 
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return false
   }
   return true
+}
+
+/** How long a hook waits for another of the session's to finish with the list (ms): each holds it for a read and a write. */
+const LOCK_WAIT_MS = 1000
+/** A lock older than this was left by a process killed while it held it (ms). */
+const STALE_LOCK_MS = 10_000
+
+/** Take the session's lock (O_EXCL); its release, or undefined when it could not be had in time (go on without). */
+function lockSession(file: string): (() => void) | undefined {
+  const lock = `${file}.lock`
+  const deadline = Date.now() + LOCK_WAIT_MS
+  for (;;) {
+    try {
+      mkdirSync(dirname(lock), { recursive: true })
+      closeSync(openSync(lock, 'wx'))
+      return () => {
+        try {
+          unlinkSync(lock)
+        } catch {
+          // Taken over as stale meanwhile.
+        }
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
+      const st = statSync(lock, { throwIfNoEntry: false })
+      if (st && Date.now() - st.mtimeMs > STALE_LOCK_MS) {
+        try {
+          unlinkSync(lock)
+        } catch {
+          // Another process took it over first.
+        }
+        continue
+      }
+      if (Date.now() > deadline) return undefined
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5)
+    }
+  }
+}
+
+/**
+ * Read the session's pending recalls, and replace them with what `update` returns, under the session's lock (without
+ * it after LOCK_WAIT_MS: a hook never waits long). Returns whether they were saved.
+ */
+export function updatePendingRecalls(
+  stateDir: string,
+  session: string,
+  update: (pending: PendingRecall[]) => readonly PendingRecall[],
+): boolean {
+  const release = lockSession(fileOf(stateDir, session))
+  try {
+    return writePendingRecalls(stateDir, session, update(readPendingRecalls(stateDir, session)))
+  } finally {
+    release?.()
+  }
 }
 
 /** Remember that recall handed `names` out for a failed call of `session`. */
@@ -55,5 +111,5 @@ export function addPendingRecalls(
   if (!names.length) return
   const ts = now.toISOString()
   const fresh: PendingRecall[] = names.map((name) => ({ name, session, tool_use_id: toolUseId, ts }))
-  writePendingRecalls(stateDir, session, [...readPendingRecalls(stateDir, session), ...fresh].slice(-MAX_PENDING))
+  updatePendingRecalls(stateDir, session, (pending) => [...pending, ...fresh].slice(-MAX_PENDING))
 }

@@ -5,8 +5,9 @@
  * codeStamp), holding the validated configuration (or the problems that make it invalid) and the `observe` settings.
  * A warm command therefore loads neither `yaml` nor the schema validator. Observe, which runs on every tool call and
  * must not load node:crypto to hash the bytes, finds the entry through `learn/observe-config.json`, which names the
- * entry of config.yaml's last stat (size, mtime, ctime, inode). A damaged cache file is a miss; an unwritable cache
- * directory only costs speed; no commonDir (a caller outside a repository) reads without the cache.
+ * entry of each config.yaml's last stat (size, mtime, ctime, inode: one per work tree). A damaged cache file is a
+ * miss; an unwritable cache directory only costs speed; no commonDir (a caller outside a repository) reads without
+ * the cache.
  */
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,6 +20,12 @@ export const CONFIG_PATH = '.learnings/config.yaml'
 /** Bump when the entry's shape changes: old entries are then ignored. */
 const FORMAT = 1
 const OBSERVE_ALIAS = STATE_FILES.observeConfig
+/**
+ * How many entries (and observe aliases) are kept, the newest: the work trees of one repository (`git worktree`, an
+ * agent in each) read their own branch's config.yaml, and the pre-commit hook the staged one, all at once. Keeping
+ * only the last had each of them evict the other's, so every command and tool call of one parsed the YAML again.
+ */
+const KEEP_ENTRIES = 8
 
 interface Entry {
   format: number
@@ -113,14 +120,13 @@ async function buildEntry(bytes: Uint8Array | undefined): Promise<Entry> {
 
 /**
  * The entry for these bytes: from the cache when `commonDir` is given and it holds one of the config's shape, else
- * built (and kept). A kept entry replaces the other configs' entries unless `beside` (the pre-commit hook's entry for
- * the staged bytes, which must not evict the work tree's that observe reads on every tool call). Without the build's
- * hash (an incomplete build) the entry is built and not kept.
+ * built (and kept beside the KEEP_ENTRIES - 1 newest others: the other work trees' and the pre-commit hook's entry for
+ * the staged bytes, which observe and the feed read on every run). Without the build's hash (an incomplete build) the
+ * entry is built and not kept.
  */
 async function entryFor(
   bytes: Uint8Array | undefined,
   commonDir: string | undefined,
-  beside = false,
 ): Promise<{ entry: Entry; file?: string }> {
   if (commonDir === undefined) return { entry: await buildEntry(bytes) }
   const [{ createHash }, { codeStamp, cacheDir }, { hasConfigShape }] = await Promise.all([
@@ -143,9 +149,8 @@ async function entryFor(
   const hit = readEntry(file)
   if (hit && (hit.config === null || hasConfigShape(hit.config))) return { entry: hit, file }
   const entry = await buildEntry(bytes)
-  const { writeCacheFile, writeCacheFileAlone } = await import('../state/cache-file.js')
-  if (beside) writeCacheFile(file, JSON.stringify(entry))
-  else writeCacheFileAlone(file, JSON.stringify(entry), 'config-')
+  const { writeCacheFileKeeping } = await import('../state/cache-file.js')
+  writeCacheFileKeeping(file, JSON.stringify(entry), 'config-', KEEP_ENTRIES)
   return { entry, file }
 }
 
@@ -161,7 +166,7 @@ async function configOf(entry: Entry): Promise<Config> {
  * staged bytes' entry is kept beside the work tree's (entryFor).
  */
 export async function configFromBytes(bytes: Uint8Array | undefined, commonDir?: string): Promise<Config> {
-  return configOf((await entryFor(bytes, commonDir, true)).entry)
+  return configOf((await entryFor(bytes, commonDir)).entry)
 }
 
 /** The work tree's configuration (the defaults without a file). ConfigError when it is unreadable or invalid. */
@@ -193,12 +198,21 @@ export async function readObserveSettings(
   if (!st) return (await import('../../core/observation.js')).DEFAULT_OBSERVE_SETTINGS
   const key = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` // ctime too: `cp -p` or `touch -r` can keep mtime and size
   const alias = join(commonDir, 'learn', OBSERVE_ALIAS)
+  // Sample: {"aliases":[{"key":"68:1796…:1796…:3802071","entry":"config-96c7….json"}, …]}, newest first: one per
+  // config.yaml in use (each work tree has its own file, so its own key).
+  let aliases: { key: string; entry: string }[] = []
   try {
-    const a = JSON.parse(readFileSync(alias, 'utf8')) as { key?: unknown; entry?: unknown }
-    const hit =
-      a.key === key && typeof a.entry === 'string' && /^config-[0-9a-f]+\.json$/.test(a.entry)
-        ? readEntry(join(commonDir, 'learn', 'cache', a.entry))
-        : undefined
+    const a = JSON.parse(readFileSync(alias, 'utf8')) as { aliases?: unknown }
+    if (Array.isArray(a.aliases))
+      aliases = a.aliases.filter(
+        (x): x is { key: string; entry: string } =>
+          isObject(x) &&
+          typeof x['key'] === 'string' &&
+          typeof x['entry'] === 'string' &&
+          /^config-[0-9a-f]+\.json$/.test(x['entry']),
+      )
+    const known = aliases.find((x) => x.key === key)
+    const hit = known && readEntry(join(commonDir, 'learn', 'cache', known.entry))
     if (hit) return hit.observe
   } catch {
     // No alias yet, or unreadable: find the entry by the bytes.
@@ -207,7 +221,11 @@ export async function readObserveSettings(
   for (const p of entry.observeProblems) log(p)
   if (file) {
     const { writeCacheFile } = await import('../state/cache-file.js')
-    writeCacheFile(alias, JSON.stringify({ key, entry: file.slice(file.lastIndexOf('config-')) }))
+    const mine = { key, entry: file.slice(file.lastIndexOf('config-')) }
+    writeCacheFile(
+      alias,
+      JSON.stringify({ aliases: [mine, ...aliases.filter((x) => x.key !== key)].slice(0, KEEP_ENTRIES) }),
+    )
   }
   return entry.observe
 }
