@@ -402,6 +402,7 @@ const CODES = ERROR_CODES.map((c) => processTerm(c) as string)
 const MARKERS = MARKER_WORDS.map((w) => processTerm(w) as string)
 const REMOTE = processTerm(REMOTE_WORD) as string
 const LOCALHOST = processTerm('localhost') as string
+const IN_USE = processTerm('EADDRINUSE') as string
 
 const isServicePort = (term: string) => {
   const m = SERVICE_PORT.exec(term)
@@ -414,6 +415,9 @@ const isServicePort = (term: string) => {
  *   port says which server refused, and another service's refusal (or a client that never says where it connected)
  *   shares every other word of the trigger; and, when the failure names a service's port (`127.0.0.1:6443`, the
  *   Kubernetes API server), those naming another port and not that one (kubectl's `localhost:8080`, no kubeconfig);
+ *   never a trigger of a port already in use (`EADDRINUSE` or its words: "port is already allocated"), whose port is
+ *   whichever one the user published or listened on (`Bind for 0.0.0.0:3306 failed` is docker's same failure at
+ *   MySQL's port);
  * - those naming a system error code (`ECONNREFUSED`, or its words: "Connection refused") when the failure does not
  *   name it, in code or in words: `listen EADDRINUSE … 0.0.0.0:5432` is not postgres refusing a connection, nor is a
  *   server's log "listening on IPv4 address 127.0.0.1, port 5432", however much of an `ECONNREFUSED 127.0.0.1:5432`
@@ -438,12 +442,15 @@ function ruledOut(index: RecallPostings, queryTerms: ReadonlySet<string>, rules:
   const named = new Set<number>()
   for (const term of queryTerms) if (isServicePort(term)) for (const doc of postingsOf(term)) named.add(doc)
   const servicePorts = [...queryTerms].some(isServicePort)
+  // A port already in use is whichever port the user published or listened on: it says nothing of the cause.
+  const inUse = new Set(postingsOf(IN_USE))
   for (let at = lowerBound(index.terms, 'port'); rules.includes('port') && at < index.terms.length; at++) {
     const term = index.terms[at] as string
     if (!term.startsWith('port')) break
     if (!SERVICE_PORT.test(term) || queryTerms.has(term)) continue
-    if (isServicePort(term)) out.push(...(index.postings[at] as number[]))
-    else if (servicePorts) for (const doc of index.postings[at] as number[]) if (!named.has(doc)) out.push(doc)
+    const docs = (index.postings[at] as number[]).filter((doc) => !inUse.has(doc))
+    if (isServicePort(term)) out.push(...docs)
+    else if (servicePorts) for (const doc of docs) if (!named.has(doc)) out.push(doc)
   }
   if (rules.includes('marker'))
     for (const marker of MARKERS) if (!queryTerms.has(marker)) out.push(...postingsOf(marker))

@@ -570,6 +570,25 @@ describe('rankRecall', () => {
       recalled(ix, 'The connection to the server localhost:8080 was refused - did you specify the right host or port?'),
     ).toEqual(['kubectl-no-kubeconfig'])
   })
+  test('a port already in use is whichever port was published: it rules out no in-use trigger', () => {
+    const ix = indexOf([
+      [
+        'docker-port-already-allocated',
+        'Error response from daemon: driver failed programming external connectivity on endpoint web-1: Bind for 0.0.0.0:8080 failed: port is already allocated',
+      ],
+      ['pg-localhost-in-container', 'Error: connect ECONNREFUSED 127.0.0.1:5432'],
+      ['other', 'MISCONF Redis is configured to save RDB snapshots'],
+    ])
+    // 3306 is MySQL's port, yet the failure is the trigger's: another container already holds the published port.
+    expect(
+      recalled(
+        ix,
+        'ERROR: for db  Cannot start service db: driver failed programming external connectivity on endpoint app_db_1 (fe78d194): Bind for 127.0.0.1:3306 failed: port is already allocated',
+      ),
+    ).toEqual(['docker-port-already-allocated'])
+    // A connection refused at a service's port still rules out a trigger at another service's.
+    expect(recalled(ix, 'Error: connect ECONNREFUSED 127.0.0.1:3306')).toEqual([])
+  })
   test("a trigger for a service's name that did not resolve is not recalled by an internet host's", () => {
     const ix = indexOf([
       ['compose-service-name', 'Error: getaddrinfo ENOTFOUND redis'],
