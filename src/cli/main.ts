@@ -25,14 +25,17 @@ Run \`git learn <command> -h\` or \`git learn help <command>\` for a command's o
 `
 }
 
-/** The parsed options when argv holds only long boolean flags the command declares (`--staged`), else undefined. */
+/**
+ * The parsed options when argv holds only long boolean flags the command declares (`--staged`), else undefined. A
+ * flag that acts only in some places (`evolve --force`) is left to the parser, which refuses it elsewhere.
+ */
 export function onlyBooleanFlags(spec: CommandSpec, argv: readonly string[]): ParsedArgs | undefined {
   if ((spec.positionals?.min ?? 0) > 0) return undefined
   const values: ParsedArgs['values'] = {}
   for (const a of argv) {
     const name = /^--([a-z][a-z0-9-]*)$/.exec(a)?.[1]
     const o = name === undefined ? undefined : spec.options[name]
-    if (name === undefined || o === undefined || o.type !== 'boolean' || o.multiple) return undefined
+    if (name === undefined || o === undefined || o.type !== 'boolean' || o.multiple || o.only) return undefined
     values[name] = true
   }
   return { values, positionals: [] }

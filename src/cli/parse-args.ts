@@ -37,5 +37,28 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   if (parsed.positionals.length < p.min) throw new UsageError(`missing ${p.names}`, spec.name)
   if (parsed.positionals.length > p.max)
     throw new UsageError(`unexpected argument "${parsed.positionals[p.max] ?? ''}"`, spec.name)
+  assertOptionsApply(spec, values, parsed.positionals)
   return { values, positionals: parsed.positionals }
+}
+
+/**
+ * An option given where it does nothing (its spec's `only`: `tier list --ref x`, `evolve --force` without `--write`)
+ * is a usage error: taken and ignored, it let the user believe it had acted.
+ */
+function assertOptionsApply(spec: CommandSpec, values: ParsedArgs['values'], positionals: readonly string[]): void {
+  const code = (words: string) => `\`git learn ${[spec.name, words].filter(Boolean).join(' ')}\``
+  for (const [name, o] of Object.entries(spec.options)) {
+    if (values[name] === undefined || !o.only) continue
+    const { subcommands, with: needs, without } = o.only
+    const sub = positionals[0] ?? ''
+    if (subcommands && !subcommands.includes(sub)) {
+      const where = subcommands.map((s, i) => (i ? `\`${s}\`` : code(s)))
+      const list = where.length > 1 ? `${where.slice(0, -1).join(', ')} or ${where.at(-1)}` : where[0]
+      throw new UsageError(`--${name} acts only in ${list}, not in ${code(sub)}; leave it out`, spec.name)
+    }
+    if (needs !== undefined && values[needs] === undefined)
+      throw new UsageError(`--${name} acts only with --${needs}; add --${needs} or leave --${name} out`, spec.name)
+    if (without !== undefined && values[without] !== undefined)
+      throw new UsageError(`--${name} does nothing with --${without}; use one of them`, spec.name)
+  }
 }

@@ -15,6 +15,11 @@ export interface OptionSpec {
    * without a reason), rather than a usage error (parse-args.ts).
    */
   emptyIsNone?: boolean
+  /**
+   * Where it acts, when not everywhere: after one of these subcommands (the first argument), only beside another
+   * option, or never beside one. Given anywhere else it is refused (exit 2, parse-args.ts), never taken and ignored.
+   */
+  only?: { subcommands?: readonly string[]; with?: string; without?: string }
 }
 
 export interface CommandSpec {

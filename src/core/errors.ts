@@ -202,6 +202,8 @@ export class GitCommandError extends GitLearnError {
   constructor(
     readonly args: readonly string[],
     readonly stderr: string,
+    /** The signal that killed git, when one did (a failure of git's run, not an answer of git's). */
+    readonly signal?: string,
   ) {
     super(`git ${args.join(' ')} failed: ${stderr.trim()}`)
   }

@@ -263,6 +263,8 @@ const ROWS: Record<string, Row[]> = {
   render: [
     { kind: 'usage', argv: ['render', '--target', 'emacs'] },
     { kind: 'usage', argv: ['render', '--target', ''] },
+    // --quiet prints only warnings and --json (added to every row) the report: taken together, --quiet was ignored.
+    { kind: 'usage', argv: ['render', '--quiet'] },
     { kind: 'no-repo', argv: ['render'], outside: true },
     { kind: 'io', argv: ['render'], setup: (r) => commitFile(r, '.claude', 'a file\n') },
     { kind: 'invalid', argv: ['render'], setup: badConfig },
@@ -292,11 +294,13 @@ const ROWS: Record<string, Row[]> = {
   ],
   evolve: [
     { kind: 'usage', argv: ['evolve', 'extra'] },
+    { kind: 'usage', argv: ['evolve', '--force'] },
     { kind: 'no-repo', argv: ['evolve'], outside: true },
   ],
   export: [
     { kind: 'usage', argv: ['export', '--state', 'done'] },
     { kind: 'usage', argv: ['export', '--out', ''] },
+    { kind: 'usage', argv: ['export', '--force'] },
     { kind: 'no-repo', argv: ['export'], outside: true },
     { kind: 'state', argv: ['export', '--out', 'README.md'] },
     { kind: 'io', argv: ['export', '--out', join('no-such-dir', 'b.json')] },
@@ -316,6 +320,8 @@ const ROWS: Record<string, Row[]> = {
     { kind: 'usage', argv: ['tier', 'add', 'org'] },
     { kind: 'usage', argv: ['tier', 'add', 'org', '/x', '--weight', 'heavy'] },
     { kind: 'usage', argv: ['tier', 'add', 'org', ''] },
+    { kind: 'usage', argv: ['tier', 'list', '--ref', 'dev'] },
+    { kind: 'usage', argv: ['tier', 'update', 'org', '--weight', '0.5'], setup: movedTier },
     { kind: 'no-repo', argv: ['tier', 'list'], outside: true },
     { kind: 'not-found', argv: ['tier', 'update', 'org'] },
     { kind: 'not-found', argv: ['tier', 'verify', 'org'] },
@@ -329,6 +335,7 @@ const ROWS: Record<string, Row[]> = {
   ],
   promote: [
     { kind: 'usage', argv: ['promote', 'active-one'] },
+    { kind: 'usage', argv: ['promote', 'active-one', '--to', 'org', '--print', '--branch', 'b'], setup: movedTier },
     { kind: 'no-repo', argv: ['promote', 'active-one', '--to', 'org'], outside: true },
     { kind: 'not-found', argv: ['promote', 'active-one', '--to', 'org'] },
     { kind: 'not-found', argv: ['promote', 'no-such-one', '--to', 'org'], setup: movedTier },
@@ -342,6 +349,7 @@ const ROWS: Record<string, Row[]> = {
   check: [
     { kind: 'usage', argv: ['check', '--format', 'xml'] },
     { kind: 'usage', argv: ['check', 'extra'] },
+    { kind: 'usage', argv: ['check', '--format', 'github'] },
     { kind: 'usage', argv: ['check', '--base', ''] },
     { kind: 'no-repo', argv: ['check'], outside: true },
     {
@@ -370,6 +378,8 @@ const ROWS: Record<string, Row[]> = {
     { kind: 'usage', argv: ['hook'] },
     { kind: 'usage', argv: ['hook', 'bogus'] },
     { kind: 'usage', argv: ['hook', 'commit-msg'] },
+    { kind: 'usage', argv: ['hook', 'uninstall', '--force'] },
+    { kind: 'usage', argv: ['hook', 'post-merge'] },
     { kind: 'no-repo', argv: ['hook', 'install'], outside: true },
     { kind: 'no-repo', argv: ['hook', 'commit-msg', 'msg.txt'], outside: true },
     { kind: 'io', argv: ['hook', 'install'], setup: hooksFile },

@@ -45,6 +45,32 @@ describe('git learn hook install|uninstall', () => {
     expect(repo.exists('.git/hooks/commit-msg')).toBe(false)
   })
 
+  // Options that act only in `hook install` (--force), and a post-merge that prints nothing (--json) or takes no
+  // argument, were taken and ignored: `hook uninstall --force` uninstalled, as if --force meant something there.
+  test('an option or argument given where it does nothing is refused (exit 2), the hooks left as they were', async () => {
+    const repo = makeRepo()
+    expect((await repo.cli(['hook', 'install'])).code).toBe(0)
+    const hooks = () => readdirSync(join(repo.root, '.git/hooks')).filter((f) => !f.endsWith('.sample'))
+    const before = hooks()
+    expect(before).toContain('commit-msg')
+    for (const argv of [
+      ['hook', 'uninstall', '--force'],
+      ['hook', 'commit-msg', '.git/COMMIT_EDITMSG', '--force'],
+      ['hook', 'post-merge', '--json'],
+      ['hook', 'post-merge', 'extra'],
+    ]) {
+      const r = await repo.cli(argv)
+      expect(r.code, argv.join(' ')).toBe(2)
+      expect(r.stderr, argv.join(' ')).toMatch(
+        /--force acts only in `git learn hook install`|--json acts only|unexpected argument "extra"/,
+      )
+      expect(r.stderr).toMatch(/Run `git learn hook -h` for usage/)
+      expect(hooks()).toEqual(before)
+    }
+    expect((await repo.cli(['hook', 'uninstall'])).code).toBe(0)
+    expect(hooks()).not.toContain('commit-msg')
+  })
+
   test('with husky, one marked line goes into .husky/pre-commit and .husky/commit-msg; .husky/_ is untouched', async () => {
     const repo = makeRepo()
     repo.write('.husky/_/h', '# husky internals\n')

@@ -120,7 +120,12 @@ describe('add', () => {
     const snap = repo.snapshot()
     const r = await repo.cli(['add', '--file', 'e.md', '--dry-run'])
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/would add dry/)
+    expect(r.stdout).toMatch(/would add dry .* and commit it alone/)
+    expect(repo.snapshot()).toBe(snap)
+    // Together, the dry run says what --no-commit would do: it used to say "commit it alone", as if --no-commit were not there.
+    const staged = await repo.cli(['add', '--file', 'e.md', '--dry-run', '--no-commit'])
+    expect(staged.code).toBe(0)
+    expect(staged.stdout).toMatch(/would add dry .* and stage it, not committed \(dry run: nothing written\)/)
     expect(repo.snapshot()).toBe(snap)
   })
 

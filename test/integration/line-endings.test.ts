@@ -70,6 +70,42 @@ describe('line endings of what git learn writes', () => {
     expect(repo.git('status', '--porcelain')).toBe('')
   })
 
+  // init wrote its files LF; where git checks out CRLF, core.safecrlf=true made the user's `git add` of them refuse
+  // ("LF would be replaced by CRLF"). They are now written as git checks their blobs out, as add --no-commit's is.
+  test.each([
+    ['core.autocrlf=true', (repo: ReturnType<typeof makeRepo>) => repo.git('config', 'core.autocrlf', 'true')],
+    [
+      '`* text=auto eol=crlf` in .gitattributes',
+      (repo: ReturnType<typeof makeRepo>) => {
+        repo.write('.gitattributes', '* text=auto eol=crlf\n')
+        repo.git('add', '.gitattributes')
+        repo.git('commit', '-qm', 'attributes')
+      },
+    ],
+  ])('init --ci --agent claude under core.safecrlf=true, then the user commits: %s', async (_, setUp) => {
+    const repo = makeRepo()
+    setUp(repo)
+    // A project that formats with prettier (init writes .prettierignore) and has a CODEOWNERS file (init appends),
+    // checked out as git checks it out here.
+    repo.write('package.json', '{"devDependencies": {"prettier": "3"}}\n')
+    repo.write('CODEOWNERS', '* @team\n')
+    repo.git('add', 'package.json', 'CODEOWNERS')
+    repo.git('commit', '-qm', 'project')
+    repo.git('rm', '-q', '--cached', 'package.json', 'CODEOWNERS')
+    repo.git('checkout', '-q', 'HEAD', '--', 'package.json', 'CODEOWNERS')
+    repo.git('config', 'core.safecrlf', 'true')
+    const r = await repo.cli(['init', '--ci', '--agent', 'claude'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    repo.git('add', '.learnings', '.github', '.claude', '.prettierignore', 'CODEOWNERS')
+    repo.git('commit', '-qm', 'git learn init')
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/config.yaml')).not.toContain('\r')
+    expect(repo.git('cat-file', 'blob', 'HEAD:CODEOWNERS')).toMatch(/^\* @team\n[^\r]*\.learnings/)
+    const check = await repo.cli(['check'])
+    expect(check.code, check.stdout + check.stderr).toBe(0)
+  })
+
   // The file is written as git checks its blob out, byte for byte: under `working-tree-encoding` that is not UTF-8.
   // Read back as UTF-8 text, the UTF-16 bytes became U+FFFD and NULs, and `git add` staged that, not the learning.
   test('add --no-commit under working-tree-encoding=UTF-16LE-BOM stages the learning, and the printed commit too', async () => {

@@ -221,6 +221,20 @@ describe('git learn context', () => {
     )
   })
 
+  // --json is --format json: beside --format text one of them was ignored (the JSON won). Refused like any bad flag of
+  // a hook: exit 0, nothing printed, hooks.log says why.
+  test('--json with --format text is refused as a hook refuses a bad flag, not half obeyed', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const r = await repo.cli(['context', '--format', 'text', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('')
+    expect(readFileSync(join(repo.root, '.git', 'learn', 'hooks.log'), 'utf8')).toMatch(
+      /context: --json is --format json, and --format says text; use one of them/,
+    )
+    expect((await repo.cli(['context', '--format', 'json', '--json'])).json().hookSpecificOutput).toBeDefined()
+  })
+
   test('a broken environment still gives a minimal context and exit 0, logged', async () => {
     const repo = makeRepo()
     seedStore(repo)

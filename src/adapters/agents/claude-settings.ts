@@ -6,6 +6,7 @@
  * Hook format: {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": s}]}]}}.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { asCheckedOut } from '../git/checkout.js'
 import { writeFileNoClobber } from '../store/write-file.js'
 import { dirname, join } from 'node:path'
 import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode } from 'jsonc-parser'
@@ -192,7 +193,8 @@ export function installClaudeAgent(root: string): AgentSetup {
   const commandsKept: string[] = []
   if (edited.text !== text) {
     mkdirSync(join(root, '.claude'), { recursive: true })
-    writeFileNoClobber(file, edited.text, true)
+    // A new file as git checks it out (line endings); the user's own is edited in place, its bytes kept.
+    writeFileNoClobber(file, text === null ? asCheckedOut(root, SETTINGS_PATH, edited.text) : edited.text, true)
   }
   const templates = readdirSync(COMMANDS_TEMPLATES)
     .filter((f) => f.endsWith('.md'))
@@ -204,7 +206,7 @@ export function installClaudeAgent(root: string): AgentSetup {
       commandsKept.push(rel)
       continue
     }
-    writeFileSync(join(root, rel), readFileSync(join(COMMANDS_TEMPLATES, t)), { flag: 'wx' })
+    writeFileSync(join(root, rel), asCheckedOut(root, rel, readFileSync(join(COMMANDS_TEMPLATES, t))), { flag: 'wx' })
     commandsWritten.push(rel)
   }
   return {

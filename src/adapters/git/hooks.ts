@@ -23,6 +23,7 @@ import { pathLine } from '../../core/git-output.js'
 import { planHookLine } from '../../core/hook-script.js'
 import type { HookScriptConcern } from '../../core/hook-script.js'
 import { writeFileNoClobber } from '../store/write-file.js'
+import { asCheckedOut } from './checkout.js'
 import type { Git } from './simple.js'
 
 export const HOOK_MARKER = '# git-learn'
@@ -385,7 +386,8 @@ export async function writeCiFiles(
   if (existsSync(workflow)) existing.push(WORKFLOW_PATH)
   else {
     mkdirSync(dirname(workflow), { recursive: true })
-    writeFileSync(workflow, readTemplate('github-workflow.yml').replace(/__DEFAULT_BRANCH__/g, branch))
+    const yml = readTemplate('github-workflow.yml').replace(/__DEFAULT_BRANCH__/g, branch)
+    writeFileSync(workflow, asCheckedOut(git.root, WORKFLOW_PATH, yml))
     created.push(WORKFLOW_PATH)
   }
   const owners = ['CODEOWNERS', 'docs/CODEOWNERS', CODEOWNERS_PATH]
@@ -394,13 +396,15 @@ export async function writeCiFiles(
   const block = readTemplate('CODEOWNERS')
   if (!owners) {
     mkdirSync(join(git.root, '.github'), { recursive: true })
-    writeFileSync(join(git.root, CODEOWNERS_PATH), block)
+    writeFileSync(join(git.root, CODEOWNERS_PATH), asCheckedOut(git.root, CODEOWNERS_PATH, block))
     created.push(CODEOWNERS_PATH)
   } else {
     const text = readFileSync(owners.abs, 'utf8')
     if (text.includes(HOOK_MARKER)) existing.push(owners.p)
     else {
-      writeFileNoClobber(owners.abs, `${text}${text.endsWith('\n') || !text ? '' : '\n'}\n${block}`, true)
+      // The user's bytes as they are, then the block as git checks it out there (line endings).
+      const appended = asCheckedOut(git.root, owners.p, `${text.endsWith('\n') || !text ? '' : '\n'}\n${block}`)
+      writeFileNoClobber(owners.abs, Buffer.concat([readFileSync(owners.abs), appended]), true)
       created.push(`${owners.p} (git-learn block appended)`)
     }
   }

@@ -193,6 +193,11 @@ export function deferInterrupts(): (leftHalfDone?: boolean) => void {
   }
 }
 
+/** Whether a signal is ending this process (it waits for the git processes of ours still running). */
+export function interruptEnding(): boolean {
+  return ending !== undefined
+}
+
 /** Whether a deferring section is open (git started now runs in a session of its own: run.ts). */
 export function interruptsDeferred(): boolean {
   return deferring > 0

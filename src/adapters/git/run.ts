@@ -5,8 +5,9 @@
  * `try…` forms, which return undefined instead of throwing; nothing else swallows a failure.
  *
  * Sync forms serve the hooks (one short process, nothing to overlap); async forms let several git processes run at
- * once (the feed's cache key) or feed large stdin without blocking. simple-git (simple.ts) stays for the commands'
- * index-touching sequences, where its queue serialises calls for git's index.lock.
+ * once (the feed's cache key) or feed large stdin without blocking; the commands' questions (simple.ts) come here too,
+ * since only this runner sees a git killed by a signal. simple-git (simple.ts) stays for the commands' index-touching
+ * calls, where its queue serialises calls for git's index.lock.
  *
  * This is the only module of src/ that imports node:child_process (a test holds it so).
  */
@@ -14,7 +15,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { GitCommandError } from '../../core/errors.js'
-import { gitSignalled, gitStarted, interruptsDeferred, stopOnInterrupt } from './interrupt.js'
+import { gitSignalled, gitStarted, interruptEnding, interruptsDeferred, stopOnInterrupt } from './interrupt.js'
 
 export type Env = Readonly<Record<string, string | undefined>>
 
@@ -71,6 +72,8 @@ export const TIMED_OUT = 124
 
 export interface GitResult {
   code: number
+  /** The signal that killed git, when one did (runGitAsync); `code` is then 1. */
+  signal?: NodeJS.Signals | null
   stdout: Buffer
   stderr: string
 }
@@ -146,6 +149,9 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       if (child.pid !== undefined) releaseGroup(child.pid)
       if (!overflow && !timedOut) gitSignalled(child.signalCode)
       ended()
+      // Killed by the signal that ends this process, which waits for our other gits (`git var` twice at once): no
+      // answer, not even a failure that the command would print and exit 3 with before the signal's end.
+      if (child.signalCode !== null && interruptEnding()) return
       f()
     }
     const answer = (code: number | null) =>
@@ -153,7 +159,13 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
         if (overflow) reject(new GitCommandError(args, `git's output was larger than ${max} bytes`))
         else if (timedOut)
           resolve({ code: TIMED_OUT, stdout: Buffer.alloc(0), stderr: `git did not finish within ${o.timeoutMs} ms` })
-        else resolve({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') })
+        else
+          resolve({
+            code: code ?? 1,
+            signal: child.signalCode,
+            stdout: Buffer.concat(out),
+            stderr: Buffer.concat(err).toString('utf8'),
+          })
       })
     /** Stop reading: a helper's end of the pipes (a daemonized ssh ControlMaster, an orphan) may outlive git. */
     const letGo = () => {
@@ -475,8 +487,13 @@ export async function gitAsyncSpooled(args: readonly string[], o: GitRunOptions 
 /** stdout of git as bytes; rejects with GitCommandError (args, stderr) when git exits non-zero. */
 export async function gitAsync(args: readonly string[], o: GitRunOptions): Promise<Buffer> {
   const r = await runGitAsync(args, o)
-  if (r.code !== 0) throw new GitCommandError(args, r.stderr || `(git exited with code ${r.code})`)
+  if (r.code !== 0) throw new GitCommandError(args, r.stderr || exitText(r))
   return r.stdout
+}
+
+/** How git ended, when it said nothing: "(git exited with code 128)", "(git was killed by SIGKILL)". */
+export function exitText(r: GitResult): string {
+  return r.signal ? `(git was killed by ${r.signal})` : `(git exited with code ${r.code})`
 }
 
 /** stdout of git as bytes, or undefined when git fails or cannot start. */

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { simpleGit } from '../../vendor/simple-git.js'
 import type { SimpleGit } from 'simple-git'
 import { gitStarted } from './interrupt.js'
-import { dropPathspecVariables } from './run.js'
+import { dropPathspecVariables, exitText, runGitAsync } from './run.js'
 import {
   GitCommandError,
   NoIdentityError,
@@ -45,10 +45,27 @@ const errors = (
   return Buffer.from(`${text ? `${text}\n` : ''}(git exited with code ${result.exitCode})`)
 }
 
+/**
+ * git's subcommands that write the user's index: they go through simple-git (its queue, one repository instance),
+ * awaited one after another for git's index.lock. Every other call of a command is a question (identity, refs, trees,
+ * logs, a tier's fetch) and is asked through run.ts, which sees a git killed by a signal: simple-git reports only exit
+ * code null, so a terminal's Ctrl-C that killed `git var` first read as "git does not know who you are" unless this
+ * process's own SIGINT came within a wait. run.ts takes that death as this process's signal (interrupt.ts
+ * gitSignalled), and the command ends as interrupted whichever of the two comes first.
+ */
+const INDEX_WRITERS = new Set(['add', 'rm'])
+
+/** stdout of a git question asked through run.ts; GitCommandError with git's words (and how it ended) otherwise. */
+async function ask(root: string, args: readonly string[]): Promise<string> {
+  const r = await runGitAsync(args, { cwd: root })
+  if (r.code === 0) return r.stdout.toString('utf8')
+  const text = `${r.stderr}${r.stdout.toString('utf8')}`.trim()
+  throw new GitCommandError(args, `${text ? `${text}\n` : ''}${exitText(r)}`, r.signal ?? undefined)
+}
+
 function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
   return counted(
-    sg.raw([...args]).catch(async (err: unknown) => {
-      await signalGrace(err)
+    sg.raw([...args]).catch((err: unknown) => {
       throw new GitCommandError(args, String((err as Error).message ?? err))
     }),
   )
@@ -56,33 +73,17 @@ function wrap(sg: SimpleGit, args: readonly string[]): Promise<string> {
 
 /**
  * A git of simple-git's, counted while it runs: a signal waits for it to end before the cleanups (interrupt.ts), so
- * that no git writes after them (a fetch updating refs/learn/tiers/<name> after it was put back).
+ * that no git writes after them (a `git add` staging a file a cleanup removed).
  */
 function counted<T>(p: Promise<T>): Promise<T> {
   const ended = gitStarted()
   return p.finally(ended)
 }
 
-function tryRaw(sg: SimpleGit, args: readonly string[]): Promise<string | undefined> {
-  return counted(
-    sg.raw([...args]).catch(async (err: unknown) => {
-      await signalGrace(err)
-      return undefined
-    }),
-  )
-}
-
-/**
- * How long a failure of a git that a signal killed waits before it is taken as git's (ms). simple-git gives no signal,
- * only exit code null: a terminal's Ctrl-C reaches the whole group, git first, this process a moment later, and the
- * command must then end as interrupted (interrupt.ts: 130), not with git's failure read as, say, a missing identity.
- * Where no signal comes (git killed alone), the failure goes on after the wait.
- */
-const SIGNAL_GRACE_MS = 250
-
-async function signalGrace(err: unknown): Promise<void> {
-  if (/\(git exited with code null\)\s*$/.test(String((err as Error | undefined)?.message ?? err)))
-    await new Promise((resolve) => setTimeout(resolve, SIGNAL_GRACE_MS))
+/** A command's git: the index writers through simple-git, the questions through run.ts (INDEX_WRITERS). */
+function commandGit(sg: SimpleGit, root: string): Pick<Git, 'run' | 'tryRun'> {
+  const run = (args: readonly string[]) => (INDEX_WRITERS.has(args[0] ?? '') ? wrap(sg, args) : ask(root, args))
+  return { run, tryRun: (args) => run(args).catch(() => undefined) }
 }
 
 /** Open the repository that contains `cwd`; NotARepositoryError outside one, NoWorkTreeError in a bare one. */
@@ -111,8 +112,7 @@ export async function openGit(cwd: string): Promise<Git> {
     root,
     gitDir,
     commonDir,
-    run: (args) => wrap(sg, args),
-    tryRun: (args) => tryRaw(sg, args),
+    ...commandGit(sg, root),
   }
 }
 
@@ -122,15 +122,9 @@ export async function openGit(cwd: string): Promise<Git> {
  */
 export async function openGitAt(dir: string): Promise<Git> {
   const sg = simpleGit({ baseDir: dir, trimmed: false, errors })
-  const out = await wrap(sg, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'])
+  const out = await ask(dir, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'])
   const [gitDir = '', commonDir = ''] = out.split('\n')
-  return {
-    root: dir,
-    gitDir,
-    commonDir,
-    run: (args) => wrap(sg, args),
-    tryRun: (args) => tryRaw(sg, args),
-  }
+  return { root: dir, gitDir, commonDir, ...commandGit(sg, dir) }
 }
 
 /** The operation in progress in this work tree, if any (its marker files in the git dir). */
@@ -185,6 +179,8 @@ export async function readIdentity(git: Git): Promise<string> {
   try {
     ;[out] = await Promise.all([git.run(['var', 'GIT_COMMITTER_IDENT']), git.run(['var', 'GIT_AUTHOR_IDENT'])])
   } catch (err) {
+    // A git killed by a signal (not a Ctrl-C, which ends the command as interrupted first) says nothing of who you are.
+    if (err instanceof GitCommandError && err.signal) throw err
     throw new NoIdentityError((err as GitCommandError).stderr ?? String(err))
   }
   // Sample: "Jane Doe <jane@example.com> 1763700000 +0100"

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { STORE_DIR } from '../../core/layout.js'
+import { asCheckedOut } from '../git/checkout.js'
 
 export const PRETTIER_IGNORE = '.prettierignore'
 
@@ -51,7 +52,9 @@ export function ignoreStoreInPrettier(root: string): 'created' | 'updated' | und
   const file = join(root, PRETTIER_IGNORE)
   const text = existsSync(file) ? readFileSync(file, 'utf8') : undefined
   if (text !== undefined && IGNORES_STORE.test(text)) return undefined
-  const block = `# git learn: learnings are committed byte for byte as reviewed; no formatter rewrites them.\n${STORE_DIR}/\n`
-  writeFileSync(file, text === undefined ? block : `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${block}`)
+  const lf = `${text === undefined || text === '' || text.endsWith('\n') ? '' : '\n'}# git learn: learnings are committed byte for byte as reviewed; no formatter rewrites them.\n${STORE_DIR}/\n`
+  // Written as git checks it out (line endings), after the user's own bytes, which stay as they are.
+  const block = asCheckedOut(root, PRETTIER_IGNORE, lf)
+  writeFileSync(file, text === undefined ? block : Buffer.concat([readFileSync(file), block]))
   return text === undefined ? 'created' : 'updated'
 }

@@ -76,8 +76,6 @@ export const spec: CommandSpec = {
   },
 }
 
-const FIELD_FLAGS = ['name', 'type', 'description', 'trigger', 'domain', 'tags', 'confidence', 'body-file'] as const
-
 function readInput(ctx: Ctx, path: string, what: string): Buffer {
   let r: BoundedRead
   try {
@@ -113,15 +111,20 @@ async function assertFlagValues(data: Frontmatter): Promise<void> {
 
 export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const file = stringOpt(args, 'file')
-  const fields = Object.fromEntries(FIELD_FLAGS.map((k) => [k, stringOpt(args, k)])) as Record<
-    (typeof FIELD_FLAGS)[number],
-    string | undefined
-  >
   // --trigger may be repeated: one value is a string trigger, several a list.
   const triggers = Array.isArray(args.values['trigger']) ? args.values['trigger'] : []
   const trigger = triggers.length > 1 ? triggers : triggers[0]
-  fields.trigger = triggers[0]
-  if (file !== undefined && FIELD_FLAGS.some((k) => fields[k] !== undefined))
+  const fields = {
+    name: stringOpt(args, 'name'),
+    type: stringOpt(args, 'type'),
+    description: stringOpt(args, 'description'),
+    trigger: triggers[0],
+    domain: stringOpt(args, 'domain'),
+    tags: stringOpt(args, 'tags'),
+    confidence: stringOpt(args, 'confidence'),
+    'body-file': stringOpt(args, 'body-file'),
+  }
+  if (file !== undefined && Object.values(fields).some((v) => v !== undefined))
     throw new UsageError(
       '--file brings the whole learning; do not combine it with --name, --type or the other field flags',
       'add',

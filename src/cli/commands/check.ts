@@ -74,6 +74,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const given = stringOpt(args, 'format')
   if (given !== undefined && !['text', 'json', 'github'].includes(given))
     throw new UsageError(`unknown --format "${given}"; use text, json or github`, 'check')
+  if (flag(args, 'json') && given !== undefined && given !== 'json')
+    throw new UsageError(`--json is --format json, and --format says ${given}; use one of them`, 'check')
   const format = (flag(args, 'json') ? 'json' : (given ?? 'text')) as Format
   const base = stringOpt(args, 'base')
   const staged = flag(args, 'staged')

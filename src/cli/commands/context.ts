@@ -38,6 +38,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const format = stringOpt(args, 'format') ?? 'json'
   if (format !== 'json' && format !== 'text')
     throw new UsageError(`--format must be json or text, not "${format}"`, 'context')
+  if (flag(args, 'json') && format !== 'json')
+    throw new UsageError(`--json is --format json, and --format says ${format}; use one of them`, 'context')
   let text = MINIMAL
   let unread: unknown
   try {
@@ -73,7 +75,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const { logHookError } = await import('../../adapters/state/hooks-log.js')
     logHookError(ctx.cwd, 'context', err, ctx.now())
   }
-  if (format === 'text' && !flag(args, 'json')) ctx.stdout(`${text}\n`)
+  if (format === 'text') ctx.stdout(`${text}\n`)
   else
     ctx.stdout(
       `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } })}\n`,

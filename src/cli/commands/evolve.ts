@@ -24,7 +24,11 @@ export const spec: CommandSpec = {
       type: 'boolean',
       description: 'add each draft to .learnings/pending/ (gates, secrets, duplicates), one commit each',
     },
-    force: { type: 'boolean', description: 'with --write: record failed gates as an override instead of refusing' },
+    force: {
+      type: 'boolean',
+      description: 'with --write: record failed gates as an override instead of refusing',
+      only: { with: 'write' },
+    },
     json: {
       type: 'boolean',
       description: 'print {"clusters":[{name,members,sharedTags,domain,path,commit,refused}],"dryRun":bool}',

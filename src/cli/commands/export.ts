@@ -31,7 +31,7 @@ export const spec: CommandSpec = {
       description: 'which learnings: active (default), pending, archived or all',
     },
     'keep-code': { type: 'boolean', description: 'keep fenced code blocks' },
-    force: { type: 'boolean', description: 'overwrite an existing --out file' },
+    force: { type: 'boolean', description: 'overwrite an existing --out file', only: { with: 'out' } },
     json: {
       type: 'boolean',
       description: 'print {"out","count","stripped":[{name,stripped}]} (and "bundle" when there is no --out)',

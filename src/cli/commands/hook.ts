@@ -35,8 +35,10 @@ export const spec: CommandSpec = {
     force: {
       type: 'boolean',
       description: 'install: replace hooks that are not ours (a backup is kept), also in a shared core.hooksPath',
+      only: { subcommands: ['install'] },
     },
-    json: jsonOption(),
+    // post-merge prints nothing to put in an object: its warnings go to stderr.
+    json: { ...jsonOption(), only: { subcommands: ['install', 'uninstall', 'commit-msg'] } },
   },
   positionals: { min: 1, max: 2, names: 'install|uninstall|commit-msg <file>|post-merge' },
 }
@@ -48,6 +50,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       if (!file) throw new UsageError('commit-msg needs the message file git passes to the hook ("$1")', 'hook')
       return commitMsg(ctx, file, flag(args, 'json'))
     case 'post-merge':
+      if (file) throw new UsageError(`unexpected argument "${file}"`, 'hook')
       return postMerge(ctx)
     case 'install':
     case 'uninstall': {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { asCheckedOut } from '../../adapters/git/checkout.js'
 import { assertStoreCheckedOut, openGit } from '../../adapters/git/simple.js'
 import { CONFIG_PATH } from '../../adapters/store/config.js'
 import { PRETTIER_IGNORE, ignoreStoreInPrettier } from '../../adapters/store/formatter-ignore.js'
@@ -66,7 +67,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     }
   }
   if (!existsSync(join(git.root, CONFIG_PATH))) {
-    writeFileSync(join(git.root, CONFIG_PATH), readTemplate('config.yaml'), { flag: 'wx' })
+    writeFileSync(join(git.root, CONFIG_PATH), asCheckedOut(git.root, CONFIG_PATH, readTemplate('config.yaml')), {
+      flag: 'wx',
+    })
     created.push(CONFIG_PATH)
   }
   // The project's prettier would rewrite learnings in your own commits: .learnings/ goes into .prettierignore.

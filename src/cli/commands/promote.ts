@@ -22,9 +22,14 @@ export const spec: CommandSpec = {
       type: 'string',
       value: 'branch',
       description: 'the branch to create in the tier repository (default learn/promote-<name>)',
+      only: { without: 'print' },
     },
-    print: { type: 'boolean', description: 'print the bundle instead of pushing' },
-    json: { type: 'boolean', description: 'print {"name","tier","url","branch","commit","path"}' },
+    print: { type: 'boolean', description: 'print the bundle (JSON) instead of pushing' },
+    json: {
+      type: 'boolean',
+      description: 'print {"name","tier","url","branch","commit","path"}',
+      only: { without: 'print' },
+    },
   },
   positionals: { min: 1, max: 1, names: '<name>' },
 }

@@ -45,7 +45,11 @@ export const spec: CommandSpec = {
       description: 'claude, agents, cursor, copilot or claude-md (repeat, or comma-separate)',
     },
     'dry-run': { type: 'boolean', description: 'say what would change; write nothing' },
-    quiet: { type: 'boolean', description: 'print only warnings (for the post-checkout hook)' },
+    quiet: {
+      type: 'boolean',
+      description: 'print only warnings (for the post-checkout hook)',
+      only: { without: 'json' },
+    },
     json: { type: 'boolean', description: 'print {written, removed, unchanged, skipped, warnings}' },
   },
 }

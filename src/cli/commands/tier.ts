@@ -27,12 +27,14 @@ export const spec: CommandSpec = {
     ref: {
       type: 'string',
       value: 'ref',
-      description: 'branch, tag or ref of the tier repository to fetch (default: main)',
+      description: 'add: branch, tag or ref of the tier repository to fetch (default: main)',
+      only: { subcommands: ['add'] },
     },
     weight: {
       type: 'string',
       value: '0..1',
-      description: `how much its learnings count in search against the project's 1.0 (default ${DEFAULT_TIER_WEIGHT})`,
+      description: `add: how much its learnings count in search against the project's 1.0 (default ${DEFAULT_TIER_WEIGHT})`,
+      only: { subcommands: ['add'] },
     },
     json: jsonOption(),
   },

@@ -14,7 +14,8 @@ export interface MoveResult {
 const short = (c: string | null) => (c ? c.slice(0, 7) : '')
 
 export function added(r: MoveResult, opts: { dryRun: boolean; committed: boolean }): string {
-  if (opts.dryRun) return `would add ${r.name} as ${r.path} and commit it alone (dry run: nothing written)\n`
+  if (opts.dryRun)
+    return `would add ${r.name} as ${r.path} and ${opts.committed ? 'commit it alone' : 'stage it, not committed'} (dry run: nothing written)\n`
   if (!opts.committed) return `added ${r.path} and staged it (not committed)\n${commitWithTrailers(r)}`
   return `added ${r.name} → ${r.path} (commit ${short(r.commit)})\nNext: open a pull request; a reviewer approves it with \`git learn approve ${r.name}\`.\n`
 }
