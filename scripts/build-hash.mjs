@@ -2,7 +2,7 @@
 // validators), stored in dist/generated/build-hash.txt. The feed cache keys on it (src/adapters/feed/feed-key.ts),
 // so any change of code, in any module, is a new key. `node scripts/build-hash.mjs [<dist dir>]`.
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -24,3 +24,6 @@ for (const f of files)
     .update('\0')
 mkdirSync(join(dist, 'generated'), { recursive: true })
 writeFileSync(join(dist, OUT), `${h.digest('hex')}\n`)
+// The bin runs as `git-learn` from PATH (a link to it; hooks and the CI workflow run ./node_modules/.bin/git-learn):
+// npm sets its exec bit when it installs the package, not when the package builds itself.
+if (existsSync(join(dist, 'bin.js'))) chmodSync(join(dist, 'bin.js'), 0o755)
