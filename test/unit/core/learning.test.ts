@@ -213,6 +213,18 @@ test('formatLearningFile round-trips and quotes dates', () => {
   expect(l.body).toBe('## Context\nc\n')
 })
 
+// Runs of blanks within a learning's 1 MB: `/^\s*#[^\n]+/gm` (frontmatter of only comments) was tried from every line
+// of a run of blank lines and `/\s*$/` (the body's end) from every character of a run of blanks, each try running
+// over the rest of the run: 300,000 of them took minutes, and this test timed out (vitest's 5 s). Now one pass each.
+test('300,000 blank lines before the frontmatter, and 300,000 blanks inside a body, are read in one pass', () => {
+  const blankLines = '\n'.repeat(300_000)
+  expect(parseLearning(`---${blankLines}# only a comment\n---\nbody\n`, '.learnings/pending/x-y.md').data).toEqual({})
+  expect(parseLearning(file(`${blankLines}${base}`), '.learnings/pending/x-y.md').data['name']).toBe('x-y')
+  const blanks = ' \t'.repeat(150_000)
+  const text = formatLearningFile({ name: 'x-y', type: 'decision' }, `## Context\nc${blanks}d\n${blanks}\n\n`)
+  expect(text.endsWith(`c${blanks}d\n`)).toBe(true)
+})
+
 test.each([...LEARNING_TYPES])('templates/%s.md carries the required sections of its type', (type) => {
   const text = readFileSync(new URL(`../../../templates/${type}.md`, import.meta.url), 'utf8')
   expect(parseSections(text)).toEqual(expect.arrayContaining([...REQUIRED_SECTIONS[type]]))
