@@ -189,6 +189,18 @@ test('sections: indented and tilde fences, a fence closed by a longer one, headi
   expect(sectionText(body, 'In')).toBe('````')
 })
 
+// A heading line that goes on after a run of blanks: `/^##\s+(.+?)\s*#*\s*$/` tried every split of the run between
+// its tails at every length of the heading (3,000 blanks: 7 s in check; 20,000: hours), and sectionText's own
+// `\s*#*\s*$` every split of the run (300,000 tabs: minutes). This test timed out (vitest's 5 s) before; one pass now.
+test('sections: a heading line with a long run of blanks inside is read in one pass', () => {
+  const blanks = ' '.repeat(20_000)
+  const b = `## Problem\np\n\n## Solution x${blanks}y ##  \ns\n\n## Solution${'\t'.repeat(300_000)}x\nt\n`
+  expect(parseSections(b)).toEqual(['Problem', `Solution x${blanks}y`, `Solution${'\t'.repeat(300_000)}x`])
+  expect(parseSections(`~\n${b}`)).toEqual(parseSections(b))
+  expect(sectionText(b, 'Solution')).toBeUndefined()
+  expect(sectionText(`${b}## Solution ${blanks}##${blanks}\nfound\n`, 'Solution')).toBe('found')
+})
+
 test('store paths', () => {
   expect(parseStorePath('.learnings/active/x-y.md')).toEqual({ state: 'active', name: 'x-y' })
   expect(parseStorePath('.learnings/x.md')).toBeUndefined()
