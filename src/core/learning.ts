@@ -172,9 +172,12 @@ function startsWithLetter(text: string): boolean {
   return c >= 97 && c <= 122
 }
 
-/** True when the frontmatter block holds nothing but blank lines and `#` comments. */
+/**
+ * True when the frontmatter block holds nothing but blank lines and `#` comments. The blanks before a `#` stay on its
+ * line: `^\s*` would be tried from every line of a run of blank lines, each try running over the rest of the run.
+ */
 function isOnlyComments(matter: string): boolean {
-  return matter.replace(/^\s*#[^\n]+/gm, '').trim() === ''
+  return matter.replace(/^[^\S\n\r\u2028\u2029]*#[^\n]+/gm, '').trim() === ''
 }
 
 export interface Validation {
@@ -235,7 +238,8 @@ export function formatLearningFile(data: Frontmatter, body: string): string {
     if (YAML.isScalar(node) && typeof node.value === 'string') node.type = 'QUOTE_DOUBLE'
   }
   const matter = doc.toString({ lineWidth: 0 })
-  const text = toLfLineEndings(body).replace(/^\n+/, '').replace(/\s*$/, '\n')
+  // trimEnd, not `/\s*$/`: that is tried from every character of a run of blanks inside the body.
+  const text = `${toLfLineEndings(body).replace(/^\n+/, '').trimEnd()}\n`
   return `---\n${matter}---\n${text}`
 }
 

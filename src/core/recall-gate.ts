@@ -4,9 +4,14 @@
  * answer errs towards "maybe" (then the payload is parsed and decided in full by search-recall.ts).
  */
 
-/** Output of a test run or build that failed, even when the tool reports success (exit codes are not always given). */
+/**
+ * Output of a test run or build that failed, even when the tool reports success (exit codes are not always given).
+ * The blanks before a line's `FAIL` stay on that line (`[^\S\n]*`, not `\s*`): a match across blank lines would start at
+ * the last line break anyway, and `\s*` tried from every line break of a run of empty lines made the gate quadratic
+ * (100,000 of them, 200 KB of payload, took half a minute on every tool call).
+ */
 export const FAILING_RUN =
-  /(?:^|\n)\s*(?:FAIL\b|×|✗|✕)|\bTests?:?\s+\d+ failed\b|\b\d+ (?:failed|failing)\b|npm ERR!|Traceback \(most recent call last\)|(?:^|\n)error(?:\[E\d+\])?: |(?:^|\n)\w*(?:Error|Exception): /
+  /(?:^|\n)[^\S\n]*(?:FAIL\b|×|✗|✕)|\bTests?:?\s+\d+ failed\b|\b\d+ (?:failed|failing)\b|npm ERR!|Traceback \(most recent call last\)|(?:^|\n)error(?:\[E\d+\])?: |(?:^|\n)\w*(?:Error|Exception): /
 
 /** Keys whose value says the call failed, as they appear in the JSON text (escaped quotes inside strings never match). */
 const FAILED_FIELD =

@@ -189,6 +189,18 @@ test('sections: indented and tilde fences, a fence closed by a longer one, headi
   expect(sectionText(body, 'In')).toBe('````')
 })
 
+// A heading line that goes on after a run of blanks: `/^##\s+(.+?)\s*#*\s*$/` tried every split of the run between
+// its tails at every length of the heading (3,000 blanks: 7 s in check; 20,000: hours), and sectionText's own
+// `\s*#*\s*$` every split of the run (300,000 tabs: minutes). This test timed out (vitest's 5 s) before; one pass now.
+test('sections: a heading line with a long run of blanks inside is read in one pass', () => {
+  const blanks = ' '.repeat(20_000)
+  const b = `## Problem\np\n\n## Solution x${blanks}y ##  \ns\n\n## Solution${'\t'.repeat(300_000)}x\nt\n`
+  expect(parseSections(b)).toEqual(['Problem', `Solution x${blanks}y`, `Solution${'\t'.repeat(300_000)}x`])
+  expect(parseSections(`~\n${b}`)).toEqual(parseSections(b))
+  expect(sectionText(b, 'Solution')).toBeUndefined()
+  expect(sectionText(`${b}## Solution ${blanks}##${blanks}\nfound\n`, 'Solution')).toBe('found')
+})
+
 test('store paths', () => {
   expect(parseStorePath('.learnings/active/x-y.md')).toEqual({ state: 'active', name: 'x-y' })
   expect(parseStorePath('.learnings/x.md')).toBeUndefined()
@@ -211,6 +223,18 @@ test('formatLearningFile round-trips and quotes dates', () => {
     extra: 1,
   })
   expect(l.body).toBe('## Context\nc\n')
+})
+
+// Runs of blanks within a learning's 1 MB: `/^\s*#[^\n]+/gm` (frontmatter of only comments) was tried from every line
+// of a run of blank lines and `/\s*$/` (the body's end) from every character of a run of blanks, each try running
+// over the rest of the run: 300,000 of them took minutes, and this test timed out (vitest's 5 s). Now one pass each.
+test('300,000 blank lines before the frontmatter, and 300,000 blanks inside a body, are read in one pass', () => {
+  const blankLines = '\n'.repeat(300_000)
+  expect(parseLearning(`---${blankLines}# only a comment\n---\nbody\n`, '.learnings/pending/x-y.md').data).toEqual({})
+  expect(parseLearning(file(`${blankLines}${base}`), '.learnings/pending/x-y.md').data['name']).toBe('x-y')
+  const blanks = ' \t'.repeat(150_000)
+  const text = formatLearningFile({ name: 'x-y', type: 'decision' }, `## Context\nc${blanks}d\n${blanks}\n\n`)
+  expect(text.endsWith(`c${blanks}d\n`)).toBe(true)
 })
 
 test.each([...LEARNING_TYPES])('templates/%s.md carries the required sections of its type', (type) => {

@@ -97,3 +97,18 @@ test("Gemini CLI's failed shell command (exit code only in llmContent) is a fail
     }),
   ).toBeUndefined()
 })
+
+// A tool that printed many empty lines: the gate's `(?:^|\n)\s*FAIL` was tried from every line break, each try running
+// over the rest of the run, so 200,000 of them (400 KB of payload) took minutes where 25,000 took seconds: this test
+// timed out (vitest's 5 s) before the blanks before `FAIL` were kept to one line. Now one pass: well under a second.
+test('a run of 200,000 empty lines is read in one pass, and a FAIL after it is still found', () => {
+  const blank = '\n'.repeat(200_000)
+  expect(payloadLooksPassed(post({ stdout: `${blank}done`, stderr: '', interrupted: false }))).toBe(true)
+  expect(payloadLooksPassed(post({ stdout: `${blank}  FAIL test/a.test.ts`, stderr: '' }))).toBe(false)
+  expect(
+    detectToolFailure({ hook_event_name: 'PostToolUse', tool_response: { stdout: `${blank}done` } }),
+  ).toBeUndefined()
+  expect(
+    detectToolFailure({ hook_event_name: 'PostToolUse', tool_response: { stdout: `${blank} \t✗ adds` } }),
+  ).toMatchObject({ text: expect.stringContaining('✗ adds') })
+})
