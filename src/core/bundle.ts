@@ -6,6 +6,7 @@ import type { Frontmatter } from './learning.js'
 import { MAX_LEARNING_BYTES } from './learning.js'
 import { explainBadName } from './names.js'
 import { redactSecrets, scanSecrets } from './secrets.js'
+import { TRAILING_BLANKS } from './text-lines.js'
 
 export const BUNDLE_FORMAT = 'git-learn-bundle'
 export const BUNDLE_VERSION = 1
@@ -254,11 +255,7 @@ export type ImportDecision =
 
 const confidenceOf = (d: Frontmatter): number | undefined =>
   typeof d['confidence'] === 'number' ? (d['confidence'] as number) : undefined
-const normBody = (b: string) =>
-  b
-    .replace(/\r\n?/g, '\n')
-    .replace(/[ \t]+$/gm, '')
-    .trim()
+const normBody = (b: string) => b.replace(/\r\n?/g, '\n').replace(TRAILING_BLANKS, '').trim()
 
 /** Same learning, ignoring where it came from: type, description, trigger and body compared after normalizing. */
 export function isSameContent(a: { data: Frontmatter; body: string }, b: { data: Frontmatter; body: string }): boolean {

@@ -32,7 +32,7 @@ export function normalizeText(text: string): string {
     .toLowerCase()
     .replace(/```[a-z]*\n?/g, ' ')
     .replace(/[^\p{L}\p{N}_$./-]+/gu, ' ')
-    .replace(/(^|\s)[./-]+|[./-]+(?=\s|$)/g, ' ')
+    .replace(/(^|\s)[./-]+|(?<![./-])[./-]+(?=\s|$)/g, ' ') // from a run's start only: linear
     .replace(/\s+/g, ' ')
     .trim()
 }

@@ -39,6 +39,13 @@ export interface DirectiveAcceptances {
 const FINGERPRINT = /^[a-z][a-z-]*:[0-9a-f]{16}$/
 
 /**
+ * A `Learning-Directives-Allowed: <name> [fingerprints]` line, list marks allowed: the name, then the rest of the line
+ * (its trailing blanks cut in code). `[ \t]*[*-]?[ \t]*` and a lazy rest before `\s*$` took quadratic time in a
+ * line of blanks (the commit-msg hook reads the user's message, CI a contributor's).
+ */
+const DIRECTIVES_ALLOWED = /^[ \t]*(?:[*-][ \t]*)?Learning-Directives-Allowed:[ \t]+(\S+)([^\n\r\u2028\u2029]*)/gm
+
+/**
  * The acceptances in `message` (its trailers anywhere: squash merges fold messages together, list marks and all),
  * added to `into`. A trailer with a name and no fingerprint is an earlier version's: it accepts the name. One whose
  * words after the name hold no fingerprint accepts nothing.
@@ -47,9 +54,10 @@ export function parseDirectivesAllowed(
   message: string,
   into: DirectiveAcceptances = { fingerprints: new Map(), byName: new Set() },
 ): DirectiveAcceptances {
-  for (const m of message.matchAll(/^[ \t]*[*-]?[ \t]*Learning-Directives-Allowed:[ \t]+(\S+)[ \t]*([^\n]*?)\s*$/gm)) {
+  for (const m of message.matchAll(DIRECTIVES_ALLOWED)) {
     const name = m[1] as string
-    const rest = m[2] as string
+    // The words after the name, to the line's end less its trailing blanks.
+    const rest = (m[2] as string).replace(/^[ \t]+/, '').trimEnd()
     if (!rest) {
       into.byName.add(name)
       continue

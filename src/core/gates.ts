@@ -83,7 +83,9 @@ export const FOR_THE_REVIEWER = 'To be filled in by the reviewer'
 /** The sections of a body that still begin with FOR_THE_REVIEWER, in order. */
 export function sectionsForTheReviewer(body: string): string[] {
   const out: string[] = []
-  for (const m of body.matchAll(/^##[ \t]+(.+?)[ \t]*\r?\n\s*(.*)$/gm))
+  // A heading (`##`, a blank, at least one more character), the first words after it. `[ \t]+(.+?)[ \t]*` took cubic
+  // time in a heading line holding a long run of blanks: the heading is its line, trimmed.
+  for (const m of body.matchAll(/^##(?=[ \t][^\n\r\u2028\u2029])(.*)\r?\n\s*(.*)$/gm))
     if ((m[2] as string).startsWith(FOR_THE_REVIEWER)) out.push((m[1] as string).trim())
   return out
 }

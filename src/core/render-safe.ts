@@ -33,7 +33,8 @@ import { escapeControl } from './escape.js'
  *   it. An indented line right after a line of a paragraph continues that paragraph (lazily), and is escaped.
  * Whatever is not certainly code is escaped: a stray backslash in code is cosmetic, a missed `@` loads a file.
  */
-const IMPORT_AT = /(\\*)@(?=[a-zA-Z0-9._~/-])/g
+// Begun only where a run of backslashes begins: tried from every backslash of a long run, in quadratic time.
+const IMPORT_AT = /(?<!\\)(\\*)@(?=[a-zA-Z0-9._~/-])/g
 const WORD_CHAR = /[\p{L}\p{N}]/u
 
 /** Whether the `@` at `at` (after `slashes` backslashes) needs a backslash: it starts a word, and is not escaped. */

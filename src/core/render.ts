@@ -12,6 +12,7 @@ import type { Learning } from './learning.js'
 import { explainBadName } from './names.js'
 import { renderSafe, renderSafeMarkdown } from './render-safe.js'
 import { renderSkillReferences, skillLine, skillOf, skillReferencesPath } from './skills.js'
+import { endingInOneNewline, withoutFinalNewlines } from './text-lines.js'
 import type { SchemaValidator } from './validate.js'
 
 export const RENDER_TARGETS = ['claude', 'agents', 'cursor', 'copilot', 'claude-md'] as const
@@ -63,7 +64,7 @@ const paths = (l: Learning): string[] => {
         .sort()
     : []
 }
-const body = (l: Learning) => `${renderSafeMarkdown(l.body).replace(/\s+$/, '')}\n`
+const body = (l: Learning) => `${renderSafeMarkdown(l.body).trimEnd()}\n`
 const source = (l: Learning, tier: string) =>
   tier === PROJECT
     ? `<!-- source: ${renderSafe(l.path)} — edit that file and run \`git learn render\`; changes here are overwritten -->`
@@ -223,14 +224,14 @@ export function spliceAgentsSection(existing: string | null, section: string): s
   const at = locateSection(existing)
   if (at.kind === 'unbalanced') return undefined
   if (at.kind === 'one') return existing.slice(0, at.begin) + section + existing.slice(at.end)
-  return `${existing.replace(/\n*$/, '')}\n\n${section}\n`
+  return `${withoutFinalNewlines(existing)}\n\n${section}\n`
 }
 
 /** Remove the marked section (when the agents target is dropped); undefined when the file has none, or unbalanced. */
 export function removeAgentsSection(existing: string): string | undefined {
   const at = locateSection(existing)
   if (at.kind !== 'one') return undefined
-  return (existing.slice(0, at.begin).replace(/\n+$/, '\n') + existing.slice(at.end).replace(/^\n+/, '')).replace(
+  return (endingInOneNewline(existing.slice(0, at.begin)) + existing.slice(at.end).replace(/^\n+/, '')).replace(
     /^\n+$/,
     '',
   )

@@ -8,7 +8,7 @@ import { RENDER_MARKER } from './check-zones.js'
 import { comparableText, cosine, termVector } from './dedupe.js'
 import type { Learning } from './learning.js'
 import { renderSafe, renderSafeMarkdown } from './render-safe.js'
-import { Fences } from './text-lines.js'
+import { Fences, withoutFinalNewlines } from './text-lines.js'
 
 export interface HandSkill {
   /** The directory name under .claude/skills/. */
@@ -91,7 +91,7 @@ export function spliceSkillLine(text: string, line: string | null): string {
     lines[at] = line
     return lines.join('\n')
   }
-  return `${text.replace(/\n*$/, '')}\n\n${line}\n`
+  return `${withoutFinalNewlines(text)}\n\n${line}\n`
 }
 
 export interface SkillSuggestion {

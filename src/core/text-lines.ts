@@ -1,5 +1,27 @@
 /** Lines of a text by offset: the one count of line breaks the scans and parsers share. */
 
+/**
+ * The blanks (spaces, tabs) that end each line, for `.replace(TRAILING_BLANKS, '')`. A match starts only where a run of
+ * blanks starts: `/[ \t]+$/gm` tried from every blank of a run that a word follows, in time quadratic in the run.
+ */
+export const TRAILING_BLANKS = /(?<![ \t])[ \t]+$/gm
+
+/**
+ * `text` without the line feeds that end it (`/\n*$/` tried from every line feed of a run, in time quadratic in a
+ * run that more text follows).
+ */
+export function withoutFinalNewlines(text: string): string {
+  let end = text.length
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--
+  return text.slice(0, end)
+}
+
+/** `text` ending in exactly one line feed when it ended in any (`.replace(/\n+$/, '\n')`). */
+export function endingInOneNewline(text: string): string {
+  const kept = withoutFinalNewlines(text)
+  return kept.length < text.length ? `${kept}\n` : text
+}
+
 /** The 1-based line of `offset` in `text` (the number of line feeds before it, plus one). */
 export function lineOfOffset(text: string, offset: number): number {
   let line = 1

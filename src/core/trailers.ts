@@ -78,8 +78,27 @@ export interface RawCommit {
   message: string
 }
 
-/** A trailer line, `Token: value`. */
-export const TRAILER_LINE = /^([A-Za-z][A-Za-z0-9-]*):[ \t]+(.*\S)\s*$/
+/**
+ * A trailer line, `Token: value`: the token, then the value up to the line's end without its trailing blanks, and
+ * nothing after the line but whitespace (what `/^([A-Za-z][A-Za-z0-9-]*):[ \t]+(.*\S)\s*$/` matches). Read with
+ * string scans: that expression took quadratic time in a value holding a long run of blanks (a commit message is a
+ * contributor's text, which `check --base` reads in CI).
+ */
+export function trailerLine(line: string): { token: string; value: string } | undefined {
+  const head = /^([A-Za-z][A-Za-z0-9-]*):[ \t]+/.exec(line)
+  if (!head) return undefined
+  const rest = line.slice(head[0].length)
+  const end = lineEnd(rest)
+  if (!/^\s*$/.test(rest.slice(end))) return undefined
+  const value = rest.slice(0, end).trimEnd()
+  return value ? { token: head[1] as string, value } : undefined
+}
+
+/** Where the first line of `text` ends: its first line terminator (what `.` does not match), or its length. */
+function lineEnd(text: string): number {
+  const m = /[\n\r\u2028\u2029]/.exec(text)
+  return m ? m.index : text.length
+}
 
 /**
  * Every `Learning:` group in a message, each with the trailers that follow it until the next `Learning:` or the
@@ -104,10 +123,9 @@ function parseGroups(message: string): Group[] {
       current = undefined
       continue
     }
-    const m = TRAILER_LINE.exec(raw.replace(/^\s*[*-]?\s*/, ''))
+    const m = trailerLine(raw.replace(/^\s*[*-]?\s*/, ''))
     if (!m) continue
-    const token = m[1] as string
-    const value = m[2] as string
+    const { token, value } = m
     if (token === 'Learning') {
       current = { paragraph, trailers: [{ token, value }] }
       groups.push(current)

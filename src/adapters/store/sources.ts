@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import type { LearningParseError, LearningState } from '../../core/errors.js'
 import type { Learning } from '../../core/learning.js'
+import { TRAILING_BLANKS } from '../../core/text-lines.js'
 import type { Repo } from './repo.js'
 import { readStore } from './store.js'
 
@@ -40,10 +41,7 @@ function canonicalJson(value: unknown): string {
 
 /** The content hash of a learning: frontmatter (keys sorted) and body (CRLF → LF, trailing blanks trimmed). */
 export function contentHash(learning: Learning): string {
-  const body = learning.body
-    .replace(/\r\n?/g, '\n')
-    .replace(/[ \t]+$/gm, '')
-    .trim()
+  const body = learning.body.replace(/\r\n?/g, '\n').replace(TRAILING_BLANKS, '').trim()
   return createHash('sha256').update(canonicalJson(learning.data)).update('\0').update(body).digest('hex')
 }
 

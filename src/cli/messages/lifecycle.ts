@@ -1,6 +1,6 @@
 /** Sentences of the lifecycle commands. */
 import { directivesAllowedLine } from '../../core/directive-trailer.js'
-import { TRAILER_LINE } from '../../core/trailers.js'
+import { trailerLine } from '../../core/trailers.js'
 import type { AuditEvent } from '../../core/trailers.js'
 
 export interface MoveResult {
@@ -29,7 +29,7 @@ export function added(r: MoveResult, opts: { dryRun: boolean; committed: boolean
 function commitWithTrailers(r: MoveResult & { message?: string }): string {
   const lines = (r.message ?? '').replace(/\n+$/, '').split('\n')
   // The subject (`learn: add x`) has the shape of a trailer too: the trailers are the lines after it.
-  if (!lines.slice(1).some((l) => TRAILER_LINE.test(l))) return `Commit it with: git commit -- ${r.path}\n`
+  if (!lines.slice(1).some((l) => trailerLine(l))) return `Commit it with: git commit -- ${r.path}\n`
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
   return `Commit it with its audit trailers (\`git learn log\` and approve read them):\n  printf '%s\\n' ${lines.map(q).join(' ')} | git commit -F - -- ${r.path}\n`
 }
