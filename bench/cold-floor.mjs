@@ -16,13 +16,7 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { BIN, makeStoreRepo } from './lib.mjs'
-
-const FAILURE = `FAIL test/api.test.ts
-ReferenceError: Cannot access '__vi_import_0__' before initialization
- ❯ test/api.test.ts:5:1
-Error: ECONNREFUSED 127.0.0.1 in postgres/redis module 17
-Test Files  1 failed (1)`
+import { BIN, FAILURE, makeStoreRepo } from './lib.mjs'
 
 /** Every learning file's text, split at its frontmatter. */
 function readStore(root) {

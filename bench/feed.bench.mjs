@@ -4,12 +4,7 @@
 import { appendFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
-
-const FAILURE = `FAIL test/api.test.ts
-ReferenceError: Cannot access '__vi_import_0__' before initialization
- ❯ test/api.test.ts:5:1
-Error: ECONNREFUSED 127.0.0.1 in postgres/redis module 17
-Test Files  1 failed (1)`
+import { FAILURE } from './lib.mjs'
 
 export async function bench(ctx) {
   const { timeCommand, makeStoreRepo, BIN, log } = ctx

@@ -9,14 +9,9 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { learningText, makeStoreRepo, makeTierSource } from './lib.mjs'
+import { FAILURE, learningText, makeStoreRepo, makeTierSource } from './lib.mjs'
 
 /** The 5-line pasted failure every search and recall row asks with. */
-const FAILURE = `FAIL test/api.test.ts
-ReferenceError: Cannot access '__vi_import_0__' before initialization
- ❯ test/api.test.ts:5:1
-Error: ECONNREFUSED 127.0.0.1 in postgres/redis module 17
-Test Files  1 failed (1)`
 
 export const DEFAULT_SIZES = [1000, 10_000, 100_000]
 

@@ -17,18 +17,9 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { learningText, makeStoreRepo } from './lib.mjs'
+import { FAILURE, argvOptions, learningText, makeStoreRepo } from './lib.mjs'
 
-const FAILURE = `FAIL test/api.test.ts
-ReferenceError: Cannot access '__vi_import_0__' before initialization
- ❯ test/api.test.ts:5:1
-Error: ECONNREFUSED 127.0.0.1 in postgres/redis module 17
-Test Files  1 failed (1)`
-
-/** @type {Record<string, string>} */
-const opt = {}
-for (let i = 2; i < process.argv.length; i += 2)
-  opt[(process.argv[i] ?? '').replace(/^--/, '')] = process.argv[i + 1] ?? ''
+const opt = argvOptions()
 const { before, after } = opt
 if (!before || !after) throw new Error('usage: node bench/hooks-ab.mjs --before <dist> --after <dist> [--sizes …]')
 const sizes = (opt['sizes'] ?? '1000,10000,100000').split(',').map(Number)

@@ -9,6 +9,21 @@ import { fileURLToPath } from 'node:url'
 export const ROOT = fileURLToPath(new URL('../', import.meta.url))
 export const BIN = join(ROOT, 'dist', 'bin.js')
 
+/** The pasted 5-line failure every search and recall row of the benches is given (issue 16's query). */
+export const FAILURE = `FAIL test/api.test.ts
+ReferenceError: Cannot access '__vi_import_0__' before initialization
+ ❯ test/api.test.ts:5:1
+Error: ECONNREFUSED 127.0.0.1 in postgres/redis module 17
+Test Files  1 failed (1)`
+
+/** `--name value` pairs of the command line, by name. @returns {Record<string, string>} */
+export function argvOptions(argv = process.argv.slice(2)) {
+  /** @type {Record<string, string>} */
+  const opt = {}
+  for (let i = 0; i < argv.length; i += 2) opt[(argv[i] ?? '').replace(/^--/, '')] = argv[i + 1] ?? ''
+  return opt
+}
+
 const TOPICS = [
   'vitest',
   'esm',

@@ -11,19 +11,10 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { makeStoreRepo } from './lib.mjs'
+import { join, resolve } from 'node:path'
+import { FAILURE, argvOptions, makeStoreRepo } from './lib.mjs'
 
-const FAILURE = `FAIL test/api.test.ts
-ReferenceError: Cannot access '__vi_import_0__' before initialization
- ❯ test/api.test.ts:5:1
-Error: ECONNREFUSED 127.0.0.1 in postgres/redis module 17
-Test Files  1 failed (1)`
-
-/** @type {Record<string, string>} */
-const opt = {}
-for (let i = 2; i < process.argv.length; i += 2)
-  opt[(process.argv[i] ?? '').replace(/^--/, '')] = process.argv[i + 1] ?? ''
+const opt = argvOptions()
 const { before, after } = opt
 if (!before || !after) throw new Error('usage: node bench/worktrees-ab.mjs --before <dist> --after <dist> [--size n]')
 const size = Number(opt['size'] ?? 10000)
@@ -69,7 +60,7 @@ const ROWS = {
 
 try {
   const trees = { before: worktrees('before'), after: worktrees('after') }
-  const bins = { before: join(before, 'bin.js'), after: join(after, 'bin.js') }
+  const bins = { before: resolve(before, 'bin.js'), after: resolve(after, 'bin.js') }
   console.log(`worktrees side by side, ${size} learnings, ${rounds} rounds of both worktrees in turn`)
   console.log('| row | build | × node -e 0 (range) | median ms |\n| --- | --- | --- | --- |')
   for (const [row, { args, input }] of Object.entries(ROWS))

@@ -42,69 +42,68 @@ describe('line endings of what git learn writes', () => {
     expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('A  .learnings/pending/staged-crlf.md\n')
   })
 
+  /** Two ways a repository checks text out with CRLF line endings. */
+  const CRLF_CHECKOUTS: [string, (repo: ReturnType<typeof makeRepo>) => void][] = [
+    ['core.autocrlf=true', (repo) => repo.git('config', 'core.autocrlf', 'true')],
+    [
+      '`* text=auto eol=crlf` in .gitattributes',
+      (repo) => {
+        repo.write('.gitattributes', '* text=auto eol=crlf\n')
+        repo.git('add', '.gitattributes')
+        repo.git('commit', '-qm', 'attributes')
+      },
+    ],
+  ]
+
   // core.safecrlf=true makes `git add` refuse a file whose line endings would not survive a checkout: an LF file
   // where git checks out CRLF. --no-commit wrote the learning LF and its `git add` failed; the file is now written as
   // git checks its blob out, so both the staging and the `git commit -- <path>` it prints (which adds again) pass.
-  test.each([
-    ['core.autocrlf=true', (repo: ReturnType<typeof makeRepo>) => repo.git('config', 'core.autocrlf', 'true')],
-    [
-      '`* text=auto eol=crlf` in .gitattributes',
-      (repo: ReturnType<typeof makeRepo>) => {
-        repo.write('.gitattributes', '* text=auto eol=crlf\n')
-        repo.git('add', '.gitattributes')
-        repo.git('commit', '-qm', 'attributes')
-      },
-    ],
-  ])('add --no-commit under core.safecrlf=true, then the printed commit: %s', async (_, setUp) => {
-    const repo = makeRepo()
-    setUp(repo)
-    repo.git('config', 'core.safecrlf', 'true')
-    const r = await repo.cli(['add', '--no-commit', '--file', '-'], { stdin: learningText('safe-crlf') })
-    expect(r.stderr).toBe('')
-    expect(r.code).toBe(0)
-    expect(repo.git('cat-file', 'blob', ':.learnings/pending/safe-crlf.md')).toBe(learningText('safe-crlf'))
-    expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('A  .learnings/pending/safe-crlf.md\n')
-    const line = r.stdout.split('\n').find((l) => l.startsWith('  printf '))
-    execFileSync('sh', ['-c', (line as string).trim()], { cwd: repo.root, stdio: 'pipe' })
-    expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/pending/safe-crlf.md')).toBe(learningText('safe-crlf'))
-    expect(repo.git('status', '--porcelain')).toBe('')
-  })
+  test.each(CRLF_CHECKOUTS)(
+    'add --no-commit under core.safecrlf=true, then the printed commit: %s',
+    async (_, setUp) => {
+      const repo = makeRepo()
+      setUp(repo)
+      repo.git('config', 'core.safecrlf', 'true')
+      const r = await repo.cli(['add', '--no-commit', '--file', '-'], { stdin: learningText('safe-crlf') })
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(0)
+      expect(repo.git('cat-file', 'blob', ':.learnings/pending/safe-crlf.md')).toBe(learningText('safe-crlf'))
+      expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('A  .learnings/pending/safe-crlf.md\n')
+      const line = r.stdout.split('\n').find((l) => l.startsWith('  printf '))
+      execFileSync('sh', ['-c', (line as string).trim()], { cwd: repo.root, stdio: 'pipe' })
+      expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/pending/safe-crlf.md')).toBe(learningText('safe-crlf'))
+      expect(repo.git('status', '--porcelain')).toBe('')
+    },
+  )
 
   // init wrote its files LF; where git checks out CRLF, core.safecrlf=true made the user's `git add` of them refuse
   // ("LF would be replaced by CRLF"). They are now written as git checks their blobs out, as add --no-commit's is.
-  test.each([
-    ['core.autocrlf=true', (repo: ReturnType<typeof makeRepo>) => repo.git('config', 'core.autocrlf', 'true')],
-    [
-      '`* text=auto eol=crlf` in .gitattributes',
-      (repo: ReturnType<typeof makeRepo>) => {
-        repo.write('.gitattributes', '* text=auto eol=crlf\n')
-        repo.git('add', '.gitattributes')
-        repo.git('commit', '-qm', 'attributes')
-      },
-    ],
-  ])('init --ci --agent claude under core.safecrlf=true, then the user commits: %s', async (_, setUp) => {
-    const repo = makeRepo()
-    setUp(repo)
-    // A project that formats with prettier (init writes .prettierignore) and has a CODEOWNERS file (init appends),
-    // checked out as git checks it out here.
-    repo.write('package.json', '{"devDependencies": {"prettier": "3"}}\n')
-    repo.write('CODEOWNERS', '* @team\n')
-    repo.git('add', 'package.json', 'CODEOWNERS')
-    repo.git('commit', '-qm', 'project')
-    repo.git('rm', '-q', '--cached', 'package.json', 'CODEOWNERS')
-    repo.git('checkout', '-q', 'HEAD', '--', 'package.json', 'CODEOWNERS')
-    repo.git('config', 'core.safecrlf', 'true')
-    const r = await repo.cli(['init', '--ci', '--agent', 'claude'])
-    expect(r.stderr).toBe('')
-    expect(r.code).toBe(0)
-    repo.git('add', '.learnings', '.github', '.claude', '.prettierignore', 'CODEOWNERS')
-    repo.git('commit', '-qm', 'git learn init')
-    expect(repo.git('status', '--porcelain')).toBe('')
-    expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/config.yaml')).not.toContain('\r')
-    expect(repo.git('cat-file', 'blob', 'HEAD:CODEOWNERS')).toMatch(/^\* @team\n[^\r]*\.learnings/)
-    const check = await repo.cli(['check'])
-    expect(check.code, check.stdout + check.stderr).toBe(0)
-  })
+  test.each(CRLF_CHECKOUTS)(
+    'init --ci --agent claude under core.safecrlf=true, then the user commits: %s',
+    async (_, setUp) => {
+      const repo = makeRepo()
+      setUp(repo)
+      // A project that formats with prettier (init writes .prettierignore) and has a CODEOWNERS file (init appends),
+      // checked out as git checks it out here.
+      repo.write('package.json', '{"devDependencies": {"prettier": "3"}}\n')
+      repo.write('CODEOWNERS', '* @team\n')
+      repo.git('add', 'package.json', 'CODEOWNERS')
+      repo.git('commit', '-qm', 'project')
+      repo.git('rm', '-q', '--cached', 'package.json', 'CODEOWNERS')
+      repo.git('checkout', '-q', 'HEAD', '--', 'package.json', 'CODEOWNERS')
+      repo.git('config', 'core.safecrlf', 'true')
+      const r = await repo.cli(['init', '--ci', '--agent', 'claude'])
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(0)
+      repo.git('add', '.learnings', '.github', '.claude', '.prettierignore', 'CODEOWNERS')
+      repo.git('commit', '-qm', 'git learn init')
+      expect(repo.git('status', '--porcelain')).toBe('')
+      expect(repo.git('cat-file', 'blob', 'HEAD:.learnings/config.yaml')).not.toContain('\r')
+      expect(repo.git('cat-file', 'blob', 'HEAD:CODEOWNERS')).toMatch(/^\* @team\n[^\r]*\.learnings/)
+      const check = await repo.cli(['check'])
+      expect(check.code, check.stdout + check.stderr).toBe(0)
+    },
+  )
 
   // The file is written as git checks its blob out, byte for byte: under `working-tree-encoding` that is not UTF-8.
   // Read back as UTF-8 text, the UTF-16 bytes became U+FFFD and NULs, and `git add` staged that, not the learning.
