@@ -584,6 +584,10 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog, (id) => recallTerms[id])
   const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, tierLines, project: projectFile }
   await stampAcceptances(root, commonDir, directiveMet)
+  // A key without this work tree's acceptances names the store's files alone: another worktree on the same files, on
+  // a branch that does not accept the directive, computes it too (its first run) and would be fed this screen. The
+  // next run's key holds them (the file just stamped), and that set is kept.
+  if (directiveMet && !state.stamped) return built
   await writeCache(dir, root, state.key, {
     ...built,
     tierOf,
