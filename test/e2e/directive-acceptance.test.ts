@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { rmSync } from 'node:fs'
+import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
@@ -192,4 +192,13 @@ test("a worktree on a branch without the acceptance is not fed another worktree'
   expect(search(other)).not.toContain('install-lintbin')
   expect(search(repo.root)).toContain('install-lintbin')
   expect(search(other)).not.toContain('install-lintbin')
+})
+
+test('where HEAD cannot be read from the files (an unborn branch), a store with a directive is still cached', () => {
+  const repo = makeRepo({ commit: false })
+  repo.write('.learnings/pending/install-lintbin.md', learningText('install-lintbin', {}, body(INSTALL)))
+  const search = () => sh(repo.root, 'git', ['learn', 'search', 'lintbin', '--state', 'all', '--json'])
+  const feeds = () => readdirSync(join(repo.root, '.git', 'learn', 'cache')).filter((f) => f.startsWith('feed-'))
+  for (let i = 0; i < 3; i++) expect(search().stdout).not.toContain('install-lintbin')
+  expect(feeds()).toHaveLength(1)
 })

@@ -247,11 +247,12 @@ async function stampAcceptances(root: string, commonDir: string, directiveMet: b
     import('../git/locate.js'),
   ])
   const dirs = findGitDirs(root, process.env)
-  const head = dirs && readHeadCommit(dirs)
-  if (!head) return forget()
+  // Without HEAD's id from the files (an unborn branch, reftable, GIT_DIR) the file names none: the key then reads
+  // the trailers at every run, rather than leave them out (a key without them keeps no set: see the caller).
+  const head = (dirs && readHeadCommit(dirs)) ?? null
   // The key read the trailers for this HEAD already (feed-key.ts acceptanceStamp): not a third `git log` for them.
   try {
-    if ((JSON.parse(readFileSync(file, 'utf8')) as { head?: unknown }).head === head) return
+    if (head && (JSON.parse(readFileSync(file, 'utf8')) as { head?: unknown }).head === head) return
   } catch {
     // Missing or unreadable: written below.
   }
