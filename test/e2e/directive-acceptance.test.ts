@@ -1,5 +1,7 @@
 import { expect, test } from 'vitest'
-import { learningText, makeRepo, sh } from '../helpers/repo.js'
+import { readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 // A directive is accepted by its fingerprint (`Learning-Directives-Allowed: <name> <fp>,…`), not by the learning's
@@ -168,4 +170,35 @@ test("the feed follows the acceptances in HEAD's history: a reset that drops one
   // The acceptance dropped by a reset: withheld again, though nothing under .learnings/ changed.
   repo.git('reset', '-q', '--hard', 'HEAD~1')
   expect(search()).not.toContain('install-lintbin')
+})
+
+test("a worktree on a branch without the acceptance is not fed another worktree's accepted set", () => {
+  const { repo, run } = setUp()
+  repo.write('.learnings/pending/install-lintbin.md', learningText('install-lintbin', {}, body(INSTALL)))
+  repo.git('add', '.learnings')
+  repo.git('commit', '-q', '--no-verify', '-m', 'propose install-lintbin')
+  const line = (run('learn', 'check').stdout + run('learn', 'check').stderr).match(
+    /Learning-Directives-Allowed: install-lintbin pipe-to-shell:[0-9a-f]{16}/,
+  )?.[0]
+  expect(line).toBeDefined()
+  // A worktree on a branch from before the acceptance: the same store, byte for byte, and no acceptance.
+  const other = join(tempDir('gl-wt-'), 'other')
+  repo.git('worktree', 'add', '-q', '-b', 'other', other)
+  expect(run('commit', '-q', '--allow-empty', '--only', '-m', 'accept it', '-m', line as string).code).toBe(0)
+  rmSync(join(repo.root, '.git', 'learn', 'cache'), { recursive: true, force: true })
+  const search = (cwd: string) => sh(cwd, 'git', ['learn', 'search', 'lintbin', '--state', 'all', '--json']).stdout
+  // The first worktree's first rebuild, then the other's first search: the same files, not the same acceptances.
+  expect(search(repo.root)).toContain('install-lintbin')
+  expect(search(other)).not.toContain('install-lintbin')
+  expect(search(repo.root)).toContain('install-lintbin')
+  expect(search(other)).not.toContain('install-lintbin')
+})
+
+test('where HEAD cannot be read from the files (an unborn branch), a store with a directive is still cached', () => {
+  const repo = makeRepo({ commit: false })
+  repo.write('.learnings/pending/install-lintbin.md', learningText('install-lintbin', {}, body(INSTALL)))
+  const search = () => sh(repo.root, 'git', ['learn', 'search', 'lintbin', '--state', 'all', '--json'])
+  const feeds = () => readdirSync(join(repo.root, '.git', 'learn', 'cache')).filter((f) => f.startsWith('feed-'))
+  for (let i = 0; i < 3; i++) expect(search().stdout).not.toContain('install-lintbin')
+  expect(feeds()).toHaveLength(1)
 })

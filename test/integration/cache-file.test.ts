@@ -32,6 +32,17 @@ test('writeCacheFileKeeping keeps the newest versions beside the one written, th
   expect(readdirSync(dir).sort()).toEqual(['config-3.json', 'config-4.json', 'config-new.json', 'other.json'])
 })
 
+test("writeCacheFileKeeping neither counts nor removes another process's temporary file", () => {
+  const dir = join(tempDir(), 'learn', 'cache')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'config-1.json'), 'x')
+  utimesSync(join(dir, 'config-1.json'), 1000, 1000)
+  // Written by another process, not renamed yet (state/cache-file.ts freshTemp): the newest.
+  writeFileSync(join(dir, 'config-2.json.999.tmp'), 'y')
+  expect(writeCacheFileKeeping(join(dir, 'config-new.json'), 'z', 'config-', 2)).toBe(true)
+  expect(readdirSync(dir).sort()).toEqual(['config-1.json', 'config-2.json.999.tmp', 'config-new.json'])
+})
+
 test('writeAtomic over a directory of that name throws and leaves no temporary file', () => {
   const dir = tempDir()
   mkdirSync(join(dir, 'taken'))

@@ -172,6 +172,33 @@ describe('the feed cache follows the store and survives damage', () => {
     expect(await names(repo, 'wombat')).toEqual(['postgres-econnrefused'])
   })
 
+  test("the earlier layout's files of the whole clone go at the next rebuild (each worktree has its own now)", async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const search = async () => (await repo.cli(['search', '--json', '-'], { stdin: VITEST_FAILURE })).json()
+    const good = await search()
+    const dir = join(repo.root, '.git', 'learn', 'cache')
+    const old = ['last-key', 'directive-acceptances.json', 'alias-0123456789abcdef0123']
+    for (const f of old) writeFileSync(join(dir, f), '{}')
+    for (const f of cacheFiles(repo.root)) if (f.startsWith('feed-')) rmSync(join(dir, f))
+    expect(await search()).toEqual(good)
+    expect(cacheFiles(repo.root).filter((f) => old.includes(f))).toEqual([])
+  })
+
+  test("a rebuild leaves another process's last-key file being written (its temporary copy)", async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    const search = async () => (await repo.cli(['search', '--json', '-'], { stdin: VITEST_FAILURE })).json()
+    await search()
+    const dir = join(repo.root, '.git', 'learn', 'cache')
+    // Another worktree's noteLastKey between its write and its rename (state/cache-file.ts writeAtomic).
+    const tmp = 'last-key-0123abcd.999.tmp'
+    writeFileSync(join(dir, tmp), JSON.stringify({ key: '0123456789abcdef0123', root: repo.root }))
+    for (const f of cacheFiles(repo.root)) if (f.startsWith('feed-')) rmSync(join(dir, f))
+    await search()
+    expect(cacheFiles(repo.root)).toContain(tmp)
+  })
+
   test('a learning moved between states (approve) is found in its new state', async () => {
     const repo = makeRepo()
     seedStore(repo)

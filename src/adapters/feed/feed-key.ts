@@ -83,6 +83,11 @@ export interface StoreState {
   lsLater?: () => Promise<string | undefined>
   /** Paths whose work-tree file differs from the index, untracked or ignored ones included (git status), when git answered. */
   dirty?: Set<string>
+  /**
+   * Whether the key holds this work tree's directive acceptances (acceptanceStamp): without them it stands for the
+   * store's files alone, which another worktree, on a branch without the same acceptances, has too.
+   */
+  stamped: boolean
 }
 
 /** The `.md` files of one state directory of the store, sorted; none when the directory cannot be read. */
@@ -358,8 +363,10 @@ async function finishKey(
   const { createHash } = await import('node:crypto') // after git has answered: not on the way to starting it
   const base = createHash('sha1').update(`format ${CACHE_FORMAT}\n${codeStamp(createHash)}\n`)
   base.update(readConfigBytes(root) ?? 'no config').update('\0\0')
-  base.update(await acceptanceStamp(root, commonDir, gitDir, createHash)).update('\0\0')
-  if (st === undefined) return { key: statKey(root, base) }
+  const stamp = await acceptanceStamp(root, commonDir, gitDir, createHash)
+  base.update(stamp).update('\0\0')
+  const stamped = stamp !== ''
+  if (st === undefined) return { key: statKey(root, base), stamped }
   const records = st
     .toString('utf8')
     .split('\0')
@@ -399,14 +406,14 @@ async function finishKey(
   if (aliasFile) {
     try {
       const key = readFileSync(aliasFile, 'utf8')
-      if (/^[0-9a-f]{20}$/.test(key)) return { key, dirty, lsLater }
+      if (/^[0-9a-f]{20}$/.test(key)) return { key, dirty, lsLater, stamped }
     } catch {
       // No alias yet: compute the full key below.
     }
   }
   const out = await ls()
-  if (out === undefined) return { key: statKey(root, base) }
+  if (out === undefined) return { key: statKey(root, base), stamped }
   const key = base.update(out).update('\0\0').update(changed).digest('hex').slice(0, 20)
   if (aliasFile) writeCacheFileAlone(aliasFile, key, aliasOf) // this work tree's old aliases go: an index changes often
-  return { key, lsFiles: out.toString('utf8'), dirty }
+  return { key, lsFiles: out.toString('utf8'), dirty, stamped }
 }

@@ -247,11 +247,12 @@ async function stampAcceptances(root: string, commonDir: string, directiveMet: b
     import('../git/locate.js'),
   ])
   const dirs = findGitDirs(root, process.env)
-  const head = dirs && readHeadCommit(dirs)
-  if (!head) return forget()
+  // Without HEAD's id from the files (an unborn branch, reftable, GIT_DIR) the file names none: the key then reads
+  // the trailers at every run, rather than leave them out (a key without them keeps no set: see the caller).
+  const head = (dirs && readHeadCommit(dirs)) ?? null
   // The key read the trailers for this HEAD already (feed-key.ts acceptanceStamp): not a third `git log` for them.
   try {
-    if ((JSON.parse(readFileSync(file, 'utf8')) as { head?: unknown }).head === head) return
+    if (head && (JSON.parse(readFileSync(file, 'utf8')) as { head?: unknown }).head === head) return
   } catch {
     // Missing or unreadable: written below.
   }
@@ -584,6 +585,10 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   const { index: recall, ids: recallIds } = buildRecallIndex(catalog, (id) => recallTerms[id])
   const built: Built = { catalog, problems, parts, tierIndexes, recall, recallIds, tierLines, project: projectFile }
   await stampAcceptances(root, commonDir, directiveMet)
+  // A key without this work tree's acceptances names the store's files alone: another worktree on the same files, on
+  // a branch that does not accept the directive, computes it too (its first run) and would be fed this screen. The
+  // next run's key holds them (the file just stamped), and that set is kept.
+  if (directiveMet && !state.stamped) return built
   await writeCache(dir, root, state.key, {
     ...built,
     tierOf,

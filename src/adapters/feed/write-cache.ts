@@ -44,8 +44,10 @@ function keptKeys(dir: string, root: string, key: string, names: readonly string
     }
   }
   for (const name of names) {
-    if (name === 'last-key') gone(name) // one file for every worktree (before 2026-12-08)
-    if (!name.startsWith('last-key-') || join(dir, name) === own) continue
+    // One file for every worktree (before 2026-12-08); each has its own now.
+    if (name === 'last-key' || name === 'directive-acceptances.json') gone(name)
+    // A `.tmp` is another process's copy before its rename (state/cache-file.ts): swept after an hour, as any.
+    if (!name.startsWith('last-key-') || name.endsWith('.tmp') || join(dir, name) === own) continue
     const last = readLastKey(join(dir, name))
     if (!last || name !== `last-key-${worktreeName(last.root)}` || !existsSync(last.root)) gone(name)
     else

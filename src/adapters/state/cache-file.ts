@@ -130,7 +130,8 @@ export function writeCacheFileKeeping(file: string, data: string | Uint8Array, p
     const others: { path: string; mtime: number }[] = []
     for (const name of readdirSync(dir)) {
       const path = join(dir, name)
-      if (!name.startsWith(prefix) || path === file) continue
+      // Another process's temporary copy (freshTemp), about to be renamed: not a version, and not ours to remove.
+      if (!name.startsWith(prefix) || path === file || name.endsWith('.tmp')) continue
       const st = statSync(path, { throwIfNoEntry: false })
       if (st) others.push({ path, mtime: st.mtimeMs })
     }

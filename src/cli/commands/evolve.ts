@@ -12,7 +12,7 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 export const spec: CommandSpec = {
   name: 'evolve',
   summary: 'Cluster 3+ related active learnings into one `type: skill` draft that supersedes them.',
-  usage: 'git learn evolve [--write] [--force] [--json]',
+  usage: 'git learn evolve [--write [--force]] [--json]',
   details:
     'Related means: the same domain, shared tags, similar triggers and text. Each cluster becomes a skill draft whose\n' +
     'Problem, Trigger Conditions, Solution and Verification are merged from its members, with `supersedes:` listing\n' +

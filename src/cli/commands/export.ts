@@ -13,7 +13,7 @@ import type { CommandSpec, ParsedArgs } from '../spec.js'
 export const spec: CommandSpec = {
   name: 'export',
   summary: 'Write a bundle of learnings (one JSON document) stripped of what must not leave the repository.',
-  usage: 'git learn export [--out <file>] [--state active|pending|archived|all] [--keep-code] [--force] [--json]',
+  usage: 'git learn export [--out <file> [--force]] [--state active|pending|archived|all] [--keep-code] [--json]',
   details:
     'Stripped from every learning: fenced code blocks (unless --keep-code), absolute paths (the file name is kept),\n' +
     'session ids (source.session), e-mail addresses, timestamps older than a week, and secrets. What was stripped\n' +

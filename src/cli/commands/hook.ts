@@ -38,7 +38,10 @@ export const spec: CommandSpec = {
       only: { subcommands: ['install'] },
     },
     // post-merge prints nothing to put in an object: its warnings go to stderr.
-    json: { ...jsonOption(), only: { subcommands: ['install', 'uninstall', 'commit-msg'] } },
+    json: {
+      ...jsonOption('install, uninstall, commit-msg: print one JSON object'),
+      only: { subcommands: ['install', 'uninstall', 'commit-msg'] },
+    },
   },
   positionals: { min: 1, max: 2, names: 'install|uninstall|commit-msg <file>|post-merge' },
 }

@@ -10,7 +10,8 @@ export const spec: CommandSpec = {
   name: 'promote',
   summary:
     'Propose an active learning to a tier repository: a pending entry on a new branch there, for its own review.',
-  usage: 'git learn promote <name> --to <tier> [--branch learn/promote-<name>] [--print] [--json]',
+  usage:
+    'git learn promote <name> --to <tier> [--branch learn/promote-<name>] [--json]   ·   git learn promote <name> --to <tier> --print',
   details:
     "The commit is built with plumbing on top of the tier's pinned commit (hash-object, a temporary index, commit-tree)\n" +
     "in this repository's object store — no work tree is touched — and pushed to the tier's URL as a new branch.\n" +
@@ -21,13 +22,13 @@ export const spec: CommandSpec = {
     branch: {
       type: 'string',
       value: 'branch',
-      description: 'the branch to create in the tier repository (default learn/promote-<name>)',
+      description: 'the branch to create in the tier repository (default learn/promote-<name>); not with --print',
       only: { without: 'print' },
     },
     print: { type: 'boolean', description: 'print the bundle (JSON) instead of pushing' },
     json: {
       type: 'boolean',
-      description: 'print {"name","tier","url","branch","commit","path"}',
+      description: 'print {"name","tier","url","branch","commit","path"}; not with --print (the bundle is JSON)',
       only: { without: 'print' },
     },
   },

@@ -26,7 +26,7 @@ export const spec: CommandSpec = {
   name: 'render',
   summary:
     'Write the active learnings where agents discover them: Claude skills, AGENTS.md, Cursor rules, Copilot instructions.',
-  usage: 'git learn render [--target claude|agents|cursor|copilot|claude-md]… [--dry-run] [--quiet] [--json]',
+  usage: 'git learn render [--target claude|agents|cursor|copilot|claude-md]… [--dry-run] [--quiet | --json]',
   details:
     'Targets default to render.targets in .learnings/config.yaml (claude); the targets given are the whole set (files\n' +
     'of a target no longer rendered are removed). Deterministic: the same store gives the same bytes. Only files the\n' +
@@ -47,7 +47,7 @@ export const spec: CommandSpec = {
     'dry-run': { type: 'boolean', description: 'say what would change; write nothing' },
     quiet: {
       type: 'boolean',
-      description: 'print only warnings (for the post-checkout hook)',
+      description: 'print only warnings (for the post-checkout hook); not with --json',
       only: { without: 'json' },
     },
     json: { type: 'boolean', description: 'print {written, removed, unchanged, skipped, warnings}' },

@@ -80,3 +80,19 @@ describe('an option that acts only in some places is refused elsewhere (exit 2),
     if (o.type === 'boolean') expect(onlyBooleanFlags(spec, [`--${name}`])).toBeUndefined()
   })
 })
+
+// The help must not offer what the parser refuses: an option's line names where it acts, and the usage line does not
+// show it beside an option it is refused with.
+test.each(limited)('the help of %s says where it acts', (_label, spec, name, o) => {
+  const { subcommands, with: needs, without } = o.only ?? {}
+  const text = o.description
+  for (const sub of subcommands ?? []) expect(text).toContain(sub)
+  if (needs !== undefined) expect(text).toContain(`--${needs}`)
+  if (without !== undefined) {
+    expect(text).toContain(`--${without}`)
+    // Each form of the usage (`·` between them) holds one of the two at most, or both as a choice (`a | b`).
+    const [a, b] = [`--${name}`, `--${without}`]
+    for (const form of spec.usage.split('·'))
+      if (form.includes(a) && form.includes(b)) expect(form, form).toMatch(new RegExp(`${a} \\| ${b}|${b} \\| ${a}`))
+  }
+})
