@@ -47,7 +47,9 @@ const FENCE = /^[ \t]*(`{3,}|~{3,})/
 const UNIX_PATH =
   /(?<![\w.~$}/:-])\/(?:home|Users|root|tmp|var|opt|usr|etc|mnt|srv|private|Volumes|workspace|work|builds|runner|data|snap|nix)(?:\/[\w.@+%-]+)+/g
 const WINDOWS_PATH = /(?<![\w])[A-Za-z]:\\(?:[^\\\s'"`<>|*?]+\\)*[^\\\s'"`<>|*?]*/g
-const EMAIL = /(?<![\w.+-])(?!git@)[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g
+// The local part at most 64 characters (RFC 5321): unbounded, every start in a long run without `@` scanned the rest of
+// it, in quadratic time (`%.` repeated, 40 KB: 0.7 s).
+const EMAIL = /(?<![\w.+-])(?!git@)[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g
 const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b/g
 // `session: 8c1f…`, `session_id=…`, `"sessionId": "…"`, `session 0f3a…`: an id named as a session's (a digit in it).
 const NAMED_SESSION =

@@ -4,6 +4,8 @@
 // (measured alone: 40,000 blanks took the old trailer expression 1.2 s and the directive one 2.9 s, growing with the
 // square of the length; these texts are 8 to 10 times longer, so 70 s and more).
 import { describe, expect, test } from 'vitest'
+import { stripText } from '../../../src/core/bundle.js'
+import type { StripCounts } from '../../../src/core/bundle.js'
 import { normalizeText } from '../../../src/core/dedupe.js'
 import { parseDirectivesAllowed } from '../../../src/core/directive-trailer.js'
 import { sectionsForTheReviewer } from '../../../src/core/gates.js'
@@ -89,5 +91,9 @@ describe('linear time on hostile text', () => {
     expect(withoutFinalNewlines(`${'\n'.repeat(400_000)}x`)).toHaveLength(400_001)
     expect(normalizeText(`a${'.'.repeat(400_000)}b`)).toBe(`a${'.'.repeat(400_000)}b`)
     expect(renderSafeMarkdown(`${'\\'.repeat(400_000)}x`)).toContain('x')
+    const exported = (text: string) =>
+      stripText(text, { keepCode: true, now: new Date('2026-12-07T00:00:00Z') }, {} as StripCounts)
+    expect(exported(`${'%.'.repeat(200_000)}@`)).toHaveLength(400_001)
+    expect(exported(`mail me at dev.one@example.com or %3Aops@example.org`)).toBe('mail me at <email> or <email>')
   })
 })
