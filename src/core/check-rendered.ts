@@ -40,7 +40,7 @@ export function checkRendered(
           'rendered',
           f.path,
           1,
-          `${f.path} is out of date: ${found.tier ? `${found.tier}:` : ''}${found.l.path} changed since it was rendered, and agents read the old text: run \`git learn render\` and commit ${f.path}`,
+          `${f.path} is out of date: ${found.tier ? `${found.tier}:` : ''}${found.l.path} changed since it was rendered (or another version of git-learn rendered it: one before 2026-12-07 leaves a tier's learning unmarked), and agents read the old text: run \`git learn render\` and commit ${f.path}`,
         ),
       )
   }

@@ -59,7 +59,7 @@ export function formatSchemaErrors(
         out.push(`field "${field}" must be ${article(String(e.params['type']))}${shown}`)
         break
       case 'pattern':
-        out.push(`field "${field}" ${patternHint(field)}${shown}`)
+        out.push(`field "${field}" ${patternHint(field, value)}${shown}`)
         break
       case 'minLength':
         out.push(`field "${field}" must not be empty`)
@@ -106,7 +106,11 @@ function article(type: string): string {
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`
 }
 
-function patternHint(field: string): string {
+function patternHint(field: string, value: unknown): string {
+  // Accepted before 2026-12-07: a team that upgrades is told what the name stands for and what to do, not "wrong form".
+  if (/^tiers\[\d+\]\.name$/.test(field) && value === 'project')
+    return 'may not be "project", which names this repository\'s own learnings to agents (a git-learn before 2026-12-07 accepted it): rename the tier in .learnings/config.yaml (for example to "project-tier") and commit it'
+  if (/^tiers\[\d+\]\.name$/.test(field)) return 'must be a kebab-case name (a-z, 0-9, single hyphens)'
   if (field === 'name' || /^(related|supersedes)\[/.test(field))
     return 'must be a kebab-case name (a-z, 0-9, single hyphens, at most 64 characters)'
   if (field === 'created') return 'must be a date written as "YYYY-MM-DD" (quote it)'

@@ -108,6 +108,22 @@ describe('one configuration cache', () => {
     expect(r.stderr).toMatch(/tiers/)
   })
 
+  // `tier add project` was accepted before 2026-12-07: a team that upgrades finds it in its committed config.yaml,
+  // and every command refuses the file; each says why and what to do, and none rewrites a teammate's file.
+  test('a tier named "project" by an earlier git-learn: the refusal says why and how to rename it', async () => {
+    const repo = makeRepo()
+    const text = `tiers:\n  - name: project\n    url: ../org\n    ref: main\n    commit: ${'a'.repeat(40)}\n`
+    repo.write('.learnings/config.yaml', text)
+    const status = await repo.cli(['status'])
+    const check = await repo.cli(['check'])
+    expect(check.code).toBe(1)
+    for (const out of [status.stderr, check.stdout]) {
+      expect(out).toContain(`"tiers[0].name" may not be "project", which names this repository's own learnings`)
+      expect(out).toContain('rename the tier in .learnings/config.yaml')
+    }
+    expect(repo.read('.learnings/config.yaml')).toBe(text)
+  })
+
   // The schema's sentences are shared with learnings, whose fields live in the frontmatter; config.yaml has none.
   test.each([
     ['a list, not a mapping', '- gates\n', /the file must be a mapping of keys to values/],

@@ -342,4 +342,30 @@ describe("a tier's learnings in rendered files", () => {
     expect(stale).toHaveLength(1)
     expect(stale[0].message).toMatch(/out of date: org:\.learnings\/active\/org-fix\.md changed/)
   })
+
+  // A teammate on a version before 2026-12-07 renders a tier's learning as one of ours: no mark, our source line.
+  test("a tier's skill an earlier version rendered unmarked: check's warning names that cause too", async () => {
+    const { bare } = tierRemote({ 'org-fix': learningText('org-fix') })
+    const repo = makeRepo()
+    expect((await repo.cli(['tier', 'add', 'org', bare])).code).toBe(0)
+    expect((await repo.cli(['render'])).code).toBe(0)
+    const path = '.claude/skills/org-fix/SKILL.md'
+    repo.write(
+      path,
+      repo
+        .read(path)
+        .replace('[tier org: reviewed in that repository, not here] ', '')
+        .replace(
+          /<!-- source: .*-->/,
+          '<!-- source: .learnings/active/org-fix.md — edit that file and run `git learn render`; changes here are overwritten -->',
+        ),
+    )
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'rendered by an earlier git-learn')
+    const check = await repo.cli(['check', '--json'])
+    const rendered = check.json().findings.filter((f: { rule: string }) => f.rule === 'rendered')
+    expect(rendered).toHaveLength(1)
+    expect(rendered[0].message).toContain('or another version of git-learn rendered it')
+    expect(rendered[0].message).toContain('run `git learn render` and commit')
+  })
 })
