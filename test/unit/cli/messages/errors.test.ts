@@ -210,7 +210,7 @@ test('hook -h and init -h name the five hooks; evolve -h shows --force', async (
     expect(await help('hook')).toContain(hook)
     expect(await help('init')).toContain(hook)
   }
-  expect(await help('evolve')).toMatch(/^usage: git learn evolve \[--write\] \[--force\] \[--json\]$/m)
+  expect(await help('evolve')).toMatch(/^usage: git learn evolve \[--write \[--force\]\] \[--json\]$/m)
 })
 
 test('hook uninstall with husky says it took out its line, not the file', () => {
