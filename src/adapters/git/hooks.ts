@@ -20,7 +20,13 @@ import {
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SharedHooksPathError } from '../../core/errors.js'
 import { pathLine } from '../../core/git-output.js'
-import { MANAGER_CONFIGS, configRunsGitLearn, hookManagerOf, managerEntries } from '../../core/hook-managers.js'
+import {
+  MANAGER_CONFIGS,
+  configRunsGitLearn,
+  hookManagerOf,
+  managerEntries,
+  managerSection,
+} from '../../core/hook-managers.js'
 import type { HookManager } from '../../core/hook-managers.js'
 import { planHookLine } from '../../core/hook-script.js'
 import type { HookScriptConcern } from '../../core/hook-script.js'
@@ -311,6 +317,8 @@ export async function installHooks(
     return { layout, changes, managed: [] }
   }
   const managed = new Map<HookManager, ManagedHooks>()
+  // The team's checkouts have the shims where npm installs git-learn for the project; this copy's folder otherwise.
+  const shimDir = existsSync(join(git.root, PROJECT_SHIMS)) ? PROJECT_SHIMS : shown(git.root, SHIMS)
   for (const hook of SHIM_HOOKS) {
     const file = join(layout.dir, hook)
     const rel = shown(git.root, file)
@@ -330,13 +338,13 @@ export async function installHooks(
       const manager = hookManagerOf(text)
       if (!opts.force && manager) {
         // A manager's hook: a line in it is gone at its next install, so the entry goes into its config.
-        const config = readManagerConfig(git.root, manager)
+        const config = readManagerConfig(git.root, manager, shimDir)
         if (config.runsGitLearn) {
           changes.push({ file: rel, action: 'unchanged', note: `${manager}'s; ${config.path} runs git-learn`, manager })
           continue
         }
         changes.push({ file: rel, action: 'skipped', note: `${manager}'s: add git-learn to ${config.path}`, manager })
-        const m = managed.get(manager) ?? { manager, config: config.path, hooks: [], entries: '' }
+        const m = managed.get(manager) ?? { manager, config: config.path, hooks: [], entries: config.section ?? '' }
         m.hooks.push(hook)
         managed.set(manager, m)
         continue
@@ -362,14 +370,20 @@ export async function installHooks(
     chmodSync(file, 0o755)
     changes.push({ file: rel, action: 'created' })
   }
-  // The team's checkouts have the shims where npm installs git-learn for the project; this copy's folder otherwise.
-  const shimDir = existsSync(join(git.root, PROJECT_SHIMS)) ? PROJECT_SHIMS : shown(git.root, SHIMS)
-  for (const m of managed.values()) m.entries = managerEntries(m.manager, m.hooks, shimDir)
+  // (`entries` held the config's part until here: simple-git-hooks' entries extend the commands it has.)
+  for (const m of managed.values()) m.entries = managerEntries(m.manager, m.hooks, shimDir, m.entries || undefined)
   return { layout, changes, managed: [...managed.values()] }
 }
 
-/** The manager's config here (the first of its names that exists, else the first name) and whether it runs git-learn. */
-function readManagerConfig(root: string, manager: HookManager): { path: string; runsGitLearn: boolean } {
+/**
+ * The manager's config here (the first of its names that holds its part, else the first name), its part, and
+ * whether that runs git-learn.
+ */
+function readManagerConfig(
+  root: string,
+  manager: HookManager,
+  shimDir: string,
+): { path: string; section?: string; runsGitLearn: boolean } {
   for (const name of MANAGER_CONFIGS[manager]) {
     let text: string
     try {
@@ -377,7 +391,8 @@ function readManagerConfig(root: string, manager: HookManager): { path: string; 
     } catch {
       continue
     }
-    return { path: name, runsGitLearn: configRunsGitLearn(text) }
+    const section = managerSection(manager, name, text)
+    if (section !== undefined) return { path: name, section, runsGitLearn: configRunsGitLearn(section, shimDir) }
   }
   return { path: MANAGER_CONFIGS[manager][0] as string, runsGitLearn: false }
 }

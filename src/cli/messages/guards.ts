@@ -40,12 +40,18 @@ export interface ManagedHooksLine {
 const MANAGER_INSTALL: Record<string, (hooks: readonly string[]) => string> = {
   lefthook: () => '`lefthook install`',
   'pre-commit': (hooks) => `\`pre-commit install ${hooks.map((h) => `--hook-type ${h}`).join(' ')}\``,
+  'simple-git-hooks': () => '`npx simple-git-hooks`',
 }
 
 /** What to add to a hook manager's config, and the command that makes it write the hooks again. */
 function managedReport(m: ManagedHooksLine): string {
   const install = MANAGER_INSTALL[m.manager]?.(m.hooks) ?? `${m.manager}'s install`
-  const where = m.manager === 'pre-commit' ? ' (under `repos:`; pre-commit 3.2 or later names the stages so)' : ''
+  const where =
+    m.manager === 'pre-commit'
+      ? ' (under `repos:`; pre-commit 3.2 or later names the stages so)'
+      : m.manager === 'simple-git-hooks'
+        ? ` (${m.config === 'package.json' ? 'its "simple-git-hooks" object' : 'its object'}; a hook's command that is there already is kept, ours after \`&&\`)`
+        : ''
   const indented = m.entries.replace(/^(?=.)/gm, '    ')
   return `${m.manager} writes ${m.hooks.join(' and ')} from ${m.config}: a line added to the hook would be gone at its next install, so add these entries to ${m.config}${where}, then run ${install}:\n${indented}`
 }
