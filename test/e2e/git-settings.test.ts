@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+import { learningText, makeRepo, sh, tempDir, tierRemote } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 // A user's git settings that change what git prints or how it reads a pathspec, through the built binary: git-learn
@@ -180,5 +180,27 @@ describe("the user's git settings", () => {
     expect(restored.code).toBe(0)
     expect(repo.git('cat-file', 'commit', 'HEAD')).not.toMatch(/^encoding /m)
     expect(repo.git('log', '-1', '--encoding=UTF-8', '--format=%B')).toContain('Learning-Reason: à revoir')
+  })
+
+  // submodule.recurse=true (or fetch.recurseSubmodules=true) makes every `git fetch` fetch the submodules too: a tier's
+  // fetch also went to each submodule's remote, and one that cannot be reached (a private host off the VPN) failed
+  // `tier add` with "Errors during submodule fetch", and the fetch of a fresh clone's pinned tier with it.
+  test('submodule.recurse=true: tier add and verify fetch the tier alone, not the submodules', () => {
+    const { bare } = tierRemote({ 'org-wide': learningText('org-wide') })
+    const upstream = makeRepo()
+    const repo = makeRepo()
+    repo.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', upstream.root, 'vendor/lib')
+    repo.git('commit', '-qm', 'vendor lib')
+    rmSync(upstream.root, { recursive: true, force: true })
+    repo.git('config', 'submodule.recurse', 'true')
+    const add = sh(repo.root, 'git', ['learn', 'tier', 'add', 'org', bare])
+    expect(add.stderr).not.toContain('submodule')
+    expect(add.code).toBe(0)
+    // A fresh clone's case: the pin is in config.yaml, the tier's objects are not here; verify fetches them.
+    repo.git('update-ref', '-d', 'refs/learn/tiers/org')
+    const verify = sh(repo.root, 'git', ['learn', 'tier', 'verify'])
+    expect(verify.stderr).not.toContain('submodule')
+    expect(verify.code).toBe(0)
+    expect(repo.git('rev-parse', 'refs/learn/tiers/org').trim()).toMatch(/^[0-9a-f]{40}$/)
   })
 })
