@@ -181,7 +181,10 @@ export function describeError(err: unknown, command?: string): DescribedError {
     return d(
       ExitCode.environment,
       !err.known
-        ? `${err.base} names no commit here${err.shallow ? ' (this clone is shallow)' : ''}.\nFetch it first (\`git fetch origin ${err.base.replace(/^origin\//, '')}\`), then run the check again.`
+        ? err.shallow && /[~^@:]|^[0-9a-f]{7,64}$/.test(err.base)
+          ? // HEAD~3, a commit id: no branch to fetch by name, the history itself is short.
+            `${err.base} names no commit here: this clone is shallow and its history does not reach it.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`
+          : `${err.base} names no commit here${err.shallow ? ' (this clone is shallow)' : ''}.\nFetch it first (\`git fetch origin ${err.base.replace(/^origin\//, '')}\`), then run the check again.`
         : err.shallow
           ? `this clone is shallow: its history stops before ${err.head} and ${err.base} meet, so the transitions since their merge base cannot be read.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`
           : `${err.base} and ${err.head} have no commit in common.${err.stderr ? `\ngit said: ${err.stderr}` : ''}`,

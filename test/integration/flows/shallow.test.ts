@@ -96,6 +96,29 @@ describe('approve in a shallow clone', () => {
   })
 })
 
+describe('log in a shallow clone', () => {
+  test('the trail it holds, and where it stops: not "no lifecycle commits found" as a fact', async () => {
+    const origin = makeRepo()
+    propose(
+      origin,
+      'before-cut',
+      'learn: add before-cut\n\nLearning: before-cut\nLearning-Action: add\nLearning-To: pending',
+    )
+    work(origin, CY, 'the commit at the cut')
+    const clone = shallowClone(origin, 1)
+    const r = await clone.cli(['log'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).not.toMatch(/no lifecycle commits found/)
+    expect(r.stdout).toMatch(/no lifecycle commits in the history this shallow clone holds/)
+    expect(r.stderr).toMatch(/shallow: its history stops at [0-9a-f]{12}[\s\S]*git fetch --unshallow/)
+    expect((await clone.cli(['log', '--json'])).json()).toEqual({ events: [], shallow: true })
+
+    clone.git('fetch', '-q', '--unshallow')
+    const whole = await clone.cli(['log', '--json'])
+    expect(whole.json()).toMatchObject({ events: [{ name: 'before-cut', action: 'add' }], shallow: false })
+  })
+})
+
 describe('check --base in a shallow clone', () => {
   test('an approval whose proposal is past the cut: "cannot tell who proposed", not a pass', async () => {
     const origin = makeRepo()
@@ -113,6 +136,11 @@ describe('check --base in a shallow clone', () => {
     const cut = await clone.cli(['check', '--base', 'HEAD~1'])
     expect(cut.code).toBe(1)
     expect(cut.stdout).toMatch(/cannot tell who proposed old-proposal[\s\S]*git fetch --unshallow/)
+
+    const far = await clone.cli(['check', '--base', 'HEAD~2'])
+    expect(far.code).toBe(3)
+    expect(far.stderr).not.toMatch(/git fetch origin HEAD~2/)
+    expect(far.stderr).toMatch(/HEAD~2 names no commit here: this clone is shallow[\s\S]*git fetch --deepen=100/)
 
     clone.git('fetch', '-q', '--unshallow')
     const whole = await clone.cli(['check', '--base', 'HEAD~1'])
