@@ -4,7 +4,7 @@
  * which commit approved a move are then unknown: said, with the fetch that brings them, never guessed.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { cliAt, learningText, makeRepo, tempDir } from '../../helpers/repo.js'
@@ -74,6 +74,25 @@ describe('approve in a shallow clone', () => {
     clone.setIdentity(...BOB)
     expect((await clone.cli(['approve', 'cut-note'])).code).toBe(0)
     expect(clone.git('ls-files', '.learnings/active')).toBe('.learnings/active/cut-note.md\n')
+  })
+
+  test('the commit-msg hook: a hand approval whose proposal is past the cut is refused with the fetch to run', async () => {
+    const origin = makeRepo()
+    propose(origin, 'hand-moved')
+    work(origin, BOB, 'later one')
+    work(origin, BOB, 'later two')
+    const clone = shallowClone(origin, 1)
+    clone.setIdentity('Ada Author', 'ada@example.com')
+    mkdirSync(join(clone.root, '.learnings/active'))
+    clone.git('mv', '.learnings/pending/hand-moved.md', '.learnings/active/hand-moved.md')
+    const msg = join(clone.root, '.git', 'MSG')
+    writeFileSync(
+      msg,
+      'learn: approve hand-moved\n\nLearning: hand-moved\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Ada Author <ada@example.com>\n',
+    )
+    const r = await clone.cli(['hook', 'commit-msg', msg])
+    expect(r.code).toBe(1)
+    expect(`${r.stdout}${r.stderr}`).toMatch(/cannot tell who proposed hand-moved[\s\S]*git fetch --unshallow/)
   })
 
   test('a cut at the learning\'s own "learn: add" commit is read by its trailers', async () => {
