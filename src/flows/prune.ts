@@ -36,8 +36,8 @@ export interface PruneOptions {
   now: Date
   /** An active learning file that could not be read (skipped). */
   unreadable: (path: string, reason: string) => void
-  /** A shallow clone: approval dates are unknown, `created` stands in. */
-  shallow: () => void
+  /** A shallow clone whose history holds no approval of `names`: their `created` dates stand in. */
+  shallow: (names: string[]) => void
 }
 
 export interface PrunedMove {
@@ -97,8 +97,9 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
     for (const p of feed.problems) if (p.path.startsWith(activeDir)) opts.unreadable(p.path, p.reason)
     const active = feed.rows.filter((r) => r.row.state === 'active')
     shallow = isShallow.trim() === 'true'
-    if (shallow) opts.shallow()
-    const approvals = shallow ? new Map<string, string>() : await readApprovalDates(git)
+    // A shallow clone holds the approvals since its cut (the newest of each, the one that counts, when it is there):
+    // they are used, and `created` stands in only for a learning approved before the cut.
+    const approvals = await readApprovalDates(git)
     const since = new Map<string, number>()
     const base = active.map(({ row, created }) => {
       const approved = approvals.get(row.name)
@@ -111,6 +112,8 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
         )
       return { name: row.name, activeSince, activeSinceFrom: from }
     })
+    const undated = base.filter((b) => b.activeSinceFrom !== 'approval').map((b) => b.name)
+    if (shallow && undated.length) opts.shallow(undated)
     const tallies = new Map<string, UsageTally>()
     if (totalsSuffice(config.prune.min_matches)) {
       const { totals } = readUsageLog(git.commonDir)

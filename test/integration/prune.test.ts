@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { makeRepo, tempDir } from '../helpers/repo.js'
+import { cliAt, makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 import { NOW, good, seedActive, lastMessage, changedIn } from '../helpers/scale-store.js'
 
@@ -130,6 +130,19 @@ describe('git learn prune', () => {
     expect(r.stderr).toMatch(/shallow clone/)
     // Approved on 2026-11-15 (not prunable), but the clone only knows `created: 2026-01-01`.
     expect(r.stdout).toMatch(/old-one {2}— unused for 323 days \(last created 2026-01-01\)/)
+  })
+  test('a shallow clone that holds the approval uses its date; only the ones before the cut fall back', async () => {
+    const origin = makeRepo()
+    seedActive(origin, { 'old-one': good('old-one') }, '2026-11-15T00:00:00Z')
+    origin.git('commit', '-q', '--allow-empty', '-m', 'later')
+    const clone = join(tempDir('gl-shallow-'), 'c')
+    execFileSync('git', ['clone', '-q', '--depth', '2', `file://${origin.root}`, clone])
+    const r = await cliAt(clone, ['prune', '--json'], process.env)
+    expect(r.code, r.stderr).toBe(0)
+    // Approved on 2026-11-15, and that commit is in the clone: not five days active, not 323.
+    expect(r.json()).toMatchObject({ candidates: [], shallow: true })
+    const text = await cliAt(clone, ['prune'], process.env)
+    expect(text.stderr).not.toMatch(/shallow/)
   })
   test('a re-approval on the side of a merge counts: the approval date is read through every parent', async () => {
     const repo = makeRepo()

@@ -136,7 +136,7 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
     })
     return {
       distinct: config?.approval.distinct_approver ?? true,
-      proposers: proposerReader(root, ctx.env, 'HEAD', intoActive),
+      ...proposerReader(root, ctx.env, 'HEAD', intoActive),
     }
   }
   // Only a move or an add into active/ is an approval to judge: an edit in place reads no config for it.

@@ -49,8 +49,8 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     yes,
     now: ctx.now(),
     unreadable: (path, why) => ctx.stderr(warnUnreadable(path, why)),
-    shallow: () => {
-      if (!json) ctx.stderr(shallowWarning())
+    shallow: (names) => {
+      if (!json) ctx.stderr(shallowWarning(names))
     },
   })
   const rows = candidates.map((c) => ({

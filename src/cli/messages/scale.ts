@@ -34,8 +34,8 @@ export function pruneReport(
   return `${o.named ? 'would retire' : 'would prune'} ${plural(rows.length, 'active learning')} (nothing changed):\n${lines.join('\n')}\nRun \`${next}\` to archive them, one commit each.\n`
 }
 
-export const shallowWarning = () =>
-  "warning: this is a shallow clone, so approval dates are not in the history; prune falls back to each learning's `created` date.\n" +
+export const shallowWarning = (names: readonly string[]) =>
+  `warning: this is a shallow clone and its history holds no approval of ${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}; prune counts their time in active/ from their \`created\` date, which may be earlier.\n` +
   'Run `git fetch --unshallow` for exact dates.\n'
 
 export const supersededNote = (skill: string, old: readonly string[], dryRun: boolean) =>
