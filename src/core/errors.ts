@@ -161,6 +161,20 @@ export class SparseStoreError extends GitLearnError {
 }
 
 /**
+ * `.learnings/`, one of its state folders or config.yaml is a symbolic link: git tracks the
+ * link, not what lies behind it, so that was never reviewed; a committing command would read and write there. Exit 3.
+ */
+export class LinkedStoreError extends GitLearnError {
+  constructor(
+    /** The path from the root (`.learnings/active`). */
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path} ${reason}`)
+  }
+}
+
+/**
  * A repository without a work tree: a bare one (a server's, a mirror), or `cwd` inside a work tree's git directory.
  * The commands that read or change files there cannot run; `log` and `check --head` read commits and can. Exit 3.
  */

@@ -21,6 +21,7 @@ import {
   NoWorkTreeError,
   NotARepositoryError,
   SparseStoreError,
+  LinkedStoreError,
   OperationInProgressError,
   PartialMoveError,
   SecretInMessageError,
@@ -243,6 +244,12 @@ export function describeError(err: unknown, command?: string): DescribedError {
       ExitCode.environment,
       `this work tree is a sparse checkout that leaves out ${err.hidden.length === 1 ? '' : `${err.hidden.length} files of `}.learnings/ (${err.hidden.slice(0, 3).join(', ')}${err.hidden.length > 3 ? ', …' : ''}): git learn reads the store and its config.yaml from the work tree, and would miss the names, duplicates and settings kept there. Nothing was changed.\nAdd the store to the checkout: \`git sparse-checkout add .learnings\`, then run the command again.`,
       { hidden: err.hidden },
+    )
+  if (err instanceof LinkedStoreError)
+    return d(
+      ExitCode.environment,
+      `${err.path} ${err.reason}: the store is the folders and files git tracks in this work tree, and git tracks a link, not what lies behind it, so that was never reviewed (\`git learn check\` refuses it too). Nothing was changed.\nPut the folder or file itself in its place (move what the link points at into the repository, then \`rm\` the link and \`git mv\` or \`git add\` the real one), then run the command again.`,
+      { path: err.path },
     )
   if (err instanceof NoWorkTreeError)
     return d(
