@@ -284,6 +284,12 @@ export function proposalRecord(
 export const RAW_LOG_FORMAT = '%H%x1f%aI%x1f%an <%ae>%x1f%B%x1e'
 
 /**
+ * RAW_LOG_FORMAT with the committer date in place of the author date, for when a commit reached the branch: a rebase,
+ * a cherry-pick or `git commit --amend` keeps the author date (possibly months old) and writes a new committer date.
+ */
+export const COMMITTED_LOG_FORMAT = '%H%x1f%cI%x1f%an <%ae>%x1f%B%x1e'
+
+/**
  * Sample: "3f2c…\x1f2026-11-20T10:00:00+01:00\x1fJane <j@x>\x1flearn: approve x\n\nLearning: x\n…\x1e\n"
  */
 export function parseRawLog(out: string): RawCommit[] {

@@ -17,15 +17,16 @@ import { STORE_DIR, learningPath } from '../core/learning.js'
 import { MOVES, planTransition } from '../core/lifecycle.js'
 import {
   buildSupersededBy,
-  daysSince,
   formatPruneReason,
+  planActiveSince,
   planPrune,
   tallyFromTotals,
   tallyUsageEvent,
   totalsSuffice,
 } from '../core/prune.js'
 import type { PruneCandidate, PruneFacts, PruneReason, UsageTally } from '../core/prune.js'
-import { RAW_LOG_FORMAT, buildCommitMessage, parseAuditTrail, parseRawLog } from '../core/trailers.js'
+import { isoTime } from '../core/iso-time.js'
+import { COMMITTED_LOG_FORMAT, buildCommitMessage, parseAuditTrail, parseRawLog } from '../core/trailers.js'
 
 export interface PruneOptions {
   /** Learnings named by hand (retired with `reason`); none: find the candidates. */
@@ -55,12 +56,21 @@ export interface PruneOutcome {
   settings: Config['prune']
 }
 
-/** The date each learning last entered active/, from the audit trail (newest first, so the first one wins). */
+/**
+ * The date each learning last entered active/, from the audit trail (newest first, so the first one wins): the
+ * committer date, when the approval reached the branch (a rebase or cherry-pick keeps the author's, months old).
+ */
 async function readApprovalDates(git: Git): Promise<Map<string, string>> {
   // Before the first commit there is no trail, and `git log` fails on the unborn branch: no dates, as when shallow.
   if ((await readHead(git)) === undefined) return new Map()
   // --full-history: without it a merge whose active/ equals its first parent's hides a re-approval on the other side.
-  const out = await git.run([...PARSED_LOG, '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', '.learnings/active'])
+  const out = await git.run([
+    ...PARSED_LOG,
+    '--full-history',
+    `--format=${COMMITTED_LOG_FORMAT}`,
+    '--',
+    '.learnings/active',
+  ])
   const dates = new Map<string, string>()
   for (const e of parseAuditTrail(parseRawLog(out)))
     if (e.to === 'active' && !dates.has(e.name)) dates.set(e.name, e.date)
@@ -102,15 +112,10 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
     const approvals = await readApprovalDates(git)
     const since = new Map<string, number>()
     const base = active.map(({ row, created }) => {
-      const approved = approvals.get(row.name)
-      const activeSince = approved ?? created
-      const from: PruneFacts['activeSinceFrom'] = approved ? 'approval' : created ? 'created' : 'unknown'
-      if (activeSince !== null && daysSince(activeSince, opts.now) !== undefined)
-        since.set(
-          row.name,
-          Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(activeSince) ? `${activeSince}T00:00:00Z` : activeSince),
-        )
-      return { name: row.name, activeSince, activeSinceFrom: from }
+      const { activeSince, activeSinceFrom } = planActiveSince(approvals.get(row.name), created, opts.now)
+      const start = activeSince === null ? NaN : isoTime(activeSince)
+      if (!Number.isNaN(start)) since.set(row.name, start)
+      return { name: row.name, activeSince, activeSinceFrom }
     })
     const undated = base.filter((b) => b.activeSinceFrom !== 'approval').map((b) => b.name)
     if (shallow && undated.length) opts.shallow(undated)

@@ -174,3 +174,56 @@ describe('git learn prune', () => {
     expect(r.json().candidates).toEqual([])
   })
 })
+
+// docs/scale.md, "Dates prune trusts": a teammate's clock or a rebase never makes a learning look older than it is.
+describe('git learn prune and the dates of commits', () => {
+  /** An active learning `created` as given, approved in a commit with these author and committer dates. */
+  function approvedWith(created: string, author: string, committer: string): TestRepo {
+    const repo = makeRepo()
+    repo.write(
+      '.learnings/active/late-one.md',
+      good('late-one').replace('created: "2026-01-01"', `created: ${created}`),
+    )
+    repo.git('add', '.learnings')
+    execFileSync(
+      'git',
+      [
+        'commit',
+        '-q',
+        '-m',
+        'learn: approve late-one\n\nLearning: late-one\nLearning-Action: approve\nLearning-From: pending\nLearning-To: active\nApproved-by: Bo <bo@example.com>',
+      ],
+      { cwd: repo.root, env: { ...process.env, GIT_AUTHOR_DATE: author, GIT_COMMITTER_DATE: committer } },
+    )
+    return repo
+  }
+  const candidates = async (repo: TestRepo) => {
+    const r = await repo.cli(['prune', '--json'], { now: NOW })
+    expect(r.code, r.stderr).toBe(0)
+    return r.json().candidates as { name: string; reason: string }[]
+  }
+
+  test('an approval rebased onto the branch today is as old as its commit, not as its author date', async () => {
+    // Approved on a branch in January, rebased onto main on 2026-11-15: `git rebase` keeps the author date.
+    const repo = approvedWith('"2026-01-01"', '2026-01-01T10:00:00Z', '2026-11-15T10:00:00Z')
+    expect(await candidates(repo)).toEqual([])
+  })
+
+  test('an approval dated before the learning was created (a clock behind) counts from `created`', async () => {
+    const repo = approvedWith('"2026-11-01"', '2019-03-01T10:00:00Z', '2019-03-01T10:00:00Z')
+    expect(await candidates(repo)).toEqual([])
+    // Once `created` is old enough, the reason names it, not the impossible approval date.
+    const later = await repo.cli(['prune', '--json'], { now: new Date('2027-03-01T12:00:00Z') })
+    expect(later.json().candidates[0].reason).toMatch(/^unused for 120 days \(last created 2026-11-01\)/)
+  })
+
+  test('an approval or a `created` in the future proposes nothing and prints no negative day', async () => {
+    const future = approvedWith('"2062-01-01"', '2062-01-01T10:00:00Z', '2062-01-01T10:00:00Z')
+    expect(await candidates(future)).toEqual([])
+    const text = await future.cli(['prune'], { now: NOW })
+    expect(text.stdout).not.toMatch(/-\d+ days|NaN/)
+    // A `created` typed in the future is not a date: the approval's counts, as for any learning.
+    const typo = approvedWith('"2062-01-01"', '2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z')
+    expect((await candidates(typo))[0]?.reason).toMatch(/^unused for 323 days \(last approved 2026-01-01\)/)
+  })
+})
