@@ -300,6 +300,17 @@ export const renderNoSuchSkill = (path: string, skill: string) =>
 export const stateNotWritten = (file: string, code: string) =>
   `warning: could not write ${file} (${code}): the event was not recorded. Free space or make the directory writable, then run the command again to record it.\n`
 
+/**
+ * `check`'s stale finding and status's warning when git could not read the trees of the evidence commits (a partial
+ * clone whose remote did not answer): nothing was judged, which is not "nothing is stale".
+ */
+export const staleUnread = (reason: string) =>
+  `stale not checked: git could not read the trees of evidence.commit (${reason})${
+    /promisor remote/.test(reason)
+      ? '; this partial clone fetches them from its remote, which did not answer: run again when `git fetch` reaches it'
+      : ''
+  }`
+
 /** status went on without the usage counts: the usage log could not be read. */
 export const usageUnread = (err: unknown) =>
   `warning: the usage counts are left out: learn/events.jsonl could not be read (${(err as Error)?.message ?? String(err)}); make it a file you can read and write (\`ls -l\` it: a \`sudo\` run may own it)\n`
