@@ -152,7 +152,8 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
     5,
   )
   section(
-    'prune would propose (`git learn prune` to review):',
+    // status reads no history (it is on hook paths): the preview counts from `created`, and says so.
+    'prune candidates by `created` date (`git learn prune` counts from the approvals; run it to review):',
     s.prune.map((x) => `${x.name}: ${x.reason}`),
     5,
   )
