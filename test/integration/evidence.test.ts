@@ -156,6 +156,22 @@ describe('readEvidenceChanges (one git cat-file for every pin, trees only)', () 
     expect(readEvidenceChanges(repo.root, [{ commit: base, paths: ['vendor/sub'] }]).changed).toEqual([[]])
   })
 
+  test('a SHA-256 repository: tree entries hold 32-byte ids', () => {
+    const root = tempDir('gl-sha256-')
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: root, encoding: 'utf8' })
+    git('init', '-q', '--object-format=sha256', '-b', 'main')
+    git('config', 'user.name', 'Ada Author')
+    git('config', 'user.email', 'ada@example.com')
+    writeFileSync(join(root, 'a.ts'), 'a\n')
+    writeFileSync(join(root, 'b.ts'), 'b\n')
+    git('add', '.')
+    git('-c', 'commit.gpgsign=false', 'commit', '-qm', 'base')
+    const base = git('rev-parse', 'HEAD').trim()
+    writeFileSync(join(root, 'a.ts'), 'a changed\n')
+    git('-c', 'commit.gpgsign=false', 'commit', '-qam', 'later')
+    expect(readEvidenceChanges(root, [{ commit: base, paths: ['a.ts', 'b.ts'] }]).changed).toEqual([['a.ts']])
+  })
+
   test('outside a repository every pin is undecided', () => {
     expect(readEvidenceChanges('/', [{ commit: 'deadbeef', paths: ['a'] }]).changed).toEqual([undefined])
   })
