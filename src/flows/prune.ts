@@ -37,8 +37,6 @@ export interface PruneOptions {
   now: Date
   /** An active learning file that could not be read (skipped). */
   unreadable: (path: string, reason: string) => void
-  /** A shallow clone whose history holds no approval of `names`: their `created` dates stand in. */
-  shallow: (names: string[]) => void
 }
 
 export interface PrunedMove {
@@ -52,6 +50,11 @@ export interface PrunedMove {
 export interface PruneOutcome {
   candidates: PruneCandidate[]
   pruned: PrunedMove[]
+  /**
+   * A shallow clone's learnings that only their `created` date makes candidates: their approval is past the cut, so
+   * how long they have been active is unknown. Neither proposed nor archived; `git fetch --unshallow` dates them.
+   */
+  heldBack: PruneCandidate[]
   shallow: boolean
   settings: Config['prune']
 }
@@ -88,6 +91,7 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
   const config = await repo.config()
   let shallow = false
   let candidates: PruneCandidate[]
+  const heldBack: PruneCandidate[] = []
 
   if (opts.names.length) {
     candidates = []
@@ -117,8 +121,6 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
       if (!Number.isNaN(start)) since.set(row.name, start)
       return { name: row.name, activeSince, activeSinceFrom }
     })
-    const undated = base.filter((b) => b.activeSinceFrom !== 'approval').map((b) => b.name)
-    if (shallow && undated.length) opts.shallow(undated)
     const tallies = new Map<string, UsageTally>()
     if (totalsSuffice(config.prune.min_matches)) {
       const { totals } = readUsageLog(git.commonDir)
@@ -135,6 +137,22 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
       supersededBy: supersededBy.get(b.name) ?? [],
     }))
     candidates = planPrune(facts, config.prune, opts.now)
+    // In a shallow clone a learning approved before the cut has only its `created` date, which may be long before its
+    // approval (a scheduled prune in CI with fetch-depth: 1 would archive last week's approvals). The reasons that
+    // count days (unused, rarely matched) do not stand on it: such a learning is held back, or kept for its
+    // date-free reason alone (superseded).
+    if (shallow) {
+      const undated = new Set(base.filter((b) => b.activeSinceFrom !== 'approval').map((b) => b.name))
+      candidates = candidates.flatMap((c) => {
+        if (!undated.has(c.name)) return [c]
+        const reasons = c.reasons.filter((r) => r.kind === 'superseded')
+        if (!reasons.length) {
+          heldBack.push(c)
+          return []
+        }
+        return [{ name: c.name, reasons, reason: formatPruneReason(reasons) }]
+      })
+    }
   }
 
   const pruned: PrunedMove[] = []
@@ -156,5 +174,5 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
       pruned.push({ name: c.name, from: 'active', to: 'archived', path: to, commit })
     }
   }
-  return { candidates, pruned, shallow, settings: config.prune }
+  return { candidates, pruned, heldBack, shallow, settings: config.prune }
 }

@@ -103,7 +103,7 @@ describe('git learn prune', () => {
     expect(repo.snapshot()).toBe(before)
   })
 
-  test('a shallow clone says so and falls back to the created dates', async () => {
+  test('a shallow clone says so and holds back what only the created dates would prune', async () => {
     const origin = makeRepo()
     seedActive(origin, { 'old-one': good('old-one') }, '2026-11-15T00:00:00Z')
     origin.git('commit', '-q', '--allow-empty', '-m', 'later')
@@ -127,9 +127,12 @@ describe('git learn prune', () => {
     })()
     void clone
     expect(r.code).toBe(0)
-    expect(r.stderr).toMatch(/shallow clone/)
-    // Approved on 2026-11-15 (not prunable), but the clone only knows `created: 2026-01-01`.
+    // Approved on 2026-11-15 (not prunable), but the clone only knows `created: 2026-01-01`: before, it was proposed
+    // ("would prune") from that date; now it is held back, with what the date says and the fetch that dates it.
+    expect(r.stdout).toMatch(/^nothing to prune by the dates this clone holds\.\nheld back: this shallow clone/)
     expect(r.stdout).toMatch(/old-one {2}— unused for 323 days \(last created 2026-01-01\)/)
+    expect(r.stdout).not.toMatch(/^would prune/m)
+    expect(r.stdout).toMatch(/git fetch --unshallow/)
   })
   test('a shallow clone that holds the approval uses its date; only the ones before the cut fall back', async () => {
     const origin = makeRepo()
@@ -144,6 +147,56 @@ describe('git learn prune', () => {
     const text = await cliAt(clone, ['prune'], process.env)
     expect(text.stderr).not.toMatch(/shallow/)
   })
+  // A scheduled prune job in CI checks out one commit (fetch-depth: 1): a learning approved last week, whose approval
+  // the clone does not hold, must not be archived on the strength of its `created` date.
+  test('--yes in a shallow clone holds back the learnings whose approval it lacks; the rest are pruned', async () => {
+    const origin = makeRepo()
+    seedActive(
+      origin,
+      {
+        fresh: good('fresh'),
+        newer: good('newer').replace('created:', 'supersedes: [replaced]\ncreated:'),
+        replaced: good('replaced'),
+      },
+      '2026-11-15T00:00:00Z',
+    )
+    // The commit at the cut: its own trailers are read, so this approval's date is known.
+    seedActive(origin, { 'known-old': good('known-old') }, '2026-02-01T00:00:00Z')
+    const clone = join(tempDir('gl-shallow-'), 'c')
+    execFileSync('git', ['clone', '-q', '--depth', '1', `file://${origin.root}`, clone])
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: clone, encoding: 'utf8' })
+    git('config', 'user.name', 'Ada Author')
+    git('config', 'user.email', 'ada@example.com')
+
+    const dry = await cliAt(clone, ['prune'], process.env)
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stdout).toMatch(
+      /would prune 2 active learnings \(nothing changed\):\n {2}known-old {2}— unused for 292 days/,
+    )
+    expect(dry.stdout).toMatch(/ {2}replaced {2}— superseded by newer\n/)
+    expect(dry.stdout).toMatch(
+      /held back: this shallow clone holds no approval of 2 learnings[^\n]*\n {2}fresh {2}— .*\n {2}newer {2}— /,
+    )
+    expect(dry.stdout).toMatch(/git fetch --unshallow/)
+
+    const r = await cliAt(clone, ['prune', '--yes', '--json'], process.env)
+    expect(r.code, r.stderr).toBe(0)
+    const out = r.json()
+    expect(out.pruned.map((p: { name: string }) => p.name)).toEqual(['known-old', 'replaced'])
+    expect(out.candidates.find((c: { name: string }) => c.name === 'replaced').reason).toBe('superseded by newer')
+    expect(out.heldBack.map((c: { name: string }) => c.name)).toEqual(['fresh', 'newer'])
+    expect(out.heldBack[0]).toMatchObject({ path: '.learnings/active/fresh.md' })
+    expect(git('ls-files', '.learnings/active').split('\n').filter(Boolean)).toEqual([
+      '.learnings/active/fresh.md',
+      '.learnings/active/newer.md',
+    ])
+
+    // With the whole history the dates are known: fresh (approved 2026-11-15) stays, and nothing is held back.
+    git('fetch', '-q', '--unshallow')
+    const full = await cliAt(clone, ['prune', '--json'], process.env)
+    expect(full.json()).toMatchObject({ candidates: [], heldBack: [], shallow: false })
+  })
+
   test('a re-approval on the side of a merge counts: the approval date is read through every parent', async () => {
     const repo = makeRepo()
     seedActive(repo, { 'came-back': good('came-back') })

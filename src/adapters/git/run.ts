@@ -120,7 +120,10 @@ export function runGitSync(args: readonly string[], o: GitRunOptions): GitResult
     maxBuffer: o.maxBuffer ?? DEFAULT_MAX_BUFFER,
     stdio: ['pipe', 'pipe', 'pipe'],
   })
-  if (r.error) throw new GitCommandError(args, String(r.error.message))
+  // git may exit before reading all of stdin (a failing `cat-file --batch`): the EPIPE of writing the rest is not
+  // the answer, git's exit code and stderr are (as in runGitAsync).
+  const stopped = (r.error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE' && !!r.status
+  if (r.error && !stopped) throw new GitCommandError(args, String(r.error.message))
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr.toString('utf8') }
 }
 

@@ -407,12 +407,17 @@ async function checkTree(
   if (pinned.length) {
     // One git process for all of them; a commit unknown here (a shallow clone, another repository) decides nothing.
     const { readEvidenceChanges } = await import('../../adapters/git/fast.js')
-    const changed = readEvidenceChanges(
+    const { changed, unread } = readEvidenceChanges(
       root,
       pinned.map((p) => p.e),
       ctx.env,
       commit?.id,
     )
+    // git could not read the trees (a partial clone offline): one warning, not a silent "nothing is stale".
+    if (unread !== undefined) {
+      const { staleUnread } = await import('../messages/feed.js')
+      findings.push(engine.finding('stale', '.learnings/active', 1, staleUnread(unread)))
+    }
     pinned.forEach(({ l, e }, i) => {
       const f = engine.staleFinding(l, e.commit, changed[i] ?? [])
       if (f) findings.push(f)
