@@ -21,17 +21,25 @@ export const MANAGER_CONFIGS: Record<HookManager, readonly string[]> = {
     '.lefthook.json',
   ],
   'pre-commit': ['.pre-commit-config.yaml', '.pre-commit-config.yml'],
+  // Its files first, package.json's "simple-git-hooks" object last: the first that is there is the one it uses.
   'simple-git-hooks': [
-    'package.json',
+    '.simple-git-hooks.cjs',
+    '.simple-git-hooks.js',
+    '.simple-git-hooks.mjs',
+    'simple-git-hooks.cjs',
+    'simple-git-hooks.js',
+    'simple-git-hooks.mjs',
     '.simple-git-hooks.json',
     'simple-git-hooks.json',
-    '.simple-git-hooks.cjs',
-    'simple-git-hooks.cjs',
-    '.simple-git-hooks.js',
-    'simple-git-hooks.js',
-    '.simple-git-hooks.mjs',
-    'simple-git-hooks.mjs',
+    'package.json',
   ],
+}
+
+/** The config file to name when the manager has none here yet. */
+export const DEFAULT_CONFIG: Record<HookManager, string> = {
+  lefthook: 'lefthook.yml',
+  'pre-commit': '.pre-commit-config.yaml',
+  'simple-git-hooks': 'package.json',
 }
 
 /** The manager whose generated hook `text` is, from the lines each writes into every hook. */

@@ -197,3 +197,26 @@ describe('hooks a hook manager writes', () => {
     expect(r.stdout).not.toContain('lefthook writes')
   })
 })
+
+// simple-git-hooks reads the first config of .simple-git-hooks.cjs, .js, .mjs, simple-git-hooks.cjs, .js, .mjs,
+// .simple-git-hooks.json, simple-git-hooks.json, and package.json's "simple-git-hooks" object last.
+test('simple-git-hooks: a config file of its own wins over package.json, as simple-git-hooks reads them', async () => {
+  const repo = makeRepo()
+  repo.write('package.json', `${JSON.stringify({ 'simple-git-hooks': { 'pre-commit': 'npx lint-staged' } })}\n`)
+  repo.write('.simple-git-hooks.cjs', "module.exports = { 'pre-commit': 'npx lint-staged' }\n")
+  repo.write('.git/hooks/pre-commit', SIMPLE_GIT_HOOK('npx lint-staged'))
+  const r = await repo.cli(['hook', 'install', '--json'])
+  expect(r.code).toBe(0)
+  expect(r.json().managed).toMatchObject([{ manager: 'simple-git-hooks', config: '.simple-git-hooks.cjs' }])
+  // Our command in package.json, which simple-git-hooks does not read here, wires nothing.
+  repo.write(
+    'package.json',
+    `${JSON.stringify({ 'simple-git-hooks': { 'pre-commit': 'npx lint-staged && git learn check --staged' } })}\n`,
+  )
+  const again = await repo.cli(['hook', 'install', '--json'])
+  expect(again.json().changes[0]).toMatchObject({ action: 'skipped', manager: 'simple-git-hooks' })
+  // With no config of its own, package.json is the one named.
+  const bare = makeRepo()
+  bare.write('.git/hooks/pre-commit', SIMPLE_GIT_HOOK('npx lint-staged'))
+  expect((await bare.cli(['hook', 'install', '--json'])).json().managed).toMatchObject([{ config: 'package.json' }])
+})
