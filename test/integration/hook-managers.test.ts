@@ -208,6 +208,13 @@ test('simple-git-hooks: a config file of its own wins over package.json, as simp
   const r = await repo.cli(['hook', 'install', '--json'])
   expect(r.code).toBe(0)
   expect(r.json().managed).toMatchObject([{ manager: 'simple-git-hooks', config: '.simple-git-hooks.cjs' }])
+  // A JavaScript config is not run, so the team's command is not in the entry: the report says to keep it by hand,
+  // never that it "is kept" (pasted over, the entry would drop lint-staged).
+  const text = await repo.cli(['hook', 'install'])
+  expect(text.stdout).not.toMatch(/is there already is kept/)
+  expect(text.stdout).toMatch(
+    /does not run \.simple-git-hooks\.cjs, so these are ours alone: where a hook has a command/,
+  )
   // Our command in package.json, which simple-git-hooks does not read here, wires nothing.
   repo.write(
     'package.json',
