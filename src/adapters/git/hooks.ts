@@ -21,6 +21,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SharedHooksPathError } from '../../core/errors.js'
 import { pathLine } from '../../core/git-output.js'
 import {
+  DEFAULT_CONFIG,
   MANAGER_CONFIGS,
   configRunsGitLearn,
   hookManagerOf,
@@ -376,7 +377,7 @@ export async function installHooks(
 }
 
 /**
- * The manager's config here (the first of its names that holds its part, else the first name), its part, and
+ * The manager's config here (the first of its names that holds its part, else DEFAULT_CONFIG), its part, and
  * whether that runs git-learn.
  */
 function readManagerConfig(
@@ -394,7 +395,7 @@ function readManagerConfig(
     const section = managerSection(manager, name, text)
     if (section !== undefined) return { path: name, section, runsGitLearn: configRunsGitLearn(section, shimDir) }
   }
-  return { path: MANAGER_CONFIGS[manager][0] as string, runsGitLearn: false }
+  return { path: DEFAULT_CONFIG[manager], runsGitLearn: false }
 }
 
 /** Remove exactly what install added: our marked lines from husky hooks, our shims (putting back a replaced hook). */

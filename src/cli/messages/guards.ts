@@ -50,7 +50,10 @@ function managedReport(m: ManagedHooksLine): string {
     m.manager === 'pre-commit'
       ? ' (under `repos:`; pre-commit 3.2 or later names the stages so)'
       : m.manager === 'simple-git-hooks'
-        ? ` (${m.config === 'package.json' ? 'its "simple-git-hooks" object' : 'its object'}; a hook's command that is there already is kept, ours after \`&&\`)`
+        ? m.config.endsWith('.json')
+          ? ` (${m.config === 'package.json' ? 'its "simple-git-hooks" object' : 'its object'}; a hook's command that is there already is kept, ours after \`&&\`)`
+          : // A JavaScript config is never run: the team's commands are not in these entries.
+            ` (its exported object; git learn does not run ${m.config}, so these are ours alone: where a hook has a command there, keep it and put ours after it with \`&&\`)`
         : ''
   const indented = m.entries.replace(/^(?=.)/gm, '    ')
   return `${m.manager} writes ${m.hooks.join(' and ')} from ${m.config}: a line added to the hook would be gone at its next install, so add these entries to ${m.config}${where}, then run ${install}:\n${indented}`
