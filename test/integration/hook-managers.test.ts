@@ -56,6 +56,9 @@ describe('hooks a hook manager writes', () => {
     const text = await repo.cli(['hook', 'install'])
     expect(text.stdout).toContain('lefthook writes pre-commit and commit-msg from lefthook.yml')
     expect(text.stdout).toContain('then run `lefthook install`')
+    // No git-learn in the project's node_modules: the entries name this machine's copy, which teammates lack.
+    expect(managed.shimDir).not.toBe('node_modules/git-learn/githooks')
+    expect(text.stdout).toMatch(/warning: these entries run the shims of this machine's git-learn .*devDependencies/)
     expect(text.stdout).not.toContain('A hook of your own was left in place')
 
     // The entries merge into the config as YAML, and each runs as lefthook runs it: `sh -c` at the root, {1} → $1.
@@ -187,6 +190,17 @@ describe('hooks a hook manager writes', () => {
       note: "simple-git-hooks's; package.json runs git-learn",
     })
     expect(wired.json().managed).toBeUndefined()
+  })
+
+  test("with git-learn in the project's node_modules, the entries name its shims there and carry no warning", async () => {
+    const repo = makeRepo()
+    repo.write('node_modules/git-learn/githooks/pre-commit', '#!/bin/sh\n')
+    repo.write('.git/hooks/pre-commit', LEFTHOOK_HOOK('pre-commit'))
+    const r = await repo.cli(['hook', 'install', '--json'])
+    const [managed] = r.json().managed
+    expect(managed.shimDir).toBe('node_modules/git-learn/githooks')
+    expect(managed.entries).toContain('run: sh node_modules/git-learn/githooks/pre-commit\n')
+    expect((await repo.cli(['hook', 'install'])).stdout).not.toContain('warning:')
   })
 
   test("a hook of the user's own is still told to take the lines itself", async () => {

@@ -137,6 +137,11 @@ export interface ManagedHooks {
   hooks: string[]
   /** The entries to merge into that config (core/hook-managers.ts managerEntries). */
   entries: string
+  /**
+   * Where the entries find our shims: `node_modules/git-learn/githooks` when the project installs git-learn (every
+   * teammate's checkout has it), else this machine's copy, which a teammate's checkout lacks.
+   */
+  shimDir: string
 }
 
 const SHIMS = join(__dirname, '..', '..', '..', 'githooks')
@@ -345,7 +350,13 @@ export async function installHooks(
           continue
         }
         changes.push({ file: rel, action: 'skipped', note: `${manager}'s: add git-learn to ${config.path}`, manager })
-        const m = managed.get(manager) ?? { manager, config: config.path, hooks: [], entries: config.section ?? '' }
+        const m = managed.get(manager) ?? {
+          manager,
+          config: config.path,
+          hooks: [],
+          entries: config.section ?? '',
+          shimDir,
+        }
         m.hooks.push(hook)
         managed.set(manager, m)
         continue
