@@ -14,7 +14,7 @@
 // under 30 ms of CPU during each run of the round); the paired difference after − before and how often after won.
 // Linux only (/proc). A store of `n` may be given as STORE_<n>=<dir> (copied, never changed) instead of generated.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FAILURE, argvOptions, learningText, makeStoreRepo } from './lib.mjs'
@@ -22,6 +22,10 @@ import { FAILURE, argvOptions, learningText, makeStoreRepo } from './lib.mjs'
 const opt = argvOptions()
 const { before, after } = opt
 if (!before || !after) throw new Error('usage: node bench/hooks-ab.mjs --before <dist> --after <dist> [--sizes …]')
+// A build that is not there fails at once, in about the time of `node -e 0`: a row of ratios near 1 measuring nothing.
+for (const dist of [before, after])
+  if (!existsSync(join(dist, 'bin.js')))
+    throw new Error(`${dist}/bin.js is missing: --before and --after name dist folders`)
 const sizes = (opt['sizes'] ?? '1000,10000,100000').split(',').map(Number)
 const rounds = Number(opt['rounds'] ?? 61)
 const gate = Number(opt['gate'] ?? 3)
