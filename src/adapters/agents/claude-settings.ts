@@ -5,7 +5,7 @@
  * templates/claude/commands/ into `.claude/commands/` (an existing file is never overwritten).
  * Hook format: {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": s}]}]}}.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { asCheckedOut } from '../git/checkout.js'
 import { writeFileNoClobber } from '../store/write-file.js'
 import { dirname, join } from 'node:path'
@@ -206,7 +206,8 @@ export function installClaudeAgent(root: string): AgentSetup {
       commandsKept.push(rel)
       continue
     }
-    writeFileSync(join(root, rel), asCheckedOut(root, rel, readFileSync(join(COMMANDS_TEMPLATES, t))), { flag: 'wx' })
+    // Whole or not at all: a cut command left by a full disk would be kept as the user's by the next run.
+    writeFileNoClobber(join(root, rel), asCheckedOut(root, rel, readFileSync(join(COMMANDS_TEMPLATES, t))))
     commandsWritten.push(rel)
   }
   return {

@@ -6,22 +6,13 @@
  * when it is one of our git-learn commands ending with the marker: everything else is the user's and left alone.
  */
 import { createHash } from 'node:crypto'
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SharedHooksPathError } from '../../core/errors.js'
 import { pathLine } from '../../core/git-output.js'
 import { planHookLine } from '../../core/hook-script.js'
 import type { HookScriptConcern } from '../../core/hook-script.js'
+import { scratchDir } from '../state/journal.js'
 import { writeFileNoClobber } from '../store/write-file.js'
 import { asCheckedOut } from './checkout.js'
 import type { Git } from './simple.js'
@@ -263,7 +254,8 @@ export async function installHooks(
       const file = join(layout.dir, hook)
       const rel = shown(git.root, file)
       if (!existsSync(file)) {
-        writeFileSync(file, `${line}\n`, { mode: 0o755 })
+        // Whole or not at all (a full disk): an empty or cut hook left here would be taken for the user's own.
+        writeFileNoClobber(file, `${line}\n`, false, undefined, 0o755)
         changes.push({ file: rel, action: 'created' })
         continue
       }
@@ -323,12 +315,19 @@ export async function installHooks(
         continue
       }
       renameSync(file, `${file}${BACKUP_SUFFIX}`)
-      writeFileSync(file, shim, { mode: 0o755 })
+      try {
+        writeFileNoClobber(file, shim, false, undefined, 0o755)
+      } catch (err) {
+        // Not written (a full disk): the user's hook goes back where it was, still running.
+        renameSync(`${file}${BACKUP_SUFFIX}`, file)
+        throw err
+      }
       changes.push({ file: rel, action: 'replaced', note: `yours is kept as ${hook}${BACKUP_SUFFIX}` })
       continue
     }
-    writeFileSync(file, shim, { mode: 0o755 })
-    chmodSync(file, 0o755)
+    // Whole or not at all (a full disk, a kill): an empty or cut shim left here would fail commits, or be taken for a
+    // hook of the user's by the next install, which would then never put the guard in.
+    writeFileNoClobber(file, shim, false, undefined, 0o755)
     changes.push({ file: rel, action: 'created' })
   }
   return { layout, changes }
@@ -387,7 +386,7 @@ export async function writeCiFiles(
   else {
     mkdirSync(dirname(workflow), { recursive: true })
     const yml = readTemplate('github-workflow.yml').replace(/__DEFAULT_BRANCH__/g, branch)
-    writeFileSync(workflow, asCheckedOut(git.root, WORKFLOW_PATH, yml))
+    writeFileNoClobber(workflow, asCheckedOut(git.root, WORKFLOW_PATH, yml), false, scratchDir(git.commonDir))
     created.push(WORKFLOW_PATH)
   }
   const owners = ['CODEOWNERS', 'docs/CODEOWNERS', CODEOWNERS_PATH]
@@ -396,7 +395,8 @@ export async function writeCiFiles(
   const block = readTemplate('CODEOWNERS')
   if (!owners) {
     mkdirSync(join(git.root, '.github'), { recursive: true })
-    writeFileSync(join(git.root, CODEOWNERS_PATH), asCheckedOut(git.root, CODEOWNERS_PATH, block))
+    const text = asCheckedOut(git.root, CODEOWNERS_PATH, block)
+    writeFileNoClobber(join(git.root, CODEOWNERS_PATH), text, false, scratchDir(git.commonDir))
     created.push(CODEOWNERS_PATH)
   } else {
     const text = readFileSync(owners.abs, 'utf8')
