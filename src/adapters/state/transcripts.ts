@@ -275,9 +275,14 @@ export function lockTranscript(
       const fd = openSync(lock, 'wx')
       try {
         writeSync(fd, String(process.pid))
-      } finally {
+      } catch (err) {
+        // No room for the pid (a full disk): an empty lock would hold every capture of this transcript off, each
+        // waiting LOCK_WAIT_MS, until it grew stale. Nothing of ours stays.
         closeSync(fd)
+        unlinkSync(lock)
+        throw err
       }
+      closeSync(fd)
       return {
         release() {
           try {

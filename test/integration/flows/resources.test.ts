@@ -137,5 +137,35 @@ describe('a disk that fills up part way (tmpfs of 4 MB)', () => {
     expect(statSync(join(root, '.git/hooks/pre-commit')).mode & 0o111).not.toBe(0)
     expect(readdirSync(join(root, '.git/hooks')).filter((n) => !n.endsWith('.sample'))).toEqual(['pre-commit'])
   })
+
+  // The capture hook's lock holds its pid; with no room for the pid it stayed, empty, and every capture of that
+  // transcript for the next 30 s waited 3 s for it and then gave up ("another capture … is still running").
+  test.runIf(mounted)(
+    'capture on a full disk leaves no lock: the next capture, with room, reads the transcript',
+    () => {
+      const transcript = join(PROJECT_ROOT, 'test/fixtures/transcripts/claude-2.1.331.jsonl')
+      const payload = (root: string) =>
+        JSON.stringify({
+          hook_event_name: 'Stop',
+          session_id: '164729f8-0065-418d-865b-d78dca378583',
+          transcript_path: transcript,
+          cwd: root,
+        })
+      const records = (root: string) =>
+        readFileSync(join(root, '.git/learn/observations.jsonl'), 'utf8').split('\n').filter(Boolean).length
+      const control = makeRepo()
+      expect(sh(control.root, 'git', ['learn', 'capture'], { input: payload(control.root) }).code).toBe(0)
+      const { root } = repoOnDisk('capture')
+      fillLeaving(0)
+      const full = sh(root, 'git', ['learn', 'capture'], { input: payload(root) })
+      rmSync(FILL)
+      expect(full.code).toBe(0)
+      expect(full.stdout).toBe('')
+      const locks = join(root, '.git/learn/transcripts')
+      expect(existsSync(locks) ? readdirSync(locks).filter((n) => n.endsWith('.lock')) : []).toEqual([])
+      expect(sh(root, 'git', ['learn', 'capture'], { input: payload(root) }).code).toBe(0)
+      expect(records(root)).toBe(records(control.root))
+    },
+  )
 })
 
