@@ -138,6 +138,21 @@ describe('a disk that fills up part way (tmpfs of 4 MB)', () => {
     expect(readdirSync(join(root, '.git/hooks')).filter((n) => !n.endsWith('.sample'))).toEqual(['pre-commit'])
   })
 
+  // copyFile(2) names its source in every error: "cannot use .git/index: no space left" sent the user to git's index.
+  test.runIf(mounted)("a copy of git's index that does not fit is named, not the index", async () => {
+    const { root } = repoOnDisk('index-copy', { 'a.txt': 'x\n'.repeat(3000) })
+    const scratch = join(root, '.git/learn/tmp')
+    mkdirSync(scratch, { recursive: true })
+    const files = await locateIndex(root, join(root, '.git'))
+    fillLeaving(0)
+    const err = await prepareIndex(root, files, scratch, [], '0'.repeat(40)).catch((e: unknown) => e)
+    rmSync(FILL)
+    expect(err).toBeInstanceOf(FileAccessError)
+    expect(err).toMatchObject({ code: 'ENOSPC', nothingChanged: true })
+    expect((err as FileAccessError).path.startsWith(scratch)).toBe(true)
+    expect(readdirSync(scratch)).toEqual([])
+  })
+
   // The capture hook's lock holds its pid; with no room for the pid it stayed, empty, and every capture of that
   // transcript for the next 30 s waited 3 s for it and then gave up ("another capture … is still running").
   test.runIf(mounted)(
@@ -168,4 +183,3 @@ describe('a disk that fills up part way (tmpfs of 4 MB)', () => {
     },
   )
 })
-
