@@ -120,10 +120,13 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
     [...expect].filter(([, want]) => want === null).map(([p]) => p),
   )
 
+  // Scratch files (the prepared index, a temporary index, new files before they are linked) go under the git dir.
+  const scratch = scratchDir(git.commonDir)
   const written = changes.filter((c): c is Extract<Change, { text: string }> => c.kind !== 'move')
   const blobs = await writeBlobs(
     root,
     written.map((c) => c.text),
+    scratch,
   )
   const text = new Map<string, Buffer>()
   written.forEach((c, i) => text.set(blobs[i] as string, Buffer.from(c.text, 'utf8')))
@@ -148,8 +151,6 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
   }
   const index: IndexChange[] = journalPaths.map((p) => ({ path: p.path, entry: p.entry }))
   const zero = '0'.repeat((first.oid ?? blobs[0] ?? base.values().next().value?.oid ?? '').length || 40)
-  // The user's index with our entries, prepared aside now; renamed into place under the lock once the branch moved.
-  const scratch = scratchDir(git.commonDir)
   const files = await locateIndex(root, git.gitDir)
   let prepared: PreparedIndex | undefined
   let commit: string | undefined
@@ -198,7 +199,7 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
               )
           }
         }
-        const built = await buildCommit(root, head.oid, index, message, zero)
+        const built = await buildCommit(root, head.oid, index, message, zero, scratch)
         journal = writeJournal(git.commonDir, {
           version: 1,
           started: new Date().toISOString(),

@@ -74,11 +74,11 @@ export async function readTreeEntries(
  * Write blobs for these texts into the object store; their ids in order. One text: `hash-object -w --stdin`; many:
  * one `git fast-import` (a blob per record, ids from its marks file), so 10,000 entries cost one process.
  */
-export async function writeBlobs(root: string, texts: readonly string[]): Promise<string[]> {
+export async function writeBlobs(root: string, texts: readonly string[], scratch?: string): Promise<string[]> {
   if (texts.length === 0) return []
   if (texts.length === 1)
     return [(await gitAsync(['hash-object', '-w', '--stdin'], { cwd: root, input: texts[0] })).toString('utf8').trim()]
-  const tmp = mkdtempSync(join(tmpdir(), 'git-learn-blobs-'))
+  const tmp = makeTempDir('blobs', scratch)
   try {
     const marks = join(tmp, 'marks')
     const parts: Buffer[] = []
@@ -104,6 +104,16 @@ export async function writeBlobs(root: string, texts: readonly string[]): Promis
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
+}
+
+/**
+ * A directory for a commit's own scratch files (a temporary index, fast-import's marks): in `scratch`, the git dir's
+ * `learn/tmp` (journal.ts scratchDir: named by this process, swept once it is gone), when there is one, so that a
+ * lifecycle commit needs neither TMPDIR nor room there, as `git commit` does not; else in the system's temporary
+ * directory. A TMPDIR that names no folder, or a full /tmp, failed every add and approve.
+ */
+export function makeTempDir(prefix: string, scratch?: string): string {
+  return mkdtempSync(scratch ? join(scratch, `${process.pid}.${prefix}-`) : join(tmpdir(), `git-learn-${prefix}-`))
 }
 
 /**
@@ -153,8 +163,9 @@ export async function buildCommit(
   changes: readonly IndexChange[],
   message: string,
   zeroOid: string,
+  scratch?: string,
 ): Promise<{ tree: string; commit: string }> {
-  const tmp = mkdtempSync(join(tmpdir(), 'git-learn-index-'))
+  const tmp = makeTempDir('index', scratch)
   const env: Env = { ...process.env, GIT_INDEX_FILE: join(tmp, 'index') }
   const remove = () => rmSync(tmp, { recursive: true, force: true })
   const dropCleanup = onInterrupt(remove)

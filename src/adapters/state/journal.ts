@@ -5,7 +5,16 @@
  * the index or work tree of some paths still wait (`git learn doctor --continue` finishes them). Imports node:fs and
  * node:path (and the errors of core) only: every command looks for journals before it starts.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync, renameSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  renameSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { FileAccessError } from '../../core/errors.js'
 
@@ -75,7 +84,13 @@ export function scratchDir(commonDir: string): string | undefined {
     mkdirSync(dir, { recursive: true })
     for (const n of readdirSync(dir)) {
       const pid = Number(/^(\d+)\./.exec(n)?.[1] ?? 0)
-      if (pid > 0 && !isProcessAlive(pid)) unlinkSync(join(dir, n))
+      // A folder too (a temporary index's: commit.ts makeTempDir); one that cannot go stays, the rest still do.
+      if (pid > 0 && !isProcessAlive(pid))
+        try {
+          rmSync(join(dir, n), { recursive: true, force: true })
+        } catch {
+          // Removed by the next sweep.
+        }
     }
     return dir
   } catch {
@@ -83,11 +98,12 @@ export function scratchDir(commonDir: string): string | undefined {
   }
 }
 
-/** Remove this process's files of the scratch directory (an interrupted transition's: interrupt.ts). */
+/** Remove this process's files and folders of the scratch directory (an interrupted transition's: interrupt.ts). */
 export function removeOwnScratch(dir: string | undefined): void {
   if (!dir) return
   try {
-    for (const n of readdirSync(dir)) if (n.startsWith(`${process.pid}.`)) unlinkSync(join(dir, n))
+    for (const n of readdirSync(dir))
+      if (n.startsWith(`${process.pid}.`)) rmSync(join(dir, n), { recursive: true, force: true })
   } catch {
     // Gone or unreadable: a later transition's sweep (scratchDir) removes what is left once this process is gone.
   }

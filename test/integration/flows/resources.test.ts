@@ -183,3 +183,29 @@ describe('a disk that fills up part way (tmpfs of 4 MB)', () => {
     },
   )
 })
+
+describe('TMPDIR', () => {
+  // git itself needs no TMPDIR; the lifecycle commit's temporary index was made there (mkdtemp), so a TMPDIR naming
+  // a folder that is gone (a stale one inherited by a container or a long-lived shell) failed every add and approve.
+  test('a TMPDIR that names no folder stops neither add nor approve, and leaves nothing behind', () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'approval:\n  distinct_approver: false\n')
+    repo.write('.learnings/pending/first-one.md', learningText('first-one'))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'store')
+    const input = join(tempDir('gl-in-'), 'new.md')
+    const body =
+      '## Problem\nThe importer crashed on a BOM.\n\n## Trigger Conditions\nImporting a CSV saved by Excel.\n\n' +
+      '## Root Cause\nWe tried another parser; the byte order mark was read as part of the first header.\n\n' +
+      '## Solution\nStrip U+FEFF before parsing.\n\n## Verification\nThe importer test passed: 9 passed.\n'
+    writeFileSync(input, learningText('fresh-one', { trigger: 'TypeError: fresh-one is not a function' }, body))
+    const env = { TMPDIR: join(tempDir('gl-gone-'), 'gone') }
+    const add = sh(repo.root, 'git', ['learn', 'add', '--file', input], { env })
+    expect(add.code, add.stderr).toBe(0)
+    const approve = sh(repo.root, 'git', ['learn', 'approve', 'first-one', 'fresh-one'], { env })
+    expect(approve.code, approve.stderr).toBe(0)
+    expect(repo.exists('.learnings/active/fresh-one.md')).toBe(true)
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    expect(readdirSync(join(repo.root, '.git/learn/tmp'))).toEqual([])
+  })
+})
