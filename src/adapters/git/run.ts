@@ -89,7 +89,7 @@ export function runGitSync(args: readonly string[], o: GitRunOptions): GitResult
     maxBuffer: o.maxBuffer ?? DEFAULT_MAX_BUFFER,
     stdio: ['pipe', 'pipe', 'pipe'],
   })
-  if (r.error) throw new GitCommandError(args, String(r.error.message))
+  if (r.error) throw new GitCommandError(args, notStarted(r.error))
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr.toString('utf8') }
 }
 
@@ -133,6 +133,13 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       // terminal's whole group waits in this process for the section's end instead of killing that git half way.
       detached: (bounded || interruptsDeferred()) && process.platform !== 'win32',
     })
+    // git that could not start (no file descriptor left for its pipes, EMFILE; no process, EAGAIN) has no streams,
+    // and says why in an 'error' event that, unheard, would end this process with Node's own trace: the agent hooks
+    // and every command answer it as a git that failed.
+    if (!child.stdin || !child.stdout || !child.stderr) {
+      child.on('error', (e) => reject(new GitCommandError(args, notStarted(e))))
+      return
+    }
     if (bounded && child.pid !== undefined && process.platform !== 'win32') ownGroup(child.pid)
     const ended = gitStarted()
     const max = o.maxBuffer ?? DEFAULT_MAX_BUFFER
@@ -194,7 +201,7 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
     child.stderr.on('data', (b: Buffer) => err.push(b))
     child.stdout.on('error', () => undefined)
     child.stderr.on('error', () => undefined)
-    child.on('error', (e) => settle(() => reject(new GitCommandError(args, String(e.message)))))
+    child.on('error', (e) => settle(() => reject(new GitCommandError(args, notStarted(e)))))
     child.on('exit', (code) => {
       if (timedOut) answer(code)
       // Bounded: what git wrote before it exited is read within EXIT_GRACE_MS; a pipe still held after that (by a
@@ -211,6 +218,20 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
     child.stdin.on('error', () => undefined)
     child.stdin.end(o.input ?? '')
   })
+}
+
+/** Why git could not be run, for GitCommandError's stderr: Node's message and, for a limit, which one. */
+function notStarted(e: Error): string {
+  const code = (e as NodeJS.ErrnoException).code
+  // spawnSync's own bounds (its output past maxBuffer, a timeout) come after git started: Node's words say it.
+  if (code === 'ENOBUFS' || code === 'ETIMEDOUT') return String(e.message)
+  const why =
+    code === 'EMFILE' || code === 'ENFILE'
+      ? ' (too many files are open: raise `ulimit -n`)'
+      : code === 'EAGAIN'
+        ? ' (no process could be made: see `ulimit -u`)'
+        : ''
+  return `git could not be started: ${e.message}${why}`
 }
 
 /** How long a bounded run waits, once git has exited, for the rest of its output (runGitAsync). */
@@ -378,7 +399,7 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
     child.on('error', (e) => {
       clearInterval(watch)
       done = true
-      reject(new GitCommandError(args, String(e.message)))
+      reject(new GitCommandError(args, notStarted(e)))
     })
     child.on('close', (code) => {
       clearInterval(watch)
@@ -419,7 +440,7 @@ export function runGitAsyncFiles(args: readonly string[], o: GitRunOptions & { d
       env: gitEnv(o.env ?? process.env),
       stdio: [input.fd, output.fd, errors.fd],
     })
-    child.on('error', (e) => reject(new GitCommandError(args, String(e.message))))
+    child.on('error', (e) => reject(new GitCommandError(args, notStarted(e))))
     child.on('exit', (code) => {
       try {
         resolve({

@@ -209,3 +209,31 @@ describe('TMPDIR', () => {
     expect(readdirSync(join(repo.root, '.git/learn/tmp'))).toEqual([])
   })
 })
+
+describe('file descriptors', () => {
+  // With no descriptor left for git's pipes Node gives a child without streams and an 'error' event: runGitAsync
+  // read child.stdout.on of undefined (a TypeError, exit 70) and the unheard event ended the process with Node's own
+  // trace, exit 1 — the recall and context hooks too, which must exit 0 whatever happens.
+  test('git that cannot start for want of file descriptors is a GitCommandError, and the process lives on', () => {
+    const script = `
+      const fs = require('node:fs')
+      const { runGitAsync } = require(${JSON.stringify(join(PROJECT_ROOT, 'dist/adapters/git/run.js'))})
+      const held = []
+      try { for (;;) held.push(fs.openSync('/dev/null', 'r')) } catch {}
+      const run = runGitAsync(['--version'], { cwd: process.cwd() })
+      for (const fd of held) fs.closeSync(fd)
+      run.then(
+        () => console.log('started'),
+        (e) => console.log(e.constructor.name + ': ' + e.stderr),
+      )
+    `
+    const r = spawnSync('sh', ['-c', `ulimit -n 64 && exec "${process.execPath}" -e "$0"`, script], {
+      encoding: 'utf8',
+    })
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+    expect(r.stdout.trim()).toBe(
+      'GitCommandError: git could not be started: spawn git EMFILE (too many files are open: raise `ulimit -n`)',
+    )
+  })
+})
