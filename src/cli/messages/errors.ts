@@ -359,6 +359,11 @@ const FS_NEXT: Record<string, string> = {
   ENOMEM: 'Close some programs',
 }
 
+/** Output to stdout (a file) that could not be written: it is incomplete, and why. */
+export function outputLost(code: string): string {
+  return `could not write its output to stdout: ${FS_REASONS[code] ?? code}. What was written there is incomplete.\n${FS_NEXT[code] ?? 'Check where stdout goes'}, then run the command again.`
+}
+
 /** Codes of a resource that ran out, whatever the path: reported as the environment's doing (exit 3). */
 const EXHAUSTED = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS', 'EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM'])
 

@@ -210,6 +210,37 @@ describe('TMPDIR', () => {
   })
 })
 
+describe('stdout into a file', () => {
+  // Node's stream for a file makes one write(2) per piece, drops a short count and reports a failure after the
+  // process has ended: `git learn export > bundle.json` that ran out of room left the bundle cut, or empty, exit 0.
+  test('output that does not fit under `ulimit -f` is reported, exit 3', () => {
+    const repo = makeRepo()
+    for (let i = 0; i < 30; i++) repo.write(`.learnings/active/cut-note-${i}.md`, learningText(`cut-note-${i}`))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'store')
+    const whole = sh(repo.root, 'git', ['learn', 'export'])
+    expect(whole.code, whole.stderr).toBe(0)
+    expect(whole.stdout.length).toBeGreaterThan(8192)
+    const out = join(tempDir('gl-out-'), 'bundle.json')
+    // 8 blocks of 1 KB (bash's unit): the bundle is cut there; SIGXFSZ ignored, so the write fails with EFBIG.
+    const r = sh(repo.root, 'sh', ['-c', `trap '' XFSZ; ulimit -f 8; exec git learn export > "${out}"`])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(
+      /^git learn export: could not write its output to stdout: the file is larger than this shell allows \(`ulimit -f`\)\. What was written there is incomplete\./,
+    )
+    expect(statSync(out).size).toBeLessThan(whole.stdout.length)
+  })
+
+  test.runIf(mounted)('output to a file on a full disk is reported, exit 3', () => {
+    const { root } = repoOnDisk('stdout-full', { '.learnings/active/full-note.md': learningText('full-note') })
+    fillLeaving(0)
+    const r = sh(root, 'sh', ['-c', `exec git learn list --json > "${join(mnt, 'list.json')}"`])
+    rmSync(FILL)
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/^git learn list: could not write its output to stdout: no space is left on the device/)
+  })
+})
+
 describe('file descriptors', () => {
   // With no descriptor left for git's pipes Node gives a child without streams and an 'error' event: runGitAsync
   // read child.stdout.on of undefined (a TypeError, exit 70) and the unheard event ended the process with Node's own
