@@ -21,7 +21,7 @@
  * (adapters/git/interrupt.ts) are deferred from the index lock until step 4 is done, and before it remove what this
  * transition holds: the repository is then exactly as before or as after.
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
+import { existsSync, lstatSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import {
   buildCommit,
@@ -51,7 +51,7 @@ import { assertStoreCheckedOut } from '../adapters/git/simple.js'
 import type { Git } from '../adapters/git/simple.js'
 import { removeJournal, removeOwnScratch, scratchDir, writeJournal } from '../adapters/state/journal.js'
 import type { JournalPath } from '../adapters/state/journal.js'
-import { isTemporaryBeside, writeFileNoClobber } from '../adapters/store/write-file.js'
+import { isTemporaryBeside, makeDirs, writeFileNoClobber } from '../adapters/store/write-file.js'
 import {
   ConcurrentChangeError,
   FileAccessError,
@@ -374,7 +374,7 @@ export async function bringInLine(
       else left.push(p.path)
       continue
     }
-    mkdirSync(dirname(abs), { recursive: true })
+    makeDirs(dirname(abs))
     const from = p.from ? join(root, p.from) : undefined
     if (from && existsSync(from) && (fresh || (await holdsBlob(root, p.from as string, p.entry.oid, content))))
       renameSync(from, abs)

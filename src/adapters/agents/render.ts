@@ -25,7 +25,7 @@ import type { RenderPlan, RenderTarget } from '../../core/render.js'
 import { skillFilePath, spliceSkillLine } from '../../core/skills.js'
 import { readAsGitSees, readTreeEntries } from '../git/commit.js'
 import { scratchDir } from '../state/journal.js'
-import { writeFileNoClobber } from '../store/write-file.js'
+import { makeDirs, writeFileNoClobber } from '../store/write-file.js'
 
 export interface RenderResult {
   written: string[]
@@ -202,7 +202,7 @@ export async function applyRender(
       continue
     }
     if (!dryRun) {
-      mkdirSync(dirname(join(root, f.path)), { recursive: true })
+      makeDirs(dirname(join(root, f.path)))
       writeFileNoClobber(join(root, f.path), f.content, true, scratch)
     }
     result.written.push(f.path)

@@ -6,14 +6,14 @@
  * when it is one of our git-learn commands ending with the marker: everything else is the user's and left alone.
  */
 import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SharedHooksPathError } from '../../core/errors.js'
 import { pathLine } from '../../core/git-output.js'
 import { planHookLine } from '../../core/hook-script.js'
 import type { HookScriptConcern } from '../../core/hook-script.js'
 import { scratchDir } from '../state/journal.js'
-import { writeFileNoClobber } from '../store/write-file.js'
+import { makeDirs, writeFileNoClobber } from '../store/write-file.js'
 import { asCheckedOut } from './checkout.js'
 import type { Git } from './simple.js'
 
@@ -248,7 +248,7 @@ export async function installHooks(
   }
   const layout = await readHookLayout(git)
   const changes: HookChange[] = []
-  mkdirSync(layout.dir, { recursive: true })
+  makeDirs(layout.dir)
   if (layout.kind === 'husky') {
     for (const [hook, line] of Object.entries(HUSKY_LINES)) {
       const file = join(layout.dir, hook)
@@ -384,7 +384,7 @@ export async function writeCiFiles(
   const workflow = join(git.root, WORKFLOW_PATH)
   if (existsSync(workflow)) existing.push(WORKFLOW_PATH)
   else {
-    mkdirSync(dirname(workflow), { recursive: true })
+    makeDirs(dirname(workflow))
     const yml = readTemplate('github-workflow.yml').replace(/__DEFAULT_BRANCH__/g, branch)
     writeFileNoClobber(workflow, asCheckedOut(git.root, WORKFLOW_PATH, yml), false, scratchDir(git.commonDir))
     created.push(WORKFLOW_PATH)
@@ -394,7 +394,7 @@ export async function writeCiFiles(
     .find((o) => existsSync(o.abs))
   const block = readTemplate('CODEOWNERS')
   if (!owners) {
-    mkdirSync(join(git.root, '.github'), { recursive: true })
+    makeDirs(join(git.root, '.github'))
     const text = asCheckedOut(git.root, CODEOWNERS_PATH, block)
     writeFileNoClobber(join(git.root, CODEOWNERS_PATH), text, false, scratchDir(git.commonDir))
     created.push(CODEOWNERS_PATH)

@@ -5,6 +5,7 @@ import {
   existsSync,
   linkSync,
   lstatSync,
+  mkdirSync,
   realpathSync,
   renameSync,
   statSync,
@@ -81,6 +82,22 @@ export function writeFileNoClobber(
     return writeFileNoClobber(path, text, replace, undefined, mode)
   } finally {
     if (existsSync(tmp)) unlinkSync(tmp)
+  }
+}
+
+/**
+ * mkdir -p. Node 20's recursive mkdir reports ENOENT for a folder it could not make for another reason (EROFS: on a
+ * read-only file system render said ".claude/skills/x: it does not exist"): then the missing folders are made one at a
+ * time, and the first that cannot be throws its own reason.
+ */
+export function makeDirs(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    const parent = dirname(dir)
+    if (parent !== dir && !existsSync(parent)) makeDirs(parent)
+    mkdirSync(dir)
   }
 }
 

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { asCheckedOut } from '../../adapters/git/checkout.js'
 import { assertStoreCheckedOut, openGit } from '../../adapters/git/simple.js'
 import { CONFIG_PATH } from '../../adapters/store/config.js'
 import { PRETTIER_IGNORE, ignoreStoreInPrettier } from '../../adapters/store/formatter-ignore.js'
 import { readTemplate } from '../../adapters/store/templates.js'
-import { writeFileNoClobber } from '../../adapters/store/write-file.js'
+import { makeDirs, writeFileNoClobber } from '../../adapters/store/write-file.js'
 import { scratchDir } from '../../adapters/state/journal.js'
 import { UsageError } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/learning.js'
@@ -60,7 +60,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const dir = `${STORE_DIR}/${state}`
     const keep = `${dir}/.gitkeep`
     if (!existsSync(join(git.root, dir))) {
-      mkdirSync(join(git.root, dir), { recursive: true })
+      makeDirs(join(git.root, dir))
       created.push(`${dir}/`)
     }
     if (!existsSync(join(git.root, keep))) {
