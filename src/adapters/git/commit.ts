@@ -5,7 +5,7 @@
  * value of the <ref> matches <old-oid>"). Only after that are the user's index and work tree brought in line, for
  * those paths only. The orchestration (retries, the journal, recovery) is src/flows/transition.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { GitCommandError, RefLockedError, UncommittedLearningError } from '../../core/errors.js'
@@ -199,9 +199,13 @@ export async function swapRef(
   const args = ['update-ref', '-m', reflog, ...(ref === 'HEAD' ? ['--no-deref'] : []), ref, next, old ?? zeroOid]
   const r = await runGitAsync(args, { cwd: root })
   if (r.code === 0) return true
-  // The lock's path is quoted in git's message whatever the language of the sentence around it.
+  // The lock's path is quoted in git's message whatever the language of the sentence around it. git names it too when
+  // it could not write its own lock (a full or read-only disk: "cannot update ref 'refs/heads/main': couldn't write
+  // '/r/.git/refs/heads/main.lock'", the lock then removed): no lock is left there, and "remove the lock" would send
+  // the user after a file that does not exist. That is git failing, reported with its words.
   const lock = /'([^'\n]+\.lock)'/.exec(r.stderr)?.[1]
-  if (lock) throw new RefLockedError(ref, lock)
+  const unwritten = lock !== undefined && /couldn't write/.test(r.stderr) && !existsSync(resolve(root, lock))
+  if (lock && !unwritten) throw new RefLockedError(ref, lock)
   if (
     /but expected|is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(
       r.stderr,

@@ -314,6 +314,8 @@ export function describeError(err: unknown, command?: string): DescribedError {
 function gitWriteHint(stderr: string): string {
   if (/No space left on device|Out of diskspace|Disk quota exceeded/i.test(stderr))
     return '\nFree some space on the disk that holds the repository, then run the command again.'
+  if (/couldn't write '/.test(stderr))
+    return '\nCheck that the disk that holds the repository has room and is writable, then run the command again.'
   if (/Read-only file system/i.test(stderr))
     return '\nThe repository is on a read-only file system: run the command in a writable clone.'
   if (/insufficient permission for adding an object/i.test(stderr))

@@ -20,8 +20,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { SHIM_HOOKS } from '../../../src/adapters/git/hooks.js'
+import { swapRef } from '../../../src/adapters/git/commit.js'
 import { locateIndex, prepareIndex } from '../../../src/adapters/git/index-lock.js'
-import { FileAccessError } from '../../../src/core/errors.js'
+import { describeError } from '../../../src/cli/messages/errors.js'
+import { FileAccessError, GitCommandError } from '../../../src/core/errors.js'
 import { PROJECT_ROOT, cliAt, learningText, makeRepo, sh, tempDir } from '../../helpers/repo.js'
 
 const mnt = mkdtempSync(join(tmpdir(), 'gl-tmpfs-'))
@@ -151,6 +153,24 @@ describe('a disk that fills up part way (tmpfs of 4 MB)', () => {
     expect(err).toMatchObject({ code: 'ENOSPC', nothingChanged: true })
     expect((err as FileAccessError).path.startsWith(scratch)).toBe(true)
     expect(readdirSync(scratch)).toEqual([])
+  })
+
+  // git names the branch's lock also when it could not write it: "couldn't write '…/refs/heads/main.lock'" was read
+  // as a lock another git left ("refs/heads/main is locked … remove the lock"), a file that was not there.
+  test.runIf(mounted)('a branch lock git could not write is git failing, not a lock left behind', async () => {
+    const { root, git } = repoOnDisk('ref-lock')
+    const one = git('rev-parse', 'HEAD').trim()
+    git('commit', '-q', '--allow-empty', '-m', 'two')
+    const two = git('rev-parse', 'HEAD').trim()
+    fillLeaving(0)
+    const err = await swapRef(root, 'refs/heads/main', one, two, '0'.repeat(40), 'test').catch((e: unknown) => e)
+    rmSync(FILL)
+    expect(err).toBeInstanceOf(GitCommandError)
+    const message = describeError(err, 'approve').message
+    expect(message).not.toMatch(/is locked|remove the lock/)
+    expect(message).toMatch(/couldn't write '.*main\.lock'\nCheck that the disk that holds the repository has room/)
+    expect(existsSync(join(root, '.git/refs/heads/main.lock'))).toBe(false)
+    expect(git('rev-parse', 'HEAD').trim()).toBe(two)
   })
 
   // The capture hook's lock holds its pid; with no room for the pid it stayed, empty, and every capture of that
