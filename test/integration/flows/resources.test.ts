@@ -261,6 +261,54 @@ describe('stdout into a file', () => {
   })
 })
 
+describe('permissions', () => {
+  /**
+   * The built bin run as a user that is not the owner (root bypasses file modes: as root, `nobody` through setpriv,
+   * trusting the repository with safe.directory), or as ourselves otherwise. Undefined when neither can be done.
+   */
+  function runAsOther(cwd: string, args: string[]) {
+    const bin = [process.execPath, join(PROJECT_ROOT, 'dist', 'bin.js'), ...args]
+    if (process.getuid?.() !== 0) {
+      const r = spawnSync(bin[0] as string, bin.slice(1), { cwd, encoding: 'utf8' })
+      return { code: r.status, stderr: r.stderr }
+    }
+    const home = tempDir('gl-home-other-')
+    chmodSync(home, 0o777)
+    const env = {
+      ...process.env,
+      HOME: home,
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'safe.directory',
+      GIT_CONFIG_VALUE_0: '*',
+    }
+    const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...bin], {
+      cwd,
+      env,
+      encoding: 'utf8',
+    })
+    return r.error ? undefined : { code: r.status, stderr: r.stderr }
+  }
+
+  // A state folder this user cannot search (no x): show said "no learning named locked-note", and add found the
+  // name free.
+  test('a state folder this user cannot search is named with its permission, not "no learning named"', () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/locked-note.md', learningText('locked-note'))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'store')
+    chmodSync(repo.root, 0o755)
+    chmodSync(join(repo.root, '.learnings/active'), 0o644)
+    try {
+      const r = runAsOther(repo.root, ['show', 'locked-note'])
+      if (!r) return
+      expect(r.stderr).toMatch(/cannot use .*\.learnings\/active\/locked-note\.md: permission denied/)
+      expect(r.code).toBe(3)
+    } finally {
+      chmodSync(join(repo.root, '.learnings/active'), 0o755)
+    }
+  })
+})
+
 describe('file descriptors', () => {
   // With no descriptor left for git's pipes Node gives a child without streams and an 'error' event: runGitAsync
   // read child.stdout.on of undefined (a TypeError, exit 70) and the unheard event ended the process with Node's own
