@@ -204,6 +204,46 @@ describe('a disk that fills up part way (tmpfs of 4 MB)', () => {
   )
 })
 
+describe('a read-only .git (a clone mounted read-only into a container)', () => {
+  // Read-only for real (root writes through file modes): a read-only bind mount of .git where we may mount.
+  test('search, list, status, check, context and recall work from a cold cache, say nothing, write nothing', () => {
+    const repo = makeRepo()
+    repo.write('.learnings/active/ro-note.md', learningText('ro-note'))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'store')
+    const dotGit = join(repo.root, '.git')
+    const bound = spawnSync('mount', ['--bind', dotGit, dotGit]).status === 0
+    if (!bound) return
+    try {
+      if (spawnSync('mount', ['-o', 'remount,ro,bind', dotGit]).status !== 0) return
+      const failure = JSON.stringify({
+        hook_event_name: 'PostToolUseFailure',
+        session_id: 's1',
+        tool_name: 'Bash',
+        tool_input: { command: 'npm test' },
+        error: 'Error: ro-note exploded at line 3',
+      })
+      const runs: [string[], string | undefined][] = [
+        [['search', 'ro-note exploded'], undefined],
+        [['list'], undefined],
+        [['status'], undefined],
+        [['check'], undefined],
+        [['context'], '{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}'],
+        [['recall'], failure],
+      ]
+      for (const [args, input] of runs) {
+        const r = sh(repo.root, 'git', ['learn', ...args], input === undefined ? {} : { input })
+        expect(r.code, `${args[0]}: ${r.stderr}`).toBe(0)
+        expect(r.stderr, args[0]).toBe('')
+        if (args[0] !== 'check') expect(r.stdout, args[0]).toMatch(/ro-note/)
+      }
+      expect(existsSync(join(dotGit, 'learn'))).toBe(false)
+    } finally {
+      spawnSync('umount', [dotGit])
+    }
+  })
+})
+
 describe('TMPDIR', () => {
   // git itself needs no TMPDIR; the lifecycle commit's temporary index was made there (mkdtemp), so a TMPDIR naming
   // a folder that is gone (a stale one inherited by a container or a long-lived shell) failed every add and approve.
