@@ -301,6 +301,32 @@ describe('stdout into a file', () => {
   })
 })
 
+describe('render that stops part way', () => {
+  // render recorded what it wrote (render-manifest.json) only at its end: one that stopped part way left files no
+  // manifest listed, which the next render neither owned nor removed, so a learning pruned since kept its skill where
+  // agents read it. A file over `ulimit -f` stops it at one learning, after the others are written.
+  test('the files it wrote are still its own: a learning pruned since loses its skill', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'render:\n  targets: [claude]\n')
+    repo.write('.learnings/active/alpha-note.md', learningText('alpha-note'))
+    repo.write('.learnings/active/beta-note.md', learningText('beta-note'))
+    const long = `## Problem\n${'The nightly export stalled on a lock held by the vacuum job. '.repeat(150)}\n\n## Trigger Conditions\nRunning the export.\n\n## Root Cause\nWe tried A and B; the cause was C.\n\n## Solution\nDo D.\n\n## Verification\nnpx vitest run: 14 passed.\n`
+    repo.write('.learnings/active/zeta-note.md', learningText('zeta-note', {}, long))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'store')
+    const cut = sh(repo.root, 'sh', ['-c', "trap '' XFSZ; ulimit -f 4; exec git learn render"])
+    expect(cut.code, cut.stderr).toBe(3)
+    expect(cut.stderr).toMatch(/zeta-note.*the file is larger than this shell allows/)
+    expect(repo.exists('.claude/skills/beta-note/SKILL.md')).toBe(true)
+    expect((await repo.cli(['prune', 'beta-note', '--reason', 'superseded', '--yes'])).code).toBe(0)
+    const again = await repo.cli(['render'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(repo.exists('.claude/skills/beta-note/SKILL.md')).toBe(false)
+    expect(repo.exists('.claude/skills/alpha-note/SKILL.md')).toBe(true)
+    expect(repo.exists('.claude/skills/zeta-note/SKILL.md')).toBe(true)
+  })
+})
+
 describe('permissions', () => {
   /**
    * The built bin run as a user that is not the owner (root bypasses file modes: as root, `nobody` through setpriv,
