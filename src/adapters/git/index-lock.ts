@@ -11,7 +11,18 @@
  * renamed into place under it, prepared again first when the index changed meanwhile; the lock is held for the branch
  * move and a rename, not for a git process that rewrites the index.
  */
-import { closeSync, copyFileSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import {
+  accessSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs'
 import type { BigIntStats } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { FileAccessError } from '../../core/errors.js'
@@ -165,8 +176,19 @@ function copyIndex(index: string, copy: string): void {
     copyFileSync(index, copy)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    if (code && WRITE_FAILED.has(code)) throw new FileAccessError(copy, code, "a copy of git's index", true)
+    if (code && (WRITE_FAILED.has(code) || (code === 'EACCES' && readable(index))))
+      throw new FileAccessError(copy, code, "a copy of git's index", true)
     throw err
+  }
+}
+
+/** Whether this user may read `path`. */
+function readable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK)
+    return true
+  } catch {
+    return false
   }
 }
 

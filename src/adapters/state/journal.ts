@@ -6,6 +6,8 @@
  * node:path (and the errors of core) only: every command looks for journals before it starts.
  */
 import {
+  accessSync,
+  constants,
   existsSync,
   mkdirSync,
   readFileSync,
@@ -76,12 +78,15 @@ export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): st
  * The directory a transition writes its files in before linking them into the work tree
  * (`<git-common-dir>/learn/tmp`), so that a kill between writing and linking leaves nothing in the user's tree.
  * Files there are named `<pid>.<hex>.tmp`; those of processes that are gone are removed here (each is a copy of what
- * its transition's commit or journal holds). Undefined when it cannot be made (files are then written beside).
+ * its transition's commit or journal holds). Undefined when it cannot be made or written (files are then written
+ * beside, a temporary index in TMPDIR).
  */
 export function scratchDir(commonDir: string): string | undefined {
   const dir = join(commonDir, 'learn', 'tmp')
   try {
     mkdirSync(dir, { recursive: true })
+    // One this user cannot write (left by a `sudo git learn`, a shared clone's) is as good as none: files go beside.
+    accessSync(dir, constants.W_OK | constants.X_OK)
     for (const n of readdirSync(dir)) {
       const pid = Number(/^(\d+)\./.exec(n)?.[1] ?? 0)
       // A folder too (a temporary index's: commit.ts makeTempDir); one that cannot go stays, the rest still do.

@@ -327,34 +327,34 @@ describe('render that stops part way', () => {
   })
 })
 
-describe('permissions', () => {
-  /**
-   * The built bin run as a user that is not the owner (root bypasses file modes: as root, `nobody` through setpriv,
-   * trusting the repository with safe.directory), or as ourselves otherwise. Undefined when neither can be done.
-   */
-  function runAsOther(cwd: string, args: string[]) {
-    const bin = [process.execPath, join(PROJECT_ROOT, 'dist', 'bin.js'), ...args]
-    if (process.getuid?.() !== 0) {
-      const r = spawnSync(bin[0] as string, bin.slice(1), { cwd, encoding: 'utf8' })
-      return { code: r.status, stderr: r.stderr }
-    }
-    const home = tempDir('gl-home-other-')
-    chmodSync(home, 0o777)
-    const env = {
-      ...process.env,
-      HOME: home,
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: 'safe.directory',
-      GIT_CONFIG_VALUE_0: '*',
-    }
-    const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...bin], {
-      cwd,
-      env,
-      encoding: 'utf8',
-    })
-    return r.error ? undefined : { code: r.status, stderr: r.stderr }
+/**
+ * The built bin run as a user that is not the owner (root bypasses file modes: as root, `nobody` through setpriv,
+ * trusting the repository with safe.directory), or as ourselves otherwise. Undefined when neither can be done.
+ */
+function runAsOther(cwd: string, args: string[]) {
+  const bin = [process.execPath, join(PROJECT_ROOT, 'dist', 'bin.js'), ...args]
+  if (process.getuid?.() !== 0) {
+    const r = spawnSync(bin[0] as string, bin.slice(1), { cwd, encoding: 'utf8' })
+    return { code: r.status, stderr: r.stderr }
   }
+  const home = tempDir('gl-home-other-')
+  chmodSync(home, 0o777)
+  const env = {
+    ...process.env,
+    HOME: home,
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'safe.directory',
+    GIT_CONFIG_VALUE_0: '*',
+  }
+  const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...bin], {
+    cwd,
+    env,
+    encoding: 'utf8',
+  })
+  return r.error ? undefined : { code: r.status, stderr: r.stderr }
+}
 
+describe('permissions', () => {
   // A state folder this user cannot search (no x): show said "no learning named locked-note", and add found the
   // name free.
   test('a state folder this user cannot search is named with its permission, not "no learning named"', () => {
@@ -372,6 +372,37 @@ describe('permissions', () => {
     } finally {
       chmodSync(join(repo.root, '.learnings/active'), 0o755)
     }
+  })
+})
+
+describe('a scratch folder this user cannot write', () => {
+  // .git/learn/tmp left by a `sudo git learn …` (root's, 755): the transition copied git's index into it, failed with
+  // EACCES, and said "cannot use .git/index: permission denied" (copyFile names its source) for every add and approve.
+  test('does not stop approve: the copy goes beside the index instead', () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'approval:\n  distinct_approver: false\n')
+    repo.write('.learnings/pending/sudo-note.md', learningText('sudo-note'))
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'store')
+    const scratch = join(repo.root, '.git/learn/tmp')
+    mkdirSync(scratch, { recursive: true })
+    const root = process.getuid?.() === 0
+    if (root) {
+      execFileSync('chown', ['-R', '65534:65534', repo.root])
+      execFileSync('chown', ['0:0', scratch])
+      chmodSync(scratch, 0o755)
+    } else chmodSync(scratch, 0o555)
+    let r: ReturnType<typeof runAsOther>
+    try {
+      r = runAsOther(repo.root, ['approve', 'sudo-note'])
+    } finally {
+      chmodSync(scratch, 0o755)
+      if (root) execFileSync('chown', ['-R', '0:0', repo.root])
+    }
+    if (!r) return
+    expect(r.code, r.stderr).toBe(0)
+    expect(repo.exists('.learnings/active/sudo-note.md')).toBe(true)
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
   })
 })
 
