@@ -6,6 +6,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeTempDir, signFlag } from './commit.js'
+import { onInterrupt } from './interrupt.js'
 import { gitAsync } from './run.js'
 
 export async function commitFileOnTop(
@@ -17,6 +18,8 @@ export async function commitFileOnTop(
   scratch?: string,
 ): Promise<string> {
   const tmp = makeTempDir('promote', scratch)
+  const remove = () => rmSync(tmp, { recursive: true, force: true })
+  const dropCleanup = onInterrupt(remove)
   const withIndex: Record<string, string | undefined> = { ...env, GIT_INDEX_FILE: join(tmp, 'index') }
   try {
     const blob = (await gitAsync(['hash-object', '-w', '--stdin'], { cwd: root, input: file.text })).toString().trim()
@@ -30,6 +33,7 @@ export async function commitFileOnTop(
     const args = ['commit-tree', tree, '-p', base, ...(await signFlag(root)), '-F', '-']
     return (await gitAsync(args, { cwd: root, input: message, env: withIndex })).toString().trim()
   } finally {
-    rmSync(tmp, { recursive: true, force: true })
+    dropCleanup()
+    remove()
   }
 }

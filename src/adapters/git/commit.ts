@@ -79,6 +79,9 @@ export async function writeBlobs(root: string, texts: readonly string[], scratch
   if (texts.length === 1)
     return [(await gitAsync(['hash-object', '-w', '--stdin'], { cwd: root, input: texts[0] })).toString('utf8').trim()]
   const tmp = makeTempDir('blobs', scratch)
+  const remove = () => rmSync(tmp, { recursive: true, force: true })
+  // A signal while fast-import runs ends the process: its marks go first (buildCommit's temporary index likewise).
+  const dropCleanup = onInterrupt(remove)
   try {
     const marks = join(tmp, 'marks')
     const parts: Buffer[] = []
@@ -102,7 +105,8 @@ export async function writeBlobs(root: string, texts: readonly string[], scratch
       return id
     })
   } finally {
-    rmSync(tmp, { recursive: true, force: true })
+    dropCleanup()
+    remove()
   }
 }
 
