@@ -18,6 +18,9 @@ for (const k of [
 ])
   delete process.env[k]
 process.env['NO_COLOR'] = '1'
+// Dates a command writes (`created`) are on the local calendar: the suite runs in one zone wherever it runs
+// (test/e2e/clocks.test.ts sets others for the built binary).
+process.env['TZ'] = 'UTC'
 process.env['GIT_CONFIG_NOSYSTEM'] = '1'
 process.env['HOME'] = mkdtempSync(join(tmpdir(), 'gl-home-'))
 process.env['XDG_CONFIG_HOME'] = process.env['HOME']

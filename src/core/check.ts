@@ -415,6 +415,8 @@ function movedInSteps(events: readonly AuditEvent[], name: string, from: Learnin
 export interface ApprovalRecord {
   distinct: boolean
   proposers: (name: string) => readonly string[]
+  /** Whether the clone is shallow and its history cut before the learning was proposed: a proposer may be missing. */
+  cutShort?: (name: string) => boolean
 }
 
 /**
@@ -435,6 +437,13 @@ function selfApproval(
   if (!approver) return undefined
   const recorded = events.filter((e) => e.name === name && e.to === 'pending' && e.by).map((e) => e.by as string)
   const proposer = [...approval.proposers(name), ...recorded].find((p) => identityKey(p) === identityKey(approver))
+  if (proposer === undefined && approval.cutShort?.(name))
+    return finding(
+      'transition',
+      path,
+      1,
+      `cannot tell who proposed ${name}, approved by ${approver}: this clone is shallow and its history stops after the learning was proposed, so approval.distinct_approver (a second person approves) cannot be checked. Fetch the rest of the history (\`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run this again`,
+    )
   if (proposer === undefined) return undefined
   return finding(
     'transition',
@@ -442,6 +451,20 @@ function selfApproval(
     1,
     `${name} is approved by ${approver}, who proposed it${proposer === approver ? '' : ` (as ${proposer}, the same e-mail)`} or restored it to pending/, which counts as proposing it: approval is a second person's review (approval.distinct_approver). Move it back (\`git mv ${path} ${learningPath('pending', name)}\`) and ask a teammate to run \`git learn approve ${name}\`; for solo use set approval.distinct_approver: false in .learnings/config.yaml`,
   )
+}
+
+/**
+ * Whether the transition rule needs the range's commits (their trailers) to judge `changes`: a move, a deletion (one
+ * half of a move git did not pair), an add anywhere but pending/. An edit in place and a proposal are judged from the
+ * diff alone, so a shallow clone whose history is cut inside the range can still judge them.
+ */
+export function needsAuditTrail(changes: readonly DiffEntry[]): boolean {
+  return changes.some((c) => {
+    if (c.status === 'M' || c.status === 'T') return false
+    const to = parseStorePath(c.path)
+    if (c.status === 'A' || c.status === 'C') return to !== undefined && to.state !== 'pending'
+    return true
+  })
 }
 
 /**

@@ -29,7 +29,12 @@ export function buildDraftFrontmatter(f: DraftFields, today: Date): Frontmatter 
   return data
 }
 
-/** YYYY-MM-DD in UTC. */
+/**
+ * YYYY-MM-DD on the local calendar (the process's time zone, `TZ`): the day the proposer's clock shows, the day `git
+ * log` dates their commit. The UTC day was a day behind in the morning at UTC+14 and a day ahead in the evening at
+ * UTC−11. Read back as UTC midnight where it is compared with times, it moves no age by more than a day.
+ */
 export function formatDate(d: Date): string {
-  return d.toISOString().slice(0, 10)
+  const two = (n: number) => String(n).padStart(2, '0')
+  return `${String(d.getFullYear()).padStart(4, '0')}-${two(d.getMonth() + 1)}-${two(d.getDate())}`
 }

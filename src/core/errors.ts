@@ -93,6 +93,16 @@ export class SelfApprovalError extends GitLearnError {
   }
 }
 
+/**
+ * approval.distinct_approver cannot be checked: the clone is shallow and its history is cut before the learning was
+ * proposed, so who proposed it is not here to compare with the approver. Exit 3.
+ */
+export class ProposerUnknownError extends GitLearnError {
+  constructor(readonly learningName: string) {
+    super(`who proposed ${learningName} is not in this shallow clone's history`)
+  }
+}
+
 /** A policy refusal that is neither schema nor lifecycle (gates, duplicates, secrets in a draft). */
 export class RefusedError extends GitLearnError {
   constructor(
@@ -147,6 +157,20 @@ export class NotARepositoryError extends GitLearnError {
 export class SparseStoreError extends GitLearnError {
   constructor(readonly hidden: readonly string[]) {
     super(`the sparse checkout leaves out ${hidden.length} paths of the store`)
+  }
+}
+
+/**
+ * `.learnings/`, one of its state folders or config.yaml is a symbolic link: git tracks the
+ * link, not what lies behind it, so that was never reviewed; a committing command would read and write there. Exit 3.
+ */
+export class LinkedStoreError extends GitLearnError {
+  constructor(
+    /** The path from the root (`.learnings/active`). */
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path} ${reason}`)
   }
 }
 
@@ -388,6 +412,21 @@ export type HalfDone =
 export class RecoveryNeededError extends GitLearnError {
   constructor(readonly problems: readonly HalfDone[]) {
     super(problems.map((p) => p.kind).join(', '))
+  }
+}
+
+/**
+ * `check --base <ref>`: the commits between the merge base and HEAD (or `--head`) are not all here: the clone is
+ * shallow and `boundary`, a commit of the range, is shown without its parents. The moves in the range need their
+ * commits' trailers (an approval), so they cannot be judged. Exit 3.
+ */
+export class RangeCutShortError extends GitLearnError {
+  constructor(
+    readonly base: string,
+    readonly boundary: string,
+    readonly head = 'HEAD',
+  ) {
+    super(`the history between ${base} and ${head} is cut short at ${boundary}`)
   }
 }
 

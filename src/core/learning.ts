@@ -191,6 +191,8 @@ export function validateLearning(learning: Learning, validator: SchemaValidator)
   const warnings: string[] = []
   const data = learning.data
   if (!validator(data)) errors.push(...formatSchemaErrors(validator.errors ?? [], data))
+  const badDay = typeof data.created === 'string' ? explainBadDay(data.created) : undefined
+  if (badDay) errors.push(`field "created" is "${data.created as string}", ${badDay}; write the day it was created`)
   const badFile = explainBadName(learning.name)
   if (badFile) errors.push(`the file name is not a valid learning name: ${badFile}`)
   else if (typeof data.name === 'string' && data.name !== learning.name)
@@ -213,6 +215,36 @@ export function validateLearning(learning: Learning, validator: SchemaValidator)
     if (!KNOWN_KEYS.has(key)) warnings.push(`unknown frontmatter key "${key}" is kept but not used; check its spelling`)
   // A name or a key is quoted as written: a credential there is shown redacted (check runs in CI, whose logs are read).
   return { errors: errors.map((e) => redactSecrets(e)), warnings: warnings.map((w) => redactSecrets(w)) }
+}
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
+
+/**
+ * Why a `YYYY-MM-DD` text is no day of the calendar (2026-02-30, 2026-13-01), or undefined when it is one or is not of
+ * that form (the schema's pattern says so). `Date.parse` takes 2026-02-30 as 2 March: the schema alone let it through.
+ */
+export function explainBadDay(text: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
+  if (!m) return undefined
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  if (mo < 1 || mo > 12) return `which has no month ${mo}`
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+  const days = mo === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(mo) ? 30 : 31
+  if (d < 1 || d > days) return `which is not a day of the calendar (${MONTHS[mo - 1] as string} ${y} has ${days} days)`
+  return undefined
 }
 
 const KEY_ORDER = Object.keys(learningSchema.properties)

@@ -50,6 +50,35 @@ export function daysSince(iso: string, now: Date): number | undefined {
   return Math.floor((now.getTime() - t) / DAY)
 }
 
+/**
+ * A `created` date this far past now is a typo or a wrong clock, not a day in some time zone: `add` writes the local
+ * date, which runs up to 14 hours ahead of UTC midnight (UTC+14), the time a date-only `created` is read as.
+ */
+const CREATED_SLACK_MS = DAY
+
+/**
+ * When a learning became active: the later of its approval (the committer date of the newest commit that moved it
+ * into active/) and its `created` date. A learning cannot be active before it was proposed, so a `created` after the
+ * approval says the approval's clock was behind (a teammate's machine, a rebase that kept an old date): the later
+ * date is the one that cannot make it look older than it is. A `created` in the future (a typo: 2062) is not a date
+ * it could have been proposed on, and does not count when an approval is known.
+ */
+export function planActiveSince(
+  approved: string | undefined,
+  created: string | null,
+  now: Date,
+): Pick<PruneFacts, 'activeSince' | 'activeSinceFrom'> {
+  const a = approved === undefined ? NaN : isoTime(approved)
+  const c = created === null ? NaN : isoTime(created)
+  if (Number.isNaN(a))
+    return created === null
+      ? { activeSince: null, activeSinceFrom: 'unknown' }
+      : { activeSince: created, activeSinceFrom: 'created' }
+  if (!Number.isNaN(c) && c > a && c <= now.getTime() + CREATED_SLACK_MS)
+    return { activeSince: created, activeSinceFrom: 'created' }
+  return { activeSince: approved as string, activeSinceFrom: 'approval' }
+}
+
 /** One line per candidate, for the commit's Learning-Reason and the report. */
 export function formatPruneReason(reasons: readonly PruneReason[]): string {
   return reasons

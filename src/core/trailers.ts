@@ -253,8 +253,41 @@ export function proposersOf(name: string, commits: readonly RawCommit[]): string
   })
 }
 
+/** Who put a learning into pending/ by the record a clone holds, and whether that record reaches its beginning. */
+export interface ProposalRecord {
+  proposers: string[]
+  /** False in a shallow clone whose history is cut before the learning's beginning: a proposer may be missing. */
+  complete: boolean
+}
+
+/**
+ * proposersOf in a clone whose history may be cut short (`git clone --depth`). A shallow boundary commit (`shallow`:
+ * git shows it without its parents) lists every file it holds as added, so it proves only what its own trailers
+ * record, never by its author. `heldAtCut`: the boundary commits that hold the learning in any state; the record is
+ * whole unless one of them does and is not its own `add` (then it was proposed, or restored, before the cut).
+ */
+export function proposalRecord(
+  name: string,
+  commits: readonly RawCommit[],
+  shallow: ReadonlySet<string>,
+  heldAtCut: readonly string[],
+): ProposalRecord {
+  const recorded = (c: RawCommit) => parseAuditTrail([c], name).filter((e) => e.to === 'pending' && e.by)
+  const proposers = commits.flatMap((c) =>
+    shallow.has(c.commit) ? recorded(c).map((e) => e.by as string) : proposersOf(name, [c]),
+  )
+  const addedBy = (id: string) => commits.some((c) => c.commit === id && recorded(c).some((e) => e.from === null))
+  return { proposers, complete: heldAtCut.every(addedBy) }
+}
+
 /** Split `git log` output written with RAW_LOG_FORMAT into commits. */
 export const RAW_LOG_FORMAT = '%H%x1f%aI%x1f%an <%ae>%x1f%B%x1e'
+
+/**
+ * RAW_LOG_FORMAT with the committer date in place of the author date, for when a commit reached the branch: a rebase,
+ * a cherry-pick or `git commit --amend` keeps the author date (possibly months old) and writes a new committer date.
+ */
+export const COMMITTED_LOG_FORMAT = '%H%x1f%cI%x1f%an <%ae>%x1f%B%x1e'
 
 /**
  * Sample: "3f2c…\x1f2026-11-20T10:00:00+01:00\x1fJane <j@x>\x1flearn: approve x\n\nLearning: x\n…\x1e\n"

@@ -51,17 +51,32 @@ export const EMPTY_USAGE: UsageSummary = Object.freeze({
   lastConfirmed: null,
 })
 
-/** One line of events.jsonl as an event, or undefined when it is not one (torn, hand-edited, unknown kind). */
+/**
+ * An event's time as the log holds it: an ISO 8601 date-time in UTC (`…Z`, what git-learn writes) or with an offset,
+ * or a date (UTC midnight). A time without a zone is not one: `Date.parse` reads it in the reader's local zone, so the
+ * same line would mean another instant on a teammate's machine; nor is any other text `Date.parse` happens to take
+ * ("Dec 25 2026", "1").
+ */
+const EVENT_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
+
+/**
+ * One line of events.jsonl as an event, or undefined when it is not one (torn, hand-edited, unknown kind, a time that
+ * is not an ISO 8601 instant). A time with an offset is given back in UTC, so that every date shown is a UTC one.
+ */
 export function parseUsageEvent(line: string): UsageEvent | undefined {
   const e = parseJsonLine(line)
   if (!e) return undefined
+  const ts = e['ts']
   if (
-    typeof e['ts'] !== 'string' ||
+    typeof ts !== 'string' ||
     typeof e['name'] !== 'string' ||
     !(USAGE_EVENT_KINDS as readonly unknown[]).includes(e['kind'])
   )
     return undefined
-  if (Number.isNaN(Date.parse(e['ts']))) return undefined
+  if (!EVENT_TIME.test(ts)) return undefined
+  const t = Date.parse(ts)
+  if (Number.isNaN(t)) return undefined
+  if (ts.length > 10 && !ts.endsWith('Z')) e['ts'] = new Date(t).toISOString()
   return e as unknown as UsageEvent
 }
 

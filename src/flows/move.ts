@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { assertPathClean } from '../adapters/git/commit.js'
 import { DIRECTIVE_OVERRIDES_LOG } from '../adapters/git/index-reader.js'
 import { readIdentity } from '../adapters/git/simple.js'
-import { PARSED_LOG } from '../adapters/git/run.js'
+import { readProposalRecords } from '../adapters/git/proposers.js'
 import type { Repo } from '../adapters/store/repo.js'
 import { findLearningPath, readLearning } from '../adapters/store/store.js'
 import { loadLearningValidator } from '../adapters/store/validators.js'
@@ -16,18 +16,12 @@ import { hazardsOf, scanForAgents } from '../core/agent-safety.js'
 import { acceptedFor, fingerprintsOf, parseDirectivesAllowed } from '../core/directive-trailer.js'
 import type { DirectiveAcceptances } from '../core/directive-trailer.js'
 import { FOR_THE_REVIEWER, sectionsForTheReviewer } from '../core/gates.js'
-import { LearningInvalidError, RefusedError } from '../core/errors.js'
+import { LearningInvalidError, ProposerUnknownError, RefusedError } from '../core/errors.js'
 import type { LearningState } from '../core/errors.js'
 import { learningPath, validateLearning } from '../core/learning.js'
 import { MOVES, assertDistinctApprover, planTransition } from '../core/lifecycle.js'
 import type { MoveAction } from '../core/lifecycle.js'
-import {
-  RAW_LOG_FORMAT,
-  assertNoSecretInMessage,
-  buildCommitMessage,
-  parseRawLog,
-  proposersOf,
-} from '../core/trailers.js'
+import { assertNoSecretInMessage, buildCommitMessage } from '../core/trailers.js'
 import { commitTransition } from './transition.js'
 
 export interface PlannedMove {
@@ -82,20 +76,10 @@ export async function planMoves(
       // By the record: the Proposed-by trailers (through squash bodies too), not whoever pressed merge.
       // --full-history: a simplified log follows one side of a merge that equals both and misses the other's restore;
       // merge commits show no diff here, so --diff-filter=A never lists one (its author would count as a proposer).
-      const proposers = proposersOf(
-        name,
-        parseRawLog(
-          await git.run([
-            ...PARSED_LOG,
-            '--full-history',
-            '--diff-filter=A',
-            `--format=${RAW_LOG_FORMAT}`,
-            '--',
-            learning.path,
-          ]),
-        ),
-      )
-      assertDistinctApprover(name, identity, proposers, config.approval.distinct_approver)
+      // In a shallow clone the record may stop after the proposal: then nobody is known to be a second person.
+      const record = readProposalRecords(git.root, undefined, 'HEAD', [name], true).get(name)
+      assertDistinctApprover(name, identity, record?.proposers ?? [], config.approval.distinct_approver)
+      if (config.approval.distinct_approver && record?.complete === false) throw new ProposerUnknownError(name)
       // The file that moves is checked again: hooks are optional, so a token or a directive edited into a pending
       // file after it was proposed would otherwise reach recall and the rendered skills.
       const text = readFileSync(join(git.root, learning.path), 'utf8')

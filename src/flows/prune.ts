@@ -17,15 +17,16 @@ import { STORE_DIR, learningPath } from '../core/learning.js'
 import { MOVES, planTransition } from '../core/lifecycle.js'
 import {
   buildSupersededBy,
-  daysSince,
   formatPruneReason,
+  planActiveSince,
   planPrune,
   tallyFromTotals,
   tallyUsageEvent,
   totalsSuffice,
 } from '../core/prune.js'
 import type { PruneCandidate, PruneFacts, PruneReason, UsageTally } from '../core/prune.js'
-import { RAW_LOG_FORMAT, buildCommitMessage, parseAuditTrail, parseRawLog } from '../core/trailers.js'
+import { isoTime } from '../core/iso-time.js'
+import { COMMITTED_LOG_FORMAT, buildCommitMessage, parseAuditTrail, parseRawLog } from '../core/trailers.js'
 
 export interface PruneOptions {
   /** Learnings named by hand (retired with `reason`); none: find the candidates. */
@@ -36,8 +37,6 @@ export interface PruneOptions {
   now: Date
   /** An active learning file that could not be read (skipped). */
   unreadable: (path: string, reason: string) => void
-  /** A shallow clone: approval dates are unknown, `created` stands in. */
-  shallow: () => void
 }
 
 export interface PrunedMove {
@@ -51,16 +50,30 @@ export interface PrunedMove {
 export interface PruneOutcome {
   candidates: PruneCandidate[]
   pruned: PrunedMove[]
+  /**
+   * A shallow clone's learnings that only their `created` date makes candidates: their approval is past the cut, so
+   * how long they have been active is unknown. Neither proposed nor archived; `git fetch --unshallow` dates them.
+   */
+  heldBack: PruneCandidate[]
   shallow: boolean
   settings: Config['prune']
 }
 
-/** The date each learning last entered active/, from the audit trail (newest first, so the first one wins). */
+/**
+ * The date each learning last entered active/, from the audit trail (newest first, so the first one wins): the
+ * committer date, when the approval reached the branch (a rebase or cherry-pick keeps the author's, months old).
+ */
 async function readApprovalDates(git: Git): Promise<Map<string, string>> {
   // Before the first commit there is no trail, and `git log` fails on the unborn branch: no dates, as when shallow.
   if ((await readHead(git)) === undefined) return new Map()
   // --full-history: without it a merge whose active/ equals its first parent's hides a re-approval on the other side.
-  const out = await git.run([...PARSED_LOG, '--full-history', `--format=${RAW_LOG_FORMAT}`, '--', '.learnings/active'])
+  const out = await git.run([
+    ...PARSED_LOG,
+    '--full-history',
+    `--format=${COMMITTED_LOG_FORMAT}`,
+    '--',
+    '.learnings/active',
+  ])
   const dates = new Map<string, string>()
   for (const e of parseAuditTrail(parseRawLog(out)))
     if (e.to === 'active' && !dates.has(e.name)) dates.set(e.name, e.date)
@@ -78,6 +91,7 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
   const config = await repo.config()
   let shallow = false
   let candidates: PruneCandidate[]
+  const heldBack: PruneCandidate[] = []
 
   if (opts.names.length) {
     candidates = []
@@ -97,19 +111,15 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
     for (const p of feed.problems) if (p.path.startsWith(activeDir)) opts.unreadable(p.path, p.reason)
     const active = feed.rows.filter((r) => r.row.state === 'active')
     shallow = isShallow.trim() === 'true'
-    if (shallow) opts.shallow()
-    const approvals = shallow ? new Map<string, string>() : await readApprovalDates(git)
+    // A shallow clone holds the approvals since its cut (the newest of each, the one that counts, when it is there):
+    // they are used, and `created` stands in only for a learning approved before the cut.
+    const approvals = await readApprovalDates(git)
     const since = new Map<string, number>()
     const base = active.map(({ row, created }) => {
-      const approved = approvals.get(row.name)
-      const activeSince = approved ?? created
-      const from: PruneFacts['activeSinceFrom'] = approved ? 'approval' : created ? 'created' : 'unknown'
-      if (activeSince !== null && daysSince(activeSince, opts.now) !== undefined)
-        since.set(
-          row.name,
-          Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(activeSince) ? `${activeSince}T00:00:00Z` : activeSince),
-        )
-      return { name: row.name, activeSince, activeSinceFrom: from }
+      const { activeSince, activeSinceFrom } = planActiveSince(approvals.get(row.name), created, opts.now)
+      const start = activeSince === null ? NaN : isoTime(activeSince)
+      if (!Number.isNaN(start)) since.set(row.name, start)
+      return { name: row.name, activeSince, activeSinceFrom }
     })
     const tallies = new Map<string, UsageTally>()
     if (totalsSuffice(config.prune.min_matches)) {
@@ -127,6 +137,22 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
       supersededBy: supersededBy.get(b.name) ?? [],
     }))
     candidates = planPrune(facts, config.prune, opts.now)
+    // In a shallow clone a learning approved before the cut has only its `created` date, which may be long before its
+    // approval (a scheduled prune in CI with fetch-depth: 1 would archive last week's approvals). The reasons that
+    // count days (unused, rarely matched) do not stand on it: such a learning is held back, or kept for its
+    // date-free reason alone (superseded).
+    if (shallow) {
+      const undated = new Set(base.filter((b) => b.activeSinceFrom !== 'approval').map((b) => b.name))
+      candidates = candidates.flatMap((c) => {
+        if (!undated.has(c.name)) return [c]
+        const reasons = c.reasons.filter((r) => r.kind === 'superseded')
+        if (!reasons.length) {
+          heldBack.push(c)
+          return []
+        }
+        return [{ name: c.name, reasons, reason: formatPruneReason(reasons) }]
+      })
+    }
   }
 
   const pruned: PrunedMove[] = []
@@ -148,5 +174,5 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
       pruned.push({ name: c.name, from: 'active', to: 'archived', path: to, commit })
     }
   }
-  return { candidates, pruned, shallow, settings: config.prune }
+  return { candidates, pruned, heldBack, shallow, settings: config.prune }
 }

@@ -9,7 +9,9 @@ import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
 test('readEvidenceChanges ignores an option-like commit: no file is written', () => {
   const repo = makeRepo()
   const target = join(tempDir(), 'pwned')
-  expect(readEvidenceChanges(repo.root, [{ commit: `--output=${target}`, paths: ['README.md'] }])).toEqual([undefined])
+  expect(readEvidenceChanges(repo.root, [{ commit: `--output=${target}`, paths: ['README.md'] }])).toEqual({
+    changed: [undefined],
+  })
   expect(existsSync(target)).toBe(false)
 })
 

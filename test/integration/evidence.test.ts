@@ -26,7 +26,7 @@ describe('evidencePath', () => {
   )
 })
 
-describe('readEvidenceChanges (one git cat-file for every pin)', () => {
+describe('readEvidenceChanges (one git cat-file for every pin, trees only)', () => {
   function history() {
     const repo = makeRepo()
     repo.write('src/a.ts', 'a\n')
@@ -49,7 +49,7 @@ describe('readEvidenceChanges (one git cat-file for every pin)', () => {
     const { repo, base } = history()
     const [changed] = readEvidenceChanges(repo.root, [
       { commit: base, paths: ['src/a.ts', 'src/b.ts', 'gone.ts', 'new.ts', 'src/lib/', 'missing.ts', './src/b.ts'] },
-    ])
+    ]).changed
     expect(changed).toEqual(['src/a.ts', 'gone.ts', 'new.ts', 'src/lib'])
   })
 
@@ -61,7 +61,7 @@ describe('readEvidenceChanges (one git cat-file for every pin)', () => {
       commit: [base, head, base.slice(0, 7)][i % 3] as string,
       paths: files.filter((_, j) => (i >> j) & 1),
     }))
-    const got = readEvidenceChanges(repo.root, pins)
+    const got = readEvidenceChanges(repo.root, pins).changed
     pins.forEach((pin, i) => {
       const diff = pin.paths.length
         ? execFileSync('git', ['diff', '--name-only', '-z', pin.commit, 'HEAD', '--', ...pin.paths], {
@@ -82,7 +82,7 @@ describe('readEvidenceChanges (one git cat-file for every pin)', () => {
       { commit: 'HEAD~1', paths: ['src/a.ts'] },
       { commit: base, paths: ['src/a.ts'] },
       { commit: base, paths: ['/etc/passwd', '../x'] },
-    ])
+    ]).changed
     expect(got).toEqual([undefined, undefined, ['src/a.ts'], []])
   })
 
@@ -102,11 +102,78 @@ describe('readEvidenceChanges (one git cat-file for every pin)', () => {
       .trim()
     expect(tree.startsWith(prefix) && tree !== head).toBe(true)
     expect(spawnSync('git', ['rev-parse', '-q', '--verify', prefix], { cwd: repo.root }).status).not.toBe(0) // ambiguous to git
-    expect(readEvidenceChanges(repo.root, [{ commit: prefix, paths: ['README.md'] }])).toEqual([[]])
+    expect(readEvidenceChanges(repo.root, [{ commit: prefix, paths: ['README.md'] }]).changed).toEqual([[]])
+  })
+
+  test('a mode change alone is not a change of the file, but is of the directory holding it', () => {
+    const { repo, base } = history()
+    repo.git('update-index', '--chmod=+x', 'src/b.ts')
+    repo.git('commit', '-qm', 'chmod')
+    expect(readEvidenceChanges(repo.root, [{ commit: base, paths: ['src/b.ts', 'src'] }]).changed).toEqual([['src']])
+  })
+
+  test('a rename: the old path and the new one are changed; a file that became a directory is changed', () => {
+    const { repo, base } = history()
+    repo.git('mv', 'src/b.ts', 'src/renamed.ts')
+    repo.git('rm', '-q', 'src/a.ts')
+    repo.write('src/a.ts/inner.ts', 'a is a directory now\n')
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'moves')
+    const paths = ['src/b.ts', 'src/renamed.ts', 'src/a.ts', 'src/a.ts/inner.ts', 'src/lib/c.ts/under-a-file']
+    expect(readEvidenceChanges(repo.root, [{ commit: base, paths }]).changed).toEqual([
+      ['src/b.ts', 'src/renamed.ts', 'src/a.ts', 'src/a.ts/inner.ts'],
+    ])
+  })
+
+  test('a symlink is compared by its target text; a path through it is missing on both sides', () => {
+    const { repo, base } = history()
+    const link = (target: string) => {
+      const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo.root, input: target })
+        .toString()
+        .trim()
+      repo.git('update-index', '--add', '--cacheinfo', `120000,${blob},ln`)
+      repo.git('commit', '-qm', `ln -> ${target}`)
+      return repo.git('rev-parse', 'HEAD').trim()
+    }
+    const first = link('src')
+    link('src/lib')
+    expect(readEvidenceChanges(repo.root, [{ commit: first, paths: ['ln', 'ln/a.ts'] }]).changed).toEqual([['ln']])
+    expect(readEvidenceChanges(repo.root, [{ commit: base, paths: ['ln'] }]).changed).toEqual([['ln']])
+  })
+
+  test('a submodule whose pointer moved is not seen as changed (as before: the rule compares files)', () => {
+    const { repo, base } = history()
+    const gitlink = (id: string) => {
+      repo.git('update-index', '--add', '--cacheinfo', `160000,${id},vendor/sub`)
+      repo.git('commit', '-qm', `sub at ${id}`)
+      return repo.git('rev-parse', 'HEAD').trim()
+    }
+    const first = gitlink('1'.repeat(40))
+    gitlink('2'.repeat(40))
+    expect(readEvidenceChanges(repo.root, [{ commit: first, paths: ['vendor/sub', 'vendor'] }]).changed).toEqual([
+      ['vendor'],
+    ])
+    expect(readEvidenceChanges(repo.root, [{ commit: base, paths: ['vendor/sub'] }]).changed).toEqual([[]])
+  })
+
+  test('a SHA-256 repository: tree entries hold 32-byte ids', () => {
+    const root = tempDir('gl-sha256-')
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: root, encoding: 'utf8' })
+    git('init', '-q', '--object-format=sha256', '-b', 'main')
+    git('config', 'user.name', 'Ada Author')
+    git('config', 'user.email', 'ada@example.com')
+    writeFileSync(join(root, 'a.ts'), 'a\n')
+    writeFileSync(join(root, 'b.ts'), 'b\n')
+    git('add', '.')
+    git('-c', 'commit.gpgsign=false', 'commit', '-qm', 'base')
+    const base = git('rev-parse', 'HEAD').trim()
+    writeFileSync(join(root, 'a.ts'), 'a changed\n')
+    git('-c', 'commit.gpgsign=false', 'commit', '-qam', 'later')
+    expect(readEvidenceChanges(root, [{ commit: base, paths: ['a.ts', 'b.ts'] }]).changed).toEqual([['a.ts']])
   })
 
   test('outside a repository every pin is undecided', () => {
-    expect(readEvidenceChanges('/', [{ commit: 'deadbeef', paths: ['a'] }])).toEqual([undefined])
+    expect(readEvidenceChanges('/', [{ commit: 'deadbeef', paths: ['a'] }]).changed).toEqual([undefined])
   })
 })
 

@@ -1,6 +1,9 @@
 import { execFileSync } from 'node:child_process'
 import { describe, expect, test } from 'vitest'
+import { seedStore } from '../helpers/feed-store.js'
 import { learningText, makeRepo } from '../helpers/repo.js'
+
+const SKILL = '.claude/skills/vitest-esm-mock-hoisting/SKILL.md'
 
 // A learning file saved on Windows (CRLF) goes in as LF: in a repository that normalises line endings, a CRLF blob
 // reads as modified in a clean checkout, and approve would refuse "has unstaged changes" for good.
@@ -104,6 +107,60 @@ describe('line endings of what git learn writes', () => {
       expect(check.code, check.stdout + check.stderr).toBe(0)
     },
   )
+
+  // render wrote its skills and sections LF, and spliced an LF section into a CLAUDE.md checked out CRLF: under
+  // core.safecrlf=true the user's `git add` of what it wrote refused ("LF would be replaced by CRLF"). Now each file is
+  // written as git checks its LF blob out, and a section goes into the text as git reads it.
+  test.each(CRLF_CHECKOUTS)(
+    'render every target under core.safecrlf=true, then the user commits: %s',
+    async (_, setUp) => {
+      const repo = makeRepo()
+      setUp(repo)
+      seedStore(repo)
+      repo.write('CLAUDE.md', '# Our project\n\nRead the docs first.\n')
+      repo.git('add', 'CLAUDE.md')
+      repo.git('commit', '-qm', 'claude')
+      repo.git('rm', '-q', '--cached', 'CLAUDE.md')
+      repo.git('checkout', '-q', 'HEAD', '--', 'CLAUDE.md')
+      expect(repo.read('CLAUDE.md')).toContain('\r\n')
+      repo.git('config', 'core.safecrlf', 'true')
+      const targets = ['--target', 'claude,agents,cursor,copilot,claude-md']
+      const r = await repo.cli(['render', ...targets, '--json'])
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(0)
+      const written: string[] = r.json().written
+      expect(written).toEqual(expect.arrayContaining(['AGENTS.md', 'CLAUDE.md', SKILL]))
+      for (const f of written) expect(repo.read(f), f).not.toMatch(/(?<!\r)\n/)
+      repo.git('add', '--', ...written)
+      repo.git('commit', '-qm', 'rendered')
+      expect(repo.git('status', '--porcelain')).toBe('')
+      for (const f of written) expect(repo.git('cat-file', 'blob', `HEAD:${f}`), f).not.toContain('\r')
+      expect(repo.git('cat-file', 'blob', 'HEAD:CLAUDE.md')).toMatch(
+        /^# Our project\n\nRead the docs first\.\n[^\r]*git-learn/,
+      )
+      const again = await repo.cli(['render', ...targets, '--json'])
+      expect(again.json().written).toEqual([])
+      expect(again.json().skipped).toEqual([])
+      expect(repo.git('status', '--porcelain')).toBe('')
+    },
+  )
+
+  // A file committed with CRLF (no conversion: `-text`) keeps one style: the section goes in with CRLF too.
+  test('render splices its section into an AGENTS.md committed with CRLF in CRLF', async () => {
+    const repo = makeRepo()
+    seedStore(repo)
+    repo.write('.gitattributes', 'AGENTS.md -text\n')
+    repo.write('AGENTS.md', '# Agents\r\n\r\nBe brief.\r\n')
+    repo.git('add', '.gitattributes', 'AGENTS.md')
+    repo.git('commit', '-qm', 'agents')
+    const r = await repo.cli(['render', '--target', 'agents', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json().written).toContain('AGENTS.md')
+    const text = repo.read('AGENTS.md')
+    expect(text).toMatch(/^# Agents\r\n\r\nBe brief\.\r\n[^]*git-learn/)
+    expect(text).not.toMatch(/(?<!\r)\n/)
+    expect((await repo.cli(['render', '--target', 'agents', '--json'])).json().written).toEqual([])
+  })
 
   // The file is written as git checks its blob out, byte for byte: under `working-tree-encoding` that is not UTF-8.
   // Read back as UTF-8 text, the UTF-16 bytes became U+FFFD and NULs, and `git add` staged that, not the learning.

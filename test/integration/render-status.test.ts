@@ -115,6 +115,9 @@ describe('git learn status', () => {
     const ascii = await repo.cli(['status'], { now, env: { LANG: 'C', LC_ALL: '', LC_CTYPE: '' } })
     expect(ascii.stdout).toMatch(/vitest-esm-mock-hoisting\s+#{9}- 0\.85/)
     expect(ascii.stdout).toMatch(/pending review/)
+    // A preview by `created` date (status reads no history), said as one: prune counts from the approval dates.
+    expect(ascii.stdout).toMatch(/prune candidates by `created` date \(`git learn prune` counts from the approvals/)
+    expect(ascii.stdout).toMatch(/docker-enospc: unused for 323 days \(last created 2026-01-01\)/)
     expect(ascii.stdout.split('\n').length).toBeLessThanOrEqual(62)
     // Read from status-<key>.json (written by the feedback run's rebuild) and rebuilt from the files: the same report.
     const cached = (await repo.cli(['status', '--json'], { now })).stdout

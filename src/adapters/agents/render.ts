@@ -23,6 +23,7 @@ import {
 } from '../../core/render.js'
 import type { RenderPlan, RenderTarget } from '../../core/render.js'
 import { skillFilePath, spliceSkillLine } from '../../core/skills.js'
+import { asCheckedOut, convertingPaths, inLineEndingsOf } from '../git/checkout.js'
 import { readAsGitSees, readTreeEntries } from '../git/commit.js'
 import { scratchDir } from '../state/journal.js'
 import { makeDirs, writeFileNoClobber } from '../store/write-file.js'
@@ -129,6 +130,14 @@ function look(root: string, rel: string): { kind: 'missing' } | { kind: 'file'; 
   }
 }
 
+/** What is at `rel`, a file's text read as git reads it (below). */
+async function lookAsGitSees(root: string, rel: string): Promise<ReturnType<typeof look>> {
+  const at = look(root, rel)
+  if (at.kind !== 'file' || !at.text.includes('\r')) return at
+  const seen = (await readAsGitSees(root, [{ path: rel, text: at.text }])).get(rel)
+  return seen ? { kind: 'file', text: seen.text } : at
+}
+
 /**
  * What is at each of `paths`, a file's text read as git reads it (commit.ts readAsGitSees: in a CRLF checkout the file
  * render wrote with LF reads as what it wrote), and the files render owns without its manifest here: a rendered file
@@ -181,6 +190,21 @@ export async function applyRender(
   // Files are written whole through a scratch directory: a kill leaves each old or new, never a truncated CLAUDE.md.
   const scratch = dryRun ? undefined : scratchDir(commonDir)
   const result: RenderResult = { written: [], unchanged: [], removed: [], skipped: [], unbalanced: [] }
+  const skills = new Set([...Object.keys(plan.skillLines), ...(manifest?.skillLines ?? [])])
+  // Everything render writes is an LF blob, written as git checks that blob out there (core.autocrlf, eol and text
+  // attributes): `git add` then stores it as it is, and core.safecrlf has nothing to refuse ("LF would be replaced by
+  // CRLF") nor to warn about. Asked of git once, and only when something is written.
+  let converting: Promise<Set<string>> | undefined
+  const write = async (rel: string, text: string) => {
+    converting ??= convertingPaths(root, [
+      ...plan.files.map((f) => f.path),
+      AGENTS_FILE,
+      CLAUDE_MD_FILE,
+      ...[...skills].map(skillFilePath),
+    ])
+    const bytes = (await converting).has(rel) ? asCheckedOut(root, rel, text) : text
+    writeFileNoClobber(join(root, rel), bytes, true, scratch)
+  }
   const listed = (rel: string, text: string) => {
     const h = manifest?.files.get(rel)
     const next = manifest?.next.get(rel)
@@ -235,7 +259,7 @@ export async function applyRender(
     }
     if (!dryRun) {
       makeDirs(dirname(join(root, f.path)))
-      writeFileNoClobber(join(root, f.path), f.content, true, scratch)
+      await write(f.path, f.content)
     }
     result.written.push(f.path)
     kept.set(f.path, sha256(f.content))
@@ -257,10 +281,11 @@ export async function applyRender(
   ]
   const keptSections = new Set<string>()
   for (const [file, section, before] of sections) {
-    const at = look(root, file)
+    const at = await lookAsGitSees(root, file)
     if (section !== null) {
       const current = at.kind === 'file' ? at.text : null
-      const next = spliceAgentsSection(current, section)
+      const spliced = spliceAgentsSection(current, section)
+      const next = spliced === undefined ? undefined : inLineEndingsOf(current, spliced)
       if (at.kind === 'foreign') result.skipped.push(file)
       else if (next === undefined) {
         // Markers out of balance: which text is ours is a guess, and a wrong guess loses the user's. Nothing written.
@@ -271,7 +296,7 @@ export async function applyRender(
         keptSections.add(file)
         if (next === current) result.unchanged.push(file)
         else {
-          if (!dryRun) writeFileNoClobber(join(root, file), next, true, scratch)
+          if (!dryRun) await write(file, next)
           result.written.push(file)
         }
       }
@@ -279,7 +304,7 @@ export async function applyRender(
       // The target was dropped: its section goes, the rest of the file stays byte for byte.
       const next = removeAgentsSection(at.text)
       if (next !== undefined) {
-        if (!dryRun) writeFileNoClobber(join(root, file), next, true, scratch)
+        if (!dryRun) await write(file, next)
         result.removed.push(file)
       } else if (locateSection(at.text).kind === 'unbalanced') {
         result.skipped.push(file)
@@ -290,17 +315,17 @@ export async function applyRender(
   }
   // The one marked line in each hand-written SKILL.md that has folded learnings; taken out where none are left.
   const lined: string[] = []
-  for (const skill of new Set([...Object.keys(plan.skillLines), ...(manifest?.skillLines ?? [])])) {
+  for (const skill of skills) {
     const file = skillFilePath(skill)
-    const at = look(root, file)
+    const at = await lookAsGitSees(root, file)
     if (at.kind !== 'file') {
       if (plan.skillLines[skill] !== undefined) result.skipped.push(file)
       continue
     }
-    const next = spliceSkillLine(at.text, plan.skillLines[skill] ?? null)
+    const next = inLineEndingsOf(at.text, spliceSkillLine(at.text, plan.skillLines[skill] ?? null))
     if (plan.skillLines[skill] !== undefined) lined.push(skill)
     if (next === at.text) continue
-    if (!dryRun) writeFileNoClobber(join(root, file), next, true, scratch)
+    if (!dryRun) await write(file, next)
     ;(plan.skillLines[skill] !== undefined ? result.written : result.removed).push(file)
   }
   if (!dryRun)

@@ -22,6 +22,8 @@ import { writeCacheFile, writeCacheFileAlone } from '../state/cache-file.js'
 import { runGitAsync, tryGitAsync } from '../git/run.js'
 import { findGitDirs, readHeadCommit } from '../git/locate.js'
 import { readConfigBytes } from '../store/config.js'
+import { storeDirProblem } from '../store/store-dirs.js'
+import type { LearningState } from '../../core/errors.js'
 
 /** Bump when a cache file's format changes: old caches are then ignored. */
 export const CACHE_FORMAT = 10
@@ -90,8 +92,12 @@ export interface StoreState {
   stamped: boolean
 }
 
-/** The `.md` files of one state directory of the store, sorted; none when the directory cannot be read. */
-export function storeFiles(root: string, state: string): string[] {
+/**
+ * The `.md` files of one state directory of the store, sorted; none when the directory cannot be read, or is a
+ * symbolic link (store.ts storeDirProblem: what lies behind one was never reviewed, and is never fed to an agent).
+ */
+export function storeFiles(root: string, state: LearningState): string[] {
+  if (storeDirProblem(root, state)) return []
   try {
     return readdirSync(join(root, STORE_DIR, state))
       .filter((f) => f.endsWith('.md'))

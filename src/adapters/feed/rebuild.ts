@@ -16,6 +16,7 @@ import { GitCommandError, reasonOf } from '../../core/errors.js'
 import { STATES, STORE_DIR, TIER_REF_PREFIX } from '../../core/layout.js'
 import { MAX_LEARNING_BYTES } from '../../core/learning.js'
 import { readFileBounded } from '../store/read-bounded.js'
+import { storeDirProblem } from '../store/store-dirs.js'
 import type { TextScan } from '../../core/agent-safety.js'
 import type { ParsedFile, compactor } from './parse-file.js'
 import type { ParseQueue, ParseWorker } from './parse-pool.js'
@@ -434,6 +435,12 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   type Slot = { path: string; oid?: string; problem?: string; size?: number | undefined }
   const slots: Slot[] = []
   for (const st of STATES) {
+    // A state folder that is a symbolic link is left out (storeFiles), and said.
+    const linked = storeDirProblem(root, st)
+    if (linked) {
+      problems.push(linked)
+      projectFile.problems.push(linked)
+    }
     for (const file of storeFiles(root, st)) {
       const path = `${STORE_DIR}/${st}/${file}`
       const clean = state.dirty && !state.dirty.has(path) ? indexed?.get(path) : undefined

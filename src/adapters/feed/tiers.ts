@@ -42,6 +42,13 @@ const ACTIVE_DIR = '.learnings/active'
 
 export const tierRef = (name: string) => `${TIER_REF_PREFIX}${name}`
 
+/**
+ * How a tier is fetched: quietly, no tags, no FETCH_HEAD, and never the submodules of this repository, which
+ * `submodule.recurse=true` or `fetch.recurseSubmodules=true` would fetch too (from every submodule's remote, one that
+ * cannot be reached failing the tier's fetch with "Errors during submodule fetch").
+ */
+const TIER_FETCH = ['--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules']
+
 /** Something skipped while reading a tier: `path` is `<tier>:<path in the tier>` or the tier's ref. */
 export interface TierWarning {
   path: string
@@ -466,7 +473,7 @@ async function fetchPinned(git: Git, t: TierConfig, deadline: number): Promise<s
     const r = await runGitAsync(
       [
         ...['-c', 'http.lowSpeedLimit=1000', '-c', `http.lowSpeedTime=${lowSpeedTime}`],
-        ...['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', t.url, spec],
+        ...['fetch', ...TIER_FETCH, '--', t.url, spec],
       ],
       { cwd: git.root, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, timeoutMs: ms },
     ).catch((err: unknown) => ({ code: 1, stderr: reasonOf(err) }))
@@ -519,7 +526,7 @@ export function tierProblem(w: TierWarning): LearningParseError {
 export async function fetchTier(git: Git, name: string, url: string, ref: string): Promise<string> {
   if (url.startsWith('-') || ref.startsWith('-'))
     throw new UsageError('a tier URL or ref cannot start with "-"', 'tier')
-  await git.run(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', url, `+${ref}:${tierRef(name)}`])
+  await git.run(['fetch', ...TIER_FETCH, '--', url, `+${ref}:${tierRef(name)}`])
   return (await git.run(['rev-parse', '--verify', `${tierRef(name)}^{commit}`])).trim()
 }
 

@@ -1,13 +1,14 @@
 /**
  * git questions for hook fast paths and read-only dashboards, through run.ts's `try…` forms (no simple-git to
- * load). A failure is an answer here (undefined, or nothing stale); callers treat git's answers as best effort.
+ * load). A failure is an answer here (undefined); callers treat git's answers as best effort. The stale rule's
+ * question also returns git's error, so that "could not tell" is said, not shown as "nothing stale".
  */
 import { evidenceQuery } from '../../core/evidence.js'
 import { parseRevParsePaths, pathLine } from '../../core/git-output.js'
 import { STORE_DIR } from '../../core/layout.js'
 import type { EvidencePin } from '../../core/evidence.js'
 import { findGitDirs } from './locate.js'
-import { tryGitAsync, tryGitSync } from './run.js'
+import { runGitSync, tryGitAsync, tryGitSync } from './run.js'
 import type { Env } from './run.js'
 
 export interface Located {
@@ -63,31 +64,57 @@ export async function readBranchChanges(root: string): Promise<string[]> {
   return out ? out.split('\0').filter(Boolean) : []
 }
 
+export interface EvidenceAnswer {
+  /** Per pin, its changed evidence paths; undefined for a pin whose commit is unknown here, or when git failed. */
+  changed: (string[] | undefined)[]
+  /**
+   * git's error when it could not read the trees at all (a partial clone whose remote does not answer, a treeless
+   * clone offline): nothing was decided, which the caller says rather than reporting nothing stale.
+   */
+  unread?: string
+}
+
 /**
  * For each pin, the evidence paths changed between its commit and `head` (core/evidence.ts), from one `git cat-file`
- * for all of them; undefined for a pin whose commit is unknown here. Best effort: when git fails, every pin is
- * undefined (nothing is reported stale).
+ * for all of them, which reads trees only (a blobless clone answers offline and fetches nothing).
  */
 export function readEvidenceChanges(
   root: string,
   pins: readonly EvidencePin[],
   env: Env = process.env,
   head = 'HEAD',
-): (string[] | undefined)[] {
+): EvidenceAnswer {
   const q = evidenceQuery(pins, head)
-  if (!q.input) return pins.map(() => undefined)
-  const out = tryGitSync(['cat-file', '--batch-check=%(objectname)'], { cwd: root, env, input: q.input })
-  return out === undefined ? pins.map(() => undefined) : q.read(out)
+  const none = pins.map(() => undefined)
+  if (!q.input) return { changed: none }
+  let r: ReturnType<typeof runGitSync>
+  try {
+    r = runGitSync(['cat-file', '--batch'], { cwd: root, env, input: q.input })
+  } catch (err) {
+    return { changed: none, unread: (err as Error).message }
+  }
+  if (r.code !== 0) return { changed: none, unread: gitSaid(r.stderr) || `git cat-file exited with code ${r.code}` }
+  return { changed: q.read(r.stdout) }
+}
+
+/** The line of git's stderr that says why it stopped: the last `fatal:`/`error:` line, else the last line. */
+function gitSaid(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+  return [...lines].reverse().find((l) => /^(fatal|error):/.test(l)) ?? lines.at(-1) ?? ''
 }
 
 /** The learnings whose evidence paths changed since their evidence.commit, with those paths (status's "stale"). */
 export function readStale(
   root: string,
   pins: readonly { name: string; commit: string | null; paths: readonly string[] }[],
-): { name: string; paths: string[] }[] {
+): { stale: { name: string; paths: string[] }[]; unread?: string } {
   const asked = pins.filter(
     (p): p is { name: string; commit: string; paths: readonly string[] } => p.commit !== null && p.paths.length > 0,
   )
-  const changed = readEvidenceChanges(root, asked)
-  return asked.flatMap((p, i) => (changed[i]?.length ? [{ name: p.name, paths: changed[i] as string[] }] : []))
+  const { changed, unread } = readEvidenceChanges(root, asked)
+  const stale = asked.flatMap((p, i) => (changed[i]?.length ? [{ name: p.name, paths: changed[i] as string[] }] : []))
+  return unread === undefined ? { stale } : { stale, unread }
 }

@@ -10,6 +10,14 @@ import { chmodSync, existsSync, lstatSync, readFileSync, readdirSync, renameSync
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SharedHooksPathError } from '../../core/errors.js'
 import { pathLine } from '../../core/git-output.js'
+import {
+  MANAGER_CONFIGS,
+  configRunsGitLearn,
+  hookManagerOf,
+  managerEntries,
+  managerSection,
+} from '../../core/hook-managers.js'
+import type { HookManager } from '../../core/hook-managers.js'
 import { planHookLine } from '../../core/hook-script.js'
 import type { HookScriptConcern } from '../../core/hook-script.js'
 import { scratchDir } from '../state/journal.js'
@@ -107,9 +115,23 @@ export interface HookChange {
   note?: string
   /** What in the hook may keep our line from running (src/core/hook-script.ts): said as a warning with file:line. */
   concerns?: HookScriptConcern[]
+  /** The hook manager that wrote this hook (core/hook-managers.ts), when it is one's. */
+  manager?: HookManager
+}
+
+/** Hooks a manager writes that do not run git-learn yet, and the entries of its config that would. */
+export interface ManagedHooks {
+  manager: HookManager
+  /** Its config file (repository-relative): the one there, else the name it reads first. */
+  config: string
+  hooks: string[]
+  /** The entries to merge into that config (core/hook-managers.ts managerEntries). */
+  entries: string
 }
 
 const SHIMS = join(__dirname, '..', '..', '..', 'githooks')
+/** The shims of git-learn installed as a dependency of the project. */
+const PROJECT_SHIMS = 'node_modules/git-learn/githooks'
 
 /** The text of a shipped shim. */
 export function readShim(hook: string): string {
@@ -241,7 +263,7 @@ function shown(root: string, file: string): string {
 export async function installHooks(
   git: Git,
   opts: { force?: boolean } = {},
-): Promise<{ layout: HookLayout; changes: HookChange[] }> {
+): Promise<{ layout: HookLayout; changes: HookChange[]; managed: ManagedHooks[] }> {
   if (!opts.force) {
     const shared = await readSharedHooksPath(git)
     if (shared) throw shared
@@ -284,8 +306,11 @@ export async function installHooks(
         })
       else changes.push({ file: rel, action: 'appended', ...concerns })
     }
-    return { layout, changes }
+    return { layout, changes, managed: [] }
   }
+  const managed = new Map<HookManager, ManagedHooks>()
+  // The team's checkouts have the shims where npm installs git-learn for the project; this copy's folder otherwise.
+  const shimDir = existsSync(join(git.root, PROJECT_SHIMS)) ? PROJECT_SHIMS : shown(git.root, SHIMS)
   for (const hook of SHIM_HOOKS) {
     const file = join(layout.dir, hook)
     const rel = shown(git.root, file)
@@ -300,6 +325,20 @@ export async function installHooks(
           changes.push({ file: rel, action: 'updated' })
         }
         chmodSync(file, 0o755)
+        continue
+      }
+      const manager = hookManagerOf(text)
+      if (!opts.force && manager) {
+        // A manager's hook: a line in it is gone at its next install, so the entry goes into its config.
+        const config = readManagerConfig(git.root, manager, shimDir)
+        if (config.runsGitLearn) {
+          changes.push({ file: rel, action: 'unchanged', note: `${manager}'s; ${config.path} runs git-learn`, manager })
+          continue
+        }
+        changes.push({ file: rel, action: 'skipped', note: `${manager}'s: add git-learn to ${config.path}`, manager })
+        const m = managed.get(manager) ?? { manager, config: config.path, hooks: [], entries: config.section ?? '' }
+        m.hooks.push(hook)
+        managed.set(manager, m)
         continue
       }
       if (!opts.force) {
@@ -330,7 +369,31 @@ export async function installHooks(
     writeFileNoClobber(file, shim, false, undefined, 0o755)
     changes.push({ file: rel, action: 'created' })
   }
-  return { layout, changes }
+  // (`entries` held the config's part until here: simple-git-hooks' entries extend the commands it has.)
+  for (const m of managed.values()) m.entries = managerEntries(m.manager, m.hooks, shimDir, m.entries || undefined)
+  return { layout, changes, managed: [...managed.values()] }
+}
+
+/**
+ * The manager's config here (the first of its names that holds its part, else the first name), its part, and
+ * whether that runs git-learn.
+ */
+function readManagerConfig(
+  root: string,
+  manager: HookManager,
+  shimDir: string,
+): { path: string; section?: string; runsGitLearn: boolean } {
+  for (const name of MANAGER_CONFIGS[manager]) {
+    let text: string
+    try {
+      text = readFileSync(join(root, name), 'utf8')
+    } catch {
+      continue
+    }
+    const section = managerSection(manager, name, text)
+    if (section !== undefined) return { path: name, section, runsGitLearn: configRunsGitLearn(section, shimDir) }
+  }
+  return { path: MANAGER_CONFIGS[manager][0] as string, runsGitLearn: false }
 }
 
 /** Remove exactly what install added: our marked lines from husky hooks, our shims (putting back a replaced hook). */

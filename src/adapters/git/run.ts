@@ -52,20 +52,51 @@ export function dropPathspecVariables(env: Record<string, string | undefined>): 
   for (const k of PATHSPEC_VARIABLES) delete env[k]
 }
 
-/** The environment git runs with: `env` without the pathspec variables (PATHSPEC_VARIABLES). */
-function gitEnv(env: Env): NodeJS.ProcessEnv {
-  if (!PATHSPEC_VARIABLES.some((k) => env[k] !== undefined)) return env as NodeJS.ProcessEnv
+/**
+ * Settings of the user's that would change what a git subcommand of git-learn's writes, pinned for that subcommand
+ * (through GIT_CONFIG_COUNT, after any the caller's environment holds: git reads the last value of a key, and
+ * `git -c` settings, GIT_CONFIG_PARAMETERS, stay the caller's). The user's git settings git-learn pins, and why, are
+ * listed in docs/lifecycle.md ("Your git settings"). Options go on the command line instead where git has one
+ * (PARSED_LOG; `fetch --no-recurse-submodules`).
+ *
+ * - commit-tree, i18n.commitEncoding: every message git-learn writes is UTF-8; set to latin1, commit-tree recorded it
+ *   as latin1 ("encoding latin1" in the commit), and git log, forges and `git learn log` showed "rÃ©Ã©crire".
+ */
+const PINNED: Readonly<Record<string, readonly (readonly [string, string])[]>> = {
+  'commit-tree': [['i18n.commitEncoding', 'UTF-8']],
+}
+
+/**
+ * The environment git runs `args` with: `env` without the pathspec variables (PATHSPEC_VARIABLES), with the settings
+ * PINNED for its subcommand.
+ */
+function gitEnv(args: readonly string[], env: Env): NodeJS.ProcessEnv {
+  const pinned = PINNED[args[0] ?? '']
+  if (!pinned && !PATHSPEC_VARIABLES.some((k) => env[k] !== undefined)) return env as NodeJS.ProcessEnv
   const out: NodeJS.ProcessEnv = { ...env }
   dropPathspecVariables(out)
+  if (pinned) {
+    // A count git cannot read is git's error to report, as without the pin: the pin is not added to it.
+    const count = out['GIT_CONFIG_COUNT'] === undefined ? 0 : Number(out['GIT_CONFIG_COUNT'])
+    if (Number.isSafeInteger(count) && count >= 0) {
+      pinned.forEach(([key, value], i) => {
+        out[`GIT_CONFIG_KEY_${count + i}`] = key
+        out[`GIT_CONFIG_VALUE_${count + i}`] = value
+      })
+      out['GIT_CONFIG_COUNT'] = String(count + pinned.length)
+    }
+  }
   return out
 }
 
 /**
  * `git log` as its output is parsed: without the lines `log.showSignature` adds before each commit's format (they
- * ended up in the commit id field), and in UTF-8 whatever `i18n.logOutputEncoding` says (latin1 garbled every reason
- * and name read back).
+ * ended up in the commit id field), in UTF-8 whatever `i18n.logOutputEncoding` says (latin1 garbled every reason
+ * and name read back), and without `log.follow`, which follows renames whenever one path is given: the proposers of
+ * a learning (a one-path log with --diff-filter=A) then missed a restore, a rename from archived/, and whoever
+ * restored a learning could approve it alone.
  */
-export const PARSED_LOG = ['log', '--no-show-signature', '--encoding=UTF-8'] as const
+export const PARSED_LOG = ['log', '--no-show-signature', '--no-follow', '--encoding=UTF-8'] as const
 
 /** The exit code runGitAsync gives a git it stopped at its timeoutMs (as timeout(1) does). */
 export const TIMED_OUT = 124
@@ -84,12 +115,15 @@ const DEFAULT_MAX_BUFFER = 1 << 30
 export function runGitSync(args: readonly string[], o: GitRunOptions): GitResult {
   const r = spawnSync('git', [...args], {
     cwd: o.cwd,
-    env: gitEnv(o.env ?? process.env),
+    env: gitEnv(args, o.env ?? process.env),
     input: o.input,
     maxBuffer: o.maxBuffer ?? DEFAULT_MAX_BUFFER,
     stdio: ['pipe', 'pipe', 'pipe'],
   })
-  if (r.error) throw new GitCommandError(args, notStarted(r.error))
+  // git may exit before reading all of stdin (a failing `cat-file --batch`): the EPIPE of writing the rest is not
+  // the answer, git's exit code and stderr are (as in runGitAsync).
+  const stopped = (r.error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE' && !!r.status
+  if (r.error && !stopped) throw new GitCommandError(args, notStarted(r.error))
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr.toString('utf8') }
 }
 
@@ -127,7 +161,7 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
     const bounded = o.timeoutMs !== undefined
     const child = spawn('git', [...args], {
       cwd: o.cwd,
-      env: gitEnv(o.env ?? process.env),
+      env: gitEnv(args, o.env ?? process.env),
       stdio: ['pipe', 'pipe', 'pipe'],
       // A git of a critical section (interrupt.ts) runs in a session of its own too: a Ctrl-C that reaches the
       // terminal's whole group waits in this process for the section's end instead of killing that git half way.
@@ -376,7 +410,7 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
     let done = false
     const child = spawn('git', [...args], {
       cwd: o.cwd,
-      env: gitEnv(o.env ?? process.env),
+      env: gitEnv(args, o.env ?? process.env),
       stdio: [input.fd, output.fd, 'pipe'],
     })
     const err: Buffer[] = []
@@ -437,7 +471,7 @@ export function runGitAsyncFiles(args: readonly string[], o: GitRunOptions & { d
   return new Promise<GitResult>((resolve, reject) => {
     const child = spawn('git', [...args], {
       cwd: o.cwd,
-      env: gitEnv(o.env ?? process.env),
+      env: gitEnv(args, o.env ?? process.env),
       stdio: [input.fd, output.fd, errors.fd],
     })
     child.on('error', (e) => reject(new GitCommandError(args, notStarted(e))))

@@ -14,8 +14,10 @@ import {
   NotARepositoryError,
   OperationInProgressError,
   SparseStoreError,
+  LinkedStoreError,
 } from '../../core/errors.js'
-import { STORE_DIR } from '../../core/layout.js'
+import { STATES, STORE_DIR } from '../../core/layout.js'
+import { storeDirProblem } from '../store/store-dirs.js'
 import { noWorkTreeError } from './no-work-tree.js'
 import { parseRevParsePaths, pathLine } from '../../core/git-output.js'
 
@@ -164,8 +166,16 @@ export async function readHiddenStorePaths(git: Git): Promise<string[]> {
 
 const telling = (path: string) => (path === `${STORE_DIR}/config.yaml` ? 0 : path.endsWith('.md') ? 1 : 2)
 
-/** Refuse to write the store while a sparse checkout hides part of it (SparseStoreError names what). */
+/**
+ * Refuse to write the store while a sparse checkout hides part of it (SparseStoreError names what), or while
+ * `.learnings/`, a state folder or config.yaml is a symbolic link (LinkedStoreError): a committing command would read
+ * names, duplicates and settings from behind it and write its files there, outside what git tracks.
+ */
 export async function assertStoreCheckedOut(git: Git): Promise<void> {
+  for (const part of [undefined, ...STATES, 'config'] as const) {
+    const linked = storeDirProblem(git.root, part)
+    if (linked) throw new LinkedStoreError(linked.path, linked.reason)
+  }
   const hidden = await readHiddenStorePaths(git)
   if (hidden.length) throw new SparseStoreError(hidden)
 }

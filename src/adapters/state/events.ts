@@ -59,8 +59,8 @@ export function readEventsSync(commonDir: string): UsageEvent[] {
 // a file that shrank, was replaced or rewritten (another inode, other bytes at either place) is folded again from
 // the start. A corrupt or foreign cache file is a miss, never an error.
 
-/** Bump when the cache file's format changes. */
-const SUMMARY_FORMAT = 2
+/** Bump when the cache file's format changes, or which lines count as events (3: times must be ISO 8601 instants). */
+const SUMMARY_FORMAT = 3
 /** A line longer than this is not an event (appendEvent writes lines of a few hundred bytes): skipped as corrupt. */
 export const MAX_EVENT_LINE = 64 * 1024
 const CHUNK = 4 * 1024 * 1024

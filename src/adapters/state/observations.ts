@@ -23,11 +23,11 @@ import {
   readdirSync,
   renameSync,
   statSync,
-  unlinkSync,
   writeSync,
   createReadStream,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { acquireLock } from './file-lock.js'
 import { findGitDirs, needsGit } from '../git/locate.js'
 import { STATE_FILES } from '../../core/layout.js'
 import { redactSecrets } from '../../core/secrets.js'
@@ -167,24 +167,9 @@ let rotations = 0
 
 /** Move the live file into the archive when it is (still) at least `rotateBytes`; one rotator at a time. */
 export function rotateObservations(stateDir: string, rotateBytes: number, now: Date): string | undefined {
-  const lock = join(stateDir, LOCK_FILE)
-  let fd: number
-  try {
-    fd = openSync(lock, 'wx')
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-    const st = isFile(lock)
-    // A crashed rotator's lock: move it aside (rename is atomic, so only one process does); the next write rotates.
-    if (st && now.getTime() - st.mtimeMs > STALE_LOCK_MS) {
-      try {
-        renameSync(lock, `${lock}.stale-${process.pid}`)
-        unlinkSync(`${lock}.stale-${process.pid}`)
-      } catch {
-        /* someone else cleared it */
-      }
-    }
-    return undefined
-  }
+  // A crashed rotator's lock is taken over (file-lock.ts); one another writer holds means it rotates now.
+  const lock = acquireLock(join(stateDir, LOCK_FILE), { waitMs: 0, staleMs: STALE_LOCK_MS, now: () => now.getTime() })
+  if (!lock) return undefined
   try {
     const live = join(stateDir, LIVE_FILE)
     const st = isFile(live)
@@ -195,12 +180,7 @@ export function rotateObservations(stateDir: string, rotateBytes: number, now: D
     renameSync(live, dest)
     return dest
   } finally {
-    closeSync(fd)
-    try {
-      unlinkSync(lock)
-    } catch {
-      /* moved aside as stale by another process */
-    }
+    lock.release()
   }
 }
 

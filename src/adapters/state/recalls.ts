@@ -5,9 +5,10 @@
  * recalls that each read the list and wrote it back with their own names lost the other's.
  */
 import { createHash } from 'node:crypto'
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { readFileSync, unlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
+import { acquireLock } from './file-lock.js'
 import { MAX_PENDING } from '../../core/fix-outcomes.js'
 import type { PendingRecall } from '../../core/fix-outcomes.js'
 
@@ -51,35 +52,13 @@ const LOCK_WAIT_MS = 1000
 /** A lock older than this was left by a process killed while it held it (ms). */
 const STALE_LOCK_MS = 10_000
 
-/** Take the session's lock (O_EXCL); its release, or undefined when it could not be had in time (go on without). */
+/** Take the session's lock (file-lock.ts); its release, or undefined when it could not be had in time (go on without). */
 function lockSession(file: string): (() => void) | undefined {
-  const lock = `${file}.lock`
-  const deadline = Date.now() + LOCK_WAIT_MS
-  for (;;) {
-    try {
-      mkdirSync(dirname(lock), { recursive: true })
-      closeSync(openSync(lock, 'wx'))
-      return () => {
-        try {
-          unlinkSync(lock)
-        } catch {
-          // Taken over as stale meanwhile.
-        }
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
-      const st = statSync(lock, { throwIfNoEntry: false })
-      if (st && Date.now() - st.mtimeMs > STALE_LOCK_MS) {
-        try {
-          unlinkSync(lock)
-        } catch {
-          // Another process took it over first.
-        }
-        continue
-      }
-      if (Date.now() > deadline) return undefined
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5)
-    }
+  try {
+    const lock = acquireLock(`${file}.lock`, { waitMs: LOCK_WAIT_MS, staleMs: STALE_LOCK_MS })
+    return lock && (() => lock.release())
+  } catch {
+    return undefined // no lock can be made here (a read-only state dir): the update goes on without one
   }
 }
 

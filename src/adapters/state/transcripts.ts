@@ -7,20 +7,11 @@
  * the cursor skips the entries already read. One reader at a time per transcript (an O_EXCL lock file).
  */
 import { createHash } from 'node:crypto'
-import {
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs'
+import { closeSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
+import { acquireLock } from './file-lock.js'
+import type { FileLock } from './file-lock.js'
 import { openWithoutWaiting } from '../store/read-bounded.js'
 import { EMPTY_CURSOR } from '../../core/transcript.js'
 import type { OpenCall, TranscriptCursor } from '../../core/transcript.js'
@@ -207,99 +198,10 @@ export function readTranscriptLines(path: string, saved: TranscriptState | undef
 }
 
 /**
- * Whether the process named in a lock file has ended (a capture killed with -9 leaves its lock): the next capture
- * need not wait for the lock to grow stale. A lock without a pid (being written, or from an older version) is not.
+ * The transcript's lock (file-lock.ts), or undefined when another capture held it for LOCK_WAIT_MS. A lock older than
+ * STALE_LOCK_MS, or whose process has ended, is taken over.
  */
-function holderIsGone(lock: string): boolean {
-  let pid: number
-  try {
-    pid = Number(readFileSync(lock, 'utf8'))
-  } catch {
-    return false
-  }
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return false
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH'
-  }
-}
-
-/** Whether a transcript lock is stale: older than STALE_LOCK_MS, or its process has ended. */
-function isStaleLock(lock: string, now: () => number): boolean {
-  const st = statSync(lock, { throwIfNoEntry: false })
-  return st !== undefined && (now() - st.mtimeMs > STALE_LOCK_MS || holderIsGone(lock))
-}
-
-/**
- * Take over a lock judged stale (isStaleLock): moved aside (rename is atomic, so one process does) and removed. What
- * was moved aside is judged again: between the first look and the rename another capture may have taken over the
- * stale lock and made its own, fresh one, which is put back (a link of that very file) for its holder to keep.
- */
-export function takeOverStaleLock(lock: string, now: () => number = Date.now): void {
-  const aside = `${lock}.stale-${process.pid}`
-  try {
-    renameSync(lock, aside)
-  } catch {
-    return // Someone else took it over first.
-  }
-  try {
-    if (!isStaleLock(aside, now)) linkSync(aside, lock)
-  } catch {
-    // A new lock is there already: its holder has it.
-  } finally {
-    try {
-      unlinkSync(aside)
-    } catch {
-      // Gone already.
-    }
-  }
-}
-
-/**
- * Wait until the lock is ours (true) or LOCK_WAIT_MS have passed (false). A lock older than STALE_LOCK_MS, or whose
- * process has ended, is taken over.
- */
-export function lockTranscript(
-  stateDir: string,
-  path: string,
-  now: () => number = Date.now,
-): { release(): void } | undefined {
+export function lockTranscript(stateDir: string, path: string, now: () => number = Date.now): FileLock | undefined {
   const lock = statePath(stateDir, path).replace(/\.json$/, '.lock')
-  mkdirSync(join(stateDir, DIR), { recursive: true })
-  const started = now()
-  const sleeper = new Int32Array(new SharedArrayBuffer(4))
-  for (;;) {
-    try {
-      const fd = openSync(lock, 'wx')
-      try {
-        writeSync(fd, String(process.pid))
-      } catch (err) {
-        // No room for the pid (a full disk): an empty lock would hold every capture of this transcript off, each
-        // waiting LOCK_WAIT_MS, until it grew stale. Nothing of ours stays.
-        closeSync(fd)
-        unlinkSync(lock)
-        throw err
-      }
-      closeSync(fd)
-      return {
-        release() {
-          try {
-            unlinkSync(lock)
-          } catch {
-            // Taken over as stale: nothing of ours left.
-          }
-        },
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-    }
-    if (isStaleLock(lock, now)) {
-      takeOverStaleLock(lock, now)
-      continue
-    }
-    if (now() - started > LOCK_WAIT_MS) return undefined
-    Atomics.wait(sleeper, 0, 0, 25)
-  }
+  return acquireLock(lock, { waitMs: LOCK_WAIT_MS, staleMs: STALE_LOCK_MS, sleepMs: 25, now })
 }

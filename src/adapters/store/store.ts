@@ -7,6 +7,7 @@ import { MAX_LEARNING_BYTES, STATES, STORE_DIR, learningPath, parseLearning } fr
 import type { Learning } from '../../core/learning.js'
 import { explainBadName } from '../../core/names.js'
 import { findGitDirs } from '../git/locate.js'
+import { storeDirProblem } from './store-dirs.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -60,6 +61,7 @@ export function findLearningPath(root: string, name: string): { state: LearningS
   const bad = explainBadName(name)
   if (bad) throw new UsageError(`not a learning name: ${bad}`)
   for (const state of STATES) {
+    if (storeDirProblem(root, state)) continue
     const path = learningPath(state, name)
     if (statSync(join(root, path), { throwIfNoEntry: false })) return { state, path }
   }
@@ -101,6 +103,11 @@ export function readStore(
   const learnings: Learning[] = []
   const problems: LearningParseError[] = []
   for (const state of states) {
+    const linked = storeDirProblem(root, state)
+    if (linked) {
+      problems.push(new LearningParseError(linked.path, linked.reason))
+      continue
+    }
     const dir = join(root, STORE_DIR, state)
     let files: string[]
     try {

@@ -20,7 +20,7 @@ import { PARSED_LOG, gitSync, runGitSync } from '../../adapters/git/run.js'
 import { changedPaths } from '../../core/check-diff.js'
 import type { DiffEntry } from '../../core/check-diff.js'
 import { DEFAULT_SYSTEM_ZONES, buildZoneMatcher, isGuardedPath, isLocalStateFile } from '../../core/check-zones.js'
-import { BaseUnreachableError, UsageError } from '../../core/errors.js'
+import { BaseUnreachableError, RangeCutShortError, UsageError } from '../../core/errors.js'
 import { pathLine } from '../../core/git-output.js'
 import type { CheckFile, CheckReport, Finding } from '../../core/check.js'
 import type { Learning } from '../../core/learning.js'
@@ -407,12 +407,17 @@ async function checkTree(
   if (pinned.length) {
     // One git process for all of them; a commit unknown here (a shallow clone, another repository) decides nothing.
     const { readEvidenceChanges } = await import('../../adapters/git/fast.js')
-    const changed = readEvidenceChanges(
+    const { changed, unread } = readEvidenceChanges(
       root,
       pinned.map((p) => p.e),
       ctx.env,
       commit?.id,
     )
+    // git could not read the trees (a partial clone offline): one warning, not a silent "nothing is stale".
+    if (unread !== undefined) {
+      const { staleUnread } = await import('../messages/feed.js')
+      findings.push(engine.finding('stale', '.learnings/active', 1, staleUnread(unread)))
+    }
     pinned.forEach(({ l, e }, i) => {
       const f = engine.staleFinding(l, e.commit, changed[i] ?? [])
       if (f) findings.push(f)
@@ -438,6 +443,17 @@ async function checkTree(
         env: ctx.env,
       }),
     )
+    // A shallow clone cut inside the range lacks commits whose trailers a move needs: said, not judged without them.
+    if (engine.needsAuditTrail(changes)) {
+      const { readShallowCommitsAt } = await import('../../adapters/git/shallow.js')
+      const shallow = readShallowCommitsAt(root, ctx.env)
+      const cut = shallow.size
+        ? gitSync(['rev-list', `${mergeBase}..${tip}`], { cwd: root, env: ctx.env })
+            .split('\n')
+            .find((c) => shallow.has(c))
+        : undefined
+      if (cut) throw new RangeCutShortError(base, cut, commit?.ref)
+    }
     const events = parseAuditTrail(
       parseRawLog(
         gitSync([...PARSED_LOG, `--format=${RAW_LOG_FORMAT}`, `${mergeBase}..${tip}`], { cwd: root, env: ctx.env }),
@@ -453,7 +469,7 @@ async function checkTree(
     findings.push(
       ...engine.checkTransitions(changes, events, {
         distinct: config.approval.distinct_approver,
-        proposers: proposerReader(root, ctx.env, tip, intoActive),
+        ...proposerReader(root, ctx.env, tip, intoActive),
       }),
     )
     if (summaryFile) {

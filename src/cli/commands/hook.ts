@@ -62,8 +62,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       const { installHooks, readMissingHooksPath, uninstallHooks } = await import('../../adapters/git/hooks.js')
       const { hookReport, hookWarnings, hooksPathMissing } = await import('../messages/guards.js')
       const git = await openGit(ctx.cwd)
-      const { layout, changes } =
-        sub === 'install' ? await installHooks(git, { force: flag(args, 'force') }) : await uninstallHooks(git)
+      const { layout, changes, managed } =
+        sub === 'install'
+          ? await installHooks(git, { force: flag(args, 'force') })
+          : { ...(await uninstallHooks(git)), managed: [] }
       // After install: a hooks dir install wrote into exists now; husky's `.husky/_` is husky's to make.
       const missing = sub === 'install' ? await readMissingHooksPath(git) : undefined
       // The folder as its files are named: from the repository's root when inside it, else absolute.
@@ -71,9 +73,9 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
       const dir = rel.startsWith('..') || isAbsolute(rel) ? layout.dir : rel
       if (flag(args, 'json'))
         ctx.stdout(
-          `${JSON.stringify({ kind: layout.kind, dir, changes, ...(missing ? { missingHooksPath: missing } : {}) })}\n`,
+          `${JSON.stringify({ kind: layout.kind, dir, changes, ...(managed.length ? { managed } : {}), ...(missing ? { missingHooksPath: missing } : {}) })}\n`,
         )
-      else ctx.stdout(hookReport(layout.kind, changes, sub === 'uninstall'))
+      else ctx.stdout(hookReport(layout.kind, changes, sub === 'uninstall', managed))
       const warnings = hookWarnings(changes) + (missing ? hooksPathMissing(missing) : '')
       if (warnings) ctx.stderr(warnings)
       return ExitCode.ok
@@ -134,7 +136,7 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
     })
     return {
       distinct: config?.approval.distinct_approver ?? true,
-      proposers: proposerReader(root, ctx.env, 'HEAD', intoActive),
+      ...proposerReader(root, ctx.env, 'HEAD', intoActive),
     }
   }
   // Only a move or an add into active/ is an approval to judge: an edit in place reads no config for it.

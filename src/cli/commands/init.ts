@@ -99,9 +99,10 @@ async function setUpGuards(
   const hooks = await import('../../adapters/git/hooks.js')
   const { ciReport, hookReport, hookWarnings, hooksPathMissing } = await import('../messages/guards.js')
   if (flag(args, 'hooks')) {
-    const { layout, changes } = await hooks.installHooks(git)
+    const { layout, changes, managed } = await hooks.installHooks(git)
     json['hooks'] = changes
-    text += hookReport(layout.kind, changes, false)
+    if (managed.length) json['hookManagers'] = managed
+    text += hookReport(layout.kind, changes, false, managed)
     const missing = await hooks.readMissingHooksPath(git)
     const warnings = hookWarnings(changes) + (missing ? hooksPathMissing(missing) : '')
     if (warnings) warn(warnings)

@@ -1,5 +1,6 @@
 import { findRoot } from '../../adapters/git/index-reader.js'
 import { PARSED_LOG, gitAsync, runGitSync } from '../../adapters/git/run.js'
+import { readShallowCommitsAt } from '../../adapters/git/shallow.js'
 import { requireLearningPath } from '../../adapters/store/store.js'
 import { LearningNotFoundError, NoWorkTreeError, UsageError } from '../../core/errors.js'
 import { STATES, STORE_DIR, learningPath } from '../../core/learning.js'
@@ -7,7 +8,7 @@ import { explainBadName } from '../../core/names.js'
 import { RAW_LOG_FORMAT, parseAuditTrail, parseRawLog } from '../../core/trailers.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { logLines } from '../messages/lifecycle.js'
+import { logLines, shallowTrail } from '../messages/lifecycle.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -24,7 +25,8 @@ export const spec: CommandSpec = {
     'max-count': { type: 'string', short: 'n', value: 'count', description: 'show at most this many events' },
     json: {
       type: 'boolean',
-      description: 'print {"events":[{commit,date,author,name,action,from,to,by,reason,trailers,reverts?}]}',
+      description:
+        'print {"events":[{commit,date,author,name,action,from,to,by,reason,trailers,reverts?}],"shallow":bool}',
     },
   },
   positionals: { min: 0, max: 1, names: '[<name>]' },
@@ -64,8 +66,13 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     else if (!inHeadTree(dir, ctx, name)) throw new LearningNotFoundError(name)
   }
   if (max !== undefined) events = events.slice(0, Number(max))
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ events })}\n`)
-  else ctx.stdout(logLines(events))
+  // A shallow clone's trail stops at its cut: what is here is shown, and the cut is said, never "no commits" as fact.
+  const cut = [...readShallowCommitsAt(dir, ctx.env)]
+  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify({ events, shallow: cut.length > 0 })}\n`)
+  else {
+    ctx.stdout(logLines(events, cut.length > 0))
+    if (cut.length) ctx.stderr(shallowTrail(cut))
+  }
   return ExitCode.ok
 }
 

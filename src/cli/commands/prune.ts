@@ -5,7 +5,7 @@ import { ExitCode } from '../context.js'
 import { noteDetached } from '../detached.js'
 import type { Ctx } from '../context.js'
 import { warnUnreadable } from '../messages/lifecycle.js'
-import { pruneReport, shallowWarning } from '../messages/scale.js'
+import { pruneReport } from '../messages/scale.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -29,7 +29,8 @@ export const spec: CommandSpec = {
     },
     json: {
       type: 'boolean',
-      description: 'print {"candidates":[{name,reason,reasons,path}],"pruned":[…],"shallow":bool,"dryRun":bool}',
+      description:
+        'print {"candidates":[{name,reason,reasons,path}],"pruned":[…],"heldBack":[{name,reason,reasons,path}],"shallow":bool,"dryRun":bool}',
     },
   },
   positionals: { min: 0, max: 1000, names: '<name>…' },
@@ -43,28 +44,28 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     throw new UsageError('--reason "…" is required when you name learnings to retire: say why', 'prune')
   if (!args.positionals.length && reason)
     throw new UsageError('--reason goes with named learnings: `git learn prune <name>… --reason "…"`', 'prune')
-  const { candidates, pruned, shallow, settings } = await prune(ctx.cwd, {
+  const { candidates, pruned, heldBack, shallow, settings } = await prune(ctx.cwd, {
     names: args.positionals,
     reason,
     yes,
     now: ctx.now(),
     unreadable: (path, why) => ctx.stderr(warnUnreadable(path, why)),
-    shallow: () => {
-      if (!json) ctx.stderr(shallowWarning())
-    },
   })
-  const rows = candidates.map((c) => ({
+  const row = (c: (typeof candidates)[number]) => ({
     name: c.name,
     reason: c.reason,
     reasons: c.reasons,
     path: learningPath('active', c.name),
-  }))
+  })
+  const rows = candidates.map(row)
+  const held = heldBack.map(row)
   const detached = await noteDetached(
     ctx,
     pruned.map((p) => p.commit),
   )
-  if (json) ctx.stdout(`${JSON.stringify({ candidates: rows, pruned, shallow, dryRun: !yes, ...detached })}\n`)
-  else ctx.stdout(pruneReport(rows, pruned, { yes, named: args.positionals.length > 0, settings }))
+  if (json)
+    ctx.stdout(`${JSON.stringify({ candidates: rows, pruned, heldBack: held, shallow, dryRun: !yes, ...detached })}\n`)
+  else ctx.stdout(pruneReport(rows, pruned, { yes, named: args.positionals.length > 0, settings, held }))
   if (pruned.length) await (await import('../refresh.js')).refreshRendered(ctx, 'prune')
   return ExitCode.ok
 }

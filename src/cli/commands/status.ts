@@ -8,7 +8,7 @@ import type { StagedMove } from '../../core/status.js'
 import { readLearningFile } from '../../adapters/store/store.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { statusText, usageUnread, warnProblems } from '../messages/feed.js'
+import { staleUnread, statusText, usageUnread, warnProblems } from '../messages/feed.js'
 import { noStore } from '../messages/lifecycle.js'
 import { flag } from '../spec.js'
 import { findGitDirs } from '../../adapters/git/locate.js'
@@ -50,10 +50,11 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const entries = asCommitted(feed.entries, moves, (path) => describeFile(feed.root, path))
   const config = await readConfig(feed.root, feed.commonDir)
   const active = entries.filter((e) => e.state === 'active' && e.tier === 'project')
-  const stale = readStale(
+  const { stale, unread } = readStale(
     feed.root,
     active.map((e) => ({ name: e.name, commit: e.evidenceCommit, paths: e.evidencePaths })),
   )
+  if (unread !== undefined) ctx.stderr(`warning: ${staleUnread(unread)}\n`)
   // The usage counts only add to the report: a log that cannot be read costs them, with a warning.
   let usage: ReturnType<typeof readUsageSummary>
   try {
@@ -63,7 +64,14 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     usage = new Map()
   }
   const report = buildStatus(entries, usage, stale, ctx.now(), config)
-  if (flag(args, 'json')) ctx.stdout(`${JSON.stringify(staged.length ? { ...report, uncommitted: staged } : report)}\n`)
+  if (flag(args, 'json'))
+    ctx.stdout(
+      `${JSON.stringify({
+        ...report,
+        ...(unread !== undefined ? { staleUnknown: true } : {}),
+        ...(staged.length ? { uncommitted: staged } : {}),
+      })}\n`,
+    )
   else {
     const utf8 = isUtf8Locale(ctx.env)
     ctx.stdout(statusText(report, { all: flag(args, 'all'), bar: (v) => formatBar(v, utf8) }))

@@ -1,6 +1,7 @@
 /** Sentences for every error a command can end with: what happened, where, and what to run next. */
 import {
   BaseUnreachableError,
+  RangeCutShortError,
   BundleRefusedError,
   ConcurrentChangeError,
   RefLockedError,
@@ -20,6 +21,7 @@ import {
   NoWorkTreeError,
   NotARepositoryError,
   SparseStoreError,
+  LinkedStoreError,
   OperationInProgressError,
   PartialMoveError,
   SecretInMessageError,
@@ -27,6 +29,7 @@ import {
   TierUrlCredentialError,
   WithheldError,
   SelfApprovalError,
+  ProposerUnknownError,
   SharedHooksPathError,
   PathTakenError,
   UncommittedLearningError,
@@ -116,6 +119,12 @@ export function describeError(err: unknown, command?: string): DescribedError {
       `${err.proposer} proposed "${err.learningName}" (or restored it to pending/, which counts as proposing it) and cannot approve it too${err.proposer === err.identity ? '' : ` (you are approving as ${err.identity}, the same e-mail)`}: approval is a second person's review.\nAsk a teammate to run \`git learn approve ${err.learningName}\`, or for solo use set approval.distinct_approver: false in .learnings/config.yaml.`,
       { name: err.learningName, identity: err.identity, proposer: err.proposer },
     )
+  if (err instanceof ProposerUnknownError)
+    return d(
+      ExitCode.environment,
+      `cannot tell who proposed "${err.learningName}": this clone is shallow and its history stops after the learning was proposed, so approval.distinct_approver (a second person approves) cannot be checked; nothing was changed.\nFetch the rest of the history (\`git fetch --unshallow\`), then run \`git learn approve ${err.learningName}\` again.`,
+      { name: err.learningName, shallow: true },
+    )
   if (err instanceof PathTakenError)
     return d(
       ExitCode.refused,
@@ -163,11 +172,20 @@ export function describeError(err: unknown, command?: string): DescribedError {
       },
     )
   }
+  if (err instanceof RangeCutShortError)
+    return d(
+      ExitCode.environment,
+      `this clone is shallow: its history between ${err.base} and ${err.head} stops at ${err.boundary.slice(0, 12)} (git has not got its parents), so the commits that approved or moved learnings there cannot be read.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`,
+      { base: err.base, shallow: true, boundary: err.boundary },
+    )
   if (err instanceof BaseUnreachableError)
     return d(
       ExitCode.environment,
       !err.known
-        ? `${err.base} names no commit here${err.shallow ? ' (this clone is shallow)' : ''}.\nFetch it first (\`git fetch origin ${err.base.replace(/^origin\//, '')}\`), then run the check again.`
+        ? err.shallow && /[~^@:]|^[0-9a-f]{7,64}$/.test(err.base)
+          ? // HEAD~3, a commit id: no branch to fetch by name, the history itself is short.
+            `${err.base} names no commit here: this clone is shallow and its history does not reach it.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`
+          : `${err.base} names no commit here${err.shallow ? ' (this clone is shallow)' : ''}.\nFetch it first (\`git fetch origin ${err.base.replace(/^origin\//, '')}\`), then run the check again.`
         : err.shallow
           ? `this clone is shallow: its history stops before ${err.head} and ${err.base} meet, so the transitions since their merge base cannot be read.\nFetch more history (\`git fetch --deepen=100\`, or all of it: \`git fetch --unshallow\`; in CI, actions/checkout with fetch-depth: 0), then run the check again.`
           : `${err.base} and ${err.head} have no commit in common.${err.stderr ? `\ngit said: ${err.stderr}` : ''}`,
@@ -226,6 +244,12 @@ export function describeError(err: unknown, command?: string): DescribedError {
       ExitCode.environment,
       `this work tree is a sparse checkout that leaves out ${err.hidden.length === 1 ? '' : `${err.hidden.length} files of `}.learnings/ (${err.hidden.slice(0, 3).join(', ')}${err.hidden.length > 3 ? ', …' : ''}): git learn reads the store and its config.yaml from the work tree, and would miss the names, duplicates and settings kept there. Nothing was changed.\nAdd the store to the checkout: \`git sparse-checkout add .learnings\`, then run the command again.`,
       { hidden: err.hidden },
+    )
+  if (err instanceof LinkedStoreError)
+    return d(
+      ExitCode.environment,
+      `${err.path} ${err.reason}: the store is the folders and files git tracks in this work tree, and git tracks a link, not what lies behind it, so that was never reviewed (\`git learn check\` refuses it too). Nothing was changed.\nPut the folder or file itself in its place (move what the link points at into the repository, then \`rm\` the link and \`git mv\` or \`git add\` the real one), then run the command again.`,
+      { path: err.path },
     )
   if (err instanceof NoWorkTreeError)
     return d(

@@ -157,7 +157,8 @@ export function statusText(s: StatusView, opts: { all: boolean; bar: (v: number)
     5,
   )
   section(
-    'prune would propose (`git learn prune` to review):',
+    // status reads no history (it is on hook paths): the preview counts from `created`, and says so.
+    'prune candidates by `created` date (`git learn prune` counts from the approvals; run it to review):',
     s.prune.map((x) => `${x.name}: ${x.reason}`),
     5,
   )
@@ -304,6 +305,17 @@ export const renderNoSuchSkill = (path: string, skill: string) =>
 /** A local state file could not be written (read-only or full): the command goes on without it. */
 export const stateNotWritten = (file: string, code: string) =>
   `warning: could not write ${file} (${code}): the event was not recorded. Free space or make the directory writable, then run the command again to record it.\n`
+
+/**
+ * `check`'s stale finding and status's warning when git could not read the trees of the evidence commits (a partial
+ * clone whose remote did not answer): nothing was judged, which is not "nothing is stale".
+ */
+export const staleUnread = (reason: string) =>
+  `stale not checked: git could not read the trees of evidence.commit (${reason})${
+    /promisor remote/.test(reason)
+      ? '; this partial clone fetches them from its remote, which did not answer: run again when `git fetch` reaches it'
+      : ''
+  }`
 
 /** status went on without the usage counts: the usage log could not be read. */
 export const usageUnread = (err: unknown) =>

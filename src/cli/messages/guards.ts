@@ -4,6 +4,7 @@ export interface HookChangeLine {
   file: string
   action: string
   note?: string
+  manager?: string
   concerns?: readonly { kind: 'may-exit' | 'unparsed'; line: number; text: string }[]
 }
 
@@ -28,20 +29,49 @@ export function hookWarnings(changes: readonly HookChangeLine[]): string {
     .join('')
 }
 
+/** A hook manager's hooks that do not run git-learn yet (adapters/git/hooks.ts ManagedHooks). */
+export interface ManagedHooksLine {
+  manager: string
+  config: string
+  hooks: readonly string[]
+  entries: string
+}
+
+const MANAGER_INSTALL: Record<string, (hooks: readonly string[]) => string> = {
+  lefthook: () => '`lefthook install`',
+  'pre-commit': (hooks) => `\`pre-commit install ${hooks.map((h) => `--hook-type ${h}`).join(' ')}\``,
+  'simple-git-hooks': () => '`npx simple-git-hooks`',
+}
+
+/** What to add to a hook manager's config, and the command that makes it write the hooks again. */
+function managedReport(m: ManagedHooksLine): string {
+  const install = MANAGER_INSTALL[m.manager]?.(m.hooks) ?? `${m.manager}'s install`
+  const where =
+    m.manager === 'pre-commit'
+      ? ' (under `repos:`; pre-commit 3.2 or later names the stages so)'
+      : m.manager === 'simple-git-hooks'
+        ? ` (${m.config === 'package.json' ? 'its "simple-git-hooks" object' : 'its object'}; a hook's command that is there already is kept, ours after \`&&\`)`
+        : ''
+  const indented = m.entries.replace(/^(?=.)/gm, '    ')
+  return `${m.manager} writes ${m.hooks.join(' and ')} from ${m.config}: a line added to the hook would be gone at its next install, so add these entries to ${m.config}${where}, then run ${install}:\n${indented}`
+}
+
 export function hookReport(
   kind: 'husky' | 'hooks-dir',
   changes: readonly HookChangeLine[],
   uninstall: boolean,
+  managed: readonly ManagedHooksLine[] = [],
 ): string {
   // A husky hook is the user's file: uninstall took our line out of it, not the file.
   const what = (c: HookChangeLine) =>
     kind === 'husky' && uninstall && c.action === 'removed' ? `the git-learn line from ${c.file}` : c.file
   const lines = changes.map((c) => `  ${c.action.padEnd(9)} ${what(c)}${c.note ? ` (${c.note})` : ''}`)
   const where = kind === 'husky' ? 'husky hooks (.husky/)' : 'git hooks'
-  const skipped = changes.some((c) => c.action === 'skipped')
+  const skipped = changes.some((c) => c.action === 'skipped' && !c.manager)
   const tail = uninstall
     ? ''
-    : `${skipped ? 'A hook of your own was left in place: add `git learn check --staged` (pre-commit) and `git learn hook commit-msg "$1"` (commit-msg) to it, or run `git learn hook install --force` to replace it (yours is kept as a backup).\n' : ''}` +
+    : managed.map(managedReport).join('') +
+      `${skipped ? 'A hook of your own was left in place: add `git learn check --staged` (pre-commit) and `git learn hook commit-msg "$1"` (commit-msg) to it, or run `git learn hook install --force` to replace it (yours is kept as a backup).\n' : ''}` +
       'The hooks run `git-learn`, which must be on PATH (or in node_modules/.bin); GIT_LEARN_HOOKS=0 skips them once.\n'
   return `${uninstall ? 'removed git learn from' : 'git learn guards'} ${where}:\n${lines.join('\n')}\n${tail}`
 }

@@ -96,8 +96,19 @@ export function listTable(rows: readonly ListRow[]): string {
     .join('\n')}\n`
 }
 
-export function logLines(events: readonly AuditEvent[]): string {
-  if (!events.length) return 'no lifecycle commits found (they carry a "Learning:" trailer).\n'
+/** The note after a shallow clone's trail: where it stops (`cut`: the commits git shows without their parents). */
+export const shallowTrail = (cut: readonly string[]) =>
+  `note: this clone is shallow: its history stops at ${cut
+    .slice(0, 3)
+    .map((c) => c.slice(0, 12))
+    .join(', ')}${cut.length > 3 ? ` and ${cut.length - 3} more` : ''}, so older lifecycle commits are not listed.\n` +
+  'Run `git fetch --unshallow` for the whole trail.\n'
+
+export function logLines(events: readonly AuditEvent[], shallow = false): string {
+  if (!events.length)
+    return shallow
+      ? 'no lifecycle commits in the history this shallow clone holds (they carry a "Learning:" trailer).\n'
+      : 'no lifecycle commits found (they carry a "Learning:" trailer).\n'
   return `${events
     .map((e) => {
       // A hand-made edit in place (Learning-Action: edit, no From/To) moves nothing.

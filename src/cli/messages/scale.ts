@@ -18,25 +18,35 @@ export interface PruneRow {
 export function pruneReport(
   rows: readonly PruneRow[],
   pruned: readonly MoveResult[],
-  o: { yes: boolean; named: boolean; settings: { after_days: number; min_matches: number } },
+  o: {
+    yes: boolean
+    named: boolean
+    settings: { after_days: number; min_matches: number }
+    held?: readonly PruneRow[]
+  },
 ): string {
+  const held = o.held?.length ? heldBackNote(o.held) : ''
   if (!rows.length)
-    return `nothing to prune: every active learning was used in the last ${o.settings.after_days} days, matched at least ${o.settings.min_matches} times, and is superseded by none.\n`
+    return held
+      ? `nothing to prune by the dates this clone holds.\n${held}`
+      : `nothing to prune: every active learning was used in the last ${o.settings.after_days} days, matched at least ${o.settings.min_matches} times, and is superseded by none.\n`
   if (o.yes)
     return (
       `${pruned.map((p) => `pruned ${p.name}: .learnings/active/${p.name}.md → ${p.path} (commit ${short(p.commit)})`).join('\n')}\n` +
-      `${plural(pruned.length, 'learning')} archived, one commit each; \`git learn restore <name>\` brings one back.\n`
+      `${plural(pruned.length, 'learning')} archived, one commit each; \`git learn restore <name>\` brings one back.\n${held}`
     )
   const lines = rows.map((r) => `  ${r.name}  — ${r.reason}`)
   const next = o.named
     ? `git learn prune ${rows.map((r) => r.name).join(' ')} --reason "…" --yes`
     : 'git learn prune --yes'
-  return `${o.named ? 'would retire' : 'would prune'} ${plural(rows.length, 'active learning')} (nothing changed):\n${lines.join('\n')}\nRun \`${next}\` to archive them, one commit each.\n`
+  return `${o.named ? 'would retire' : 'would prune'} ${plural(rows.length, 'active learning')} (nothing changed):\n${lines.join('\n')}\nRun \`${next}\` to archive them, one commit each.\n${held}`
 }
 
-export const shallowWarning = () =>
-  "warning: this is a shallow clone, so approval dates are not in the history; prune falls back to each learning's `created` date.\n" +
-  'Run `git fetch --unshallow` for exact dates.\n'
+/** The learnings a shallow clone cannot date (their approval is past the cut), with what their `created` date says. */
+const heldBackNote = (held: readonly PruneRow[]) =>
+  `held back: this shallow clone holds no approval of ${plural(held.length, 'learning')} that their \`created\` date alone would prune (they may have been approved since), so none of them is pruned:\n` +
+  `${held.map((r) => `  ${r.name}  — ${r.reason}`).join('\n')}\n` +
+  'Run `git fetch --unshallow` to read their approval dates, then `git learn prune` again.\n'
 
 export const supersededNote = (skill: string, old: readonly string[], dryRun: boolean) =>
   `${dryRun ? 'would archive' : 'archived'} in the same commit, superseded by ${skill}: ${old.map((o) => `.learnings/active/${o}.md → .learnings/archived/${o}.md`).join(', ')}\n`

@@ -286,7 +286,8 @@ export function rapidSwitchingDetector(
     targets: string[]
     failures: number
     calls: number
-    seconds: number
+    /** From the earliest to the latest of the calls' times; null when fewer than two of them parse. */
+    seconds: number | null
     steps: string[]
   }>()
   return {
@@ -299,6 +300,11 @@ export function rapidSwitchingDetector(
         return
       }
       const ms = Date.parse(r.ts)
+      // Calls further apart than the window, either way: a clock set back mid-session (or records from two machines)
+      // puts later calls before earlier ones. A time that does not parse (NaN) is far from none: such a call is held
+      // by the count alone.
+      const far = s.window.findLastIndex((w) => Math.abs(ms - w.ms) > windowMs)
+      if (far >= 0) s.window.splice(0, far + 1)
       s.window.push({
         ms,
         target: targetOf(r),
@@ -306,8 +312,7 @@ export function rapidSwitchingDetector(
         trigger: r.ok ? null : errorTrigger(failureText(r)),
         label: stepLabel(r),
       })
-      while (s.window.length > windowCalls || (s.window.length && ms - (s.window[0] as { ms: number }).ms > windowMs))
-        s.window.shift()
+      while (s.window.length > windowCalls) s.window.shift()
       if (s.flagged) return
       const targets = [...new Set(s.window.map((w) => w.target))]
       const failures = s.window.filter((w) => !w.ok)
@@ -320,7 +325,7 @@ export function rapidSwitchingDetector(
         targets: targets.slice(0, MAX_PATHS),
         failures: failures.length,
         calls: w.length,
-        seconds: Math.round(((w[w.length - 1] as { ms: number }).ms - (w[0] as { ms: number }).ms) / 1000),
+        seconds: spanSeconds(w.map((x) => x.ms)),
         steps: w.map((x) => x.label).slice(0, MAX_LIST),
       }))
     },
@@ -330,11 +335,17 @@ export function rapidSwitchingDetector(
         name: `avoid-switching-after-${slugify(g.data.first_error, 40)}`,
         type: 'anti-pattern' as const,
         trigger: g.data.first_error,
-        description: `Do not jump between tools and files after "${g.data.first_error.slice(0, 120)}": ${g.data.calls} calls touched ${g.data.targets.length} different tools or files in ${g.data.seconds} s with ${g.data.failures} failures and no passing run. Read the first error and fix it, then run the check again.`,
+        description: `Do not jump between tools and files after "${g.data.first_error.slice(0, 120)}": ${g.data.calls} calls touched ${g.data.targets.length} different tools or files${g.data.seconds === null ? '' : ` in ${g.data.seconds} s`} with ${g.data.failures} failures and no passing run. Read the first error and fix it, then run the check again.`,
         evidence: { ...base(g), ...g.data },
       }))
     },
   }
+}
+
+/** Whole seconds from the earliest to the latest of the times that parse (in any order); null for fewer than two. */
+function spanSeconds(times: readonly number[]): number | null {
+  const known = times.filter((t) => !Number.isNaN(t))
+  return known.length < 2 ? null : Math.round((Math.max(...known) - Math.min(...known)) / 1000)
 }
 
 /** The same sequence of 3 steps (shell program, edit, tool) in 3+ places: a pattern. */

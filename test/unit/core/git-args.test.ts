@@ -56,7 +56,7 @@ describe('git arguments from hostile files', () => {
     const root = tempDir('gl-stale-')
     execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root })
     const victim = join(tempDir('gl-victim-'), 'out')
-    expect(readStale(root, [{ name: 'x', commit: `--output=${victim}`, paths: ['README.md'] }])).toEqual([])
+    expect(readStale(root, [{ name: 'x', commit: `--output=${victim}`, paths: ['README.md'] }])).toEqual({ stale: [] })
     expect(existsSync(victim)).toBe(false)
   })
 })

@@ -24,6 +24,8 @@ describe('valid frontmatter', () => {
   test.each([
     ['minimal error-solution', file(base)],
     ['unquoted date stays a string', file(base.replace('"2026-11-20"', '2026-11-20'))],
+    ['29 February of a leap year', file(base.replace('"2026-11-20"', '"2028-02-29"'))],
+    ['29 February of a year 400 divides', file(base.replace('"2026-11-20"', '"2000-02-29"'))],
     [
       'every documented key',
       file(
@@ -64,6 +66,18 @@ describe('invalid frontmatter: sentences that name the field and the fix', () =>
     const { errors } = check(text)
     expect(errors.length).toBeGreaterThan(0)
     expect(errors.join('\n')).toMatchSnapshot()
+  })
+  // Date.parse reads 2026-02-30 as 2 March: the pattern of the schema alone let such a day through.
+  test.each([
+    ['"2026-02-30"', 'field "created" is "2026-02-30", which is not a day of the calendar (February 2026 has 28 days)'],
+    ['2026-02-29', 'field "created" is "2026-02-29", which is not a day of the calendar (February 2026 has 28 days)'],
+    ['"1900-02-29"', 'field "created" is "1900-02-29", which is not a day of the calendar (February 1900 has 28 days)'],
+    ['"2026-04-31"', 'field "created" is "2026-04-31", which is not a day of the calendar (April 2026 has 30 days)'],
+    ['"2026-13-01"', 'field "created" is "2026-13-01", which has no month 13'],
+    ['"2026-12-00"', 'field "created" is "2026-12-00", which is not a day of the calendar (December 2026 has 31 days)'],
+  ])('created: %s is refused as no day of the calendar', (created, sentence) => {
+    const { errors } = check(file(base.replace('"2026-11-20"', created)))
+    expect(errors).toEqual([`${sentence}; write the day it was created`])
   })
   test.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
     'a type named like an Object property (%s) is a schema error, not a crash',

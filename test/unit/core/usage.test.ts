@@ -104,7 +104,19 @@ describe('usage events', () => {
     '{"ts":"2026-11-01","kind":"liked","name":"a"}',
     '[]',
     '{"{',
+    // Not ISO 8601 instants: text Date.parse happens to take, and a time without a zone (read in the local zone).
+    '{"ts":"Dec 25 2026","kind":"match","name":"a"}',
+    '{"ts":"1","kind":"match","name":"a"}',
+    '{"ts":"2026-11-01T10:00:00","kind":"helpful","name":"a"}',
   ])('rejects line %j', (line) => {
     expect(parseUsageEvent(line)).toBeUndefined()
+  })
+  test.each([
+    ['2026-11-01T10:00:00Z', '2026-11-01T10:00:00Z'],
+    ['2026-11-01', '2026-11-01'],
+    ['2026-11-01T23:30:00-11:00', '2026-11-02T10:30:00.000Z'],
+    ['2026-11-02T09:00:00.5+14:00', '2026-11-01T19:00:00.500Z'],
+  ])('reads the time %j as %j (in UTC)', (ts, want) => {
+    expect(parseUsageEvent(JSON.stringify({ ts, kind: 'match', name: 'a' }))?.ts).toBe(want)
   })
 })

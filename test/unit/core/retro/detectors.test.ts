@@ -318,6 +318,31 @@ describe('rapid tool switching', () => {
     expect(kinds(analyse(lines()).candidates)).not.toContain('rapid-switching')
   })
 
+  // A clock set back mid-session, or records merged from two machines: times out of order or that do not parse.
+  const at = (lines: string[], time: (i: number) => string) =>
+    lines.map((l, i) => l.replace(/"ts":"[^"]+"/, `"ts":"${time(i)}"`))
+  const second = (s: number) => new Date(Date.UTC(2026, 10, 21, 12, 0, s)).toISOString()
+
+  test('calls whose times run backwards: the span is from the earliest to the latest, never negative', () => {
+    const c = analyse(at(thrash(), (i) => second(50 - i * 10))).candidates[0] as RetroCandidate
+    expect(c.evidence).toMatchObject({ seconds: 40, calls: 5 })
+    expect(c.description).toMatch(/ in 40 s with 3 failures/)
+  })
+
+  test('a call whose time does not parse: no NaN, the span of the others', () => {
+    const one = analyse(at(thrash(), (i) => (i === 4 ? 'garbage' : second(i)))).candidates[0] as RetroCandidate
+    expect(one.evidence).toMatchObject({ seconds: 3 })
+    expect(one.description).not.toMatch(/NaN/)
+    const none = analyse(at(thrash(), () => 'garbage')).candidates[0] as RetroCandidate
+    expect(none.evidence).toMatchObject({ seconds: null, calls: 5 })
+    expect(none.description).toMatch(/5 calls touched 5 different tools or files with 3 failures/)
+  })
+
+  test('not when the clock went back by more than the window between the calls', () => {
+    const lines = at(thrash(), (i) => (i < 3 ? second(3600 + i) : second(i)))
+    expect(kinds(analyse(lines).candidates)).not.toContain('rapid-switching')
+  })
+
   test('not when the calls are spread over more than the window', () => {
     const lines = thrash().map((l, i) =>
       l.replace(/"ts":"[^"]+"/, `"ts":"${new Date(Date.UTC(2026, 10, 21, 12, i * 2, 0)).toISOString()}"`),
