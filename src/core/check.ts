@@ -456,14 +456,18 @@ function selfApproval(
 /**
  * Whether the transition rule needs the range's commits (their trailers) to judge `changes`: a move, a deletion (one
  * half of a move git did not pair), an add anywhere but pending/. An edit in place and a proposal are judged from the
- * diff alone, so a shallow clone whose history is cut inside the range can still judge them.
+ * diff alone, so a shallow clone whose history is cut inside the range can still judge them; so is a change to a file
+ * of the store that is no learning (`.gitkeep`, README.md), which the rule does not judge (checkTransitions).
  */
 export function needsAuditTrail(changes: readonly DiffEntry[]): boolean {
   return changes.some((c) => {
     if (c.status === 'M' || c.status === 'T') return false
     const to = parseStorePath(c.path)
-    if (c.status === 'A' || c.status === 'C') return to !== undefined && to.state !== 'pending'
-    return true
+    const from = c.status === 'R' ? parseStorePath(c.oldPath ?? '') : undefined
+    // A learning gone from where it was: a move, or a deletion.
+    if (from !== undefined || (c.status === 'D' && to !== undefined)) return true
+    // A learning that appears (an add, or a rename from a file that was none): only pending/ needs no approval.
+    return c.status !== 'D' && to !== undefined && to.state !== 'pending'
   })
 }
 

@@ -21,17 +21,25 @@ export const MANAGER_CONFIGS: Record<HookManager, readonly string[]> = {
     '.lefthook.json',
   ],
   'pre-commit': ['.pre-commit-config.yaml', '.pre-commit-config.yml'],
+  // Its files first, package.json's "simple-git-hooks" object last: the first that is there is the one it uses.
   'simple-git-hooks': [
-    'package.json',
+    '.simple-git-hooks.cjs',
+    '.simple-git-hooks.js',
+    '.simple-git-hooks.mjs',
+    'simple-git-hooks.cjs',
+    'simple-git-hooks.js',
+    'simple-git-hooks.mjs',
     '.simple-git-hooks.json',
     'simple-git-hooks.json',
-    '.simple-git-hooks.cjs',
-    'simple-git-hooks.cjs',
-    '.simple-git-hooks.js',
-    'simple-git-hooks.js',
-    '.simple-git-hooks.mjs',
-    'simple-git-hooks.mjs',
+    'package.json',
   ],
+}
+
+/** The config file to name when the manager has none here yet. */
+export const DEFAULT_CONFIG: Record<HookManager, string> = {
+  lefthook: 'lefthook.yml',
+  'pre-commit': '.pre-commit-config.yaml',
+  'simple-git-hooks': 'package.json',
 }
 
 /** The manager whose generated hook `text` is, from the lines each writes into every hook. */
@@ -65,7 +73,7 @@ export function configRunsGitLearn(section: string, shimDir: string): boolean {
 
 /**
  * The arguments git gives each hook, as the manager passes them on: lefthook's `{1}` placeholders; pre-commit gives
- * a commit-msg hook the message file as its one file name, and has no placeholders for the rest.
+ * a commit-msg hook the message file as its one file name, and post-checkout's as environment variables (below).
  */
 const LEFTHOOK_ARGS: Record<string, string> = {
   'commit-msg': ' {1}',
@@ -106,14 +114,17 @@ export function managerEntries(
       .join(',\n')
       .concat('\n')
   }
-  // pre-commit runs a hook once per stage it is installed for; it has no post-checkout arguments to pass on.
-  const entries = hooks
-    .filter((h) => h !== 'post-checkout')
-    .map(
-      (h) =>
-        `      - id: git-learn-${h}\n        name: git learn (${h})\n        entry: sh ${shim(h)}\n` +
-        `        language: system\n        always_run: true\n` +
-        `${h === 'commit-msg' ? '' : '        pass_filenames: false\n'}        stages: [${h}]\n`,
-    )
+  // pre-commit runs a hook once per stage it is installed for. It gives post-checkout's three arguments as
+  // PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF and PRE_COMMIT_CHECKOUT_TYPE: passed on to the shim as git gives them.
+  const entry = (h: string) =>
+    h === 'post-checkout'
+      ? `sh -c 'exec sh "$0" "$PRE_COMMIT_FROM_REF" "$PRE_COMMIT_TO_REF" "$PRE_COMMIT_CHECKOUT_TYPE"' ${shim(h)}`
+      : `sh ${shim(h)}`
+  const entries = hooks.map(
+    (h) =>
+      `      - id: git-learn-${h}\n        name: git learn (${h})\n        entry: ${entry(h)}\n` +
+      `        language: system\n        always_run: true\n` +
+      `${h === 'commit-msg' ? '' : '        pass_filenames: false\n'}        stages: [${h}]\n`,
+  )
   return `  - repo: local\n    hooks:\n${entries.join('')}`
 }

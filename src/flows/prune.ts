@@ -142,7 +142,8 @@ export async function prune(cwd: string, opts: PruneOptions): Promise<PruneOutco
     // count days (unused, rarely matched) do not stand on it: such a learning is held back, or kept for its
     // date-free reason alone (superseded).
     if (shallow) {
-      const undated = new Set(base.filter((b) => b.activeSinceFrom !== 'approval').map((b) => b.name))
+      // Undated: no approval in the clone. One it holds, behind a later `created` (planActiveSince), is dated.
+      const undated = new Set(base.filter((b) => !approvals.has(b.name)).map((b) => b.name))
       candidates = candidates.flatMap((c) => {
         if (!undated.has(c.name)) return [c]
         const reasons = c.reasons.filter((r) => r.kind === 'superseded')

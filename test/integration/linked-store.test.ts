@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { SEEDS, VITEST_FAILURE, seedStore } from '../helpers/feed-store.js'
-import { learningText, makeRepo, tempDir } from '../helpers/repo.js'
+import { learningText, makeRepo, tempDir, tierRemote } from '../helpers/repo.js'
 
 /** A repository whose `.learnings/<state>` is a link to a folder outside it holding the seeds' learnings. */
 function linkedRepo(state: 'active' | 'pending') {
@@ -83,5 +83,30 @@ describe('a store folder that is a symbolic link', () => {
     expect(add.code).toBe(3)
     expect(add.stderr).toMatch(/\.learnings is a symbolic link/)
     expect(readdirSync(join(outside, 'pending'))).toEqual([])
+  })
+
+  // config.yaml names the tiers whose learnings agents are given: one behind a link was never reviewed, so its tiers
+  // are neither fetched nor fed (its other settings, observe's say, still apply), and readers say so.
+  test('config.yaml a link: the tiers it names are neither fetched nor fed; list and status say why', async () => {
+    const { bare } = tierRemote({ 'org-wide-fix': learningText('org-wide-fix', { confidence: '0.9' }) })
+    const repo = makeRepo()
+    repo.write('.learnings/active/.gitkeep', '')
+    repo.git('add', '.')
+    repo.git('commit', '-qm', 'store')
+    const outside = join(tempDir('gl-outside-config-'), 'config.yaml')
+    const commit = repo.git('ls-remote', bare, 'refs/heads/main').split('\t')[0] as string
+    writeFileSync(outside, `tiers:\n  - name: org\n    url: ${bare}\n    ref: main\n    commit: ${commit}\n`)
+    symlinkSync(outside, join(repo.root, '.learnings', 'config.yaml'))
+    const context = await repo.cli(['context', '--format', 'text'])
+    expect(context.code).toBe(0)
+    expect(context.stdout).not.toContain('org-wide-fix')
+    const search = await repo.cli(['search', '--json', 'org-wide-fix'])
+    expect(search.json().results).toEqual([])
+    for (const argv of [['list'], ['status']]) {
+      const r = await repo.cli(argv)
+      expect(r.code).toBe(0)
+      expect(r.stderr).toMatch(/\.learnings\/config\.yaml: is a symbolic link/)
+    }
+    expect(() => repo.git('rev-parse', '--verify', '-q', 'refs/learn/tiers/org')).toThrow()
   })
 })

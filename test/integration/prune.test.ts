@@ -270,6 +270,20 @@ describe('git learn prune and the dates of commits', () => {
     expect(later.json().candidates[0].reason).toMatch(/^unused for 120 days \(last created 2026-11-01\)/)
   })
 
+  test('in a shallow clone that holds the approval, a `created` after it is no reason to hold the learning back', async () => {
+    const origin = approvedWith('"2026-06-01"', '2026-03-01T10:00:00Z', '2026-03-01T10:00:00Z')
+    origin.git('commit', '-q', '--allow-empty', '-m', 'later')
+    const clone = join(tempDir('gl-shallow-'), 'c')
+    execFileSync('git', ['clone', '-q', '--depth', '2', `file://${origin.root}`, clone])
+    // The approval is in the clone (dated, if by a clock behind): pruned from `created` as in a full clone.
+    const r = await cliAt(clone, ['prune', '--json'], process.env)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toMatchObject({ shallow: true, heldBack: [] })
+    expect(r.json().candidates.map((c: { reason: string }) => c.reason)).toEqual([
+      expect.stringMatching(/^unused for 172 days \(last created 2026-06-01\)/),
+    ])
+  })
+
   test('an approval or a `created` in the future proposes nothing and prints no negative day', async () => {
     const future = approvedWith('"2062-01-01"', '2062-01-01T10:00:00Z', '2062-01-01T10:00:00Z')
     expect(await candidates(future)).toEqual([])

@@ -317,7 +317,14 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   const tierProblems: Problem[] = []
   let volatile = false
   const pinned: string[] = []
-  if (config.tiers.length) {
+  // config.yaml that is a symbolic link: what lies behind it was never reviewed, so no tier it names is fetched or fed
+  // (its other settings still apply: they feed agents nothing), and that is said, as a linked state folder is.
+  const linkedConfig = storeDirProblem(root, 'config')
+  if (linkedConfig) {
+    problems.push(linkedConfig)
+    projectFile.problems.push(linkedConfig)
+  }
+  if (config.tiers.length && !linkedConfig) {
     const [{ openRepo }, tiers, { loadLearningValidator }] = await Promise.all([
       import('../store/repo.js'),
       import('./tiers.js'),

@@ -11,6 +11,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SharedHooksPathError } from '../../core/errors.js'
 import { pathLine } from '../../core/git-output.js'
 import {
+  DEFAULT_CONFIG,
   MANAGER_CONFIGS,
   configRunsGitLearn,
   hookManagerOf,
@@ -127,6 +128,11 @@ export interface ManagedHooks {
   hooks: string[]
   /** The entries to merge into that config (core/hook-managers.ts managerEntries). */
   entries: string
+  /**
+   * Where the entries find our shims: `node_modules/git-learn/githooks` when the project installs git-learn (every
+   * teammate's checkout has it), else this machine's copy, which a teammate's checkout lacks.
+   */
+  shimDir: string
 }
 
 const SHIMS = join(__dirname, '..', '..', '..', 'githooks')
@@ -336,7 +342,13 @@ export async function installHooks(
           continue
         }
         changes.push({ file: rel, action: 'skipped', note: `${manager}'s: add git-learn to ${config.path}`, manager })
-        const m = managed.get(manager) ?? { manager, config: config.path, hooks: [], entries: config.section ?? '' }
+        const m = managed.get(manager) ?? {
+          manager,
+          config: config.path,
+          hooks: [],
+          entries: config.section ?? '',
+          shimDir,
+        }
         m.hooks.push(hook)
         managed.set(manager, m)
         continue
@@ -375,7 +387,7 @@ export async function installHooks(
 }
 
 /**
- * The manager's config here (the first of its names that holds its part, else the first name), its part, and
+ * The manager's config here (the first of its names that holds its part, else DEFAULT_CONFIG), its part, and
  * whether that runs git-learn.
  */
 function readManagerConfig(
@@ -393,7 +405,7 @@ function readManagerConfig(
     const section = managerSection(manager, name, text)
     if (section !== undefined) return { path: name, section, runsGitLearn: configRunsGitLearn(section, shimDir) }
   }
-  return { path: MANAGER_CONFIGS[manager][0] as string, runsGitLearn: false }
+  return { path: DEFAULT_CONFIG[manager], runsGitLearn: false }
 }
 
 /** Remove exactly what install added: our marked lines from husky hooks, our shims (putting back a replaced hook). */

@@ -124,7 +124,10 @@ export function runGitSync(args: readonly string[], o: GitRunOptions): GitResult
   // the answer, git's exit code and stderr are (as in runGitAsync).
   const stopped = (r.error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE' && !!r.status
   if (r.error && !stopped) throw new GitCommandError(args, notStarted(r.error))
-  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr.toString('utf8') }
+  // A git killed by a Ctrl-C (or TERM, HUP) that reached this process too: this process ends by it now, as after an
+  // async git (interrupt.ts), rather than reporting git's failure and exiting 3 before its handler could run.
+  if (r.signal) gitSignalled(r.signal)
+  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr.toString('utf8'), signal: r.signal }
 }
 
 /** stdout of git as text; GitCommandError (args, stderr) when git exits non-zero. */

@@ -35,7 +35,11 @@ export interface ManagedHooksLine {
   config: string
   hooks: readonly string[]
   entries: string
+  shimDir: string
 }
+
+/** Where npm puts git-learn's shims when the project installs it (adapters/git/hooks.ts PROJECT_SHIMS). */
+const PROJECT_SHIMS = 'node_modules/git-learn/githooks'
 
 const MANAGER_INSTALL: Record<string, (hooks: readonly string[]) => string> = {
   lefthook: () => '`lefthook install`',
@@ -50,10 +54,18 @@ function managedReport(m: ManagedHooksLine): string {
     m.manager === 'pre-commit'
       ? ' (under `repos:`; pre-commit 3.2 or later names the stages so)'
       : m.manager === 'simple-git-hooks'
-        ? ` (${m.config === 'package.json' ? 'its "simple-git-hooks" object' : 'its object'}; a hook's command that is there already is kept, ours after \`&&\`)`
+        ? m.config.endsWith('.json')
+          ? ` (${m.config === 'package.json' ? 'its "simple-git-hooks" object' : 'its object'}; a hook's command that is there already is kept, ours after \`&&\`)`
+          : // A JavaScript config is never run: the team's commands are not in these entries.
+            ` (its exported object; git learn does not run ${m.config}, so these are ours alone: where a hook has a command there, keep it and put ours after it with \`&&\`)`
         : ''
   const indented = m.entries.replace(/^(?=.)/gm, '    ')
-  return `${m.manager} writes ${m.hooks.join(' and ')} from ${m.config}: a line added to the hook would be gone at its next install, so add these entries to ${m.config}${where}, then run ${install}:\n${indented}`
+  // A path of this machine's in a config the team commits: a teammate's commit would run a shim that is not there.
+  const local =
+    m.shimDir === PROJECT_SHIMS
+      ? ''
+      : `warning: these entries run the shims of this machine's git-learn (${m.shimDir}), which a teammate's checkout does not have, so their commits would fail: add git-learn to the project's devDependencies (\`npm i -D <git-learn tarball or git URL>\`), then run \`git learn hook install\` again for entries that name ${PROJECT_SHIMS}.\n`
+  return `${m.manager} writes ${m.hooks.join(' and ')} from ${m.config}: a line added to the hook would be gone at its next install, so add these entries to ${m.config}${where}, then run ${install}:\n${indented}${local}`
 }
 
 export function hookReport(

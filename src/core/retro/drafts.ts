@@ -69,7 +69,7 @@ The same call with the same inputs fails the same way. ${seen(c)}
 `
     case 'rapid-switching':
       return `## Anti-pattern
-After "${c.trigger}", jumping between tools and files (${String(e['calls'])} calls, ${strings(e['targets']).length} different targets, ${String(e['failures'])} failures in ${String(e['seconds'])} s) with no passing run in between:
+After "${c.trigger}", jumping between tools and files (${String(e['calls'])} calls, ${strings(e['targets']).length} different targets, ${String(e['failures'])} failures${typeof e['seconds'] === 'number' ? ` in ${e['seconds']} s` : ''}) with no passing run in between:
 
 ${list(strings(e['steps']))}
 

@@ -194,6 +194,24 @@ describe('check --base in a shallow clone', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
   })
+
+  // A file of the store that is no learning (.gitkeep, README.md) moved or removed needs no commit's trailers: the
+  // transition rule does not judge it.
+  test('a range cut short that proposes a learning and drops pending/.gitkeep is judged from the diff alone', async () => {
+    const origin = makeRepo()
+    origin.write('.learnings/pending/.gitkeep', '')
+    origin.write('.learnings/README.md', 'The store.\n')
+    origin.git('add', '.learnings')
+    origin.git('commit', '-qm', 'store')
+    const root = await pullRequestCheckout(origin, async () => {
+      origin.git('rm', '-q', '.learnings/pending/.gitkeep')
+      origin.git('mv', '.learnings/README.md', '.learnings/INDEX.md')
+      propose(origin, 'first-one')
+    })
+    const r = await cliAt(root, ['check', '--base', 'origin/main'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+  })
 })
 
 /**

@@ -104,3 +104,28 @@ describe('retro drafts', () => {
     }
   })
 })
+
+describe('a rapid-switching draft', () => {
+  const fail = (tool: string, input: Record<string, unknown>, error: string) =>
+    rec({ event: 'PostToolUseFailure', tool, input, error, ok: false })
+  const thrash = () => [
+    bash('npm run build', false, "Exit code 2\nsrc/a.ts(3,1): error TS2304: Cannot find name 'widget'."),
+    edit(`${ROOT}/src/a.ts`),
+    fail('Read', { file_path: `${ROOT}/src/missing.ts` }, 'File does not exist.'),
+    edit(`${ROOT}/src/b.ts`),
+    fail('Grep', { pattern: 'widget' }, 'No matches'),
+    edit(`${ROOT}/src/c.ts`),
+  ]
+
+  test('says how long the calls took, and nothing of it when their times do not parse (never "null s")', () => {
+    const timed = candidates(thrash()).find((x) => x.kind === 'rapid-switching') as RetroCandidate
+    expect(draft(timed).learning.body).toMatch(/3 failures in \d+ s\) with no passing run/)
+    const untimed = candidates(thrash().map((l) => l.replace(/"ts":"[^"]+"/, '"ts":"garbage"'))).find(
+      (x) => x.kind === 'rapid-switching',
+    ) as RetroCandidate
+    expect(untimed.evidence['seconds']).toBeNull()
+    const { text, learning } = draft(untimed)
+    expect(text).not.toMatch(/null|NaN/)
+    expect(learning.body).toMatch(/, 3 failures\) with no passing run/)
+  })
+})
