@@ -1,5 +1,5 @@
 /** What a command gets from the outside world; tests build one over a temporary repository. */
-import { fstatSync, readSync } from 'node:fs'
+import { fstatSync, readSync, writeSync } from 'node:fs'
 
 export interface Ctx {
   cwd: string
@@ -103,9 +103,42 @@ export function paint(text: string): string {
   return text.replace(/^(git learn [a-z-]+:)/gm, '\x1b[1;31m$1\x1b[0m').replace(/^(warning:)/gm, '\x1b[33m$1\x1b[0m')
 }
 
+/**
+ * stdout when it is a file (`git learn export > bundle.json`). Node's stream for a file makes one write(2) per piece
+ * and drops a short count, and reports a failed one on the next tick, after this process has ended: a disk that filled
+ * up part way (or `ulimit -f`) left the output cut, or empty, with exit 0. Here each piece is written to its end; the
+ * first failure is kept (nothing is written after it) for main to report.
+ */
+function fileOutput(fd: number): { write(text: string): void; failed(): NodeJS.ErrnoException | undefined } {
+  let failed: NodeJS.ErrnoException | undefined
+  return {
+    write(text) {
+      if (failed) return
+      const bytes = Buffer.from(text)
+      try {
+        for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at)
+      } catch (err) {
+        failed = err as NodeJS.ErrnoException
+      }
+    },
+    failed: () => failed,
+  }
+}
+
+/** Whether a descriptor is a regular file (false when it cannot be asked). */
+function isFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile()
+  } catch {
+    return false
+  }
+}
+
 /** The context of a real run of the binary, and the standard streams it wrote to. */
 export interface ProcessCtx extends Ctx {
   written(): NodeJS.WriteStream[]
+  /** Why output to stdout was lost, when a write to it failed (a full disk under `> file`). */
+  outputLost(): NodeJS.ErrnoException | undefined
 }
 
 /** The context of a real run of the binary. `process.stdout` and `process.stderr` are built on first use (a few ms
@@ -113,6 +146,9 @@ export interface ProcessCtx extends Ctx {
 export function processCtx(): ProcessCtx {
   let out: NodeJS.WriteStream | undefined
   let err: NodeJS.WriteStream | undefined
+  // Decided at the first write: stdout a file (written here), or Node's stream (a pipe, a terminal).
+  let file: ReturnType<typeof fileOutput> | null | undefined
+  const toFile = () => (file === undefined ? (file = isFile(1) ? fileOutput(1) : null) : file)
   const stdout = () => {
     if (!out) {
       out = process.stdout
@@ -124,7 +160,11 @@ export function processCtx(): ProcessCtx {
     cwd: process.cwd(),
     env: process.env,
     now: () => new Date(),
-    stdout: (t) => void stdout().write(t),
+    stdout: (t) => {
+      const f = toFile()
+      if (f) f.write(t)
+      else stdout().write(t)
+    },
     stderr: (t) => {
       if (!t) return
       err ??= process.stderr
@@ -135,8 +175,9 @@ export function processCtx(): ProcessCtx {
       return Boolean((err ??= process.stderr).isTTY)
     },
     written: () => [out, err].filter((s): s is NodeJS.WriteStream => s !== undefined),
+    outputLost: () => file?.failed(),
     get color() {
-      return colorOn(stdout())
+      return toFile() ? false : colorOn(stdout())
     },
   }
 }

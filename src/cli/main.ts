@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Ctx } from './context.js'
 import type { CommandSpec, ParsedArgs } from './spec.js'
-import { processCtx } from './context.js'
+import { ExitCode, processCtx } from './context.js'
 import { COMMANDS, COMMAND_GROUPS } from './registry.js'
 
 /** The version in the package.json shipped beside dist/ (read when asked, so no command pays for it). */
@@ -148,6 +148,13 @@ export async function main(argv: readonly string[], stdin?: Buffer): Promise<voi
   const ctx = processCtx()
   if (stdin) ctx.readStdin = async () => stdin
   process.exitCode = await runCli(argv, ctx, reportInterrupts)
+  // Output that never reached its file (a full disk under `> out.json`) is no success, whatever the command did.
+  const lost = ctx.outputLost()
+  if (lost) {
+    const { outputLost } = await import('./messages/errors.js')
+    ctx.stderr(`git learn ${argv.find((a) => !a.startsWith('-')) ?? ''}: ${outputLost(lost.code ?? 'EIO')}\n`)
+    if (!process.exitCode) process.exitCode = ExitCode.environment
+  }
   // End now rather than when the event loop drains: Node would first wait for V8's background compilations, of no
   // use to a process about to end (~10 ms for a search at 10,000 learnings, BENCHMARKS.md). Every command has
   // finished its work (file writes are synchronous, child processes awaited). Output still queued keeps the process:

@@ -4,6 +4,7 @@
  * with `print`, the one-learning bundle for `git learn import` there.
  */
 import { commitFileOnTop } from '../adapters/git/commit-on-top.js'
+import { scratchDir } from '../adapters/state/journal.js'
 import { openRepo } from '../adapters/store/repo.js'
 import { readLearning } from '../adapters/store/store.js'
 import { parseLsTree } from '../core/git-output.js'
@@ -81,7 +82,7 @@ export async function promote(
     body: 'Promoted from another repository for review in this tier.',
     perName: { [name]: [{ token: 'Learning-Origin', value: 'promote' }] },
   })
-  const commit = await commitFileOnTop(git.root, base, { path, text }, message, opts.env)
+  const commit = await commitFileOnTop(git.root, base, { path, text }, message, opts.env, scratchDir(git.commonDir))
   await git.run(['push', '--quiet', '--', tier.url, `${commit}:refs/heads/${branch}`])
   return { pushed: { name, tier: tier.name, url: tier.url, branch, commit, path } }
 }

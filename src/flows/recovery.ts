@@ -17,7 +17,7 @@
  * - a journal that cannot be read (torn by a power loss, or another version's): reported with what to look at, never
  *   read as "nothing half done"; `--abort` removes it.
  */
-import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs'
+import { existsSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { readHeadRef, readUserIndex, swapRef, updateUserIndex } from '../adapters/git/commit.js'
 import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
@@ -38,6 +38,7 @@ import type { HalfDone } from '../core/errors.js'
 import { STATES, STORE_DIR } from '../core/layout.js'
 import { readOrphanTierRefs } from '../adapters/feed/tier-orphans.js'
 import { bringInLine, holdsBlob, removeOwnTemporaries } from './transition.js'
+import { makeDirs } from '../adapters/store/write-file.js'
 
 /** A half-done state, and for an unfinished transition the journal it was found from. */
 export type RecoveryProblem =
@@ -298,7 +299,7 @@ export async function abortRecovery(
         if (!(await holdsBlob(root, e.path, e.entry.oid, content))) continue
         if (e.from) {
           if (existsSync(join(root, e.from))) continue
-          mkdirSync(dirname(join(root, e.from)), { recursive: true })
+          makeDirs(dirname(join(root, e.from)))
           renameSync(abs, join(root, e.from))
         } else if (e.was) replaced.push(e.path)
         else unlinkSync(abs)
@@ -319,7 +320,7 @@ export async function abortRecovery(
       settled.push(p)
     } else if (p.kind === 'staged-move') {
       if (existsSync(join(root, p.to)) && !existsSync(join(root, p.from))) {
-        mkdirSync(dirname(join(root, p.from)), { recursive: true })
+        makeDirs(dirname(join(root, p.from)))
         renameSync(join(root, p.to), join(root, p.from))
       }
       await gitAsync(['reset', '-q', 'HEAD', '--', `:(top,literal)${p.from}`, `:(top,literal)${p.to}`], { cwd: root })

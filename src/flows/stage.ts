@@ -4,11 +4,10 @@
  */
 import { unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { mkdirSync } from 'node:fs'
 import { gitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
 import { scratchDir } from '../adapters/state/journal.js'
-import { writeFileNoClobber } from '../adapters/store/write-file.js'
+import { makeDirs, writeFileNoClobber } from '../adapters/store/write-file.js'
 
 /**
  * Write `text` to `path` (which must not exist) as git would check its blob out there, and `git add` it. `text` (LF)
@@ -21,7 +20,7 @@ export async function stageNewFile(git: Git, path: string, text: string): Promis
   const file = join(git.root, path)
   const blob = (await gitAsync(['hash-object', '-w', '--stdin'], { cwd: git.root, input: text })).toString().trim()
   const checkedOut = await gitAsync(['cat-file', '--filters', `--path=${path}`, blob], { cwd: git.root })
-  mkdirSync(dirname(file), { recursive: true })
+  makeDirs(dirname(file))
   writeFileNoClobber(file, checkedOut, false, scratchDir(git.commonDir))
   try {
     await git.run(['add', '--', path])

@@ -21,7 +21,7 @@
  * (adapters/git/interrupt.ts) are deferred from the index lock until step 4 is done, and before it remove what this
  * transition holds: the repository is then exactly as before or as after.
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
+import { existsSync, lstatSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import {
   buildCommit,
@@ -51,7 +51,7 @@ import { assertStoreCheckedOut } from '../adapters/git/simple.js'
 import type { Git } from '../adapters/git/simple.js'
 import { removeJournal, removeOwnScratch, scratchDir, writeJournal } from '../adapters/state/journal.js'
 import type { JournalPath } from '../adapters/state/journal.js'
-import { isTemporaryBeside, writeFileNoClobber } from '../adapters/store/write-file.js'
+import { isTemporaryBeside, makeDirs, writeFileNoClobber } from '../adapters/store/write-file.js'
 import {
   ConcurrentChangeError,
   FileAccessError,
@@ -120,10 +120,13 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
     [...expect].filter(([, want]) => want === null).map(([p]) => p),
   )
 
+  // Scratch files (the prepared index, a temporary index, new files before they are linked) go under the git dir.
+  const scratch = scratchDir(git.commonDir)
   const written = changes.filter((c): c is Extract<Change, { text: string }> => c.kind !== 'move')
   const blobs = await writeBlobs(
     root,
     written.map((c) => c.text),
+    scratch,
   )
   const text = new Map<string, Buffer>()
   written.forEach((c, i) => text.set(blobs[i] as string, Buffer.from(c.text, 'utf8')))
@@ -148,8 +151,6 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
   }
   const index: IndexChange[] = journalPaths.map((p) => ({ path: p.path, entry: p.entry }))
   const zero = '0'.repeat((first.oid ?? blobs[0] ?? base.values().next().value?.oid ?? '').length || 40)
-  // The user's index with our entries, prepared aside now; renamed into place under the lock once the branch moved.
-  const scratch = scratchDir(git.commonDir)
   const files = await locateIndex(root, git.gitDir)
   let prepared: PreparedIndex | undefined
   let commit: string | undefined
@@ -198,7 +199,7 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
               )
           }
         }
-        const built = await buildCommit(root, head.oid, index, message, zero)
+        const built = await buildCommit(root, head.oid, index, message, zero, scratch)
         journal = writeJournal(git.commonDir, {
           version: 1,
           started: new Date().toISOString(),
@@ -373,7 +374,7 @@ export async function bringInLine(
       else left.push(p.path)
       continue
     }
-    mkdirSync(dirname(abs), { recursive: true })
+    makeDirs(dirname(abs))
     const from = p.from ? join(root, p.from) : undefined
     if (from && existsSync(from) && (fresh || (await holdsBlob(root, p.from as string, p.entry.oid, content))))
       renameSync(from, abs)

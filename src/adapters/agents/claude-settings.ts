@@ -5,9 +5,9 @@
  * templates/claude/commands/ into `.claude/commands/` (an existing file is never overwritten).
  * Hook format: {"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…", "timeout": s}]}]}}.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { asCheckedOut } from '../git/checkout.js'
-import { writeFileNoClobber } from '../store/write-file.js'
+import { makeDirs, writeFileNoClobber } from '../store/write-file.js'
 import { dirname, join } from 'node:path'
 import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode } from 'jsonc-parser'
 import type { FormattingOptions, JSONPath, Node, ParseError } from 'jsonc-parser'
@@ -192,21 +192,22 @@ export function installClaudeAgent(root: string): AgentSetup {
   const commandsWritten: string[] = []
   const commandsKept: string[] = []
   if (edited.text !== text) {
-    mkdirSync(join(root, '.claude'), { recursive: true })
+    makeDirs(join(root, '.claude'))
     // A new file as git checks it out (line endings); the user's own is edited in place, its bytes kept.
     writeFileNoClobber(file, text === null ? asCheckedOut(root, SETTINGS_PATH, edited.text) : edited.text, true)
   }
   const templates = readdirSync(COMMANDS_TEMPLATES)
     .filter((f) => f.endsWith('.md'))
     .sort()
-  mkdirSync(join(root, '.claude', 'commands'), { recursive: true })
+  makeDirs(join(root, '.claude', 'commands'))
   for (const t of templates) {
     const rel = `.claude/commands/${t}`
     if (existsSync(join(root, rel))) {
       commandsKept.push(rel)
       continue
     }
-    writeFileSync(join(root, rel), asCheckedOut(root, rel, readFileSync(join(COMMANDS_TEMPLATES, t))), { flag: 'wx' })
+    // Whole or not at all: a cut command left by a full disk would be kept as the user's by the next run.
+    writeFileNoClobber(join(root, rel), asCheckedOut(root, rel, readFileSync(join(COMMANDS_TEMPLATES, t))))
     commandsWritten.push(rel)
   }
   return {

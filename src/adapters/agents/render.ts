@@ -26,7 +26,7 @@ import { skillFilePath, spliceSkillLine } from '../../core/skills.js'
 import { asCheckedOut, convertingPaths, inLineEndingsOf } from '../git/checkout.js'
 import { readAsGitSees, readTreeEntries } from '../git/commit.js'
 import { scratchDir } from '../state/journal.js'
-import { writeFileNoClobber } from '../store/write-file.js'
+import { makeDirs, writeFileNoClobber } from '../store/write-file.js'
 
 export interface RenderResult {
   written: string[]
@@ -45,6 +45,11 @@ export interface RenderManifest {
   targets: RenderTarget[]
   /** Repository-relative path → sha256 of the content written; null for a manifest of the first format (no hashes). */
   files: Map<string, string | null>
+  /**
+   * Path → sha256 of what a render that did not finish (a full disk) was about to write there: the file holds that or
+   * what `files` says, and is ours either way.
+   */
+  next: Map<string, string>
   /** Whether the AGENTS.md section was written. */
   agents: boolean
   /** Whether the CLAUDE.md section was written. */
@@ -81,7 +86,11 @@ export function readRenderManifest(commonDir: string): RenderManifest | undefine
   const skillLines = Array.isArray(m['skillLines'])
     ? m['skillLines'].filter((x): x is string => typeof x === 'string' && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(x))
     : []
-  return { targets, files, agents, claudeMd: m['claudeMd'] === true, skillLines }
+  const next = new Map<string, string>()
+  if (m['next'] && typeof m['next'] === 'object' && !Array.isArray(m['next']))
+    for (const [p, h] of Object.entries(m['next'] as Record<string, unknown>))
+      if (isRenderPath(p) && typeof h === 'string' && /^[0-9a-f]{64}$/.test(h)) next.set(p, h)
+  return { targets, files, next, agents, claudeMd: m['claudeMd'] === true, skillLines }
 }
 
 /** The targets a first-format manifest's paths belong to. */
@@ -198,6 +207,8 @@ export async function applyRender(
   }
   const listed = (rel: string, text: string) => {
     const h = manifest?.files.get(rel)
+    const next = manifest?.next.get(rel)
+    if (next !== undefined && next === sha256(text)) return true
     // A first-format manifest has no hashes: the path listed there and the marker in the file, once, until rewritten.
     return h === undefined ? false : h === null ? isRendered(text) : h === sha256(text)
   }
@@ -210,6 +221,27 @@ export async function applyRender(
   const owns = (rel: string, text: string) => listed(rel, text) || committed.has(rel)
   const kept = new Map<string, string>()
   const planned = new Set(plan.files.map((f) => f.path))
+  if (!dryRun) {
+    // Before a file is written, what is about to be: a render that stops part way (a full disk, a folder in the way)
+    // leaves files no finished manifest lists, and the next render would neither own nor remove them (a pruned
+    // learning's skill left where agents read it). Files already listed keep their old hash beside the new one.
+    const files = new Map<string, string>()
+    for (const [rel, h] of manifest?.files ?? []) if (h !== null) files.set(rel, h)
+    const next = new Map<string, string>()
+    for (const f of plan.files) {
+      const h = sha256(f.content)
+      if (files.has(f.path)) next.set(f.path, h)
+      else files.set(f.path, h)
+    }
+    writeRenderManifest(commonDir, scratch, {
+      targets,
+      files,
+      next,
+      agents: (manifest?.agents ?? false) || plan.agentsSection !== null,
+      claudeMd: (manifest?.claudeMd ?? false) || plan.claudeMdSection !== null,
+      skillLines: [...new Set([...(manifest?.skillLines ?? []), ...Object.keys(plan.skillLines)])],
+    })
+  }
   for (const f of plan.files) {
     const at = looked.get(f.path) as ReturnType<typeof look>
     if (at.kind === 'file' && at.text === f.content) {
@@ -226,7 +258,7 @@ export async function applyRender(
       continue
     }
     if (!dryRun) {
-      mkdirSync(dirname(join(root, f.path)), { recursive: true })
+      makeDirs(dirname(join(root, f.path)))
       await write(f.path, f.content)
     }
     result.written.push(f.path)
@@ -296,24 +328,50 @@ export async function applyRender(
     if (!dryRun) await write(file, next)
     ;(plan.skillLines[skill] !== undefined ? result.written : result.removed).push(file)
   }
-  if (!dryRun) {
-    try {
-      mkdirSync(join(commonDir, 'learn'), { recursive: true })
-      const files = Object.fromEntries([...kept].sort(([a], [b]) => (a < b ? -1 : 1)))
-      const record = {
-        version: 2,
-        targets: [...targets],
-        files,
-        agents: keptSections.has(AGENTS_FILE),
-        claudeMd: keptSections.has(CLAUDE_MD_FILE),
-        skillLines: lined.sort(),
-      }
-      writeFileNoClobber(join(commonDir, 'learn', MANIFEST_FILE), `${JSON.stringify(record, null, 2)}\n`, true, scratch)
-    } catch {
-      // Without a manifest the next render owns only files that already hold what it would write.
-    }
-  }
+  if (!dryRun)
+    writeRenderManifest(commonDir, scratch, {
+      targets,
+      files: kept,
+      next: new Map(),
+      agents: keptSections.has(AGENTS_FILE),
+      claudeMd: keptSections.has(CLAUDE_MD_FILE),
+      skillLines: lined,
+    })
   return result
+}
+
+/**
+ * Record what render wrote (render-manifest.json, paths sorted), or with `next` what it is about to write; unwritten
+ * (a read-only git dir) the next render owns only the files that already hold what it would write.
+ */
+function writeRenderManifest(
+  commonDir: string,
+  scratch: string | undefined,
+  m: {
+    targets: readonly RenderTarget[]
+    files: ReadonlyMap<string, string>
+    next: ReadonlyMap<string, string>
+    agents: boolean
+    claudeMd: boolean
+    skillLines: readonly string[]
+  },
+): void {
+  const sorted = (map: ReadonlyMap<string, string>) => Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : 1)))
+  try {
+    mkdirSync(join(commonDir, 'learn'), { recursive: true })
+    const record = {
+      version: 2,
+      targets: [...m.targets],
+      files: sorted(m.files),
+      ...(m.next.size ? { next: sorted(m.next) } : {}),
+      agents: m.agents,
+      claudeMd: m.claudeMd,
+      skillLines: [...m.skillLines].sort(),
+    }
+    writeFileNoClobber(join(commonDir, 'learn', MANIFEST_FILE), `${JSON.stringify(record, null, 2)}\n`, true, scratch)
+  } catch {
+    // The next render owns only files that already hold what it would write.
+  }
 }
 
 /** Remove `dir` and its parents up to the target's own directory while they are empty (a skill directory, its references/). */

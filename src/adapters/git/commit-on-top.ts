@@ -3,10 +3,10 @@
  * (hash-object, a temporary index via GIT_INDEX_FILE, read-tree, update-index, write-tree, commit-tree): the user's
  * index and work tree are never touched. Signed as the user's commit.gpgsign asks, like every lifecycle commit.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { signFlag } from './commit.js'
+import { makeTempDir, signFlag } from './commit.js'
+import { onInterrupt } from './interrupt.js'
 import { gitAsync } from './run.js'
 
 export async function commitFileOnTop(
@@ -15,8 +15,11 @@ export async function commitFileOnTop(
   file: { path: string; text: string },
   message: string,
   env: Record<string, string | undefined>,
+  scratch?: string,
 ): Promise<string> {
-  const tmp = mkdtempSync(join(tmpdir(), 'git-learn-promote-'))
+  const tmp = makeTempDir('promote', scratch)
+  const remove = () => rmSync(tmp, { recursive: true, force: true })
+  const dropCleanup = onInterrupt(remove)
   const withIndex: Record<string, string | undefined> = { ...env, GIT_INDEX_FILE: join(tmp, 'index') }
   try {
     const blob = (await gitAsync(['hash-object', '-w', '--stdin'], { cwd: root, input: file.text })).toString().trim()
@@ -30,6 +33,7 @@ export async function commitFileOnTop(
     const args = ['commit-tree', tree, '-p', base, ...(await signFlag(root)), '-F', '-']
     return (await gitAsync(args, { cwd: root, input: message, env: withIndex })).toString().trim()
   } finally {
-    rmSync(tmp, { recursive: true, force: true })
+    dropCleanup()
+    remove()
   }
 }

@@ -5,7 +5,7 @@
  * value of the <ref> matches <old-oid>"). Only after that are the user's index and work tree brought in line, for
  * those paths only. The orchestration (retries, the journal, recovery) is src/flows/transition.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { GitCommandError, RefLockedError, UncommittedLearningError } from '../../core/errors.js'
@@ -74,11 +74,14 @@ export async function readTreeEntries(
  * Write blobs for these texts into the object store; their ids in order. One text: `hash-object -w --stdin`; many:
  * one `git fast-import` (a blob per record, ids from its marks file), so 10,000 entries cost one process.
  */
-export async function writeBlobs(root: string, texts: readonly string[]): Promise<string[]> {
+export async function writeBlobs(root: string, texts: readonly string[], scratch?: string): Promise<string[]> {
   if (texts.length === 0) return []
   if (texts.length === 1)
     return [(await gitAsync(['hash-object', '-w', '--stdin'], { cwd: root, input: texts[0] })).toString('utf8').trim()]
-  const tmp = mkdtempSync(join(tmpdir(), 'git-learn-blobs-'))
+  const tmp = makeTempDir('blobs', scratch)
+  const remove = () => rmSync(tmp, { recursive: true, force: true })
+  // A signal while fast-import runs ends the process: its marks go first (buildCommit's temporary index likewise).
+  const dropCleanup = onInterrupt(remove)
   try {
     const marks = join(tmp, 'marks')
     const parts: Buffer[] = []
@@ -102,8 +105,19 @@ export async function writeBlobs(root: string, texts: readonly string[]): Promis
       return id
     })
   } finally {
-    rmSync(tmp, { recursive: true, force: true })
+    dropCleanup()
+    remove()
   }
+}
+
+/**
+ * A directory for a commit's own scratch files (a temporary index, fast-import's marks): in `scratch`, the git dir's
+ * `learn/tmp` (journal.ts scratchDir: named by this process, swept once it is gone), when there is one, so that a
+ * lifecycle commit needs neither TMPDIR nor room there, as `git commit` does not; else in the system's temporary
+ * directory. A TMPDIR that names no folder, or a full /tmp, failed every add and approve.
+ */
+export function makeTempDir(prefix: string, scratch?: string): string {
+  return mkdtempSync(scratch ? join(scratch, `${process.pid}.${prefix}-`) : join(tmpdir(), `git-learn-${prefix}-`))
 }
 
 /**
@@ -153,8 +167,9 @@ export async function buildCommit(
   changes: readonly IndexChange[],
   message: string,
   zeroOid: string,
+  scratch?: string,
 ): Promise<{ tree: string; commit: string }> {
-  const tmp = mkdtempSync(join(tmpdir(), 'git-learn-index-'))
+  const tmp = makeTempDir('index', scratch)
   const env: Env = { ...process.env, GIT_INDEX_FILE: join(tmp, 'index') }
   const remove = () => rmSync(tmp, { recursive: true, force: true })
   const dropCleanup = onInterrupt(remove)
@@ -188,9 +203,13 @@ export async function swapRef(
   const args = ['update-ref', '-m', reflog, ...(ref === 'HEAD' ? ['--no-deref'] : []), ref, next, old ?? zeroOid]
   const r = await runGitAsync(args, { cwd: root })
   if (r.code === 0) return true
-  // The lock's path is quoted in git's message whatever the language of the sentence around it.
+  // The lock's path is quoted in git's message whatever the language of the sentence around it. git names it too when
+  // it could not write its own lock (a full or read-only disk: "cannot update ref 'refs/heads/main': couldn't write
+  // '/r/.git/refs/heads/main.lock'", the lock then removed): no lock is left there, and "remove the lock" would send
+  // the user after a file that does not exist. That is git failing, reported with its words.
   const lock = /'([^'\n]+\.lock)'/.exec(r.stderr)?.[1]
-  if (lock) throw new RefLockedError(ref, lock)
+  const unwritten = lock !== undefined && /couldn't write/.test(r.stderr) && !existsSync(resolve(root, lock))
+  if (lock && !unwritten) throw new RefLockedError(ref, lock)
   if (
     /but expected|is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(
       r.stderr,

@@ -6,17 +6,7 @@
  * when it is one of our git-learn commands ending with the marker: everything else is the user's and left alone.
  */
 import { createHash } from 'node:crypto'
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import { chmodSync, existsSync, lstatSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SharedHooksPathError } from '../../core/errors.js'
 import { pathLine } from '../../core/git-output.js'
@@ -31,7 +21,8 @@ import {
 import type { HookManager } from '../../core/hook-managers.js'
 import { planHookLine } from '../../core/hook-script.js'
 import type { HookScriptConcern } from '../../core/hook-script.js'
-import { writeFileNoClobber } from '../store/write-file.js'
+import { scratchDir } from '../state/journal.js'
+import { makeDirs, writeFileNoClobber } from '../store/write-file.js'
 import { asCheckedOut } from './checkout.js'
 import type { Git } from './simple.js'
 
@@ -285,13 +276,14 @@ export async function installHooks(
   }
   const layout = await readHookLayout(git)
   const changes: HookChange[] = []
-  mkdirSync(layout.dir, { recursive: true })
+  makeDirs(layout.dir)
   if (layout.kind === 'husky') {
     for (const [hook, line] of Object.entries(HUSKY_LINES)) {
       const file = join(layout.dir, hook)
       const rel = shown(git.root, file)
       if (!existsSync(file)) {
-        writeFileSync(file, `${line}\n`, { mode: 0o755 })
+        // Whole or not at all (a full disk): an empty or cut hook left here would be taken for the user's own.
+        writeFileNoClobber(file, `${line}\n`, false, undefined, 0o755)
         changes.push({ file: rel, action: 'created' })
         continue
       }
@@ -374,12 +366,19 @@ export async function installHooks(
         continue
       }
       renameSync(file, `${file}${BACKUP_SUFFIX}`)
-      writeFileSync(file, shim, { mode: 0o755 })
+      try {
+        writeFileNoClobber(file, shim, false, undefined, 0o755)
+      } catch (err) {
+        // Not written (a full disk): the user's hook goes back where it was, still running.
+        renameSync(`${file}${BACKUP_SUFFIX}`, file)
+        throw err
+      }
       changes.push({ file: rel, action: 'replaced', note: `yours is kept as ${hook}${BACKUP_SUFFIX}` })
       continue
     }
-    writeFileSync(file, shim, { mode: 0o755 })
-    chmodSync(file, 0o755)
+    // Whole or not at all (a full disk, a kill): an empty or cut shim left here would fail commits, or be taken for a
+    // hook of the user's by the next install, which would then never put the guard in.
+    writeFileNoClobber(file, shim, false, undefined, 0o755)
     changes.push({ file: rel, action: 'created' })
   }
   // (`entries` held the config's part until here: simple-git-hooks' entries extend the commands it has.)
@@ -460,9 +459,9 @@ export async function writeCiFiles(
   const workflow = join(git.root, WORKFLOW_PATH)
   if (existsSync(workflow)) existing.push(WORKFLOW_PATH)
   else {
-    mkdirSync(dirname(workflow), { recursive: true })
+    makeDirs(dirname(workflow))
     const yml = readTemplate('github-workflow.yml').replace(/__DEFAULT_BRANCH__/g, branch)
-    writeFileSync(workflow, asCheckedOut(git.root, WORKFLOW_PATH, yml))
+    writeFileNoClobber(workflow, asCheckedOut(git.root, WORKFLOW_PATH, yml), false, scratchDir(git.commonDir))
     created.push(WORKFLOW_PATH)
   }
   const owners = ['CODEOWNERS', 'docs/CODEOWNERS', CODEOWNERS_PATH]
@@ -470,8 +469,9 @@ export async function writeCiFiles(
     .find((o) => existsSync(o.abs))
   const block = readTemplate('CODEOWNERS')
   if (!owners) {
-    mkdirSync(join(git.root, '.github'), { recursive: true })
-    writeFileSync(join(git.root, CODEOWNERS_PATH), asCheckedOut(git.root, CODEOWNERS_PATH, block))
+    makeDirs(join(git.root, '.github'))
+    const text = asCheckedOut(git.root, CODEOWNERS_PATH, block)
+    writeFileNoClobber(join(git.root, CODEOWNERS_PATH), text, false, scratchDir(git.commonDir))
     created.push(CODEOWNERS_PATH)
   } else {
     const text = readFileSync(owners.abs, 'utf8')

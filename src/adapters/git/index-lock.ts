@@ -11,9 +11,21 @@
  * renamed into place under it, prepared again first when the index changed meanwhile; the lock is held for the branch
  * move and a rename, not for a git process that rewrites the index.
  */
-import { closeSync, copyFileSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import {
+  accessSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs'
 import type { BigIntStats } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import { FileAccessError } from '../../core/errors.js'
 import { isProcessAlive } from '../state/journal.js'
 import { interruptPending } from './interrupt.js'
 import { formatIndexInfo } from './commit.js'
@@ -139,7 +151,7 @@ export async function prepareIndex(
   const file = join(dir, `${process.pid}.${Math.random().toString(16).slice(2, 10)}.index.tmp`)
   const from = statIndex(files.index)
   try {
-    if (from) copyFileSync(files.index, file)
+    if (from) copyIndex(files.index, file)
     await gitAsync(['update-index', '-z', '--index-info'], {
       cwd: root,
       env: { ...process.env, GIT_INDEX_FILE: file },
@@ -150,6 +162,34 @@ export async function prepareIndex(
     throw err
   }
   return { file, from, changes }
+}
+
+/** Codes of a copy that failed writing, not reading: the copy is what they are about. */
+const WRITE_FAILED = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS'])
+
+/**
+ * copyFile(2) names its source in every error, the user's index; a full or read-only disk is about the copy, which is
+ * named instead. Nothing has changed yet when it fails.
+ */
+function copyIndex(index: string, copy: string): void {
+  try {
+    copyFileSync(index, copy)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code && (WRITE_FAILED.has(code) || (code === 'EACCES' && readable(index))))
+      throw new FileAccessError(copy, code, "a copy of git's index", true)
+    throw err
+  }
+}
+
+/** Whether this user may read `path`. */
+function readable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Remove a prepared index that is not used. */

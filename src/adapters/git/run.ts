@@ -123,7 +123,7 @@ export function runGitSync(args: readonly string[], o: GitRunOptions): GitResult
   // git may exit before reading all of stdin (a failing `cat-file --batch`): the EPIPE of writing the rest is not
   // the answer, git's exit code and stderr are (as in runGitAsync).
   const stopped = (r.error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE' && !!r.status
-  if (r.error && !stopped) throw new GitCommandError(args, String(r.error.message))
+  if (r.error && !stopped) throw new GitCommandError(args, notStarted(r.error))
   // A git killed by a Ctrl-C (or TERM, HUP) that reached this process too: this process ends by it now, as after an
   // async git (interrupt.ts), rather than reporting git's failure and exiting 3 before its handler could run.
   if (r.signal) gitSignalled(r.signal)
@@ -170,6 +170,13 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
       // terminal's whole group waits in this process for the section's end instead of killing that git half way.
       detached: (bounded || interruptsDeferred()) && process.platform !== 'win32',
     })
+    // git that could not start (no file descriptor left for its pipes, EMFILE; no process, EAGAIN) has no streams,
+    // and says why in an 'error' event that, unheard, would end this process with Node's own trace: the agent hooks
+    // and every command answer it as a git that failed.
+    if (!child.stdin || !child.stdout || !child.stderr) {
+      child.on('error', (e) => reject(new GitCommandError(args, notStarted(e))))
+      return
+    }
     if (bounded && child.pid !== undefined && process.platform !== 'win32') ownGroup(child.pid)
     const ended = gitStarted()
     const max = o.maxBuffer ?? DEFAULT_MAX_BUFFER
@@ -231,7 +238,7 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
     child.stderr.on('data', (b: Buffer) => err.push(b))
     child.stdout.on('error', () => undefined)
     child.stderr.on('error', () => undefined)
-    child.on('error', (e) => settle(() => reject(new GitCommandError(args, String(e.message)))))
+    child.on('error', (e) => settle(() => reject(new GitCommandError(args, notStarted(e)))))
     child.on('exit', (code) => {
       if (timedOut) answer(code)
       // Bounded: what git wrote before it exited is read within EXIT_GRACE_MS; a pipe still held after that (by a
@@ -248,6 +255,20 @@ export function runGitAsync(args: readonly string[], o: GitRunOptions): Promise<
     child.stdin.on('error', () => undefined)
     child.stdin.end(o.input ?? '')
   })
+}
+
+/** Why git could not be run, for GitCommandError's stderr: Node's message and, for a limit, which one. */
+function notStarted(e: Error): string {
+  const code = (e as NodeJS.ErrnoException).code
+  // spawnSync's own bounds (its output past maxBuffer, a timeout) come after git started: Node's words say it.
+  if (code === 'ENOBUFS' || code === 'ETIMEDOUT') return String(e.message)
+  const why =
+    code === 'EMFILE' || code === 'ENFILE'
+      ? ' (too many files are open: raise `ulimit -n`)'
+      : code === 'EAGAIN'
+        ? ' (no process could be made: see `ulimit -u`)'
+        : ''
+  return `git could not be started: ${e.message}${why}`
 }
 
 /** How long a bounded run waits, once git has exited, for the rest of its output (runGitAsync). */
@@ -415,7 +436,7 @@ export function runGitAsyncSpooled(args: readonly string[], o: GitRunOptions & {
     child.on('error', (e) => {
       clearInterval(watch)
       done = true
-      reject(new GitCommandError(args, String(e.message)))
+      reject(new GitCommandError(args, notStarted(e)))
     })
     child.on('close', (code) => {
       clearInterval(watch)
@@ -456,7 +477,7 @@ export function runGitAsyncFiles(args: readonly string[], o: GitRunOptions & { d
       env: gitEnv(args, o.env ?? process.env),
       stdio: [input.fd, output.fd, errors.fd],
     })
-    child.on('error', (e) => reject(new GitCommandError(args, String(e.message))))
+    child.on('error', (e) => reject(new GitCommandError(args, notStarted(e))))
     child.on('exit', (code) => {
       try {
         resolve({

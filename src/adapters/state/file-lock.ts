@@ -78,7 +78,14 @@ function create(path: string): Identity | undefined {
   }
   try {
     const text = `${process.pid} ${randomBytes(8).toString('hex')}`
-    writeSync(fd, text)
+    try {
+      writeSync(fd, text)
+    } catch (err) {
+      // No room for the pid (a full disk): a lock without one is judged by its age alone, so it would hold every
+      // capture of the transcript (or update of the recalls) off until staleMs. Nothing of ours stays.
+      unlinkSync(path)
+      throw err
+    }
     return { ino: fstatSync(fd).ino, text }
   } finally {
     closeSync(fd)

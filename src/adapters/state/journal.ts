@@ -5,7 +5,18 @@
  * the index or work tree of some paths still wait (`git learn doctor --continue` finishes them). Imports node:fs and
  * node:path (and the errors of core) only: every command looks for journals before it starts.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync, renameSync } from 'node:fs'
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  renameSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { FileAccessError } from '../../core/errors.js'
 
@@ -67,15 +78,24 @@ export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): st
  * The directory a transition writes its files in before linking them into the work tree
  * (`<git-common-dir>/learn/tmp`), so that a kill between writing and linking leaves nothing in the user's tree.
  * Files there are named `<pid>.<hex>.tmp`; those of processes that are gone are removed here (each is a copy of what
- * its transition's commit or journal holds). Undefined when it cannot be made (files are then written beside).
+ * its transition's commit or journal holds). Undefined when it cannot be made or written (files are then written
+ * beside, a temporary index in TMPDIR).
  */
 export function scratchDir(commonDir: string): string | undefined {
   const dir = join(commonDir, 'learn', 'tmp')
   try {
     mkdirSync(dir, { recursive: true })
+    // One this user cannot write (left by a `sudo git learn`, a shared clone's) is as good as none: files go beside.
+    accessSync(dir, constants.W_OK | constants.X_OK)
     for (const n of readdirSync(dir)) {
       const pid = Number(/^(\d+)\./.exec(n)?.[1] ?? 0)
-      if (pid > 0 && !isProcessAlive(pid)) unlinkSync(join(dir, n))
+      // A folder too (a temporary index's: commit.ts makeTempDir); one that cannot go stays, the rest still do.
+      if (pid > 0 && !isProcessAlive(pid))
+        try {
+          rmSync(join(dir, n), { recursive: true, force: true })
+        } catch {
+          // Removed by the next sweep.
+        }
     }
     return dir
   } catch {
@@ -83,11 +103,12 @@ export function scratchDir(commonDir: string): string | undefined {
   }
 }
 
-/** Remove this process's files of the scratch directory (an interrupted transition's: interrupt.ts). */
+/** Remove this process's files and folders of the scratch directory (an interrupted transition's: interrupt.ts). */
 export function removeOwnScratch(dir: string | undefined): void {
   if (!dir) return
   try {
-    for (const n of readdirSync(dir)) if (n.startsWith(`${process.pid}.`)) unlinkSync(join(dir, n))
+    for (const n of readdirSync(dir))
+      if (n.startsWith(`${process.pid}.`)) rmSync(join(dir, n), { recursive: true, force: true })
   } catch {
     // Gone or unreadable: a later transition's sweep (scratchDir) removes what is left once this process is gone.
   }

@@ -4,10 +4,11 @@
  * runs lint-staged, and prettier would rewrite it there, so what reaches `active/` would differ from what was reviewed,
  * and `prettier --check .` in CI would fail on every learning git learn committed.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { STORE_DIR } from '../../core/layout.js'
 import { asCheckedOut } from '../git/checkout.js'
+import { writeFileNoClobber } from './write-file.js'
 
 export const PRETTIER_IGNORE = '.prettierignore'
 
@@ -55,6 +56,8 @@ export function ignoreStoreInPrettier(root: string): 'created' | 'updated' | und
   const lf = `${text === undefined || text === '' || text.endsWith('\n') ? '' : '\n'}# git learn: learnings are committed byte for byte as reviewed; no formatter rewrites them.\n${STORE_DIR}/\n`
   // Written as git checks it out (line endings), after the user's own bytes, which stay as they are.
   const block = asCheckedOut(root, PRETTIER_IGNORE, lf)
-  writeFileSync(file, text === undefined ? block : Buffer.concat([readFileSync(file), block]))
+  // Replaced whole through a temporary copy: a full disk or a kill half way leaves the user's file as it was.
+  if (text === undefined) writeFileNoClobber(file, block)
+  else writeFileNoClobber(file, Buffer.concat([readFileSync(file), block]), true)
   return text === undefined ? 'created' : 'updated'
 }

@@ -1,5 +1,5 @@
 /** The store on disk: `.learnings/{pending,active,archived}/<name>.md` and `config.yaml` in the work tree. */
-import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs'
+import { existsSync, lstatSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { LearningNotFoundError, LearningParseError, UsageError } from '../../core/errors.js'
 import type { LearningState } from '../../core/errors.js'
@@ -52,14 +52,18 @@ export function readLearningText(root: string, path: string): string {
   return decodeLearningBytes(readFileSync(join(root, path)), path)
 }
 
-/** Where a learning of this name is, in any state, or undefined. */
+/**
+ * Where a learning of this name is, in any state, or undefined. A state folder that cannot be searched (no x
+ * permission for this user) throws its EACCES, naming the file: existsSync said "no learning named x" there, and add
+ * took the name for free.
+ */
 export function findLearningPath(root: string, name: string): { state: LearningState; path: string } | undefined {
   const bad = explainBadName(name)
   if (bad) throw new UsageError(`not a learning name: ${bad}`)
   for (const state of STATES) {
     if (storeDirProblem(root, state)) continue
     const path = learningPath(state, name)
-    if (existsSync(join(root, path))) return { state, path }
+    if (statSync(join(root, path), { throwIfNoEntry: false })) return { state, path }
   }
   return undefined
 }

@@ -5,6 +5,7 @@ import {
   existsSync,
   linkSync,
   lstatSync,
+  mkdirSync,
   realpathSync,
   renameSync,
   statSync,
@@ -20,9 +21,16 @@ import { FileAccessError } from '../../core/errors.js'
  * it the last step is link(2), which fails with EEXIST (thrown as node's error) when `path` exists, even if it
  * appeared a moment ago. The temporary file lives in `scratch` when given (a directory of ours under the git dir, so
  * that a kill between the write and the link leaves nothing in the user's work tree), else beside `path`; a scratch
- * directory on another file system than `path` falls back to beside it.
+ * directory on another file system than `path` falls back to beside it. `mode` is the new file's (a hook's 0o755), set
+ * on the temporary copy before it takes the name, so the file never exists without it; a replaced file keeps its own.
  */
-export function writeFileNoClobber(path: string, text: string | Uint8Array, replace = false, scratch?: string): void {
+export function writeFileNoClobber(
+  path: string,
+  text: string | Uint8Array,
+  replace = false,
+  scratch?: string,
+  mode?: number,
+): void {
   // Replacing through a symbolic link replaces the file it points at, as writing through it would (not the link).
   if (replace && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) path = realish(path)
   const hex = randomBytes(6).toString('hex')
@@ -31,6 +39,7 @@ export function writeFileNoClobber(path: string, text: string | Uint8Array, repl
     : join(dirname(path), `.${basename(path)}.${hex}.tmp`)
   try {
     writeFileSync(tmp, text, { flag: 'wx' })
+    if (mode !== undefined) chmodSync(tmp, mode)
   } catch (err) {
     // A write that failed part way (no space left) leaves no temporary behind, beside the file or in scratch.
     if (existsSync(tmp)) unlinkSync(tmp)
@@ -39,7 +48,8 @@ export function writeFileNoClobber(path: string, text: string | Uint8Array, repl
     // disk or quota is, when it is the file's own disk: writing beside would fail the same way, after creating a file
     // in the work tree. A git dir on another disk (`--separate-git-dir`, a mount) may be full where the file's is not.
     const full = code === 'ENOSPC' || code === 'EDQUOT'
-    if (scratch && (!full || !sameDevice(scratch, dirname(path)))) return writeFileNoClobber(path, text, replace)
+    if (scratch && (!full || !sameDevice(scratch, dirname(path))))
+      return writeFileNoClobber(path, text, replace, undefined, mode)
     // Named by the file asked for, not the temporary one beside it (a missing folder, no space, read-only).
     throw new FileAccessError(path, code)
   }
@@ -69,9 +79,25 @@ export function writeFileNoClobber(path: string, text: string | Uint8Array, repl
       throw err
     }
     unlinkSync(tmp)
-    return writeFileNoClobber(path, text, replace)
+    return writeFileNoClobber(path, text, replace, undefined, mode)
   } finally {
     if (existsSync(tmp)) unlinkSync(tmp)
+  }
+}
+
+/**
+ * mkdir -p. Node 20's recursive mkdir reports ENOENT for a folder it could not make for another reason (EROFS: on a
+ * read-only file system render said ".claude/skills/x: it does not exist"): then the missing folders are made one at a
+ * time, and the first that cannot be throws its own reason.
+ */
+export function makeDirs(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    const parent = dirname(dir)
+    if (parent !== dir && !existsSync(parent)) makeDirs(parent)
+    mkdirSync(dir)
   }
 }
 

@@ -9,7 +9,7 @@ import { EMPTY_USAGE, summarizeUsage } from '../../core/usage.js'
 import type { UsageEvent } from '../../core/usage.js'
 import { ExitCode } from '../context.js'
 import type { Ctx } from '../context.js'
-import { feedbackDone, stateNotWritten } from '../messages/feed.js'
+import { feedbackDone, feedbackNotRecorded, stateNotWritten } from '../messages/feed.js'
 import { flag, stringOpt } from '../spec.js'
 import type { CommandSpec, ParsedArgs } from '../spec.js'
 
@@ -74,7 +74,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     ctx.stderr(stateNotWritten(`${feed.commonDir}/learn/events.jsonl`, code))
     if (flag(args, 'json'))
       ctx.stdout(`${JSON.stringify({ name, kind, previous, confidence: previous, recorded: false })}\n`)
-    else ctx.stdout(feedbackDone(name, kind, previous, previous))
+    else ctx.stdout(feedbackNotRecorded(name, kind, previous))
     return ExitCode.ok
   }
   const confidence = confidenceOf([...mine, event])

@@ -1,10 +1,12 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { asCheckedOut } from '../../adapters/git/checkout.js'
 import { assertStoreCheckedOut, openGit } from '../../adapters/git/simple.js'
 import { CONFIG_PATH } from '../../adapters/store/config.js'
 import { PRETTIER_IGNORE, ignoreStoreInPrettier } from '../../adapters/store/formatter-ignore.js'
 import { readTemplate } from '../../adapters/store/templates.js'
+import { makeDirs, writeFileNoClobber } from '../../adapters/store/write-file.js'
+import { scratchDir } from '../../adapters/state/journal.js'
 import { UsageError } from '../../core/errors.js'
 import { STATES, STORE_DIR } from '../../core/learning.js'
 import { ExitCode } from '../context.js'
@@ -58,7 +60,7 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     const dir = `${STORE_DIR}/${state}`
     const keep = `${dir}/.gitkeep`
     if (!existsSync(join(git.root, dir))) {
-      mkdirSync(join(git.root, dir), { recursive: true })
+      makeDirs(join(git.root, dir))
       created.push(`${dir}/`)
     }
     if (!existsSync(join(git.root, keep))) {
@@ -67,9 +69,10 @@ export async function run(args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
     }
   }
   if (!existsSync(join(git.root, CONFIG_PATH))) {
-    writeFileSync(join(git.root, CONFIG_PATH), asCheckedOut(git.root, CONFIG_PATH, readTemplate('config.yaml')), {
-      flag: 'wx',
-    })
+    // Whole or not at all: an empty or cut config.yaml (a full disk) would be read as the team's settings, and kept by
+    // the next init, which writes only what is missing.
+    const text = asCheckedOut(git.root, CONFIG_PATH, readTemplate('config.yaml'))
+    writeFileNoClobber(join(git.root, CONFIG_PATH), text, false, scratchDir(git.commonDir))
     created.push(CONFIG_PATH)
   }
   // The project's prettier would rewrite learnings in your own commits: .learnings/ goes into .prettierignore.

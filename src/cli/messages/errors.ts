@@ -295,26 +295,56 @@ export function describeError(err: unknown, command?: string): DescribedError {
   if (err instanceof FileAccessError)
     return d(
       ExitCode.environment,
-      `cannot use ${err.what ? `${err.what} "${err.path}"` : err.path}: ${FS_REASONS[err.code] ?? err.code}.${err.nothingChanged ? ' Nothing changed.' : ''}\nCheck that path, then run the command again.`,
+      `cannot use ${err.what ? `${err.what} "${err.path}"` : err.path}: ${FS_REASONS[err.code] ?? err.code}.${err.nothingChanged ? ' Nothing changed.' : ''}\n${FS_NEXT[err.code] ?? 'Check that path'}, then run the command again.`,
       { path: err.path, errno: err.code },
     )
   // A file the system refused outside git-learn's own package is the environment's doing, as with FileAccessError;
   // one inside the package (a damaged install) stays an internal error below.
   const sys = systemError(err)
   if (sys && !insidePackage(sys.path)) return describeError(new FileAccessError(sys.path, sys.code), command)
+  // A resource that ran out under a call that names no path (write(2) to an open file on a full disk, a process or
+  // file descriptor limit): the machine's doing, not a bug, whichever file it was.
+  const spent = exhaustedResource(err)
+  if (spent)
+    return d(
+      ExitCode.environment,
+      `${spent.syscall} failed: ${FS_REASONS[spent.code] ?? spent.code}.\n${FS_NEXT[spent.code] ?? 'Check the disk and the limits of this shell (`ulimit -a`)'}, then run the command again.`,
+      { errno: spent.code, syscall: spent.syscall },
+    )
   // commit.gpgsign asked for a signature and git could not make one (no gpg, no key, a pinentry that cannot ask).
   if (err instanceof GitCommandError && err.args[0] === 'commit-tree' && err.args.includes('-S'))
     return d(ExitCode.environment, signingFailed(command, err.stderr.trim()), { args: err.args, stderr: err.stderr })
   if (err instanceof GitCommandError)
-    return d(ExitCode.environment, `git ${formatGitArgs(err.args)} failed.\ngit said:\n${err.stderr.trim()}`, {
-      args: err.args,
-      stderr: err.stderr,
-    })
+    return d(
+      ExitCode.environment,
+      `git ${formatGitArgs(err.args)} failed.\ngit said:\n${err.stderr.trim()}${gitWriteHint(err.stderr)}`,
+      {
+        args: err.args,
+        stderr: err.stderr,
+      },
+    )
   const e = err instanceof Error ? err : new Error(String(err))
   return d(
     ExitCode.internal,
     `internal error: ${e.message}\n${e.stack ?? ''}\nThis is a bug in git-learn; please report it with the command you ran and the text above.`,
   )
+}
+
+/**
+ * The next step when git could not write the repository: its own words for a full disk ("unable to write loose object
+ * file: No space left on device", "sha1 file '…' write error. Out of diskspace"), a read-only one, or objects another
+ * user owns ("insufficient permission for adding an object to repository database .git/objects").
+ */
+function gitWriteHint(stderr: string): string {
+  if (/No space left on device|Out of diskspace|Disk quota exceeded/i.test(stderr))
+    return '\nFree some space on the disk that holds the repository, then run the command again.'
+  if (/couldn't write '/.test(stderr))
+    return '\nCheck that the disk that holds the repository has room and is writable, then run the command again.'
+  if (/Read-only file system/i.test(stderr))
+    return '\nThe repository is on a read-only file system: run the command in a writable clone.'
+  if (/insufficient permission for adding an object/i.test(stderr))
+    return "\nThe repository's objects belong to another user: run the command as that user, or in a clone of your own."
+  return ''
 }
 
 /** A commit git-learn builds could not be signed as commit.gpgsign asks; nothing was changed (the ref never moved). */
@@ -335,8 +365,41 @@ const FS_REASONS: Record<string, string> = {
   ENOSPC: 'no space is left on the device',
   EDQUOT: 'the disk quota is exhausted',
   EMFILE: 'too many files are open',
+  ENFILE: 'too many files are open on this system',
+  EFBIG: 'the file is larger than this shell allows (`ulimit -f`)',
+  EAGAIN: 'the system is out of processes or memory for now',
+  ENOMEM: 'the system is out of memory',
   ELOOP: 'too many symbolic links on the way',
   ENAMETOOLONG: 'the name is too long',
+}
+
+/** What to do about an errno code, before ", then run the command again." (the default: "Check that path"). */
+const FS_NEXT: Record<string, string> = {
+  ENOSPC: 'Free some space on the disk',
+  EDQUOT: 'Free some space within your disk quota',
+  EFBIG: 'Raise the limit (`ulimit -f unlimited`)',
+  EROFS: 'Remount it read-write, or run the command in a writable clone',
+  EMFILE: 'Raise the limit of open files (`ulimit -n`)',
+  ENFILE: 'Close some programs',
+  EAGAIN: 'Wait a moment or raise the limit of processes (`ulimit -u`)',
+  ENOMEM: 'Close some programs',
+}
+
+/** Output to stdout (a file) that could not be written: it is incomplete, and why. */
+export function outputLost(code: string): string {
+  return `could not write its output to stdout: ${FS_REASONS[code] ?? code}. What was written there is incomplete.\n${FS_NEXT[code] ?? 'Check where stdout goes'}, then run the command again.`
+}
+
+/** Codes of a resource that ran out, whatever the path: reported as the environment's doing (exit 3). */
+const EXHAUSTED = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS', 'EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM'])
+
+/** A Node system error of a resource that ran out, with no path (write(2) to an open file, spawn). */
+function exhaustedResource(err: unknown): { code: string; syscall: string } | undefined {
+  if (!(err instanceof Error)) return undefined
+  const e = err as NodeJS.ErrnoException
+  return typeof e.code === 'string' && EXHAUSTED.has(e.code) && typeof e.syscall === 'string'
+    ? { code: e.code, syscall: e.syscall }
+    : undefined
 }
 
 /** A Node system error about a path (fs calls set code, syscall and path). */

@@ -63,6 +63,11 @@ export function feedbackDone(name: string, kind: string, before: number, after: 
   return `recorded: ${name} was ${kind}. Effective confidence ${before.toFixed(2)} → ${after.toFixed(2)}.\n`
 }
 
+/** feedback whose event could not be written (a read-only or full state directory): nothing changed. */
+export function feedbackNotRecorded(name: string, kind: string, confidence: number): string {
+  return `not recorded: ${name} was ${kind}. Effective confidence stays ${confidence.toFixed(2)}.\n`
+}
+
 export function recallContext(
   items: readonly { name: string; tier?: string; fix: string; description: string }[],
 ): string {

@@ -4,6 +4,15 @@ import { parseStorePath } from '../../core/layout.js'
 
 const short = (oid: string) => oid.slice(0, 12)
 
+/** How many paths a sentence names before "and N more": an import of 2,000 learnings named all 2,000 (100 KB). */
+const NAMED_PATHS = 5
+
+/** Paths for a sentence: the first few, then how many more (`git status` shows them all). */
+function pathList(paths: readonly string[]): string {
+  if (paths.length <= NAMED_PATHS + 1) return paths.join(', ')
+  return `${paths.slice(0, NAMED_PATHS).join(', ')} and ${(paths.length - NAMED_PATHS).toLocaleString('en-US')} more`
+}
+
 /** The command that makes each legal move between state folders, with its review trailers. */
 const MOVE_COMMANDS: Readonly<Record<string, string>> = {
   'pending>active': 'git learn approve <name>',
@@ -22,7 +31,7 @@ export function describeHalfDone(p: HalfDone): string {
     case 'running':
       return `another git learn (process ${p.pid}) is committing "${p.subject}" right now`
     case 'unfinished':
-      return `"${p.subject}" was committed (${short(p.commit)}), but the process stopped before your index and work tree were brought in line for ${p.paths.join(', ')}. Finish it: \`git learn doctor --continue\` (or undo it: \`git learn doctor --abort\`)`
+      return `"${p.subject}" was committed (${short(p.commit)}), but the process stopped before your index and work tree were brought in line for ${pathList(p.paths)}. Finish it: \`git learn doctor --continue\` (or undo it: \`git learn doctor --abort\`)`
     case 'staged-move': {
       const from = parseStorePath(p.from)
       const to = parseStorePath(p.to)
@@ -82,7 +91,7 @@ export function doctorDone(
       lines.push(
         action === 'continue'
           ? `finished "${p.subject}" (${short(p.commit)}): index and work tree in line`
-          : `undid "${p.subject}": the branch is back where it was, and so are ${p.paths.join(', ')}`,
+          : `undid "${p.subject}": the branch is back where it was, and so are ${pathList(p.paths)}`,
       )
     else if (p.kind === 'staged-move') lines.push(`moved ${p.to} back to ${p.from} and unstaged both`)
     else if (p.kind === 'staged-new') lines.push(`unstaged ${p.path} (the file is still there, untracked)`)
@@ -106,7 +115,7 @@ export const refLocked = (ref: string, lock: string) =>
 
 /** The commit landed, the index or work tree did not follow. */
 export const transitionIncomplete = (subject: string, commit: string, paths: readonly string[], reason: string) =>
-  `"${subject}" was committed (${short(commit)}), but your index and work tree were not brought in line for ${paths.join(', ')}: ${reason}\nFinish it with \`git learn doctor --continue\` once the cause is gone (undo it with \`git learn doctor --abort\`).`
+  `"${subject}" was committed (${short(commit)}), but your index and work tree were not brought in line for ${pathList(paths)}: ${reason}\nFinish it with \`git learn doctor --continue\` once the cause is gone (undo it with \`git learn doctor --abort\`).`
 
 /** A signal ended a command: what it held was removed, and no commit of it is half made. */
 export const interrupted = (signal: string) =>

@@ -130,6 +130,8 @@ describe('state directories that cannot be written', () => {
     try {
       const r = await repo.cli(['feedback', 'fb-one', '--helpful'])
       expect(r.stderr).toMatch(/could not write .*events\.jsonl \((EROFS|EACCES)\): the event was not recorded/)
+      // stdout said "recorded: fb-one was helpful" beside that warning.
+      expect(r.stdout).toMatch(/^not recorded: fb-one was helpful\. Effective confidence stays \d\.\d\d\.\n$/)
       expect(r.code).toBe(0)
       expect((await repo.cli(['list'])).code).toBe(0)
     } finally {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { FileAccessError } from '../../../../src/core/errors.js'
-import { isTemporaryBeside, writeFileNoClobber } from '../../../../src/adapters/store/write-file.js'
+import { isTemporaryBeside, makeDirs, writeFileNoClobber } from '../../../../src/adapters/store/write-file.js'
 import { tempDir } from '../../../helpers/repo.js'
 
 describe('writeFileNoClobber', () => {
@@ -118,5 +118,41 @@ describe('replacing a file', () => {
     expect(lstatSync(join(dir, 'CLAUDE.md')).isSymbolicLink()).toBe(true)
     expect(readFileSync(join(dir, 'AGENTS.md'), 'utf8')).toBe('shared, edited\n')
     expect(readdirSync(dir).sort()).toEqual(['AGENTS.md', 'CLAUDE.md', 'pre-commit'])
+  })
+})
+
+test('a new file takes the mode asked for before it has its name (a hook is never there without its x bit)', () => {
+  const dir = tempDir('gl-mode-')
+  writeFileNoClobber(join(dir, 'pre-commit'), '#!/bin/sh\n', false, undefined, 0o755)
+  expect(statSync(join(dir, 'pre-commit')).mode & 0o777).toBe(0o755)
+  chmodSync(join(dir, 'pre-commit'), 0o700)
+  writeFileNoClobber(join(dir, 'pre-commit'), '#!/bin/sh\necho\n', true, undefined, 0o755)
+  expect(statSync(join(dir, 'pre-commit')).mode & 0o777).toBe(0o700)
+})
+
+describe('makeDirs', () => {
+  // Node 20's recursive mkdir says ENOENT on a read-only file system: render on a read-only mount said
+  // ".claude/skills/x: it does not exist (or a folder on its way does not)".
+  const ro = mkdtempSync(join(tmpdir(), 'gl-ro-'))
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=64k', 'tmpfs', ro]).status === 0
+  afterAll(() => {
+    if (mounted) spawnSync('umount', [ro])
+    rmSync(ro, { recursive: true, force: true })
+  })
+  test.runIf(mounted)('on a read-only file system throws EROFS, not ENOENT', () => {
+    let err: unknown
+    try {
+      makeDirs(join(ro, '.claude', 'skills', 'x'))
+    } catch (e) {
+      err = e
+    }
+    expect(err).toMatchObject({ code: 'EROFS' })
+  })
+
+  test('makes every missing folder, and is content with one that exists', () => {
+    const dir = tempDir('gl-dirs-')
+    makeDirs(join(dir, 'a', 'b', 'c'))
+    makeDirs(join(dir, 'a', 'b', 'c'))
+    expect(statSync(join(dir, 'a', 'b', 'c')).isDirectory()).toBe(true)
   })
 })

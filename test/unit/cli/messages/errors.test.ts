@@ -182,6 +182,43 @@ test.each([
   expect(d.message).not.toMatch(/internal error|\n\s+at /)
 })
 
+// write(2) to an open file names no path (init's config.yaml, a hook written by writeFileSync on a full disk): it was
+// an internal error, exit 70 with a stack and "This is a bug in git-learn".
+test.each([
+  [
+    Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' }),
+    /^write failed: no space is left on the device\.\nFree some space on the disk, then run the command again\.$/,
+  ],
+  [
+    Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG', syscall: 'write' }),
+    /^write failed: the file is larger than this shell allows \(`ulimit -f`\)\./,
+  ],
+  [
+    Object.assign(new Error('spawn git EMFILE'), { code: 'EMFILE', syscall: 'spawn git' }),
+    /^spawn git failed: too many files are open\.\nRaise the limit of open files \(`ulimit -n`\)/,
+  ],
+])('a resource that ran out under a call naming no path is the environment (exit 3): %s', (err, message) => {
+  const d = describeError(err)
+  expect(d.code).toBe(3)
+  expect(d.message).toMatch(message)
+  expect(d.message).not.toMatch(/internal error|\n\s+at /)
+})
+
+test.each([
+  ['fatal: unable to write loose object file: No space left on device', /Free some space on the disk that holds/],
+  ["fatal: sha1 file '/r/.git/learn/tmp/1.index.lock' write error. Out of diskspace", /Free some space on the disk/],
+  ['error: unable to create temporary file: Read-only file system', /read-only file system: run the command in a/],
+  [
+    'error: insufficient permission for adding an object to repository database .git/objects',
+    /objects belong to another user/,
+  ],
+])('git that could not write the repository gets the next step: %s', (stderr, hint) => {
+  const d = describeError(new GitCommandError(['hash-object', '-w', '--stdin'], `${stderr}\n`))
+  expect(d.code).toBe(3)
+  expect(d.message).toMatch(/git said:\n/)
+  expect(d.message).toMatch(hint)
+})
+
 test("a file missing from git-learn's own package is a broken install: internal (70)", () => {
   const own = join(fileURLToPath(new URL('../../../../', import.meta.url)), 'dist', 'generated', 'x.cjs')
   expect(describeError(systemError('ENOENT', 'open', own)).code).toBe(70)
