@@ -78,6 +78,27 @@ export async function cliAt(
 }
 
 /** A new repository; `commit: false` leaves the branch unborn. */
+/**
+ * A repository made at `root` (a folder that must not exist yet: on a small disk, say), with Ada as its identity and
+ * `files` written and committed in one commit; its git never takes optional locks (a `git status` of the test must not
+ * write the index of a full disk).
+ */
+export function gitRepoAt(root: string, files: Record<string, string>) {
+  const git = (...a: string[]) => execFileSync('git', ['--no-optional-locks', ...a], { cwd: root, encoding: 'utf8' })
+  mkdirSync(root)
+  git('init', '-q', '-b', 'main')
+  git('config', 'user.name', 'Ada Author')
+  git('config', 'user.email', 'ada@example.com')
+  git('config', 'commit.gpgsign', 'false')
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, p)), { recursive: true })
+    writeFileSync(join(root, p), text)
+  }
+  git('add', '.')
+  git('commit', '-qm', 'seed')
+  return { root, git }
+}
+
 export function makeRepo(opts: { commit?: boolean; init?: boolean } = {}): TestRepo {
   const root = tempDir('gl-repo-')
   const git = (...args: string[]) =>

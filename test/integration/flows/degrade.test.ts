@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cliAt, learningText, makeRepo, tempDir } from '../../helpers/repo.js'
+import { cliAt, gitRepoAt, learningText, makeRepo, tempDir } from '../../helpers/repo.js'
 import { good, seedActive } from '../../helpers/scale-store.js'
 
 describe('bounded inputs', () => {
@@ -151,20 +151,11 @@ describe('a full disk (tmpfs of 4 MB)', () => {
 
   /** A repository on the small disk with a store and one pending learning, committed. */
   function seeded(name: string) {
-    const root = join(mnt, name)
-    const git = (...a: string[]) => execFileSync('git', ['--no-optional-locks', ...a], { cwd: root, encoding: 'utf8' })
-    mkdirSync(root)
-    git('init', '-q', '-b', 'main')
-    git('config', 'user.name', 'Ada Author')
-    git('config', 'user.email', 'ada@example.com')
-    git('config', 'commit.gpgsign', 'false')
-    writeFileSync(join(root, '.gitkeep'), '')
-    mkdirSync(join(root, '.learnings/pending'), { recursive: true })
-    writeFileSync(join(root, '.learnings/config.yaml'), 'gates: {min_contexts: 1}\n')
-    writeFileSync(join(root, '.learnings/pending/pend-one.md'), learningText('pend-one'))
-    git('add', '.')
-    git('commit', '-qm', 'seed')
-    return { root, git }
+    return gitRepoAt(join(mnt, name), {
+      '.gitkeep': '',
+      '.learnings/config.yaml': 'gates: {min_contexts: 1}\n',
+      '.learnings/pending/pend-one.md': learningText('pend-one'),
+    })
   }
 
   // Room for git's objects (a repeated body packs small) but not for the 67 KB file: the commit lands, the write of

@@ -24,7 +24,7 @@ import { swapRef } from '../../../src/adapters/git/commit.js'
 import { locateIndex, prepareIndex } from '../../../src/adapters/git/index-lock.js'
 import { describeError } from '../../../src/cli/messages/errors.js'
 import { FileAccessError, GitCommandError } from '../../../src/core/errors.js'
-import { PROJECT_ROOT, cliAt, learningText, makeRepo, sh, tempDir } from '../../helpers/repo.js'
+import { PROJECT_ROOT, cliAt, gitRepoAt, learningText, makeRepo, sh, tempDir } from '../../helpers/repo.js'
 
 const mnt = mkdtempSync(join(tmpdir(), 'gl-tmpfs-'))
 const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mnt]).status === 0
@@ -42,21 +42,7 @@ function fillLeaving(kb: number): void {
 
 /** A repository on the small disk with one commit; `files` written and committed first. */
 function repoOnDisk(name: string, files: Record<string, string> = {}) {
-  const root = join(mnt, name)
-  const git = (...a: string[]) => execFileSync('git', ['--no-optional-locks', ...a], { cwd: root, encoding: 'utf8' })
-  mkdirSync(root)
-  git('init', '-q', '-b', 'main')
-  git('config', 'user.name', 'Ada Author')
-  git('config', 'user.email', 'ada@example.com')
-  git('config', 'commit.gpgsign', 'false')
-  writeFileSync(join(root, 'README.md'), '# scratch\n')
-  for (const [p, text] of Object.entries(files)) {
-    mkdirSync(join(root, p, '..'), { recursive: true })
-    writeFileSync(join(root, p), text)
-  }
-  git('add', '.')
-  git('commit', '-qm', 'seed')
-  return { root, git }
+  return gitRepoAt(join(mnt, name), { 'README.md': '# scratch\n', ...files })
 }
 
 /** Every file under `dir` (relative, sorted) with its bytes. */
