@@ -213,7 +213,7 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
         endHeld = deferInterrupts()
         let swapped: boolean
         try {
-          await lockIndexOn(root, files, head, subject)
+          await lockIndexOn(root, files, head, subject, scratch)
           // A file the commit replaces (config.yaml of a tier command, a pending learning an import updates) that was
           // edited since it was read is refused here, nothing changed: replacing it would lose that edit. Unless the
           // branch moved meanwhile (another command of ours committed it): that is a lost swap, tried again below.
@@ -302,10 +302,16 @@ export async function commitTransition(git: Git, given: readonly Change[], messa
  * still on the branch the commit was built for: a `git checkout` since would have the work tree and index that follow
  * the commit be another branch's. Throws with nothing changed; the caller releases the lock.
  */
-async function lockIndexOn(root: string, files: IndexFiles, head: HeadState, subject: string): Promise<void> {
+async function lockIndexOn(
+  root: string,
+  files: IndexFiles,
+  head: HeadState,
+  subject: string,
+  scratch: string | undefined,
+): Promise<void> {
   let taken: boolean
   try {
-    taken = await takeIndexLock(files, INDEX_WAIT_MS)
+    taken = await takeIndexLock(files, INDEX_WAIT_MS, scratch)
   } catch (err) {
     const e = err as NodeJS.ErrnoException
     throw new FileAccessError(e.path ?? files.lock, e.code ?? 'EIO', "git's index lock", true)

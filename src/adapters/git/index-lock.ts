@@ -11,16 +11,19 @@
  * renamed into place under it, prepared again first when the index changed meanwhile; the lock is held for the branch
  * move and a rename, not for a git process that rewrites the index.
  */
+import { randomBytes } from 'node:crypto'
 import {
   accessSync,
   closeSync,
   constants,
   copyFileSync,
+  linkSync,
   openSync,
   readSync,
   renameSync,
   statSync,
   unlinkSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs'
 import type { BigIntStats } from 'node:fs'
@@ -85,31 +88,64 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * Take the index lock, waiting up to `waitMs` while another process holds it: false when it is still held then.
- * Throws the fs error when it cannot be made (a read-only or full disk): nothing is left behind.
+ * Throws the fs error when it cannot be made (a read-only or full disk): nothing is left behind. `scratch`: this
+ * process's scratch directory (journal.ts scratchDir), where the lock's text is written before it is linked in.
  */
-export async function takeIndexLock(files: IndexFiles, waitMs: number): Promise<boolean> {
+export async function takeIndexLock(files: IndexFiles, waitMs: number, scratch?: string): Promise<boolean> {
   const deadline = Date.now() + waitMs
   for (;;) {
-    let fd: number
     try {
-      fd = openSync(files.lock, 'wx')
+      createMarked(files.lock, `git-learn ${process.pid}\n`, scratch)
+      return true
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       if (clearStaleIndexLock(files.lock)) continue
       // A signal waiting for the critical section to end (interrupt.ts) is not kept waiting for another git.
       if (Date.now() > deadline || interruptPending()) return false
       await sleep(50)
-      continue
     }
+  }
+}
+
+/**
+ * Make `lock` exclusively, as git makes it, already holding `mark`: the mark is written whole to a file of this
+ * process's (in `scratch`, else beside the lock), which is then hard-linked to the lock's name (EEXIST when a lock is
+ * there). Opened exclusively and then written, a SIGKILL between the two left an empty lock, which no command can tell
+ * from git's own and which waited for the user's `rm` (the random-kill test met it under load). Where no link can be
+ * made (another filesystem, one without hard links), the lock is opened and written as before.
+ */
+function createMarked(lock: string, mark: string, scratch: string | undefined): void {
+  const tmp = join(scratch ?? dirname(lock), `${process.pid}.index-lock-${randomBytes(4).toString('hex')}`)
+  try {
+    writeFileSync(tmp, mark, { flag: 'wx' })
+  } catch {
+    createByWrite(lock, mark)
+    return
+  }
+  try {
+    linkSync(tmp, lock)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw err
+    createByWrite(lock, mark)
+  } finally {
     try {
-      writeSync(fd, `git-learn ${process.pid}\n`)
-      closeSync(fd)
-      return true
-    } catch (err) {
-      closeSync(fd)
-      unlinkSync(files.lock)
-      throw err
+      unlinkSync(tmp)
+    } catch {
+      // Gone already; a kill before this line leaves it to scratchDir's sweep.
     }
+  }
+}
+
+/** Open `lock` exclusively and write `mark` into it (EEXIST when a lock is there); nothing left when the write fails. */
+function createByWrite(lock: string, mark: string): void {
+  const fd = openSync(lock, 'wx')
+  try {
+    writeSync(fd, mark)
+    closeSync(fd)
+  } catch (err) {
+    closeSync(fd)
+    unlinkSync(lock)
+    throw err
   }
 }
 
