@@ -94,7 +94,7 @@ export interface StoreState {
 
 /**
  * The `.md` files of one state directory of the store, sorted; none when the directory cannot be read, or is a
- * symbolic link (store.ts storeDirProblem: what lies behind one was never reviewed, and is never fed to an agent).
+ * symbolic link (store-dirs.ts storeDirProblem: what lies behind one was never reviewed, and is never fed to an agent).
  */
 export function storeFiles(root: string, state: LearningState): string[] {
   if (storeDirProblem(root, state)) return []

@@ -1,4 +1,4 @@
-/** The store's folders as the work tree holds them (a light module: the feed's key reads it on every hook). */
+/** The store's folders as the work tree holds them (a light module: feed-key.ts, which every hook loads, imports it). */
 import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LearningState } from '../../core/errors.js'
