@@ -57,6 +57,7 @@ describe('hooks a hook manager writes', () => {
     expect(text.stdout).toContain('lefthook writes pre-commit and commit-msg from lefthook.yml')
     expect(text.stdout).toContain('then run `lefthook install`')
     // No git-learn in the project's node_modules: the entries name this machine's copy, which teammates lack.
+    expect(managed).toMatchObject({ portable: false })
     expect(managed.shimDir).not.toBe('node_modules/git-learn/githooks')
     expect(text.stdout).toMatch(/warning: these entries run the shims of this machine's git-learn .*devDependencies/)
     expect(text.stdout).not.toContain('A hook of your own was left in place')
@@ -198,7 +199,7 @@ describe('hooks a hook manager writes', () => {
     repo.write('.git/hooks/pre-commit', LEFTHOOK_HOOK('pre-commit'))
     const r = await repo.cli(['hook', 'install', '--json'])
     const [managed] = r.json().managed
-    expect(managed.shimDir).toBe('node_modules/git-learn/githooks')
+    expect(managed).toMatchObject({ shimDir: 'node_modules/git-learn/githooks', portable: true })
     expect(managed.entries).toContain('run: sh node_modules/git-learn/githooks/pre-commit\n')
     expect((await repo.cli(['hook', 'install'])).stdout).not.toContain('warning:')
   })

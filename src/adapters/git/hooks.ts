@@ -133,6 +133,8 @@ export interface ManagedHooks {
    * teammate's checkout has it), else this machine's copy, which a teammate's checkout lacks.
    */
   shimDir: string
+  /** Whether `shimDir` is the project's copy (every teammate's checkout has it after `npm install`). */
+  portable: boolean
 }
 
 const SHIMS = join(__dirname, '..', '..', '..', 'githooks')
@@ -315,8 +317,11 @@ export async function installHooks(
     return { layout, changes, managed: [] }
   }
   const managed = new Map<HookManager, ManagedHooks>()
+  /** Each manager's part of its config (simple-git-hooks' entries extend the commands it holds). */
+  const sections = new Map<HookManager, string | undefined>()
   // The team's checkouts have the shims where npm installs git-learn for the project; this copy's folder otherwise.
-  const shimDir = existsSync(join(git.root, PROJECT_SHIMS)) ? PROJECT_SHIMS : shown(git.root, SHIMS)
+  const portable = existsSync(join(git.root, PROJECT_SHIMS))
+  const shimDir = portable ? PROJECT_SHIMS : shown(git.root, SHIMS)
   for (const hook of SHIM_HOOKS) {
     const file = join(layout.dir, hook)
     const rel = shown(git.root, file)
@@ -346,9 +351,11 @@ export async function installHooks(
           manager,
           config: config.path,
           hooks: [],
-          entries: config.section ?? '',
+          entries: '',
           shimDir,
+          portable,
         }
+        sections.set(manager, config.section)
         m.hooks.push(hook)
         managed.set(manager, m)
         continue
@@ -381,8 +388,7 @@ export async function installHooks(
     writeFileNoClobber(file, shim, false, undefined, 0o755)
     changes.push({ file: rel, action: 'created' })
   }
-  // (`entries` held the config's part until here: simple-git-hooks' entries extend the commands it has.)
-  for (const m of managed.values()) m.entries = managerEntries(m.manager, m.hooks, shimDir, m.entries || undefined)
+  for (const m of managed.values()) m.entries = managerEntries(m.manager, m.hooks, shimDir, sections.get(m.manager))
   return { layout, changes, managed: [...managed.values()] }
 }
 

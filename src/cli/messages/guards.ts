@@ -36,10 +36,8 @@ export interface ManagedHooksLine {
   hooks: readonly string[]
   entries: string
   shimDir: string
+  portable: boolean
 }
-
-/** Where npm puts git-learn's shims when the project installs it (adapters/git/hooks.ts PROJECT_SHIMS). */
-const PROJECT_SHIMS = 'node_modules/git-learn/githooks'
 
 const MANAGER_INSTALL: Record<string, (hooks: readonly string[]) => string> = {
   lefthook: () => '`lefthook install`',
@@ -61,10 +59,9 @@ function managedReport(m: ManagedHooksLine): string {
         : ''
   const indented = m.entries.replace(/^(?=.)/gm, '    ')
   // A path of this machine's in a config the team commits: a teammate's commit would run a shim that is not there.
-  const local =
-    m.shimDir === PROJECT_SHIMS
-      ? ''
-      : `warning: these entries run the shims of this machine's git-learn (${m.shimDir}), which a teammate's checkout does not have, so their commits would fail: add git-learn to the project's devDependencies (\`npm i -D <git-learn tarball or git URL>\`), then run \`git learn hook install\` again for entries that name ${PROJECT_SHIMS}.\n`
+  const local = m.portable
+    ? ''
+    : `warning: these entries run the shims of this machine's git-learn (${m.shimDir}), which a teammate's checkout does not have, so their commits would fail: add git-learn to the project's devDependencies (\`npm i -D <git-learn tarball or git URL>\`), then run \`git learn hook install\` again for entries that name its copy in node_modules.\n`
   return `${m.manager} writes ${m.hooks.join(' and ')} from ${m.config}: a line added to the hook would be gone at its next install, so add these entries to ${m.config}${where}, then run ${install}:\n${indented}${local}`
 }
 
