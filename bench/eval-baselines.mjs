@@ -3,7 +3,7 @@
 //   bm25       — MiniSearch with default options over name, description, trigger and body, no normalization
 //   grep       — a learning matches when its trigger's longest line (or a run of at least 40 characters of it)
 //                occurs in the query, case-insensitively; ranked by the length of the match
-// Tuning (queries.yaml, and the second and third tuning splits tune2.yaml and tune3.yaml), held-out (holdout.yaml) and
+// Tuning (queries.yaml, and the second, third and fourth tuning splits tune2.yaml, tune3.yaml, tune4.yaml), held-out (holdout.yaml) and
 // fresh (fresh.yaml) queries are reported separately, per form.
 // Usage: npm run build && node bench/eval-baselines.mjs [--json] [--set <dir>]
 // --json adds every miss on the tuning queries (not on the held-out ones): the query's error line, what was
@@ -20,17 +20,18 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const BIN = join(ROOT, 'dist', 'bin.js')
 export const DEFAULT_SET = join(ROOT, 'test', 'fixtures', 'eval', 'real-world')
 /**
- * The splits; tune2.yaml and tune3.yaml (the second and third tuning splits) and fresh.yaml (new threads, frozen before
+ * The splits; tune2.yaml, tune3.yaml and tune4.yaml (the second, third and fourth tuning splits) and fresh.yaml (new threads, frozen before
  * it was scored) are optional in a --set folder.
  */
 const SPLITS = {
   tuning: 'queries.yaml',
   tune2: 'tune2.yaml',
   tune3: 'tune3.yaml',
+  tune4: 'tune4.yaml',
   holdout: 'holdout.yaml',
   fresh: 'fresh.yaml',
 }
-const OPTIONAL_SPLITS = new Set(['tune2', 'tune3', 'fresh'])
+const OPTIONAL_SPLITS = new Set(['tune2', 'tune3', 'tune4', 'fresh'])
 const SEARCH_FORMS = ['pasted', 'symptom', 'keywords']
 /** Ranks past this count as not found (git learn eval ranks at most 10 results). */
 const MRR_CUTOFF = 10
@@ -275,7 +276,7 @@ export async function runBaselines({ dir = DEFAULT_SET, log = () => {} } = {}) {
       }
     }
     // The held-out and fresh queries are reported by their figures only: their misses are not for reading while tuning.
-    // The tuning splits (queries.yaml, tune2.yaml, tune3.yaml) keep their misses.
+    // The tuning splits (queries.yaml, tune2.yaml, tune3.yaml, tune4.yaml) keep their misses.
     for (const forms of [
       result.search.holdout ?? {},
       result.recall.holdout ?? {},

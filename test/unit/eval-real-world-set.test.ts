@@ -1,7 +1,7 @@
 // The real-world evaluation set (test/fixtures/eval/real-world) keeps its invariants: every expectation names a
 // learning of the set, the forms have their minimum counts, every learning is valid and cites its source threads.
-// The fresh split (fresh.yaml) and the second and third tuning splits (tune2.yaml, tune3.yaml) keep the same entry
-// invariants, their own minimum counts, and threads no other file used.
+// The fresh split (fresh.yaml) and the second, third and fourth tuning splits (tune2.yaml, tune3.yaml, tune4.yaml) keep
+// the same entry invariants, their own minimum counts, and threads no other file used.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -26,6 +26,10 @@ const TUNE2_MAX_PER_LEARNING_AND_FORM = 3
 const TUNE3_MIN: Record<(typeof FORMS)[number], number> = { pasted: 30, symptom: 0, keywords: 0, unrelated: 40 }
 /** Like the second, the third tuning split spreads every form over the learnings. */
 const TUNE3_MAX_PER_LEARNING_AND_FORM = 3
+/** The fourth tuning split is for symptoms in other words and recall's decision: no keywords. */
+const TUNE4_MIN: Record<(typeof FORMS)[number], number> = { pasted: 15, symptom: 30, keywords: 0, unrelated: 25 }
+/** Like the second and third, the fourth tuning split spreads every form over the learnings. */
+const TUNE4_MAX_PER_LEARNING_AND_FORM = 3
 const MAX_QUERY_BYTES = 8 * 1024
 
 interface Entry {
@@ -42,7 +46,8 @@ const all = [...tuning, ...holdout]
 const fresh = load('fresh.yaml')
 const tune2 = load('tune2.yaml')
 const tune3 = load('tune3.yaml')
-const every = [...all, ...fresh, ...tune2, ...tune3]
+const tune4 = load('tune4.yaml')
+const every = [...all, ...fresh, ...tune2, ...tune3, ...tune4]
 const names = readdirSync(join(SET, 'learnings'))
   .filter((f) => f.endsWith('.md'))
   .map((f) => f.slice(0, -3))
@@ -157,8 +162,27 @@ describe('the real-world evaluation set', () => {
     }
   })
 
-  test('git learn eval accepts all five files', () => {
-    for (const file of ['queries.yaml', 'holdout.yaml', 'fresh.yaml', 'tune2.yaml', 'tune3.yaml']) {
+  test('the fourth tuning split meets its own minimum counts, spreads every form and uses only new threads', () => {
+    for (const form of FORMS)
+      expect(tune4.filter((e) => e.form === form).length, form).toBeGreaterThanOrEqual(TUNE4_MIN[form])
+    const perLearningAndForm = new Map<string, number>()
+    for (const e of tune4)
+      for (const x of expected(e).filter((n) => n !== 'none'))
+        perLearningAndForm.set(`${String(e.form)} ${x}`, (perLearningAndForm.get(`${String(e.form)} ${x}`) ?? 0) + 1)
+    for (const [key, n] of perLearningAndForm) expect(n, key).toBeLessThanOrEqual(TUNE4_MAX_PER_LEARNING_AND_FORM)
+    const used = new Set([...all, ...fresh, ...tune2, ...tune3].map((e) => String(e.source).toLowerCase()))
+    const seen = new Set<string>()
+    for (const e of tune4) {
+      const source = String(e.source)
+      expect(used.has(source.toLowerCase()), `${source} is a source of another file`).toBe(false)
+      expect(seen.has(source.toLowerCase()), `${source} is used twice in tune4.yaml`).toBe(false)
+      seen.add(source.toLowerCase())
+      expect(readme.toLowerCase().includes(`<${source.toLowerCase()}>`), `${source} is a learning's thread`).toBe(false)
+    }
+  })
+
+  test('git learn eval accepts all six files', () => {
+    for (const file of ['queries.yaml', 'holdout.yaml', 'fresh.yaml', 'tune2.yaml', 'tune3.yaml', 'tune4.yaml']) {
       const cases = parseEvalSet(readFileSync(join(SET, file), 'utf8'))
       expect(cases.length).toBe(load(file).length)
     }
