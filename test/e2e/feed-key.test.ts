@@ -1,4 +1,13 @@
-import { appendFileSync, chmodSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  chmodSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { expect, test } from 'vitest'
@@ -153,4 +162,108 @@ test('worktrees of one clone keep their own cache: alternating searches rebuild 
       .filter((c) => c.startsWith('cat-file')),
   ).toEqual([])
   expect(readdirSync(cache).filter((f) => f.startsWith('alias-')).length).toBeLessThanOrEqual(2)
+})
+
+/** `n` linked worktrees of a new clone, each on a branch with an active learning of its own (a key of its own). */
+function worktreesOfTheirOwn(n: number): { main: string; trees: string[] } {
+  const repo = makeRepo()
+  repo.write('.learnings/active/redis-timeout-fix.md', learningText('redis-timeout-fix'))
+  repo.git('add', '.learnings')
+  repo.git('commit', '-qm', 'store')
+  const base = tempDir('gl-wts-')
+  const trees = Array.from({ length: n }, (_, i) => {
+    const name = `own-${String.fromCharCode(97 + i)}x-fix`
+    const wt = join(base, `wt${i}`)
+    repo.git('worktree', 'add', '-q', '-b', `b${i}`, wt)
+    writeFileSync(join(wt, '.learnings', 'active', `${name}.md`), learningText(name))
+    execFileSync('git', ['add', '.learnings'], { cwd: wt })
+    execFileSync('git', ['commit', '-qm', name], { cwd: wt })
+    return wt
+  })
+  return { main: repo.root, trees }
+}
+
+test('a dozen worktrees on stores of their own: searching each in turn rebuilds nothing after the first round', () => {
+  // Claude Code's parallel sessions, or a tool that makes one worktree per task: more than the 8 sets once kept.
+  const { main, trees } = worktreesOfTheirOwn(12)
+  const g = loggingGit()
+  const search = (cwd: string) => {
+    const r = sh(cwd, process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'search', '--json', 'fix'], {
+      env: { PATH: `${g.dir}:${process.env['PATH']}` },
+    })
+    expect(r.code, r.stderr).toBe(0)
+    return JSON.parse(r.stdout).results.length as number
+  }
+  const rebuilds = () => g.calls().filter((c) => c.startsWith('cat-file --batch')).length
+  for (const wt of trees) expect(search(wt)).toBe(2)
+  expect(rebuilds()).toBe(12)
+  for (let round = 0; round < 2; round++) for (const wt of trees) expect(search(wt)).toBe(2)
+  expect(rebuilds()).toBe(12) // before: 12 more each round, every search a rebuild
+  const cache = join(main, '.git', 'learn', 'cache')
+  expect(readdirSync(cache).filter((f) => f.startsWith('feed-'))).toHaveLength(12)
+}, 120_000)
+
+test('a worktree idle for a week loses its set at the next rebuild; one in use marks its key used', () => {
+  const { main, trees } = worktreesOfTheirOwn(3)
+  const [busy, idle, other] = trees as [string, string, string]
+  const bin = join(PROJECT_ROOT, 'dist', 'bin.js')
+  const search = (cwd: string) => expect(sh(cwd, process.execPath, [bin, 'search', 'fix']).code).toBe(0)
+  for (const wt of trees) search(wt)
+  const cache = join(main, '.git', 'learn', 'cache')
+  const lastKeyOf = (wt: string) =>
+    readdirSync(cache)
+      .filter((f) => f.startsWith('last-key-'))
+      .map((f) => join(cache, f))
+      .find((f) => JSON.parse(readFileSync(f, 'utf8')).root === wt) as string
+  const keyOf = (wt: string) => JSON.parse(readFileSync(lastKeyOf(wt), 'utf8')).key as string
+  const [busyKey, idleKey] = [keyOf(busy), keyOf(idle)]
+  const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000)
+  utimesSync(lastKeyOf(busy), daysAgo(8), daysAgo(8))
+  utimesSync(lastKeyOf(idle), daysAgo(8), daysAgo(8))
+  // A search in the busy worktree reads its set and marks it used; the idle one is not used.
+  search(busy)
+  expect(Date.now() - statSync(lastKeyOf(busy)).mtimeMs).toBeLessThan(3_600_000)
+  // A rebuild elsewhere: the idle worktree's set goes (its last-key file with it), the busy one's stays.
+  writeFileSync(join(other, '.learnings', 'active', 'kafka-lag-fix.md'), learningText('kafka-lag-fix'))
+  search(other)
+  const feeds = readdirSync(cache).filter((f) => f.startsWith('feed-'))
+  expect(feeds).toContain(`feed-${busyKey}.json`)
+  expect(feeds).not.toContain(`feed-${idleKey}.json`)
+  expect(lastKeyOf(idle)).toBeUndefined()
+  // Used again, it rebuilds once.
+  search(idle)
+  expect(readdirSync(cache)).toContain(`feed-${idleKey}.json`)
+}, 60_000)
+
+test('a worktree removed, pruned or moved leaves none of its files in the cache after the next rebuild', () => {
+  // One worktree per task, made and removed by an agent tool: each left its untracked listing behind for ever.
+  const { main, trees } = worktreesOfTheirOwn(3)
+  const [removed, deleted, moved] = trees as [string, string, string]
+  const bin = join(PROJECT_ROOT, 'dist', 'bin.js')
+  const search = (cwd: string) => expect(sh(cwd, process.execPath, [bin, 'search', 'fix']).code).toBe(0)
+  const cache = join(main, '.git', 'learn', 'cache')
+  const minuteAgo = new Date(Date.now() - 60_000)
+  for (const wt of [main, ...trees]) {
+    // Settled (older than git-learn's racy window), so that the untracked listing is kept for the next run.
+    const gitDir = execFileSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: wt, encoding: 'utf8' }).trim()
+    for (const p of [join(gitDir, 'index'), join(wt, '.learnings', 'active')]) utimesSync(p, minuteAgo, minuteAgo)
+    search(wt)
+  }
+  const naming = (root: string) =>
+    readdirSync(cache).filter(
+      (f) => !f.endsWith('.deflate') && !f.endsWith('.bin') && readFileSync(join(cache, f), 'utf8').includes(root),
+    )
+  for (const wt of trees)
+    expect(naming(wt)).toEqual([expect.stringMatching(/^last-key-/), expect.stringMatching(/^untracked-/)])
+  execFileSync('git', ['worktree', 'remove', '--force', removed], { cwd: main })
+  rmSync(deleted, { recursive: true, force: true })
+  execFileSync('git', ['worktree', 'prune'], { cwd: main })
+  execFileSync('git', ['worktree', 'move', moved, `${moved}-moved`], { cwd: main })
+  // The next rebuild, anywhere (here the main worktree, on a new learning).
+  writeFileSync(join(main, '.learnings', 'active', 'kafka-lag-fix.md'), learningText('kafka-lag-fix'))
+  search(main)
+  for (const wt of [removed, deleted]) expect(naming(wt)).toEqual([])
+  expect(naming(`${moved}"`)).toEqual([]) // the old root (JSON: its closing quote); the moved one is a new work tree
+  search(`${moved}-moved`)
+  expect(readdirSync(cache).filter((f) => f.startsWith('feed-'))).toHaveLength(2) // main's new set, and the moved one's
 })

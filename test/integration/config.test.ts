@@ -38,7 +38,7 @@ describe('one configuration cache', () => {
     expect(JSON.parse(aliasText(repo)).aliases.map((a: { entry: string }) => a.entry)).toEqual(entries)
   })
 
-  test('a changed file is a new entry for everyone; the 8 newest are kept, older ones go', async () => {
+  test('a changed file is a new entry for everyone; the 32 newest are kept, older ones go', async () => {
     const repo = makeRepo()
     repo.write('.learnings/config.yaml', 'observe:\n  ignore_tools: [Read]\n')
     await repo.cli(['observe'], { stdin: event('Read') })
@@ -49,11 +49,47 @@ describe('one configuration cache', () => {
     expect(recorded(repo)).toEqual(['Read'])
     expect(cacheEntries(repo)).toHaveLength(2)
     expect(cacheEntries(repo)).toEqual(expect.arrayContaining(first))
-    for (let i = 0; i < 10; i++) {
+    // 32, not 8: a dozen agents' worktrees, each on a branch whose config.yaml may differ (a tier pin moved on one).
+    for (let i = 0; i < 34; i++) {
       repo.write('.learnings/config.yaml', `context:\n  max_tokens: ${900 + i}\n`)
       expect((await repo.cli(['status', '--json'])).code).toBe(0)
     }
-    expect(cacheEntries(repo)).toHaveLength(8)
+    expect(cacheEntries(repo)).toHaveLength(32)
+  })
+
+  // An agent in each of a dozen worktrees: each worktree's config.yaml is a file of its own (its own stat alias), and
+  // 8 aliases had the ninth evict one at every tool call, which then hashed its config.yaml again.
+  test('a dozen work trees observed in turn: each keeps its alias, none is written again', async () => {
+    const repo = makeRepo()
+    repo.write('.learnings/config.yaml', 'observe:\n  ignore_tools: [Read]\n')
+    repo.git('add', '.learnings/config.yaml')
+    repo.git('commit', '-qm', 'config')
+    const base = tempDir('gl-wts-')
+    const trees = Array.from({ length: 12 }, (_, i) => join(base, `agent-${i}`))
+    for (const [i, wt] of trees.entries()) repo.git('worktree', 'add', '-q', '-b', `agent-${i}`, wt)
+    const round = async () => {
+      for (const wt of trees) expect((await cliAt(wt, ['observe'], process.env, event('Bash'))).code).toBe(0)
+    }
+    await round()
+    const aliases = aliasText(repo)
+    const aliasFile = join(repo.root, '.git', 'learn', 'observe-config.json')
+    const ino = statSync(aliasFile).ino
+    expect(cacheEntries(repo)).toHaveLength(1) // the same bytes: one entry for all
+    await round()
+    expect(statSync(aliasFile).ino).toBe(ino) // not written again (a rewrite is a new file, renamed into place)
+    expect(
+      JSON.parse(aliases)
+        .aliases.map((a: { root: string }) => a.root)
+        .sort(),
+    ).toEqual([...trees].sort())
+    // A worktree removed: its alias goes at the next write (here a new worktree's first tool call).
+    repo.git('worktree', 'remove', trees[0] as string)
+    const added = join(base, 'agent-new')
+    repo.git('worktree', 'add', '-q', '-b', 'agent-new', added)
+    expect((await cliAt(added, ['observe'], process.env, event('Bash'))).code).toBe(0)
+    const roots = JSON.parse(aliasText(repo)).aliases.map((a: { root: string }) => a.root)
+    expect(roots).toHaveLength(12)
+    expect(roots).not.toContain(trees[0])
   })
 
   // One clone, an agent in each `git worktree`, each on its own branch's config.yaml: keeping only the last entry had

@@ -3,7 +3,7 @@
  * and the readers that check one is whole and of this format before anything trusts it: a torn, foreign or older
  * file reads as undefined (a miss), never as an error.
  */
-import { readFileSync, readSync } from 'node:fs'
+import { readFileSync, readSync, statSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
 import { readFileBounded } from '../store/read-bounded.js'
@@ -192,6 +192,28 @@ export function readLastKey(file: string): { key: string; root: string } | undef
  */
 export function noteLastKey(dir: string, root: string, key: string): void {
   writeCacheFile(lastKeyFile(dir, root), JSON.stringify({ key, root }))
+}
+
+/**
+ * How stale a last-key file's mtime may get before a reader that used its key marks it used again: its mtime is when
+ * its work tree last used the cache (write-cache.ts drops the sets of work trees idle for IDLE_MS), and a day is
+ * precise enough for that, at one write a day rather than one per command.
+ */
+export const USED_EVERY_MS = 24 * 3_600_000
+
+/**
+ * Marks the last-key file of the work tree at `root` used now (its mtime) when it is older than USED_EVERY_MS: the
+ * work tree read the cache under the key it names (written by an earlier run), so another work tree's rebuild keeps
+ * that set (write-cache.ts keptKeys). A stat per command, a write once a day; a failure only costs a rebuild later.
+ */
+export function markLastKeyUsed(dir: string, root: string, now = Date.now()): void {
+  const file = lastKeyFile(dir, root)
+  try {
+    const st = statSync(file, { throwIfNoEntry: false })
+    if (st && now - st.mtimeMs > USED_EVERY_MS) utimesSync(file, now / 1000, now / 1000)
+  } catch {
+    // Removed meanwhile, or not ours to change.
+  }
 }
 
 /** The key whose cache files the work tree at `root` wrote last (most often still the current one). */

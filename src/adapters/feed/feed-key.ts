@@ -288,7 +288,8 @@ async function whereFrom(cwd: string, out: Buffer | undefined): Promise<(string 
  * The directive acceptances the feed's screen read (`Learning-Directives-Allowed` trailers in HEAD's history), as a
  * part of the key, when the last rebuild met a directive: a commit that adds or a reset that drops an acceptance
  * changes what agents may be fed, and the store's files do not change with it. The rebuild leaves
- * `directive-acceptances-<work tree>.json` (HEAD's id and the hash of the trailers it read) only when some learning
+ * `directive-acceptances-<work tree>.json` (HEAD's id, the hash of the trailers it read and the work tree's root, so
+ * that the file goes with its work tree: write-cache.ts) only when some learning
  * holds a directive; the trailers are read again only once HEAD has moved. Without the file (no directive anywhere):
  * ''.
  */
@@ -312,7 +313,7 @@ async function acceptanceStamp(
   const head = gitDir ? readHeadCommit({ root, gitDir, commonDir }) : undefined
   if (head && saved.head === head && typeof saved.log === 'string') return saved.log
   const log = await acceptanceLogHash(root, createHash)
-  if (head) writeCacheFile(file, JSON.stringify({ head, log }))
+  if (head) writeCacheFile(file, JSON.stringify({ head, log, root })) // root: write-cache.ts sweeps a gone one's
   return log
 }
 

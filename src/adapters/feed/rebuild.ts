@@ -257,7 +257,7 @@ async function stampAcceptances(root: string, commonDir: string, directiveMet: b
   } catch {
     // Missing or unreadable: written below.
   }
-  writeCacheFile(file, JSON.stringify({ head, log: await acceptanceLogHash(root, createHash) }))
+  writeCacheFile(file, JSON.stringify({ head, log: await acceptanceLogHash(root, createHash), root }))
 }
 
 /** Read every source, fold, index, and write the cache files of `state.key`. */

@@ -7,7 +7,7 @@ import { RECALL_MAX_ITEMS, rankRecall, recallQueryTerms } from '../../core/recal
 import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import { appendEventLine } from '../state/event-line.js'
 import { addPendingRecalls } from '../state/recalls.js'
-import { files, lastKey, noteLastKey, readBytes } from './cache-files.js'
+import { files, lastKey, markLastKeyUsed, noteLastKey, readBytes } from './cache-files.js'
 import { unpackBlock } from './catalog-blocks.js'
 import { cacheDir, keyingFor } from './feed-key.js'
 import { openRecallFile } from './recall-file.js'
@@ -91,6 +91,7 @@ export async function readRecallFeed(
     }
   const state = await k.state
   let hit = guessed
+  if (guess === state.key && hit) markLastKeyUsed(dir, root)
   if (guess !== state.key) {
     guessed?.reader.close()
     hit = open(state.key)

@@ -34,7 +34,7 @@
  */
 import type { CatalogEntry, SearchFilter, SearchHit } from '../../core/search.js'
 import type { StatusEntry } from '../../core/status.js'
-import { files, lastKey, noteLastKey, readFeedFile, readProjectFile } from './cache-files.js'
+import { files, lastKey, markLastKeyUsed, noteLastKey, readFeedFile, readProjectFile } from './cache-files.js'
 import { CatalogBlocks, readCatalogFile, readRowTable } from './catalog-blocks.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { readCachedIndex } from './cached-index.js'
@@ -81,7 +81,10 @@ async function readWhileKeying<T>(
   const guess = lastKey(dir, k.root)
   const early = guess ? read(dir, guess) : undefined
   const state = await k.state
-  if (guess === state.key) return { state, hit: early }
+  if (guess === state.key) {
+    if (early !== undefined) markLastKeyUsed(dir, k.root)
+    return { state, hit: early }
+  }
   const hit = read(dir, state.key)
   if (hit) noteLastKey(dir, k.root, state.key)
   return { state, hit }

@@ -3,11 +3,12 @@
  * The compression runs on zlib's threads while this one writes the other files.
  *
  * Every worktree of a clone shares the cache directory, and two worktrees on different branches have different keys:
- * the sets of other keys are removed unless a work tree that still exists names it as its last key (at most
- * MAX_WORKTREES of them, the most recently written); an incomplete one (no feed file yet) only once it is older than
- * YOUNG_MS (another process may be writing it).
+ * the sets of other keys are removed unless a work tree that still exists names it as its last key and used it within
+ * IDLE_MS (at most MAX_KEYS such keys, the most recently used); an incomplete one (no feed file yet) only once it is
+ * older than YOUNG_MS (another process may be writing it). The bound is on keys, not work trees: work trees on the
+ * same store share a key, and a set is what costs disk (docs/scale.md "Many worktrees").
  */
-import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
@@ -21,8 +22,18 @@ import { writeRecallFile } from './recall-file.js'
 import type { Built } from './rebuild.js'
 import { packLineLengths, statusFile } from './status-file.js'
 
-/** How many work trees' sets of cache files are kept at most (each is ~20 MB at 100,000 learnings). */
-const MAX_WORKTREES = 8
+/**
+ * How many other keys' sets of cache files are kept at most, the most recently used (each is ~20 MB at 100,000
+ * learnings, a twentieth of the work tree's checkout of those learnings). It was 8 work trees: a ninth agent's
+ * worktree had each rebuild drop another's set, and with a dozen on branches of their own every command rebuilt.
+ */
+export const MAX_KEYS = 32
+/**
+ * A work tree that has not used the cache for this long (its last-key file's mtime: written by its rebuilds, marked
+ * by its reads once a day, cache-files.ts markLastKeyUsed) loses its set at the next rebuild: one rebuild when it is
+ * used again. The worktrees an agent tool leaves behind, one per task, do not keep a set each for ever.
+ */
+export const IDLE_MS = 7 * 24 * 3_600_000
 /** An incomplete set no work tree names is kept while younger than this: another process may be writing it. */
 const YOUNG_MS = 60_000
 
@@ -31,9 +42,10 @@ const KEY_FILE = /^(?:feed|catalog|terms|postings|docs|rows|search|project|recal
 
 /**
  * The keys whose sets stay beside `key` (the work tree at `root` writes it now): those other work trees still name.
- * Removes the last-key files of work trees gone (or past MAX_WORKTREES) and the aliases only they used.
+ * Removes the last-key files of work trees gone, idle for IDLE_MS, or whose key is past the MAX_KEYS most recently
+ * used, and the aliases only they used.
  */
-function keptKeys(dir: string, root: string, key: string, names: readonly string[]): Set<string> {
+function keptKeys(dir: string, root: string, key: string, names: readonly string[], now: number): Set<string> {
   const own = lastKeyFile(dir, root)
   const others: { key: string; name: string; at: number }[] = []
   const gone = (name: string) => {
@@ -52,19 +64,55 @@ function keptKeys(dir: string, root: string, key: string, names: readonly string
     if (!last || name !== `last-key-${worktreeName(last.root)}` || !existsSync(last.root)) gone(name)
     else
       try {
-        others.push({ key: last.key, name: worktreeName(last.root), at: statSync(join(dir, name)).mtimeMs })
+        const at = statSync(join(dir, name)).mtimeMs
+        if (now - at > IDLE_MS) gone(name)
+        else others.push({ key: last.key, name: worktreeName(last.root), at })
       } catch {
         // Removed meanwhile.
       }
   }
   others.sort((a, b) => b.at - a.at)
-  for (const o of others.splice(MAX_WORKTREES - 1)) gone(`last-key-${o.name}`)
-  const aliases = new Set([worktreeName(root), ...others.map((o) => o.name)])
+  // The MAX_KEYS keys most recently used (the work tree writing `key` is not counted); every work tree naming one stays.
+  const keys = new Set<string>()
+  const kept = others.filter((o) => {
+    if (o.key === key || keys.has(o.key)) return true
+    if (keys.size < MAX_KEYS) {
+      keys.add(o.key)
+      return true
+    }
+    gone(`last-key-${o.name}`)
+    return false
+  })
+  const aliases = new Set([worktreeName(root), ...kept.map((o) => o.name)])
   for (const name of names) {
     const m = /^alias-(?:([0-9a-f]{8})-)?[0-9a-f]{20}$/.exec(name)
-    if (m && !aliases.has(m[1] ?? '')) gone(name) // of a work tree gone, or of one file for all (m[1] undefined)
+    if (m && !aliases.has(m[1] ?? ''))
+      gone(name) // of a work tree gone, or of one file for all (m[1] undefined)
+    else if (
+      /^(?:untracked|directive-acceptances)-[0-9a-f]{8}[.]json$/.test(name) &&
+      ofWorktreeGone(join(dir, name), now)
+    )
+      gone(name)
   }
-  return new Set([key, ...others.map((o) => o.key)])
+  return new Set([key, ...kept.map((o) => o.key)])
+}
+
+/**
+ * Whether a work tree's own file (feed-key.ts: its untracked listing, its directive acceptances) is of a work tree
+ * that is no more: the root it names (and the git dir, for the listing) is gone — `git worktree remove`, a folder
+ * deleted then pruned, `git worktree move` — so a clone where agent tools made a worktree per task does not keep a file
+ * of each for ever. A file naming no root (acceptances written before it named one) goes once IDLE_MS old: when its
+ * work tree is still there, that costs one rebuild.
+ */
+function ofWorktreeGone(file: string, now: number): boolean {
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8')) as { root?: unknown; gitDir?: unknown }
+    if (typeof v.root === 'string')
+      return !existsSync(v.root) || (typeof v.gitDir === 'string' && !existsSync(v.gitDir))
+    return now - statSync(file).mtimeMs > IDLE_MS
+  } catch {
+    return false // being replaced (read between its writer's rename and ours), or not ours: left alone
+  }
 }
 
 export async function writeCache(
@@ -86,7 +134,7 @@ export async function writeCache(
     mkdirSync(dir, { recursive: true })
     const f = files(dir, key)
     const names = readdirSync(dir)
-    const kept = keptKeys(dir, root, key, names)
+    const kept = keptKeys(dir, root, key, names, Date.now())
     // A set no work tree names goes at once when complete (its feed file written last); without one it may be another
     // process's, being written: it goes once it is older than YOUNG_MS.
     const complete = new Set(names.filter((n) => n.startsWith('feed-')).map((n) => KEY_FILE.exec(n)?.[1]))

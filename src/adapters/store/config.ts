@@ -9,7 +9,7 @@
  * miss; an unwritable cache directory only costs speed; no commonDir (a caller outside a repository) reads without
  * the cache.
  */
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from '../../core/config-schema.js'
 import { STATE_FILES } from '../../core/layout.js'
@@ -21,11 +21,18 @@ export const CONFIG_PATH = '.learnings/config.yaml'
 const FORMAT = 1
 const OBSERVE_ALIAS = STATE_FILES.observeConfig
 /**
- * How many entries (and observe aliases) are kept, the newest: the work trees of one repository (`git worktree`, an
- * agent in each) read their own branch's config.yaml, and the pre-commit hook the staged one, all at once. Keeping
- * only the last had each of them evict the other's, so every command and tool call of one parsed the YAML again.
+ * How many entries are kept, the newest: the work trees of one repository (`git worktree`, an agent in each) read
+ * their own branch's config.yaml, and the pre-commit hook the staged one, all at once. Keeping only the last had each
+ * of them evict the other's, so every command and tool call of one parsed the YAML again. Work trees whose
+ * config.yaml holds the same bytes share an entry (a few kB each).
  */
-const KEEP_ENTRIES = 8
+const KEEP_ENTRIES = 32
+/**
+ * How many observe aliases are kept, one per work tree (its config.yaml's stat), the most recently written: there is
+ * one per work tree, so 8 had a ninth agent's worktree evict another's alias at every tool call, and each then hashed
+ * its config.yaml again (loading node:crypto: ~15 ms of every observe hook, round robin over 12 worktrees).
+ */
+const KEEP_ALIASES = 64
 
 interface Entry {
   format: number
@@ -198,9 +205,9 @@ export async function readObserveSettings(
   if (!st) return (await import('../../core/observation.js')).DEFAULT_OBSERVE_SETTINGS
   const key = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` // ctime too: `cp -p` or `touch -r` can keep mtime and size
   const alias = join(commonDir, 'learn', OBSERVE_ALIAS)
-  // Sample: {"aliases":[{"key":"68:1796…:1796…:3802071","entry":"config-96c7….json"}, …]}, newest first: one per
-  // config.yaml in use (each work tree has its own file, so its own key).
-  let aliases: { key: string; entry: string }[] = []
+  // Sample: {"aliases":[{"key":"68:1796…:1796…:3802071","entry":"config-96c7….json","root":"/src/app"}, …]}, newest
+  // first: one per work tree (each has its own config.yaml, so its own key), its root beside it.
+  let aliases: { key: string; entry: string; root?: unknown }[] = []
   try {
     const a = JSON.parse(readFileSync(alias, 'utf8')) as { aliases?: unknown }
     if (Array.isArray(a.aliases))
@@ -221,11 +228,12 @@ export async function readObserveSettings(
   for (const p of entry.observeProblems) log(p)
   if (file) {
     const { writeCacheFile } = await import('../state/cache-file.js')
-    const mine = { key, entry: file.slice(file.lastIndexOf('config-')) }
-    writeCacheFile(
-      alias,
-      JSON.stringify({ aliases: [mine, ...aliases.filter((x) => x.key !== key)].slice(0, KEEP_ENTRIES) }),
+    const mine = { key, entry: file.slice(file.lastIndexOf('config-')), root }
+    // This work tree's older alias (its config.yaml since edited) and those of work trees gone (removed, moved) go.
+    const others = aliases.filter(
+      (x) => x.key !== key && x.root !== root && (typeof x.root !== 'string' || existsSync(x.root)),
     )
+    writeCacheFile(alias, JSON.stringify({ aliases: [mine, ...others].slice(0, KEEP_ALIASES) }))
   }
   return entry.observe
 }
