@@ -400,7 +400,8 @@ export class TransitionIncompleteError extends GitLearnError {
 export type HalfDone =
   | { kind: 'index-lock'; path: string }
   | { kind: 'ref-lock'; ref: string; path: string }
-  | { kind: 'running'; pid: number; subject: string }
+  /** `elsewhere`: its journal was written in another PID namespace or on another machine (a dev container's host). */
+  | { kind: 'running'; pid: number; subject: string; elsewhere?: true }
   | { kind: 'unfinished'; subject: string; commit: string; paths: string[] }
   | { kind: 'staged-move'; from: string; to: string }
   | { kind: 'staged-new'; path: string }

@@ -24,6 +24,7 @@ import { gitAsync, tryGitAsync } from '../adapters/git/run.js'
 import type { Git } from '../adapters/git/simple.js'
 import { findGitDirs } from '../adapters/git/locate.js'
 import { clearStaleIndexLock } from '../adapters/git/index-lock.js'
+import { onThisSide } from '../adapters/state/process-tag.js'
 import {
   isProcessAlive,
   readBranchLock,
@@ -99,11 +100,18 @@ export async function inspectRecovery(
     if (journal.gitDir !== git.gitDir) {
       // A linked work tree removed since (`git worktree remove --force`, or its folder deleted and pruned) took its
       // index and HEAD with it: its commit is on its branch, and nothing is left that could follow it.
-      if (!existsSync(journal.gitDir) && !isProcessAlive(journal.pid)) removeJournal(file)
+      if (!existsSync(journal.gitDir) && !isProcessAlive(journal.pid, journal.tag)) removeJournal(file)
       continue
     }
-    if (isProcessAlive(journal.pid)) {
-      problems.push({ kind: 'running', pid: journal.pid, subject: journal.subject })
+    if (isProcessAlive(journal.pid, journal.tag)) {
+      // Of another side (a dev container and its host: process-tag.ts), its process cannot be asked from here.
+      const elsewhere = !onThisSide(journal.tag)
+      problems.push({
+        kind: 'running',
+        pid: journal.pid,
+        subject: journal.subject,
+        ...(elsewhere ? { elsewhere } : {}),
+      })
       continue
     }
     // A journal is this work tree's only while it is on the branch the commit was made for. A `git switch` since, or

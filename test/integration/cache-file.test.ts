@@ -7,6 +7,7 @@ import {
   writeCacheFileAlone,
   writeCacheFileKeeping,
 } from '../../src/adapters/state/cache-file.js'
+import { scratchOwner } from '../../src/adapters/state/process-tag.js'
 import { tempDir } from '../helpers/repo.js'
 
 test('writeCacheFile creates the directory and replaces the file whole; writeCacheFileAlone removes older versions', () => {
@@ -57,7 +58,7 @@ test('a file or link already at the temporary name is never written through, and
   writeFileSync(victim, 'keep me')
   const file = join(dir, 'cache.json')
   // What a killed run of the same pid left, or what someone with write access to a shared git dir planted.
-  symlinkSync(victim, `${file}.${process.pid}.tmp`)
+  symlinkSync(victim, `${file}.${scratchOwner()}.tmp`)
   writeAtomic(file, '{"v":1}')
   expect(readFileSync(victim, 'utf8')).toBe('keep me')
   expect(readFileSync(file, 'utf8')).toBe('{"v":1}')

@@ -14,6 +14,7 @@ import { gitAsync, runGitAsync, tryGitAsync } from './run.js'
 import type { Env } from './run.js'
 import type { Git } from './simple.js'
 import { parseLsTree } from '../../core/git-output.js'
+import { scratchOwner } from '../state/process-tag.js'
 
 /** Refuse when a learning's file differs between HEAD, the index and the work tree, or is untracked. */
 export async function assertPathClean(git: Git, name: string, path: string): Promise<void> {
@@ -117,7 +118,7 @@ export async function writeBlobs(root: string, texts: readonly string[], scratch
  * directory. A TMPDIR that names no folder, or a full /tmp, failed every add and approve.
  */
 export function makeTempDir(prefix: string, scratch?: string): string {
-  return mkdtempSync(scratch ? join(scratch, `${process.pid}.${prefix}-`) : join(tmpdir(), `git-learn-${prefix}-`))
+  return mkdtempSync(scratch ? join(scratch, `${scratchOwner()}.${prefix}-`) : join(tmpdir(), `git-learn-${prefix}-`))
 }
 
 /**

@@ -30,6 +30,7 @@ import type { BigIntStats } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { FileAccessError } from '../../core/errors.js'
 import { isProcessAlive } from '../state/journal.js'
+import { onThisSide, processTag, scratchOwner } from '../state/process-tag.js'
 import { interruptPending } from './interrupt.js'
 import { formatIndexInfo } from './commit.js'
 import type { IndexChange } from './commit.js'
@@ -49,10 +50,11 @@ export async function locateIndex(root: string, gitDir: string): Promise<IndexFi
   return { index, lock: `${index}.lock` }
 }
 
-const MARK = /^git-learn (\d+)\n$/
+/** Our lock's text: `git-learn <pid> <tag>` (process-tag.ts; an earlier version wrote no tag). */
+const MARK = /^git-learn (\d+)(?: ([0-9a-f]{8}))?\n$/
 
-/** The process id a lock of ours names (undefined for git's own lock, or none). */
-function lockOwner(lock: string): number | undefined {
+/** The process a lock of ours names, and its side (undefined for git's own lock, or none). */
+function lockOwner(lock: string): { pid: number; tag: string | undefined } | undefined {
   let fd: number
   try {
     fd = openSync(lock, 'r')
@@ -60,10 +62,11 @@ function lockOwner(lock: string): number | undefined {
     return undefined
   }
   try {
-    const buf = Buffer.alloc(32)
+    const buf = Buffer.alloc(48)
     const n = readSync(fd, buf, 0, buf.length, 0)
-    const pid = Number(MARK.exec(buf.subarray(0, n).toString('latin1'))?.[1] ?? 0)
-    return pid > 0 ? pid : undefined
+    const m = MARK.exec(buf.subarray(0, n).toString('latin1'))
+    const pid = Number(m?.[1] ?? 0)
+    return pid > 0 ? { pid, tag: m?.[2] } : undefined
   } finally {
     closeSync(fd)
   }
@@ -71,11 +74,12 @@ function lockOwner(lock: string): number | undefined {
 
 /**
  * Remove an index lock that a killed transition of ours left (it names a process that is gone); true when it did.
- * A lock of git's, or of a git learn still running, is left as it is.
+ * A lock of git's, of a git learn still running, or of one on another side of a shared repository (a dev container
+ * and its host: process-tag.ts, where the pid cannot be asked) is left as it is.
  */
 export function clearStaleIndexLock(lock: string): boolean {
-  const pid = lockOwner(lock)
-  if (pid === undefined || pid === process.pid || isProcessAlive(pid)) return false
+  const owner = lockOwner(lock)
+  if (!owner || !onThisSide(owner.tag) || owner.pid === process.pid || isProcessAlive(owner.pid)) return false
   try {
     unlinkSync(lock)
     return true
@@ -95,7 +99,7 @@ export async function takeIndexLock(files: IndexFiles, waitMs: number, scratch?:
   const deadline = Date.now() + waitMs
   for (;;) {
     try {
-      createMarked(files.lock, `git-learn ${process.pid}\n`, scratch)
+      createMarked(files.lock, `git-learn ${process.pid} ${processTag()}\n`, scratch)
       return true
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
@@ -115,7 +119,7 @@ export async function takeIndexLock(files: IndexFiles, waitMs: number, scratch?:
  * made (another filesystem, one without hard links), the lock is opened and written as before.
  */
 function createMarked(lock: string, mark: string, scratch: string | undefined): void {
-  const tmp = join(scratch ?? dirname(lock), `${process.pid}.index-lock-${randomBytes(4).toString('hex')}`)
+  const tmp = join(scratch ?? dirname(lock), `${scratchOwner()}.index-lock-${randomBytes(4).toString('hex')}`)
   try {
     writeFileSync(tmp, mark, { flag: 'wx' })
   } catch {
@@ -151,7 +155,8 @@ function createByWrite(lock: string, mark: string): void {
 
 /** Release the index lock, if it is still this process's. */
 export function releaseIndexLock(files: IndexFiles): void {
-  if (lockOwner(files.lock) !== process.pid) return
+  const owner = lockOwner(files.lock)
+  if (owner?.pid !== process.pid || owner.tag !== processTag()) return
   try {
     unlinkSync(files.lock)
   } catch {
@@ -184,7 +189,7 @@ export async function prepareIndex(
 ): Promise<PreparedIndex> {
   const here = dirname(files.index)
   const dir = scratch && statSync(scratch).dev === statSync(here).dev ? scratch : here
-  const file = join(dir, `${process.pid}.${Math.random().toString(16).slice(2, 10)}.index.tmp`)
+  const file = join(dir, `${scratchOwner()}.${Math.random().toString(16).slice(2, 10)}.index.tmp`)
   const from = statIndex(files.index)
   try {
     if (from) copyIndex(files.index, file)

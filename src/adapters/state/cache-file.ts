@@ -15,13 +15,15 @@ import {
   writeSync,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { scratchOwner } from './process-tag.js'
 
 /**
- * The temporary name beside `file` for this process, cleared of what a killed run of the same pid left there. It is
+ * The temporary name beside `file` for this process (its pid and side, process-tag.ts: a dev container's process of
+ * the same id as one on its host is another process), cleared of what a killed run of the same pid left there. It is
  * then created with O_EXCL: a file or symbolic link put there meanwhile (a shared git dir) is never written through.
  */
 function freshTemp(file: string): string {
-  const tmp = `${file}.${process.pid}.tmp`
+  const tmp = `${file}.${scratchOwner()}.tmp`
   try {
     unlinkSync(tmp) // a link itself, never what it points to
   } catch {

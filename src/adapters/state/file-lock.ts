@@ -3,7 +3,8 @@
  * pending recalls, one rotation of the observation log. A lock is a file made with O_EXCL that holds its holder's pid.
  *
  * - *Stale*: a lock whose process has ended (a hook killed with -9) is taken over at once, and one older than the
- *   caller's `staleMs` (a holder that hangs) too. A lock without a pid yet (being written) is judged by its age alone.
+ *   caller's `staleMs` (a holder that hangs) too. A lock without a pid yet (being written), or of another side of a
+ *   shared repository (a dev container's, seen from its host: process-tag.ts), is judged by its age alone.
  * - *By identity, never by name*: taking a stale lock over and releasing one's own both move the file aside first
  *   (rename is atomic, so only one process moves it) and compare what they moved with the file they meant (its inode
  *   and its text: the token, since an inode number is handed out again once its file is gone). A file that is not that one — a lock another process made in between — is put back as it was (a hard link
@@ -26,6 +27,7 @@ import {
   writeSync,
 } from 'node:fs'
 import { dirname } from 'node:path'
+import { onThisSide, processTag } from './process-tag.js'
 
 export interface LockOptions {
   /** How long to wait for another holder (ms); 0 tries once. */
@@ -77,7 +79,7 @@ function create(path: string): Identity | undefined {
     throw err
   }
   try {
-    const text = `${process.pid} ${randomBytes(8).toString('hex')}`
+    const text = `${process.pid} ${randomBytes(8).toString('hex')} ${processTag()}`
     try {
       writeSync(fd, text)
     } catch (err) {
@@ -109,7 +111,7 @@ function inspect(path: string): (Identity & { mtimeMs: number; pid: 'gone' | 'al
   }
 }
 
-/** A lock's text (at most 64 bytes: a pid and a token). */
+/** A lock's text (at most 64 bytes: a pid, a token and a side). */
 function readText(fd: number): string {
   const buf = Buffer.alloc(64)
   const n = readSync(fd, buf, 0, buf.length, 0)
@@ -117,12 +119,13 @@ function readText(fd: number): string {
 }
 
 /**
- * Whether the process a lock names has ended; a lock without a pid (being written) is `unknown`. A lock of an older
- * version holds the pid alone.
+ * Whether the process a lock names has ended; a lock without a pid (being written), or of another side (its pid
+ * means nothing here), is `unknown`. A lock of an older version holds the pid alone, or the pid and the token.
  */
 function holder(text: string): 'gone' | 'alive' | 'unknown' {
-  const pid = /^([1-9][0-9]{0,9})(?: [0-9a-f]{16})?$/.exec(text)?.[1]
-  if (pid === undefined) return 'unknown'
+  const m = /^([1-9][0-9]{0,9})(?: [0-9a-f]{16}(?: ([0-9a-f]{8}))?)?$/.exec(text)
+  const pid = m?.[1]
+  if (pid === undefined || !onThisSide(m?.[2])) return 'unknown'
   try {
     process.kill(Number(pid), 0)
     return 'alive'

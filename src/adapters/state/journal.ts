@@ -2,13 +2,16 @@
  * The journal of a transition in flight: `<git-common-dir>/learn/transitions/<pid>-<time>.json`, written after the
  * commit is built and before the branch moves, removed once the user's index and work tree are in line. A journal
  * whose process is gone says exactly what a crash left: the commit never landed (nothing changed), or it landed and
- * the index or work tree of some paths still wait (`git learn doctor --continue` finishes them). Imports node:fs and
- * node:path (and the errors of core) only: every command looks for journals before it starts.
+ * the index or work tree of some paths still wait (`git learn doctor --continue` finishes them). A journal names its
+ * process by id and by side (process-tag.ts): one written in a dev container is not judged from its host, where its
+ * id means nothing. Imports node:fs, node:os and node:path (and the errors of core) only: every command looks for
+ * journals before it starts.
  */
 import {
   accessSync,
   constants,
   existsSync,
+  lstatSync,
   mkdirSync,
   readFileSync,
   readdirSync,
@@ -19,6 +22,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { FileAccessError } from '../../core/errors.js'
+import { onThisSide, processTag, scratchOwner } from './process-tag.js'
 
 /** One path of a transition as the commit has it: the blob (and mode) or null when the commit removes it. */
 export interface JournalPath {
@@ -33,6 +37,8 @@ export interface JournalPath {
 export interface Journal {
   version: 1
   pid: number
+  /** The side it was written on (process-tag.ts); absent in an earlier version's journal. */
+  tag?: string
   /** When it was written (ISO time), for the message. */
   started: string
   /** The commit's subject ("learn: approve x"). */
@@ -54,10 +60,10 @@ export function journalDir(commonDir: string): string {
  * Write a journal (this process's id filled in); its file path. Throws FileAccessError (nothing changed) when it
  * cannot be written: a transition without its journal could land a commit that no `doctor --continue` finds.
  */
-export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): string {
-  const j: Journal = { ...entry, pid: process.pid }
+export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid' | 'tag'>): string {
+  const j: Journal = { ...entry, pid: process.pid, tag: processTag() }
   const dir = journalDir(commonDir)
-  const file = join(dir, `${j.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 8)}.json`)
+  const file = join(dir, `${scratchOwner()}-${Date.now()}-${Math.random().toString(16).slice(2, 8)}.json`)
   try {
     mkdirSync(dir, { recursive: true })
     writeFileSync(`${file}.tmp`, JSON.stringify(j))
@@ -77,9 +83,11 @@ export function writeJournal(commonDir: string, entry: Omit<Journal, 'pid'>): st
 /**
  * The directory a transition writes its files in before linking them into the work tree
  * (`<git-common-dir>/learn/tmp`), so that a kill between writing and linking leaves nothing in the user's tree.
- * Files there are named `<pid>.<hex>.tmp`; those of processes that are gone are removed here (each is a copy of what
- * its transition's commit or journal holds). Undefined when it cannot be made or written (files are then written
- * beside, a temporary index in TMPDIR).
+ * Files there are named `<pid>@<tag>.<rest>` (process-tag.ts scratchOwner); those of processes of this side that are
+ * gone are removed here (each is a copy of what its transition's commit or journal holds), and another side's once a
+ * day old (its process cannot be asked from here: a dev container's, seen from its host). An earlier version's
+ * `<pid>.<rest>` is judged by its pid. Undefined when it cannot be made or written (files are then written beside, a
+ * temporary index in TMPDIR).
  */
 export function scratchDir(commonDir: string): string | undefined {
   const dir = join(commonDir, 'learn', 'tmp')
@@ -87,10 +95,13 @@ export function scratchDir(commonDir: string): string | undefined {
     mkdirSync(dir, { recursive: true })
     // One this user cannot write (left by a `sudo git learn`, a shared clone's) is as good as none: files go beside.
     accessSync(dir, constants.W_OK | constants.X_OK)
+    const now = Date.now()
     for (const n of readdirSync(dir)) {
-      const pid = Number(/^(\d+)\./.exec(n)?.[1] ?? 0)
+      const m = /^(\d+)(?:@([0-9a-f]{8}))?\./.exec(n)
+      const pid = Number(m?.[1] ?? 0)
+      const gone = onThisSide(m?.[2]) ? pid > 0 && !isProcessAlive(pid) : olderThan(join(dir, n), OTHER_SIDE_MS, now)
       // A folder too (a temporary index's: commit.ts makeTempDir); one that cannot go stays, the rest still do.
-      if (pid > 0 && !isProcessAlive(pid))
+      if (gone)
         try {
           rmSync(join(dir, n), { recursive: true, force: true })
         } catch {
@@ -103,12 +114,23 @@ export function scratchDir(commonDir: string): string | undefined {
   }
 }
 
+/** How old another side's scratch file is before it is taken for left behind (its process cannot be asked). */
+const OTHER_SIDE_MS = 24 * 3_600_000
+
+function olderThan(file: string, ms: number, now: number): boolean {
+  try {
+    return now - lstatSync(file).mtimeMs > ms
+  } catch {
+    return false
+  }
+}
+
 /** Remove this process's files and folders of the scratch directory (an interrupted transition's: interrupt.ts). */
 export function removeOwnScratch(dir: string | undefined): void {
   if (!dir) return
   try {
     for (const n of readdirSync(dir))
-      if (n.startsWith(`${process.pid}.`)) rmSync(join(dir, n), { recursive: true, force: true })
+      if (n.startsWith(`${scratchOwner()}.`)) rmSync(join(dir, n), { recursive: true, force: true })
   } catch {
     // Gone or unreadable: a later transition's sweep (scratchDir) removes what is left once this process is gone.
   }
@@ -161,13 +183,19 @@ export function readTornJournals(commonDir: string): string[] {
     .sort()
     .map((n) => join(journalDir(commonDir), n))
     .filter((file) => {
-      const pid = Number(/(\d+)-[^/\\]*\.json$/.exec(file)?.[1] ?? 0)
-      return !good.has(file) && !(pid > 0 && isProcessAlive(pid))
+      const m = /(\d+)(?:@([0-9a-f]{8}))?-[^/\\]*\.json$/.exec(file)
+      const pid = Number(m?.[1] ?? 0)
+      return !good.has(file) && !(pid > 0 && isProcessAlive(pid, m?.[2]))
     })
 }
 
-/** Whether a process of this id is alive (another git learn still working); never this one, which is not mid-commit when it asks. */
-export function isProcessAlive(pid: number): boolean {
+/**
+ * Whether a process of this id is alive (another git learn still working); never this one, which is not mid-commit
+ * when it asks. `tag`: the side the id was written on (process-tag.ts); another side's process cannot be asked from
+ * here, so it is taken as alive: what it holds is that side's to finish or clear.
+ */
+export function isProcessAlive(pid: number, tag?: string): boolean {
+  if (!onThisSide(tag)) return true
   if (pid === process.pid) return false
   try {
     process.kill(pid, 0)

@@ -14,6 +14,7 @@ import {
 } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path'
 import { FileAccessError } from '../../core/errors.js'
+import { scratchOwner } from '../state/process-tag.js'
 
 /**
  * Write `text` to `path` through a temporary file, so that a kill at any instant leaves the old file or the new one,
@@ -35,7 +36,7 @@ export function writeFileNoClobber(
   if (replace && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) path = realish(path)
   const hex = randomBytes(6).toString('hex')
   const tmp = scratch
-    ? join(scratch, `${process.pid}.${hex}.tmp`)
+    ? join(scratch, `${scratchOwner()}.${hex}.tmp`)
     : join(dirname(path), `.${basename(path)}.${hex}.tmp`)
   try {
     writeFileSync(tmp, text, { flag: 'wx' })

@@ -110,7 +110,7 @@ describe("the user's index is locked while the branch moves", () => {
     // Our process and the wrapper that would have run update-ref: the branch never moves.
     const { r } = approveWithRace(repo, 'update-ref', 'before', 'kill -9 $GL_PARENT $PPID')
     expect(r.signal).toBe('SIGKILL')
-    expect(readFileSync(join(repo.root, '.git/index.lock'), 'utf8')).toMatch(/^git-learn \d+\n$/)
+    expect(readFileSync(join(repo.root, '.git/index.lock'), 'utf8')).toMatch(/^git-learn \d+ [0-9a-f]{8}\n$/)
     expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head)
     expect(repo.git('status', '--porcelain')).toBe('')
     const again = spawnSync(process.execPath, [BUILT_BIN, 'approve', 'pend-one'], {
@@ -128,7 +128,7 @@ describe("the user's index is locked while the branch moves", () => {
     const { r } = approveWithRace(repo, 'update-ref', 'after', 'kill -9 $GL_PARENT')
     expect(r.signal).toBe('SIGKILL')
     expect(repo.git('log', '-1', '--format=%s').trim()).toBe('learn: approve pend-one')
-    expect(readFileSync(join(repo.root, '.git/index.lock'), 'utf8')).toMatch(/^git-learn \d+\n$/)
+    expect(readFileSync(join(repo.root, '.git/index.lock'), 'utf8')).toMatch(/^git-learn \d+ [0-9a-f]{8}\n$/)
     const bin = (args: string[]) =>
       spawnSync(process.execPath, [BUILT_BIN, ...args], { cwd: repo.root, encoding: 'utf8', env: process.env })
     const told = bin(['status'])
@@ -182,4 +182,33 @@ describe('a lock held a moment by a git beside us', () => {
     },
     60_000,
   )
+})
+
+/** Whether this machine lets a test run a process in a PID namespace of its own (root, or user namespaces allowed). */
+const CAN_UNSHARE = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0
+
+// A dev container and its host share the work tree: the person approves on the host while the agent's hooks and
+// commands run in the container, where the host's process ids are not seen. git-learn's marks name their process by
+// id and side (src/adapters/state/process-tag.ts), so the container does not take the host's approval in flight for a
+// killed one. Before, `git learn doctor` (and every command's check for half-done work) run in the container found
+// the index lock's pid gone there and removed the lock, leaving the host's approval without it.
+describe.skipIf(!CAN_UNSHARE)('another PID namespace sharing the work tree (a dev container and its host)', () => {
+  test("a command in the container leaves the host's approval in flight alone, and says it runs elsewhere", () => {
+    const repo = seeded()
+    // The container's command, then whether the lock is still there (the exit code is ls's).
+    const container = `{ unshare --pid --fork --mount-proc ${process.execPath} ${BUILT_BIN} doctor --json; ls .git/index.lock; }`
+    const { r, other } = approveWithRace(repo, 'update-ref', 'before', container)
+    expect(r.status, r.stderr).toBe(0)
+    // The lock was still there after the container's doctor: it was not the container's to remove.
+    expect(other.code, other.out).toBe(0)
+    const report = JSON.parse(other.out.slice(0, other.out.lastIndexOf('}') + 1)) as {
+      problems: { kind: string; elsewhere?: boolean; subject?: string }[]
+    }
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({ kind: 'running', elsewhere: true, subject: 'learn: approve pend-one' }),
+    )
+    expect(repo.git('log', '-1', '--format=%s').trim()).toBe('learn: approve pend-one')
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(existsSync(join(repo.root, '.git/index.lock'))).toBe(false)
+  }, 60_000)
 })

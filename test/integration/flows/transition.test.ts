@@ -3,9 +3,10 @@
  * the user has staged or edited never enters them, none of the user's commit hooks runs for them, approve is a pure
  * rename byte for byte, and what a crash leaves is found and settled by `git learn doctor`.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { processTag } from '../../../src/adapters/state/process-tag.js'
 import { openRepo } from '../../../src/adapters/store/repo.js'
 import { RefLockedError } from '../../../src/core/errors.js'
 import { commitTransition } from '../../../src/flows/transition.js'
@@ -320,10 +321,26 @@ describe('recovery that tells the truth', () => {
     // A copy left by a process that is gone (a kill between writing and linking), and one of a live process.
     writeFileSync(join(scratch, '999999.00aa11bb22cc.tmp'), 'left by a killed run\n')
     writeFileSync(join(scratch, `${process.ppid}.00aa11bb22cd.tmp`), 'being written\n')
+    // Named with this side's tag (process-tag.ts) the same; another side's (a dev container's, seen from its host)
+    // cannot be judged by its pid here: kept while younger than a day, then taken for left behind.
+    const ours = processTag()
+    const theirs = ours === '00000000' ? '00000001' : '00000000'
+    writeFileSync(join(scratch, `999999@${ours}.00aa11bb22ce.tmp`), 'left by a killed run\n')
+    writeFileSync(join(scratch, `${process.ppid}@${ours}.00aa11bb22cf.tmp`), 'being written\n')
+    writeFileSync(join(scratch, `999999@${theirs}.00aa11bb22d0.tmp`), 'being written over there\n')
+    writeFileSync(join(scratch, `999998@${theirs}.00aa11bb22d1.tmp`), 'left over there two days ago\n')
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3_600_000)
+    utimesSync(join(scratch, `999998@${theirs}.00aa11bb22d1.tmp`), twoDaysAgo, twoDaysAgo)
     repo.write('d.md', learningText('new-one'))
     const r = await repo.cli(['add', '--file', 'd.md'])
     expect(r.code, r.stderr).toBe(0)
-    expect(readdirSync(scratch)).toEqual([`${process.ppid}.00aa11bb22cd.tmp`])
+    expect(readdirSync(scratch).sort()).toEqual(
+      [
+        `${process.ppid}.00aa11bb22cd.tmp`,
+        `${process.ppid}@${ours}.00aa11bb22cf.tmp`,
+        `999999@${theirs}.00aa11bb22d0.tmp`,
+      ].sort(),
+    )
     expect(readdirSync(join(repo.root, '.learnings/pending'))).toEqual(['new-one.md'])
   })
 })

@@ -9,6 +9,7 @@ import { readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from '
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { acquireLock, removeIfSame } from '../../../../src/adapters/state/file-lock.js'
+import { processTag } from '../../../../src/adapters/state/process-tag.js'
 import { lockTranscript } from '../../../../src/adapters/state/transcripts.js'
 import { tempDir } from '../../../helpers/repo.js'
 
@@ -32,6 +33,25 @@ function age(path: string, ms: number): void {
 }
 
 describe('lock files of local state', () => {
+  // A dev container and its host share the work tree (process-tag.ts): a pid written on the other side means nothing
+  // here, so its lock is judged by its age alone; one of this side whose process is gone is taken over at once.
+  test("another side's lock naming a pid that is not running here waits for its age; this side's is taken over", () => {
+    const dir = tempDir('gl-lock-')
+    const lock = join(dir, 'x.lock')
+    const ours = processTag()
+    const theirs = ours === '00000000' ? '00000001' : '00000000'
+    writeFileSync(lock, `${deadPid()} 0123456789abcdef ${theirs}`)
+    expect(acquireLock(lock, ONCE)).toBeUndefined()
+    expect(readFileSync(lock, 'utf8')).toBe(`${deadPid()} 0123456789abcdef ${theirs}`)
+    age(lock, 60_000)
+    const taken = acquireLock(lock, ONCE)
+    expect(taken).toBeDefined()
+    expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid} [0-9a-f]{16} ${ours}$`))
+    taken?.release()
+    writeFileSync(lock, `${deadPid()} 0123456789abcdef ${ours}`)
+    expect(acquireLock(lock, ONCE)).toBeDefined()
+  })
+
   test('a lock made a moment ago by a running process is neither taken over nor removed', () => {
     const dir = tempDir('gl-lock-')
     const lock = join(dir, 'x.lock')
@@ -61,7 +81,7 @@ describe('lock files of local state', () => {
     for (const lock of [gone, old]) {
       const mine = acquireLock(lock, ONCE)
       expect(mine).toBeDefined()
-      expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid} [0-9a-f]{16}$`))
+      expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid} [0-9a-f]{16} ${processTag()}$`))
       mine?.release()
     }
     expect(readdirSync(dir)).toEqual([])
