@@ -355,8 +355,13 @@ function escapeMarkdownAts(text: string): string {
   return out.join('\n')
 }
 
+// A carriage return left once CRLF is LF is a stray one, even before a line feed ("\r\r\n" left "\r\n", which
+// escapeControl takes for a line end): escaped as escapeControl escapes one.
 const neutral = (text: string) =>
-  escapeControl(text.replace(/\r\n/g, '\n')).replace(/<!--/g, '&lt;!--').replace(/-->/g, '--&gt;')
+  escapeControl(text.replace(/\r\n/g, '\n'))
+    .replace(/\r/g, '\\u000d')
+    .replace(/<!--/g, '&lt;!--')
+    .replace(/-->/g, '--&gt;')
 
 /**
  * `text` as render writes it inside a line of its own (a description, a trigger, a path; in a list item of INDEX.md
