@@ -10,14 +10,15 @@
  *     sub: value                - item                 folded text        description, its lines at two spaces,
  *                                                      at two spaces      none blank, none starting or ending in a space)
  *
- * Keys are `[A-Za-z_][A-Za-z0-9_-]*`, one level of nesting at two spaces. A plain scalar starts with a letter and
- * holds letters, digits, spaces and `_ . / ( ) + -` (never `:` or `#`), and is not one of YAML's null and boolean
- * words; a number is `0`, or digits not starting with 0, with an optional decimal part. A double-quoted scalar's
- * escapes are those JSON reads the same way (`\"`, `\\`, `\n`, `\t`: what `add` writes for a description holding a
- * quote); a flow mapping holds `key: scalar` pairs (`source: {kind: issue-thread}`, as people write it by hand). Tabs,
- * single quotes, other escapes, indented block scalars, anchors, tags, nested flow collections, duplicate keys,
- * deeper nesting and white space other than the space (a no-break space, a BOM, U+2028…) all go to the yaml package.
- * test/unit/core/frontmatter-fast.test.ts holds this to `YAML.parse` on every input it accepts.
+ * Keys are `[A-Za-z_][A-Za-z0-9_-]*` of at most 1,024 characters, one level of nesting at two spaces. A plain
+ * scalar starts with a letter and holds letters, digits, spaces and `_ . / ( ) + -` (never `:` or `#`), and is not one
+ * of YAML's null and boolean words; a number is `0`, or digits not starting with 0, with an optional decimal part. A
+ * double-quoted scalar's escapes are those JSON reads the same way (`\"`, `\\`, `\n`, `\t`: what `add` writes for a
+ * description holding a quote); a flow mapping holds `key: scalar` pairs (`source: {kind: issue-thread}`, as people
+ * write it by hand). Tabs, single quotes, other escapes, indented block scalars, anchors, tags, nested flow
+ * collections, duplicate keys, deeper nesting and white space other than the space (a no-break space, a BOM,
+ * U+2028…) all go to the yaml package. test/unit/core/frontmatter-fast.test.ts holds this to `YAML.parse` on every
+ * input it accepts.
  */
 
 const ITEM = /^( {2})?- (.*)$/
@@ -97,7 +98,8 @@ function flowMap(text: string): Record<string, Scalar> | typeof NO {
  * Where the colon of a `key: value` line is, reading the key at `from`, or -1: what
  * `/^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$/` matches (from 0; from 2 after two spaces for a child), read without a
  * regex, whose match arrays were a third of a full check's garbage. `.` stops at U+2028 and U+2029 (a line has no
- * "\n", and a block with "\r" never gets here).
+ * "\n", and a block with "\r" never gets here). A key of more than 1,024 characters is not read: YAML's limit on an
+ * implicit key, which the yaml package enforces in a block mapping (declined in a flow mapping too, to keep one rule).
  */
 function keyColon(line: string, from: number): number {
   let code = line.charCodeAt(from)
@@ -108,7 +110,7 @@ function keyColon(line: string, from: number): number {
     const letter = (code | 32) >= 97 && (code | 32) <= 122
     if (!(letter || (code >= 48 && code <= 57) || code === 95 || code === 45)) break
   }
-  if (code !== 58 || at >= line.length) return -1
+  if (code !== 58 || at >= line.length || at - from > 1024) return -1
   if (at + 1 === line.length) return at
   if (line.charCodeAt(at + 1) !== 32 || line.includes('\u2028', at) || line.includes('\u2029', at)) return -1
   return at

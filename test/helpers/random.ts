@@ -14,3 +14,12 @@ export function seeded(seed: number): { next: () => number; pick: <T>(xs: readon
   const next = mulberry32(seed)
   return { next, pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] as T }
 }
+
+/**
+ * The runs of a seeded property test: `base` (kept small, the suite runs in CI), times PROPERTY_RUNS when it is set
+ * to run more by hand (`PROPERTY_RUNS=50 npx vitest run <file>`).
+ */
+export function propertyRuns(base: number): number {
+  const scale = Number(process.env['PROPERTY_RUNS'] ?? 1)
+  return Math.max(1, Math.round(base * (Number.isFinite(scale) && scale > 0 ? scale : 1)))
+}

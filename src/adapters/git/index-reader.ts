@@ -8,7 +8,7 @@ import type { ObjectInfo } from '../../core/git-output.js'
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from '../state/cache-file.js'
-import { findGitDirs, readHeadCommit } from './locate.js'
+import { findGitDirs, isWorkTreeTop, readHeadCommit } from './locate.js'
 import { parseRawDiff } from '../../core/check-diff.js'
 import { LOCAL_STATE_PATHSPECS } from '../../core/check-zones.js'
 import type { DiffEntry } from '../../core/check-diff.js'
@@ -28,7 +28,7 @@ const CONFIG_PATH = '.learnings/config.yaml'
  * NotARepositoryError outside a repository, NoWorkTreeError in one without a work tree (bare).
  */
 export function findRoot(cwd: string, env: Env): string {
-  if (!env['GIT_DIR'] && !env['GIT_WORK_TREE'] && existsSync(join(cwd, '.git'))) return cwd
+  if (!env['GIT_DIR'] && !env['GIT_WORK_TREE'] && isWorkTreeTop(cwd)) return cwd
   const r = runGitSync(['rev-parse', '--show-toplevel'], { cwd, env })
   const root = pathLine(r.stdout.toString('utf8'))
   if (r.code !== 0 || !root) throw noWorkTreeError(cwd, env, r.stderr)

@@ -4,6 +4,7 @@ import YAML from 'yaml'
 import { describe, expect, test } from 'vitest'
 import { parseSimpleFrontmatter } from '../../../src/core/frontmatter-fast.js'
 import { splitFrontmatter } from '../../../src/core/learning.js'
+import { propertyRuns } from '../../helpers/random.js'
 
 // The yaml package is the parser of record; the fast road must give exactly its result (key order included) on
 // every input it accepts, and decline the rest.
@@ -141,7 +142,15 @@ describe('declined (the yaml package decides)', () => {
     ['an ideographic space in a sequence', 'a: [b\u3000, c]'],
     ['a form feed', 'a: b\f'],
     ['a byte order mark inside', 'a: \ufeffb'],
+    // YAML's limit on an implicit key: the yaml package refuses the first two.
+    ['a key of 1,025 characters', `${'k'.repeat(1025)}: b`],
+    ['a child key of 1,025 characters', `a:\n  ${'k'.repeat(1025)}: b`],
+    ['a flow key of 1,025 characters', `a: {${'k'.repeat(1025)}: b}`],
   ])('%s', (_label, block) => expect(parseSimpleFrontmatter(block)).toBeUndefined())
+})
+
+test('a key of 1,024 characters is read, as the yaml package reads it', () => {
+  same(`${'k'.repeat(1024)}: b\na:\n  ${'c'.repeat(1024)}: d`)
 })
 
 test('on 4,000 generated frontmatters mixing easy and tricky values, whatever is accepted equals YAML.parse', () => {
@@ -200,9 +209,23 @@ test('on 4,000 generated frontmatters mixing easy and tricky values, whatever is
     '{a: b}\u3000',
     '[\u2000a]',
   ]
-  const keys = ['name', 'type', 'a', 'b_c', 'd-e', 'tags', 'gates', 'x1', 'true', 'null']
+  // Keys at YAML's limit of 1,024 characters and past it (a key of 1,025 was read by the fast road, refused by YAML).
+  const keys = [
+    'name',
+    'type',
+    'a',
+    'b_c',
+    'd-e',
+    'tags',
+    'gates',
+    'x1',
+    'true',
+    'null',
+    'k'.repeat(1024),
+    'l'.repeat(1025),
+  ]
   let accepted = 0
-  for (let i = 0; i < 4000; i++) {
+  for (let i = 0; i < propertyRuns(4000); i++) {
     const lines: string[] = []
     for (let k = 0, n = 1 + Math.floor(rand() * 6); k < n; k++) {
       const key = pick(keys)

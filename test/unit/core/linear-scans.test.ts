@@ -9,7 +9,13 @@ import type { StripCounts } from '../../../src/core/bundle.js'
 import { normalizeText } from '../../../src/core/dedupe.js'
 import { parseDirectivesAllowed } from '../../../src/core/directive-trailer.js'
 import { sectionsForTheReviewer } from '../../../src/core/gates.js'
-import { renderSafeMarkdown } from '../../../src/core/render-safe.js'
+import {
+  bracketsBeforeBacktick,
+  linkWithBacktick,
+  renderSafeMarkdown,
+  urlsBeforeBacktick,
+} from '../../../src/core/render-safe.js'
+import { matchableError, normalizeError } from '../../../src/core/normalize-error.js'
 import { TRAILING_BLANKS, endingInOneNewline, withoutFinalNewlines } from '../../../src/core/text-lines.js'
 import { trailerLine } from '../../../src/core/trailers.js'
 import { seeded } from '../../helpers/random.js'
@@ -77,6 +83,26 @@ describe('the same answers as the expressions they replace', () => {
   })
 })
 
+const OLD_ESCAPED_QUOTE = /\\+(?=["'])/g
+const NEW_ESCAPED_QUOTE = /(?<!\\)\\+(?=["'])/g
+
+describe('the same answers as the expressions they replace (found by timing every scan on long runs)', () => {
+  test("render-safe's tests of a paragraph for a backtick its code spans may not pair as we do", () => {
+    const parts = ['[', ']', '(', ')', ':', '`', '\n', ' ', 'a', 'www.', 'http://', 'https://', 'ftp://', '<', '\u3000']
+    for (const t of texts(6, parts)) {
+      expect(linkWithBacktick(t), JSON.stringify(t)).toBe(/\](?:\([^)`]*`|\[[^\]`]*`|:[^\n]*`)/.test(t))
+      expect(bracketsBeforeBacktick(t), JSON.stringify(t)).toEqual([...t.matchAll(/\[[^\]`]*`/g)].map((m) => m.index))
+      expect(urlsBeforeBacktick(t), JSON.stringify(t)).toEqual(
+        [...t.matchAll(/(?:https?:\/\/|ftp:\/\/|www\.)[^\s<`]*`/g)].map((m) => m.index),
+      )
+    }
+  })
+  test('the backslashes before a quote that normalizeError drops', () => {
+    for (const t of texts(7, ['\\', '"', "'", 'a', ' ']))
+      expect(t.replace(NEW_ESCAPED_QUOTE, ''), JSON.stringify(t)).toBe(t.replace(OLD_ESCAPED_QUOTE, ''))
+  })
+})
+
 describe('linear time on hostile text', () => {
   const blanks = ' '.repeat(400_000)
   test('a trailer, and a directive acceptance, holding a long run of blanks', () => {
@@ -95,5 +121,22 @@ describe('linear time on hostile text', () => {
       stripText(text, { keepCode: true, now: new Date('2026-12-07T00:00:00Z') }, {} as StripCounts)
     expect(exported(`${'%.'.repeat(200_000)}@`)).toHaveLength(400_001)
     expect(exported(`mail me at dev.one@example.com or %3Aops@example.org`)).toBe('mail me at <email> or <email>')
+  })
+  test('a run of backslashes in an error (100,000 took normalizeError 13 s), and a quote one escapes', () => {
+    // A run of backslashes is a path (of no file), dropped; before a quote it is an escape, dropped too.
+    const slashes = '\\'.repeat(400_000)
+    expect(normalizeError(`a ${slashes}x b`)).toBe('a b')
+    expect(normalizeError(`${slashes}"q`)).toBe('q')
+    expect(matchableError(`${slashes}"`)).toBe('')
+    expect(normalizeError('say \\"hi\\" now')).toBe('say hi now')
+  })
+  test("a body of brackets, links, URLs or @s and code spans (render-safe's scans: 100,000 took 3.6 s)", () => {
+    // Each holds an @ to escape, and a backtick, so that every scan of an uncertain paragraph runs.
+    const many = (unit: string) => `@x ${unit.repeat(Math.ceil(400_000 / unit.length))} \``
+    for (const unit of ['[', '](', ']:', 'www.', 'http://', '@\u001b['])
+      expect(renderSafeMarkdown(many(unit)), unit).toMatch(/^\\@x /)
+    // Many @s between many code spans: the @s in code stay, the others are escaped.
+    const spans = '@a `@b` '.repeat(50_000)
+    expect(renderSafeMarkdown(spans)).toBe('\\@a `@b` '.repeat(50_000))
   })
 })
