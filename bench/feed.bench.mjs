@@ -1,8 +1,7 @@
 // Feeding learnings back, on generated stores of 1,000 and 10,000 learnings: the first build of the cache (no cache
-// at all), the rebuild after one learning changed (every file read again: no parsed copy is kept between keys,
-// see src/adapters/feed/rebuild.ts; BENCHMARKS.md's first table was made when one was), then with the
-// cache current: a typed search, a pasted failure, the recall hook on a failure and on a success payload, status and
-// context. Each is a new process.
+// at all), the rebuild after one learning changed (that file parsed, the others taken from the last rebuild's parse:
+// src/adapters/feed/reuse-file.ts), then with the cache current: a typed search, a pasted failure, the recall hook on
+// a failure and on a success payload, status and context. Each is a new process.
 import { appendFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
@@ -47,7 +46,7 @@ export async function bench(ctx) {
     const active = join(root, '.learnings', 'active')
     appendFileSync(join(active, readdirSync(active)[0] ?? ''), '\nOne more line.\n')
     rows.push({
-      what: `search ${k}: after one learning changed (every file read again, index rebuilt)`,
+      what: `search ${k}: after one learning changed (one file parsed, the rest from the last parse, index rebuilt)`,
       ms: once(['search', 'warm up']),
       note: 'once per store change',
     })

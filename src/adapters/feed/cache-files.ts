@@ -111,6 +111,7 @@ export const files = (dir: string, key: string) => ({
   project: join(dir, `project-${key}.json.deflate`),
   status: join(dir, `status-${key}.json.deflate`),
   lines: join(dir, `lines-${key}.bin`),
+  parsed: join(dir, `parsed-${key}.jsonl.deflate`),
 })
 
 export function readFeedFile(dir: string, key: string): FeedFile | undefined {

@@ -303,6 +303,8 @@ export class ParseQueue<F> {
       fromWorker: (parsed: ParsedFile, file: F) => ParsedFile
       /** Takes a batch's results, in order. */
       settle: (files: F[], parsed: ParsedFile[]) => Promise<void> | void
+      /** A file's result known already (the last rebuild's parse, rebuild.ts readReusable): not asked of anyone. */
+      ready?: (file: F) => ParsedFile | undefined
     },
   ) {}
 
@@ -311,20 +313,25 @@ export class ParseQueue<F> {
     const { worker } = this
     for (let at = 0; at < files.length; at += PARSE_BATCH) {
       const batch = files.slice(at, at + PARSE_BATCH)
-      for (let start = 0; start < batch.length;) {
-        if (start) await nextTurn()
-        if (worker && worker.waiting < 2) {
-          const rest = batch.slice(start)
-          const q = { files: rest, asked: this.opts.ask(worker, rest) }
-          void q.asked.then(() => this.answered.add(q))
-          this.queue.push(q)
-          break
+      const { ready } = this.opts
+      const known = ready && batch.map(ready)
+      // A batch whose every result is known is settled in its turn, neither asked of the worker nor parsed here.
+      if (known?.every((p) => p !== undefined)) this.queue.push({ files: batch, parsed: known as ParsedFile[] })
+      else
+        for (let start = 0; start < batch.length;) {
+          if (start) await nextTurn()
+          if (worker && worker.waiting < 2) {
+            const rest = batch.slice(start)
+            const q = { files: rest, asked: this.opts.ask(worker, rest) }
+            void q.asked.then(() => this.answered.add(q))
+            this.queue.push(q)
+            break
+          }
+          const end = worker ? start + HERE_PIECE : batch.length
+          const piece = batch.slice(start, end)
+          this.queue.push({ files: piece, parsed: this.opts.here(piece) })
+          start = end
         }
-        const end = worker ? start + HERE_PIECE : batch.length
-        const piece = batch.slice(start, end)
-        this.queue.push({ files: piece, parsed: this.opts.here(piece) })
-        start = end
-      }
       await nextTurn()
       for (let q = this.queue[0]; q && (q.parsed || this.answered.has(q)); q = this.queue[0]) {
         this.queue.shift()

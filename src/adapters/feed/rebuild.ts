@@ -3,8 +3,8 @@
  * store, and each pinned tier, parsed once per commit), fold duplicates across sources, index, and write the files
  * of the key (write-cache.ts).
  *
- * No parsed copy of the project's files is kept between rebuilds: at 100,000 learnings it was a 163 MB file that
- * took longer to write and read back than parsing the blobs again (see BENCHMARKS.md).
+ * A store of up to REUSE_MAX learnings keeps the parse of its clean files for the next rebuild (reuse-file.ts): after a
+ * pull or an approval that changed a few learnings, only those are read and parsed again.
  *
  * Why over 300 lines: reading every source and folding duplicates is one pass with one memory budget; writing is
  * write-cache.ts.
@@ -30,8 +30,11 @@ import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsyncSpooled } from '../git/run.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
+import { files, lastKey } from './cache-files.js'
+import { REUSE_MAX, ReuseWriter, readReusable } from './reuse-file.js'
+import type { Reusable } from './reuse-file.js'
 import type { Problem, ProjectFile } from './cache-files.js'
-import { acceptanceLogHash, acceptancesFile, cacheDir, storeFiles } from './feed-key.js'
+import { CACHE_FORMAT, acceptanceLogHash, acceptancesFile, cacheDir, storeFiles } from './feed-key.js'
 import { writeCacheFile } from '../state/cache-file.js'
 import type { StoreState } from './feed-key.js'
 import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
@@ -92,14 +95,15 @@ const BATCH_HEADER_BYTES = 128
 async function* readBlobsInBulk(
   root: string,
   spool: string,
-  slots: readonly { path: string; oid?: string; size?: number | undefined }[],
+  slots: readonly { path: string; oid?: string; size?: number | undefined; reused?: unknown }[],
   sizesOf?: (files: string[]) => Promise<(number | undefined)[] | undefined>,
 ): AsyncGenerator<{ from: number; to: number; blobs: Map<string, Uint8Array> }> {
   const ask = async ([from, to]: [number, number], first: boolean) => {
     // Each clean file's size in the work tree first (asInWorkTree compares it with its blob's): a blob of a file over
     // the limit of a learning is not asked for (a 300 MB learning was 650 MB of peak), the file is read, bounded.
     // Asked of the parse worker after the first chunk (this thread is the busier one: 10,000 lstats are ~40 ms).
-    const clean = slots.slice(from, to).filter((s) => s.oid !== undefined)
+    // A file whose parse the last rebuild kept (readReusable) is not read.
+    const clean = slots.slice(from, to).filter((s) => s.oid !== undefined && s.reused === undefined)
     const files = clean.map((s) => join(root, s.path))
     const sizes = (!first && (await sizesOf?.(files))) || files.map(lstatSize)
     clean.forEach((s, i) => (s.size = sizes[i]))
@@ -439,7 +443,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
   // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each batch of files is parsed,
   // screened, folded and indexed as it comes, so only one chunk of texts is held at a time.
-  type Slot = { path: string; oid?: string; problem?: string; size?: number | undefined }
+  type Slot = { path: string; oid?: string; problem?: string; size?: number | undefined; reused?: Reusable }
   const slots: Slot[] = []
   for (const st of STATES) {
     // A state folder that is a symbolic link is left out (storeFiles), and said.
@@ -457,6 +461,14 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
     }
   }
   indexed = undefined
+  // The clean files whose blob the work tree's last rebuild parsed: their parse is taken as it was, nothing of them
+  // read (reuse-file.ts). What this rebuild keeps for the next goes into `reusable`.
+  const header = { format: CACHE_FORMAT, stamp: tierCacheStamp(), allow: JSON.stringify(config.secrets.allow) }
+  const previous = slots.length <= REUSE_MAX ? lastKey(dir, root) : undefined
+  const reuse =
+    previous !== undefined && previous !== state.key ? readReusable(files(dir, previous).parsed, header) : undefined
+  if (reuse) for (const slot of slots) if (slot.oid !== undefined) slot.reused = reuse.get(`${slot.path}\0${slot.oid}`)
+  const reusable = slots.length <= REUSE_MAX ? new ReuseWriter(header) : undefined
   /** Folds and indexes one project file, or records its problem. */
   const record = (path: string, result: ParsedFile) => {
     if (result.withheld) {
@@ -505,9 +517,11 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   const parseHere = (batch: readonly Slot[], texts: readonly ReadText[]): ParsedFile[] =>
     batch.map((slot, i) => {
       const t = texts[i] as ReadText
-      return t.text === undefined
-        ? { problem: t.problem ?? 'unreadable' }
-        : compact(parseProjectFile(slot.path, t.text, allow), slot.path, true)
+      return slot.reused
+        ? slot.reused.parsed
+        : t.text === undefined
+          ? { problem: t.problem ?? 'unreadable' }
+          : compact(parseProjectFile(slot.path, t.text, allow), slot.path, true)
     })
   /** Whether some learning holds a directive: the screen then read the acceptances, which key the cache too. */
   let directiveMet = false
@@ -525,12 +539,13 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
         } catch (err) {
           result = { problem: reasonOf(err) }
         }
+      if (slot.oid !== undefined) reusable?.keep(slot.path, slot.oid, result, slot.reused)
       record(slot.path, result)
     }
   }
   // A worker thread (a second core) parses batches while this one parses others; every batch is indexed here, in
   // store order (parse-pool.ts ParseQueue).
-  const worker = startParseWorker(allow, slots.length)
+  const worker = startParseWorker(allow, slots.filter((s) => !s.reused).length)
   type Read = { slot: Slot; text: ReadText }
   const queue = new ParseQueue<Read>(worker, {
     ask: (w, files) =>
@@ -549,10 +564,11 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
       settle(
         files.map((f) => f.slot),
         parsed.map((f, i) => {
-          const t = (files[i] as Read).text
-          return t.text === undefined ? { problem: t.problem ?? 'unreadable' } : f
+          const { slot, text: t } = files[i] as Read
+          return slot.reused?.parsed ?? (t.text === undefined ? { problem: t.problem ?? 'unreadable' } : f)
         }),
       ),
+    ready: (f) => f.slot.reused?.parsed,
   })
   try {
     try {
@@ -565,9 +581,11 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
       const chunk = slots.slice(from, to)
       for (let at = 0; at < chunk.length; at += PARSE_BATCH)
         await queue.add(
-          chunk
-            .slice(at, at + PARSE_BATCH)
-            .map((slot) => ({ slot, text: read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)) })),
+          chunk.slice(at, at + PARSE_BATCH).map((slot) => ({
+            slot,
+            // A reused file is given to the worker as '' (parsed in no time) and settled as it was kept.
+            text: slot.reused ? { text: '' } : read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)),
+          })),
         )
     }
     await queue.finish()
@@ -608,6 +626,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
     tierOf,
     tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })),
     volatile,
+    ...(reusable ? { reusable: reusable.text() } : {}),
   })
   return built
 }

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, unlinkSync 
 import { join } from 'node:path'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
-import { deflateJsonOffThread, files, lastKeyFile, noteLastKey, readLastKey } from './cache-files.js'
+import { deflateJsonOffThread, deflateOffThread, files, lastKeyFile, noteLastKey, readLastKey } from './cache-files.js'
 import type { FeedFile } from './cache-files.js'
 import { BLOCK_ROWS, packCatalogBlocks, rowsOfBlock } from './catalog-blocks.js'
 import { packProjectRow } from './catalog-rows.js'
@@ -38,7 +38,8 @@ export const IDLE_MS = 7 * 24 * 3_600_000
 const YOUNG_MS = 60_000
 
 /** The cache files of one key. */
-const KEY_FILE = /^(?:feed|catalog|terms|postings|docs|rows|search|project|recall|status|lines)-([0-9a-f]{20})[.]/
+const KEY_FILE =
+  /^(?:feed|catalog|terms|postings|docs|rows|search|project|recall|status|lines|parsed)-([0-9a-f]{20})[.]/
 
 /**
  * The keys whose sets stay beside `key` (the work tree at `root` writes it now): those other work trees still name.
@@ -119,11 +120,12 @@ export async function writeCache(
   dir: string,
   root: string,
   key: string,
-  b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean },
+  b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean; reusable?: string },
 ): Promise<void> {
   try {
     // Started first, compressed while the index and the catalog are written; never rejects (undefined: failed).
     const later = (v: unknown) => deflateJsonOffThread(v).catch(() => undefined)
+    const reusable = b.reusable === undefined ? undefined : deflateOffThread(b.reusable).catch(() => undefined)
     const project = later({
       format: CACHE_FORMAT,
       key,
@@ -176,6 +178,9 @@ export async function writeCache(
     writeAtomic(f.project, projectBytes)
     writeAtomic(f.status, statusBytes)
     writeAtomic(f.lines, packLineLengths(b.catalog, b.tierLines))
+    // Optional (the next rebuild reads it if it is there): before the feed file, so a complete set holds it.
+    const reusableBytes = await reusable
+    if (reusableBytes) writeAtomic(f.parsed, reusableBytes)
     // Named first: another worktree's rebuild removes a complete set no work tree names.
     noteLastKey(dir, root, key)
     writeAtomic(

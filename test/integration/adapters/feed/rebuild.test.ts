@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { readdirSync, rmSync, truncateSync } from 'node:fs'
+import { appendFileSync, readFileSync, readdirSync, rmSync, truncateSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -154,7 +154,38 @@ describe('a cold search with the parse worker', () => {
     const check = built(['check', '--json'])
     for (const at of [7, 900, 1500, 2050])
       for (const kind of ['token', 'directive']) expect(check.stdout).toContain(`quokka-${kind}-${at}.md`)
-  }, 120_000)
+
+    // After a change the rebuild takes the other files' parse from the last one (reuse-file.ts), the changed ones
+    // parsed on both threads: its cache files are those of a rebuild from nothing, byte for byte.
+    const cache = join(repo.root, '.git', 'learn', 'cache')
+    const setOf = (key: string) =>
+      new Map(
+        readdirSync(cache)
+          .filter((n) => n.includes(`-${key}.`))
+          .sort()
+          .map((n) => [n, readFileSync(join(cache, n))]),
+      )
+    const keys = () => readdirSync(cache).flatMap((n) => /^feed-([0-9a-f]{20})\.json$/.exec(n)?.[1] ?? [])
+    built(['search', 'quokka'])
+    built(['search', 'quokka'])
+    const [before] = keys()
+    expect(before).toBeDefined()
+    expect(readdirSync(cache)).toContain(`parsed-${before}.jsonl.deflate`)
+    for (const at of [3, 1200, 2099]) appendFileSync(join(repo.root, `.learnings/active/filler-${at}.md`), '\nMore.\n')
+    appendFileSync(join(repo.root, '.learnings/active/quokka-token-900.md'), '\nMore.\n')
+    repo.git('commit', '-qam', 'edits')
+    const after = built(['search', '--json', '--limit', '20', 'quokka gateway timeout'])
+    expect(JSON.parse(after.stdout).results.map((r: { name: string }) => r.name)).toEqual(['quokka-clean'])
+    const key = keys().find((k) => k !== before) as string
+    const reused = setOf(key)
+    expect(reused.size).toBeGreaterThan(5)
+    rmSync(cache, { recursive: true, force: true })
+    built(['search', 'quokka'])
+    expect(built(['search', '--json', '--limit', '20', 'quokka gateway timeout']).stdout).toBe(after.stdout)
+    const fresh = setOf(key)
+    expect([...fresh.keys()]).toEqual([...reused.keys()])
+    for (const [name, bytes] of reused) expect(bytes.equals(fresh.get(name) as Buffer), name).toBe(true)
+  }, 180_000)
 })
 
 // A tier large enough for the parse worker: its first read parses on both cores (rebuild.ts readTier, tier-file.ts),
