@@ -1,10 +1,11 @@
 // The two hook paths of issue 16 (`check --staged` with one staged learning, `recall` on a failure), and with --rows
 // a warm `search` of a pasted failure (what an agent runs when it looks) and the warm SessionStart `context` and
-// `status`, two builds against each other and
-// `node -e 0`, at each size, on a host other sessions share:
+// `status`, a search after the cache is gone (`cold`) and a search after one learning changed (`changed`: each round
+// appends a line to another learning first), two builds against each other and `node -e 0`, at each size, on a host
+// other sessions share:
 //
 //   node bench/hooks-ab.mjs --before <dist> --after <dist> [--sizes 1000,10000,100000] [--rounds 61] [--gate 3]
-//     [--rows staged,recall,search,context,status]
+//     [--rows staged,recall,search,context,status,cold,changed]
 //
 // Each round runs `node -e 0`, then the two builds (in alternating order), each in its own copy of the same generated
 // store (bench/lib.mjs makeStoreRepo, staged and warmed as bench/growth.bench.mjs does), and records the wall time, the
@@ -14,7 +15,7 @@
 // under 30 ms of CPU during each run of the round); the paired difference after − before and how often after won.
 // Linux only (/proc). A store of `n` may be given as STORE_<n>=<dir> (copied, never changed) instead of generated.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FAILURE, argvOptions, learningText, makeStoreRepo } from './lib.mjs'
@@ -33,7 +34,8 @@ const QUIET_MS = 30
 /** The rows to measure (--rows: each size's `check --staged`, recall, and warm search, context and status). */
 const rows = (opt['rows'] ?? 'staged,recall').split(',')
 for (const r of rows)
-  if (!['staged', 'recall', 'search', 'context', 'status'].includes(r)) throw new Error(`--rows: no row "${r}"`)
+  if (!['staged', 'recall', 'search', 'context', 'status', 'cold', 'changed'].includes(r))
+    throw new Error(`--rows: no row "${r}"`)
 
 /** @param {string} root */
 function copyRepo(root) {
@@ -67,8 +69,9 @@ function waitQuiet() {
   }
 }
 
-/** @param {{ argv: string[], cwd: string, input?: string }} run */
+/** @param {{ argv: string[], cwd: string, input?: string, prepare?: () => void }} run */
 function once(run) {
+  run.prepare?.()
   const [b0, c0] = [hostBusy(), childCpu()]
   const t = process.hrtime.bigint()
   const r = spawnSync(run.argv[0] ?? 'node', run.argv.slice(1), {
@@ -90,7 +93,7 @@ const f2 = (/** @type {number} */ x) => x.toFixed(2)
 
 /**
  * @param {string} label
- * @param {{ argv: string[], cwd: string, input?: string }[]} runs node -e 0, before, after
+ * @param {{ argv: string[], cwd: string, input?: string, prepare?: () => void }[]} runs node -e 0, before, after
  */
 function measure(label, runs) {
   /** @type {{ ms: number, cpu: number, others: number }[][]} */
@@ -130,6 +133,7 @@ for (const n of sizes) {
   const bins = [join(before, 'bin.js'), join(after, 'bin.js')]
   const recall = bins.map(() => copyRepo(root))
   const staged = bins.map(() => copyRepo(root))
+  const changing = rows.some((r) => r === 'cold' || r === 'changed') ? bins.map(() => copyRepo(root)) : []
   try {
     const failure = (/** @type {string} */ cwd) =>
       JSON.stringify({ session_id: 's', cwd, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: FAILURE })
@@ -194,8 +198,39 @@ for (const n of sizes) {
           return { argv: [process.execPath, bin, 'recall'], cwd, input: failure(cwd) }
         }),
       ])
+    if (rows.includes('cold'))
+      measure(`search after the cache is gone (${n})`, [
+        node,
+        ...bins.map((bin, v) => {
+          const cwd = /** @type {string} */ (changing[v])
+          const prepare = () => rmSync(join(cwd, '.git', 'learn'), { recursive: true, force: true })
+          return { argv: [process.execPath, bin, 'search', '--json', '-'], cwd, input: FAILURE, prepare }
+        }),
+      ])
+    if (rows.includes('changed')) {
+      bins.forEach((bin, v) =>
+        once({
+          argv: [process.execPath, bin, 'search', '--json', '-'],
+          cwd: /** @type {string} */ (changing[v]),
+          input: FAILURE,
+        }),
+      )
+      measure(`search after one learning changed (${n})`, [
+        node,
+        ...bins.map((bin, v) => {
+          const cwd = /** @type {string} */ (changing[v])
+          const active = join(cwd, '.learnings', 'active')
+          const names = readdirSync(active).sort()
+          let edits = 0
+          // Another learning each round, as a pull that brings one edit: the cache's key moves, one file differs.
+          const prepare = () =>
+            appendFileSync(join(active, names[(edits++ * 7919) % names.length] ?? ''), '\nEdited.\n')
+          return { argv: [process.execPath, bin, 'search', '--json', '-'], cwd, input: FAILURE, prepare }
+        }),
+      ])
+    }
   } finally {
-    for (const r of [...recall, ...staged]) rmSync(r, { recursive: true, force: true })
+    for (const r of [...recall, ...staged, ...changing]) rmSync(r, { recursive: true, force: true })
     if (!given) rmSync(root, { recursive: true, force: true })
   }
 }
