@@ -14,7 +14,16 @@ import type {
   SearchFilter,
   SearchHit,
 } from '../../src/core/search.js'
-import { FIELD_BOOSTS, HELD_TRIGGER, buildQueryTerms, indexOptions } from '../../src/core/search.js'
+import {
+  FIELD_BOOSTS,
+  HELD_TRIGGER,
+  buildQueryTerms,
+  indexOptions,
+  isTypedQuery,
+  querySpecs,
+} from '../../src/core/search.js'
+import { scoreQuery } from '../../src/core/search-score.js'
+import type { ScoringIndex } from '../../src/core/search-score.js'
 import { termsOf } from '../../src/core/terms.js'
 import { compareCodeUnits } from '../../src/core/compare.js'
 
@@ -121,4 +130,17 @@ export function miniSearchRank(
     if (top.length > limit) top.pop()
   }
   return top.map((h) => ({ entry: catalog[h.id] as CatalogEntry, score: h.score, matched: [...new Set(h.queryTerms)] }))
+}
+
+const BOOSTS = indexOptions().fields.map((f) => FIELD_BOOSTS[f])
+
+/** Our scoring's results in minisearch's shape: ids and scores in its order (score, then the order documents were met). */
+export function ourRanking(index: ScoringIndex, query: string) {
+  const terms = buildQueryTerms(query)
+  if (!terms.length) return []
+  const s = scoreQuery(index, querySpecs(terms, isTypedQuery(query)), BOOSTS)
+  return [...s.order]
+    .map((short, seen) => ({ short, seen, score: s.score[short] as number }))
+    .sort((a, b) => b.score - a.score || a.seen - b.seen)
+    .map(({ short, score }) => ({ id: index.docId(short), score, queryTerms: s.matched(short) }))
 }

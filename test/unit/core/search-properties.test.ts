@@ -7,17 +7,19 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { FIELD_BOOSTS, buildQueryTerms, indexOptions, isTypedQuery, querySpecs } from '../../../src/core/search.js'
 import type { SearchDoc } from '../../../src/core/search.js'
 import { buildIndexParts, partsIndex } from '../../../src/core/search-parts.js'
 import { mergeIndexes } from '../../../src/core/search-merge.js'
-import { scoreQuery } from '../../../src/core/search-score.js'
-import type { ScoringIndex } from '../../../src/core/search-score.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from '../../../src/adapters/feed/index-files.js'
 import { propertyRuns, seeded } from '../../helpers/random.js'
-import { buildMiniSearch, loadSorted, miniSearchResults, splitMiniSearch } from '../../helpers/minisearch-oracle.js'
+import {
+  buildMiniSearch,
+  loadSorted,
+  miniSearchResults,
+  ourRanking,
+  splitMiniSearch,
+} from '../../helpers/minisearch-oracle.js'
 
-const BOOSTS = indexOptions().fields.map((f) => FIELD_BOOSTS[f])
 const BASE = [
   'connect',
   'connection',
@@ -93,17 +95,6 @@ function world(seed: number) {
   return { next, fields, queries }
 }
 
-/** Scores of a query over an index, in minisearch's order (score, then the order documents were met). */
-function ranked(index: ScoringIndex, query: string) {
-  const terms = buildQueryTerms(query)
-  if (!terms.length) return []
-  const s = scoreQuery(index, querySpecs(terms, isTypedQuery(query)), BOOSTS)
-  return [...s.order]
-    .map((short, seen) => ({ short, seen, score: s.score[short] as number }))
-    .sort((a, b) => b.score - a.score || a.seen - b.seen)
-    .map(({ short, score }) => ({ id: index.docId(short), score, queryTerms: s.matched(short) }))
-}
-
 const RUNS = propertyRuns(12)
 
 describe(`search roads agree on ${RUNS} random stores`, () => {
@@ -117,7 +108,7 @@ describe(`search roads agree on ${RUNS} random stores`, () => {
       const index = partsIndex(buildIndexParts(docs))
       const sorted = loadSorted(splitMiniSearch(buildMiniSearch(docs)))
       for (const query of w.queries)
-        expect(ranked(index, query), `seed ${seed}: ${JSON.stringify(query)}`).toEqual(
+        expect(ourRanking(index, query), `seed ${seed}: ${JSON.stringify(query)}`).toEqual(
           miniSearchResults(sorted, query).map((r) => ({
             id: r.id as number,
             score: r.score,
@@ -147,8 +138,8 @@ describe(`search roads agree on ${RUNS} random stores`, () => {
       )
       expect(merged.documentCount).toBe(single.documentCount)
       for (const query of w.queries) {
-        const a = ranked(merged, query)
-        const b = ranked(single, query)
+        const a = ourRanking(merged, query)
+        const b = ourRanking(single, query)
         expect(
           a.map((x) => [x.id, x.queryTerms]),
           `seed ${seed}: ${JSON.stringify(query)}`,
@@ -176,7 +167,7 @@ describe(`search roads agree on ${RUNS} random stores`, () => {
       )
       const fresh = partsIndex(parts)
       for (const query of w.queries)
-        expect(ranked(cached, query), `seed ${seed}: ${JSON.stringify(query)}`).toEqual(ranked(fresh, query))
+        expect(ourRanking(cached, query), `seed ${seed}: ${JSON.stringify(query)}`).toEqual(ourRanking(fresh, query))
     }
   })
 })

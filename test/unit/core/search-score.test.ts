@@ -1,19 +1,9 @@
 import { describe, expect, test } from 'vitest'
 import { parseLearning } from '../../../src/core/learning.js'
-import {
-  FIELD_BOOSTS,
-  buildCatalogEntry,
-  buildQueryTerms,
-  buildSearchDoc,
-  indexOptions,
-  isTypedQuery,
-  querySpecs,
-  rankLearnings,
-} from '../../../src/core/search.js'
+import { buildCatalogEntry, buildSearchDoc, rankLearnings } from '../../../src/core/search.js'
 import type { CatalogEntry, SearchDoc } from '../../../src/core/search.js'
 import { buildIndexParts, partsIndex } from '../../../src/core/search-parts.js'
-import { boundedEditDistance, scoreQuery } from '../../../src/core/search-score.js'
-import type { ScoringIndex } from '../../../src/core/search-score.js'
+import { boundedEditDistance } from '../../../src/core/search-score.js'
 import { SEEDS, VITEST_FAILURE, seedText } from '../../helpers/feed-store.js'
 import { seeded } from '../../helpers/random.js'
 import {
@@ -21,6 +11,7 @@ import {
   loadSorted,
   miniSearchRank,
   miniSearchResults,
+  ourRanking,
   splitMiniSearch,
 } from '../../helpers/minisearch-oracle.js'
 
@@ -102,19 +93,6 @@ function queries(seed: number): string[] {
   ]
 }
 
-const BOOSTS = indexOptions().fields.map((f) => FIELD_BOOSTS[f])
-
-/** Our results in minisearch's shape: ids and scores in its order, and each one's query terms. */
-function ours(index: ScoringIndex, query: string) {
-  const terms = buildQueryTerms(query)
-  if (!terms.length) return []
-  const s = scoreQuery(index, querySpecs(terms, isTypedQuery(query)), BOOSTS)
-  return [...s.order]
-    .map((short, seen) => ({ short, seen, score: s.score[short] as number }))
-    .sort((a, b) => b.score - a.score || a.seen - b.seen)
-    .map(({ short, score }) => ({ id: index.docId(short), score, queryTerms: s.matched(short) }))
-}
-
 describe('scoring reproduces minisearch', () => {
   test.each([1, 2, 3, 4, 5, 6])('store %i: the same results, scores and order as minisearch', (seed) => {
     const docs = store(seed, 40 + seed * 30)
@@ -122,7 +100,7 @@ describe('scoring reproduces minisearch', () => {
     const sorted = loadSorted(splitMiniSearch(whole))
     const index = partsIndex(buildIndexParts(docs))
     for (const query of queries(seed)) {
-      const mine = ours(index, query)
+      const mine = ourRanking(index, query)
       // Loaded in sorted term order (as the cache held it), minisearch adds in our order: the very same numbers.
       const reference = miniSearchResults(sorted, query).map((r) => ({
         id: r.id as number,
