@@ -100,10 +100,10 @@ export async function inspectRecovery(
     if (journal.gitDir !== git.gitDir) {
       // A linked work tree removed since (`git worktree remove --force`, or its folder deleted and pruned) took its
       // index and HEAD with it: its commit is on its branch, and nothing is left that could follow it.
-      if (!existsSync(journal.gitDir) && !isProcessAlive(journal.pid, journal.tag)) removeJournal(file)
+      if (!existsSync(journal.gitDir) && !isProcessAlive(journal.pid, journal.tag, file)) removeJournal(file)
       continue
     }
-    if (isProcessAlive(journal.pid, journal.tag)) {
+    if (isProcessAlive(journal.pid, journal.tag, file)) {
       // Of another side (a dev container and its host: process-tag.ts), its process cannot be asked from here.
       const elsewhere = !onThisSide(journal.tag)
       problems.push({

@@ -75,11 +75,12 @@ function lockOwner(lock: string): { pid: number; tag: string | undefined } | und
 /**
  * Remove an index lock that a killed transition of ours left (it names a process that is gone); true when it did.
  * A lock of git's, of a git learn still running, or of one on another side of a shared repository (a dev container
- * and its host: process-tag.ts, where the pid cannot be asked) is left as it is.
+ * and its host: process-tag.ts, where the pid cannot be asked) younger than LEFT_BEHIND_MS is left as it is.
  */
 export function clearStaleIndexLock(lock: string): boolean {
   const owner = lockOwner(lock)
-  if (!owner || !onThisSide(owner.tag) || owner.pid === process.pid || isProcessAlive(owner.pid)) return false
+  if (!owner || (onThisSide(owner.tag) && owner.pid === process.pid) || isProcessAlive(owner.pid, owner.tag, lock))
+    return false
   try {
     unlinkSync(lock)
     return true

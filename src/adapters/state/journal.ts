@@ -22,7 +22,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { FileAccessError } from '../../core/errors.js'
-import { onThisSide, processTag, scratchOwner } from './process-tag.js'
+import { LEFT_BEHIND_MS, onThisSide, processTag, scratchOwner } from './process-tag.js'
 
 /** One path of a transition as the commit has it: the blob (and mode) or null when the commit removes it. */
 export interface JournalPath {
@@ -185,17 +185,19 @@ export function readTornJournals(commonDir: string): string[] {
     .filter((file) => {
       const m = /(\d+)(?:@([0-9a-f]{8}))?-[^/\\]*\.json$/.exec(file)
       const pid = Number(m?.[1] ?? 0)
-      return !good.has(file) && !(pid > 0 && isProcessAlive(pid, m?.[2]))
+      return !good.has(file) && !(pid > 0 && isProcessAlive(pid, m?.[2], file))
     })
 }
 
 /**
  * Whether a process of this id is alive (another git learn still working); never this one, which is not mid-commit
  * when it asks. `tag`: the side the id was written on (process-tag.ts); another side's process cannot be asked from
- * here, so it is taken as alive: what it holds is that side's to finish or clear.
+ * here, so it is taken as alive while `file` (its journal or lock) is younger than LEFT_BEHIND_MS: what it holds is
+ * that side's to finish or clear. Older, that side is taken for gone (a container stopped since): else what it left
+ * would wait there for ever, its index lock refusing every git command.
  */
-export function isProcessAlive(pid: number, tag?: string): boolean {
-  if (!onThisSide(tag)) return true
+export function isProcessAlive(pid: number, tag?: string, file?: string): boolean {
+  if (!onThisSide(tag)) return !(file !== undefined && olderThan(file, LEFT_BEHIND_MS, Date.now()))
   if (pid === process.pid) return false
   try {
     process.kill(pid, 0)

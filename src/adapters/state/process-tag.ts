@@ -9,7 +9,8 @@
  * So what names a process also holds this tag: 8 hex digits of a hash of the host name and the PID namespace
  * (`/proc/self/ns/pid` on Linux; the host name alone elsewhere), as git's `gc.pid` holds the host name beside the
  * pid. A file of another tag is never judged by its process id here: it is that side's to clear, or waits for its age
- * where a lock has one. A file without a tag (written by an earlier version) is judged as before.
+ * (a transition's journal and index lock: LEFT_BEHIND_MS; a capture or recall lock: its own). A file without a tag
+ * (written by an earlier version) is judged as before.
  *
  * node:fs and node:os only: every command looks for journals before it starts.
  */
@@ -17,6 +18,14 @@ import { readlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
 
 let tag: string | undefined
+
+/**
+ * How old another side's transition journal or index lock is before it is taken for left behind, and judged here: a
+ * transition holds them for seconds, and a side can be gone for good (a dev container stopped, restarted or rebuilt
+ * runs in a new PID namespace, most often under a new host name; a host renamed), leaving nobody there to finish or
+ * clear them.
+ */
+export const LEFT_BEHIND_MS = 3_600_000
 
 /** This process's tag: 8 lowercase hex digits, the same for every process of one namespace on one machine. */
 export function processTag(): string {

@@ -30,7 +30,7 @@ export function describeHalfDone(p: HalfDone): string {
       return `the branch ${p.ref} is locked (${p.path} exists): a git process is moving it, or one was killed while it did. If none is running, remove the lock: \`rm ${p.path}\``
     case 'running':
       return p.elsewhere
-        ? `another git learn (process ${p.pid} in another container or on another machine that shares this repository) is committing "${p.subject}", or was stopped there while it did: \`git learn doctor\` run there tells which (and \`--continue\` there finishes it)`
+        ? `another git learn (process ${p.pid} in another container or on another machine that shares this repository) is committing "${p.subject}", or was stopped there while it did: \`git learn doctor\` run there tells which (and \`--continue\` there finishes it). If nothing runs there any more (a container stopped since), it is taken for stopped here once an hour old`
         : `another git learn (process ${p.pid}) is committing "${p.subject}" right now`
     case 'unfinished':
       return `"${p.subject}" was committed (${short(p.commit)}), but the process stopped before your index and work tree were brought in line for ${pathList(p.paths)}. Finish it: \`git learn doctor --continue\` (or undo it: \`git learn doctor --abort\`)`

@@ -6,7 +6,7 @@
  * other branch. A git wrapper first on PATH runs the other party at those moments.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, rmSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { BUILT_BIN, racePath } from '../../helpers/fault.js'
@@ -210,5 +210,55 @@ describe.skipIf(!CAN_UNSHARE)('another PID namespace sharing the work tree (a de
     expect(repo.git('log', '-1', '--format=%s').trim()).toBe('learn: approve pend-one')
     expect(repo.git('status', '--porcelain')).toBe('')
     expect(existsSync(join(repo.root, '.git/index.lock'))).toBe(false)
+  }, 60_000)
+})
+
+// The other way round: a transition killed in a container that is gone since (stopped, restarted, rebuilt: each run
+// is a new PID namespace, most often a new host name). No process of its side is left to finish or clear what it
+// left, so its marks cannot wait for that side for ever: once older than any transition runs, they are judged here.
+describe.skipIf(!CAN_UNSHARE)('a PID namespace that is gone (a dev container stopped since)', () => {
+  test('its transition killed after the branch moved: doctor here finishes it once its marks are old', () => {
+    const repo = seeded()
+    const scratch = tempDir('gl-index-race-')
+    const mark = join(scratch, 'mark')
+    // `sh` is the namespace's first process (pid 1 ignores a SIGKILL sent from inside), git learn its child.
+    const r = spawnSync(
+      'unshare',
+      ['--pid', '--fork', '--mount-proc', 'sh', '-c', `${process.execPath} ${BUILT_BIN} approve pend-one; exit $?`],
+      {
+        cwd: repo.root,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          ...REVIEWER,
+          PATH: `${racePath()}:${process.env['PATH']}`,
+          RACE_AT: 'update-ref',
+          RACE_WHEN: 'after',
+          RACE_MARK: mark,
+          RACE_CMD: 'kill -9 $GL_PARENT',
+        },
+      },
+    )
+    expect(existsSync(mark), r.stderr).toBe(true)
+    expect(r.status).toBe(137)
+    expect(repo.git('log', '-1', '--format=%s').trim()).toBe('learn: approve pend-one')
+    const lock = join(repo.root, '.git/index.lock')
+    expect(readFileSync(lock, 'utf8')).toMatch(/^git-learn \d+ [0-9a-f]{8}\n$/)
+    const journals = join(repo.root, '.git/learn/transitions')
+    const bin = (args: string[]) =>
+      spawnSync(process.execPath, [BUILT_BIN, ...args], { cwd: repo.root, encoding: 'utf8', env: process.env })
+    // Young, it may still be running over there: left alone, and said so.
+    const young = bin(['doctor', '--json'])
+    expect(young.stdout).toMatch(/"elsewhere":\s*true/)
+    expect(existsSync(lock)).toBe(true)
+    // An hour later nothing can still be running it: what it left is this side's to finish.
+    const hourAgo = new Date(Date.now() - 3_600_000)
+    for (const f of [lock, ...readdirSync(journals).map((n) => join(journals, n))]) utimesSync(f, hourAgo, hourAgo)
+    const fixed = bin(['doctor', '--continue'])
+    expect(fixed.status, fixed.stdout + fixed.stderr).toBe(0)
+    expect(existsSync(lock)).toBe(false)
+    expect(readdirSync(journals)).toEqual([])
+    expect(repo.git('status', '--porcelain')).toBe('')
+    expect(repo.exists('.learnings/active/pend-one.md')).toBe(true)
   }, 60_000)
 })
