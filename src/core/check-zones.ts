@@ -32,7 +32,7 @@ export function buildZoneMatcher(globs: readonly string[]): (path: string) => bo
   return (path) => res.some((r) => r.test(path))
 }
 
-const { observations, observationsArchive, observeLog, ...others } = STATE_FILES
+const { observations, observationsArchive, observeLog, hooksLog, ...others } = STATE_FILES
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const observationsStem = observations.replace(/\.jsonl$/, '')
 /** The state dir's names that nothing else uses, matched anywhere: the observation logs, live, renamed or rotated. */
@@ -40,16 +40,16 @@ const OWN_STATE = new RegExp(
   `(^|/)(${escape(observationsStem)}([.-][^/]*)?\\.jsonl|${escape(observationsArchive)}/.+)$`,
 )
 /** Its other files, under names a project may use too: at the root, under `.learnings/`, or in a copy of `learn/`. */
-const PLACED_STATE_NAMES = [...Object.values(others), observeLog, `${observeLog}.1`]
+const PLACED_STATE_NAMES = [...Object.values(others), observeLog, `${observeLog}.1`, hooksLog, `${hooksLog}.1`]
 const PLACED_STATE = new RegExp(`^(\\.learnings/(.+/)?|(.+/)?learn/)?(${PLACED_STATE_NAMES.map(escape).join('|')})$`)
 
 /**
  * A copy of a file of the local state dir (`<git-common-dir>/learn/`, STATE_FILES), which must never be committed:
  * the observation logs (`observations.jsonl`, `observations.<x>.jsonl`, `observations-<x>.jsonl`, anything in an
  * `observations.archive/` folder) wherever they are; the usage events, the logs, observe's and render's records
- * (`events.jsonl`, `hooks.log`, `observe.log`, `observe.log.1`, `observe-config.json`, `render-manifest.json`,
- * `rotate.lock`) at the root of the work tree, anywhere under `.learnings/`, or in a folder named `learn` (the state
- * dir copied whole). They can only reach the tree by being copied there.
+ * (`events.jsonl`, `hooks.log`, `hooks.log.1`, `observe.log`, `observe.log.1`, `observe-config.json`,
+ * `render-manifest.json`, `rotate.lock`, `sweep.stamp`) at the root of the work tree, anywhere under `.learnings/`,
+ * or in a folder named `learn` (the state dir copied whole). They can only reach the tree by being copied there.
  */
 export function isLocalStateFile(path: string): boolean {
   return OWN_STATE.test(path) || PLACED_STATE.test(path)

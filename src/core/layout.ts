@@ -36,8 +36,10 @@ export const STATE_FILES = {
   observeLog: 'observe.log',
   /** The usage events (matches, feedback, applied). */
   events: 'events.jsonl',
-  /** What the agent hooks (context, recall, capture) could not do. */
+  /** What the agent hooks (context, recall, capture) could not do; moved to `hooks.log.1` past 1 MB. */
   hooksLog: 'hooks.log',
+  /** Its mtime is when the agent sessions' files (`transcripts/`, `recalls/`) were last swept (session-sweep.ts). */
+  sweepStamp: 'sweep.stamp',
   /** Which config cache entry observe reads. */
   observeConfig: 'observe-config.json',
   /** The files `git learn render` wrote. */

@@ -7,6 +7,7 @@ import { RECALL_MAX_ITEMS, rankRecall, recallQueryTerms } from '../../core/recal
 import type { RecallIndex, RecallPostings } from '../../core/recall-rank.js'
 import { appendEventLine } from '../state/event-line.js'
 import { addPendingRecalls } from '../state/recalls.js'
+import { sweepSessionFilesDaily } from '../state/daily-sweep.js'
 import { files, lastKey, markLastKeyUsed, noteLastKey, readBytes } from './cache-files.js'
 import { unpackBlock } from './catalog-blocks.js'
 import { cacheDir, keyingFor } from './feed-key.js'
@@ -161,13 +162,18 @@ export async function recallFailure(
   } catch (err) {
     unrecorded(err)
   }
-  if (failure.session)
+  if (failure.session && out.length) {
+    const stateDir = join(feed.commonDir, 'learn')
     addPendingRecalls(
-      join(feed.commonDir, 'learn'),
+      stateDir,
       failure.session,
       failure.tool_use_id,
       out.map((o) => o.name),
       now,
     )
+    // Once a day, as capture does (without capture registered, nothing else ever removes a pending-recalls file).
+    const sweeping = sweepSessionFilesDaily(stateDir)
+    if (sweeping) await sweeping
+  }
   return out
 }

@@ -14,6 +14,14 @@ import { readdirSync, statSync, unlinkSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { codeStamp } from './feed-key.js'
 
+/** How long a pinned commit whose fetch failed is not fetched again by the feed (`tier verify` tries at once). */
+export const PINNED_RETRY_MS = 10 * 60 * 1000
+/**
+ * The name of a failed fetch's marker (tiers.ts unfetchedFile) starts with this: past PINNED_RETRY_MS it means
+ * nothing, and one of a pin since moved is never looked at again, so a rebuild removes it (write-cache.ts).
+ */
+export const UNFETCHED_PREFIX = 'unfetched-'
+
 /** The build part of a tier cache file's name. */
 export const tierCacheStamp = (): string => codeStamp(createHash).slice(0, 12)
 

@@ -33,7 +33,7 @@ import { CONFIG_PATH } from '../store/config.js'
 import { decodeLearningBytes, tooLargeReason } from '../store/store.js'
 import { deflateJson, readDeflatedJson } from './cache-files.js'
 import { cacheDir } from './feed-key.js'
-import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
+import { PINNED_RETRY_MS, UNFETCHED_PREFIX, markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
 import { tierSkipReason } from './tier-screen.js'
 
 export type TierConfig = Config['tiers'][number]
@@ -411,9 +411,6 @@ function unfetchedInDryRun(t: TierConfig): string {
   )
 }
 
-/** How long a pinned commit whose fetch failed is not fetched again by the feed (`tier verify` tries at once). */
-const PINNED_RETRY_MS = 10 * 60 * 1000
-
 /**
  * The marker of a failed fetch of a tier's pinned commit, under <common dir>/learn/cache/ (shared by worktrees): its
  * mtime is when the fetch failed. Named by the commit and a hash of the URL and ref, so a URL put right in
@@ -424,7 +421,7 @@ function unfetchedFile(git: Git, t: TierConfig): string {
     .update(`${t.url}\0${t.ref ?? ''}`)
     .digest('hex')
     .slice(0, 12)
-  return join(cacheDir(git.commonDir), `unfetched-${t.commit ?? ''}-${where}`)
+  return join(cacheDir(git.commonDir), `${UNFETCHED_PREFIX}${t.commit ?? ''}-${where}`)
 }
 
 /** When the pinned commit of `t` may be fetched again, if a fetch of it failed within PINNED_RETRY_MS. */

@@ -19,6 +19,7 @@ import { packProjectRow } from './catalog-rows.js'
 import { writeIndexFiles } from './index-files.js'
 import { CACHE_FORMAT, worktreeName } from './feed-key.js'
 import { writeRecallFile } from './recall-file.js'
+import { PINNED_RETRY_MS, UNFETCHED_PREFIX } from './tier-cache.js'
 import type { Built } from './rebuild.js'
 import { packLineLengths, statusFile } from './status-file.js'
 
@@ -144,6 +145,8 @@ export async function writeCache(
       const k = KEY_FILE.exec(name)?.[1]
       if (k !== undefined && !kept.has(k)) sweepStale(join(dir, name), complete.has(k) ? -Infinity : YOUNG_MS)
       else if (name.startsWith('spool-') || name.endsWith('.tmp')) sweepStale(join(dir, name), 3_600_000)
+      // A failed fetch's marker past its time, or of a pin moved since (none reads it again): a file per failed pin.
+      else if (name.startsWith(UNFETCHED_PREFIX)) sweepStale(join(dir, name), PINNED_RETRY_MS)
     }
     // Written piece by piece: at 100,000 learnings the postings and the catalog are tens of megabytes each.
     writeIndexFiles(f, b.parts, {

@@ -1,6 +1,10 @@
-/** The hooks' error log: `<common dir>/learn/hooks.log`. A hook never fails the agent's session; it writes here. */
-import { appendFileSync, mkdirSync } from 'node:fs'
+/**
+ * The hooks' error log: `<common dir>/learn/hooks.log`. A hook never fails the agent's session; it writes here. Kept
+ * under 1 MB: the older lines move to `hooks.log.1` (log-file.ts), so a hook that fails at every turn for months (a
+ * broken config) does not fill the disk.
+ */
 import { join } from 'node:path'
+import { appendLogLine } from './log-file.js'
 import { STATE_FILES } from '../../core/layout.js'
 import { redactSecrets } from '../../core/secrets.js'
 import { locateRepo } from '../git/fast.js'
@@ -19,9 +23,8 @@ export function logHookError(cwd: string, hook: string, err: unknown, now: Date)
 /** Append one line (a failure or a warning) to `<stateDir>/hooks.log`, redacted and on one line; never throws. */
 export function appendHookLog(stateDir: string, hook: string, err: unknown, now: Date): void {
   try {
-    mkdirSync(stateDir, { recursive: true })
     const msg = redactSecrets((err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').slice(0, 2000))
-    appendFileSync(join(stateDir, STATE_FILES.hooksLog), `${now.toISOString()} ${hook}: ${msg}\n`)
+    appendLogLine(stateDir, STATE_FILES.hooksLog, `${now.toISOString()} ${hook}: ${msg}\n`)
   } catch {
     // Nothing left to tell: the hook stays silent.
   }

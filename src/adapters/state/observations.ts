@@ -28,6 +28,7 @@ import {
 } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { acquireLock } from './file-lock.js'
+import { appendLogLine } from './log-file.js'
 import { findGitDirs, needsGit } from '../git/locate.js'
 import { STATE_FILES } from '../../core/layout.js'
 import { redactSecrets } from '../../core/secrets.js'
@@ -38,7 +39,6 @@ const LOCK_FILE = STATE_FILES.observationsLock
 const LOG_FILE = STATE_FILES.observeLog
 /** A rotate.lock older than this is left by a crashed process: it is moved aside. */
 const STALE_LOCK_MS = 30_000
-const MAX_LOG_BYTES = 1024 * 1024
 
 export interface RepoLocation {
   /** The work tree root (where `.learnings/` lives). */
@@ -184,20 +184,12 @@ export function rotateObservations(stateDir: string, rotateBytes: number, now: D
   }
 }
 
-/** Append a line to `learn/observe.log` (kept under 1 MB: the old log moves to observe.log.1). Never throws. */
+/** Append a line to `learn/observe.log` (kept under 1 MB: the old log moves to observe.log.1, log-file.ts). Never throws. */
 export function logObserveError(stateDir: string | undefined, message: string, now: Date): void {
   if (!stateDir) return
   try {
-    const file = join(stateDir, LOG_FILE)
-    const st = isFile(file)
-    if (st && st.size > MAX_LOG_BYTES) renameSync(file, `${file}.1`)
-    const fd = openAppend(file)
-    try {
-      // Messages can carry a payload's text (an error's stack, a config value): redacted like observations are.
-      writeSync(fd, `${now.toISOString()} ${redactSecrets(message.replace(/\n/g, ' '))}\n`)
-    } finally {
-      closeSync(fd)
-    }
+    // Messages can carry a payload's text (an error's stack, a config value): redacted like observations are.
+    appendLogLine(stateDir, LOG_FILE, `${now.toISOString()} ${redactSecrets(message.replace(/\n/g, ' '))}\n`)
   } catch {
     /* nowhere left to report: observe must stay silent */
   }

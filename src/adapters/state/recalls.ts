@@ -2,10 +2,12 @@
  * What recall handed out and the next run has not decided yet: `<git-common-dir>/learn/recalls/<hash of the
  * session>.json`, a JSON array of PendingRecall (src/core/fix-outcomes.ts), replaced whole (write and rename), read
  * and replaced under `<that file>.lock`: one session's hooks run at once (parallel tool calls, subagents), and two
- * recalls that each read the list and wrote it back with their own names lost the other's.
+ * recalls that each read the list and wrote it back with their own names lost the other's. A session's file goes when
+ * the session ends (capture at SessionEnd), or, for a session killed before it, once idle for PENDING_KEPT_MS
+ * (sweepPendingRecalls).
  */
 import { createHash } from 'node:crypto'
-import { readFileSync, unlinkSync } from 'node:fs'
+import { readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
 import { acquireLock } from './file-lock.js'
@@ -91,4 +93,38 @@ export function addPendingRecalls(
   const ts = now.toISOString()
   const fresh: PendingRecall[] = names.map((name) => ({ name, session, tool_use_id: toolUseId, ts }))
   updatePendingRecalls(stateDir, session, (pending) => [...pending, ...fresh].slice(-MAX_PENDING))
+}
+
+/**
+ * How long a session's pending recalls are kept after the file was last written (a recall added, or a capture of the
+ * session): Claude Code's default retention of a session's transcript (`cleanupPeriodDays`, 30 days without use), past
+ * which the session cannot be resumed unless that setting was raised. A session killed before its SessionEnd leaves
+ * its file; one resumed after that long only loses the outcomes of the fixes still pending, as a SessionEnd would.
+ */
+export const PENDING_KEPT_MS = 30 * 24 * 3_600_000
+
+/**
+ * Remove the pending-recalls file `file` (`recalls/<key>.json`) once it was not written for PENDING_KEPT_MS, under
+ * the session's lock and judged again there (a recall of the session adding to it now keeps it). Returns whether it
+ * was removed; never throws.
+ */
+export function sweepPendingRecalls(file: string, now: number): boolean {
+  try {
+    const idle = () => {
+      const st = statSync(file, { throwIfNoEntry: false })
+      return st?.isFile() === true && now - st.mtimeMs >= PENDING_KEPT_MS
+    }
+    if (!idle()) return false
+    const lock = acquireLock(`${file}.lock`, { waitMs: 0, staleMs: STALE_LOCK_MS })
+    if (!lock) return false
+    try {
+      if (!idle()) return false
+      unlinkSync(file)
+      return true
+    } finally {
+      lock.release()
+    }
+  } catch {
+    return false // gone meanwhile, or a folder this user cannot write: left for the next sweep
+  }
 }

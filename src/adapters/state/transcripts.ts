@@ -4,14 +4,17 @@
  * read, what identifies the bytes before it (device, inode, hashes of the first bytes and of those just before the
  * offset), and the reader's cursor
  * (src/core/transcript.ts). A transcript that was replaced, truncated or rewritten is read again from its start, and
- * the cursor skips the entries already read. One reader at a time per transcript (an O_EXCL lock file).
+ * the cursor skips the entries already read. One reader at a time per transcript (an O_EXCL lock file). The state
+ * also names the side it was written on (process-tag.ts), for the sweep of the states of transcripts that are gone
+ * (sweepTranscriptState).
  */
 import { createHash } from 'node:crypto'
-import { closeSync, readFileSync, readSync } from 'node:fs'
-import { join } from 'node:path'
+import { closeSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
 import { acquireLock } from './file-lock.js'
 import type { FileLock } from './file-lock.js'
+import { onThisSide, processTag } from './process-tag.js'
 import { openWithoutWaiting } from '../store/read-bounded.js'
 import { EMPTY_CURSOR } from '../../core/transcript.js'
 import type { OpenCall, TranscriptCursor } from '../../core/transcript.js'
@@ -128,7 +131,76 @@ export function unreadState(next: TranscriptState): TranscriptState {
 
 /** Save the state after the records of its lines were written (a failure costs a re-read, which skips what was read). */
 export function writeTranscriptState(stateDir: string, state: TranscriptState): boolean {
-  return writeCacheFile(statePath(stateDir, state.path), JSON.stringify(state))
+  return writeCacheFile(statePath(stateDir, state.path), JSON.stringify({ ...state, tag: processTag() }))
+}
+
+const DAY_MS = 24 * 3_600_000
+/** A state is kept this long after its last write however its transcript is (a capture is making it). */
+export const GONE_TRANSCRIPT_KEPT_MS = DAY_MS
+/**
+ * A state whose transcript cannot be looked at from here (written on another side, or by an earlier version for a
+ * folder not on this machine) is kept this long after its last write: three times Claude Code's default retention of
+ * its transcripts (`cleanupPeriodDays`, 30), past which a session idle so long is resumed only where the retention
+ * was raised.
+ */
+export const UNSEEN_TRANSCRIPT_KEPT_MS = 90 * DAY_MS
+
+/**
+ * Whether the transcript a state names is `here` (or cannot be told: a folder this user may not read), `gone` (not at
+ * its path, seen from the side that wrote the state) or `unseen` (another side's: a dev container's transcript seen
+ * from its host, another machine's on a shared file system; its path means nothing here).
+ */
+function transcriptSeen(path: string, tag: unknown): 'here' | 'gone' | 'unseen' {
+  if (typeof tag === 'string' && !onThisSide(tag)) return 'unseen'
+  try {
+    statSync(path)
+    return 'here'
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return 'here'
+  }
+  if (typeof tag === 'string') return 'gone'
+  // An earlier version's state names no side: gone when the transcript's folder is here (this machine's agent's).
+  return statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory() ? 'gone' : 'unseen'
+}
+
+/**
+ * Remove the state file `file` (`transcripts/<key>.json`) when its transcript is gone: it can never be read again,
+ * so its offset is of no use. Claude Code deletes a session's transcript after `cleanupPeriodDays` without use (30
+ * by default); one that is still there is kept however old, since its session may be resumed (and without its
+ * state would be recorded again in full). A damaged state, read as none anyway, goes too. Never one written in the
+ * last GONE_TRANSCRIPT_KEPT_MS, and only under the transcript's lock, judged again there: a capture reading it now
+ * (a transcript back at its path) keeps it. Returns whether it was removed; never throws.
+ */
+export function sweepTranscriptState(file: string, now: number): boolean {
+  try {
+    const st = statSync(file, { throwIfNoEntry: false })
+    if (!st?.isFile() || now - st.mtimeMs < GONE_TRANSCRIPT_KEPT_MS) return false
+    const judge = (): boolean => {
+      let s: Record<string, unknown> | undefined
+      try {
+        s = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+      } catch {
+        s = undefined
+      }
+      const path = typeof s?.['path'] === 'string' ? s['path'] : undefined
+      if (path === undefined) return true
+      const seen = transcriptSeen(path, s?.['tag'])
+      return seen === 'gone' || (seen === 'unseen' && now - st.mtimeMs >= UNSEEN_TRANSCRIPT_KEPT_MS)
+    }
+    if (!judge()) return false
+    const lock = acquireLock(file.replace(/\.json$/, '.lock'), { waitMs: 0, staleMs: STALE_LOCK_MS })
+    if (!lock) return false // a capture is reading it
+    try {
+      if (statSync(file, { throwIfNoEntry: false })?.mtimeMs !== st.mtimeMs || !judge()) return false
+      unlinkSync(file)
+      return true
+    } finally {
+      lock.release()
+    }
+  } catch {
+    return false // gone meanwhile, or a folder this user cannot write: left for the next sweep
+  }
 }
 
 /**

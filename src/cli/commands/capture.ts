@@ -22,13 +22,17 @@ export const spec: CommandSpec = {
 
 export async function run(_args: ParsedArgs, ctx: Ctx): Promise<ExitCode> {
   const now = ctx.now()
-  const [{ runCapture }, { appendHookLog, logHookError }] = await Promise.all([
+  const [{ runCapture }, { appendHookLog, logHookError }, { sweepSessionFilesDaily }] = await Promise.all([
     import('../../flows/capture.js'),
     import('../../adapters/state/hooks-log.js'),
+    import('../../adapters/state/daily-sweep.js'),
   ])
   try {
     const result = await runCapture(await ctx.readStdin(), ctx.cwd, ctx.env, now)
     if (result.stateDir) for (const w of result.warnings) appendHookLog(result.stateDir, 'capture', w, now)
+    // Once a day: the offsets of transcripts that are gone, the pending recalls of sessions long idle.
+    const sweeping = result.stateDir ? sweepSessionFilesDaily(result.stateDir) : undefined
+    if (sweeping) await sweeping
   } catch (err) {
     logHookError(ctx.cwd, 'capture', (err as Error).stack ?? err, now)
   }

@@ -64,6 +64,8 @@ describe('zones', () => {
     ['x/observations.archive/observations-1.jsonl', true],
     ['events.jsonl', true],
     ['hooks.log', true],
+    ['hooks.log.1', true],
+    ['learn/sweep.stamp', true],
     ['observe.log', true],
     ['observe.log.1', true],
     ['observe-config.json', true],
