@@ -46,13 +46,13 @@ function setOf(repo: TestRepo, key: string): Map<string, Buffer> {
   )
 }
 
-/** The key of the complete set the last search wrote (its feed file). */
+/** The key of the set the work tree's last search used (its last-key file), other than `other`. */
 function currentKey(repo: TestRepo, other?: string): string {
-  const keys = readdirSync(cacheDir(repo))
-    .map((n) => /^feed-([0-9a-f]{20})\.json$/.exec(n)?.[1])
-    .filter((k): k is string => !!k && k !== other)
-  expect(keys).toHaveLength(1)
-  return keys[0] as string
+  const names = readdirSync(cacheDir(repo)).filter((n) => n.startsWith('last-key-') && !n.endsWith('.tmp'))
+  expect(names).toHaveLength(1)
+  const key = (JSON.parse(readFileSync(join(cacheDir(repo), names[0] as string), 'utf8')) as { key: string }).key
+  expect(key).not.toBe(other)
+  return key
 }
 
 async function search(repo: TestRepo, query = 'connect ECONNREFUSED 127.0.0.1:6003'): Promise<string[]> {
@@ -81,25 +81,31 @@ describe('the rebuild after a change reuses the last parse', () => {
     await search(repo)
     await search(repo)
     const first = currentKey(repo)
-    expect(setOf(repo, first).has(`parsed-${first}.jsonl.deflate`)).toBe(true)
-    // A committed edit (read from git's objects), an edit left in the work tree, a new untracked learning, a removal.
+    // A rebuild from nothing keeps no parse (its first hook waits for it); the next one, after a change, does.
+    expect([...setOf(repo, first).keys()].some((n) => n.startsWith('parsed-'))).toBe(false)
+    repo.write('.learnings/active/fresh.md', learningText('fresh'))
+    await search(repo)
+    const second = currentKey(repo, first)
+    expect(setOf(repo, second).has(`parsed-${second}.jsonl.deflate`)).toBe(true)
+    // A committed edit (read from git's objects), an edit left in the work tree, a removal: taken from that parse.
     repo.write(
       '.learnings/active/learning-3.md',
       learningText('learning-3', { description: '"Raise the port 6003 timeout."' }),
     )
-    repo.git('commit', '-qam', 'edit')
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'edit')
     repo.write('.learnings/active/learning-4.md', learningText('learning-4', { description: '"Edited in place."' }))
-    repo.write('.learnings/active/fresh.md', learningText('fresh'))
     rmSync(join(repo.root, '.learnings/active/learning-5.md'))
     const reused = await search(repo)
-    const second = currentKey(repo, first)
-    const built = setOf(repo, second)
-    expect([...built.keys()].some((n) => n.startsWith('parsed-'))).toBe(true)
+    const third = currentKey(repo, second)
+    const built = setOf(repo, third)
+    expect(built.has(`parsed-${third}.jsonl.deflate`)).toBe(true)
+    built.delete(`parsed-${third}.jsonl.deflate`)
 
     rmSync(cacheDir(repo), { recursive: true })
     expect(await search(repo)).toEqual(reused)
     expect(await search(repo)).toEqual(reused)
-    const fromNothing = setOf(repo, second)
+    const fromNothing = setOf(repo, third)
     expect([...fromNothing.keys()]).toEqual([...built.keys()])
     for (const [name, bytes] of built) expect(bytes.equals(fromNothing.get(name) as Buffer), name).toBe(true)
     expect((await search(repo, 'raise timeout'))[0]).toBe('learning-3: Raise the port 6003 timeout.')
@@ -110,13 +116,16 @@ describe('the rebuild after a change reuses the last parse', () => {
 
   test('an unchanged file is taken from the copy, not read again; a copy of other fingerprints is not used', async () => {
     const repo = store()
-    // The first run reads the directive's acceptances and writes no set (rebuild.ts stampAcceptances); the second does.
+    // The first run reads the directive's acceptances and writes no set (rebuild.ts stampAcceptances); the second does,
+    // and the rebuild after a change keeps the parse.
     await search(repo)
+    await search(repo)
+    repo.write('.learnings/active/fresh.md', learningText('fresh'))
     await search(repo)
     const first = currentKey(repo)
     // Change what the copy says of learning-7 (its file is unchanged): the next rebuild can only know it from the copy.
     tell(join(cacheDir(repo), `parsed-${first}.jsonl.deflate`))
-    repo.write('.learnings/active/fresh.md', learningText('fresh'))
+    repo.write('.learnings/active/fresh-2.md', learningText('fresh-2'))
     expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6007')).toContain('learning-7: Told by the copy.')
 
     // Reviewed fingerprints changed (config.yaml): the scans would differ, so nothing is taken from a copy.

@@ -5,7 +5,8 @@
  * `{format, stamp, allow}`, then `[path, oid, parsed]` for each file; a line taken again is written back as it was
  * read, so a rebuild after a small change neither parses nor stringifies the rest.
  *
- * Kept only for stores of up to REUSE_MAX learnings: at 100,000 learnings a parsed copy was a 163 MB file that took
+ * Written by a rebuild that follows another in the same work tree (a rebuild from nothing, which the first agent hook
+ * of a fresh clone waits for, does not pay for it). Kept only for stores of up to REUSE_MAX learnings: at 100,000 learnings a parsed copy was a 163 MB file that took
  * longer to write and read back than parsing the blobs again (BENCHMARKS.md), and the local state's budget there is
  * 60 MB. Only files parsed without a problem and without a finding (a credential, a directive) are kept: their
  * screen depends on the acceptances and reviewed fingerprints of the moment, so they are read and screened again.

@@ -168,6 +168,10 @@ describe('a cold search with the parse worker', () => {
     const keys = () => readdirSync(cache).flatMap((n) => /^feed-([0-9a-f]{20})\.json$/.exec(n)?.[1] ?? [])
     built(['search', 'quokka'])
     built(['search', 'quokka'])
+    // A rebuild after a change keeps the parse (one from nothing does not).
+    appendFileSync(join(repo.root, '.learnings/active/filler-1.md'), '\nMore.\n')
+    repo.git('commit', '-qam', 'first edit')
+    built(['search', 'quokka'])
     const [before] = keys()
     expect(before).toBeDefined()
     expect(readdirSync(cache)).toContain(`parsed-${before}.jsonl.deflate`)
@@ -179,6 +183,8 @@ describe('a cold search with the parse worker', () => {
     const key = keys().find((k) => k !== before) as string
     const reused = setOf(key)
     expect(reused.size).toBeGreaterThan(5)
+    // The next rebuild's copy; a rebuild from nothing writes none.
+    expect(reused.delete(`parsed-${key}.jsonl.deflate`)).toBe(true)
     rmSync(cache, { recursive: true, force: true })
     built(['search', 'quokka'])
     expect(built(['search', '--json', '--limit', '20', 'quokka gateway timeout']).stdout).toBe(after.stdout)
