@@ -31,10 +31,18 @@ function seeded(): TestRepo {
   return repo
 }
 
-function approveWithRace(repo: TestRepo, at: string, when: 'before' | 'after', cmd: string) {
+/**
+ * `git learn approve pend-one` with `cmd` run at git's `at` call; `inNamespace`: in a PID namespace of its own, as a dev
+ * container runs it (`sh` first there: pid 1 ignores a SIGKILL sent from inside, so git learn is its child).
+ */
+function approveWithRace(repo: TestRepo, at: string, when: 'before' | 'after', cmd: string, inNamespace = false) {
   const scratch = tempDir('gl-index-race-')
   const mark = join(scratch, 'mark')
-  const r = spawnSync(process.execPath, [BUILT_BIN, 'approve', 'pend-one'], {
+  const approve = `${process.execPath} ${BUILT_BIN} approve pend-one`
+  const [command, args] = inNamespace
+    ? ['unshare', ['--pid', '--fork', '--mount-proc', 'sh', '-c', `${approve}; exit $?`]]
+    : [process.execPath, [BUILT_BIN, 'approve', 'pend-one']]
+  const r = spawnSync(command, args, {
     cwd: repo.root,
     encoding: 'utf8',
     env: {
@@ -219,27 +227,7 @@ describe.skipIf(!CAN_UNSHARE)('another PID namespace sharing the work tree (a de
 describe.skipIf(!CAN_UNSHARE)('a PID namespace that is gone (a dev container stopped since)', () => {
   test('its transition killed after the branch moved: doctor here finishes it once its marks are old', () => {
     const repo = seeded()
-    const scratch = tempDir('gl-index-race-')
-    const mark = join(scratch, 'mark')
-    // `sh` is the namespace's first process (pid 1 ignores a SIGKILL sent from inside), git learn its child.
-    const r = spawnSync(
-      'unshare',
-      ['--pid', '--fork', '--mount-proc', 'sh', '-c', `${process.execPath} ${BUILT_BIN} approve pend-one; exit $?`],
-      {
-        cwd: repo.root,
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          ...REVIEWER,
-          PATH: `${racePath()}:${process.env['PATH']}`,
-          RACE_AT: 'update-ref',
-          RACE_WHEN: 'after',
-          RACE_MARK: mark,
-          RACE_CMD: 'kill -9 $GL_PARENT',
-        },
-      },
-    )
-    expect(existsSync(mark), r.stderr).toBe(true)
+    const { r } = approveWithRace(repo, 'update-ref', 'after', 'kill -9 $GL_PARENT', true)
     expect(r.status).toBe(137)
     expect(repo.git('log', '-1', '--format=%s').trim()).toBe('learn: approve pend-one')
     const lock = join(repo.root, '.git/index.lock')
