@@ -161,3 +161,26 @@ export function removeIfSame(path: string, meant: Identity): void {
     }
   }
 }
+
+/**
+ * Remove `file` when `judge()` says it may go, judged once without the lock (most files stay: no lock taken) and again
+ * under the lock at `lock` that its writers take (a writer using it now, or one that used it in between, keeps it).
+ * Whether it was removed; never throws (a lock held, a file gone meanwhile, a folder this user cannot write: left for
+ * the next sweep).
+ */
+export function removeUnderLock(file: string, lock: string, staleMs: number, judge: () => boolean): boolean {
+  try {
+    if (!judge()) return false
+    const held = acquireLock(lock, { waitMs: 0, staleMs })
+    if (!held) return false
+    try {
+      if (!judge()) return false
+      unlinkSync(file)
+      return true
+    } finally {
+      held.release()
+    }
+  } catch {
+    return false
+  }
+}

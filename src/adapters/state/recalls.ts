@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
-import { acquireLock } from './file-lock.js'
+import { acquireLock, removeUnderLock } from './file-lock.js'
 import { MAX_PENDING } from '../../core/fix-outcomes.js'
 import type { PendingRecall } from '../../core/fix-outcomes.js'
 
@@ -109,22 +109,8 @@ export const PENDING_KEPT_MS = 30 * 24 * 3_600_000
  * was removed; never throws.
  */
 export function sweepPendingRecalls(file: string, now: number): boolean {
-  try {
-    const idle = () => {
-      const st = statSync(file, { throwIfNoEntry: false })
-      return st?.isFile() === true && now - st.mtimeMs >= PENDING_KEPT_MS
-    }
-    if (!idle()) return false
-    const lock = acquireLock(`${file}.lock`, { waitMs: 0, staleMs: STALE_LOCK_MS })
-    if (!lock) return false
-    try {
-      if (!idle()) return false
-      unlinkSync(file)
-      return true
-    } finally {
-      lock.release()
-    }
-  } catch {
-    return false // gone meanwhile, or a folder this user cannot write: left for the next sweep
-  }
+  return removeUnderLock(file, `${file}.lock`, STALE_LOCK_MS, () => {
+    const st = statSync(file, { throwIfNoEntry: false })
+    return st?.isFile() === true && now - st.mtimeMs >= PENDING_KEPT_MS
+  })
 }

@@ -9,10 +9,10 @@
  * (sweepTranscriptState).
  */
 import { createHash } from 'node:crypto'
-import { closeSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs'
+import { closeSync, readFileSync, readSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { writeCacheFile } from './cache-file.js'
-import { acquireLock } from './file-lock.js'
+import { acquireLock, removeUnderLock } from './file-lock.js'
 import type { FileLock } from './file-lock.js'
 import { onThisSide, processTag } from './process-tag.js'
 import { openWithoutWaiting } from '../store/read-bounded.js'
@@ -188,16 +188,9 @@ export function sweepTranscriptState(file: string, now: number): boolean {
       const seen = transcriptSeen(path, s?.['tag'])
       return seen === 'gone' || (seen === 'unseen' && now - st.mtimeMs >= UNSEEN_TRANSCRIPT_KEPT_MS)
     }
-    if (!judge()) return false
-    const lock = acquireLock(file.replace(/\.json$/, '.lock'), { waitMs: 0, staleMs: STALE_LOCK_MS })
-    if (!lock) return false // a capture is reading it
-    try {
-      if (statSync(file, { throwIfNoEntry: false })?.mtimeMs !== st.mtimeMs || !judge()) return false
-      unlinkSync(file)
-      return true
-    } finally {
-      lock.release()
-    }
+    // Under the lock a capture takes, the file must also be the one judged (a capture rewrote it: kept).
+    const same = () => statSync(file, { throwIfNoEntry: false })?.mtimeMs === st.mtimeMs && judge()
+    return removeUnderLock(file, file.replace(/\.json$/, '.lock'), STALE_LOCK_MS, same)
   } catch {
     return false // gone meanwhile, or a folder this user cannot write: left for the next sweep
   }
