@@ -520,11 +520,9 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   const parseHere = (batch: readonly Slot[], texts: readonly ReadText[]): ParsedFile[] =>
     batch.map((slot, i) => {
       const t = texts[i] as ReadText
-      return slot.reused
-        ? slot.reused.parsed
-        : t.text === undefined
-          ? { problem: t.problem ?? 'unreadable' }
-          : compact(parseProjectFile(slot.path, t.text, allow), slot.path, true)
+      return t.text === undefined
+        ? { problem: t.problem ?? 'unreadable' }
+        : compact(parseProjectFile(slot.path, t.text, allow), slot.path, true)
     })
   /** Whether some learning holds a directive: the screen then read the acceptances, which key the cache too. */
   let directiveMet = false
@@ -586,7 +584,8 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
         await queue.add(
           chunk.slice(at, at + PARSE_BATCH).map((slot) => ({
             slot,
-            // A reused file is given to the worker as '' (parsed in no time) and settled as it was kept.
+            // A reused file in a batch with others is parsed as '' (in no time) and settled as it was kept; a batch
+            // of reused files alone is not parsed at all (ParseQueue `ready`).
             text: slot.reused ? { text: '' } : read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)),
           })),
         )
