@@ -134,5 +134,15 @@ describe('the rebuild after a change reuses the last parse', () => {
     const results = await search(repo, 'connect ECONNREFUSED 127.0.0.1:6007')
     expect(results).not.toContain('learning-7: Told by the copy.')
     expect(results[0]).toBe('learning-7: Fix the learning-7 failure. Use when the build prints the learning-7 error.')
+
+    // A copy another build made (its stamp in the header) is not used either: that build may have parsed otherwise.
+    const other = join(cacheDir(repo), `parsed-${currentKey(repo)}.jsonl.deflate`)
+    tell(other)
+    const lines = inflateRawSync(readFileSync(other)).toString('utf8').split('\n')
+    const header = JSON.parse(lines[0] as string) as { stamp: string }
+    lines[0] = JSON.stringify({ ...header, stamp: `${header.stamp}-another-build` })
+    writeFileSync(other, deflateRawSync(lines.join('\n')))
+    repo.write('.learnings/active/fresh-3.md', learningText('fresh-3'))
+    expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6007')).not.toContain('learning-7: Told by the copy.')
   })
 })
