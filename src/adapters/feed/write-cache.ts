@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, unlinkSync 
 import { join } from 'node:path'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
-import { deflateJsonOffThread, deflateOffThread, files, lastKeyFile, noteLastKey, readLastKey } from './cache-files.js'
+import { deflateJsonOffThread, files, lastKeyFile, noteLastKey, readLastKey } from './cache-files.js'
 import type { FeedFile } from './cache-files.js'
 import { BLOCK_ROWS, packCatalogBlocks, rowsOfBlock } from './catalog-blocks.js'
 import { packProjectRow } from './catalog-rows.js'
@@ -21,6 +21,7 @@ import { CACHE_FORMAT, worktreeName } from './feed-key.js'
 import { writeRecallFile } from './recall-file.js'
 import { PINNED_RETRY_MS, UNFETCHED_PREFIX } from './tier-cache.js'
 import type { Built } from './rebuild.js'
+import type { ReuseWriter } from './reuse-file.js'
 import { packLineLengths, statusFile } from './status-file.js'
 
 /**
@@ -121,12 +122,11 @@ export async function writeCache(
   dir: string,
   root: string,
   key: string,
-  b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean; reusable?: string },
+  b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean; reusable?: ReuseWriter },
 ): Promise<void> {
   try {
     // Started first, compressed while the index and the catalog are written; never rejects (undefined: failed).
     const later = (v: unknown) => deflateJsonOffThread(v).catch(() => undefined)
-    const reusable = b.reusable === undefined ? undefined : deflateOffThread(b.reusable).catch(() => undefined)
     const project = later({
       format: CACHE_FORMAT,
       key,
@@ -182,8 +182,7 @@ export async function writeCache(
     writeAtomic(f.status, statusBytes)
     writeAtomic(f.lines, packLineLengths(b.catalog, b.tierLines))
     // Optional (the next rebuild reads it if it is there): before the feed file, so a complete set holds it.
-    const reusableBytes = await reusable
-    if (reusableBytes) writeAtomic(f.parsed, reusableBytes)
+    await b.reusable?.commit()
     // Named first: another worktree's rebuild removes a complete set no work tree names.
     noteLastKey(dir, root, key)
     writeAtomic(
@@ -200,6 +199,9 @@ export async function writeCache(
     )
   } catch {
     // A read-only git dir only costs speed: the next command rebuilds again.
+  } finally {
+    // Not put in place (the set was not completed): its temporary file goes.
+    b.reusable?.abort()
   }
 }
 
