@@ -151,13 +151,35 @@ export class ReuseReader {
   /** Bytes inflated so far. */
   private count = 0
   private ended = false
+  /**
+   * Pieces inflated and not yet looked at. Taken as zlib gives them ('data'), not through the stream's iterator: a
+   * stream destroyed by an error (a torn copy) drops what it holds, and the pieces before the error are whole lines.
+   */
+  private readonly pieces: Buffer[] = []
+  private queued = 0
+  /** zlib has given all it will (the end, or an error). */
+  private over = false
+  private wake: (() => void) | undefined
 
   private constructor(
     private readonly source: ReadStream,
     private readonly inflate: InflateRaw,
-    private readonly pieces: AsyncIterator<Buffer>,
     private readonly limit: number,
-  ) {}
+  ) {
+    inflate.on('data', (piece: Buffer) => {
+      this.pieces.push(piece)
+      this.queued += piece.length
+      if (this.queued >= 4 * CHUNK) inflate.pause()
+      this.wake?.()
+    })
+    const over = () => {
+      this.over = true
+      this.wake?.()
+    }
+    inflate.on('end', over)
+    inflate.on('error', over)
+    inflate.on('close', over)
+  }
 
   /**
    * The copy in `file` when its header is `want`'s; undefined when it is missing, torn before its first line, foreign,
@@ -170,7 +192,7 @@ export class ReuseReader {
     source.on('error', (err) => inflate.destroy(err))
     inflate.on('error', () => source.destroy())
     source.pipe(inflate)
-    const reader = new ReuseReader(source, inflate, (inflate as AsyncIterable<Buffer>)[Symbol.asyncIterator](), limit)
+    const reader = new ReuseReader(source, inflate, limit)
     let first: Buffer | undefined
     while ((first = reader.shift()) === undefined && (await reader.more()));
     try {
@@ -192,19 +214,26 @@ export class ReuseReader {
     return line
   }
 
-  /** Inflates the next piece; false at the end of the copy, at an error, or past the limits. */
+  /** The next piece zlib inflated, once it has; undefined when it has given all it will. */
+  private async next(): Promise<Buffer | undefined> {
+    while (!this.pieces.length && !this.over) {
+      await new Promise<void>((resolve) => (this.wake = resolve))
+      this.wake = undefined
+    }
+    const piece = this.pieces.shift()
+    if (piece) this.queued -= piece.length
+    if (this.inflate.isPaused() && this.queued < CHUNK) this.inflate.resume()
+    return piece
+  }
+
+  /** Takes the next piece inflated; false at the end of the copy, at an error, or past the limits. */
   private async more(): Promise<boolean> {
     if (this.ended) return false
-    let piece: IteratorResult<Buffer>
-    try {
-      piece = await this.pieces.next()
-    } catch {
-      piece = { done: true, value: undefined }
-    }
+    const piece = await this.next()
     // What is left after the last `\n` at the end (or at an error) is no whole line: never read.
-    if (piece.done) return this.end()
-    this.count += piece.value.length
-    this.bytes = this.at < this.bytes.length ? Buffer.concat([this.bytes.subarray(this.at), piece.value]) : piece.value
+    if (!piece) return this.end()
+    this.count += piece.length
+    this.bytes = this.at < this.bytes.length ? Buffer.concat([this.bytes.subarray(this.at), piece]) : piece
     this.at = 0
     if (this.count > this.limit || (this.bytes.length > MAX_LINE && !this.bytes.includes(NEWLINE))) return this.end()
     return true
@@ -215,6 +244,7 @@ export class ReuseReader {
     this.ended = true
     this.bytes = Buffer.alloc(0)
     this.at = 0
+    this.pieces.length = 0
     this.close()
     return false
   }
