@@ -305,14 +305,16 @@ export class ReuseWriter {
   private readonly file: ReturnType<typeof openAtomic>
   /** Lines not yet handed to zlib, each with its `\n` (PIECE bytes of them are, at a time). */
   private pending: Uint8Array[] = []
+  /** Lines made by this rebuild, after `pending`: encoded together (one Buffer for many, not one each). */
+  private made: string[] = []
   private size = 0
   private settled = false
 
   /** The writer of `file`; throws when its temporary file cannot be made (a read-only git dir). */
   constructor(file: string, header: Header, level = REUSE_LEVEL) {
     this.file = openAtomic(file)
-    // Up to 8 MB may wait for zlib: this thread goes on meanwhile, and waits (`drained`) only past that.
-    this.deflate = createDeflateRaw({ level, chunkSize: CHUNK, writableHighWaterMark: 8 << 20 } as Parameters<
+    // Up to 2 MB may wait for zlib: this thread goes on meanwhile, and waits (`drained`) only past that.
+    this.deflate = createDeflateRaw({ level, chunkSize: CHUNK, writableHighWaterMark: 2 << 20 } as Parameters<
       typeof createDeflateRaw
     >[0])
     this.out = createWriteStream('', { fd: this.file.fd, autoClose: true })
@@ -328,18 +330,31 @@ export class ReuseWriter {
       this.out.on('close', () => resolve(!failed && this.out.writableFinished))
     })
     this.deflate.pipe(this.out)
-    this.add(Buffer.from(JSON.stringify(header)))
+    this.add(JSON.stringify(header))
   }
 
-  private add(line: Uint8Array): void {
-    this.pending.push(line, NL)
-    this.size += line.byteLength + 1
+  private add(line: Uint8Array | string): void {
+    if (typeof line === 'string') {
+      this.made.push(line, '\n')
+      this.size += line.length + 1
+    } else {
+      this.encodeMade()
+      this.pending.push(line, NL)
+      this.size += line.byteLength + 1
+    }
     if (this.size >= PIECE) this.flush()
+  }
+
+  private encodeMade(): void {
+    if (!this.made.length) return
+    this.pending.push(Buffer.from(this.made.join('')))
+    this.made = []
   }
 
   private flush(): void {
     if (!this.size) return
-    if (!this.deflate.destroyed) this.deflate.write(Buffer.concat(this.pending, this.size))
+    this.encodeMade()
+    if (!this.deflate.destroyed) this.deflate.write(Buffer.concat(this.pending))
     this.pending = []
     this.size = 0
   }
@@ -352,7 +367,7 @@ export class ReuseWriter {
     // Each string the file holds twice (its name, description, path… in the entry and the row) kept once: a fifth
     // less to write, inflate and parse, and the next rebuild holds one string for both places.
     const shared = shareOut({ entry, row, name }, path)
-    this.add(Buffer.from(JSON.stringify([path, oid, { ...shared, counted, recall, hash }])))
+    this.add(JSON.stringify([path, oid, { ...shared, counted, recall, hash }]))
   }
 
   /** Resolves once zlib has taken what waits for it (below its high-water mark), or has failed. */
@@ -402,7 +417,7 @@ export class ReuseWriter {
 const NL = Buffer.from('\n')
 
 /** How many bytes of lines are handed to zlib at a time. */
-const PIECE = 1 << 20
+const PIECE = 256 << 10
 /** zlib's level for the copy: at 100,000 learnings (~180 MB of lines) 4 took ~50 % longer than 3 for 7 % less. */
 const REUSE_LEVEL = 3
 /**
