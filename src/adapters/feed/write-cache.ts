@@ -25,9 +25,10 @@ import type { ReuseWriter } from './reuse-file.js'
 import { packLineLengths, statusFile } from './status-file.js'
 
 /**
- * How many other keys' sets of cache files are kept at most, the most recently used (each is ~20 MB at 100,000
- * learnings, a twentieth of the work tree's checkout of those learnings). It was 8 work trees: a ninth agent's
- * worktree had each rebuild drop another's set, and with a dozen on branches of their own every command rebuilt.
+ * How many other keys' sets of cache files are kept at most, the most recently used (each is ~35 MB at 100,000
+ * learnings with its kept parse, about a tenth of the work tree's checkout of those learnings). It was 8 work trees: a
+ * ninth agent's worktree had each rebuild drop another's set, and with a dozen on branches of their own every command
+ * rebuilt.
  */
 export const MAX_KEYS = 32
 /**
