@@ -1,0 +1,83 @@
+/**
+ * An earlier build of a tier, for the build of its new pinned commit to start from (rebuild.ts): when `tier update`
+ * moves a pin, most of the tier's learnings are the blobs the last pin had, at the same paths. Their items and index
+ * postings are taken from the earlier commit's cache files (tier-items.ts, index-files.ts); only the blobs that
+ * changed are read and parsed, and the index is updated (core/search-update.ts) instead of built from nothing. The
+ * result is what a build from nothing gives, byte for byte (test/integration/tier-update-reuse.test.ts).
+ *
+ * The earlier build is the most recently used one of the same tier name with this build's stamp: a tier's terms file
+ * names its tier (rebuild.ts writes it). A learning's item depends only on its path, its text and this build (the
+ * schema and screens are the build's), so a path whose blob id is the same in both commits keeps its item.
+ */
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseLsTree } from '../../core/git-output.js'
+import type { EarlierIndex } from '../../core/search-update.js'
+import type { Git } from '../git/simple.js'
+import { readEarlierIndex, readIndexTerms, tierIndexFiles } from './index-files.js'
+import { readTierItems } from './tier-items.js'
+import type { TierItem } from './tier-items.js'
+
+export interface EarlierTier {
+  commit: string
+  items: TierItem[]
+  index: EarlierIndex
+  /** The earlier item of `path` when its blob there was `oid` too. */
+  keep(path: string, oid: string): number | undefined
+}
+
+const TERMS_FILE = /^tier-index-([0-9a-f]{40}|[0-9a-f]{64})-([0-9a-f]{12})\.terms\.json$/
+
+/** The earlier build of tier `tier` to update from for `commit`, or undefined when there is none to trust. */
+export async function earlierTierBuild(
+  dir: string,
+  git: Pick<Git, 'tryRun'>,
+  tier: string,
+  commit: string,
+  stamp: string,
+): Promise<EarlierTier | undefined> {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return undefined
+  }
+  const candidates: { commit: string; terms: string; used: number }[] = []
+  for (const name of names) {
+    const m = TERMS_FILE.exec(name)
+    if (!m || m[1] === commit || m[2] !== stamp) continue
+    const file = join(dir, name)
+    const used = statSync(file, { throwIfNoEntry: false })?.mtimeMs
+    if (used !== undefined) candidates.push({ commit: m[1] as string, terms: file, used })
+  }
+  candidates.sort((a, b) => b.used - a.used)
+  for (const c of candidates) {
+    const terms = readIndexTerms(c.terms)
+    if (!terms || terms['tier'] !== tier || terms['commit'] !== c.commit) continue
+    const cached = readTierItems(join(dir, `tier-items-${c.commit}-${stamp}.bin`), c.commit)
+    if (!cached || terms.header.nextId !== cached.items.length) continue
+    let index: EarlierIndex
+    try {
+      index = readEarlierIndex(tierIndexFiles(join(dir, `tier-index-${c.commit}-${stamp}`)), terms)
+    } catch {
+      continue // damaged: another, or none
+    }
+    // The earlier commit's blobs by path; a commit no longer here (gone with a forced update) gives none.
+    const tree = await git.tryRun(['ls-tree', '-r', '-z', '--full-tree', c.commit, '--', '.learnings/active'])
+    if (tree === undefined) continue
+    const oids = new Map<string, string>()
+    for (const e of parseLsTree(tree)) oids.set(e.path, e.oid)
+    const at = new Map<string, number>()
+    cached.items.forEach((it, j) => at.set(it.entry.path, j))
+    return {
+      commit: c.commit,
+      items: cached.items,
+      index,
+      keep: (path, oid) => {
+        const j = at.get(path)
+        return j !== undefined && oids.get(path) === oid ? j : undefined
+      },
+    }
+  }
+  return undefined
+}
