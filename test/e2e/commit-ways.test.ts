@@ -1,0 +1,79 @@
+// The ways people and agents run `git commit` (an editor with `commit.verbose` and another comment character, paths
+// on the command line, `-a`, partial staging), with the hooks installed (githooks shims, the built binary as `git learn`
+// on PATH): each hook judges what the commit will hold and the message git will record, not the work tree or the file
+// git hands the editor.
+import { chmodSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+import type { TestRepo } from '../helpers/repo.js'
+
+function setUp(): { repo: TestRepo; run: (args: string[], env?: Record<string, string>) => ReturnType<typeof sh> } {
+  const repo = makeRepo()
+  const run = (args: string[], env: Record<string, string> = {}) => sh(repo.root, 'git', args, { env })
+  expect(run(['learn', 'init', '--hooks']).code).toBe(0)
+  repo.git('add', '-A')
+  expect(run(['commit', '-qm', 'set up the store']).code).toBe(0)
+  return { repo, run }
+}
+
+/** An editor that puts `text` above what git wrote into the message file (its comments, scissors line and diff). */
+function editorPrepending(text: string): string {
+  const file = join(tempDir('gl-editor-'), 'edit.sh')
+  writeFileSync(file, `#!/bin/sh\n{ printf '%s' '${text}'; cat "$1"; } > "$1.new" && mv "$1.new" "$1"\n`)
+  chmodSync(file, 0o755)
+  return file
+}
+
+const APPROVAL = [
+  'Learning: hand-moved',
+  'Learning-Action: approve',
+  'Learning-From: pending',
+  'Learning-To: active',
+  'Approved-by: Bob Reviewer <bob@example.com>',
+].join('\n')
+
+describe('commit-msg reads the message git will record', () => {
+  /** Ada proposed hand-moved; Bob moves it by hand and edits a note that quotes an approval's trailers. */
+  function handMoveQuotingTrailers() {
+    const { repo, run } = setUp()
+    expect(sh(repo.root, 'git', ['learn', 'add', '--file', '-'], { input: learningText('hand-moved') }).code).toBe(0)
+    repo.write('notes.md', `How to approve by hand:\n${APPROVAL}\nend\n`)
+    repo.git('add', 'notes.md')
+    expect(run(['commit', '-qm', 'notes']).code).toBe(0)
+    repo.setIdentity('Bob Reviewer', 'bob@example.com')
+    repo.git('mv', '.learnings/pending/hand-moved.md', '.learnings/active/hand-moved.md')
+    // Both ends of the note change, so the diff `git commit -v` shows quotes every trailer line in between.
+    repo.write('notes.md', `How you approve by hand:\n${APPROVAL}\nthe end\n`)
+    repo.git('add', 'notes.md')
+    return { repo, run, head: repo.git('rev-parse', 'HEAD') }
+  }
+
+  // git cuts a verbose message at its scissors line, written after core.commentChar; the hook cut only at "# ---- >8",
+  // so with another comment character the diff below it was read, and its quoted trailers approved the move.
+  test.each([
+    ['core.commentChar=;', ['-c', 'core.commentChar=;', '-c', 'commit.verbose=true', 'commit', '-q'], 'wip: move it\n'],
+    // auto: git picks ";" when a line of the message starts with "#" (an issue number as the subject, say).
+    [
+      'core.commentChar=auto',
+      ['-c', 'core.commentChar=auto', 'commit', '-v', '-q', '-e', '-m', '#12 wip: move it'],
+      '',
+    ],
+  ])('a hand move with no trailers, %s and the verbose diff quoting some: refused', (_, args, subject) => {
+    const { repo, run, head } = handMoveQuotingTrailers()
+    const r = run(args, { GIT_EDITOR: editorPrepending(subject) })
+    expect(r.stderr).toMatch(/hand-moved moves pending → active but the commit message lacks its trailers/)
+    expect(r.code).toBe(1)
+    expect(repo.git('rev-parse', 'HEAD')).toBe(head)
+  })
+
+  test('the same move with its trailers above the scissors line of core.commentChar=; commits, and CI agrees', () => {
+    const { repo, run, head } = handMoveQuotingTrailers()
+    const editor = editorPrepending(`learn: approve hand-moved\n\n${APPROVAL}\n`)
+    const r = run(['-c', 'core.commentChar=;', '-c', 'commit.verbose=true', 'commit', '-q'], { GIT_EDITOR: editor })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(repo.git('log', '-1', '--format=%B')).toBe(`learn: approve hand-moved\n\n${APPROVAL}\n\n`)
+    expect(run(['learn', 'check', '--base', head.trim()]).code).toBe(0)
+  })
+})
