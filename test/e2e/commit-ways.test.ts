@@ -8,6 +8,8 @@ import { describe, expect, test } from 'vitest'
 import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
+const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`
+
 function setUp(): { repo: TestRepo; run: (args: string[], env?: Record<string, string>) => ReturnType<typeof sh> } {
   const repo = makeRepo()
   const run = (args: string[], env: Record<string, string> = {}) => sh(repo.root, 'git', args, { env })
@@ -75,5 +77,54 @@ describe('commit-msg reads the message git will record', () => {
     expect(r.code).toBe(0)
     expect(repo.git('log', '-1', '--format=%B')).toBe(`learn: approve hand-moved\n\n${APPROVAL}\n\n`)
     expect(run(['learn', 'check', '--base', head.trim()]).code).toBe(0)
+  })
+})
+
+describe('pre-commit checks the content being committed', () => {
+  const leaky = (name: string) =>
+    learningText(
+      name,
+      {},
+      `## Problem\nx\n\n## Trigger Conditions\nx\n\n## Root Cause\nWe tried A.\n\n## Solution\nexport GITHUB_TOKEN=${TOKEN}\n\n## Verification\nok\n`,
+    )
+
+  test('partial staging, -a, --include and paths on the command line (git commit --only)', () => {
+    const { repo, run } = setUp()
+    const file = '.learnings/pending/partly.md'
+    const refused = (r: ReturnType<typeof sh>) => {
+      expect(r.stderr).toMatch(/partly\.md:\d+: error \[secrets\]/)
+      expect(r.stderr + r.stdout).not.toContain(TOKEN)
+      expect(r.code).toBe(1)
+    }
+    // A valid version staged, a token left in the work tree: the commit holds the valid one, the token stays unstaged.
+    repo.write(file, learningText('partly'))
+    repo.git('add', file)
+    repo.write(file, leaky('partly'))
+    expect(run(['commit', '-qm', 'add partly']).code).toBe(0)
+    expect(repo.git('show', `HEAD:${file}`)).toBe(learningText('partly'))
+    expect(repo.read(file)).toBe(leaky('partly'))
+    // The reverse: the token staged, fixed in the work tree alone.
+    repo.git('add', file)
+    repo.write(file, learningText('partly', { domain: 'git' }))
+    const head = repo.git('rev-parse', 'HEAD')
+    refused(run(['commit', '-qm', 'edit partly']))
+    // -a and --include stage the work tree's fixed version over it.
+    expect(run(['commit', '-qam', 'edit partly']).code).toBe(0)
+    repo.write(file, leaky('partly'))
+    refused(run(['commit', '-qam', 'token by -a']))
+    refused(run(['commit', '-qm', 'token by --include', '--include', file]))
+    // Paths on the command line: git runs the hooks on a temporary index holding those paths from the work tree.
+    refused(run(['commit', '-qm', 'token by path', '--', file]))
+    repo.git('add', file) // the token staged; the path's work-tree version, committed alone, is clean
+    repo.write(file, learningText('partly', { domain: 'tooling' }))
+    expect(run(['commit', '-qm', 'clean by path', '--', file]).code).toBe(0)
+    expect(repo.git('show', `HEAD:${file}`)).toBe(learningText('partly', { domain: 'tooling' }))
+    // Another learning with a token staged is left out of a commit of one path, and stays staged.
+    repo.write('.learnings/pending/other.md', leaky('other'))
+    repo.git('add', '.learnings/pending/other.md')
+    repo.write(file, learningText('partly', { domain: 'workflow' }))
+    expect(run(['commit', '-qm', 'partly alone', '--', file]).code).toBe(0)
+    expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('A  .learnings/pending/other.md\n')
+    expect(repo.git('rev-list', '--count', `${head.trim()}..HEAD`).trim()).toBe('3')
   })
 })
