@@ -2,10 +2,10 @@
 // on the command line, `-a`, partial staging), with the hooks installed (githooks shims, the built binary as `git learn`
 // on PATH): each hook judges what the commit will hold and the message git will record, not the work tree or the file
 // git hands the editor.
-import { chmodSync, writeFileSync } from 'node:fs'
+import { chmodSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
+import { PROJECT_ROOT, learningText, makeRepo, sh, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`
@@ -126,5 +126,37 @@ describe('pre-commit checks the content being committed', () => {
     expect(run(['commit', '-qm', 'partly alone', '--', file]).code).toBe(0)
     expect(repo.git('status', '--porcelain', '--', '.learnings')).toBe('A  .learnings/pending/other.md\n')
     expect(repo.git('rev-list', '--count', `${head.trim()}..HEAD`).trim()).toBe('3')
+  })
+})
+
+describe("the hooks' fast exit reads the zones of the config being committed", () => {
+  // The shims and the husky line skip Node when nothing under .learnings/ or .claude/ is staged and the config sets no
+  // zone elsewhere. They read that config from the work tree: an edit of it that is not staged (a zone dropped while
+  // trying something) or a deleted config.yaml let a file staged into the committed config's zone through unchecked.
+  test.each(['shims', 'husky'])('%s: a zone dropped from the work tree alone still guards the commit', (setup) => {
+    const repo = makeRepo()
+    if (setup === 'husky')
+      expect(sh(repo.root, process.execPath, [join(PROJECT_ROOT, 'node_modules', 'husky', 'bin.js')]).code).toBe(0)
+    expect(sh(repo.root, 'git', ['learn', 'init', '--hooks']).code).toBe(0)
+    const config = repo.read('.learnings/config.yaml')
+    const zoned = config.replace(/^( *system:) .*$/m, '$1 ["agents/**"]')
+    expect(zoned).not.toBe(config)
+    repo.write('.learnings/config.yaml', zoned)
+    repo.git('add', '-A')
+    expect(sh(repo.root, 'git', ['commit', '-qm', 'learn: init, agents/ is a zone']).code).toBe(0)
+    const head = repo.git('rev-parse', 'HEAD')
+    repo.write('agents/fixer/SKILL.md', '---\nname: fixer\nsource: me\n---\nRun the fixer.\n')
+    repo.git('add', 'agents')
+    const refused = () => {
+      const r = sh(repo.root, 'git', ['commit', '-qm', 'a skill'])
+      expect(r.stderr).toMatch(/agents\/fixer\/SKILL\.md:1: error \[zone\]/)
+      expect(r.code).toBe(1)
+      expect(repo.git('rev-parse', 'HEAD')).toBe(head)
+    }
+    refused()
+    repo.write('.learnings/config.yaml', config) // the zone dropped in the work tree, not staged
+    refused()
+    rmSync(join(repo.root, '.learnings', 'config.yaml'))
+    refused()
   })
 })
