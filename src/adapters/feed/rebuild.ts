@@ -28,7 +28,7 @@ import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsyncSpooled } from '../git/run.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
-import { files, lastKey } from './cache-files.js'
+import { files, lastKey, otherLastKey } from './cache-files.js'
 import { REUSE_MAX, ReuseWriter, readReusable } from './reuse-file.js'
 import type { Reusable } from './reuse-file.js'
 import type { Problem, ProjectFile } from './cache-files.js'
@@ -403,13 +403,14 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   // The clean files whose blob the work tree's last rebuild parsed: their parse is taken as it was, nothing of them
   // read (reuse-file.ts). What this rebuild keeps for the next goes into `reusable`.
   const header = { format: CACHE_FORMAT, stamp: tierCacheStamp(), allow: JSON.stringify(config.secrets.allow) }
-  const previous = slots.length <= REUSE_MAX ? lastKey(dir, root) : undefined
+  // A work tree's first rebuild takes the parses another work tree's set kept (a new worktree of a clone in use).
+  const previous = slots.length <= REUSE_MAX ? (lastKey(dir, root) ?? otherLastKey(dir, root)) : undefined
   const reuse =
     previous !== undefined && previous !== state.key ? readReusable(files(dir, previous).parsed, header) : undefined
   if (reuse) for (const slot of slots) if (slot.oid !== undefined) slot.reused = reuse.get(`${slot.path}\0${slot.oid}`)
-  // A rebuild from nothing (no set of this work tree before: a fresh clone, the cache removed) keeps no parse: at
-  // 10,000 learnings writing it cost that first search ~0.2 s (+11 %), which every agent's first hook waits for. The
-  // next rebuild, after a change, keeps it.
+  // A rebuild from nothing (no set of this work tree or another with a parse before: a fresh clone, the cache removed)
+  // keeps no parse: at 10,000 learnings writing it cost that first search ~0.2 s (+11 %), which every agent's first
+  // hook waits for. The next rebuild, after a change, keeps it.
   const reusable = previous !== undefined ? new ReuseWriter(header) : undefined
   /** Folds and indexes one project file, or records its problem. */
   const record = (path: string, result: ParsedFile) => {
