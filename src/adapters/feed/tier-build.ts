@@ -97,22 +97,19 @@ export async function buildTier(
   compact: ReturnType<typeof compactor>,
   earlier?: EarlierTier,
 ): Promise<{ items: TierItem[]; warnings: { path: string; reason: string }[]; parts: BuiltParts } | undefined> {
-  const builder = earlier ? undefined : new IndexBuilder()
+  // From nothing: every learning. From an earlier build: those read now, each with its position as its id.
+  const builder = new IndexBuilder()
   const items: TierItem[] = []
-  /** With an earlier build: each item's earlier position (-1: read now), and the term counts of those read now. */
+  /** With an earlier build: each item's earlier position (-1: read now). */
   const from: number[] = []
-  const added = new Map<number, CountedDoc>()
   const warnings = await readTier(
     git,
     pin,
     validator,
     compact,
     (f) => {
-      if (builder) builder.addCounted(items.length, f.counted)
-      else {
-        added.set(items.length, f.counted)
-        from.push(-1)
-      }
+      builder.addCounted(items.length, f.counted)
+      if (earlier) from.push(-1)
       items.push({ entry: f.entry, hash: f.hash, recall: f.recall, lines: contextLineLengths(f.entry) })
     },
     earlier && {
@@ -123,9 +120,9 @@ export async function buildTier(
       },
     },
   )
-  if (builder) return { items, warnings, parts: builder.finish() }
+  if (!earlier) return { items, warnings, parts: builder.finish() }
   try {
-    return { items, warnings, parts: updateIndexParts((earlier as EarlierTier).index, Int32Array.from(from), added) }
+    return { items, warnings, parts: updateIndexParts(earlier.index, Int32Array.from(from), builder.finish()) }
   } catch {
     return undefined
   }

@@ -52,6 +52,13 @@ function build(docs: readonly CountedDoc[]): BuiltParts {
   return b.finish()
 }
 
+/** The new documents' own index, as a rebuild makes it: in their order, each with its short id in the result as its id. */
+function addedOf(added: ReadonlyMap<number, CountedDoc> = new Map()): BuiltParts {
+  const b = new IndexBuilder()
+  for (const s of [...added.keys()].sort((x, y) => x - y)) b.addCounted(s, added.get(s) as CountedDoc)
+  return b.finish()
+}
+
 function earlierOf(parts: BuiltParts): EarlierIndex {
   return {
     terms: parts.terms,
@@ -90,7 +97,7 @@ describe('updateIndexParts', () => {
         } else if (r < 0.8) fresh()
       })
       while (rnd.next() < 0.3) fresh()
-      const updated = updateIndexParts(earlierOf(build(before)), Int32Array.from(from), added)
+      const updated = updateIndexParts(earlierOf(build(before)), Int32Array.from(from), addedOf(added))
       same(updated, build(after))
     }
   })
@@ -99,7 +106,7 @@ describe('updateIndexParts', () => {
     const rnd = seeded(7)
     const docs = Array.from({ length: 25 }, (_, i) => doc(rnd, `d${i}`))
     const parts = build(docs)
-    const updated = updateIndexParts(earlierOf(parts), Int32Array.from(docs.map((_d, i) => i)), new Map())
+    const updated = updateIndexParts(earlierOf(parts), Int32Array.from(docs.map((_d, i) => i)), addedOf())
     same(updated, parts)
   })
 
@@ -107,9 +114,17 @@ describe('updateIndexParts', () => {
     const rnd = seeded(8)
     const docs = Array.from({ length: 4 }, (_, i) => doc(rnd, `d${i}`))
     const earlier = earlierOf(build(docs))
-    expect(() => updateIndexParts(earlier, Int32Array.from([1, 0, 2, 3]), new Map())).toThrow(/earlier order/)
-    expect(() => updateIndexParts(earlier, Int32Array.from([0, -1, 2]), new Map())).toThrow(/neither kept nor added/)
-    expect(() => updateIndexParts(earlier, Int32Array.from([0, 9]), new Map())).toThrow(/earlier order/)
+    expect(() => updateIndexParts(earlier, Int32Array.from([1, 0, 2, 3]), addedOf())).toThrow(/earlier order/)
+    expect(() => updateIndexParts(earlier, Int32Array.from([0, -1, 2]), addedOf())).toThrow(/neither kept nor added/)
+    expect(() => updateIndexParts(earlier, Int32Array.from([0, 9]), addedOf())).toThrow(/earlier order/)
+    const two = addedOf(
+      new Map([
+        [1, doc(rnd, 'x')],
+        [2, doc(rnd, 'y')],
+      ]),
+    )
+    expect(() => updateIndexParts(earlier, Int32Array.from([0, -1, 1]), two)).toThrow(/more documents added/)
+    expect(() => updateIndexParts(earlier, Int32Array.from([0, 1, -1]), two)).toThrow(/neither kept nor added/)
   })
 
   test('earlier postings that do not hold together are refused', () => {
@@ -121,8 +136,8 @@ describe('updateIndexParts', () => {
       postingsBytes: (i) => parts.postingsBytes(i).subarray(0, Math.max(0, parts.postingsBytes(i).length - 1)),
     }
     const fresh = doc(rnd, 'x')
-    expect(() => updateIndexParts(cut, Int32Array.from([0, 1, 2, 3, 4, 5, -1]), new Map([[6, fresh]]))).toThrow(
-      /earlier postings/,
-    )
+    expect(() =>
+      updateIndexParts(cut, Int32Array.from([0, 1, 2, 3, 4, 5, -1]), addedOf(new Map([[6, fresh]]))),
+    ).toThrow(/earlier postings/)
   })
 })
