@@ -28,9 +28,10 @@ export interface EarlierIndex {
  * The parts of the index over `from.length` documents: the document at short id s is the earlier index's document
  * `from[s]` (kept), or, where `from[s]` is -1, the next document of `added` — the new documents' own index, built in
  * their order by an IndexBuilder given each one's short id here as its id (their term counts folded as they are read,
- * not held: with 45,000 of 100,000 learnings changed, held counts were ~70 MB more of a rebuild's peak). Kept documents keep their earlier order (a tier's tree order): a
- * `from` that does not ascend over its kept documents is refused (the caller builds from nothing). Throws when the
- * earlier postings do not hold together (the caller builds from nothing too).
+ * not held: with 45,000 of 100,000 learnings changed, held counts were ~70 MB more of a rebuild's peak). Kept
+ * documents keep their earlier order (a tier's tree order): a `from` that does not ascend over its kept documents is
+ * refused (the caller builds from nothing). Throws when the earlier postings do not hold together (the caller builds
+ * from nothing too).
  */
 export function updateIndexParts(earlier: EarlierIndex, from: Int32Array, added: BuiltParts): BuiltParts {
   const { fields } = indexOptions()
