@@ -143,6 +143,30 @@ describe('a tier whose pin moved', () => {
     for (const [name, b] of tierFiles(repo, next)) expect(updated.get(name), name).toEqual(b)
   })
 
+  test('a tier renamed in config.yaml finds its earlier build under its new name', async () => {
+    const { repo, src, first } = await pinned()
+    repo.write('.learnings/config.yaml', repo.read('.learnings/config.yaml').replace('name: org', 'name: org-renamed'))
+    repo.git('commit', '-qam', 'rename the tier')
+    // Read under the new name from its cached build (the build is the commit's, whatever the tier is called).
+    await search(repo, 'widget 3 exploded')
+    const items = join(
+      cacheDir(repo),
+      readdirSync(cacheDir(repo)).find((n) => n.startsWith(`tier-items-${first}`))!,
+    )
+    const earlier = readTierItems(items, first)!
+    earlier.items[earlier.items.findIndex((it) => it.entry.name === 'org-note-1')]!.entry.description =
+      'Taken from the earlier build.'
+    writeTierItems(items, first, earlier)
+    src.write('.learnings/active/org-note-3.md', good('org-note-3', { topic: 'widget 3 exploded', extra: ' Again.' }))
+    src.git('commit', '-qam', 'tier moves')
+    src.git('push', '-q', repo.read('.learnings/config.yaml').match(/url: (.*)/)![1]!, 'main')
+    expect((await repo.cli(['tier', 'update', 'org-renamed'])).code).toBe(0)
+    const answer = (await search(repo, 'Error: widget 1 exploded at line 3')) as {
+      results: { name: string; description: string }[]
+    }
+    expect(answer.results.find((r) => r.name === 'org-note-1')?.description).toBe('Taken from the earlier build.')
+  })
+
   test('a pin that changed most of its learnings is built from nothing, not from the earlier build', async () => {
     const { repo, src, first, move } = await pinned()
     // Mark the unchanged learnings in the earlier build's items: the new build shows the mark only if it took them.

@@ -39,7 +39,7 @@ import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.
 import { readTierItems, writeTierItems } from './tier-items.js'
 import type { TierItem } from './tier-items.js'
 import { writeCache } from './write-cache.js'
-import { earlierTierBuild } from './tier-earlier.js'
+import { earlierTierBuild, noteTierName, tierNameFile } from './tier-earlier.js'
 import { buildTier } from './tier-build.js'
 
 export interface Built {
@@ -293,7 +293,13 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
       if (cached && terms && terms['commit'] === pin.commit && terms.header.nextId === cached.items.length)
         try {
           index = openIndex(indexFiles, terms, cached.items.length, true)
-          markTierCacheUsed([join(dir, itemsName), indexFiles.terms, indexFiles.postings, indexFiles.docs])
+          markTierCacheUsed([
+            join(dir, itemsName),
+            indexFiles.terms,
+            indexFiles.postings,
+            indexFiles.docs,
+            tierNameFile(dir, pin.commit, stamp),
+          ])
         } catch {
           // Damaged: read the tier again.
         }
@@ -320,13 +326,14 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
         index = partsIndex(parts)
         try {
           mkdirSync(dir, { recursive: true })
-          // The tier's name beside its commit: the build of its next pin starts from this one (tier-earlier.ts).
-          writeIndexFiles(indexFiles, parts, { commit: pin.commit, tier: pin.tier })
+          writeIndexFiles(indexFiles, parts, { commit: pin.commit })
         } catch {
           // A read-only git dir only costs speed.
         }
         writeTierItems(join(dir, itemsName), pin.commit, cached)
       }
+      // The tier's name beside its commit's build: the build of its next pin starts from this one (tier-earlier.ts).
+      noteTierName(dir, pin.commit, stamp, pin.tier)
       for (const w of cached.warnings) onWarning({ path: `${pin.tier}:${w.path}`, reason: w.reason })
       groups.push({
         tier: pin.tier,
