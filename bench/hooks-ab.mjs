@@ -1,11 +1,13 @@
 // The two hook paths of issue 16 (`check --staged` with one staged learning, `recall` on a failure), and with --rows
 // a warm `search` of a pasted failure (what an agent runs when it looks) and the warm SessionStart `context` and
-// `status`, a search after the cache is gone (`cold`) and a search after one learning changed (`changed`: each round
-// appends a line to another learning first), two builds against each other and `node -e 0`, at each size, on a host
-// other sessions share:
+// `status`, a search after the cache is gone (`cold`), a search after one learning changed (`changed`: each round
+// appends a line to another learning first) and a search in a project of 10 learnings after `tier update` moved the
+// pin of its tier of n learnings (`tier`: each round the tier commits one edited learning, and each build's copy of the
+// project pins it, untimed), two builds against each other and `node -e 0`, at each size, on a host other sessions
+// share:
 //
 //   node bench/hooks-ab.mjs --before <dist> --after <dist> [--sizes 1000,10000,100000] [--rounds 61] [--gate 3]
-//     [--rows staged,recall,search,context,status,cold,changed]
+//     [--rows staged,recall,search,context,status,cold,changed,tier]
 //
 // Each round runs `node -e 0`, then the two builds (in alternating order), each in its own copy of the same generated
 // store (bench/lib.mjs makeStoreRepo, staged and warmed as bench/growth.bench.mjs does), and records the wall time, the
@@ -34,7 +36,7 @@ const QUIET_MS = 30
 /** The rows to measure (--rows: each size's `check --staged`, recall, and warm search, context and status). */
 const rows = (opt['rows'] ?? 'staged,recall').split(',')
 for (const r of rows)
-  if (!['staged', 'recall', 'search', 'context', 'status', 'cold', 'changed'].includes(r))
+  if (!['staged', 'recall', 'search', 'context', 'status', 'cold', 'changed', 'tier'].includes(r))
     throw new Error(`--rows: no row "${r}"`)
 
 /** @param {string} root */
@@ -131,14 +133,17 @@ for (const n of sizes) {
   const given = process.env[`STORE_${n}`]
   const root = given ?? makeStoreRepo(n, { prefix: 'gl-hooks-ab-' }).root
   const bins = [join(before, 'bin.js'), join(after, 'bin.js')]
-  const recall = bins.map(() => copyRepo(root))
-  const staged = bins.map(() => copyRepo(root))
+  // The copies a row needs, and only those (a copy of 100,000 learnings is most of a minute).
+  const warm = rows.some((r) => ['staged', 'recall', 'search', 'context', 'status'].includes(r))
+  const recall = warm ? bins.map(() => copyRepo(root)) : []
+  const staged = warm ? bins.map(() => copyRepo(root)) : []
   const changing = rows.some((r) => r === 'cold' || r === 'changed') ? bins.map(() => copyRepo(root)) : []
   try {
     const failure = (/** @type {string} */ cwd) =>
       JSON.stringify({ session_id: 's', cwd, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', error: FAILURE })
     const { text } = learningText(n + 1)
     bins.forEach((bin, v) => {
+      if (!warm) return
       // Warm, as the growth bench leaves them: a search builds the cache (and its directory) in each copy.
       for (const cwd of [recall[v], staged[v]])
         once({
@@ -225,6 +230,40 @@ for (const n of sizes) {
           // Another learning each round, as a pull that brings one edit: the cache's key moves, one file differs.
           const prepare = () =>
             appendFileSync(join(active, names[(edits++ * 7919) % names.length] ?? ''), '\nEdited.\n')
+          return { argv: [process.execPath, bin, 'search', '--json', '-'], cwd, input: FAILURE, prepare }
+        }),
+      ])
+    }
+    if (rows.includes('tier')) {
+      // The generated store as the tier (its active learnings), a project of 10 learnings pinning it in each copy.
+      const tier = copyRepo(root)
+      const project = makeStoreRepo(10, { prefix: 'gl-hooks-ab-project-' }).root
+      const hosts = bins.map(() => copyRepo(project))
+      changing.push(tier, project, ...hosts)
+      const updater = /** @type {string} */ (bins[1])
+      const git = (/** @type {string} */ cwd, /** @type {string[]} */ args) => execFileSync('git', args, { cwd })
+      bins.forEach((bin, v) => {
+        const cwd = /** @type {string} */ (hosts[v])
+        execFileSync(process.execPath, [updater, 'tier', 'add', 'org', tier], { cwd, stdio: 'ignore' })
+        once({ argv: [process.execPath, bin, 'search', '--json', '-'], cwd, input: FAILURE })
+      })
+      const active = join(tier, '.learnings', 'active')
+      const names = readdirSync(active).sort()
+      let commits = 0
+      const pinned = bins.map(() => 0)
+      measure(`search after the tier's pin moved (${n})`, [
+        node,
+        ...bins.map((bin, v) => {
+          const cwd = /** @type {string} */ (hosts[v])
+          // The round's tier commit (made by whichever build runs first in it), pinned in this build's copy.
+          const prepare = () => {
+            pinned[v] = (pinned[v] ?? 0) + 1
+            if ((pinned[v] ?? 0) > commits) {
+              appendFileSync(join(active, names[(commits++ * 7919) % names.length] ?? ''), '\nEdited.\n')
+              git(tier, ['commit', '-qam', `edit ${commits}`])
+            }
+            execFileSync(process.execPath, [updater, 'tier', 'update', 'org'], { cwd, stdio: 'ignore' })
+          }
           return { argv: [process.execPath, bin, 'search', '--json', '-'], cwd, input: FAILURE, prepare }
         }),
       ])

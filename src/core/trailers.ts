@@ -32,6 +32,41 @@ export function foldValue(value: string): string {
   return value.replace(/\s+/g, ' ').trim()
 }
 
+/** What `core.commentChar=auto` tries, in order: the first that starts no line of the message (git's commit.c). */
+const AUTO_COMMENT_CHARS = '#;@!$%^&|:'
+
+/** git's scissors line after its comment prefix (wt-status.c `cut_line`), newline included. */
+const CUT_LINE = ' ------------------------ >8 ------------------------\n'
+
+/**
+ * A commit message file as `git commit` will record it, for the commit-msg hook (git runs the hook before it cleans
+ * the message): cut at git's scissors line, which `commit.verbose` (the diff below it) and `commit.cleanup=scissors`
+ * put there, and without comment lines. `comment` is `core.commentChar` (or `core.commentString`): a scissors line
+ * after another prefix is not cut by git, so a diff's quoted trailers would count. With `auto` git chose a character
+ * from AUTO_COMMENT_CHARS that the hook cannot see: the scissors line of any of them is cut (a line git keeps is
+ * dropped at worst, which can only refuse, never accept, a move) and comment lines are read after that one's prefix.
+ * Comment lines never join or split a paragraph of trailers, so dropping them only tidies.
+ */
+export function committedMessage(raw: string, comment: string): string {
+  const prefixes = comment === 'auto' ? [...AUTO_COMMENT_CHARS] : [comment || '#']
+  let end = raw.length
+  let prefix = prefixes[0] as string
+  for (const p of prefixes) {
+    const line = `${p}${CUT_LINE}`
+    const after = raw.indexOf(`\n${line}`)
+    const found = raw.startsWith(line) ? 0 : after < 0 ? -1 : after + 1
+    if (found >= 0 && found < end) {
+      end = found
+      prefix = p
+    }
+  }
+  return raw
+    .slice(0, end)
+    .split('\n')
+    .filter((l) => !l.startsWith(prefix))
+    .join('\n')
+}
+
 /** Subject, optional body, one trailer block. */
 export function buildCommitMessage(input: CommitMessageInput): string {
   const subject = `learn: ${input.action} ${input.names.join(', ')}`

@@ -191,6 +191,44 @@ describe('git revert and git rebase -i, as CI meets them', () => {
   })
 })
 
+describe('an approval carried to another branch', () => {
+  // A release branch cut after the proposal takes the approval by `git cherry-pick -x` or by `git am` of its patch
+  // (format-patch keeps the message, author and rename): no commit hook runs for either; the trailers travel, CI
+  // accepts the move, and the log tells who approved it.
+  test.each(['cherry-pick -x', 'format-patch | git am'])(
+    '%s: CI accepts it, git learn log names the approver',
+    (how) => {
+      const { repo, run } = setUp()
+      propose(repo, 'carried')
+      repo.git('branch', 'release')
+      repo.setIdentity(...BOB)
+      expect(run('git', 'learn', 'approve', 'carried').code).toBe(0)
+      const approval = repo.git('rev-parse', 'HEAD').trim()
+      const patch = repo.git('format-patch', '-1', '--stdout', approval)
+      repo.git('checkout', '-q', 'release')
+      const base = repo.git('rev-parse', 'HEAD').trim()
+      repo.setIdentity('Cat Releaser', 'cat@example.com')
+      const carried =
+        how === 'cherry-pick -x'
+          ? run('git', 'cherry-pick', '-x', approval)
+          : sh(repo.root, 'git', ['am', '-q'], { input: patch })
+      expect(carried.code, carried.stderr).toBe(0)
+      expect(repo.exists('.learnings/active/carried.md')).toBe(true)
+      const ci = run('git', 'learn', 'check', '--base', base)
+      expect(ci.stdout + ci.stderr).toMatch(/git learn check: ok/)
+      expect(ci.code).toBe(0)
+      const log = JSON.parse(run('git', 'learn', 'log', 'carried', '--json').stdout).events as {
+        action: string
+        by: string
+      }[]
+      expect(log.map((e) => `${e.action} by ${e.by}`)).toEqual([
+        'approve by Bob Reviewer <bob@example.com>',
+        'add by Ada Author <ada@example.com>',
+      ])
+    },
+  )
+})
+
 describe('a git revert of a tier add', () => {
   test('unpins the tier (search no longer serves it); doctor names the revert and deletes the ref it left', () => {
     const { bare } = tierRemote({ 'org-wide': learningText('org-wide') })

@@ -3,7 +3,7 @@
  * and the readers that check one is whole and of this format before anything trusts it: a torn, foreign or older
  * file reads as undefined (a miss), never as an error.
  */
-import { readFileSync, readSync, statSync, utimesSync } from 'node:fs'
+import { readFileSync, readSync, readdirSync, statSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib'
 import { readFileBounded } from '../store/read-bounded.js'
@@ -221,6 +221,31 @@ export function markLastKeyUsed(dir: string, root: string, now = Date.now()): vo
 export function lastKey(dir: string, root: string): string | undefined {
   const last = readLastKey(lastKeyFile(dir, root))
   return last?.root === root ? last.key : undefined
+}
+
+/**
+ * The key another work tree of this clone wrote last whose set kept a parse (reuse-file.ts), the most recently used:
+ * a work tree's first rebuild (a new worktree, one whose branch has other learnings) takes the parses of the blobs it
+ * shares with that set instead of parsing the whole store. Undefined when there is none (a fresh clone).
+ */
+export function otherLastKey(dir: string, root: string): string | undefined {
+  let best: { key: string; used: number } | undefined
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return undefined
+  }
+  for (const name of names) {
+    if (!name.startsWith('last-key-') || name.endsWith('.tmp')) continue
+    const file = join(dir, name)
+    const last = readLastKey(file)
+    if (!last || last.root === root) continue
+    const used = statSync(file, { throwIfNoEntry: false })?.mtimeMs
+    if (used === undefined || (best && best.used >= used)) continue
+    if (statSync(files(dir, last.key).parsed, { throwIfNoEntry: false })) best = { key: last.key, used }
+  }
+  return best?.key
 }
 
 export function readProjectFile(dir: string, key: string): ProjectFile | undefined {

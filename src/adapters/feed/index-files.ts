@@ -8,6 +8,7 @@ import { crc32 } from 'node:zlib'
 import type { BuiltParts } from '../../core/search-parts.js'
 import { decodePostings } from '../../core/search-postings.js'
 import type { ScoringIndex } from '../../core/search-score.js'
+import type { EarlierIndex } from '../../core/search-update.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
 import { ABSENT, isObject, readJson } from './cache-files.js'
 import type { TermsFile } from './cache-files.js'
@@ -104,12 +105,7 @@ export function openIndex(f: IndexFiles, t: TermsFile, ids: number, verifyPostin
   if (postingsSize !== offsets[offsets.length - 1]) throw new Error('the postings file does not match its offsets')
   if (verifyPostings && crc32(readFileSync(f.postings)) !== t.crc.postings)
     throw new Error('the postings file is damaged')
-  const table = readFileSync(f.docs)
-  const fieldCount = Object.keys(header.fieldIds).length
-  const width = 1 + fieldCount
-  if (table.length !== header.nextId * width * 4) throw new Error('the document table does not match the index')
-  if (crc32(table) !== t.crc.docs) throw new Error('the document table is damaged')
-  const view = new DataView(table.buffer, table.byteOffset, table.byteLength)
+  const { view, width, fieldCount } = documentTable(f, t)
   return {
     documentCount: header.documentCount,
     nextId: header.nextId,
@@ -136,6 +132,34 @@ export function openIndex(f: IndexFiles, t: TermsFile, ids: number, verifyPostin
       if (id === ABSENT || id >= ids) throw new Error('the document table names no document')
       return id
     },
+    fieldLength: (short, fieldId) => view.getUint32((short * width + 1 + fieldId) * 4, true),
+  }
+}
+
+/** The document table of an index's files, checked against its terms file (size and CRC). */
+function documentTable(f: IndexFiles, t: TermsFile): { view: DataView; width: number; fieldCount: number } {
+  const table = readFileSync(f.docs)
+  const fieldCount = Object.keys(t.header.fieldIds).length
+  const width = 1 + fieldCount
+  if (table.length !== t.header.nextId * width * 4) throw new Error('the document table does not match the index')
+  if (crc32(table) !== t.crc.docs) throw new Error('the document table is damaged')
+  return { view: new DataView(table.buffer, table.byteOffset, table.byteLength), width, fieldCount }
+}
+
+/**
+ * An index's files read whole, for an update to build on (core/search-update.ts): the postings file checked
+ * against its offsets and CRC, the document table against its CRC; throws when they do not hold together.
+ */
+export function readEarlierIndex(f: IndexFiles, t: TermsFile): EarlierIndex {
+  const { terms, offsets, header } = t
+  const postings = readFileSync(f.postings)
+  if (postings.length !== offsets[offsets.length - 1]) throw new Error('the postings file does not match its offsets')
+  if (crc32(postings) !== t.crc.postings) throw new Error('the postings file is damaged')
+  const { view, width } = documentTable(f, t)
+  return {
+    terms,
+    nextId: header.nextId,
+    postingsBytes: (i) => postings.subarray(offsets[i] as number, offsets[i + 1] as number),
     fieldLength: (short, fieldId) => view.getUint32((short * width + 1 + fieldId) * 4, true),
   }
 }

@@ -4,7 +4,8 @@
  * of the key (write-cache.ts).
  *
  * The store keeps the parse of its clean files for the next rebuild (reuse-file.ts, read and written as a stream):
- * after a pull or an approval that changed a few learnings, only those are read and parsed again.
+ * after a pull or an approval that changed a few learnings, only those are read and parsed again. A tier's new pin is
+ * built from its last pin's build (tier-build.ts, tier-earlier.ts): only the blobs that changed are read.
  *
  * Why over 300 lines: reading every source and folding duplicates is one pass with one memory budget; writing is
  * write-cache.ts.
@@ -18,10 +19,7 @@ import { MAX_LEARNING_BYTES } from '../../core/learning.js'
 import { readFileBounded } from '../store/read-bounded.js'
 import { storeDirProblem } from '../store/store-dirs.js'
 import type { TextScan } from '../../core/agent-safety.js'
-import type { ParsedFile, compactor } from './parse-file.js'
-import type { ParseQueue, ParseWorker } from './parse-pool.js'
-import type { TierText } from './tiers.js'
-import type { SchemaValidator } from '../../core/validate.js'
+import type { ParsedFile } from './parse-file.js'
 import type { CatalogEntry } from '../../core/search.js'
 import type { RecallIndex } from '../../core/recall-rank.js'
 import { chunkBounds, groupBySize, parseCatFileBatch } from '../../core/git-output.js'
@@ -30,7 +28,7 @@ import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsyncSpooled } from '../git/run.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
-import { MAX_INFLATED, files, lastKey } from './cache-files.js'
+import { MAX_INFLATED, files, lastKey, otherLastKey } from './cache-files.js'
 import { ReuseReader, ReuseWriter, parsedOf } from './reuse-file.js'
 import type { Reusable } from './reuse-file.js'
 import type { Problem, ProjectFile } from './cache-files.js'
@@ -39,9 +37,10 @@ import { writeCacheFile } from '../state/cache-file.js'
 import type { StoreState } from './feed-key.js'
 import { markTierCacheUsed, pruneTierCache, tierCacheStamp } from './tier-cache.js'
 import { readTierItems, writeTierItems } from './tier-items.js'
-import { lineLengths as contextLineLengths } from '../../core/context.js'
 import type { TierItem } from './tier-items.js'
 import { writeCache } from './write-cache.js'
+import { earlierTierBuild, noteTierName, tierNameFile } from './tier-earlier.js'
+import { buildTier } from './tier-build.js'
 
 export interface Built {
   catalog: CatalogEntry[]
@@ -176,65 +175,6 @@ function tightenHeapGrowth(): () => void {
 /** Rebuilds under way in this process: the flag is set back when the last one ends, not the first. */
 let rebuilding = 0
 
-/** A tier learning as its index and items hold it (tier-file.ts parseTierFile). */
-type TierFile = { entry: CatalogEntry; counted: CountedDoc; recall: string[][]; hash: string }
-
-/**
- * The learnings of a pinned tier commit, parsed on both cores (tier-file.ts, the parse worker taking batches while
- * this thread parses others) and handed to `onFile` in tree order as they are ready; returns its warnings (tree and
- * sizes, then parsing, as tiers.ts forEachTierLearning gives them). At 100,000 learnings one thread took ~13 s.
- */
-async function readTier(
-  git: Parameters<typeof import('./tiers.js').forEachTierFile>[0],
-  pin: { tier: string; commit: string },
-  validator: SchemaValidator,
-  compact: ReturnType<typeof compactor>,
-  onFile: (f: TierFile) => void,
-): Promise<{ path: string; reason: string }[]> {
-  const [{ forEachTierFile }, { parseTierFile }, { ParseQueue, startParseWorker }] = await Promise.all([
-    import('./tiers.js'),
-    import('./tier-file.js'),
-    import('./parse-pool.js'),
-  ])
-  const parseWarnings: { path: string; reason: string }[] = []
-  /** A file's text parsed here (its strings cut from its text: copied out), or the problem it was read with. */
-  const here = (f: TierText): ParsedFile =>
-    f.problem === undefined ? compact(parseTierFile(f.path, f.text, validator), f.path, true) : { problem: f.problem }
-  const settle = (files: TierText[], parsed: ParsedFile[]) =>
-    files.forEach((f, i) => {
-      // The worker was given '' for a file that could not be read: the file keeps the reason it could not.
-      const r = f.problem === undefined ? (parsed[i] as ParsedFile) : { problem: f.problem }
-      const { entry, counted, recall, hash } = r
-      if (entry && counted && recall && hash) onFile({ entry, counted, recall, hash })
-      else parseWarnings.push({ path: `${pin.tier}:${f.path}`, reason: r.problem ?? 'invalid learning' })
-    })
-  let worker: ParseWorker | undefined
-  let queue: ParseQueue<TierText> | undefined
-  try {
-    const warnings = await forEachTierFile(git, pin.tier, pin.commit, {
-      // The worker loads its modules while git reads the first chunk.
-      start: (total) => {
-        worker = startParseWorker([], total)
-        queue = new ParseQueue(worker, {
-          ask: (w, batch) =>
-            w.parseTier(
-              batch.map((f) => f.path),
-              batch.map((f) => f.text ?? ''),
-            ),
-          here: (batch) => batch.map(here),
-          fromWorker: (r, f) => compact(r, f.path, false),
-          settle,
-        })
-      },
-      files: (files) => (queue as ParseQueue<TierText>).add(files),
-    })
-    await queue?.finish()
-    return [...warnings, ...parseWarnings]
-  } finally {
-    worker?.close()
-  }
-}
-
 /**
  * Leave the acceptances the screen read for the next key (feed-key.ts acceptanceStamp) when a learning holds a
  * directive, HEAD's id beside them; remove them when none does, so that a store without directives pays nothing.
@@ -355,32 +295,36 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
       if (cached && terms && terms['commit'] === pin.commit && terms.header.nextId === cached.items.length)
         try {
           index = openIndex(indexFiles, terms, cached.items.length, true)
-          markTierCacheUsed([join(dir, itemsName), indexFiles.terms, indexFiles.postings, indexFiles.docs])
+          markTierCacheUsed([
+            join(dir, itemsName),
+            indexFiles.terms,
+            indexFiles.postings,
+            indexFiles.docs,
+            tierNameFile(dir, pin.commit, stamp),
+          ])
         } catch {
           // Damaged: read the tier again.
         }
       if (!cached || !index) {
-        // Each learning indexed as it is read, its text dropped (not readTierLearningsCached: a copy of every parsed
-        // learning of a 100,000-learning tier is most of a gigabyte).
-        const builder = new IndexBuilder()
-        const items: TierItem[] = []
-        let warnings: Awaited<ReturnType<typeof tiers.forEachTierFile>>
+        let built: NonNullable<Awaited<ReturnType<typeof buildTier>>>
         try {
-          warnings = await readTier(repo.git, pin, await loadLearningValidator(), compact, (f) => {
-            builder.addCounted(items.length, f.counted)
-            items.push({ entry: f.entry, hash: f.hash, recall: f.recall, lines: contextLineLengths(f.entry) })
-          })
+          const validator = await loadLearningValidator()
+          // After `tier update` moved the pin: the blobs the last pin had too are taken from its build (tier-earlier.ts).
+          const earlier = await earlierTierBuild(dir, repo.git, pin.tier, pin.commit, stamp)
+          built =
+            (earlier && (await buildTier(repo.git, pin, validator, compact, earlier))) ??
+            ((await buildTier(repo.git, pin, validator, compact)) as NonNullable<typeof built>)
         } catch (err) {
           // Skipped with a warning (tiers.ts unreadableTier), nothing of it cached: read again at the next rebuild.
           if (!(err instanceof GitCommandError)) throw err
           onWarning(tiers.unreadableTier(pin.tier, err))
           continue
         }
+        const { items, warnings, parts } = built
         cached = {
           items,
           warnings: warnings.map((w) => ({ path: w.path.slice(w.path.indexOf(':') + 1), reason: w.reason })),
         }
-        const parts = builder.finish()
         index = partsIndex(parts)
         try {
           mkdirSync(dir, { recursive: true })
@@ -390,6 +334,8 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
         }
         writeTierItems(join(dir, itemsName), pin.commit, cached)
       }
+      // The tier's name beside its commit's build: the build of its next pin starts from this one (tier-earlier.ts).
+      noteTierName(dir, pin.commit, stamp, pin.tier)
       for (const w of cached.warnings) onWarning({ path: `${pin.tier}:${w.path}`, reason: w.reason })
       groups.push({
         tier: pin.tier,
@@ -476,14 +422,15 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   // read (reuse-file.ts). Its copy is read as this rebuild goes, a chunk of blobs ahead (`joinCopy`): only the lines of
   // the files about to be read are held. What this rebuild keeps for the next goes into `reusable`.
   const header = { format: CACHE_FORMAT, stamp: tierCacheStamp(), allow: JSON.stringify(config.secrets.allow) }
-  const previous = lastKey(dir, root)
+  // A work tree's first rebuild takes the parses another work tree's set kept (a new worktree of a clone in use).
+  const previous = lastKey(dir, root) ?? otherLastKey(dir, root)
   const reader =
     previous !== undefined && previous !== state.key
       ? await ReuseReader.open(files(dir, previous).parsed, header, Math.max(MAX_INFLATED, slots.length * 4096))
       : undefined
-  // A rebuild from nothing (no set of this work tree before: a fresh clone, the cache removed) keeps no parse: at
-  // 10,000 learnings writing it cost that first search ~0.2 s (+11 %), which every agent's first hook waits for. The
-  // next rebuild, after a change, keeps it (made once the cache directory is).
+  // A rebuild from nothing (no set of this work tree or another with a parse before: a fresh clone, the cache removed)
+  // keeps no parse: at 10,000 learnings writing it cost that first search ~0.2 s (+11 %), which every agent's first
+  // hook waits for. The next rebuild, after a change, keeps it (made once the cache directory is).
   let reusable: ReuseWriter | undefined
   /** Folds and indexes one project file, or records its problem. */
   const record = (path: string, result: ParsedFile) => {

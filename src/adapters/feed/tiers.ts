@@ -76,6 +76,12 @@ const YIELD_EVERY = 200
 export type TierText =
   { path: string; text: string; problem?: undefined } | { path: string; text?: undefined; problem: string }
 
+/** A file of a tier not read: its blob is one an earlier build parsed, its item `kept` there (forEachTierFile `keep`). */
+export interface TierKept {
+  path: string
+  kept: number
+}
+
 /**
  * The `.md` files of a tier commit's active learnings, read from git objects and handed to `on.files` in tree order a
  * group at a time (`on.start` is told how many first); returns the warnings of the tree's entries and of the blobs'
@@ -93,7 +99,12 @@ export async function forEachTierFile(
     /** The number of blobs to read, before the first is asked of git (a caller can start its workers meanwhile). */
     start?: (total: number) => void
     /** A group of files, in tree order. */
-    files: (files: TierText[]) => Promise<void>
+    files: (files: (TierText | TierKept)[]) => Promise<void>
+    /**
+     * The item an earlier build made of this blob at this path, if any: such a file is neither sized nor read, and
+     * comes to `files` in its place as a TierKept.
+     */
+    keep?: (path: string, oid: string) => number | undefined
   },
   chunk = TIER_CHUNK,
   bytes = TIER_READ_BYTES,
@@ -116,7 +127,8 @@ export async function forEachTierFile(
     else blobs.push(e)
   }
   if (!blobs.length) return warnings
-  on.start?.(blobs.length)
+  const kept = blobs.map((b) => on.keep?.(b.path, b.oid))
+  on.start?.(kept.filter((k) => k === undefined).length)
   const cwd = git.root
   // git's output through files in the cache directory, not pipes (run.ts runGitAsyncSpooled): through a pipe git waits
   // at every 64 KiB for this thread's event loop, which parses between its turns, and the next chunk came late; a
@@ -129,21 +141,31 @@ export async function forEachTierFile(
   }
   const run = (args: string[], o: { input: string; maxBuffer?: number }) =>
     dir ? gitAsyncSpooled(args, { cwd, dir, ...o }) : gitAsync(args, { cwd, ...o })
-  /** The readable blobs, a group at a time: a chunk's sizes asked, then its blobs cut where they pass `bytes`. */
-  async function* groups(): AsyncGenerator<{ items: TreeEntry[]; bytes: number }> {
+  /**
+   * The readable blobs, a group at a time: a chunk's sizes asked, then its blobs cut where they pass `bytes`. A kept
+   * blob is neither sized nor read: it goes with the group it falls in, at its place in tree order.
+   */
+  async function* groups(): AsyncGenerator<{ items: { b: TreeEntry; kept?: number }[]; bytes: number }> {
     for (const [from, to] of chunkBounds(blobs.length, Math.min(TIER_FIRST_CHUNK, chunk), chunk)) {
-      const part = blobs.slice(from, to)
-      const input = `${part.map((b) => b.oid).join('\n')}\n`
-      const sizes = parseCatFileBatchCheck((await run(['cat-file', '--batch-check'], { input })).toString('utf8'))
-      const readable: { b: TreeEntry; size: number }[] = []
-      for (const [i, b] of part.entries()) {
-        const info = sizes[i]
-        if (!info) warnSize(b.path, `invalid learning: ${MISSING_OBJECT}`)
-        else if (info.size > MAX_LEARNING_BYTES) warnSize(b.path, `invalid learning: ${tooLargeReason(info.size)}`)
-        else readable.push({ b, size: info.size })
+      const part = blobs.slice(from, to).map((b, i) => ({ b, kept: kept[from + i] }))
+      const asked = part.filter((p) => p.kept === undefined)
+      const input = `${asked.map((p) => p.b.oid).join('\n')}\n`
+      const sizes = asked.length
+        ? parseCatFileBatchCheck((await run(['cat-file', '--batch-check'], { input })).toString('utf8'))
+        : []
+      const readable: { b: TreeEntry; kept?: number; size: number }[] = []
+      let at = 0
+      for (const p of part) {
+        if (p.kept !== undefined) {
+          readable.push({ ...p, size: 0 })
+          continue
+        }
+        const info = sizes[at++]
+        if (!info) warnSize(p.b.path, `invalid learning: ${MISSING_OBJECT}`)
+        else if (info.size > MAX_LEARNING_BYTES) warnSize(p.b.path, `invalid learning: ${tooLargeReason(info.size)}`)
+        else readable.push({ b: p.b, size: info.size })
       }
-      for (const g of groupBySize(readable, (r) => r.size, bytes))
-        yield { items: g.items.map((r) => r.b), bytes: g.bytes }
+      for (const g of groupBySize(readable, (r) => r.size, bytes)) yield { items: g.items, bytes: g.bytes }
     }
   }
   const each = groups()
@@ -152,9 +174,11 @@ export async function forEachTierFile(
     const g = await each.next()
     if (g.done) return undefined
     const { items, bytes: size } = g.value
-    const input = `${items.map((b) => b.oid).join('\n')}\n`
+    const asked = items.filter((r) => r.kept === undefined)
+    if (!asked.length) return { readable: items, contents: [] }
+    const input = `${asked.map((r) => r.b.oid).join('\n')}\n`
     // Bounded by the sizes git gave: each blob, its header line (`<oid> blob <size>`, a SHA-256 id is 64) and newline.
-    const maxBuffer = size + items.length * 128
+    const maxBuffer = size + asked.length * 128
     const out = await run(['cat-file', '--batch'], { input, maxBuffer })
     return { readable: items, contents: parseCatFileBatch(out) }
   }
@@ -169,9 +193,11 @@ export async function forEachTierFile(
   for (let got = await next; got; got = await next) {
     next = ask()
     const { readable, contents } = got
+    let at = 0
     await on.files(
-      readable.map((b, i): TierText => {
-        const bytes = contents[i]?.bytes
+      readable.map(({ b, kept: k }): TierText | TierKept => {
+        if (k !== undefined) return { path: b.path, kept: k }
+        const bytes = contents[at++]?.bytes
         try {
           if (!bytes) throw new Error(MISSING_OBJECT)
           return { path: b.path, text: decodeLearningBytes(bytes, b.path) }
@@ -207,8 +233,10 @@ export async function forEachTierLearning(
     tier,
     commit,
     {
-      files: async (files) => {
+      files: async (read) => {
         const parsed: Learning[] = []
+        // Nothing is kept here (no `keep`): every file comes read.
+        const files = read.filter((f): f is TierText => !('kept' in f))
         for (const [i, f] of files.entries()) {
           // Let the next chunk's output in now and then: where it comes through a pipe (a git dir that takes no spool
           // file), nothing drains the pipe while this loop runs, and git waits.

@@ -502,6 +502,16 @@ function directiveOverridesLog(head: string): string[] {
 }
 export const DIRECTIVE_OVERRIDES_LOG: readonly string[] = directiveOverridesLog('HEAD')
 
+/**
+ * git's comment prefix in commit messages: `core.commentChar`, or `core.commentString` (git 2.45 reads the two as one
+ * setting, the last one set winning), which may be `auto`; `#` when neither is set. `git -c …` reaches a hook too.
+ */
+export function readCommentPrefix(root: string, env: Env): string {
+  const r = runGitSync(['config', '-z', '--get-regexp', '^core\\.comment(char|string)$'], { cwd: root, env })
+  const last = r.code === 0 ? r.stdout.toString('utf8').split('\0').filter(Boolean).pop() : undefined
+  return last?.slice(last.indexOf('\n') + 1) || '#'
+}
+
 /** True while a `git merge --squash` is being committed: git's prepared message, SQUASH_MSG, is in the git dir. */
 export function isSquashing(root: string, env: Env): boolean {
   const r = runGitSync(['rev-parse', '--path-format=absolute', '--git-path', 'SQUASH_MSG'], { cwd: root, env })

@@ -117,13 +117,9 @@ async function commitMsg(ctx: Ctx, file: string, json: boolean): Promise<ExitCod
     const { tooLarge } = await import('../messages/errors.js')
     throw new RefusedError(tooLarge('the commit message file', file, read.size, MAX_MESSAGE_BYTES))
   }
-  const raw = read.bytes.toString('utf8')
-  // git strips comment lines after the hook has run; the scissors line ends a verbose message.
-  const message = raw
-    .split(/^# -+ >8 -+$/m)[0]!
-    .split('\n')
-    .filter((l) => !l.startsWith('#'))
-    .join('\n')
+  // git cleans the message after the hook has run: what is read is what git will record (core/trailers.ts).
+  const { committedMessage } = await import('../../core/trailers.js')
+  const message = committedMessage(read.bytes.toString('utf8'), reader.readCommentPrefix(root, ctx.env))
   // The distinct-approver rule reads the commit's own config (the index), as the pre-commit check does.
   const approval = async () => {
     const { configFromBytes } = await import('../../adapters/store/config.js')

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import {
   buildCommitMessage,
+  committedMessage,
   foldValue,
   parseAuditTrail,
   parseLearningTrailers,
@@ -152,5 +153,32 @@ describe('parseAuditTrail with reverts', () => {
     expect(
       revertsOf(`docs: explain\n\nThe line "This reverts commit ${A}." is git's.\n> This reverts commit ${B}.\n`),
     ).toEqual([])
+  })
+})
+
+describe('committedMessage (the commit-msg hook reads what git will record)', () => {
+  const CUT = '------------------------ >8 ------------------------'
+  const diff = ' Learning: x\n Approved-by: Bob <bob@example.com>\n'
+
+  test('cut at the scissors line of the configured prefix only, as git cuts', () => {
+    expect(committedMessage(`wip\n\n; comment\n; ${CUT}\n; below\n${diff}`, ';')).toBe('wip\n\n')
+    // Another prefix's scissors line is text git keeps (a message given with -m); its comment lines are kept too.
+    expect(committedMessage(`wip\n# ${CUT}\n${diff}`, ';')).toBe(`wip\n# ${CUT}\n${diff}`)
+    expect(committedMessage(`wip\n# ${CUT}\n${diff}`, '#')).toBe('wip\n')
+    expect(committedMessage(`# ${CUT}\n${diff}`, '#')).toBe('')
+    // Not git's line: fewer dashes, or more after it on the line.
+    expect(committedMessage(`wip\n# ---- >8 ----\n${diff}`, '#')).toBe(`wip\n${diff}`)
+    expect(committedMessage(`wip\n; ${CUT} x\n${diff}`, ';')).toBe(`wip\n${diff}`)
+  })
+
+  test('auto: the scissors line of any character git may pick; that one starts the comment lines', () => {
+    expect(committedMessage(`#12 fix\n\n; hint\n; ${CUT}\n${diff}`, 'auto')).toBe('#12 fix\n\n')
+    expect(committedMessage(`fix\n# hint\n# ${CUT}\n${diff}`, 'auto')).toBe('fix\n')
+    expect(committedMessage(`fix\n# hint\n`, 'auto')).toBe('fix\n')
+  })
+
+  test('a multi-character core.commentString; an empty one is #', () => {
+    expect(committedMessage(`fix\n// hint\n// ${CUT}\n${diff}`, '//')).toBe('fix\n')
+    expect(committedMessage(`fix\n# hint\n`, '')).toBe('fix\n')
   })
 })
