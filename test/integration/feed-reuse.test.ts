@@ -5,11 +5,12 @@
  * index, recall terms, listing and copy, with folded duplicates, withheld learnings, directives and problems in the
  * store.
  */
+import { spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo } from '../helpers/repo.js'
+import { PROJECT_ROOT, learningText, makeRepo } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 const DIRECTIVE_BODY =
@@ -270,5 +271,32 @@ describe('the rebuild after a change reuses the last parse', () => {
     expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6007')).toContain('learning-7: Told by the copy.')
     expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6008')).toContain('learning-8: Told by the copy.')
     expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6009')).not.toContain('learning-9: Told by the copy.')
+  })
+
+  test('a rebuild that writes no set (a directive met for the first time) leaves no copy behind, not even a part', () => {
+    const repo = makeRepo()
+    for (let i = 0; i < 3; i++) repo.write(`.learnings/active/plain-${i}.md`, learningText(`plain-${i}`))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'store')
+    // The built bin: a command ends its process once it has answered, whatever its streams still do.
+    const run = () => {
+      const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'search', '--json', 'exploded'], {
+        cwd: repo.root,
+        encoding: 'utf8',
+      })
+      expect(r.status, r.stderr).toBe(0)
+    }
+    run()
+    // The first rebuild that meets a directive reads the acceptances and writes no set (rebuild.ts stampAcceptances),
+    // though it follows another (its copy was begun).
+    repo.write('.learnings/active/directive.md', learningText('directive', {}, DIRECTIVE_BODY))
+    run()
+    expect(readdirSync(cacheDir(repo)).filter((n) => n.startsWith('parsed-'))).toEqual([])
+    run()
+    repo.write('.learnings/active/plain-3.md', learningText('plain-3'))
+    run()
+    expect(readdirSync(cacheDir(repo)).filter((n) => n.startsWith('parsed-'))).toEqual([
+      `parsed-${currentKey(repo)}.jsonl.deflate`,
+    ])
   })
 })

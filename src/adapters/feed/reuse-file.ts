@@ -409,7 +409,9 @@ export class ReuseWriter {
     this.settled = true
     this.deflate.destroy()
     this.out.destroy()
-    // Removed once the stream has closed it (Windows removes no file that is open).
+    // Removed now (the command may exit before the stream closes), and again once the stream has closed it (Windows
+    // removes no file that is open).
+    this.file.abort()
     void this.done.then(() => this.file.abort())
   }
 }
