@@ -5,11 +5,12 @@
  * index, recall terms, listing and copy, with folded duplicates, withheld learnings, directives and problems in the
  * store.
  */
+import { spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { describe, expect, test } from 'vitest'
-import { learningText, makeRepo } from '../helpers/repo.js'
+import { PROJECT_ROOT, learningText, makeRepo } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
 
 const DIRECTIVE_BODY =
@@ -63,15 +64,67 @@ async function search(repo: TestRepo, query = 'connect ECONNREFUSED 127.0.0.1:60
   )
 }
 
-/** Makes the kept parse of learning-7 in `file` say another description. */
-function tell(file: string): void {
-  const lines = inflateRawSync(readFileSync(file)).toString('utf8').split('\n')
-  const at = lines.findIndex((l) => l.startsWith('[".learnings/active/learning-7.md"'))
+/** The lines of a kept parse (the header first), each without its `\n`. */
+function linesOf(file: string): string[] {
+  const text = inflateRawSync(readFileSync(file)).toString('utf8')
+  expect(text.endsWith('\n')).toBe(true)
+  return text.slice(0, -1).split('\n')
+}
+
+/** Writes `lines` as a kept parse, each ended by `\n`. */
+function writeLines(file: string, lines: readonly string[]): void {
+  writeFileSync(file, deflateRawSync(lines.map((l) => `${l}\n`).join('')))
+}
+
+/** The position of the line of `.learnings/active/<name>.md` among `lines`. */
+function lineOf(lines: readonly string[], name: string): number {
+  const at = lines.findIndex((l) => l.startsWith(`[".learnings/active/${name}.md"`))
   expect(at).toBeGreaterThan(0)
-  const item = JSON.parse(lines[at] as string) as [string, string, { entry: { description: string } }]
-  item[2].entry.description = 'Told by the copy.'
-  lines[at] = JSON.stringify(item)
-  writeFileSync(file, deflateRawSync(lines.join('\n')))
+  return at
+}
+
+/** Makes the kept parse of `name` (learning-7 unless told) in `file` say another description. */
+function tell(file: string, ...names: string[]): void {
+  const lines = linesOf(file)
+  for (const name of names.length ? names : ['learning-7']) {
+    const at = lineOf(lines, name)
+    const item = JSON.parse(lines[at] as string) as [string, string, { entry: { description: string } }]
+    item[2].entry.description = 'Told by the copy.'
+    lines[at] = JSON.stringify(item)
+  }
+  writeLines(file, lines)
+}
+
+/** The kept parse of the set the work tree's last search used. */
+const copyOf = (repo: TestRepo) => join(cacheDir(repo), `parsed-${currentKey(repo)}.jsonl.deflate`)
+
+/** A store searched until the set its work tree uses holds a kept parse (the first rebuild after a change). */
+async function withCopy(): Promise<TestRepo> {
+  const repo = store()
+  await search(repo)
+  await search(repo)
+  repo.write('.learnings/active/fresh.md', learningText('fresh'))
+  await search(repo)
+  expect(readdirSync(cacheDir(repo))).toContain(`parsed-${currentKey(repo)}.jsonl.deflate`)
+  return repo
+}
+
+/**
+ * Searches after a change of the store (taking what it can of the copy), then again after the cache is gone (a
+ * rebuild from nothing): the two answers, and the sets of files but the copy, must be the same, byte for byte.
+ */
+async function sameAsFromNothing(repo: TestRepo): Promise<void> {
+  const before = currentKey(repo)
+  const reused = await search(repo)
+  const key = currentKey(repo, before)
+  const built = setOf(repo, key)
+  expect(built.delete(`parsed-${key}.jsonl.deflate`)).toBe(true)
+  rmSync(cacheDir(repo), { recursive: true })
+  expect(await search(repo)).toEqual(reused)
+  expect(await search(repo)).toEqual(reused)
+  const fromNothing = setOf(repo, key)
+  expect([...fromNothing.keys()]).toEqual([...built.keys()])
+  for (const [name, bytes] of built) expect(bytes.equals(fromNothing.get(name) as Buffer), name).toBe(true)
 }
 
 describe('the rebuild after a change reuses the last parse', () => {
@@ -144,5 +197,106 @@ describe('the rebuild after a change reuses the last parse', () => {
     writeFileSync(other, deflateRawSync(lines.join('\n')))
     repo.write('.learnings/active/fresh-3.md', learningText('fresh-3'))
     expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6007')).not.toContain('learning-7: Told by the copy.')
+  })
+
+  test('after a rename, a move to another state, an addition and a removal, twice: what a rebuild from nothing writes', async () => {
+    const repo = await withCopy()
+    // The same blob under another path, and in another state folder: its line (of the old path) is not its parse.
+    repo.git('mv', '.learnings/active/learning-9.md', '.learnings/active/zz-learning-9.md')
+    repo.git('mv', '.learnings/pending/waiting.md', '.learnings/active/waiting.md')
+    repo.write('.learnings/archived/old-one.md', learningText('old-one'))
+    repo.git('rm', '-q', '.learnings/active/learning-11.md')
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'moves')
+    await sameAsFromNothing(repo)
+    // The copy that rebuild wrote (lines taken back and lines parsed again, in store order) serves the next one.
+    await search(repo)
+    repo.git('mv', '.learnings/active/waiting.md', '.learnings/archived/waiting.md')
+    repo.write('.learnings/active/learning-12.md', learningText('learning-12', { description: '"Edited again."' }))
+    repo.write('.learnings/pending/aa-first.md', learningText('aa-first'))
+    await sameAsFromNothing(repo)
+  })
+
+  test('a copy cut half-way: its whole lines are taken, the rest parsed', async () => {
+    const repo = await withCopy()
+    const cut = (file: string) => writeFileSync(file, readFileSync(file).subarray(0, readFileSync(file).length >> 1))
+    cut(copyOf(repo))
+    repo.write('.learnings/active/fresh-2.md', learningText('fresh-2'))
+    await sameAsFromNothing(repo)
+
+    // learning-1 sorts near the copy's start, learning-9 near its end (after learning-10…learning-23).
+    await search(repo)
+    repo.write('.learnings/active/fresh-3.md', learningText('fresh-3'))
+    await search(repo)
+    tell(copyOf(repo), 'learning-1', 'learning-9')
+    const lines = linesOf(copyOf(repo))
+    expect(lineOf(lines, 'learning-1')).toBeLessThan(lines.length / 3)
+    expect(lineOf(lines, 'learning-9')).toBeGreaterThan((lines.length * 2) / 3)
+    cut(copyOf(repo))
+    repo.write('.learnings/active/fresh-4.md', learningText('fresh-4'))
+    expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6001')).toContain('learning-1: Told by the copy.')
+    expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6009')).not.toContain('learning-9: Told by the copy.')
+  })
+
+  test('lines out of order, or of paths the store does not have, are passed over; a line not of its shape ends it', async () => {
+    const repo = await withCopy()
+    const file = copyOf(repo)
+    const [header, ...items] = linesOf(file)
+    const foreign = (path: string) => JSON.stringify([path, 'a'.repeat(40), JSON.parse(items[0] as string)[2]])
+    // Reversed, with lines of files the store does not have among them: every file is parsed or taken as it should.
+    writeLines(file, [
+      header as string,
+      foreign('.learnings/archived/zz-gone.md'),
+      ...items.reverse(),
+      foreign('.learnings/active/aa-gone.md'),
+      foreign('.learnings/elsewhere/x.md'),
+      foreign('not a path'),
+    ])
+    repo.write('.learnings/active/fresh-2.md', learningText('fresh-2'))
+    await sameAsFromNothing(repo)
+
+    // A line out of order is taken when the rebuild reaches its file; one of a path gone does not stop the reading.
+    await search(repo)
+    repo.write('.learnings/active/fresh-3.md', learningText('fresh-3'))
+    await search(repo)
+    tell(copyOf(repo), 'learning-7', 'learning-8', 'learning-9')
+    const lines = linesOf(copyOf(repo))
+    const seven = lines.splice(lineOf(lines, 'learning-7'), 1)[0] as string
+    lines.splice(1, 0, seven)
+    lines.splice(lineOf(lines, 'learning-8'), 0, foreign('.learnings/active/learning-7b.md'))
+    // Past learning-8, a line the rebuild never writes: the copy is read no further.
+    lines.splice(lineOf(lines, 'learning-9'), 0, '["not", "a line of ours"]')
+    writeLines(copyOf(repo), lines)
+    repo.write('.learnings/active/fresh-4.md', learningText('fresh-4'))
+    expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6007')).toContain('learning-7: Told by the copy.')
+    expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6008')).toContain('learning-8: Told by the copy.')
+    expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6009')).not.toContain('learning-9: Told by the copy.')
+  })
+
+  test('a rebuild that writes no set (a directive met for the first time) leaves no copy behind, not even a part', () => {
+    const repo = makeRepo()
+    for (let i = 0; i < 3; i++) repo.write(`.learnings/active/plain-${i}.md`, learningText(`plain-${i}`))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'store')
+    // The built bin: a command ends its process once it has answered, whatever its streams still do.
+    const run = () => {
+      const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'search', '--json', 'exploded'], {
+        cwd: repo.root,
+        encoding: 'utf8',
+      })
+      expect(r.status, r.stderr).toBe(0)
+    }
+    run()
+    // The first rebuild that meets a directive reads the acceptances and writes no set (rebuild.ts stampAcceptances),
+    // though it follows another (its copy was begun).
+    repo.write('.learnings/active/directive.md', learningText('directive', {}, DIRECTIVE_BODY))
+    run()
+    expect(readdirSync(cacheDir(repo)).filter((n) => n.startsWith('parsed-'))).toEqual([])
+    run()
+    repo.write('.learnings/active/plain-3.md', learningText('plain-3'))
+    run()
+    expect(readdirSync(cacheDir(repo)).filter((n) => n.startsWith('parsed-'))).toEqual([
+      `parsed-${currentKey(repo)}.jsonl.deflate`,
+    ])
   })
 })

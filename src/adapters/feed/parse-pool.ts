@@ -95,10 +95,17 @@ const ROW_AS_ENTRY = ['name', 'state', 'type', 'domain', 'description'] as const
 const sameList = (a: unknown, b: unknown) =>
   Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i])
 
-/** `f`, the file at `path`, as the worker sends it (in the worker), its terms numbered by `idOf`. */
-export function encodeFile(f: ParsedFile, path: string, idOf: (term: string) => number): WireFile {
-  const { counted, recall, entry, row, name, ...rest } = f
-  const out: WireFile = rest
+/** The strings of a parsed file that it may hold twice. */
+type Named = Pick<ParsedFile, 'entry' | 'row' | 'name'>
+type WireNamed = Pick<WireFile, 'entry' | 'row' | 'name'>
+
+/**
+ * The entry, row and name of `f`, the file at `path`, with each string the file holds twice in one place, the other
+ * holding SAME: as the worker sends them (encodeFile), and as a rebuild keeps them for the next (reuse-file.ts).
+ */
+export function shareOut(f: Named, path: string): WireNamed {
+  const { entry, row, name } = f
+  const out: WireNamed = {}
   if (entry) {
     const e: Record<string, unknown> = { ...entry }
     if (e['path'] === path) e['path'] = SAME
@@ -114,15 +121,22 @@ export function encodeFile(f: ParsedFile, path: string, idOf: (term: string) => 
     }
   } else if (row) out.row = { ...row }
   if (name !== undefined) out.name = entry && name === entry.name ? SAME : name
+  return out
+}
+
+/** `f`, the file at `path`, as the worker sends it (in the worker), its terms numbered by `idOf`. */
+export function encodeFile(f: ParsedFile, path: string, idOf: (term: string) => number): WireFile {
+  const { counted, recall, entry, row, name, ...rest } = f
+  const out: WireFile = Object.assign(rest, shareOut({ entry, row, name }, path))
   if (counted) out.counted = counted.map((c) => c && { length: c.length, terms: c.terms.map(idOf), counts: c.counts })
   if (recall) out.recall = recall.map((r) => r.map(idOf))
   return out
 }
 
-/** A file of the worker's as parseProjectFile gave it, from the pool's copy of the worker's table of terms. */
-export function decodeFile(f: WireFile, path: string, terms: readonly string[]): ParsedFile {
-  const { counted, recall, entry, row, name, ...rest } = f
-  const out: ParsedFile = rest
+/** The entry, row and name shareOut gave, as they were: each place holding SAME given the string it stands for. */
+export function shareIn(f: WireNamed, path: string): Named {
+  const { entry, row, name } = f
+  const out: Named = {}
   if (entry) {
     // In place: each field keeps its position among the entry's keys.
     if (entry['path'] === SAME) entry['path'] = path
@@ -137,6 +151,13 @@ export function decodeFile(f: WireFile, path: string, terms: readonly string[]):
   }
   if (row) out.row = row as unknown as LearningSummary
   if (name !== undefined) out.name = name === SAME ? (entry?.['name'] as string) : name
+  return out
+}
+
+/** A file of the worker's as parseProjectFile gave it, from the pool's copy of the worker's table of terms. */
+export function decodeFile(f: WireFile, path: string, terms: readonly string[]): ParsedFile {
+  const { counted, recall, entry, row, name, ...rest } = f
+  const out: ParsedFile = Object.assign(rest, shareIn({ entry, row, name }, path))
   const term = (id: number) => {
     const t = terms[id]
     if (t === undefined) throw new Error(`the parse worker sent term ${id}, which it never named`)
@@ -293,7 +314,8 @@ export class ParseQueue<F> {
   private readonly answered = new WeakSet<object>()
 
   constructor(
-    private readonly worker: ParseWorker | undefined,
+    /** The worker; may be given later (a rebuild knows how many files it parses only as it reads the last one's copy). */
+    public worker: ParseWorker | undefined,
     private readonly opts: {
       /** Asks the worker for a batch. */
       ask: (worker: ParseWorker, files: F[]) => Promise<ParsedFile[] | undefined>
@@ -303,7 +325,7 @@ export class ParseQueue<F> {
       fromWorker: (parsed: ParsedFile, file: F) => ParsedFile
       /** Takes a batch's results, in order. */
       settle: (files: F[], parsed: ParsedFile[]) => Promise<void> | void
-      /** A file's result known already (the last rebuild's parse, rebuild.ts readReusable): not asked of anyone. */
+      /** A file's result known already (the last rebuild's parse, reuse-file.ts): not asked of anyone. */
       ready?: (file: F) => ParsedFile | undefined
     },
   ) {}

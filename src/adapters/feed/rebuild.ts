@@ -3,9 +3,9 @@
  * store, and each pinned tier, parsed once per commit), fold duplicates across sources, index, and write the files
  * of the key (write-cache.ts).
  *
- * A store of up to REUSE_MAX learnings keeps the parse of its clean files for the next rebuild (reuse-file.ts): after a
- * pull or an approval that changed a few learnings, only those are read and parsed again. A tier's new pin is built
- * from its last pin's build (tier-build.ts, tier-earlier.ts): only the blobs that changed are read.
+ * The store keeps the parse of its clean files for the next rebuild (reuse-file.ts, read and written as a stream):
+ * after a pull or an approval that changed a few learnings, only those are read and parsed again. A tier's new pin is
+ * built from its last pin's build (tier-build.ts, tier-earlier.ts): only the blobs that changed are read.
  *
  * Why over 300 lines: reading every source and folding duplicates is one pass with one memory budget; writing is
  * write-cache.ts.
@@ -28,8 +28,8 @@ import type { ScoringIndex } from '../../core/search-score.js'
 import type { BuiltParts, CountedDoc } from '../../core/search-parts.js'
 import { tryGitAsyncSpooled } from '../git/run.js'
 import { openIndex, readIndexTerms, tierIndexFiles, writeIndexFiles } from './index-files.js'
-import { files, lastKey, otherLastKey } from './cache-files.js'
-import { REUSE_MAX, ReuseWriter, readReusable } from './reuse-file.js'
+import { MAX_INFLATED, files, lastKey, otherLastKey } from './cache-files.js'
+import { ReuseReader, ReuseWriter, parsedOf } from './reuse-file.js'
 import type { Reusable } from './reuse-file.js'
 import type { Problem, ProjectFile } from './cache-files.js'
 import { CACHE_FORMAT, acceptanceLogHash, acceptancesFile, cacheDir, storeFiles } from './feed-key.js'
@@ -94,15 +94,17 @@ const BATCH_HEADER_BYTES = 128
 async function* readBlobsInBulk(
   root: string,
   spool: string,
-  slots: readonly { path: string; oid?: string; size?: number | undefined; reused?: unknown }[],
+  slots: readonly { path: string; oid?: string; size?: number | undefined; kept?: Buffer }[],
   sizesOf?: (files: string[]) => Promise<(number | undefined)[] | undefined>,
+  joinCopy?: (from: number, to: number) => Promise<void>,
 ): AsyncGenerator<{ from: number; to: number; blobs: Map<string, Uint8Array> }> {
   const ask = async ([from, to]: [number, number], first: boolean) => {
+    // The last rebuild's copy read as far as the chunk's end: a file whose parse it kept (`kept`) is not read.
+    await joinCopy?.(from, to)
     // Each clean file's size in the work tree first (asInWorkTree compares it with its blob's): a blob of a file over
     // the limit of a learning is not asked for (a 300 MB learning was 650 MB of peak), the file is read, bounded.
     // Asked of the parse worker after the first chunk (this thread is the busier one: 10,000 lstats are ~40 ms).
-    // A file whose parse the last rebuild kept (readReusable) is not read.
-    const clean = slots.slice(from, to).filter((s) => s.oid !== undefined && s.reused === undefined)
+    const clean = slots.slice(from, to).filter((s) => s.oid !== undefined && s.kept === undefined)
     const files = clean.map((s) => join(root, s.path))
     const sizes = (!first && (await sizesOf?.(files))) || files.map(lstatSize)
     clean.forEach((s, i) => (s.size = sizes[i]))
@@ -231,7 +233,7 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
     { withheldReason },
     { projectScreen },
     { compactor, parseProjectFile },
-    { ParseQueue, PARSE_BATCH, startParseWorker },
+    { MIN_WORKER_FILES, ParseQueue, PARSE_BATCH, startParseWorker },
   ] = await Promise.all([
     import('../../core/agent-safety.js'),
     import('./agent-screen.js'),
@@ -389,7 +391,16 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   // The project: a file git status calls clean is read from git's object store, in bulk (readBlobsInBulk), by its
   // blob id in the index; the others (edited, untracked, ignored) from the work tree. Each batch of files is parsed,
   // screened, folded and indexed as it comes, so only one chunk of texts is held at a time.
-  type Slot = { path: string; oid?: string; problem?: string; size?: number | undefined; reused?: Reusable }
+  type Slot = {
+    path: string
+    oid?: string
+    problem?: string
+    size?: number | undefined
+    /** The line of the last rebuild's copy for its path and blob id (ReuseReader join), not yet read. */
+    kept?: Buffer
+    /** Its parse as that line holds it, from when its batch is made until it is settled. */
+    reused?: Reusable
+  }
   const slots: Slot[] = []
   for (const st of STATES) {
     // A state folder that is a symbolic link is left out (storeFiles), and said.
@@ -408,17 +419,19 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   }
   indexed = undefined
   // The clean files whose blob the work tree's last rebuild parsed: their parse is taken as it was, nothing of them
-  // read (reuse-file.ts). What this rebuild keeps for the next goes into `reusable`.
+  // read (reuse-file.ts). Its copy is read as this rebuild goes, a chunk of blobs ahead (`joinCopy`): only the lines of
+  // the files about to be read are held. What this rebuild keeps for the next goes into `reusable`.
   const header = { format: CACHE_FORMAT, stamp: tierCacheStamp(), allow: JSON.stringify(config.secrets.allow) }
   // A work tree's first rebuild takes the parses another work tree's set kept (a new worktree of a clone in use).
-  const previous = slots.length <= REUSE_MAX ? (lastKey(dir, root) ?? otherLastKey(dir, root)) : undefined
-  const reuse =
-    previous !== undefined && previous !== state.key ? readReusable(files(dir, previous).parsed, header) : undefined
-  if (reuse) for (const slot of slots) if (slot.oid !== undefined) slot.reused = reuse.get(`${slot.path}\0${slot.oid}`)
+  const previous = lastKey(dir, root) ?? otherLastKey(dir, root)
+  const reader =
+    previous !== undefined && previous !== state.key
+      ? await ReuseReader.open(files(dir, previous).parsed, header, Math.max(MAX_INFLATED, slots.length * 4096))
+      : undefined
   // A rebuild from nothing (no set of this work tree or another with a parse before: a fresh clone, the cache removed)
   // keeps no parse: at 10,000 learnings writing it cost that first search ~0.2 s (+11 %), which every agent's first
-  // hook waits for. The next rebuild, after a change, keeps it.
-  const reusable = previous !== undefined ? new ReuseWriter(header) : undefined
+  // hook waits for. The next rebuild, after a change, keeps it (made once the cache directory is).
+  let reusable: ReuseWriter | undefined
   /** Folds and indexes one project file, or records its problem. */
   const record = (path: string, result: ParsedFile) => {
     if (result.withheld) {
@@ -488,12 +501,29 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
           result = { problem: reasonOf(err) }
         }
       if (slot.oid !== undefined) reusable?.keep(slot.path, slot.oid, result, slot.reused)
+      slot.reused = undefined
       record(slot.path, result)
     }
+    // zlib compresses the copy on its threads: past its high-water mark, this thread waits for it.
+    await reusable?.drained()
   }
   // A worker thread (a second core) parses batches while this one parses others; every batch is indexed here, in
-  // store order (parse-pool.ts ParseQueue).
-  const worker = startParseWorker(allow, slots.filter((s) => !s.reused).length)
+  // store order (parse-pool.ts ParseQueue). With the last rebuild's copy, how many files are to be parsed is known
+  // only as it is read: the worker is started once they are enough (most often they are not: a few learnings changed).
+  let worker = reader ? undefined : startParseWorker(allow, slots.length)
+  /** The files the join found no parse for so far, while the worker is not asked for yet. */
+  let toParse = reader ? 0 : -Infinity
+  const joinCopy =
+    reader &&
+    (async (from: number, to: number) => {
+      const part = slots.slice(from, to)
+      await reader.join(part)
+      for (const s of part) if (s.kept === undefined) toParse++
+      if (toParse >= MIN_WORKER_FILES) {
+        toParse = -Infinity
+        queue.worker = worker = startParseWorker(allow, MIN_WORKER_FILES)
+      }
+    })
   type Read = { slot: Slot; text: ReadText }
   const queue = new ParseQueue<Read>(worker, {
     ask: (w, files) =>
@@ -521,25 +551,38 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   try {
     try {
       mkdirSync(dir, { recursive: true })
+      if (previous !== undefined) reusable = new ReuseWriter(files(dir, state.key).parsed, header)
     } catch {
-      // A read-only git dir: git's output comes through pipes (tryGitAsyncSpooled).
+      // A read-only git dir: git's output comes through pipes (tryGitAsyncSpooled), and no copy is kept.
     }
-    for await (const { from, to, blobs } of readBlobsInBulk(root, dir, slots, worker && ((f) => worker.sizes(f)))) {
+    const sizes = (f: string[]) => worker?.sizes(f) ?? Promise.resolve(undefined)
+    for await (const { from, to, blobs } of readBlobsInBulk(root, dir, slots, sizes, joinCopy)) {
       // Read a batch at a time: one batch's texts beside the chunk's blobs.
       const chunk = slots.slice(from, to)
       for (let at = 0; at < chunk.length; at += PARSE_BATCH)
         await queue.add(
-          chunk.slice(at, at + PARSE_BATCH).map((slot) => ({
-            slot,
-            // A reused file in a batch with others is parsed as '' (in no time) and settled as it was kept; a batch
-            // of reused files alone is not parsed at all (ParseQueue `ready`).
-            text: slot.reused ? { text: '' } : read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)),
-          })),
+          chunk.slice(at, at + PARSE_BATCH).map((slot) => {
+            // The copy's line, read whole now: one not of the file's path and blob id, or not of the rebuild's
+            // shape, has the file read (from the work tree: its blob was not asked for) and parsed.
+            const parsed = slot.kept === undefined ? undefined : parsedOf(slot.kept, slot.path, slot.oid as string)
+            if (parsed) slot.reused = { parsed, line: slot.kept as Buffer }
+            slot.kept = undefined
+            return {
+              slot,
+              // A reused file in a batch with others is parsed as '' (in no time) and settled as it was kept; a
+              // batch of reused files alone is not parsed at all (ParseQueue `ready`).
+              text: slot.reused ? { text: '' } : read(slot, slot.oid === undefined ? undefined : blobs.get(slot.oid)),
+            }
+          }),
         )
     }
     await queue.finish()
+  } catch (err) {
+    reusable?.abort()
+    throw err
   } finally {
     worker?.close()
+    reader?.close()
   }
   problems.push(...tierProblems)
 
@@ -569,13 +612,16 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
   // A key without this work tree's acceptances names the store's files alone: another worktree on the same files, on
   // a branch that does not accept the directive, computes it too (its first run) and would be fed this screen. The
   // next run's key holds them (the file just stamped), and that set is kept.
-  if (directiveMet && !state.stamped) return built
+  if (directiveMet && !state.stamped) {
+    reusable?.abort()
+    return built
+  }
   await writeCache(dir, root, state.key, {
     ...built,
     tierOf,
     tiers: groups.map((g) => ({ tier: g.tier, weight: g.weight })),
     volatile,
-    ...(reusable ? { reusable: reusable.text() } : {}),
+    ...(reusable ? { reusable } : {}),
   })
   return built
 }

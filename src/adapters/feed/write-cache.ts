@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, unlinkSync 
 import { join } from 'node:path'
 import { invertRecall } from '../../core/recall-rank.js'
 import { writeAtomic, writeAtomicPieces } from '../state/cache-file.js'
-import { deflateJsonOffThread, deflateOffThread, files, lastKeyFile, noteLastKey, readLastKey } from './cache-files.js'
+import { deflateJsonOffThread, files, lastKeyFile, noteLastKey, readLastKey } from './cache-files.js'
 import type { FeedFile } from './cache-files.js'
 import { BLOCK_ROWS, packCatalogBlocks, rowsOfBlock } from './catalog-blocks.js'
 import { packProjectRow } from './catalog-rows.js'
@@ -21,12 +21,14 @@ import { CACHE_FORMAT, worktreeName } from './feed-key.js'
 import { writeRecallFile } from './recall-file.js'
 import { PINNED_RETRY_MS, UNFETCHED_PREFIX } from './tier-cache.js'
 import type { Built } from './rebuild.js'
+import type { ReuseWriter } from './reuse-file.js'
 import { packLineLengths, statusFile } from './status-file.js'
 
 /**
- * How many other keys' sets of cache files are kept at most, the most recently used (each is ~20 MB at 100,000
- * learnings, a twentieth of the work tree's checkout of those learnings). It was 8 work trees: a ninth agent's
- * worktree had each rebuild drop another's set, and with a dozen on branches of their own every command rebuilt.
+ * How many other keys' sets of cache files are kept at most, the most recently used (each is ~35 MB at 100,000
+ * learnings with its kept parse, about a tenth of the work tree's checkout of those learnings). It was 8 work trees: a
+ * ninth agent's worktree had each rebuild drop another's set, and with a dozen on branches of their own every command
+ * rebuilt.
  */
 export const MAX_KEYS = 32
 /**
@@ -121,12 +123,11 @@ export async function writeCache(
   dir: string,
   root: string,
   key: string,
-  b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean; reusable?: string },
+  b: Built & { tierOf: number[]; tiers: FeedFile['tiers']; volatile: boolean; reusable?: ReuseWriter },
 ): Promise<void> {
   try {
     // Started first, compressed while the index and the catalog are written; never rejects (undefined: failed).
     const later = (v: unknown) => deflateJsonOffThread(v).catch(() => undefined)
-    const reusable = b.reusable === undefined ? undefined : deflateOffThread(b.reusable).catch(() => undefined)
     const project = later({
       format: CACHE_FORMAT,
       key,
@@ -182,8 +183,7 @@ export async function writeCache(
     writeAtomic(f.status, statusBytes)
     writeAtomic(f.lines, packLineLengths(b.catalog, b.tierLines))
     // Optional (the next rebuild reads it if it is there): before the feed file, so a complete set holds it.
-    const reusableBytes = await reusable
-    if (reusableBytes) writeAtomic(f.parsed, reusableBytes)
+    await b.reusable?.commit()
     // Named first: another worktree's rebuild removes a complete set no work tree names.
     noteLastKey(dir, root, key)
     writeAtomic(
@@ -200,6 +200,9 @@ export async function writeCache(
     )
   } catch {
     // A read-only git dir only costs speed: the next command rebuilds again.
+  } finally {
+    // Not put in place (the set was not completed): its temporary file goes.
+    b.reusable?.abort()
   }
 }
 

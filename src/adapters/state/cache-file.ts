@@ -91,6 +91,35 @@ export function writeAtomicPieces(file: string, fill: (write: (piece: string | U
 }
 
 /**
+ * writeAtomic for a file written by a stream as its writer goes (feed/reuse-file.ts): its temporary file is created
+ * (O_EXCL) and open at `fd`, which the caller writes and closes; then `commit` renames it over `file` (throws on
+ * failure, leaving no temporary file behind), or `abort` removes it.
+ */
+export function openAtomic(file: string): { fd: number; commit(): void; abort(): void } {
+  const tmp = freshTemp(file)
+  const fd = openSync(tmp, 'wx')
+  const abort = () => {
+    try {
+      unlinkSync(tmp)
+    } catch {
+      // Removed already.
+    }
+  }
+  return {
+    fd,
+    commit() {
+      try {
+        renameSync(tmp, file)
+      } catch (err) {
+        abort()
+        throw err
+      }
+    },
+    abort,
+  }
+}
+
+/**
  * writeAtomic for a cache, creating its directory: a failure (a read-only git dir, a full disk) only costs speed,
  * so it is swallowed. Returns whether the file was written.
  */

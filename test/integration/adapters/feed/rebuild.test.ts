@@ -191,7 +191,49 @@ describe('a cold search with the parse worker', () => {
     const fresh = setOf(key)
     expect([...fresh.keys()]).toEqual([...reused.keys()])
     for (const [name, bytes] of reused) expect(bytes.equals(fresh.get(name) as Buffer), name).toBe(true)
-  }, 180_000)
+
+    // How many files are to be parsed is known only as the copy is read: the worker is started once they are enough
+    // (Node writes a CPU profile per thread: two say it was), not for a few.
+    const profiled = (dir: string) => {
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--cpu-prof',
+          '--cpu-prof-dir',
+          dir,
+          join(PROJECT_ROOT, 'dist', 'bin.js'),
+          'search',
+          '--json',
+          'quokka gateway',
+        ],
+        { cwd: repo.root, encoding: 'utf8' },
+      )
+      expect(r.status, r.stderr).toBe(0)
+      expect(JSON.parse(r.stdout).results.map((x: { name: string }) => x.name)).toEqual(['quokka-clean'])
+      return readdirSync(dir).length
+    }
+    const edit = (...at: number[]) => {
+      for (const i of at)
+        appendFileSync(join(repo.root, `.learnings/${i % 4 ? 'active' : 'archived'}/filler-${i}.md`), 'More.\n')
+      repo.git('commit', '-qam', 'edits')
+    }
+    edit(5)
+    built(['search', 'quokka']) // a copy again (the set from nothing kept none)
+    edit(6)
+    expect(profiled(join(cache, '..', 'profiles-few'))).toBe(1)
+    edit(...Array.from({ length: MIN_WORKER_FILES + 100 }, (_, i) => i))
+    expect(profiled(join(cache, '..', 'profiles-most'))).toBe(availableParallelism() > 1 ? 2 : 1)
+    const [most] = keys()
+    expect(keys()).toEqual([most])
+    const withWorker = setOf(most as string)
+    expect(withWorker.delete(`parsed-${most}.jsonl.deflate`)).toBe(true)
+    rmSync(cache, { recursive: true, force: true })
+    built(['search', 'quokka'])
+    built(['search', 'quokka'])
+    const fromNothing = setOf(most as string)
+    expect([...fromNothing.keys()]).toEqual([...withWorker.keys()])
+    for (const [name, bytes] of withWorker) expect(bytes.equals(fromNothing.get(name) as Buffer), name).toBe(true)
+  }, 240_000)
 })
 
 // A tier large enough for the parse worker: its first read parses on both cores (rebuild.ts readTier, tier-file.ts),
