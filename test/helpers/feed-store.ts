@@ -1,6 +1,7 @@
 /** A store of a few dozen realistic learnings for the feeding commands' tests. */
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { learningText } from './repo.js'
 import type { TestRepo } from './repo.js'
 
 export interface Seed {
@@ -267,4 +268,16 @@ export function lastCacheKey(cacheDir: string): string {
   const files = readdirSync(cacheDir).filter((n) => n.startsWith('last-key-'))
   if (files.length !== 1) throw new Error(`expected one last-key file in ${cacheDir}, found ${files.join(', ')}`)
   return (JSON.parse(readFileSync(join(cacheDir, files[0] as string), 'utf8')) as { key: string }).key
+}
+
+/**
+ * Writes `n` active learnings `learning-<i>`, each triggered by a connection refused on its own port (6000 + i): a
+ * store whose every learning a failure can name exactly (the kept-parse tests).
+ */
+export function writePortLearnings(repo: TestRepo, n = 24): void {
+  for (let i = 0; i < n; i++)
+    repo.write(
+      `.learnings/active/learning-${i}.md`,
+      learningText(`learning-${i}`, { trigger: `Error: connect ECONNREFUSED 127.0.0.1:${6000 + i}` }),
+    )
 }

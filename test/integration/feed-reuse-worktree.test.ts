@@ -9,16 +9,13 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { describe, expect, test } from 'vitest'
 import { cliAt, learningText, makeRepo, tempDir } from '../helpers/repo.js'
 import type { TestRepo } from '../helpers/repo.js'
+import { writePortLearnings } from '../helpers/feed-store.js'
 
 const cacheDir = (repo: TestRepo) => join(repo.root, '.git', 'learn', 'cache')
 
 function store(): TestRepo {
   const repo = makeRepo()
-  for (let i = 0; i < 24; i++)
-    repo.write(
-      `.learnings/active/learning-${i}.md`,
-      learningText(`learning-${i}`, { trigger: `Error: connect ECONNREFUSED 127.0.0.1:${6000 + i}` }),
-    )
+  writePortLearnings(repo)
   repo.git('add', '-A')
   repo.git('commit', '-qm', 'store')
   return repo
