@@ -270,6 +270,106 @@ describe('the rebuild after a change reuses the last parse', () => {
     expect(await search(repo, 'connect ECONNREFUSED 127.0.0.1:6009')).not.toContain('learning-9: Told by the copy.')
   })
 
+  test('names that sort oddly (case, digits, `-` and `.`, accents, wide and astral letters, a quote, a backslash, a tab) are each taken from the copy', async () => {
+    // Store order is that of UTF-16 code units (feed-key.ts storeFiles): an astral letter sorts before a wide one.
+    const names = [
+      'Upper',
+      'upper',
+      '9digit',
+      'a-b',
+      'a.b',
+      'a',
+      'ü-x',
+      '\uFF21wide',
+      '\u{1F600}smile',
+      'q"uote',
+      'back\\slash',
+      'tab\tname',
+    ]
+    const repo = makeRepo()
+    for (const st of ['active', 'pending', 'archived'])
+      for (const name of names) repo.write(`.learnings/${st}/${name}.md`, learningText(name, { tags: `[${st}]` }))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'store')
+    const all = async () => {
+      const r = await repo.cli(['search', '--json', '--state', 'all', '--limit', '100', 'failure build prints error'])
+      expect(r.code, r.stderr).toBe(0)
+      return (r.json() as { results: { name: string; description: string }[] }).results.map(
+        (x) => `${x.name}: ${x.description}`,
+      )
+    }
+    await all()
+    repo.write('.learnings/active/fresh.md', learningText('fresh'))
+    await all()
+    // Every other line of the copy kept, each told: the rebuild can only know a file's description from its line, and
+    // finds it only when the file before (whose line is gone) sorts before it as the rebuild orders them. Then the
+    // other half: each name meets the next in both roles.
+    for (const parity of [1, 0]) {
+      const [header, ...items] = linesOf(copyOf(repo))
+      expect(items).toHaveLength(names.length * 3)
+      const kept = items
+        .filter((_, i) => i % 2 === parity)
+        .map((line) => {
+          const item = JSON.parse(line) as [string, string, { entry: { description: string } }]
+          item[2].entry.description = `Told by the copy of ${item[0]}.`
+          return JSON.stringify(item)
+        })
+      writeLines(copyOf(repo), [header as string, ...kept])
+      repo.write(`.learnings/active/fresh-${parity + 2}.md`, learningText(`fresh-${parity + 2}`))
+      const told = (await all()).filter((r) => r.includes(': Told by the copy of .learnings/'))
+      expect(told).toHaveLength(kept.length)
+    }
+
+    // And what a rebuild from nothing writes, after a move between states and an addition.
+    rmSync(cacheDir(repo), { recursive: true })
+    await all()
+    repo.write('.learnings/active/fresh-4.md', learningText('fresh-4'))
+    await all()
+    repo.git('mv', '.learnings/pending/a.b.md', '.learnings/active/a.c.md')
+    repo.write('.learnings/archived/Zed.md', learningText('Zed'))
+    await sameAsFromNothing(repo)
+  })
+
+  test("a rebuild of a store past the parse worker's threshold: the worker starts as the copy is read", () => {
+    const repo = makeRepo()
+    // Two chunks of blobs (rebuild.ts FIRST_CHUNK, BULK_CHUNK); past 2,000 files to parse (MIN_WORKER_FILES) the
+    // worker is started from the second chunk's join, while the first chunk is parsed here.
+    const path = (i: number) => `.learnings/${i % 7 ? 'active' : 'pending'}/l-${i}.md`
+    for (let i = 0; i < 3000; i++) repo.write(path(i), learningText(`l-${i}`))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'store')
+    // The built bin: the parse worker is a file of dist/.
+    const run = (query: string) => {
+      const r = spawnSync(
+        process.execPath,
+        [join(PROJECT_ROOT, 'dist', 'bin.js'), 'search', '--json', '--state', 'all', '--limit', '40', query],
+        { cwd: repo.root, encoding: 'utf8' },
+      )
+      expect(r.status, r.stderr).toBe(0)
+      return r.stdout
+    }
+    const answers = () => ['failure', 'edited', 'dirty'].map(run)
+    run('failure')
+    repo.write('.learnings/active/fresh.md', learningText('fresh'))
+    run('failure')
+    for (let i = 601; i < 3000; i++)
+      repo.write(path(i), learningText(`l-${i}`, { description: `"Edited ${i} failure."` }))
+    repo.git('add', '-A')
+    repo.git('commit', '-qm', 'edit')
+    for (let i = 1; i < 3000; i += 60)
+      repo.write(path(i), learningText(`l-${i}`, { description: `"Dirty ${i} failure."` }))
+    const before = currentKey(repo)
+    const reused = answers()
+    const key = currentKey(repo, before)
+    const built = setOf(repo, key)
+    expect(built.delete(`parsed-${key}.jsonl.deflate`)).toBe(true)
+    rmSync(cacheDir(repo), { recursive: true })
+    expect(answers()).toEqual(reused)
+    const fromNothing = setOf(repo, key)
+    expect([...fromNothing.keys()]).toEqual([...built.keys()])
+    for (const [name, bytes] of built) expect(bytes.equals(fromNothing.get(name) as Buffer), name).toBe(true)
+  }, 120_000)
+
   test('a rebuild that writes no set (a directive met for the first time) leaves no copy behind, not even a part', () => {
     const repo = makeRepo()
     for (let i = 0; i < 3; i++) repo.write(`.learnings/active/plain-${i}.md`, learningText(`plain-${i}`))
