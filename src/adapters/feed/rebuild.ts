@@ -41,6 +41,7 @@ import type { TierItem } from './tier-items.js'
 import { writeCache } from './write-cache.js'
 import { earlierTierBuild, noteTierName, tierNameFile } from './tier-earlier.js'
 import { buildTier } from './tier-build.js'
+import type { TierBuild } from './tier-build.js'
 
 export interface Built {
   catalog: CatalogEntry[]
@@ -306,14 +307,14 @@ async function rebuildSources(root: string, commonDir: string, state: StoreState
           // Damaged: read the tier again.
         }
       if (!cached || !index) {
-        let built: NonNullable<Awaited<ReturnType<typeof buildTier>>>
+        let built: TierBuild
         try {
           const validator = await loadLearningValidator()
           // After `tier update` moved the pin: the blobs the last pin had too are taken from its build (tier-earlier.ts).
           const earlier = await earlierTierBuild(dir, repo.git, pin.tier, pin.commit, stamp)
           built =
             (earlier && (await buildTier(repo.git, pin, validator, compact, earlier))) ??
-            ((await buildTier(repo.git, pin, validator, compact)) as NonNullable<typeof built>)
+            (await buildTier(repo.git, pin, validator, compact))
         } catch (err) {
           // Skipped with a warning (tiers.ts unreadableTier), nothing of it cached: read again at the next rebuild.
           if (!(err instanceof GitCommandError)) throw err

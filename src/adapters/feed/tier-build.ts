@@ -16,6 +16,9 @@ import type { EarlierTier } from './tier-earlier.js'
 import type { TierItem } from './tier-items.js'
 import type { TierKept, TierText } from './tiers.js'
 
+/** The tier and commit a build is of. */
+type TierPin = { tier: string; commit: string }
+
 /** A tier learning as its index and items hold it (tier-file.ts parseTierFile). */
 type TierFile = { entry: CatalogEntry; counted: CountedDoc; recall: string[][]; hash: string }
 
@@ -84,6 +87,16 @@ async function readTier(
   }
 }
 
+/** A pinned tier commit built: its items, its warnings (paths `<tier>:<path>`) and its index in parts. */
+export interface TierBuild {
+  items: TierItem[]
+  warnings: { path: string; reason: string }[]
+  parts: BuiltParts
+}
+
+type Git = Parameters<typeof readTier>[0]
+type Compact = ReturnType<typeof compactor>
+
 /**
  * A pinned tier commit's items, warnings and index parts. Each learning indexed as it is read, its text dropped (not
  * readTierLearningsCached: a copy of every parsed learning of a 100,000-learning tier is most of a gigabyte). From
@@ -91,12 +104,25 @@ async function readTier(
  * (core/search-update.ts); undefined when that update fails (the caller builds from nothing).
  */
 export async function buildTier(
-  git: Parameters<typeof readTier>[0],
-  pin: { tier: string; commit: string },
+  git: Git,
+  pin: TierPin,
   validator: SchemaValidator,
-  compact: ReturnType<typeof compactor>,
+  compact: Compact,
+): Promise<TierBuild>
+export async function buildTier(
+  git: Git,
+  pin: TierPin,
+  validator: SchemaValidator,
+  compact: Compact,
+  earlier: EarlierTier,
+): Promise<TierBuild | undefined>
+export async function buildTier(
+  git: Git,
+  pin: TierPin,
+  validator: SchemaValidator,
+  compact: Compact,
   earlier?: EarlierTier,
-): Promise<{ items: TierItem[]; warnings: { path: string; reason: string }[]; parts: BuiltParts } | undefined> {
+): Promise<TierBuild | undefined> {
   // From nothing: every learning. From an earlier build: those read now, each with its position as its id.
   const builder = new IndexBuilder()
   const items: TierItem[] = []
