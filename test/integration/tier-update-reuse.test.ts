@@ -5,8 +5,8 @@
  * what a build from nothing writes, byte for byte, whatever the update did: learnings changed, added, removed,
  * renamed, made invalid, made valid, withheld.
  */
-import { spawnSync } from 'node:child_process'
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -166,6 +166,42 @@ describe('a tier whose pin moved', () => {
     }
     expect(answer.results.find((r) => r.name === 'org-note-1')?.description).toBe('Taken from the earlier build.')
   })
+
+  // Anything can sit at a name file's path in a shared git dir: a FIFO there was opened for reading at every rebuild,
+  // which then waited for a writer for ever (SIGTERM too: the open blocks the thread), every search and hook with it.
+  test.skipIf(process.platform === 'win32')(
+    'a FIFO at a name file is passed over, and replaced',
+    async () => {
+      const { repo, first } = await pinned()
+      const built = (q: string) =>
+        spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist', 'bin.js'), 'search', '--json', q], {
+          cwd: repo.root,
+          encoding: 'utf8',
+          timeout: 25_000,
+          killSignal: 'SIGKILL',
+        })
+      // The built binary's name file (its build's code part may not be the one of the sources the tests run).
+      expect(built('widget 3 exploded').status).toBe(0)
+      const dir = cacheDir(repo)
+      const names = readdirSync(dir).filter((n) => n.startsWith(`tier-name-${first}`) && n.endsWith('.json'))
+      for (const n of names) {
+        rmSync(join(dir, n))
+        execFileSync('mkfifo', [join(dir, n)])
+      }
+      repo.write('.learnings/active/local-note.md', learningText('local-note'))
+      repo.git('add', '-A')
+      repo.git('commit', '-qm', 'a project learning')
+      const r = built('local-note')
+      expect(r.status, r.stderr).toBe(0)
+      expect((JSON.parse(r.stdout) as { results: { name: string }[] }).results.map((x) => x.name)).toContain(
+        'local-note',
+      )
+      const replaced = names.filter((n) => statSync(join(dir, n)).isFile())
+      expect(replaced).toHaveLength(1)
+      expect(JSON.parse(readFileSync(join(dir, replaced[0]!), 'utf8'))).toEqual({ tier: 'org' })
+    },
+    60_000,
+  )
 
   test('a pin that changed most of its learnings is built from nothing, not from the earlier build', async () => {
     const { repo, src, first, move } = await pinned()

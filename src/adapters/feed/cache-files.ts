@@ -174,10 +174,22 @@ export function lastKeyFile(dir: string, root: string): string {
   return join(dir, `last-key-${worktreeName(root)}`)
 }
 
-/** What a last-key file says: the key, and the work tree it is of; undefined when it is not one. */
+/**
+ * The most read of a small file of the cache's own state (a last-key file, a tier's name file: a path, a name): one
+ * read in a shared git dir is never a FIFO's wait nor a huge file's memory (readFileBounded, regular files only).
+ */
+export const MAX_STATE_FILE = 64 << 10
+
+/**
+ * What a last-key file says: the key, and the work tree it is of; undefined when it is not one (a FIFO, a directory
+ * or a huge file at its name among them: every other work tree's is read at a rebuild, write-cache.ts keptKeys and
+ * otherLastKey).
+ */
 export function readLastKey(file: string): { key: string; root: string } | undefined {
   try {
-    const v = JSON.parse(readFileSync(file, 'utf8')) as { key?: unknown; root?: unknown }
+    const r = readFileBounded(file, MAX_STATE_FILE, { regularOnly: true })
+    if (!r.regular || r.over) return undefined
+    const v = JSON.parse(r.bytes.toString('utf8')) as { key?: unknown; root?: unknown }
     return typeof v.key === 'string' && KEY.test(v.key) && typeof v.root === 'string'
       ? { key: v.key, root: v.root }
       : undefined

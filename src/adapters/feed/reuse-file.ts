@@ -1,12 +1,13 @@
 /**
  * parsed-<key>.jsonl.deflate: the parse of every clean project file a rebuild read (by path and blob id), kept for the
- * next rebuild of the same work tree. After a pull or an approval that changed a few learnings, that rebuild reads
- * and parses only those, and takes the rest as they were parsed (rebuild.ts). Text, one JSON value a line, each line
- * ended by `\n`: the header `{format, stamp, allow}`, then `[path, oid, parsed]` for each file, in store order (the
- * state folders in the order of STATES, each one's files sorted as feed-key.ts storeFiles sorts them); `parsed` holds
- * each string the file has twice (its name, description, path… in its entry and its row) once, as the parse worker
- * sends them (parse-pool.ts shareOut). A line taken again is written back as it was read, so a rebuild after a small
- * change neither parses nor stringifies the rest.
+ * next rebuild of the same work tree, and for the first rebuild of another work tree of the clone that has no set of
+ * its own (a new worktree: cache-files.ts otherLastKey). After a pull or an approval that changed a few learnings, that
+ * rebuild reads and parses only those, and takes the rest as they were parsed (rebuild.ts). Text, one JSON value a
+ * line, each line ended by `\n`: the header `{format, stamp, allow}`, then `[path, oid, parsed]` for each file, in
+ * store order (the state folders in the order of STATES, each one's files sorted as feed-key.ts storeFiles sorts them);
+ * `parsed` holds each string the file has twice (its name, description, path… in its entry and its row) once, as the
+ * parse worker sends them (parse-pool.ts shareOut). A line taken again is written back as it was read, so a rebuild
+ * after a small change neither parses nor stringifies the rest.
  *
  * Streamed both ways, at any size of store: the next rebuild reads it a line at a time through zlib while it goes
  * through its own files, which are in the same order (ReuseReader: a merge join on the path, a chunk of files ahead,
@@ -14,10 +15,10 @@
  * zlib into a temporary file, renamed at the end as every cache file is (ReuseWriter). At 100,000 learnings the copy
  * is ~14 MB on disk, ~150 MB of lines (BENCHMARKS.md).
  *
- * Written by a rebuild that follows another in the same work tree (a rebuild from nothing, which the first agent hook
- * of a fresh clone waits for, does not pay for it). Only files parsed without a problem and without a finding (a
- * credential, a directive) are kept: their screen depends on the acceptances and reviewed fingerprints of the moment,
- * so they are read and screened again.
+ * Written by a rebuild that had a copy to start from, its work tree's last or another work tree's (a rebuild from
+ * nothing, which the first agent hook of a fresh clone waits for, does not pay for it). Only files parsed without a
+ * problem and without a finding (a credential, a directive) are kept: their screen depends on the acceptances and
+ * reviewed fingerprints of the moment, so they are read and screened again.
  *
  * What is trusted of a copy: nothing when its header names another build, cache format or set of reviewed
  * fingerprints; otherwise each line on its own, once it is whole (ended by `\n`) and of the rebuild's shape, and only

@@ -2,10 +2,11 @@
  * A tier's cached reads under <common dir>/learn/cache/, one set per pinned commit and build of git-learn:
  * `tier-items-<commit>-<code>.bin` (tier-items.ts: catalog entries, content hashes, recall terms) and
  * `tier-index-<commit>-<code>.{terms.json,postings.bin,docs.bin}` (feed/rebuild.ts: the search index) and
- * `tier-learnings-<commit>-<code>.json.deflate` (tiers.ts: the screened learnings render and the store's readers use). A commit never changes; the code part
- * retires them when the parser or the screening rules do. pruneTierCache removes the tier files not of a commit
- * pinned here and this build once they have not been used for a day (each use touches them: markTierCacheUsed), and
- * names of older formats (`tier-<commit>.json`) at once. Not at once for the others: worktrees share this cache and
+ * `tier-learnings-<commit>-<code>.json.deflate` (tiers.ts: the screened learnings render and the store's readers use)
+ * and `tier-name-<commit>-<code>.json` (tier-earlier.ts: the tier that pinned it last). A commit never changes; the
+ * code part retires them when the parser or the screening rules do. pruneTierCache removes the tier files not of a
+ * commit pinned here and this build once they have not been used for a day (each use touches them: markTierCacheUsed),
+ * and names of older formats (`tier-<commit>.json`) at once. Not at once for the others: worktrees share this cache and
  * may pin a tier at different commits (a branch that moves the pin, under review), and two builds may serve one
  * repository (a global install and a project's own); removing what the other needs would rebuild a tier at each turn.
  */

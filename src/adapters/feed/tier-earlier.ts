@@ -15,12 +15,14 @@
  * learnings a pin that changed every one took ~26 s and ~885 MB updated, ~19 s and ~455 MB built from nothing; one
  * that changed 45 % of them ~15 s and ~570 MB updated).
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseLsTree } from '../../core/git-output.js'
 import type { EarlierIndex } from '../../core/search-update.js'
 import type { Git } from '../git/simple.js'
+import { readFileBounded } from '../store/read-bounded.js'
 import { writeCacheFile } from '../state/cache-file.js'
+import { MAX_STATE_FILE } from './cache-files.js'
 import { readEarlierIndex, readIndexTerms, tierIndexFiles } from './index-files.js'
 import { readTierItems } from './tier-items.js'
 import type { TierItem } from './tier-items.js'
@@ -42,10 +44,15 @@ const NAME_FILE = /^tier-name-([0-9a-f]{40}|[0-9a-f]{64})-([0-9a-f]{12})\.json$/
 export const tierNameFile = (dir: string, commit: string, stamp: string): string =>
   join(dir, `tier-name-${commit}-${stamp}.json`)
 
-/** The tier a commit's build was last pinned by, or undefined. */
+/**
+ * The tier a commit's build was last pinned by, or undefined. Read bounded, and from a regular file only: a FIFO put
+ * at its name (a shared git dir) would hold every rebuild for ever, a huge file fill memory (readFileBounded).
+ */
 function readTierName(file: string): string | undefined {
   try {
-    const v = JSON.parse(readFileSync(file, 'utf8')) as { tier?: unknown }
+    const r = readFileBounded(file, MAX_STATE_FILE, { regularOnly: true })
+    if (!r.regular || r.over) return undefined
+    const v = JSON.parse(r.bytes.toString('utf8')) as { tier?: unknown }
     return typeof v.tier === 'string' ? v.tier : undefined
   } catch {
     return undefined
