@@ -47,6 +47,17 @@ function tell(repo: TestRepo): number {
   return told
 }
 
+/** A worktree of `repo` on a new branch `feature` whose learning-3 says `description`; its root. */
+function branchWorktree(repo: TestRepo, description: string): string {
+  const wt = join(tempDir('gl-wt-'), 'feature')
+  repo.git('worktree', 'add', '-q', '-b', 'feature', wt)
+  writeFileSync(
+    join(wt, '.learnings/active/learning-3.md'),
+    learningText('learning-3', { description: `"${description}"` }),
+  )
+  return wt
+}
+
 describe("a new worktree's first rebuild", () => {
   test("takes the parses another worktree's set kept, and writes what a rebuild from nothing writes", async () => {
     const repo = store()
@@ -55,12 +66,7 @@ describe("a new worktree's first rebuild", () => {
     await search(repo.root)
     // The main work tree's set now keeps a parse; a worktree on a branch with another learning changed.
     expect(tell(repo)).toBe(1)
-    const wt = join(tempDir('gl-wt-'), 'feature')
-    repo.git('worktree', 'add', '-q', '-b', 'feature', wt)
-    writeFileSync(
-      join(wt, '.learnings/active/learning-3.md'),
-      learningText('learning-3', { description: '"Edited on the branch."' }),
-    )
+    const wt = branchWorktree(repo, 'Edited on the branch.')
     expect(await search(wt)).toContain('learning-7: Told by the copy.')
 
     // Without the copy's lie, what the worktree's set holds is a rebuild from nothing's.
@@ -100,12 +106,7 @@ describe("a new worktree's first rebuild", () => {
       repo.write('.learnings/active/fresh.md', learningText('fresh'))
       built(repo.root)
       expect(tell(repo)).toBe(1)
-      const wt = join(tempDir('gl-wt-'), 'feature')
-      repo.git('worktree', 'add', '-q', '-b', 'feature', wt)
-      writeFileSync(
-        join(wt, '.learnings/active/learning-3.md'),
-        learningText('learning-3', { description: '"Edited."' }),
-      )
+      const wt = branchWorktree(repo, 'Edited.')
       execFileSync('mkfifo', [join(cacheDir(repo), 'last-key-0badf1f0')])
       // The main work tree's kept parse is taken all the same.
       expect(built(wt)).toContain('learning-7: Told by the copy.')
