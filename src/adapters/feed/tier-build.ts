@@ -33,7 +33,7 @@ async function readTier(
   validator: SchemaValidator,
   compact: ReturnType<typeof compactor>,
   onFile: (f: TierFile) => void,
-  earlier?: { keep: (path: string, oid: string) => number | undefined; onKept: (item: number) => void },
+  earlier?: Pick<EarlierTier, 'keep' | 'tree'> & { onKept: (item: number) => void },
 ): Promise<{ path: string; reason: string }[]> {
   const [{ forEachTierFile }, { parseTierFile }, { ParseQueue, startParseWorker }] = await Promise.all([
     import('./tiers.js'),
@@ -78,7 +78,7 @@ async function readTier(
         })
       },
       files: (files) => (queue as ParseQueue<TierText | TierKept>).add(files),
-      ...(earlier ? { keep: earlier.keep } : {}),
+      ...(earlier ? { keep: earlier.keep, tree: earlier.tree } : {}),
     })
     await queue?.finish()
     return [...warnings, ...parseWarnings]
@@ -140,6 +140,7 @@ export async function buildTier(
     },
     earlier && {
       keep: earlier.keep,
+      tree: earlier.tree,
       onKept: (j) => {
         from.push(j)
         items.push(earlier.items[j] as TierItem)

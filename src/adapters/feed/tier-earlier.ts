@@ -18,6 +18,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseLsTree } from '../../core/git-output.js'
+import type { TreeEntry } from '../../core/git-output.js'
 import type { EarlierIndex } from '../../core/search-update.js'
 import type { Git } from '../git/simple.js'
 import { readFileBounded } from '../store/read-bounded.js'
@@ -31,6 +32,8 @@ export interface EarlierTier {
   commit: string
   items: TierItem[]
   index: EarlierIndex
+  /** The new commit's entries under .learnings/active, listed once here (forEachTierFile `tree`). */
+  tree: TreeEntry[]
   /** The earlier item of `path` when its blob there was `oid` too. */
   keep(path: string, oid: string): number | undefined
 }
@@ -89,7 +92,7 @@ export async function earlierTierBuild(
     if (used !== undefined) candidates.push({ commit: m[1] as string, terms, used })
   }
   candidates.sort((a, b) => b.used - a.used)
-  let now: Map<string, string> | undefined
+  let now: Listing | undefined
   for (const c of candidates) {
     const terms = readIndexTerms(c.terms)
     if (!terms || terms['commit'] !== c.commit) continue
@@ -97,11 +100,11 @@ export async function earlierTierBuild(
     // update) gives none.
     now ??= await learningBlobs(git, commit)
     if (now === undefined) return undefined
-    const oids = await learningBlobs(git, c.commit)
+    const oids = (await learningBlobs(git, c.commit))?.oids
     if (oids === undefined) continue
     let shared = 0
-    for (const [path, oid] of now) if (oids.get(path) === oid) shared++
-    if (!shared || shared < now.size * MIN_SHARED) continue
+    for (const [path, oid] of now.oids) if (oids.get(path) === oid) shared++
+    if (!shared || shared < now.oids.size * MIN_SHARED) continue
     const cached = readTierItems(join(dir, `tier-items-${c.commit}-${stamp}.bin`), c.commit)
     if (!cached || terms.header.nextId !== cached.items.length) continue
     let index: EarlierIndex
@@ -116,6 +119,7 @@ export async function earlierTierBuild(
       commit: c.commit,
       items: cached.items,
       index,
+      tree: now.entries,
       keep: (path, oid) => {
         const j = at.get(path)
         return j !== undefined && oids.get(path) === oid ? j : undefined
@@ -125,11 +129,18 @@ export async function earlierTierBuild(
   return undefined
 }
 
-/** The blob ids of a commit's `.md` files under .learnings/active by path, or undefined when git cannot list them. */
-async function learningBlobs(git: Pick<Git, 'tryRun'>, commit: string): Promise<Map<string, string> | undefined> {
+/** A commit's entries under .learnings/active (as forEachTierFile lists them), its `.md` files' blob ids by path. */
+interface Listing {
+  entries: TreeEntry[]
+  oids: Map<string, string>
+}
+
+/** The listing of a commit's .learnings/active, or undefined when git cannot list it. */
+async function learningBlobs(git: Pick<Git, 'tryRun'>, commit: string): Promise<Listing | undefined> {
   const tree = await git.tryRun(['ls-tree', '-r', '-z', '--full-tree', commit, '--', '.learnings/active'])
   if (tree === undefined) return undefined
+  const entries = parseLsTree(tree)
   const oids = new Map<string, string>()
-  for (const e of parseLsTree(tree)) if (e.path.endsWith('.md')) oids.set(e.path, e.oid)
-  return oids
+  for (const e of entries) if (e.path.endsWith('.md')) oids.set(e.path, e.oid)
+  return { entries, oids }
 }

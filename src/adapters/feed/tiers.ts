@@ -76,7 +76,7 @@ const YIELD_EVERY = 200
 export type TierText =
   { path: string; text: string; problem?: undefined } | { path: string; text?: undefined; problem: string }
 
-/** A file of a tier not read: its blob is one an earlier build parsed, its item `kept` there (forEachTierFile `keep`). */
+/** A file of a tier not read: an earlier build parsed its blob, its item `kept` there (forEachTierFile `keep`). */
 export interface TierKept {
   path: string
   kept: number
@@ -105,12 +105,15 @@ export async function forEachTierFile(
      * comes to `files` in its place as a TierKept.
      */
     keep?: (path: string, oid: string) => number | undefined
+    /** The commit's entries under .learnings/active when the caller listed them already (tier-earlier.ts). */
+    tree?: TreeEntry[]
   },
   chunk = TIER_CHUNK,
   bytes = TIER_READ_BYTES,
   spool = true,
 ): Promise<TierWarning[]> {
-  const entries = parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
+  const entries =
+    on.tree ?? parseLsTree(await git.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ACTIVE_DIR]))
   const warnings: TierWarning[] = []
   // Each chunk's sizes, then its readable blobs; the warnings of entries come before those of sizes, as when every
   // size was asked first.
