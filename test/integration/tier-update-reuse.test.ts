@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
 import { describe, expect, test } from 'vitest'
 import { MIN_WORKER_FILES } from '../../src/adapters/feed/parse-pool.js'
 import { readTierItems, writeTierItems } from '../../src/adapters/feed/tier-items.js'
@@ -202,6 +203,46 @@ describe('a tier whose pin moved', () => {
     },
     60_000,
   )
+
+  // Postings whose CRC holds but whose content does not (written so, not torn): the update refuses them part-way, after
+  // the changed blobs were read, and the tier is built from nothing instead (tier-build.ts buildTier's undefined).
+  test('earlier postings that pass their CRC but do not hold together: built from nothing', async () => {
+    const { repo, src, first, move } = await pinned()
+    const dir = cacheDir(repo)
+    const items = join(
+      dir,
+      readdirSync(dir).find((n) => n.startsWith(`tier-items-${first}`))!,
+    )
+    const earlier = readTierItems(items, first)!
+    for (const it of earlier.items) it.entry.description = 'Taken from the earlier build.'
+    writeTierItems(items, first, earlier)
+    const prefix = join(
+      dir,
+      readdirSync(dir)
+        .find((n) => n.startsWith(`tier-index-${first}`))!
+        .split('.')[0]!,
+    )
+    const postings = readFileSync(`${prefix}.postings.bin`)
+    // The first term's first field now names more documents than the index holds.
+    postings[0] = 0x7f
+    writeFileSync(`${prefix}.postings.bin`, postings)
+    const terms = JSON.parse(readFileSync(`${prefix}.terms.json`, 'utf8')) as { crc: { postings: number } }
+    terms.crc.postings = crc32(postings)
+    writeFileSync(`${prefix}.terms.json`, JSON.stringify(terms))
+    const next = await move(() =>
+      src.write(
+        '.learnings/active/org-note-3.md',
+        good('org-note-3', { topic: 'widget 3 exploded', extra: ' Again.' }),
+      ),
+    )
+    const answer = (await search(repo, 'Error: widget 1 exploded at line 3')) as { results: { description: string }[] }
+    expect(answer.results.length).toBeGreaterThan(0)
+    expect(answer.results.map((r) => r.description)).not.toContain('Taken from the earlier build.')
+    const updated = tierFiles(repo, next)
+    rmSync(dir, { recursive: true, force: true })
+    expect(await search(repo, 'Error: widget 1 exploded at line 3')).toEqual(answer)
+    for (const [name, bytes] of tierFiles(repo, next)) expect(updated.get(name), name).toEqual(bytes)
+  })
 
   test('a pin that changed most of its learnings is built from nothing, not from the earlier build', async () => {
     const { repo, src, first, move } = await pinned()
